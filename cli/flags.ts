@@ -1,0 +1,75 @@
+/**
+ * Subcommand flag parsing on node:util parseArgs. A usage error is a {@link UsageError}: main.ts prints its one-line
+ * message (which names the flag) and exits 2.
+ * @module
+ */
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+/** A command-line mistake; exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/** Option spec for one subcommand. */
+export type FlagSpec = NonNullable<ParseArgsConfig["options"]>;
+
+/** Parsed flag values. */
+export type FlagValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+/** Parses `args` strictly against `spec`; unknown flags, missing values and positionals are usage errors. */
+export function parseFlags(command: string, args: string[], spec: FlagSpec): FlagValues {
+  try {
+    const { values, positionals } = parseArgs({ args, options: spec, strict: true, allowPositionals: true });
+    if (positionals.length > 0) {
+      throw new UsageError(`kubeop ${command}: unexpected argument "${positionals[0]}"`);
+    }
+    return values as FlagValues;
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    const msg = err instanceof Error ? err.message : String(err);
+    throw new UsageError(`kubeop ${command}: ${msg.split("\n")[0]}`);
+  }
+}
+
+/** Reads a flag that must be a non-negative integer. */
+export function intFlag(command: string, values: FlagValues, name: string, fallback: number): number {
+  const raw = values[name];
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (typeof raw !== "string" || !/^\d+$/.test(raw) || !Number.isSafeInteger(n)) {
+    throw new UsageError(`kubeop ${command}: flag --${name} must be a non-negative integer, got "${raw}"`);
+  }
+  return n;
+}
+
+/** Reads a flag restricted to a set of values. */
+export function enumFlag<T extends string>(
+  command: string,
+  values: FlagValues,
+  name: string,
+  allowed: readonly T[],
+  fallback: T,
+): T {
+  const raw = values[name];
+  if (raw === undefined) return fallback;
+  if (typeof raw !== "string" || !(allowed as readonly string[]).includes(raw)) {
+    throw new UsageError(`kubeop ${command}: flag --${name} must be one of ${allowed.join("|")}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+/** Reads a string flag. */
+export function stringFlag(values: FlagValues, name: string): string | undefined {
+  const raw = values[name];
+  return typeof raw === "string" ? raw : undefined;
+}
+
+/** Reads a repeatable and/or comma-separated string flag. */
+export function listFlag(values: FlagValues, name: string): string[] {
+  const raw = values[name];
+  const items = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
+  return items.flatMap((v) => String(v).split(",")).map((s) => s.trim()).filter(Boolean);
+}

@@ -1,0 +1,60 @@
+/**
+ * kubeop CLI entry: `run`, `apiserver`, `dev`, `crds`, `version`. Each subcommand lives in cli/; this file only
+ * dispatches and maps errors to exit codes (0 ok, 1 runtime failure, 2 usage error).
+ * @module
+ */
+import { UsageError } from "./cli/flags.ts";
+import { KUBEOP_VERSION } from "./cli/version.ts";
+
+const USAGE = `Usage: kubeop <command> [flags]
+
+Commands:
+  run         run the controllers against a cluster (kubeconfig or in-cluster)
+  apiserver   serve the farm aggregated API (llamas, farmpods)
+  dev         embedded control plane: fake API server + controllers + farm API, for kubectl
+  crds        print every CustomResourceDefinition as YAML
+  version     print the version
+
+Run 'kubeop <command> --help' for a command's flags.`;
+
+type Command = (args: string[]) => Promise<number>;
+
+const commands: Record<string, () => Promise<Command>> = {
+  run: async () => (await import("./cli/run.ts")).runCommand,
+  apiserver: async () => (await import("./cli/apiserver.ts")).apiserverCommand,
+  dev: async () => (await import("./cli/dev.ts")).devCommand,
+  crds: async () => (await import("./cli/crds.ts")).crdsCommand,
+  version: () =>
+    Promise.resolve((_args: string[]) => {
+      console.log(`kubeop ${KUBEOP_VERSION}`);
+      return Promise.resolve(0);
+    }),
+};
+
+/** Runs the CLI with `args` and returns the process exit code. */
+export async function main(args: string[]): Promise<number> {
+  const [name, ...rest] = args;
+  if (!name || name === "help" || name === "--help" || name === "-h") {
+    console.log(USAGE);
+    return name ? 0 : 2;
+  }
+  const load = commands[name];
+  if (!load) {
+    console.error(`kubeop: unknown command "${name}"\n\n${USAGE}`);
+    return 2;
+  }
+  try {
+    return await (await load())(rest);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(err.message);
+      return 2;
+    }
+    console.error(`kubeop ${name}: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
+  }
+}
+
+if (import.meta.main) {
+  Deno.exit(await main(Deno.args));
+}

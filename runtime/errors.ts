@@ -1,0 +1,118 @@
+/**
+ * The error family: {@link ApiError} carries the Kubernetes Status of a failed call and which call it was;
+ * predicates decide behaviour so nobody compares status numbers in controllers. {@link TerminalError} tells a
+ * controller not to retry.
+ * @module
+ */
+
+/** metav1.StatusCause. */
+export interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
+}
+
+/** metav1.Status as sent by the API server. */
+export interface Status {
+  kind: "Status";
+  apiVersion: "v1";
+  metadata: Record<string, unknown>;
+  status: "Success" | "Failure";
+  message?: string;
+  reason?: string;
+  code: number;
+  details?: {
+    name?: string;
+    group?: string;
+    kind?: string;
+    uid?: string;
+    causes?: StatusCause[];
+    retryAfterSeconds?: number;
+  };
+}
+
+/** Which call failed. */
+export interface CallInfo {
+  verb: string;
+  /** `plural` or `plural.group`. */
+  resource?: string;
+  namespace?: string;
+  name?: string;
+  /** Request path, for calls that do not map to a resource. */
+  path?: string;
+}
+
+/** Builds a Failure Status. */
+export function failureStatus(
+  code: number,
+  reason: string,
+  message: string,
+  details?: Status["details"],
+): Status {
+  const status: Status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, reason, code };
+  if (details) status.details = details;
+  return status;
+}
+
+/** A failed API call: the server's Status plus the call it answered. */
+export class ApiError extends Error {
+  readonly status: Status;
+  readonly call: CallInfo;
+  /** Seconds from a Retry-After header, when one was sent. */
+  readonly retryAfterSeconds?: number;
+
+  constructor(status: Status, call: CallInfo, retryAfterSeconds?: number) {
+    const what = [call.verb, call.resource, call.namespace ? `${call.namespace}/${call.name ?? ""}` : call.name]
+      .filter(Boolean).join(" ");
+    super(`${what || call.path}: ${status.code} ${status.reason ?? ""}: ${status.message ?? ""}`.trim());
+    this.name = "ApiError";
+    this.status = status;
+    this.call = call;
+    this.retryAfterSeconds = retryAfterSeconds ?? status.details?.retryAfterSeconds;
+  }
+
+  /** HTTP status code. */
+  get code(): number {
+    return this.status.code;
+  }
+
+  /** Status reason, e.g. `NotFound`. */
+  get reason(): string {
+    return this.status.reason ?? "";
+  }
+}
+
+function codeOf(err: unknown): number | undefined {
+  return err instanceof ApiError ? err.code : undefined;
+}
+
+/** 404. */
+export const isNotFound = (err: unknown): boolean => codeOf(err) === 404;
+/** 409 AlreadyExists (create of an existing name). */
+export const isAlreadyExists = (err: unknown): boolean =>
+  err instanceof ApiError && err.code === 409 && err.reason === "AlreadyExists";
+/** 409 Conflict (stale resourceVersion, or an apply conflict). */
+export const isConflict = (err: unknown): boolean =>
+  err instanceof ApiError && err.code === 409 && err.reason !== "AlreadyExists";
+/** 410 Gone / Expired: the resourceVersion was compacted. */
+export const isGone = (err: unknown): boolean => codeOf(err) === 410;
+/** 422 Invalid. */
+export const isInvalid = (err: unknown): boolean => codeOf(err) === 422;
+/** 403 Forbidden. */
+export const isForbidden = (err: unknown): boolean => codeOf(err) === 403;
+/** 401 Unauthorized. */
+export const isUnauthorized = (err: unknown): boolean => codeOf(err) === 401;
+/** Worth retrying as-is: 429, 5xx, or a network error (not an ApiError at all). */
+export function isRetriable(err: unknown): boolean {
+  const code = codeOf(err);
+  if (code === undefined) return !(err instanceof TerminalError);
+  return code === 429 || code >= 500;
+}
+
+/** Returned (thrown) from a reconcile to stop retrying until the object changes (controller-runtime's TerminalError). */
+export class TerminalError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "TerminalError";
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * The fake API server's description of one served resource: enough to route requests, build discovery, OpenAPI and
+ * Table output, and apply kube-apiserver's metadata rules. Built-in kinds are listed in builtin_resources.ts;
+ * CRDs add definitions at run time.
+ * @module
+ */
+
+/** One `additionalPrinterColumns` entry (apiextensions.k8s.io/v1 CustomResourceColumnDefinition). */
+export interface PrintColumn {
+  name: string;
+  type: "string" | "integer" | "number" | "boolean" | "date";
+  jsonPath: string;
+  format?: string;
+  description?: string;
+  priority?: number;
+}
+
+/** A JSON schema in the OpenAPI v3 dialect CRDs use (structural schema with x-kubernetes-* extensions). */
+// deno-lint-ignore no-explicit-any
+export type OpenApiSchema = Record<string, any>;
+
+/** A served resource. */
+export interface ResourceDef {
+  /** "" for core. */
+  group: string;
+  version: string;
+  /** Plural, lower case: the URL segment. */
+  plural: string;
+  singular: string;
+  kind: string;
+  listKind: string;
+  namespaced: boolean;
+  verbs: string[];
+  shortNames?: string[];
+  categories?: string[];
+  /** Subresources served under `<name>/<sub>`: "status", "log", "binding", "scale", ... */
+  subresources: string[];
+  /** Table columns after NAME. Absent: Age only (CRD default) or the built-in printer's columns. */
+  printColumns?: PrintColumn[];
+  /** openAPIV3Schema for validation, defaulting, OpenAPI documents and explain. */
+  schema?: OpenApiSchema;
+  /** Whether metadata.generation tracks spec changes (false for Secret, ConfigMap, Namespace, ...). */
+  tracksGeneration: boolean;
+  /** True for resources added by a CustomResourceDefinition (merge/json/apply patches only; no strategic merge). */
+  custom: boolean;
+  /** Stored and served but with no behaviour beyond CRUD (rbac, apps). */
+  storedOnly?: boolean;
+}
