@@ -3,7 +3,11 @@
  * dispatches and maps errors to exit codes (0 ok, 1 runtime failure, 2 usage error).
  * @module
  */
+import { apiserverCommand } from "./cli/apiserver.ts";
+import { crdsCommand } from "./cli/crds.ts";
+import { devCommand } from "./cli/dev.ts";
 import { UsageError } from "./cli/flags.ts";
+import { runCommand } from "./cli/run.ts";
 import { KUBEOP_VERSION } from "./cli/version.ts";
 
 const USAGE = `Usage: kubeop <command> [flags]
@@ -19,16 +23,16 @@ Run 'kubeop <command> --help' for a command's flags.`;
 
 type Command = (args: string[]) => Promise<number>;
 
-const commands: Record<string, () => Promise<Command>> = {
-  run: async () => (await import("./cli/run.ts")).runCommand,
-  apiserver: async () => (await import("./cli/apiserver.ts")).apiserverCommand,
-  dev: async () => (await import("./cli/dev.ts")).devCommand,
-  crds: async () => (await import("./cli/crds.ts")).crdsCommand,
-  version: () =>
-    Promise.resolve((_args: string[]) => {
-      console.log(`kubeop ${KUBEOP_VERSION}`);
-      return Promise.resolve(0);
-    }),
+// Static imports keep `deno bundle` output a single self-contained file.
+const commands: Record<string, Command> = {
+  run: runCommand,
+  apiserver: apiserverCommand,
+  dev: devCommand,
+  crds: crdsCommand,
+  version: (_args: string[]) => {
+    console.log(`kubeop ${KUBEOP_VERSION}`);
+    return Promise.resolve(0);
+  },
 };
 
 /** Runs the CLI with `args` and returns the process exit code. */
@@ -38,13 +42,13 @@ export async function main(args: string[]): Promise<number> {
     console.log(USAGE);
     return name ? 0 : 2;
   }
-  const load = commands[name];
-  if (!load) {
+  const command = commands[name];
+  if (!command) {
     console.error(`kubeop: unknown command "${name}"\n\n${USAGE}`);
     return 2;
   }
   try {
-    return await (await load())(rest);
+    return await command(rest);
   } catch (err) {
     if (err instanceof UsageError) {
       console.error(err.message);
