@@ -1,0 +1,26 @@
+// The shipped artefact is `deno compile` output, which needs denort (not downloadable here). CI proves the same
+// entry point as one bundled file: `deno bundle main.ts` run under `deno run`.
+import assert from "node:assert/strict";
+
+Deno.test("deno bundle of main.ts produces one file that runs `kubeop version`", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const out = `${dir}/kubeop.js`;
+    const bundle = await new Deno.Command(Deno.execPath(), {
+      args: ["bundle", "--quiet", "--output", out, new URL("../main.ts", import.meta.url).pathname],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(bundle.code, 0, new TextDecoder().decode(bundle.stderr));
+    const run = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-all", out, "version"],
+      cwd: dir,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(run.code, 0, new TextDecoder().decode(run.stderr));
+    assert.match(new TextDecoder().decode(run.stdout), /^kubeop \d+\.\d+\.\d+/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
