@@ -1,0 +1,374 @@
+/**
+ * Prometheus metrics with controller-runtime's names and labels, plus kubeop's watch/cache metrics. One
+ * {@link Metrics} per Manager owns its own prom-client `Registry` (never the global default registry), so tests
+ * create their own and assert on them.
+ * @module
+ */
+
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+
+/** Hooks the work queue calls (client-go's workqueue.MetricsProvider, flattened). */
+export interface QueueMetricsHooks {
+  /** A key was added (counts every add, deduplicated or not, like client-go). */
+  add(): void;
+  /** The number of keys waiting to be handed out. */
+  depth(n: number): void;
+  /** A rate-limited re-add. */
+  retry(): void;
+  /** Seconds a key waited between being queued and being handed out. */
+  queueLatency(seconds: number): void;
+  /** Seconds between being handed out and `done()`. */
+  workDuration(seconds: number): void;
+  /** Gives the metrics a way to read in-flight work at scrape time. */
+  attach(probe: InFlightProbe): void;
+}
+
+/** Read at scrape time: how long the current in-flight work has been running. */
+export interface InFlightProbe {
+  /** Sum over in-flight keys of seconds since they were handed out. */
+  unfinishedWorkSeconds(): number;
+  /** Seconds the oldest in-flight key has been running (0 when none). */
+  longestRunningSeconds(): number;
+}
+
+/** Hooks that do nothing: the default when no metrics are injected. */
+export const noopQueueMetrics: QueueMetricsHooks = {
+  add() {},
+  depth() {},
+  retry() {},
+  queueLatency() {},
+  workDuration() {},
+  attach() {},
+};
+
+/** Results of one reconcile, as controller-runtime labels them. */
+export type ReconcileResult = "success" | "error" | "requeue" | "requeue_after";
+
+const RECONCILE_BUCKETS = [
+  0.005,
+  0.01,
+  0.025,
+  0.05,
+  0.1,
+  0.15,
+  0.2,
+  0.25,
+  0.3,
+  0.35,
+  0.4,
+  0.45,
+  0.5,
+  0.6,
+  0.7,
+  0.8,
+  0.9,
+  1,
+  1.25,
+  1.5,
+  1.75,
+  2,
+  2.5,
+  3,
+  3.5,
+  4,
+  4.5,
+  5,
+  6,
+  7,
+  8,
+  9,
+  10,
+  15,
+  20,
+  25,
+  30,
+  40,
+  50,
+  60,
+];
+/** workqueue's exponential buckets: 1e-8 s × 10^i, 10 buckets. */
+const QUEUE_BUCKETS = Array.from({ length: 10 }, (_, i) => 1e-8 * 10 ** i);
+const REST_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];
+
+/**
+ * Every metric kubeop exports, registered on one private registry.
+ *
+ * @example
+ * ```ts
+ * import { Metrics } from "./metrics.ts";
+ * const metrics = new Metrics();
+ * metrics.reconcileTotal.inc({ controller: "machine", result: "success" });
+ * const text = await metrics.render();
+ * console.assert(text.includes('controller_runtime_reconcile_total{controller="machine",result="success"} 1'));
+ * ```
+ */
+export class Metrics {
+  /** The registry behind /metrics. */
+  readonly registry: Registry = new Registry();
+
+  /** controller_runtime_reconcile_total{controller,result}. */
+  readonly reconcileTotal: Counter<"controller" | "result">;
+  /** controller_runtime_reconcile_errors_total{controller}. */
+  readonly reconcileErrors: Counter<"controller">;
+  /** controller_runtime_terminal_reconcile_errors_total{controller}. */
+  readonly terminalReconcileErrors: Counter<"controller">;
+  /** controller_runtime_reconcile_panics_total{controller}. */
+  readonly reconcilePanics: Counter<"controller">;
+  /** controller_runtime_reconcile_time_seconds{controller}. */
+  readonly reconcileTime: Histogram<"controller">;
+  /** controller_runtime_max_concurrent_reconciles{controller}. */
+  readonly maxConcurrentReconciles: Gauge<"controller">;
+  /** controller_runtime_active_workers{controller}. */
+  readonly activeWorkers: Gauge<"controller">;
+
+  /** workqueue_depth{name,controller}. */
+  readonly workqueueDepth: Gauge<"name" | "controller">;
+  /** workqueue_adds_total{name,controller}. */
+  readonly workqueueAdds: Counter<"name" | "controller">;
+  /** workqueue_retries_total{name,controller}. */
+  readonly workqueueRetries: Counter<"name" | "controller">;
+  /** workqueue_queue_duration_seconds{name,controller}. */
+  readonly workqueueQueueDuration: Histogram<"name" | "controller">;
+  /** workqueue_work_duration_seconds{name,controller}. */
+  readonly workqueueWorkDuration: Histogram<"name" | "controller">;
+  /** workqueue_unfinished_work_seconds{name,controller} (read from attached probes at scrape time). */
+  readonly workqueueUnfinishedWork: Gauge<"name" | "controller">;
+  /** workqueue_longest_running_processor_seconds{name,controller} (read at scrape time). */
+  readonly workqueueLongestRunning: Gauge<"name" | "controller">;
+
+  /** leader_election_master_status{name}: 1 while this replica leads. */
+  readonly leaderElectionMasterStatus: Gauge<"name">;
+
+  /** rest_client_requests_total{code,method,host}. */
+  readonly restClientRequests: Counter<"code" | "method" | "host">;
+  /** rest_client_request_duration_seconds{verb,host}. */
+  readonly restClientRequestDuration: Histogram<"verb" | "host">;
+
+  /** kubeop_watch_restarts_total{resource,reason}. */
+  readonly watchRestarts: Counter<"resource" | "reason">;
+  /** kubeop_watch_relists_total{resource,cause}. */
+  readonly watchRelists: Counter<"resource" | "cause">;
+  /** kubeop_cache_objects{resource}. */
+  readonly cacheObjects: Gauge<"resource">;
+  /** kubeop_watch_age_seconds{resource}: seconds since the current watch stream opened. */
+  readonly watchAge: Gauge<"resource">;
+  /** kubeop_watch_last_event_seconds{resource}: seconds since the last event or bookmark. */
+  readonly watchLastEvent: Gauge<"resource">;
+  /** kubeop_watch_decode_errors_total{resource}: malformed frames skipped. */
+  readonly watchDecodeErrors: Counter<"resource">;
+  /** kubeop_read_your_writes_timeouts_total{controller}. */
+  readonly readYourWritesTimeouts: Counter<"controller">;
+  /** kubeop_events_dropped_total{reason}: Events the recorder could not send. */
+  readonly eventsDropped: Counter<"reason">;
+
+  #probes = new Map<string, { labels: { name: string; controller: string }; probe: InFlightProbe }>();
+
+  constructor() {
+    const registers = [this.registry];
+    this.reconcileTotal = new Counter({
+      name: "controller_runtime_reconcile_total",
+      help: "Total number of reconciliations per controller",
+      labelNames: ["controller", "result"],
+      registers,
+    });
+    this.reconcileErrors = new Counter({
+      name: "controller_runtime_reconcile_errors_total",
+      help: "Total number of reconciliation errors per controller",
+      labelNames: ["controller"],
+      registers,
+    });
+    this.terminalReconcileErrors = new Counter({
+      name: "controller_runtime_terminal_reconcile_errors_total",
+      help: "Total number of terminal reconciliation errors per controller",
+      labelNames: ["controller"],
+      registers,
+    });
+    this.reconcilePanics = new Counter({
+      name: "controller_runtime_reconcile_panics_total",
+      help: "Total number of reconciliation panics per controller",
+      labelNames: ["controller"],
+      registers,
+    });
+    this.reconcileTime = new Histogram({
+      name: "controller_runtime_reconcile_time_seconds",
+      help: "Length of time per reconciliation per controller",
+      labelNames: ["controller"],
+      buckets: RECONCILE_BUCKETS,
+      registers,
+    });
+    this.maxConcurrentReconciles = new Gauge({
+      name: "controller_runtime_max_concurrent_reconciles",
+      help: "Maximum number of concurrent reconciles per controller",
+      labelNames: ["controller"],
+      registers,
+    });
+    this.activeWorkers = new Gauge({
+      name: "controller_runtime_active_workers",
+      help: "Number of currently used workers per controller",
+      labelNames: ["controller"],
+      registers,
+    });
+    const q = ["name", "controller"] as const;
+    this.workqueueDepth = new Gauge({
+      name: "workqueue_depth",
+      help: "Current depth of workqueue",
+      labelNames: q,
+      registers,
+    });
+    this.workqueueAdds = new Counter({
+      name: "workqueue_adds_total",
+      help: "Total number of adds handled by workqueue",
+      labelNames: q,
+      registers,
+    });
+    this.workqueueRetries = new Counter({
+      name: "workqueue_retries_total",
+      help: "Total number of retries handled by workqueue",
+      labelNames: q,
+      registers,
+    });
+    this.workqueueQueueDuration = new Histogram({
+      name: "workqueue_queue_duration_seconds",
+      help: "How long in seconds an item stays in workqueue before being requested",
+      labelNames: q,
+      buckets: QUEUE_BUCKETS,
+      registers,
+    });
+    this.workqueueWorkDuration = new Histogram({
+      name: "workqueue_work_duration_seconds",
+      help: "How long in seconds processing an item from workqueue takes",
+      labelNames: q,
+      buckets: QUEUE_BUCKETS,
+      registers,
+    });
+    const probes = this.#probes;
+    this.workqueueUnfinishedWork = new Gauge({
+      name: "workqueue_unfinished_work_seconds",
+      help: "How many seconds of work has been done that is in progress and hasn't been observed by " +
+        "work_duration. Large values indicate stuck threads.",
+      labelNames: q,
+      registers,
+      collect() {
+        for (const { labels, probe } of probes.values()) this.set(labels, probe.unfinishedWorkSeconds());
+      },
+    });
+    this.workqueueLongestRunning = new Gauge({
+      name: "workqueue_longest_running_processor_seconds",
+      help: "How many seconds has the longest running processor for workqueue been running.",
+      labelNames: q,
+      registers,
+      collect() {
+        for (const { labels, probe } of probes.values()) this.set(labels, probe.longestRunningSeconds());
+      },
+    });
+    this.leaderElectionMasterStatus = new Gauge({
+      name: "leader_election_master_status",
+      help: "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master.",
+      labelNames: ["name"],
+      registers,
+    });
+    this.restClientRequests = new Counter({
+      name: "rest_client_requests_total",
+      help: "Number of HTTP requests, partitioned by status code, method, and host.",
+      labelNames: ["code", "method", "host"],
+      registers,
+    });
+    this.restClientRequestDuration = new Histogram({
+      name: "rest_client_request_duration_seconds",
+      help: "Request latency in seconds. Broken down by verb and host.",
+      labelNames: ["verb", "host"],
+      buckets: REST_BUCKETS,
+      registers,
+    });
+    this.watchRestarts = new Counter({
+      name: "kubeop_watch_restarts_total",
+      help: "Watch streams re-opened, by resource and reason.",
+      labelNames: ["resource", "reason"],
+      registers,
+    });
+    this.watchRelists = new Counter({
+      name: "kubeop_watch_relists_total",
+      help: "Full relists, by resource and cause.",
+      labelNames: ["resource", "cause"],
+      registers,
+    });
+    this.cacheObjects = new Gauge({
+      name: "kubeop_cache_objects",
+      help: "Objects held in the informer cache, by resource.",
+      labelNames: ["resource"],
+      registers,
+    });
+    this.watchAge = new Gauge({
+      name: "kubeop_watch_age_seconds",
+      help: "Seconds since the current watch stream was opened, by resource.",
+      labelNames: ["resource"],
+      registers,
+    });
+    this.watchLastEvent = new Gauge({
+      name: "kubeop_watch_last_event_seconds",
+      help: "Seconds since the last watch event or bookmark, by resource.",
+      labelNames: ["resource"],
+      registers,
+    });
+    this.watchDecodeErrors = new Counter({
+      name: "kubeop_watch_decode_errors_total",
+      help: "Malformed or unknown watch frames skipped, by resource.",
+      labelNames: ["resource"],
+      registers,
+    });
+    this.readYourWritesTimeouts = new Counter({
+      name: "kubeop_read_your_writes_timeouts_total",
+      help: "Reconciles started before the cache showed the controller's own last write (bounded wait expired).",
+      labelNames: ["controller"],
+      registers,
+    });
+    this.eventsDropped = new Counter({
+      name: "kubeop_events_dropped_total",
+      help: "Kubernetes Events the recorder dropped, by reason (buffer_full, error).",
+      labelNames: ["reason"],
+      registers,
+    });
+  }
+
+  /** Queue hooks that feed the workqueue_* metrics labelled `{name, controller}`. */
+  queueHooks(name: string, controller = name): QueueMetricsHooks {
+    const labels = { name, controller };
+    const probes = this.#probes;
+    return {
+      add: () => this.workqueueAdds.inc(labels),
+      depth: (n) => this.workqueueDepth.set(labels, n),
+      retry: () => this.workqueueRetries.inc(labels),
+      queueLatency: (s) => this.workqueueQueueDuration.observe(labels, s),
+      workDuration: (s) => this.workqueueWorkDuration.observe(labels, s),
+      attach: (probe) => void probes.set(`${name}\u0000${controller}`, { labels, probe }),
+    };
+  }
+
+  /** The Prometheus text exposition of every metric. */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /** Content-Type header for {@link Metrics.render}'s output. */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** Current value of a counter or gauge series (tests and /readyz); 0 when absent. */
+  async value(metricName: string, labels: Record<string, string> = {}): Promise<number> {
+    const metric = this.registry.getSingleMetric(metricName);
+    if (!metric) return 0;
+    const data = await metric.get();
+    let sum = 0;
+    for (const v of data.values) {
+      const l = v.labels as Record<string, string | number>;
+      if (Object.entries(labels).every(([k, want]) => String(l[k]) === want)) {
+        // Histograms report buckets/sum/count; only count the `_count` series for them.
+        const name = (v as { metricName?: string }).metricName;
+        if (name && name !== metricName && !name.endsWith("_count")) continue;
+        sum += v.value;
+      }
+    }
+    return sum;
+  }
+}
