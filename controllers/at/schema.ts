@@ -1,0 +1,85 @@
+/**
+ * At (`cnat.ishankhare.dev/v1alpha1`, seed 002): run a command in a pod at a scheduled time.
+ * @module
+ */
+
+import { type Static, Type } from "@sinclair/typebox";
+import type { KubeObject, ResourceType } from "../../runtime/types.ts";
+import {
+  ConditionsSchema,
+  customResourceDefinition,
+  type CustomResourceSpec,
+  objectSchema,
+  StringEnum,
+} from "../schema_util.ts";
+
+/** RFC 3339 in UTC, seconds precision or finer: `2020-11-16T10:12:00Z`. */
+export const SCHEDULE_PATTERN = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$";
+
+/** The phases of an At, in order. */
+export const PHASES = ["PENDING", "RUNNING", "DONE", "FAILED"] as const;
+/** One phase. */
+export type Phase = typeof PHASES[number];
+
+/** At.spec */
+export const AtSpecSchema = Type.Object({
+  schedule: Type.String({
+    pattern: SCHEDULE_PATTERN,
+    description: "When to run, RFC 3339 in UTC, e.g. 2020-11-16T10:12:00Z. In the past: run now.",
+  }),
+  command: Type.String({
+    minLength: 1,
+    maxLength: 4096,
+    description: "Command to run in a busybox container, split on whitespace (no shell implied).",
+  }),
+});
+
+/** At.status */
+export const AtStatusSchema = Type.Object({
+  phase: Type.Optional(StringEnum(PHASES, { description: "PENDING → RUNNING → DONE, or FAILED." })),
+  podName: Type.Optional(Type.String({ description: "The pod that runs the command." })),
+  message: Type.Optional(Type.String()),
+  observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
+  conditions: Type.Optional(ConditionsSchema),
+});
+
+/** An At object. */
+export interface At extends KubeObject {
+  spec: Static<typeof AtSpecSchema>;
+  status?: Static<typeof AtStatusSchema>;
+}
+
+/** The At CRD description. */
+export const AtResource: CustomResourceSpec = {
+  group: "cnat.ishankhare.dev",
+  version: "v1alpha1",
+  kind: "At",
+  plural: "ats",
+  singular: "at",
+  shortNames: ["cnat"],
+  spec: AtSpecSchema,
+  status: AtStatusSchema,
+  description: "Cloud Native At: runs spec.command in a pod at spec.schedule.",
+  printerColumns: [
+    { name: "Schedule", type: "string", jsonPath: ".spec.schedule" },
+    { name: "Command", type: "string", jsonPath: ".spec.command", priority: 1 },
+    { name: "Phase", type: "string", jsonPath: ".status.phase" },
+  ],
+};
+
+/** Addresses Ats. */
+export const AtType: ResourceType = {
+  group: "cnat.ishankhare.dev",
+  version: "v1alpha1",
+  plural: "ats",
+  kind: "At",
+  namespaced: true,
+};
+
+/** Whole-object schema for runtime validation. */
+export const AtObjectSchema = objectSchema(AtResource);
+
+/** The CRDs of this system. */
+export function atCrds(): KubeObject[] {
+  return [customResourceDefinition(AtResource)];
+}

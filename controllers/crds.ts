@@ -1,0 +1,22 @@
+/**
+ * All CustomResourceDefinitions of the seed systems, in a stable order: the source of `kubeop crds` and crds/*.yaml.
+ * @module
+ */
+
+import type { KubeObject } from "../runtime/types.ts";
+import { atCrds } from "./at/schema.ts";
+import { machineCrds } from "./machine/schema.ts";
+import { multiSecretCrds } from "./multisecret/schema.ts";
+import { netperfCrds } from "./netperf/schema.ts";
+
+/**
+ * Every CRD the four controllers serve.
+ * @example
+ * ```ts
+ * import { crdManifests } from "./crds.ts";
+ * console.assert(crdManifests().some((c) => c.metadata.name === "machines.useless.container.training"));
+ * ```
+ */
+export function crdManifests(): KubeObject[] {
+  return [...machineCrds(), ...atCrds(), ...netperfCrds(), ...multiSecretCrds()];
+}

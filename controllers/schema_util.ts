@@ -1,0 +1,202 @@
+/**
+ * One schema, three uses: a TypeBox schema gives the TypeScript type (`Static`), the CRD's structural
+ * openAPIV3Schema ({@link toOpenApi}, {@link customResourceDefinition}) and runtime validation
+ * ({@link validationErrors}).
+ * @module
+ */
+
+import { FormatRegistry, type TLiteral, type TSchema, type TUnion, Type } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import type { KubeObject } from "../runtime/types.ts";
+
+// TypeBox refuses unknown formats; these are the two the CRDs use (kube-apiserver checks them the same loose way).
+if (!FormatRegistry.Has("date-time")) {
+  FormatRegistry.Set("date-time", (v) => !Number.isNaN(Date.parse(v)));
+}
+if (!FormatRegistry.Has("byte")) {
+  FormatRegistry.Set("byte", (v) => /^[A-Za-z0-9+/]*={0,2}$/.test(v) && v.length % 4 === 0);
+}
+
+/**
+ * A string restricted to `values`: a TypeBox union of literals, emitted in the CRD as `enum`.
+ * @example
+ * ```ts
+ * const Position = StringEnum(["up", "down"]);
+ * ```
+ */
+export function StringEnum<const T extends readonly string[]>(
+  values: T,
+  options: { description?: string; default?: T[number] } = {},
+): TUnion<TLiteral<T[number]>[]> {
+  const literals = values.map((v) => Type.Literal(v));
+  return Type.Union(literals, { ...options, "x-kubeop-enum": [...values] }) as unknown as TUnion<TLiteral<T[number]>[]>;
+}
+
+/** metav1.Condition as a schema (what `kubectl wait --for=condition=Ready` reads). */
+export const ConditionSchema = Type.Object({
+  type: Type.String({ maxLength: 316 }),
+  status: StringEnum(["True", "False", "Unknown"]),
+  reason: Type.String({ maxLength: 1024 }),
+  message: Type.String({ maxLength: 32768 }),
+  lastTransitionTime: Type.String({ format: "date-time" }),
+  observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+
+/** The `status.conditions` list, keyed by type like Kubernetes' own condition lists. */
+export const ConditionsSchema = Type.Array(ConditionSchema, {
+  "x-kubernetes-list-type": "map",
+  "x-kubernetes-list-map-keys": ["type"],
+});
+
+/** metav1.LabelSelector. */
+export const LabelSelectorSchema = Type.Object({
+  matchLabels: Type.Optional(Type.Record(Type.String(), Type.String())),
+  matchExpressions: Type.Optional(Type.Array(Type.Object({
+    key: Type.String(),
+    operator: StringEnum(["In", "NotIn", "Exists", "DoesNotExist"]),
+    values: Type.Optional(Type.Array(Type.String())),
+  }))),
+});
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+const KEEP = new Set([
+  "type",
+  "format",
+  "description",
+  "default",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "minItems",
+  "maxItems",
+  "minProperties",
+  "maxProperties",
+  "required",
+  "nullable",
+  "enum",
+]);
+
+/**
+ * Converts a TypeBox schema to a structural OpenAPI v3 schema as CRDs accept it: literal unions become `enum`,
+ * records become `additionalProperties`, TypeBox's symbol keys and `const` disappear, `x-kubernetes-*` stay.
+ */
+export function toOpenApi(schema: TSchema): Json {
+  const s = schema as Json;
+  if (Array.isArray(s["x-kubeop-enum"])) {
+    const out: Json = { type: "string", enum: s["x-kubeop-enum"] };
+    if (s.description) out.description = s.description;
+    if (s.default !== undefined) out.default = s.default;
+    return out;
+  }
+  const out: Json = s.type ? { type: s.type } : {};
+  for (const [k, v] of Object.entries(s)) {
+    if (KEEP.has(k) || k.startsWith("x-kubernetes-")) out[k] = structuredClone(v);
+  }
+  if (s.type === "object") {
+    if (s.properties) {
+      out.properties = Object.fromEntries(
+        Object.entries(s.properties as Record<string, TSchema>).map(([k, v]) => [k, toOpenApi(v)]),
+      );
+    }
+    if (s.patternProperties) {
+      const [inner] = Object.values(s.patternProperties as Record<string, TSchema>);
+      out.additionalProperties = toOpenApi(inner);
+    }
+    if (Array.isArray(out.required) && out.required.length === 0) delete out.required;
+  }
+  if (s.type === "array" && s.items) out.items = toOpenApi(s.items);
+  return out;
+}
+
+/** Human-readable validation errors (`/spec/switches: Expected integer to be less or equal to 100`); empty = valid. */
+export function validationErrors(schema: TSchema, value: unknown): string[] {
+  if (Value.Check(schema, value)) return [];
+  return [...Value.Errors(schema, value)].map((e) => `${e.path || "/"}: ${e.message}`);
+}
+
+/** An additionalPrinterColumns entry. */
+export interface PrinterColumn {
+  name: string;
+  type: "string" | "integer" | "number" | "boolean" | "date";
+  jsonPath: string;
+  description?: string;
+  priority?: number;
+}
+
+/** Everything that distinguishes one custom resource's CRD. */
+export interface CustomResourceSpec {
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+  singular: string;
+  shortNames?: string[];
+  /** The `spec` schema. */
+  spec: TSchema;
+  /** The `status` schema. */
+  status: TSchema;
+  printerColumns?: PrinterColumn[];
+  /** Top-level CEL rules (x-kubernetes-validations on the object). */
+  description?: string;
+}
+
+/** The whole object's schema (apiVersion, kind, metadata, spec, status) for runtime validation. */
+export function objectSchema(cr: Pick<CustomResourceSpec, "spec" | "status">): TSchema {
+  return Type.Object({
+    apiVersion: Type.Optional(Type.String()),
+    kind: Type.Optional(Type.String()),
+    metadata: Type.Optional(Type.Object({})),
+    spec: cr.spec,
+    status: Type.Optional(cr.status),
+  });
+}
+
+/** The apiextensions.k8s.io/v1 CustomResourceDefinition for `cr` (namespaced, status subresource, category kubeop). */
+export function customResourceDefinition(cr: CustomResourceSpec): KubeObject {
+  const openAPIV3Schema: Json = {
+    type: "object",
+    properties: {
+      apiVersion: { type: "string" },
+      kind: { type: "string" },
+      metadata: { type: "object" },
+      spec: toOpenApi(cr.spec),
+      status: toOpenApi(cr.status),
+    },
+    required: ["spec"],
+  };
+  if (cr.description) openAPIV3Schema.description = cr.description;
+  const names: Json = {
+    kind: cr.kind,
+    listKind: `${cr.kind}List`,
+    plural: cr.plural,
+    singular: cr.singular,
+    categories: ["kubeop"],
+  };
+  if (cr.shortNames?.length) names.shortNames = cr.shortNames;
+  const version: Json = {
+    name: cr.version,
+    served: true,
+    storage: true,
+    schema: { openAPIV3Schema },
+    subresources: { status: {} },
+  };
+  if (cr.printerColumns?.length) {
+    version.additionalPrinterColumns = [...cr.printerColumns, {
+      name: "Age",
+      type: "date",
+      jsonPath: ".metadata.creationTimestamp",
+    }];
+  }
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: `${cr.plural}.${cr.group}` },
+    spec: { group: cr.group, names, scope: "Namespaced", versions: [version] },
+  };
+}

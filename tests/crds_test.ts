@@ -1,0 +1,166 @@
+/**
+ * The CRDs: crds/*.yaml are exactly `kubeop crds` output, every sample (the tutorials' manifests and richer ones)
+ * validates against its schema, and the schemas refuse what the tutorials' bonus points ask them to refuse.
+ */
+
+import assert from "node:assert/strict";
+import YAML from "yaml";
+import { crdYaml } from "../cli/crds.ts";
+import { crdManifests } from "../controllers/crds.ts";
+import { MachineObjectSchema, SwitchObjectSchema } from "../controllers/machine/schema.ts";
+import { AtObjectSchema } from "../controllers/at/schema.ts";
+import { NetperfObjectSchema } from "../controllers/netperf/schema.ts";
+import { MultiSecretObjectSchema } from "../controllers/multisecret/schema.ts";
+import { validationErrors } from "../controllers/schema_util.ts";
+import type { TSchema } from "@sinclair/typebox";
+import type { KubeObject } from "../runtime/types.ts";
+
+const root = new URL("../", import.meta.url);
+
+const SCHEMAS: Record<string, TSchema> = {
+  "useless.container.training/v1alpha1/Machine": MachineObjectSchema,
+  "useless.container.training/v1alpha1/Switch": SwitchObjectSchema,
+  "cnat.ishankhare.dev/v1alpha1/At": AtObjectSchema,
+  "app.example.com/v1alpha1/Netperf": NetperfObjectSchema,
+  "multi.ddnw.ml/v1alpha1/MultiSecret": MultiSecretObjectSchema,
+};
+
+function schemaFor(obj: KubeObject): TSchema {
+  const schema = SCHEMAS[`${obj.apiVersion}/${obj.kind}`];
+  assert.ok(schema, `no schema for ${obj.apiVersion} ${obj.kind}`);
+  return schema;
+}
+
+/** Manifests exactly as printed in the seed tutorials (000 stage 1 and 002). */
+const TUTORIAL_MANIFESTS = [
+  `kind: Machine
+apiVersion: useless.container.training/v1alpha1
+metadata:
+  labels: # ...
+  name: machine-1
+spec:
+  # Our useless operator will change that to "down"
+  switchPosition: up
+`,
+  `apiVersion: cnat.ishankhare.dev/v1alpha1
+kind: At
+metadata:
+  name: at-sample
+spec:
+  schedule: "2020-11-16T10:12:00Z"
+  command: "echo hello world!"
+`,
+];
+
+Deno.test("crds/*.yaml are exactly the output of kubeop crds (regenerate: deno task crds --out-dir crds)", async () => {
+  const crds = crdManifests();
+  const expected = new Set(crds.map((c) => `${c.metadata.name}.yaml`));
+  const present = new Set<string>();
+  for await (const entry of Deno.readDir(new URL("crds/", root))) {
+    if (entry.name.endsWith(".yaml")) present.add(entry.name);
+  }
+  assert.deepEqual([...present].sort(), [...expected].sort());
+  for (const crd of crds) {
+    const onDisk = await Deno.readTextFile(new URL(`crds/${crd.metadata.name}.yaml`, root));
+    assert.equal(onDisk, crdYaml(crd), `crds/${crd.metadata.name}.yaml drifted from the schema`);
+  }
+});
+
+Deno.test("every CRD is v1, namespaced, has a status subresource, category kubeop and printer columns", () => {
+  for (const crd of crdManifests()) {
+    assert.equal(crd.apiVersion, "apiextensions.k8s.io/v1");
+    assert.equal(crd.spec.scope, "Namespaced");
+    assert.deepEqual(crd.spec.names.categories, ["kubeop"]);
+    const [version] = crd.spec.versions;
+    assert.deepEqual(version.subresources, { status: {} });
+    assert.ok(version.additionalPrinterColumns.length >= 2, crd.metadata.name);
+    assert.equal(JSON.stringify(version.schema).includes('"const"'), false, "structural schemas have no const");
+    assert.equal(JSON.stringify(version.schema).includes("anyOf"), false, "enums, not anyOf");
+  }
+});
+
+Deno.test("short names do not clash with built-in kinds' short names or each other", () => {
+  const builtin = new Set([
+    "cm",
+    "cs",
+    "csr",
+    "crd",
+    "crds",
+    "ds",
+    "deploy",
+    "ep",
+    "ev",
+    "hpa",
+    "ing",
+    "limits",
+    "netpol",
+    "no",
+    "ns",
+    "pdb",
+    "po",
+    "pc",
+    "psp",
+    "pv",
+    "pvc",
+    "quota",
+    "rc",
+    "rs",
+    "sa",
+    "sc",
+    "sts",
+    "svc",
+    "ds",
+    "secret",
+    "pod",
+    "at",
+  ]);
+  const seen = new Set<string>();
+  for (const crd of crdManifests()) {
+    for (const s of crd.spec.names.shortNames ?? []) {
+      assert.ok(!builtin.has(s), `${s} clashes with a built-in short name`);
+      assert.ok(!seen.has(s), `${s} used twice`);
+      seen.add(s);
+    }
+  }
+});
+
+Deno.test("the tutorials' own manifests validate unchanged", () => {
+  for (const text of TUTORIAL_MANIFESTS) {
+    const obj = YAML.parse(text) as KubeObject;
+    assert.deepEqual(validationErrors(schemaFor(obj), obj), []);
+  }
+});
+
+Deno.test("every manifest in deploy/samples/ validates against its schema", async () => {
+  let count = 0;
+  for await (const entry of Deno.readDir(new URL("deploy/samples/", root))) {
+    if (!entry.name.endsWith(".yaml")) continue;
+    const text = await Deno.readTextFile(new URL(`deploy/samples/${entry.name}`, root));
+    for (const doc of YAML.parseAllDocuments(text)) {
+      const obj = doc.toJS() as KubeObject;
+      assert.deepEqual(validationErrors(schemaFor(obj), obj), [], entry.name);
+      count++;
+    }
+  }
+  assert.ok(count >= 8, `only ${count} samples`);
+});
+
+Deno.test("schemas refuse what the CRD must refuse", () => {
+  const bad: [TSchema, unknown, string][] = [
+    [MachineObjectSchema, { spec: { switches: -1 } }, "/spec/switches"],
+    [MachineObjectSchema, { spec: { switches: 1000 } }, "/spec/switches"],
+    [MachineObjectSchema, { spec: { switches: 1.5 } }, "/spec/switches"],
+    [MachineObjectSchema, { spec: { switchPosition: "sideways" } }, "/spec/switchPosition"],
+    [SwitchObjectSchema, { spec: { position: "left" } }, "/spec/position"],
+    [AtObjectSchema, { spec: { schedule: "tomorrow", command: "date" } }, "/spec/schedule"],
+    [AtObjectSchema, { spec: { schedule: "2020-11-16T10:12:00+02:00", command: "date" } }, "/spec/schedule"],
+    [AtObjectSchema, { spec: { schedule: "2020-11-16T10:12:00Z", command: "" } }, "/spec/command"],
+    [NetperfObjectSchema, { spec: { duration: 0 } }, "/spec/duration"],
+    [NetperfObjectSchema, { spec: {}, status: { status: "Running" } }, "/status/status"],
+    [MultiSecretObjectSchema, { spec: { data: { k: "not base64!" } } }, "/spec/data/k"],
+  ];
+  for (const [schema, value, path] of bad) {
+    const errors = validationErrors(schema, value);
+    assert.ok(errors.some((e) => e.startsWith(path)), `${JSON.stringify(value)}: ${errors.join("; ")}`);
+  }
+});
