@@ -1,0 +1,247 @@
+/**
+ * Starts a real control plane for the real-cluster test tier: etcd, kube-apiserver and kube-controller-manager
+ * (garbage collector, namespace controller) built by scripts/k8s-bin.sh, all on 127.0.0.1 with throwaway
+ * certificates. The apiserver runs with a static admin token, RBAC, and the front-proxy (requestheader) options an
+ * aggregated API server needs.
+ * @module
+ */
+
+/** A running real control plane. */
+export interface RealCluster {
+  /** https://127.0.0.1:<port> */
+  url: string;
+  /** Admin kubeconfig YAML (static bearer token, cluster CA). */
+  kubeconfig: string;
+  /** Path of the kubeconfig file. */
+  kubeconfigPath: string;
+  /** Directory holding the certificates (front-proxy CA/client cert, serving CA). */
+  dir: string;
+  /** Stops every process and removes the directory. */
+  stop(): Promise<void>;
+}
+
+/** Where scripts/k8s-bin.sh caches the binaries, or undefined when they are not built. */
+export async function realClusterBinDir(): Promise<string | undefined> {
+  const explicit = Deno.env.get("KUBEOP_K8S_BIN");
+  const version = Deno.env.get("KUBEOP_K8S_VERSION") ?? "v1.33.13";
+  const dir = explicit ?? `${Deno.env.get("HOME")}/.cache/kubeop/k8s-bin/${version}`;
+  for (const name of ["etcd", "kube-apiserver", "kube-controller-manager"]) {
+    try {
+      await Deno.stat(`${dir}/${name}`);
+    } catch {
+      return undefined;
+    }
+  }
+  return dir;
+}
+
+async function run(cmd: string, args: string[], cwd: string): Promise<void> {
+  const out = await new Deno.Command(cmd, { args, cwd, stdout: "piped", stderr: "piped" }).output();
+  if (out.code !== 0) {
+    throw new Error(`${cmd} ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr).slice(0, 2000)}`);
+  }
+}
+
+async function freePort(): Promise<number> {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+async function waitFor(what: string, deadlineMs: number, probe: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  while (Date.now() < deadline) {
+    if (await probe().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 200)); // polling a subprocess's readiness, bounded by the deadline
+  }
+  throw new Error(`real cluster: ${what} not ready within ${deadlineMs} ms`);
+}
+
+async function makeCerts(dir: string): Promise<void> {
+  const ssl = (...args: string[]) => run("openssl", args, dir);
+  await ssl("genrsa", "-out", "sa.key", "2048");
+  await ssl("rsa", "-in", "sa.key", "-pubout", "-out", "sa.pub");
+  for (const ca of ["ca", "front-proxy-ca"]) {
+    await ssl(
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      `${ca}.key`,
+      "-out",
+      `${ca}.crt`,
+      "-days",
+      "2",
+      "-subj",
+      `/CN=${ca}`,
+    );
+  }
+  // Serving cert for kube-apiserver on 127.0.0.1.
+  await Deno.writeTextFile(`${dir}/san.cnf`, "subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes.default.svc\n");
+  await ssl(
+    "req",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    "apiserver.key",
+    "-out",
+    "apiserver.csr",
+    "-subj",
+    "/CN=kube-apiserver",
+  );
+  await ssl(
+    "x509",
+    "-req",
+    "-in",
+    "apiserver.csr",
+    "-CA",
+    "ca.crt",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-out",
+    "apiserver.crt",
+    "-days",
+    "2",
+    "-extfile",
+    "san.cnf",
+  );
+  // Client cert the aggregator presents to extension API servers.
+  await ssl(
+    "req",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    "front-proxy-client.key",
+    "-out",
+    "front-proxy-client.csr",
+    "-subj",
+    "/CN=front-proxy-client",
+  );
+  await ssl(
+    "x509",
+    "-req",
+    "-in",
+    "front-proxy-client.csr",
+    "-CA",
+    "front-proxy-ca.crt",
+    "-CAkey",
+    "front-proxy-ca.key",
+    "-CAcreateserial",
+    "-out",
+    "front-proxy-client.crt",
+    "-days",
+    "2",
+  );
+}
+
+/** Starts etcd + kube-apiserver + kube-controller-manager; throws when the binaries are missing. */
+export async function startRealCluster(opts: { binDir?: string } = {}): Promise<RealCluster> {
+  const bin = opts.binDir ?? await realClusterBinDir();
+  if (!bin) throw new Error("real cluster binaries missing: run scripts/k8s-bin.sh");
+  const dir = await Deno.makeTempDir({ prefix: "kubeop-real-" });
+  await makeCerts(dir);
+  const token = crypto.randomUUID();
+  await Deno.writeTextFile(`${dir}/tokens.csv`, `${token},admin,admin-uid,"system:masters"\n`);
+  const [etcdClient, etcdPeer, apiPort] = [await freePort(), await freePort(), await freePort()];
+  const procs: Deno.ChildProcess[] = [];
+  const spawn = (cmd: string, args: string[], log: string) => {
+    const file = Deno.openSync(`${dir}/${log}`, { write: true, create: true });
+    const p = new Deno.Command(`${bin}/${cmd}`, { args, cwd: dir, stdout: "null", stderr: "piped" }).spawn();
+    p.stderr.pipeTo(file.writable).catch(() => {});
+    procs.push(p);
+  };
+  spawn("etcd", [
+    `--data-dir=${dir}/etcd`,
+    `--listen-client-urls=http://127.0.0.1:${etcdClient}`,
+    `--advertise-client-urls=http://127.0.0.1:${etcdClient}`,
+    `--listen-peer-urls=http://127.0.0.1:${etcdPeer}`,
+    `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeer}`,
+    `--initial-cluster=default=http://127.0.0.1:${etcdPeer}`,
+    "--log-level=warn",
+  ], "etcd.log");
+  const url = `https://127.0.0.1:${apiPort}`;
+  spawn("kube-apiserver", [
+    `--etcd-servers=http://127.0.0.1:${etcdClient}`,
+    "--bind-address=127.0.0.1",
+    "--advertise-address=127.0.0.1",
+    `--secure-port=${apiPort}`,
+    `--tls-cert-file=${dir}/apiserver.crt`,
+    `--tls-private-key-file=${dir}/apiserver.key`,
+    `--client-ca-file=${dir}/ca.crt`,
+    `--token-auth-file=${dir}/tokens.csv`,
+    "--authorization-mode=RBAC",
+    "--service-account-issuer=https://kubernetes.default.svc",
+    `--service-account-key-file=${dir}/sa.pub`,
+    `--service-account-signing-key-file=${dir}/sa.key`,
+    "--service-cluster-ip-range=10.96.0.0/16",
+    "--endpoint-reconciler-type=none",
+    "--enable-aggregator-routing=true",
+    `--requestheader-client-ca-file=${dir}/front-proxy-ca.crt`,
+    "--requestheader-allowed-names=front-proxy-client",
+    "--requestheader-username-headers=X-Remote-User",
+    "--requestheader-group-headers=X-Remote-Group",
+    "--requestheader-extra-headers-prefix=X-Remote-Extra-",
+    `--proxy-client-cert-file=${dir}/front-proxy-client.crt`,
+    `--proxy-client-key-file=${dir}/front-proxy-client.key`,
+    "--v=0",
+  ], "kube-apiserver.log");
+  const ca = await Deno.readTextFile(`${dir}/ca.crt`);
+  const kubeconfig = [
+    "apiVersion: v1",
+    "kind: Config",
+    "clusters:",
+    "- name: real",
+    "  cluster:",
+    `    server: ${url}`,
+    `    certificate-authority-data: ${btoa(ca)}`,
+    "users:",
+    "- name: admin",
+    "  user:",
+    `    token: ${token}`,
+    "contexts:",
+    "- name: real",
+    "  context: {cluster: real, user: admin, namespace: default}",
+    "current-context: real",
+    "",
+  ].join("\n");
+  const kubeconfigPath = `${dir}/admin.kubeconfig`;
+  await Deno.writeTextFile(kubeconfigPath, kubeconfig);
+  const client = Deno.createHttpClient({ caCerts: [ca] });
+  const stop = async () => {
+    client.close();
+    for (const p of procs.reverse()) {
+      try {
+        p.kill("SIGTERM");
+      } catch { /* already gone */ }
+      await p.status;
+    }
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  };
+  try {
+    await waitFor("kube-apiserver /readyz", 120_000, async () => {
+      const res = await fetch(`${url}/readyz`, { client, headers: { authorization: `Bearer ${token}` } });
+      await res.body?.cancel();
+      return res.ok;
+    });
+    spawn("kube-controller-manager", [
+      `--kubeconfig=${kubeconfigPath}`,
+      "--controllers=garbagecollector,namespace,serviceaccount",
+      "--leader-elect=false",
+      `--service-account-private-key-file=${dir}/sa.key`,
+      "--use-service-account-credentials=false",
+      "--bind-address=127.0.0.1",
+      "--secure-port=0",
+    ], "kube-controller-manager.log");
+  } catch (err) {
+    const log = await Deno.readTextFile(`${dir}/kube-apiserver.log`).catch(() => "");
+    await stop();
+    throw new Error(`${(err as Error).message}\n${log.slice(-3000)}`);
+  }
+  return { url, kubeconfig, kubeconfigPath, dir, stop };
+}
