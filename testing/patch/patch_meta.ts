@@ -1,0 +1,161 @@
+/**
+ * The list and map merge metadata (`patchStrategy` / `patchMergeKey` Go struct tags of k8s.io/api) that strategic
+ * merge patch and server-side apply need, for the built-in kinds the fake server serves, plus the same
+ * information read from a CRD's structural schema (`x-kubernetes-list-type: map`, `x-kubernetes-list-map-keys`).
+ * Fields not listed are atomic lists / plain maps, exactly as on a real server.
+ * @module
+ */
+
+import type { OpenApiSchema, ResourceDef } from "../resource_def.ts";
+
+/** Merge metadata for one field. */
+export interface PatchMeta {
+  /** List elements merge by these keys (SMP uses the first; SSA uses all). */
+  mergeKeys?: string[];
+  /** `merge` for keyed or set-like lists; `retainKeys` allows the `$retainKeys` directive on a map. */
+  strategy?: Array<"merge" | "retainKeys">;
+  /** A list of primitives merged as a set (finalizers): SSA tracks `v:` entries. */
+  set?: boolean;
+  /** Explicitly atomic (CRD `x-kubernetes-list-type: atomic`, `x-kubernetes-map-type: atomic`). */
+  atomic?: boolean;
+  /** Fields of a map (or of each list element). */
+  fields?: Record<string, PatchMeta>;
+  /** Metadata of each value of a string-keyed map with free keys (additionalProperties). */
+  values?: PatchMeta;
+}
+
+const merge = (key: string, fields?: Record<string, PatchMeta>): PatchMeta => ({
+  mergeKeys: [key],
+  strategy: ["merge"],
+  fields,
+});
+const primitiveSet: PatchMeta = { strategy: ["merge"], set: true };
+const conditions = merge("type");
+
+const CONTAINER: Record<string, PatchMeta> = {
+  ports: { mergeKeys: ["containerPort", "protocol"], strategy: ["merge"] },
+  env: merge("name"),
+  volumeMounts: merge("mountPath"),
+  volumeDevices: merge("devicePath"),
+};
+
+const POD_SPEC: PatchMeta = {
+  fields: {
+    containers: merge("name", CONTAINER),
+    initContainers: merge("name", CONTAINER),
+    ephemeralContainers: merge("name", CONTAINER),
+    volumes: { mergeKeys: ["name"], strategy: ["merge", "retainKeys"] },
+    imagePullSecrets: merge("name"),
+    hostAliases: merge("ip"),
+    topologySpreadConstraints: { mergeKeys: ["topologyKey", "whenUnsatisfiable"], strategy: ["merge"] },
+    schedulingGates: merge("name"),
+    resourceClaims: { mergeKeys: ["name"], strategy: ["merge", "retainKeys"] },
+  },
+};
+
+const OBJECT_META: PatchMeta = {
+  fields: {
+    finalizers: primitiveSet,
+    ownerReferences: merge("uid"),
+  },
+};
+
+const POD_TEMPLATE: PatchMeta = { fields: { metadata: OBJECT_META, spec: POD_SPEC } };
+const WORKLOAD_STATUS: PatchMeta = { fields: { conditions } };
+
+function kind(spec: Record<string, PatchMeta>): PatchMeta {
+  return { fields: { metadata: OBJECT_META, ...spec } };
+}
+
+/** Built-in kinds by `group/Kind` (core group: `/Kind`). */
+const BUILTIN: Record<string, PatchMeta> = {
+  "/Pod": kind({
+    spec: POD_SPEC,
+    status: { fields: { conditions, podIPs: merge("ip"), hostIPs: merge("ip") } },
+  }),
+  "/PodTemplate": kind({ template: POD_TEMPLATE }),
+  "/ReplicationController": kind({ spec: { fields: { template: POD_TEMPLATE } }, status: WORKLOAD_STATUS }),
+  "/Service": kind({
+    spec: { fields: { ports: { mergeKeys: ["port", "protocol"], strategy: ["merge"] } } },
+    status: { fields: { conditions } },
+  }),
+  "/ServiceAccount": kind({ secrets: merge("name"), imagePullSecrets: merge("name") }),
+  "/Node": kind({
+    spec: { fields: { podCIDRs: primitiveSet } },
+    status: { fields: { conditions, addresses: merge("type") } },
+  }),
+  "/Namespace": kind({ status: { fields: { conditions } } }),
+  "/PersistentVolumeClaim": kind({ status: { fields: { conditions } } }),
+  "apps/Deployment": kind({
+    spec: { fields: { template: POD_TEMPLATE, strategy: { strategy: ["retainKeys"] } } },
+    status: WORKLOAD_STATUS,
+  }),
+  "apps/ReplicaSet": kind({ spec: { fields: { template: POD_TEMPLATE } }, status: WORKLOAD_STATUS }),
+  "apps/DaemonSet": kind({
+    spec: { fields: { template: POD_TEMPLATE, updateStrategy: { strategy: ["retainKeys"] } } },
+    status: WORKLOAD_STATUS,
+  }),
+  "apps/StatefulSet": kind({ spec: { fields: { template: POD_TEMPLATE } }, status: WORKLOAD_STATUS }),
+  "batch/Job": kind({ spec: { fields: { template: POD_TEMPLATE } }, status: WORKLOAD_STATUS }),
+  "batch/CronJob": kind({
+    spec: { fields: { jobTemplate: { fields: { spec: { fields: { template: POD_TEMPLATE } } } } } },
+  }),
+  "apiextensions.k8s.io/CustomResourceDefinition": kind({ status: { fields: { conditions } } }),
+};
+
+/** Metadata for any other built-in kind: only ObjectMeta's lists merge. */
+const DEFAULT_BUILTIN: PatchMeta = kind({});
+
+/** Reads list/map metadata from a structural schema (CRDs). */
+export function patchMetaFromSchema(schema: OpenApiSchema | undefined): PatchMeta {
+  if (!schema || typeof schema !== "object") return {};
+  const meta: PatchMeta = {};
+  if (schema.type === "array") {
+    const listType = schema["x-kubernetes-list-type"];
+    const item = patchMetaFromSchema(schema.items);
+    if (listType === "map") {
+      meta.mergeKeys = schema["x-kubernetes-list-map-keys"] ?? [];
+      meta.strategy = ["merge"];
+      meta.fields = item.fields;
+    } else if (listType === "set") {
+      meta.strategy = ["merge"];
+      meta.set = true;
+    } else {
+      meta.atomic = true;
+    }
+    return meta;
+  }
+  if (schema["x-kubernetes-map-type"] === "atomic") meta.atomic = true;
+  if (schema.properties) {
+    meta.fields = {};
+    for (const [name, sub] of Object.entries(schema.properties as Record<string, OpenApiSchema>)) {
+      meta.fields[name] = patchMetaFromSchema(sub);
+    }
+  }
+  if (schema.additionalProperties && typeof schema.additionalProperties === "object") {
+    meta.values = patchMetaFromSchema(schema.additionalProperties);
+  }
+  return meta;
+}
+
+/**
+ * The root merge metadata of a resource: from the built-in table, or from the CRD schema (with ObjectMeta's
+ * finalizers/ownerReferences added, as the real server's schema has them).
+ *
+ * @example
+ * ```ts
+ * import { patchMetaFor } from "./patch_meta.ts";
+ * const meta = patchMetaFor({ group: "apps", kind: "Deployment", custom: false });
+ * // meta.fields.spec.fields.template.fields.spec.fields.containers.mergeKeys is ["name"]
+ * ```
+ */
+export function patchMetaFor(def: Pick<ResourceDef, "group" | "kind" | "custom" | "schema">): PatchMeta {
+  if (!def.custom) return BUILTIN[`${def.group}/${def.kind}`] ?? DEFAULT_BUILTIN;
+  const fromSchema = patchMetaFromSchema(def.schema);
+  return { ...fromSchema, fields: { ...fromSchema.fields, metadata: OBJECT_META } };
+}
+
+/** Metadata of a child field, or empty. */
+export function childMeta(meta: PatchMeta | undefined, field: string): PatchMeta {
+  return meta?.fields?.[field] ?? meta?.values ?? {};
+}
