@@ -42,7 +42,7 @@ async function run(cmd: string, args: string[], cwd: string): Promise<void> {
   }
 }
 
-async function freePort(): Promise<number> {
+function freePort(): number {
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (l.addr as Deno.NetAddr).port;
   l.close();
@@ -148,7 +148,7 @@ export async function startRealCluster(opts: { binDir?: string } = {}): Promise<
   await makeCerts(dir);
   const token = crypto.randomUUID();
   await Deno.writeTextFile(`${dir}/tokens.csv`, `${token},admin,admin-uid,"system:masters"\n`);
-  const [etcdClient, etcdPeer, apiPort] = [await freePort(), await freePort(), await freePort()];
+  const [etcdClient, etcdPeer, apiPort] = [freePort(), freePort(), freePort()];
   const procs: Deno.ChildProcess[] = [];
   const spawn = (cmd: string, args: string[], log: string) => {
     const file = Deno.openSync(`${dir}/${log}`, { write: true, create: true });
