@@ -1,0 +1,202 @@
+/**
+ * Finds and reads the cluster to talk to: `--kubeconfig` flag → `$KUBECONFIG` (first file) → `~/.kube/config` →
+ * in-cluster service account. The result is a flat {@link ClusterConfig} (PEM strings, token or token file, exec
+ * plugin) that {@link KubeClient} turns into one HTTP client. Parsing uses the `yaml` package only.
+ * @module
+ */
+
+import YAML from "yaml";
+
+/** An exec credential plugin (kubeconfig `users[].user.exec`). */
+export interface ExecConfig {
+  command: string;
+  args?: string[];
+  env?: { name: string; value: string }[];
+  apiVersion?: string;
+  /** Resolved against the kubeconfig's directory when relative and containing a slash. */
+  cwd?: string;
+}
+
+/** Everything needed to reach and authenticate to one API server. */
+export interface ClusterConfig {
+  /** Base URL, e.g. `https://127.0.0.1:6443`. */
+  server: string;
+  caPEM?: string;
+  certPEM?: string;
+  keyPEM?: string;
+  token?: string;
+  /** Bearer token file, re-read when it changes (in-cluster tokens rotate). */
+  tokenFile?: string;
+  exec?: ExecConfig;
+  insecureSkipTLSVerify?: boolean;
+  /** The context's namespace (or the service account's namespace in-cluster). */
+  namespace?: string;
+  /** `tls-server-name` from the cluster entry. */
+  tlsServerName?: string;
+}
+
+/** Where to look; both optional. */
+export interface LoadClusterConfigOptions {
+  /** Explicit kubeconfig path (`--kubeconfig`). */
+  kubeconfig?: string;
+  /** Context name (`--context`); default the file's current-context. */
+  context?: string;
+  /** Environment lookup, for tests (default Deno.env.get). */
+  env?: (name: string) => string | undefined;
+  /** Service-account directory, for tests (default /var/run/secrets/kubernetes.io/serviceaccount). */
+  serviceAccountDir?: string;
+}
+
+/** Raised when no configuration can be found or the chosen one is unusable. */
+export class KubeconfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "KubeconfigError";
+  }
+}
+
+const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+/**
+ * Loads the cluster configuration following kubectl's precedence.
+ *
+ * @example
+ * ```ts ignore
+ * import { loadClusterConfig } from "./kubeconfig.ts";
+ * const config = await loadClusterConfig({ context: "kind-kind" });
+ * console.log(config.server);
+ * ```
+ */
+export async function loadClusterConfig(opts: LoadClusterConfigOptions = {}): Promise<ClusterConfig> {
+  const env = opts.env ?? ((name: string) => Deno.env.get(name));
+  if (opts.kubeconfig) return await loadKubeconfigFile(opts.kubeconfig, opts.context);
+  const fromEnv = env("KUBECONFIG");
+  if (fromEnv) {
+    const first = fromEnv.split(":").find((p) => p.length > 0);
+    if (first) return await loadKubeconfigFile(first, opts.context);
+  }
+  const home = env("HOME");
+  if (home) {
+    const path = `${home}/.kube/config`;
+    if (await exists(path)) return await loadKubeconfigFile(path, opts.context);
+  }
+  const inCluster = await loadInClusterConfig(env, opts.serviceAccountDir ?? SERVICE_ACCOUNT_DIR);
+  if (inCluster) return inCluster;
+  throw new KubeconfigError(
+    "no cluster configuration: pass --kubeconfig, set KUBECONFIG, create ~/.kube/config, or run in a pod",
+  );
+}
+
+/** Reads one kubeconfig file and resolves the given (or current) context. */
+export async function loadKubeconfigFile(path: string, context?: string): Promise<ClusterConfig> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (err) {
+    throw new KubeconfigError(`kubeconfig ${path}: ${(err as Error).message}`);
+  }
+  const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) || "/" : ".";
+  return await parseKubeconfig(text, { context, baseDir: dir, source: path });
+}
+
+// deno-lint-ignore no-explicit-any
+type Doc = Record<string, any>;
+
+function named(list: unknown, name: string, what: string, source: string): Doc {
+  const entry = Array.isArray(list) ? list.find((e: Doc) => e?.name === name) : undefined;
+  if (!entry) throw new KubeconfigError(`kubeconfig ${source}: ${what} "${name}" not found`);
+  return entry;
+}
+
+/** Parses kubeconfig YAML text; relative file paths resolve against `baseDir`. */
+export async function parseKubeconfig(
+  text: string,
+  opts: { context?: string; baseDir?: string; source?: string } = {},
+): Promise<ClusterConfig> {
+  const source = opts.source ?? "(inline)";
+  const baseDir = opts.baseDir ?? ".";
+  let doc: Doc;
+  try {
+    doc = YAML.parse(text) ?? {};
+  } catch (err) {
+    throw new KubeconfigError(`kubeconfig ${source}: invalid YAML: ${(err as Error).message}`);
+  }
+  const contextName = opts.context ?? doc["current-context"];
+  if (!contextName) throw new KubeconfigError(`kubeconfig ${source}: no current-context and no --context`);
+  const ctx = named(doc.contexts, contextName, "context", source).context ?? {};
+  const cluster = named(doc.clusters, ctx.cluster, "cluster", source).cluster ?? {};
+  const user = ctx.user ? named(doc.users, ctx.user, "user", source).user ?? {} : {};
+  const resolve = (p: string) => (p.startsWith("/") ? p : `${baseDir}/${p}`);
+  const pem = async (data: string | undefined, file: string | undefined): Promise<string | undefined> => {
+    if (data) return new TextDecoder().decode(decodeBase64(data));
+    if (file) return await Deno.readTextFile(resolve(file));
+    return undefined;
+  };
+  if (!cluster.server) throw new KubeconfigError(`kubeconfig ${source}: cluster "${ctx.cluster}" has no server`);
+  const config: ClusterConfig = { server: String(cluster.server).replace(/\/+$/, "") };
+  const ca = await pem(cluster["certificate-authority-data"], cluster["certificate-authority"]);
+  if (ca) config.caPEM = ca;
+  if (cluster["insecure-skip-tls-verify"]) config.insecureSkipTLSVerify = true;
+  if (cluster["tls-server-name"]) config.tlsServerName = cluster["tls-server-name"];
+  const cert = await pem(user["client-certificate-data"], user["client-certificate"]);
+  const key = await pem(user["client-key-data"], user["client-key"]);
+  if (cert) config.certPEM = cert;
+  if (key) config.keyPEM = key;
+  if (user.token) config.token = String(user.token);
+  if (user.tokenFile) config.tokenFile = resolve(user.tokenFile);
+  if (user.exec) {
+    const exec = user.exec as Doc;
+    const command = String(exec.command ?? "");
+    if (!command) throw new KubeconfigError(`kubeconfig ${source}: user "${ctx.user}" exec has no command`);
+    config.exec = {
+      command: command.includes("/") && !command.startsWith("/") ? resolve(command) : command,
+      args: Array.isArray(exec.args) ? exec.args.map(String) : undefined,
+      env: Array.isArray(exec.env)
+        ? exec.env.map((e: Doc) => ({ name: String(e.name), value: String(e.value) }))
+        : undefined,
+      apiVersion: exec.apiVersion,
+      cwd: baseDir,
+    };
+  }
+  if (user.username && user.password && !config.token) {
+    throw new KubeconfigError(`kubeconfig ${source}: basic auth (username/password) is not supported`);
+  }
+  if (ctx.namespace) config.namespace = String(ctx.namespace);
+  return config;
+}
+
+async function loadInClusterConfig(
+  env: (name: string) => string | undefined,
+  dir: string,
+): Promise<ClusterConfig | undefined> {
+  const host = env("KUBERNETES_SERVICE_HOST");
+  const port = env("KUBERNETES_SERVICE_PORT");
+  if (!host || !port) return undefined;
+  const tokenFile = `${dir}/token`;
+  if (!(await exists(tokenFile))) return undefined;
+  const server = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const config: ClusterConfig = { server, tokenFile };
+  try {
+    config.caPEM = await Deno.readTextFile(`${dir}/ca.crt`);
+  } catch { /* no CA: system roots */ }
+  try {
+    config.namespace = (await Deno.readTextFile(`${dir}/namespace`)).trim();
+  } catch { /* optional */ }
+  return config;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function decodeBase64(data: string): Uint8Array {
+  const bin = atob(data.replace(/\s+/g, ""));
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
