@@ -1,0 +1,424 @@
+/**
+ * The reconcile loop (controller-runtime's Controller, kube-rs's `Controller::new(...).owns(...).watches(...)`):
+ * informer events become keys in a {@link WorkQueue}; N workers hand each key to `reconcile`, which returns an
+ * {@link Action}. A thrown error retries with per-key backoff, a {@link TerminalError} stops until the object changes,
+ * an unexpected exception (a TypeError, a non-Error throw) is caught and counted as a panic. Before reconciling a key
+ * the worker waits (bounded) until the cache shows that key's own last writes ({@link OwnWritesTracker}).
+ * @module
+ */
+
+import type { KubeClient } from "./client.ts";
+import type { Clock } from "./clock.ts";
+import { TerminalError } from "./errors.ts";
+import type { EventRecorder } from "./events.ts";
+import { kubeopLogger, type Logger, reconcileLogger } from "./log.ts";
+import { Metrics, type ReconcileResult } from "./metrics.ts";
+import { OwnWritesTracker, resourceId } from "./own_writes.ts";
+import { type Action, done, type Priority, requeueAfter, WorkQueue } from "./queue.ts";
+import { defaultControllerRateLimiter, type RateLimiter } from "./rate_limiter.ts";
+import { type KubeObject, objectKey, type ResourceType, splitKey } from "./types.ts";
+
+export { type Action, done, requeueAfter };
+
+/** Informer event handlers (cache.ts's vocabulary: added | modified | deleted | synced). */
+export interface InformerHandler<T extends KubeObject = KubeObject> {
+  added?(obj: T): void;
+  modified?(old: T, obj: T): void;
+  deleted?(obj: T): void;
+  synced?(): void;
+}
+
+/** What a controller needs from an informer (runtime/cache.ts's Informer satisfies it). */
+export interface InformerLike<T extends KubeObject = KubeObject> {
+  readonly resource: ResourceType;
+  readonly store: { get(key: string): T | undefined; list(namespace?: string): T[] };
+  addHandler(handler: InformerHandler<T>): () => void;
+  hasSynced(): boolean;
+  waitForSync(signal?: AbortSignal): Promise<void>;
+}
+
+/** Selects which objects an informer caches. */
+export interface InformerOptions {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  metadataOnly?: boolean;
+}
+
+/** The shared informer registry (runtime/cache.ts's InformerRegistry satisfies it). */
+export interface InformerSource {
+  get<T extends KubeObject = KubeObject>(rt: ResourceType, opts?: InformerOptions): InformerLike<T>;
+}
+
+/** Everything a reconcile may use. Read from `informers`, write through `client`. */
+export interface ReconcileContext<T extends KubeObject = KubeObject> {
+  /** `namespace/name` or `name`. */
+  key: string;
+  namespace?: string;
+  name: string;
+  /** The For object as the cache has it now (undefined: deleted or not yet seen). */
+  object: T | undefined;
+  /** Aborted when the controller shuts down. */
+  signal: AbortSignal;
+  /** The cluster client; writes through it are tracked for read-your-own-writes. */
+  client: KubeClient;
+  informers: InformerSource;
+  recorder: EventRecorder;
+  /** Carries `{controller, key, reconcileID}`. */
+  log: Logger;
+  clock: Clock;
+  /** Unique per reconcile (uuid). */
+  reconcileID: string;
+  /** Records a write made some other way (the server's answer), so the next reconcile waits for the cache to show it. */
+  expectWrite(rt: ResourceType, written: KubeObject): void;
+  /** Records a delete made some other way. */
+  expectDelete(rt: ResourceType, obj: KubeObject): void;
+}
+
+/** The runtime services a controller runs with; the Manager provides them. */
+export interface ControllerDeps {
+  client: KubeClient;
+  informers: InformerSource;
+  recorder: EventRecorder;
+  clock: Clock;
+  metrics?: Metrics;
+  logger?: Logger;
+}
+
+/** Options for {@link Controller}. */
+export interface ControllerOptions<T extends KubeObject> {
+  /** Names the controller in logs, metrics and the queue. */
+  name: string;
+  /** The reconciled resource. */
+  for: ResourceType;
+  /** Informer options for the For resource (namespace, selectors). */
+  forOptions?: InformerOptions;
+  reconcile(ctx: ReconcileContext<T>): Promise<Action>;
+  /** Workers. Default 1. */
+  maxConcurrentReconciles?: number;
+  /** Retry delays. Default: exponential 5 ms … 1000 s, combined with an overall 10/s burst 100 bucket. */
+  rateLimiter?: RateLimiter;
+  /** How long a reconcile waits for its key's own writes to reach the cache. Default 5000 ms. */
+  readYourWritesTimeoutMs?: number;
+  /** A low-priority (initial list) key waiting longer than this goes ahead of newer live changes. Default 1000 ms. */
+  lowPriorityAgingMs?: number;
+  /** Services; may instead be given later with {@link Controller.bind}. */
+  deps?: ControllerDeps;
+}
+
+/** Maps a watched object to the keys of the For objects to reconcile. */
+export type MapFn<O extends KubeObject = KubeObject> = (obj: O) => string[];
+
+interface Source {
+  rt: ResourceType;
+  opts?: InformerOptions;
+  map: MapFn;
+}
+
+const GROUP_OF = (apiVersion: string) => (apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "");
+
+/** An unexpected exception: a bug in the reconcile rather than a failed operation. */
+function isPanic(err: unknown): boolean {
+  return !(err instanceof Error) || err instanceof TypeError || err instanceof ReferenceError ||
+    err instanceof RangeError || err instanceof SyntaxError;
+}
+
+/**
+ * A controller for one resource type.
+ *
+ * @example
+ * ```ts ignore
+ * const ctl = new Controller<Machine>({
+ *   name: "machine",
+ *   for: MachineType,
+ *   reconcile: async (ctx) => ctx.object ? requeueAfter(5_000) : done(),
+ * }).owns(SwitchType).watches(CoreTypes.Namespace, (ns) => machinesIn(ns));
+ * manager.add(ctl);
+ * ```
+ */
+export class Controller<T extends KubeObject = KubeObject> {
+  readonly name: string;
+  readonly forType: ResourceType;
+  readonly maxConcurrentReconciles: number;
+  readonly #opts: ControllerOptions<T>;
+  #sources: Source[] = [];
+  #deps: ControllerDeps | undefined;
+  #queue: WorkQueue | undefined;
+  #started = false;
+
+  constructor(opts: ControllerOptions<T>) {
+    if (!opts.name) throw new Error("controller needs a name");
+    this.name = opts.name;
+    this.forType = opts.for;
+    this.maxConcurrentReconciles = Math.max(1, Math.floor(opts.maxConcurrentReconciles ?? 1));
+    this.#opts = opts;
+    this.#deps = opts.deps;
+    this.#sources.push({
+      rt: opts.for,
+      opts: opts.forOptions,
+      map: (obj) => [objectKey(obj)],
+    });
+  }
+
+  /** Reconciles the controlling owner (a For object) whenever an `rt` object with a controller ownerRef changes. */
+  owns(rt: ResourceType, opts?: InformerOptions): this {
+    const group = this.forType.group;
+    const kind = this.forType.kind;
+    const clusterScoped = !this.forType.namespaced;
+    return this.watches(rt, (obj) => {
+      const ref = obj.metadata.ownerReferences?.find((r) => r.controller === true);
+      if (!ref || ref.kind !== kind || GROUP_OF(ref.apiVersion) !== group) return [];
+      return [clusterScoped || !obj.metadata.namespace ? ref.name : `${obj.metadata.namespace}/${ref.name}`];
+    }, opts);
+  }
+
+  /** Reconciles the keys `map` returns for every changed `rt` object (old and new, on a modification). */
+  watches<O extends KubeObject = KubeObject>(rt: ResourceType, map: MapFn<O>, opts?: InformerOptions): this {
+    if (this.#started) throw new Error(`controller ${this.name}: watches() after start()`);
+    this.#sources.push({ rt, opts, map: map as MapFn });
+    return this;
+  }
+
+  /** {@link Controller.watches} with the informer options first (CONTRACTS spelling). */
+  watchesOpts<O extends KubeObject = KubeObject>(rt: ResourceType, opts: InformerOptions, map: MapFn<O>): this {
+    return this.watches(rt, map, opts);
+  }
+
+  /** Provides the runtime services (the Manager calls this before {@link Controller.start}). */
+  bind(deps: ControllerDeps): this {
+    this.#deps = deps;
+    return this;
+  }
+
+  /** Queues `key` for reconciliation (tests, external triggers). No-op before start. */
+  enqueue(key: string, priority: Priority = "high"): void {
+    this.#queue?.add(key, priority);
+  }
+
+  /**
+   * Registers handlers, waits for the caches to sync, then runs workers until `signal` aborts; then stops intake,
+   * lets in-flight reconciles finish (their context signal is aborted) and resolves.
+   */
+  async start(signal: AbortSignal): Promise<void> {
+    const deps = this.#deps;
+    if (!deps) throw new Error(`controller ${this.name}: start() before bind(deps)`);
+    if (this.#started) throw new Error(`controller ${this.name}: already started`);
+    this.#started = true;
+    const metrics = deps.metrics ?? new Metrics();
+    const baseLog = deps.logger?.getChild(["controller", this.name]) ?? kubeopLogger("controller", this.name);
+    const clock = deps.clock;
+    const queue = new WorkQueue({
+      clock,
+      rateLimiter: this.#opts.rateLimiter ?? defaultControllerRateLimiter(clock),
+      metrics: metrics.queueHooks(this.name, this.name),
+      lowPriorityAgingMs: this.#opts.lowPriorityAgingMs,
+    });
+    this.#queue = queue;
+
+    const informers = this.#sources.map((s) => deps.informers.get<KubeObject>(s.rt, s.opts));
+    const forInformer = informers[0] as unknown as InformerLike<T>;
+    const stores = new Map<string, InformerLike["store"]>();
+    informers.forEach((inf, i) => {
+      const id = resourceId(this.#sources[i].rt);
+      if (!stores.has(id)) stores.set(id, inf.store);
+    });
+    const ownWrites = new OwnWritesTracker({
+      clock,
+      timeoutMs: this.#opts.readYourWritesTimeoutMs,
+      storeFor: (id) => stores.get(id),
+      onTimeout: () => metrics.readYourWritesTimeouts.inc({ controller: this.name }),
+    });
+
+    const unregister: (() => void)[] = [];
+    informers.forEach((inf, i) => {
+      const map = this.#sources[i].map;
+      let replaying = true; // objects replayed by addHandler are initial state: low priority
+      const priority = (): Priority => (replaying || !inf.hasSynced() ? "low" : "high");
+      const enqueue = (obj: KubeObject, p: Priority) => {
+        let keys: string[];
+        try {
+          keys = map(obj);
+        } catch (err) {
+          baseLog.error("map function for {resource} failed: {error}", { resource: inf.resource.plural, error: err });
+          return;
+        }
+        for (const key of keys) queue.add(key, p);
+      };
+      unregister.push(inf.addHandler({
+        added: (obj) => {
+          ownWrites.notify();
+          enqueue(obj, priority());
+        },
+        modified: (old, obj) => {
+          ownWrites.notify();
+          const p = priority();
+          enqueue(obj, p);
+          if (i > 0) enqueue(old, p); // a relabel or re-parent: the previous owner must hear of it too
+        },
+        deleted: (obj) => {
+          ownWrites.notify(obj.metadata?.uid);
+          enqueue(obj, priority());
+        },
+      }));
+      replaying = false;
+    });
+
+    const stop = () => {
+      unregister.forEach((u) => u());
+      ownWrites.clear();
+    };
+    try {
+      await Promise.all(informers.map((inf) => inf.waitForSync(signal)));
+    } catch (err) {
+      stop();
+      await queue.shutdown();
+      if (signal.aborted) return;
+      throw new Error(`controller ${this.name}: waiting for caches to sync failed`, { cause: err });
+    }
+    if (signal.aborted) {
+      stop();
+      await queue.shutdown();
+      return;
+    }
+
+    metrics.maxConcurrentReconciles.set({ controller: this.name }, this.maxConcurrentReconciles);
+    metrics.activeWorkers.set({ controller: this.name }, 0);
+    const onAbort = () => void queue.shutdown();
+    signal.addEventListener("abort", onAbort, { once: true });
+    const worker = async () => {
+      for (;;) {
+        const key = await queue.get(signal);
+        if (key === undefined) return;
+        try {
+          await this.#reconcileOne(key, { deps, metrics, baseLog, queue, ownWrites, forInformer, signal });
+        } finally {
+          queue.done(key);
+        }
+      }
+    };
+    try {
+      await Promise.all(Array.from({ length: this.maxConcurrentReconciles }, worker));
+      await queue.shutdown({ drain: true });
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+      stop();
+    }
+  }
+
+  async #reconcileOne(key: string, run: {
+    deps: ControllerDeps;
+    metrics: Metrics;
+    baseLog: Logger;
+    queue: WorkQueue;
+    ownWrites: OwnWritesTracker;
+    forInformer: InformerLike<T>;
+    signal: AbortSignal;
+  }): Promise<void> {
+    const { deps, metrics, queue, ownWrites, signal } = run;
+    const controller = this.name;
+    await ownWrites.wait(key, signal);
+    if (signal.aborted) return;
+    const reconcileID = crypto.randomUUID();
+    const log = reconcileLogger(run.baseLog, { controller, key, reconcileID });
+    const { namespace, name } = splitKey(key);
+    const ctx: ReconcileContext<T> = {
+      key,
+      namespace,
+      name,
+      object: run.forInformer.store.get(key),
+      signal,
+      client: trackingClient(deps.client, key, ownWrites),
+      informers: deps.informers,
+      recorder: deps.recorder,
+      log,
+      clock: deps.clock,
+      reconcileID,
+      expectWrite: (rt, written) => ownWrites.recordWrite(key, rt, written),
+      expectDelete: (rt, obj) => ownWrites.recordDelete(key, rt, objectKey(obj), obj.metadata.uid),
+    };
+    const labels = { controller };
+    const started = deps.clock.now();
+    metrics.activeWorkers.inc(labels);
+    let result: ReconcileResult;
+    try {
+      const action = await this.#opts.reconcile(ctx);
+      queue.forget(key);
+      if (action?.requeueAfterMs !== undefined && action.requeueAfterMs >= 0) {
+        queue.addAfter(key, action.requeueAfterMs);
+        result = "requeue_after";
+      } else result = "success";
+    } catch (err) {
+      result = "error";
+      metrics.reconcileErrors.inc(labels);
+      if (err instanceof TerminalError) {
+        queue.forget(key);
+        metrics.terminalReconcileErrors.inc(labels);
+        log.error("reconcile failed permanently, not retrying until the object changes: {error}", { error: err });
+        this.#warn(deps, ctx.object, "ReconcileFailed", err);
+      } else {
+        queue.addRateLimited(key);
+        if (isPanic(err)) {
+          metrics.reconcilePanics.inc(labels);
+          log.error("reconcile panicked (unexpected exception), retrying: {error}", { error: err });
+        } else if (signal.aborted) {
+          log.debug("reconcile interrupted by shutdown: {error}", { error: err });
+        } else {
+          log.error("reconcile failed, retrying in backoff (attempt {attempt}): {error}", {
+            error: err,
+            attempt: queue.numRequeues(key),
+          });
+          this.#warn(deps, ctx.object, "ReconcileError", err);
+        }
+      }
+    } finally {
+      metrics.activeWorkers.dec(labels);
+      metrics.reconcileTime.observe(labels, (deps.clock.now() - started) / 1000);
+    }
+    metrics.reconcileTotal.inc({ controller, result });
+  }
+
+  #warn(deps: ControllerDeps, obj: KubeObject | undefined, reason: string, err: unknown): void {
+    if (!obj) return;
+    deps.recorder.event(obj, {
+      type: "Warning",
+      reason,
+      action: "Reconcile",
+      note: err instanceof Error ? err.message : String(err),
+    });
+  }
+}
+
+const WRITES = new Set(["create", "update", "updateStatus", "patch"]);
+
+/**
+ * A view of `client` that records, for reconcile key `key`, every object it writes (and every delete) so the next
+ * reconcile of `key` waits for the cache. Methods run on the real client (its private state stays intact).
+ */
+function trackingClient(client: KubeClient, key: string, ownWrites: OwnWritesTracker): KubeClient {
+  return new Proxy(client, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop);
+      if (typeof value !== "function") return value;
+      if (typeof prop === "string" && WRITES.has(prop)) {
+        return async (rt: ResourceType, ...rest: unknown[]) => {
+          const written = await (value as (...a: unknown[]) => Promise<KubeObject>).call(target, rt, ...rest);
+          ownWrites.recordWrite(key, rt, written);
+          return written;
+        };
+      }
+      if (prop === "delete") {
+        return async (
+          rt: ResourceType,
+          name: string,
+          opts: { namespace?: string; preconditions?: { uid?: string } } = {},
+        ) => {
+          const objKey = opts.namespace ? `${opts.namespace}/${name}` : name;
+          const uid = opts.preconditions?.uid ?? ownWrites.cachedUid(rt, objKey);
+          await (value as (...a: unknown[]) => Promise<void>).call(target, rt, name, opts);
+          ownWrites.recordDelete(key, rt, objKey, uid);
+        };
+      }
+      return value.bind(target);
+    },
+  });
+}

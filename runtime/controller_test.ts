@@ -1,0 +1,399 @@
+import assert from "node:assert/strict";
+import type { KubeClient } from "./client.ts";
+import { flushMicrotasks, VirtualClock } from "./clock.ts";
+import {
+  type Action,
+  Controller,
+  type ControllerDeps,
+  done,
+  type InformerHandler,
+  type InformerLike,
+  type InformerOptions,
+  type InformerSource,
+  type ReconcileContext,
+  requeueAfter,
+} from "./controller.ts";
+import { TerminalError } from "./errors.ts";
+import type { EventInput, EventRecorder } from "./events.ts";
+import { Metrics } from "./metrics.ts";
+import { type KubeObject, objectKey, type ResourceType } from "./types.ts";
+
+const MachineType: ResourceType = {
+  group: "useless.container.training",
+  version: "v1alpha1",
+  plural: "machines",
+  kind: "Machine",
+  namespaced: true,
+};
+const SwitchType: ResourceType = { ...MachineType, plural: "switches", kind: "Switch" };
+const PodType: ResourceType = { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true };
+
+/** An informer whose store the test writes directly. */
+class FakeInformer implements InformerLike {
+  items = new Map<string, KubeObject>();
+  handlers = new Set<InformerHandler>();
+  synced = false;
+  #syncWaiters: (() => void)[] = [];
+  constructor(readonly resource: ResourceType) {}
+  store = {
+    get: (key: string) => this.items.get(key),
+    list: () => [...this.items.values()],
+  };
+  addHandler(h: InformerHandler): () => void {
+    this.handlers.add(h);
+    for (const obj of this.items.values()) h.added?.(obj);
+    return () => this.handlers.delete(h);
+  }
+  hasSynced() {
+    return this.synced;
+  }
+  waitForSync(): Promise<void> {
+    return this.synced ? Promise.resolve() : new Promise((r) => this.#syncWaiters.push(r));
+  }
+  sync() {
+    this.synced = true;
+    this.#syncWaiters.splice(0).forEach((r) => r());
+  }
+  set(obj: KubeObject) {
+    const key = objectKey(obj);
+    const old = this.items.get(key);
+    this.items.set(key, obj);
+    for (const h of this.handlers) old ? h.modified?.(old, obj) : h.added?.(obj);
+  }
+  remove(obj: KubeObject) {
+    this.items.delete(objectKey(obj));
+    for (const h of this.handlers) h.deleted?.(obj);
+  }
+}
+
+class FakeRegistry implements InformerSource {
+  informers = new Map<string, FakeInformer>();
+  get<T extends KubeObject>(rt: ResourceType, _opts?: InformerOptions): InformerLike<T> {
+    let inf = this.informers.get(rt.plural);
+    if (!inf) this.informers.set(rt.plural, inf = new FakeInformer(rt));
+    return inf as unknown as InformerLike<T>;
+  }
+  of(rt: ResourceType): FakeInformer {
+    return this.get(rt) as unknown as FakeInformer;
+  }
+  syncAll() {
+    for (const inf of this.informers.values()) inf.sync();
+  }
+}
+
+class FakeRecorder implements EventRecorder {
+  events: { regarding: KubeObject; input: EventInput }[] = [];
+  event(regarding: KubeObject, input: EventInput) {
+    this.events.push({ regarding, input });
+  }
+}
+
+function machine(name: string, rv = "1", extra: Partial<KubeObject["metadata"]> = {}): KubeObject {
+  return {
+    apiVersion: "useless.container.training/v1alpha1",
+    kind: "Machine",
+    metadata: { name, namespace: "ns", uid: `uid-${name}`, resourceVersion: rv, ...extra },
+  };
+}
+
+interface Harness {
+  clock: VirtualClock;
+  registry: FakeRegistry;
+  metrics: Metrics;
+  recorder: FakeRecorder;
+  deps: ControllerDeps;
+  calls: ReconcileContext[];
+  ac: AbortController;
+  running: Promise<void>;
+  stop(): Promise<void>;
+}
+
+function harness(
+  reconcile: (ctx: ReconcileContext) => Action | Promise<Action>,
+  wire: (c: Controller) => Controller = (c) => c,
+  client: Partial<KubeClient> = {},
+  opts: { maxConcurrentReconciles?: number } = {},
+): Harness {
+  const clock = new VirtualClock(0);
+  const registry = new FakeRegistry();
+  const metrics = new Metrics();
+  const recorder = new FakeRecorder();
+  const deps: ControllerDeps = { client: client as KubeClient, informers: registry, recorder, clock, metrics };
+  const calls: ReconcileContext[] = [];
+  const ctl = wire(
+    new Controller({
+      name: "machine",
+      for: MachineType,
+      reconcile: async (ctx) => {
+        calls.push(ctx);
+        return await reconcile(ctx);
+      },
+      deps,
+      ...opts,
+    }),
+  );
+  const ac = new AbortController();
+  const running = ctl.start(ac.signal);
+  return {
+    clock,
+    registry,
+    metrics,
+    recorder,
+    deps,
+    calls,
+    ac,
+    running,
+    stop: async () => {
+      ac.abort();
+      await running;
+    },
+  };
+}
+
+async function until(cond: () => boolean, clock?: VirtualClock, what = "condition"): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (cond()) return;
+    await flushMicrotasks();
+    if (clock && !cond()) await clock.advanceToNext();
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+const results = (m: Metrics, result: string) =>
+  m.value("controller_runtime_reconcile_total", { controller: "machine", result });
+
+Deno.test("For objects are reconciled by key once the caches have synced, with a fresh reconcileID", async () => {
+  const h = harness(() => done());
+  h.registry.of(MachineType).set(machine("a"));
+  await flushMicrotasks();
+  assert.equal(h.calls.length, 0, "not before sync");
+  h.registry.syncAll();
+  await until(() => h.calls.length === 1);
+  const ctx = h.calls[0];
+  assert.equal(ctx.key, "ns/a");
+  assert.equal(ctx.namespace, "ns");
+  assert.equal(ctx.name, "a");
+  assert.equal(ctx.object?.metadata.uid, "uid-a");
+  assert.match(ctx.reconcileID, /^[0-9a-f-]{36}$/);
+  h.registry.of(MachineType).set(machine("a", "2"));
+  await until(() => h.calls.length === 2);
+  assert.notEqual(h.calls[1].reconcileID, ctx.reconcileID);
+  assert.equal(await results(h.metrics, "success"), 2);
+  await h.stop();
+});
+
+Deno.test("owns() maps a controller ownerRef of the For kind to the owner's key and ignores others", async () => {
+  const h = harness(() => done(), (c) => c.owns(SwitchType));
+  h.registry.of(MachineType);
+  h.registry.syncAll();
+  const sw = (name: string, refs: KubeObject["metadata"]["ownerReferences"]) => ({
+    metadata: { name, namespace: "ns", uid: name, resourceVersion: "1", ownerReferences: refs },
+  });
+  const ref = { apiVersion: "useless.container.training/v1alpha1", kind: "Machine", name: "m1", uid: "u" };
+  const switches = h.registry.of(SwitchType);
+  switches.set(sw("s0", [{ ...ref, controller: false }]));
+  switches.set(sw("s1", [{ ...ref, apiVersion: "other.group/v1", controller: true }]));
+  switches.set(sw("s2", [{ ...ref, controller: true }]));
+  await until(() => h.calls.length === 1);
+  await flushMicrotasks();
+  assert.deepEqual(h.calls.map((c) => c.key), ["ns/m1"]);
+  await h.stop();
+});
+
+Deno.test("watches() reconciles the keys for both the old and the new object on a change", async () => {
+  const h = harness(() => done(), (c) => c.watches(PodType, (pod) => [`ns/${pod.metadata.labels?.machine}`]));
+  h.registry.of(MachineType);
+  h.registry.syncAll();
+  const pods = h.registry.of(PodType);
+  pods.set({ metadata: { name: "p", namespace: "ns", labels: { machine: "old" } } });
+  await until(() => h.calls.length === 1);
+  pods.set({ metadata: { name: "p", namespace: "ns", labels: { machine: "new" } } });
+  await until(() => h.calls.length === 3);
+  assert.deepEqual(h.calls.map((c) => c.key).sort(), ["ns/new", "ns/old", "ns/old"]);
+  await h.stop();
+});
+
+Deno.test("a thrown error retries with growing backoff, is counted, logged and raised as a Warning Event", async () => {
+  let failures = 2;
+  const h = harness(() => {
+    if (failures-- > 0) throw new Error("apiserver said no");
+    return done();
+  });
+  h.registry.of(MachineType).set(machine("a"));
+  h.registry.syncAll();
+  await until(() => h.calls.length === 3, h.clock, "three attempts");
+  assert.equal(await results(h.metrics, "error"), 2);
+  assert.equal(await results(h.metrics, "success"), 1);
+  assert.equal(await h.metrics.value("controller_runtime_reconcile_errors_total", { controller: "machine" }), 2);
+  assert.equal(h.recorder.events[0].input.type, "Warning");
+  assert.equal(h.recorder.events[0].input.note, "apiserver said no");
+  assert.equal(h.clock.now(), 5 + 10, "5 ms then 10 ms");
+  await h.stop();
+});
+
+Deno.test("a TerminalError is not retried and counts as terminal", async () => {
+  const h = harness(() => {
+    throw new TerminalError("bad spec");
+  });
+  h.registry.of(MachineType).set(machine("a"));
+  h.registry.syncAll();
+  await until(() => h.calls.length === 1);
+  for (let i = 0; i < 5; i++) await h.clock.advance(1_000_000);
+  assert.equal(h.calls.length, 1);
+  assert.equal(
+    await h.metrics.value("controller_runtime_terminal_reconcile_errors_total", { controller: "machine" }),
+    1,
+  );
+  await h.stop();
+});
+
+Deno.test("unexpected exceptions (TypeError, non-Error throws) are caught, counted as panics and retried", async () => {
+  let n = 0;
+  const h = harness((ctx) => {
+    n++;
+    if (n === 1) return (ctx as unknown as { nope: { x: number } }).nope.x as never;
+    if (n === 2) throw "a string";
+    return done();
+  });
+  h.registry.of(MachineType).set(machine("a"));
+  h.registry.syncAll();
+  await until(() => h.calls.length === 3, h.clock, "recovery");
+  assert.equal(await h.metrics.value("controller_runtime_reconcile_panics_total", { controller: "machine" }), 2);
+  await h.stop();
+});
+
+Deno.test("requeueAfter reconciles again after that long without a change", async () => {
+  const h = harness(() => requeueAfter(30_000));
+  h.registry.of(MachineType).set(machine("a"));
+  h.registry.syncAll();
+  await until(() => h.calls.length === 1);
+  const first = h.clock.now();
+  await until(() => h.calls.length === 2, h.clock, "requeue");
+  assert.equal(h.clock.now() - first, 30_000);
+  assert.equal(await results(h.metrics, "requeue_after"), 2);
+  await h.stop();
+});
+
+Deno.test("shutdown aborts the reconcile signal, stops intake and waits for in-flight reconciles", async () => {
+  let release!: () => void;
+  let sawAbort = false;
+  const h = harness((ctx) =>
+    new Promise((resolve) => {
+      release = () => resolve(done());
+      ctx.signal.addEventListener("abort", () => sawAbort = true);
+    })
+  );
+  h.registry.of(MachineType).set(machine("a"));
+  h.registry.syncAll();
+  await until(() => h.calls.length === 1);
+  let finished = false;
+  h.ac.abort();
+  const stopped = h.running.then(() => finished = true);
+  await flushMicrotasks();
+  assert.ok(sawAbort);
+  assert.equal(finished, false, "in-flight reconcile still running");
+  h.registry.of(MachineType).set(machine("b"));
+  release();
+  await stopped;
+  assert.equal(h.calls.length, 1, "no new work after shutdown");
+});
+
+Deno.test("live changes are reconciled ahead of the initial list", async () => {
+  let release!: () => void;
+  const h = harness(
+    (ctx) => ctx.key === "ns/a0" ? new Promise((r) => release = () => r(done())) : Promise.resolve(done()),
+  );
+  const machines = h.registry.of(MachineType);
+  for (let i = 0; i < 4; i++) machines.set(machine(`a${i}`));
+  h.registry.syncAll();
+  await until(() => h.calls.length === 1);
+  machines.set(machine("live"));
+  release();
+  await until(() => h.calls.length === 5);
+  assert.deepEqual(h.calls.map((c) => c.key), ["ns/a0", "ns/live", "ns/a1", "ns/a2", "ns/a3"]);
+  await h.stop();
+});
+
+Deno.test("the next reconcile waits until the cache shows the controller's own write", async () => {
+  const seen: string[] = [];
+  const client = {
+    update: (_rt: ResourceType, obj: KubeObject) =>
+      Promise.resolve({ ...obj, metadata: { ...obj.metadata, resourceVersion: "10" } }),
+  } as unknown as Partial<KubeClient>;
+  let writes = 1;
+  const h = harness(
+    async (ctx) => {
+      seen.push(ctx.object!.metadata.resourceVersion!);
+      if (writes-- > 0) await ctx.client.update(MachineType, ctx.object!);
+      return done();
+    },
+    undefined,
+    client,
+  );
+  const machines = h.registry.of(MachineType);
+  machines.set(machine("a", "5"));
+  h.registry.syncAll();
+  await until(() => h.calls.length === 1);
+  await flushMicrotasks();
+  // Something else triggers the key before our write reached the cache: the reconcile must wait.
+  machines.set(machine("a", "9"));
+  await flushMicrotasks();
+  await h.clock.advance(1000);
+  assert.equal(h.calls.length, 1, "waiting for RV ≥ 10");
+  machines.set(machine("a", "10"));
+  await until(() => h.calls.length >= 2);
+  assert.deepEqual(seen.slice(0, 2), ["5", "10"], "the reconcile after our write saw it");
+  assert.equal(await h.metrics.value("kubeop_read_your_writes_timeouts_total"), 0);
+  await h.stop();
+});
+
+Deno.test("the read-your-writes wait is bounded and counts timeouts", async () => {
+  const client = {
+    patch: (_rt: ResourceType, name: string) =>
+      Promise.resolve({ metadata: { name, namespace: "ns", uid: "uid-a", resourceVersion: "99" } }),
+  } as unknown as Partial<KubeClient>;
+  let writes = 1;
+  const h = harness(
+    async (ctx) => {
+      if (writes-- > 0) await ctx.client.patch(MachineType, "a", {}, { namespace: "ns", type: "merge" });
+      return done();
+    },
+    undefined,
+    client,
+  );
+  const machines = h.registry.of(MachineType);
+  machines.set(machine("a", "5"));
+  h.registry.syncAll();
+  await until(() => h.calls.length === 1);
+  await flushMicrotasks();
+  machines.set(machine("a", "6"));
+  await until(() => h.calls.length === 2, h.clock, "timeout then reconcile");
+  assert.equal(h.clock.now(), 5000);
+  assert.equal(await h.metrics.value("kubeop_read_your_writes_timeouts_total", { controller: "machine" }), 1);
+  await h.stop();
+});
+
+Deno.test("a delete is settled by that uid's DELETED event", async () => {
+  const client = { delete: () => Promise.resolve() } as unknown as Partial<KubeClient>;
+  let deletes = 1;
+  const h = harness(
+    async (ctx) => {
+      if (deletes-- > 0) await ctx.client.delete(MachineType, "a", { namespace: "ns" });
+      return done();
+    },
+    undefined,
+    client,
+  );
+  const machines = h.registry.of(MachineType);
+  machines.set(machine("a", "5"));
+  h.registry.syncAll();
+  await until(() => h.calls.length === 1);
+  await flushMicrotasks();
+  machines.set(machine("a", "6"));
+  await h.clock.advance(100);
+  assert.equal(h.calls.length, 1);
+  machines.remove(machine("a", "6"));
+  await until(() => h.calls.length >= 2);
+  assert.equal(h.calls[1].object, undefined);
+  await h.stop();
+});
