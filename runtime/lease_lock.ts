@@ -1,0 +1,195 @@
+/**
+ * The small lock interface leader election talks to (client-go's `resourcelock.Interface`): read the Lease, create
+ * it, or update it under a resourceVersion precondition. {@link kubeLeaseLock} speaks to a real (or fake) API server
+ * through a structural client; {@link MemoryLeaseStore} is a shared in-process Lease for unit tests.
+ * @module
+ */
+
+import { ApiError, failureStatus } from "./errors.ts";
+import { CoreTypes, type KubeObject } from "./types.ts";
+
+/** coordination.k8s.io/v1 LeaseSpec. Times are MicroTime strings (RFC 3339 with microseconds). */
+export interface LeaseSpec {
+  holderIdentity?: string;
+  leaseDurationSeconds?: number;
+  acquireTime?: string;
+  renewTime?: string;
+  leaseTransitions?: number;
+}
+
+/** A Lease as read through a lock: its spec and the resourceVersion to use as the next update's precondition. */
+export interface LeaseRecord {
+  spec: LeaseSpec;
+  rv: string;
+}
+
+/**
+ * Where the election record lives. `update` must fail with a conflict ({@link isConflict} true) when `rv` is stale,
+ * and `create` with AlreadyExists when the Lease exists; any other failure is just "this attempt failed".
+ */
+export interface LeaseLock {
+  /** The current Lease, or undefined when it does not exist. */
+  get(signal?: AbortSignal): Promise<LeaseRecord | undefined>;
+  /** Creates the Lease with `spec`. */
+  create(spec: LeaseSpec, signal?: AbortSignal): Promise<LeaseRecord>;
+  /** Replaces the spec if the Lease is still at `rv`. */
+  update(spec: LeaseSpec, rv: string, signal?: AbortSignal): Promise<LeaseRecord>;
+  /** `namespace/name`, for logs and errors. */
+  describe(): string;
+}
+
+/** A coordination.k8s.io/v1 Lease object. */
+export interface LeaseObject extends KubeObject {
+  spec?: LeaseSpec;
+}
+
+/** The subset of KubeClient a {@link kubeLeaseLock} needs (structural, so tests may pass anything shaped so). */
+export interface LeaseClient {
+  get<T extends KubeObject>(
+    rt: typeof CoreTypes.Lease,
+    name: string,
+    opts?: { namespace?: string; signal?: AbortSignal },
+  ): Promise<T>;
+  create<T extends KubeObject>(
+    rt: typeof CoreTypes.Lease,
+    obj: T,
+    opts?: { namespace?: string; signal?: AbortSignal },
+  ): Promise<T>;
+  update<T extends KubeObject>(
+    rt: typeof CoreTypes.Lease,
+    obj: T,
+    opts?: { namespace?: string; signal?: AbortSignal },
+  ): Promise<T>;
+}
+
+function is404(err: unknown): boolean {
+  return err instanceof ApiError && err.code === 404;
+}
+
+/**
+ * A {@link LeaseLock} on the Lease `namespace/name`, through the API server.
+ *
+ * @example
+ * ```ts ignore
+ * import { KubeClient } from "./client.ts";
+ * import { kubeLeaseLock } from "./lease_lock.ts";
+ * declare const client: KubeClient;
+ * const lock = kubeLeaseLock({ client, namespace: "default", name: "kubeop" });
+ * console.log(await lock.get());
+ * ```
+ */
+export function kubeLeaseLock(opts: { client: LeaseClient; namespace: string; name: string }): LeaseLock {
+  const { client, namespace, name } = opts;
+  const rt = CoreTypes.Lease;
+  const record = (lease: LeaseObject): LeaseRecord => ({
+    spec: { ...(lease.spec ?? {}) },
+    rv: lease.metadata.resourceVersion ?? "",
+  });
+  return {
+    async get(signal) {
+      try {
+        return record(await client.get<LeaseObject>(rt, name, { namespace, signal }));
+      } catch (err) {
+        if (is404(err)) return undefined;
+        throw err;
+      }
+    },
+    async create(spec, signal) {
+      const lease: LeaseObject = {
+        apiVersion: "coordination.k8s.io/v1",
+        kind: "Lease",
+        metadata: { name, namespace },
+        spec,
+      };
+      return record(await client.create<LeaseObject>(rt, lease, { namespace, signal }));
+    },
+    async update(spec, rv, signal) {
+      const lease: LeaseObject = {
+        apiVersion: "coordination.k8s.io/v1",
+        kind: "Lease",
+        metadata: { name, namespace, resourceVersion: rv },
+        spec,
+      };
+      return record(await client.update<LeaseObject>(rt, lease, { namespace, signal }));
+    },
+    describe: () => `${namespace}/${name}`,
+  };
+}
+
+/**
+ * One Lease held in memory, shared by every lock made from it — several candidates in one test contend for it
+ * exactly as they would for a Lease on a server (resourceVersion preconditions included).
+ *
+ * @example
+ * ```ts
+ * import { MemoryLeaseStore } from "./lease_lock.ts";
+ * const store = new MemoryLeaseStore();
+ * const lock = store.lock();
+ * const created = await lock.create({ holderIdentity: "a" });
+ * await lock.update({ holderIdentity: "b" }, created.rv);
+ * console.assert(store.current?.spec.holderIdentity === "b");
+ * ```
+ */
+export class MemoryLeaseStore {
+  #record: LeaseRecord | undefined;
+  #rv = 0;
+  #listeners = new Set<(record: LeaseRecord) => void>();
+
+  constructor(readonly name = "default/lease") {}
+
+  /** The stored Lease (a copy), or undefined. */
+  get current(): LeaseRecord | undefined {
+    return this.#record && { spec: { ...this.#record.spec }, rv: this.#record.rv };
+  }
+
+  /** Calls `fn` synchronously after every successful write (tests use it to check invariants at each transition). */
+  onWrite(fn: (record: LeaseRecord) => void): () => void {
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
+  }
+
+  /** A lock on this store. */
+  lock(): LeaseLock {
+    return {
+      get: () => Promise.resolve(this.current),
+      create: (spec) => Promise.resolve().then(() => this.#create(spec)),
+      update: (spec, rv) => Promise.resolve().then(() => this.#update(spec, rv)),
+      describe: () => this.name,
+    };
+  }
+
+  #write(spec: LeaseSpec): LeaseRecord {
+    this.#record = { spec: { ...spec }, rv: String(++this.#rv) };
+    const copy = this.current!;
+    for (const fn of this.#listeners) fn(copy);
+    return copy;
+  }
+
+  #create(spec: LeaseSpec): LeaseRecord {
+    if (this.#record) {
+      throw new ApiError(
+        failureStatus(409, "AlreadyExists", `leases.coordination.k8s.io "${this.name}" already exists`),
+        { verb: "create", resource: "leases.coordination.k8s.io", name: this.name },
+      );
+    }
+    return this.#write(spec);
+  }
+
+  #update(spec: LeaseSpec, rv: string): LeaseRecord {
+    const call = { verb: "update", resource: "leases.coordination.k8s.io", name: this.name };
+    if (!this.#record) {
+      throw new ApiError(failureStatus(404, "NotFound", `leases.coordination.k8s.io "${this.name}" not found`), call);
+    }
+    if (this.#record.rv !== rv) {
+      throw new ApiError(
+        failureStatus(
+          409,
+          "Conflict",
+          `Operation cannot be fulfilled on leases.coordination.k8s.io "${this.name}": the object has been modified`,
+        ),
+        call,
+      );
+    }
+    return this.#write(spec);
+  }
+}
