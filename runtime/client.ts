@@ -62,6 +62,8 @@ export interface WatchOptions extends NamespaceOption {
   sendInitialEvents?: boolean;
   resourceVersionMatch?: "NotOlderThan" | "Exact";
   metadataOnly?: boolean;
+  /** Called once the server accepted the watch (HTTP 200), before any event. */
+  onOpen?: () => void;
   /** Called for frames that are not JSON (the stream continues). */
   onMalformed?: (line: string, error: unknown) => void;
 }
@@ -406,6 +408,7 @@ export class KubeClient {
         parseRetryAfter(stream.headers.get("retry-after"), this.clock.now()),
       );
     }
+    opts.onOpen?.();
     const onMalformed = opts.onMalformed ?? (() => {});
     const splitter = new LineSplitter((line) => {
       let event: WatchEvent<T>;

@@ -1,0 +1,321 @@
+/**
+ * The informer: one list+watch loop ({@link WatchRunner}) feeding one indexed {@link Store}, with handlers in a
+ * small vocabulary (`added | modified | deleted | synced`). The loop is the store's only writer; readers get frozen
+ * objects. A transform hook runs before objects are stored (default: drop `metadata.managedFields`), and
+ * read-your-own-writes waits ({@link Informer.waitForResourceVersion}, {@link Informer.waitForDeletion}) let a
+ * controller hold its next reconcile until the cache has seen its own write.
+ * @module
+ */
+
+import { getLogger } from "@logtape/logtape";
+import type { KubeClient } from "./client.ts";
+import type { Clock } from "./clock.ts";
+import { type IndexFunc, Store, type StoreChange, type StoreReader } from "./store.ts";
+import type { KubeObject, ResourceType } from "./types.ts";
+import { objectKey } from "./types.ts";
+import {
+  type WatchHealth,
+  type WatchLogger,
+  type WatchMetrics,
+  WatchRunner,
+  type WatchScope,
+  type WatchSink,
+} from "./watch_runner.ts";
+
+/** Handlers for cache changes. Exceptions are caught and logged; they never stop the informer. */
+export interface InformerHandler<T extends KubeObject> {
+  added?(obj: T): void;
+  modified?(old: T, obj: T): void;
+  deleted?(obj: T): void;
+  /** The first full list has been stored (called once; immediately for handlers added after sync). */
+  synced?(): void;
+}
+
+/** Metric hooks of an informer (structural subset of runtime/metrics.ts `Metrics`). */
+export interface InformerMetrics extends WatchMetrics {
+  cacheObjects?: { set(labels: { resource: string }, value: number): void };
+}
+
+/** Construction options. */
+export interface InformerOptions<T extends KubeObject> extends WatchScope {
+  client: KubeClient;
+  resource: ResourceType;
+  clock?: Clock;
+  random?: () => number;
+  metrics?: InformerMetrics;
+  logger?: WatchLogger;
+  /** Runs on every object before it is stored; default drops `metadata.managedFields`. */
+  transform?: (obj: T) => T;
+  /** Try WatchList first (default true). */
+  watchList?: boolean;
+  /** Deep-freeze stored objects (default true). */
+  freeze?: boolean;
+}
+
+/** Options of the read-your-own-writes waits. */
+export interface WaitOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Drops managedFields: the largest and least useful part of most objects. */
+export function dropManagedFields<T extends KubeObject>(obj: T): T {
+  if (obj.metadata?.managedFields) delete obj.metadata.managedFields;
+  return obj;
+}
+
+/**
+ * Compares resourceVersions: a number when both are decimal (as kube-apiserver's are), else undefined (opaque RVs
+ * can only be tested for equality).
+ */
+export function compareResourceVersions(a: string, b: string): number | undefined {
+  if (!/^\d+$/.test(a) || !/^\d+$/.test(b)) return undefined;
+  if (a.length !== b.length) return a.length - b.length;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+interface RvWaiter {
+  rv: string;
+  resolve(seen: boolean): void;
+}
+
+/**
+ * A shared cache of one resource collection.
+ *
+ * @example
+ * ```ts ignore
+ * const pods = new Informer({ client, resource: CoreTypes.Pod, namespace: "default" });
+ * pods.addHandler({ added: (p) => console.log("added", p.metadata.name) });
+ * const ctrl = new AbortController();
+ * pods.start(ctrl.signal);
+ * await pods.waitForSync();
+ * console.log(pods.store.list().length);
+ * ```
+ */
+export class Informer<T extends KubeObject = KubeObject> implements WatchSink {
+  readonly resource: ResourceType;
+  readonly #store: Store<T>;
+  readonly #runner: WatchRunner;
+  readonly #handlers = new Set<InformerHandler<T>>();
+  readonly #transform: (obj: T) => T;
+  readonly #metrics?: InformerMetrics;
+  readonly #log: WatchLogger;
+  readonly #clock: Clock;
+  readonly #resourceName: string;
+  readonly #rvWaiters = new Map<string, RvWaiter[]>();
+  readonly #uidWaiters = new Map<string, Array<(seen: boolean) => void>>();
+  #syncWaiters: Array<() => void> = [];
+  #synced = false;
+  #started = false;
+
+  constructor(opts: InformerOptions<T>) {
+    this.resource = opts.resource;
+    this.#store = new Store<T>({ freeze: opts.freeze });
+    this.#transform = opts.transform ?? dropManagedFields;
+    this.#metrics = opts.metrics;
+    this.#log = opts.logger ?? getLogger(["kubeop", "cache"]);
+    this.#clock = opts.clock ?? opts.client.clock;
+    const rt = opts.resource;
+    this.#resourceName = rt.group ? `${rt.plural}.${rt.group}` : rt.plural;
+    this.#runner = new WatchRunner({ ...opts, sink: this, logger: opts.logger });
+  }
+
+  /** The read-only, frozen view of the cache. */
+  get store(): StoreReader<T> {
+    return this.#store;
+  }
+
+  /** Adds a custom index; call before {@link start} or at any time (built over current contents). */
+  addIndex(name: string, fn: IndexFunc<T>): void {
+    this.#store.addIndex(name, fn);
+  }
+
+  /**
+   * Registers handlers; returns a function that removes them. A handler added after sync is first told about
+   * every cached object (`added`) and then `synced`, like client-go.
+   */
+  addHandler(handler: InformerHandler<T>): () => void {
+    this.#handlers.add(handler);
+    if (this.#synced) {
+      for (const obj of this.#store.list()) this.#call(handler, { type: "added", obj });
+      this.#safe(() => handler.synced?.());
+    }
+    return () => this.#handlers.delete(handler);
+  }
+
+  /** True once the first full list is in the store. */
+  hasSynced(): boolean {
+    return this.#synced;
+  }
+
+  /** Resolves once synced; rejects when `signal` aborts first. */
+  waitForSync(signal?: AbortSignal): Promise<void> {
+    if (this.#synced) return Promise.resolve();
+    signal?.throwIfAborted();
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.#syncWaiters = this.#syncWaiters.filter((w) => w !== done);
+        reject(signal!.reason);
+      };
+      const done = () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      this.#syncWaiters.push(done);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  /** Health of the watch loop (for /readyz and metrics). */
+  health(): WatchHealth {
+    return this.#runner.health();
+  }
+
+  /** Runs the list+watch loop until `signal` aborts. Never throws for transient errors. */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.#started) throw new Error(`informer for ${this.#resourceName} already started`);
+    this.#started = true;
+    try {
+      await this.#runner.run(signal);
+    } finally {
+      for (const waiters of this.#rvWaiters.values()) for (const w of waiters) w.resolve(false);
+      this.#rvWaiters.clear();
+      for (const waiters of this.#uidWaiters.values()) for (const w of waiters) w(false);
+      this.#uidWaiters.clear();
+    }
+  }
+
+  /**
+   * Resolves true once the cache holds `key` at resourceVersion ≥ `rv` (or has seen it deleted at ≥ `rv`); false
+   * after `timeoutMs` (default 5 000) or abort. Opaque (non-decimal) RVs must match exactly.
+   */
+  waitForResourceVersion(key: string, rv: string, opts: WaitOptions = {}): Promise<boolean> {
+    const current = this.#store.get(key)?.metadata.resourceVersion;
+    if (current !== undefined && rvReached(current, rv)) return Promise.resolve(true);
+    return this.#wait(opts, (resolve) => {
+      const waiter = { rv, resolve };
+      const list = this.#rvWaiters.get(key) ?? [];
+      list.push(waiter);
+      this.#rvWaiters.set(key, list);
+      return () => {
+        const l = this.#rvWaiters.get(key);
+        if (!l) return;
+        const i = l.indexOf(waiter);
+        if (i >= 0) l.splice(i, 1);
+        if (l.length === 0) this.#rvWaiters.delete(key);
+      };
+    });
+  }
+
+  /** Resolves true once no object with `uid` is cached (immediately when none is); false on timeout or abort. */
+  waitForDeletion(uid: string, opts: WaitOptions = {}): Promise<boolean> {
+    if (!this.#store.getByUid(uid)) return Promise.resolve(true);
+    return this.#wait(opts, (resolve) => {
+      const list = this.#uidWaiters.get(uid) ?? [];
+      list.push(resolve);
+      this.#uidWaiters.set(uid, list);
+      return () => {
+        const l = this.#uidWaiters.get(uid);
+        if (!l) return;
+        const i = l.indexOf(resolve);
+        if (i >= 0) l.splice(i, 1);
+        if (l.length === 0) this.#uidWaiters.delete(uid);
+      };
+    });
+  }
+
+  #wait(opts: WaitOptions, register: (resolve: (seen: boolean) => void) => () => void): Promise<boolean> {
+    if (opts.signal?.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      let finished = false;
+      const finish = (seen: boolean) => {
+        if (finished) return;
+        finished = true;
+        unregister();
+        cancelTimer();
+        opts.signal?.removeEventListener("abort", onAbort);
+        resolve(seen);
+      };
+      const onAbort = () => finish(false);
+      const unregister = register(finish);
+      const cancelTimer = this.#clock.setTimer(opts.timeoutMs ?? 5_000, () => finish(false));
+      opts.signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  /** WatchSink: a full list from the loop (initial or relist). */
+  replace(items: KubeObject[], _rv: string): void {
+    const objs = items.map((o) => this.#transform(o as T));
+    const changes = this.#store.replace(objs);
+    for (const c of changes) this.#notify(c);
+    this.#metrics?.cacheObjects?.set({ resource: this.#resourceName }, this.#store.size);
+    if (!this.#synced) {
+      this.#synced = true;
+      for (const h of this.#handlers) this.#safe(() => h.synced?.());
+      const waiters = this.#syncWaiters;
+      this.#syncWaiters = [];
+      for (const w of waiters) w();
+    }
+  }
+
+  /** WatchSink: one event from the loop. */
+  apply(type: "ADDED" | "MODIFIED" | "DELETED", obj: KubeObject): void {
+    const o = this.#transform(obj as T);
+    const change = type === "DELETED" ? this.#store.remove(o) : this.#store.upsert(o);
+    if (change) {
+      this.#notify(change);
+      this.#metrics?.cacheObjects?.set({ resource: this.#resourceName }, this.#store.size);
+    } else if (type === "DELETED") {
+      this.#checkWaiters(o, true);
+    }
+  }
+
+  #notify(change: StoreChange<T>): void {
+    for (const h of this.#handlers) this.#call(h, change);
+    this.#checkWaiters(change.obj, change.type === "deleted");
+  }
+
+  #checkWaiters(obj: T, deleted: boolean): void {
+    if (this.#rvWaiters.size > 0) {
+      const waiters = this.#rvWaiters.get(objectKey(obj));
+      const rv = obj.metadata.resourceVersion;
+      if (waiters && rv !== undefined) {
+        for (const w of [...waiters]) if (rvReached(rv, w.rv)) w.resolve(true);
+      }
+    }
+    if (deleted && this.#uidWaiters.size > 0 && obj.metadata.uid) {
+      const waiters = this.#uidWaiters.get(obj.metadata.uid);
+      if (waiters) { for (const w of [...waiters]) w(true); }
+    }
+  }
+
+  #call(h: InformerHandler<T>, change: StoreChange<T>): void {
+    switch (change.type) {
+      case "added":
+        if (h.added) this.#safe(() => h.added!(change.obj));
+        return;
+      case "modified":
+        if (h.modified) this.#safe(() => h.modified!(change.old, change.obj));
+        return;
+      case "deleted":
+        if (h.deleted) this.#safe(() => h.deleted!(change.obj));
+        return;
+    }
+  }
+
+  #safe(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.#log.warn("informer handler for {resource} threw: {error}", {
+        resource: this.#resourceName,
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
+  }
+}
+
+function rvReached(current: string, wanted: string): boolean {
+  const cmp = compareResourceVersions(current, wanted);
+  return cmp === undefined ? current === wanted : cmp >= 0;
+}

@@ -1,0 +1,223 @@
+/**
+ * The informer's object store: objects keyed `namespace/name`, secondary indexes (namespace, owner uid,
+ * label `key=value`, custom), and the diff logic of a relist. It has one writer (the informer's watch loop, through
+ * {@link Store.replace}/{@link Store.upsert}/{@link Store.remove}); readers see the {@link StoreReader} view and get
+ * frozen objects.
+ * @module
+ */
+
+import type { KubeObject } from "./types.ts";
+import { objectKey } from "./types.ts";
+
+/** Maps an object to the index values it is filed under. */
+export type IndexFunc<T extends KubeObject> = (obj: T) => string[];
+
+/** Names of the indexes every store has. */
+export const BUILTIN_INDEXES = {
+  /** `metadata.namespace` ("" for cluster-scoped). */
+  namespace: "namespace",
+  /** The uid of every ownerReference. */
+  owner: "owner",
+  /** `key=value` for every label. */
+  label: "label",
+} as const;
+
+/** The read-only view handed to controllers. */
+export interface StoreReader<T extends KubeObject> {
+  /** The object at `namespace/name` (or `name`), frozen. */
+  get(key: string): T | undefined;
+  /** All objects, or those of one namespace. */
+  list(namespace?: string): T[];
+  /** Objects filed under `value` in index `index`. */
+  byIndex(index: string, value: string): T[];
+  /** All keys. */
+  keys(): string[];
+  /** The object with this uid, if present. */
+  getByUid(uid: string): T | undefined;
+  /** Number of objects. */
+  readonly size: number;
+}
+
+/** One change the writer made, in the handlers' vocabulary. */
+export type StoreChange<T> =
+  | { type: "added"; obj: T }
+  | { type: "modified"; old: T; obj: T }
+  | { type: "deleted"; obj: T };
+
+/** Freezes an object graph in place (readers must not mutate cached objects). */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const k in value) deepFreeze((value as Record<string, unknown>)[k]);
+  }
+  return value;
+}
+
+function namespaceIndex(obj: KubeObject): string[] {
+  return [obj.metadata.namespace ?? ""];
+}
+
+function ownerIndex(obj: KubeObject): string[] {
+  const refs = obj.metadata.ownerReferences;
+  if (!refs || refs.length === 0) return [];
+  return refs.map((r) => r.uid);
+}
+
+function labelIndex(obj: KubeObject): string[] {
+  const labels = obj.metadata.labels;
+  if (!labels) return [];
+  const out: string[] = [];
+  for (const k in labels) out.push(`${k}=${labels[k]}`);
+  return out;
+}
+
+const EMPTY: readonly string[] = [];
+
+/**
+ * An indexed, single-writer object store.
+ *
+ * @example
+ * ```ts
+ * import { Store } from "./store.ts";
+ * const store = new Store();
+ * store.upsert({ metadata: { name: "a", namespace: "ns", uid: "u1", resourceVersion: "1", labels: { app: "x" } } });
+ * console.assert(store.byIndex("label", "app=x").length === 1);
+ * console.assert(Object.isFrozen(store.get("ns/a")));
+ * ```
+ */
+export class Store<T extends KubeObject = KubeObject> implements StoreReader<T> {
+  readonly #items = new Map<string, T>();
+  readonly #byUid = new Map<string, string>();
+  readonly #indexers = new Map<string, IndexFunc<T>>();
+  readonly #indexes = new Map<string, Map<string, Set<string>>>();
+  readonly #freeze: boolean;
+
+  /** @param opts.freeze deep-freeze stored objects (default true). */
+  constructor(opts: { freeze?: boolean } = {}) {
+    this.#freeze = opts.freeze ?? true;
+    this.addIndex(BUILTIN_INDEXES.namespace, namespaceIndex);
+    this.addIndex(BUILTIN_INDEXES.owner, ownerIndex);
+    this.addIndex(BUILTIN_INDEXES.label, labelIndex);
+  }
+
+  get size(): number {
+    return this.#items.size;
+  }
+
+  /** Adds a custom index (built over the current contents). Names must be unique. */
+  addIndex(name: string, fn: IndexFunc<T>): void {
+    if (this.#indexers.has(name)) throw new Error(`index "${name}" already exists`);
+    this.#indexers.set(name, fn);
+    const index = new Map<string, Set<string>>();
+    this.#indexes.set(name, index);
+    for (const [key, obj] of this.#items) for (const v of fn(obj)) addTo(index, v, key);
+  }
+
+  get(key: string): T | undefined {
+    return this.#items.get(key);
+  }
+
+  getByUid(uid: string): T | undefined {
+    const key = this.#byUid.get(uid);
+    return key === undefined ? undefined : this.#items.get(key);
+  }
+
+  list(namespace?: string): T[] {
+    if (namespace === undefined) return [...this.#items.values()];
+    return this.byIndex(BUILTIN_INDEXES.namespace, namespace);
+  }
+
+  byIndex(index: string, value: string): T[] {
+    const idx = this.#indexes.get(index);
+    if (!idx) throw new Error(`no index "${index}"`);
+    const keys = idx.get(value);
+    if (!keys) return [];
+    const out: T[] = [];
+    for (const k of keys) out.push(this.#items.get(k)!);
+    return out;
+  }
+
+  keys(): string[] {
+    return [...this.#items.keys()];
+  }
+
+  /** Writer: insert or replace one object. Returns the change, or undefined when the RV is unchanged. */
+  upsert(obj: T): StoreChange<T> | undefined {
+    const key = objectKey(obj);
+    const old = this.#items.get(key);
+    if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion && obj.metadata.resourceVersion) {
+      return undefined;
+    }
+    if (this.#freeze) deepFreeze(obj);
+    this.#items.set(key, obj);
+    if (old) {
+      this.#unindex(key, old);
+      if (old.metadata.uid && old.metadata.uid !== obj.metadata.uid) this.#byUid.delete(old.metadata.uid);
+    }
+    this.#index(key, obj);
+    if (obj.metadata.uid) this.#byUid.set(obj.metadata.uid, key);
+    return old ? { type: "modified", old, obj } : { type: "added", obj };
+  }
+
+  /** Writer: delete one object. The returned change carries the deleted object's final state. */
+  remove(obj: T): StoreChange<T> | undefined {
+    const key = objectKey(obj);
+    const old = this.#items.get(key);
+    if (!old) return undefined;
+    this.#items.delete(key);
+    this.#unindex(key, old);
+    if (old.metadata.uid) this.#byUid.delete(old.metadata.uid);
+    if (this.#freeze) deepFreeze(obj);
+    return { type: "deleted", obj: obj.metadata.resourceVersion ? obj : old };
+  }
+
+  /**
+   * Writer: replaces the contents with a full list and returns the diff — synthetic deletes for vanished objects,
+   * adds for new ones, modifies only where the resourceVersion changed.
+   */
+  replace(items: T[]): StoreChange<T>[] {
+    const changes: StoreChange<T>[] = [];
+    const seen = new Set<string>();
+    for (const obj of items) {
+      seen.add(objectKey(obj));
+      const change = this.upsert(obj);
+      if (change) changes.push(change);
+    }
+    for (const [key, old] of this.#items) {
+      if (!seen.has(key)) {
+        const change = this.remove(old);
+        if (change) changes.push(change);
+      }
+    }
+    return changes;
+  }
+
+  #index(key: string, obj: T): void {
+    for (const [name, fn] of this.#indexers) {
+      const values = fn(obj);
+      if (values.length === 0) continue;
+      const idx = this.#indexes.get(name)!;
+      for (const v of values) addTo(idx, v, key);
+    }
+  }
+
+  #unindex(key: string, obj: T): void {
+    for (const [name, fn] of this.#indexers) {
+      const values = fn(obj) ?? EMPTY;
+      if (values.length === 0) continue;
+      const idx = this.#indexes.get(name)!;
+      for (const v of values) {
+        const set = idx.get(v);
+        if (!set) continue;
+        set.delete(key);
+        if (set.size === 0) idx.delete(v);
+      }
+    }
+  }
+}
+
+function addTo(index: Map<string, Set<string>>, value: string, key: string): void {
+  let set = index.get(value);
+  if (!set) index.set(value, set = new Set());
+  set.add(key);
+}

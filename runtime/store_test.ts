@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import { Store } from "./store.ts";
+import type { KubeObject } from "./types.ts";
+
+function pod(name: string, rv: string, extra: Partial<KubeObject["metadata"]> = {}): KubeObject {
+  return { metadata: { name, namespace: extra.namespace ?? "ns", uid: `uid-${name}`, resourceVersion: rv, ...extra } };
+}
+
+Deno.test("store: relist diff emits synthetic deletes, no duplicate adds, no spurious updates", () => {
+  const store = new Store();
+  store.replace([pod("a", "1"), pod("b", "1"), pod("c", "1")]);
+  const changes = store.replace([pod("a", "1"), pod("b", "2"), pod("d", "3")]);
+  const summary = changes.map((c) => `${c.type}:${c.obj.metadata.name}`).sort();
+  assert.deepEqual(summary, ["added:d", "deleted:c", "modified:b"]);
+  assert.deepEqual(store.keys().sort(), ["ns/a", "ns/b", "ns/d"]);
+});
+
+Deno.test("store: indexes by namespace, owner uid, label and a custom function follow updates", () => {
+  const store = new Store();
+  store.addIndex("byNode", (o) => (o.spec?.nodeName ? [o.spec.nodeName] : []));
+  const owned = pod("a", "1", {
+    labels: { app: "x" },
+    ownerReferences: [{ apiVersion: "v1", kind: "X", name: "o", uid: "o1" }],
+  });
+  store.upsert({ ...owned, spec: { nodeName: "n1" } });
+  store.upsert(pod("b", "1", { namespace: "other", labels: { app: "y" } }));
+  assert.equal(store.byIndex("owner", "o1").length, 1);
+  assert.equal(store.byIndex("label", "app=x").length, 1);
+  assert.equal(store.byIndex("byNode", "n1").length, 1);
+  assert.equal(store.list("other").length, 1);
+  store.upsert({ ...pod("a", "2", { labels: { app: "y" } }), spec: { nodeName: "n2" } });
+  assert.equal(store.byIndex("label", "app=x").length, 0);
+  assert.equal(store.byIndex("label", "app=y").length, 2);
+  assert.equal(store.byIndex("owner", "o1").length, 0);
+  assert.equal(store.byIndex("byNode", "n1").length, 0);
+  store.remove(pod("b", "3", { namespace: "other" }));
+  assert.equal(store.list("other").length, 0);
+  assert.equal(store.getByUid("uid-a")?.metadata.resourceVersion, "2");
+});
+
+Deno.test("store: readers get frozen objects", () => {
+  const store = new Store();
+  store.upsert(pod("a", "1", { labels: { app: "x" } }));
+  const got = store.get("ns/a")!;
+  assert.throws(() => {
+    (got.metadata.labels as Record<string, string>).app = "changed";
+  }, TypeError);
+  assert.equal(store.get("ns/a")!.metadata.labels!.app, "x");
+});
+
+Deno.test("store: an upsert with an unchanged resourceVersion is not a change", () => {
+  const store = new Store();
+  assert.equal(store.upsert(pod("a", "1"))?.type, "added");
+  assert.equal(store.upsert(pod("a", "1")), undefined);
+  assert.equal(store.upsert(pod("a", "2"))?.type, "modified");
+  assert.equal(store.remove(pod("zz", "3")), undefined);
+});
