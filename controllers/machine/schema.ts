@@ -47,6 +47,10 @@ export const MachineStatusSchema = Type.Object({
   positions: Type.Optional(Type.String({
     description: "First letter of each Switch's position, Switches ordered by name (stage 2).",
   })),
+  lastFlipAt: Type.Optional(Type.String({
+    format: "date-time",
+    description: "When the controller last flipped one of the Switches down (at most one flip per 5 s).",
+  })),
   observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
   conditions: Type.Optional(ConditionsSchema),
 });

@@ -1,0 +1,284 @@
+/**
+ * An in-memory cluster for unit tests of reconcile functions: a store with create/get/update/merge-patch/delete
+ * (generateName, uid, resourceVersion, generation, status subresource, finalizers, ownerReference cascade,
+ * resourceVersion and uid preconditions), informers that read it synchronously, a recording EventRecorder and a
+ * VirtualClock. Integration tests use the real fake API server (testing/); this one only makes a reconcile
+ * function's decisions cheap to check step by step.
+ * @module
+ */
+
+import { getLogger } from "@logtape/logtape";
+import type { KubeClient } from "../runtime/client.ts";
+import { VirtualClock } from "../runtime/clock.ts";
+import type { InformerLike, InformerOptions, InformerSource, ReconcileContext } from "../runtime/controller.ts";
+import { ApiError, failureStatus } from "../runtime/errors.ts";
+import type { EventInput } from "../runtime/events.ts";
+import { type KubeObject, objectKey, type ResourceType, splitKey } from "../runtime/types.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+/** RFC 7386 JSON merge patch. */
+export function mergePatch(target: Json, patch: Json): Json {
+  if (patch === null || typeof patch !== "object" || Array.isArray(patch)) return structuredClone(patch);
+  const out: Json = target && typeof target === "object" && !Array.isArray(target) ? { ...target } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}
+
+/** One recorded client call. */
+export interface Call {
+  verb: string;
+  resource: string;
+  key: string;
+  subresource?: string;
+}
+
+const rtId = (rt: ResourceType) => `${rt.group}/${rt.plural}`;
+
+function apiError(code: number, reason: string, message: string, verb: string, rt: ResourceType): ApiError {
+  return new ApiError(failureStatus(code, reason, message), { verb, resource: rt.plural });
+}
+
+/** The in-memory cluster. */
+export class FakeCluster {
+  readonly clock: VirtualClock;
+  readonly events: { regarding: string; input: EventInput }[] = [];
+  readonly calls: Call[] = [];
+  /** Pod logs served for `GET .../pods/<name>/log` (`namespace/name` → text); absent → 404. */
+  readonly podLogs = new Map<string, string>();
+  #objects = new Map<string, Map<string, KubeObject>>();
+  #types = new Map<string, ResourceType>();
+  #rv = 1;
+  #uid = 1;
+  #names = 1;
+
+  constructor(opts: { startMs?: number } = {}) {
+    this.clock = new VirtualClock(opts.startMs);
+  }
+
+  #bucket(rt: ResourceType): Map<string, KubeObject> {
+    const id = rtId(rt);
+    this.#types.set(id, rt);
+    let m = this.#objects.get(id);
+    if (!m) this.#objects.set(id, m = new Map());
+    return m;
+  }
+
+  /** All objects of `rt` (copies). */
+  list(rt: ResourceType, namespace?: string): KubeObject[] {
+    return [...this.#bucket(rt).values()]
+      .filter((o) => namespace === undefined || o.metadata.namespace === namespace)
+      .map((o) => structuredClone(o));
+  }
+
+  /** One object (a copy) or undefined. */
+  get(rt: ResourceType, key: string): KubeObject | undefined {
+    const o = this.#bucket(rt).get(key);
+    return o && structuredClone(o);
+  }
+
+  /** Creates an object as a user would (status kept as given). */
+  create(rt: ResourceType, obj: KubeObject): KubeObject {
+    const m = this.#bucket(rt);
+    const o: KubeObject = structuredClone({
+      apiVersion: rt.group ? `${rt.group}/${rt.version}` : rt.version,
+      kind: rt.kind,
+      ...obj,
+    });
+    if (!o.metadata.name && o.metadata.generateName) {
+      o.metadata.name = `${o.metadata.generateName}${(this.#names++).toString(36).padStart(5, "0")}`;
+    }
+    const key = objectKey(o);
+    if (m.has(key)) {
+      throw apiError(409, "AlreadyExists", `${rt.plural} "${o.metadata.name}" already exists`, "create", rt);
+    }
+    o.metadata.uid = `uid-${this.#uid++}`;
+    o.metadata.resourceVersion = String(this.#rv++);
+    o.metadata.generation = 1;
+    o.metadata.creationTimestamp = new Date(this.clock.now() + this.#uid).toISOString();
+    m.set(key, o);
+    return structuredClone(o);
+  }
+
+  #write(rt: ResourceType, next: KubeObject, old: KubeObject): KubeObject {
+    if (JSON.stringify(next.spec) !== JSON.stringify(old.spec)) {
+      next.metadata.generation = (old.metadata.generation ?? 1) + 1;
+    }
+    next.metadata.resourceVersion = String(this.#rv++);
+    if (next.metadata.deletionTimestamp && !(next.metadata.finalizers?.length)) {
+      this.#remove(rt, objectKey(next));
+      return next;
+    }
+    this.#bucket(rt).set(objectKey(next), next);
+    return structuredClone(next);
+  }
+
+  /** Merge-patches an object (`status` subresource: only status changes; else status is ignored). */
+  patch(rt: ResourceType, key: string, body: Json, subresource?: string): KubeObject {
+    const old = this.#bucket(rt).get(key);
+    if (!old) throw apiError(404, "NotFound", `${rt.plural} "${key}" not found`, "patch", rt);
+    const rv = body?.metadata?.resourceVersion;
+    if (rv && rv !== old.metadata.resourceVersion) {
+      throw apiError(409, "Conflict", "the object has been modified", "patch", rt);
+    }
+    const merged = mergePatch(old, body);
+    const next: KubeObject = subresource === "status"
+      ? { ...structuredClone(old), status: merged.status }
+      : { ...merged, status: structuredClone(old.status) };
+    if (next.status === undefined) delete next.status;
+    next.metadata = {
+      ...next.metadata,
+      uid: old.metadata.uid,
+      name: old.metadata.name,
+      namespace: old.metadata.namespace,
+    };
+    return this.#write(rt, next, old);
+  }
+
+  /** PUT. */
+  update(rt: ResourceType, obj: KubeObject): KubeObject {
+    const key = objectKey(obj);
+    const old = this.#bucket(rt).get(key);
+    if (!old) throw apiError(404, "NotFound", `${rt.plural} "${key}" not found`, "update", rt);
+    if (obj.metadata.resourceVersion !== old.metadata.resourceVersion) {
+      throw apiError(409, "Conflict", "the object has been modified", "update", rt);
+    }
+    return this.#write(rt, { ...structuredClone(obj), status: structuredClone(old.status) }, old);
+  }
+
+  /** Deletes (or marks for deletion when finalizers remain); cascades to controller-owned dependents. */
+  delete(rt: ResourceType, key: string, preconditions?: { uid?: string }): void {
+    const old = this.#bucket(rt).get(key);
+    if (!old) throw apiError(404, "NotFound", `${rt.plural} "${key}" not found`, "delete", rt);
+    if (preconditions?.uid && preconditions.uid !== old.metadata.uid) {
+      throw apiError(409, "Conflict", "precondition failed: uid", "delete", rt);
+    }
+    if (old.metadata.finalizers?.length) {
+      if (!old.metadata.deletionTimestamp) {
+        old.metadata.deletionTimestamp = new Date(this.clock.now()).toISOString();
+        old.metadata.resourceVersion = String(this.#rv++);
+      }
+      return;
+    }
+    this.#remove(rt, key);
+  }
+
+  #remove(rt: ResourceType, key: string): void {
+    const old = this.#bucket(rt).get(key);
+    if (!old) return;
+    this.#bucket(rt).delete(key);
+    for (const [id, m] of this.#objects) {
+      for (const [k, o] of [...m]) {
+        if (o.metadata.ownerReferences?.some((r) => r.uid === old.metadata.uid)) this.delete(this.#types.get(id)!, k);
+      }
+    }
+  }
+
+  /** Informers reading this cluster (label selectors: `key` and `key=value` terms). */
+  readonly informers: InformerSource = {
+    get: <T extends KubeObject = KubeObject>(rt: ResourceType, opts?: InformerOptions): InformerLike<T> => {
+      const terms = (opts?.labelSelector ?? "").split(",").filter(Boolean).map((t) => t.split("="));
+      const ok = (o: KubeObject) =>
+        terms.every(([k, v]) => v === undefined ? k in (o.metadata.labels ?? {}) : o.metadata.labels?.[k] === v);
+      return {
+        resource: rt,
+        store: {
+          get: (key) => {
+            const o = this.get(rt, key);
+            return o && ok(o) ? o as T : undefined;
+          },
+          list: (ns) => this.list(rt, ns).filter(ok) as T[],
+        },
+        addHandler: () => () => {},
+        hasSynced: () => true,
+        waitForSync: () => Promise.resolve(),
+      };
+    },
+  };
+
+  /** The subset of KubeClient the controllers use, backed by this cluster. */
+  readonly client = {
+    get: (rt: ResourceType, name: string, opts: { namespace?: string } = {}) => {
+      this.calls.push({ verb: "get", resource: rt.plural, key: name });
+      const o = this.get(rt, opts.namespace ? `${opts.namespace}/${name}` : name);
+      if (!o) return Promise.reject(apiError(404, "NotFound", `${rt.plural} "${name}" not found`, "get", rt));
+      return Promise.resolve(o);
+    },
+    create: (rt: ResourceType, obj: KubeObject, opts: { namespace?: string } = {}) => {
+      const o = structuredClone(obj);
+      o.metadata.namespace ??= opts.namespace;
+      this.calls.push({ verb: "create", resource: rt.plural, key: o.metadata.name ?? `${o.metadata.generateName}*` });
+      try {
+        return Promise.resolve(this.create(rt, o));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    },
+    update: (rt: ResourceType, obj: KubeObject) => {
+      this.calls.push({ verb: "update", resource: rt.plural, key: objectKey(obj) });
+      try {
+        return Promise.resolve(this.update(rt, obj));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    },
+    patch: (rt: ResourceType, name: string, body: Json, opts: { namespace?: string; subresource?: string }) => {
+      const key = opts.namespace ? `${opts.namespace}/${name}` : name;
+      this.calls.push({ verb: "patch", resource: rt.plural, key, subresource: opts.subresource });
+      try {
+        return Promise.resolve(this.patch(rt, key, body, opts.subresource));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    },
+    delete: (rt: ResourceType, name: string, opts: { namespace?: string; preconditions?: { uid?: string } } = {}) => {
+      const key = opts.namespace ? `${opts.namespace}/${name}` : name;
+      this.calls.push({ verb: "delete", resource: rt.plural, key });
+      try {
+        this.delete(rt, key, opts.preconditions);
+        return Promise.resolve();
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    },
+    request: (_method: string, path: string) => {
+      const m = /namespaces\/([^/]+)\/pods\/([^/]+)\/log$/.exec(path);
+      const text = m ? this.podLogs.get(`${m[1]}/${m[2]}`) : undefined;
+      if (text === undefined) {
+        return Promise.reject(new ApiError(failureStatus(404, "NotFound", "no log"), { verb: "get", path }));
+      }
+      return Promise.resolve({ status: 200, headers: new Headers(), body: new TextEncoder().encode(text) });
+    },
+  };
+
+  /** Writes (create/update/patch/delete) recorded so far. */
+  writes(): Call[] {
+    return this.calls.filter((c) => c.verb !== "get");
+  }
+
+  /** A ReconcileContext for `key` of `rt`. */
+  context<T extends KubeObject = KubeObject>(rt: ResourceType, key: string): ReconcileContext<T> {
+    const { namespace, name } = splitKey(key);
+    return {
+      key,
+      namespace,
+      name,
+      object: this.get(rt, key) as T | undefined,
+      signal: new AbortController().signal,
+      client: this.client as unknown as KubeClient,
+      informers: this.informers,
+      recorder: {
+        event: (regarding, input) => this.events.push({ regarding: objectKey(regarding), input }),
+      },
+      log: getLogger(["kubeop", "test"]),
+      clock: this.clock,
+      reconcileID: crypto.randomUUID(),
+      expectWrite: () => {},
+      expectDelete: () => {},
+    };
+  }
+}

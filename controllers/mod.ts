@@ -1,0 +1,52 @@
+/**
+ * The four seed systems: their CRDs ({@link crdManifests}) and controller factories ({@link CONTROLLERS}), which
+ * `kubeop dev` and `kubeop run --controllers` register.
+ * @module
+ */
+
+import type { Controller, InformerSource } from "../runtime/controller.ts";
+import type { KubeObject } from "../runtime/types.ts";
+import { atController, RBAC as AT_RBAC } from "./at/controller.ts";
+import { machineController, RBAC as MACHINE_RBAC } from "./machine/controller.ts";
+import { multiSecretController, RBAC as MULTISECRET_RBAC } from "./multisecret/controller.ts";
+import { netperfController, RBAC as NETPERF_RBAC } from "./netperf/controller.ts";
+import { type RbacRule, RUNTIME_RBAC } from "./rbac.ts";
+
+export { crdManifests } from "./crds.ts";
+
+/** Names accepted by `kubeop run --controllers`. */
+export const CONTROLLER_NAMES = ["machine", "at", "netperf", "multisecret"] as const;
+/** One controller name. */
+export type ControllerName = typeof CONTROLLER_NAMES[number];
+
+/** What the factories need at construction time (map functions read other caches). */
+export interface SeedControllerDeps {
+  informers: InformerSource;
+}
+
+/**
+ * Controller factories by name. Each returns unbound controllers: the Manager binds them (client, recorder, clock).
+ * @example
+ * ```ts ignore
+ * for (const name of CONTROLLER_NAMES) for (const c of CONTROLLERS[name]({ informers })) manager.add(c);
+ * ```
+ */
+export const CONTROLLERS: Record<ControllerName, (deps: SeedControllerDeps) => Controller<KubeObject>[]> = {
+  machine: (deps) => [machineController(deps) as unknown as Controller<KubeObject>],
+  at: () => [atController() as unknown as Controller<KubeObject>],
+  netperf: () => [netperfController() as unknown as Controller<KubeObject>],
+  multisecret: (deps) => [multiSecretController(deps) as unknown as Controller<KubeObject>],
+};
+
+/** The API calls each system makes (deploy/rbac/ is their union plus {@link RUNTIME_RBAC}). */
+export const RBAC_BY_CONTROLLER: Record<ControllerName, readonly RbacRule[]> = {
+  machine: MACHINE_RBAC,
+  at: AT_RBAC,
+  netperf: NETPERF_RBAC,
+  multisecret: MULTISECRET_RBAC,
+};
+
+/** Everything the operator's ClusterRole must allow. */
+export function allRbacRules(): RbacRule[] {
+  return [...Object.values(RBAC_BY_CONTROLLER).flat(), ...RUNTIME_RBAC];
+}

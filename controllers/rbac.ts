@@ -1,0 +1,56 @@
+/**
+ * Least-privilege RBAC, declared next to the code that needs it: each controller exports an `RBAC` list of the
+ * API calls it makes; {@link clusterRoleRules} folds them (plus what the runtime itself needs: Events, Leases)
+ * into the ClusterRole that deploy/rbac/ ships. tests/rbac_test.ts checks both directions.
+ * @module
+ */
+
+/** Permission to call `verbs` on `resource` (`plural` or `plural/subresource`) in API group `group`. */
+export interface RbacRule {
+  /** "" for the core group. */
+  group: string;
+  resource: string;
+  verbs: readonly string[];
+}
+
+/** The verbs an informer needs (list + watch; get for cache misses the controllers confirm against the API). */
+export const READ = ["get", "list", "watch"] as const;
+
+/**
+ * What the runtime does for every controller: Events through the recorder (events.k8s.io/v1, create + patch for
+ * series) and leader election on a Lease.
+ */
+export const RUNTIME_RBAC: readonly RbacRule[] = [
+  { group: "events.k8s.io", resource: "events", verbs: ["create", "patch"] },
+  { group: "coordination.k8s.io", resource: "leases", verbs: ["get", "create", "update"] },
+];
+
+const VERB_ORDER = ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"];
+
+/** A ClusterRole rule (rbac.authorization.k8s.io/v1 PolicyRule). */
+export interface PolicyRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+
+/** One PolicyRule per (group, resource) with the union of the verbs, sorted for stable output. */
+export function clusterRoleRules(rules: readonly RbacRule[]): PolicyRule[] {
+  const byResource = new Map<string, Set<string>>();
+  for (const r of rules) {
+    const key = `${r.group}\u0000${r.resource}`;
+    const verbs = byResource.get(key) ?? new Set<string>();
+    for (const v of r.verbs) verbs.add(v);
+    byResource.set(key, verbs);
+  }
+  return [...byResource.entries()]
+    .map(([key, verbs]) => {
+      const [group, resource] = key.split("\u0000");
+      return {
+        apiGroups: [group],
+        resources: [resource],
+        verbs: [...verbs].sort((a, b) => VERB_ORDER.indexOf(a) - VERB_ORDER.indexOf(b)),
+      };
+    })
+    .sort((a, b) => `${a.apiGroups[0]}/${a.resources[0]}`.localeCompare(`${b.apiGroups[0]}/${b.resources[0]}`));
+}
