@@ -1,0 +1,101 @@
+import assert from "node:assert/strict";
+import { Metrics } from "./metrics.ts";
+import { parseBindAddress, type ProbeReport, serveEndpoints } from "./probes.ts";
+
+Deno.test("bind addresses: ':port' means all interfaces, '0' disables, garbage is rejected", () => {
+  assert.deepEqual(parseBindAddress(":8081"), { hostname: "0.0.0.0", port: 8081 });
+  assert.deepEqual(parseBindAddress("127.0.0.1:0"), { hostname: "127.0.0.1", port: 0 });
+  assert.deepEqual(parseBindAddress("[::1]:8080"), { hostname: "::1", port: 8080 });
+  assert.deepEqual(parseBindAddress("localhost:9090"), { hostname: "localhost", port: 9090 });
+  assert.equal(parseBindAddress("0"), undefined);
+  assert.equal(parseBindAddress(""), undefined);
+  for (const bad of ["8080", "host:", ":99999", "a:b", "1.2.3.4:80:90"]) {
+    assert.throws(() => parseBindAddress(bad), /invalid bind address/, bad);
+  }
+});
+
+Deno.test("a '0' bind address starts no server", async () => {
+  assert.equal(await serveEndpoints({ bindAddress: "0", liveness: true }), undefined);
+});
+
+Deno.test("/readyz fails with kube-style reasons until ready; /healthz answers while alive", async () => {
+  let report: ProbeReport = {
+    ok: false,
+    checks: [
+      { name: "ping", ok: true },
+      { name: "informer-sync", ok: false, reason: "not synced: pods ns=default" },
+    ],
+  };
+  const server = (await serveEndpoints({ bindAddress: "127.0.0.1:0", liveness: true, readiness: () => report }))!;
+  try {
+    assert.notEqual(server.addr.port, 0);
+    const notReady = await fetch(`${server.url}/readyz`);
+    assert.equal(notReady.status, 500);
+    assert.equal(
+      await notReady.text(),
+      "[+]ping ok\n[-]informer-sync failed: not synced: pods ns=default\nreadyz check failed\n",
+    );
+
+    const health = await fetch(`${server.url}/healthz`);
+    assert.equal(health.status, 200);
+    assert.equal(await health.text(), "ok");
+
+    report = { ok: true, checks: [{ name: "ping", ok: true }, { name: "informer-sync", ok: true }] };
+    const ready = await fetch(`${server.url}/readyz`);
+    assert.equal(ready.status, 200);
+    assert.equal(await ready.text(), "ok");
+    const verbose = await fetch(`${server.url}/readyz?verbose`);
+    assert.equal(await verbose.text(), "[+]ping ok\n[+]informer-sync ok\nreadyz check passed\n");
+
+    const metrics = await fetch(`${server.url}/metrics`);
+    assert.equal(metrics.status, 404, "metrics are not served where no registry was given");
+    await metrics.body?.cancel();
+  } finally {
+    await server.shutdown();
+  }
+});
+
+Deno.test("a readiness callback that throws reports not ready instead of crashing", async () => {
+  const server = (await serveEndpoints({
+    bindAddress: "127.0.0.1:0",
+    readiness: () => {
+      throw new Error("boom");
+    },
+  }))!;
+  try {
+    const res = await fetch(`${server.url}/readyz`);
+    assert.equal(res.status, 500);
+    assert.match(await res.text(), /\[-\]probe failed: Error: boom/);
+  } finally {
+    await server.shutdown();
+  }
+});
+
+Deno.test("/metrics serves the registry's text format with its content type", async () => {
+  const metrics = new Metrics();
+  metrics.leaderElectionMasterStatus.set({ name: "kubeop" }, 1);
+  const server = (await serveEndpoints({ bindAddress: "127.0.0.1:0", metrics }))!;
+  try {
+    const res = await fetch(`${server.url}/metrics`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("content-type"), metrics.contentType);
+    assert.match(await res.text(), /^leader_election_master_status\{name="kubeop"\} 1$/m);
+    const health = await fetch(`${server.url}/healthz`);
+    assert.equal(health.status, 404);
+    await health.body?.cancel();
+  } finally {
+    await server.shutdown();
+  }
+});
+
+Deno.test("listening on a taken port fails with the address in the error", async () => {
+  const first = (await serveEndpoints({ bindAddress: "127.0.0.1:0", liveness: true }))!;
+  try {
+    await assert.rejects(
+      () => serveEndpoints({ bindAddress: `127.0.0.1:${first.addr.port}`, liveness: true, name: "health probe" }),
+      /health probe server: cannot listen on 127\.0\.0\.1:\d+/,
+    );
+  } finally {
+    await first.shutdown();
+  }
+});
