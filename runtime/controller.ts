@@ -83,6 +83,8 @@ export interface ControllerDeps {
   clock: Clock;
   metrics?: Metrics;
   logger?: Logger;
+  /** Workers for controllers whose options do not say (the `--max-concurrent-reconciles` flag). */
+  maxConcurrentReconciles?: number;
 }
 
 /** Options for {@link Controller}. */
@@ -94,7 +96,7 @@ export interface ControllerOptions<T extends KubeObject> {
   /** Informer options for the For resource (namespace, selectors). */
   forOptions?: InformerOptions;
   reconcile(ctx: ReconcileContext<T>): Promise<Action>;
-  /** Workers. Default 1. */
+  /** Workers. Default: {@link ControllerDeps.maxConcurrentReconciles}, else 1. */
   maxConcurrentReconciles?: number;
   /** Retry delays. Default: exponential 5 ms … 1000 s, combined with an overall 10/s burst 100 bucket. */
   rateLimiter?: RateLimiter;
@@ -139,7 +141,6 @@ function isPanic(err: unknown): boolean {
 export class Controller<T extends KubeObject = KubeObject> {
   readonly name: string;
   readonly forType: ResourceType;
-  readonly maxConcurrentReconciles: number;
   readonly #opts: ControllerOptions<T>;
   #sources: Source[] = [];
   #deps: ControllerDeps | undefined;
@@ -150,7 +151,6 @@ export class Controller<T extends KubeObject = KubeObject> {
     if (!opts.name) throw new Error("controller needs a name");
     this.name = opts.name;
     this.forType = opts.for;
-    this.maxConcurrentReconciles = Math.max(1, Math.floor(opts.maxConcurrentReconciles ?? 1));
     this.#opts = opts;
     this.#deps = opts.deps;
     this.#sources.push({
@@ -182,6 +182,12 @@ export class Controller<T extends KubeObject = KubeObject> {
   /** {@link Controller.watches} with the informer options first (CONTRACTS spelling). */
   watchesOpts<O extends KubeObject = KubeObject>(rt: ResourceType, opts: InformerOptions, map: MapFn<O>): this {
     return this.watches(rt, map, opts);
+  }
+
+  /** Workers this controller runs (options, else deps, else 1). */
+  get maxConcurrentReconciles(): number {
+    const n = this.#opts.maxConcurrentReconciles ?? this.#deps?.maxConcurrentReconciles ?? 1;
+    return Math.max(1, Math.floor(n));
   }
 
   /** Provides the runtime services (the Manager calls this before {@link Controller.start}). */

@@ -397,3 +397,42 @@ Deno.test("a delete is settled by that uid's DELETED event", async () => {
   assert.equal(h.calls[1].object, undefined);
   await h.stop();
 });
+
+Deno.test("maxConcurrentReconciles runs keys in parallel but never one key twice at once", async () => {
+  const gates = new Map<string, () => void>();
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const h = harness(
+    (ctx) =>
+      new Promise((resolve) => {
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        gates.set(ctx.key, () => {
+          inFlight--;
+          resolve(done());
+        });
+      }),
+    undefined,
+    {},
+    { maxConcurrentReconciles: 2 },
+  );
+  const machines = h.registry.of(MachineType);
+  for (const n of ["a", "b", "c"]) machines.set(machine(n));
+  h.registry.syncAll();
+  await until(() => h.calls.length === 2);
+  assert.equal(await h.metrics.value("controller_runtime_active_workers", { controller: "machine" }), 2);
+  assert.equal(await h.metrics.value("controller_runtime_max_concurrent_reconciles", { controller: "machine" }), 2);
+  machines.set(machine("a", "2"));
+  await flushMicrotasks();
+  assert.deepEqual(h.calls.map((c) => c.key), ["ns/a", "ns/b"], "a is in flight: its change waits");
+  gates.get("ns/b")!();
+  await until(() => h.calls.length === 3);
+  assert.equal(h.calls[2].key, "ns/c");
+  gates.get("ns/a")!();
+  await until(() => h.calls.length === 4);
+  assert.equal(h.calls[3].key, "ns/a");
+  assert.equal(maxInFlight, 2);
+  gates.get("ns/c")!();
+  gates.get("ns/a")!();
+  await h.stop();
+});
