@@ -247,3 +247,68 @@ Deno.test("property: the queue behaves like the reference model (fixed seed)", a
     { seed: 20261123, numRuns: 300 },
   );
 });
+
+Deno.test("property: with delays and backoff no add is lost, none is invented, one key is never in flight twice", async () => {
+  const key = fc.constantFrom("a", "b", "c", "d");
+  const op = fc.oneof(
+    fc.record({ op: fc.constant("add" as const), key, low: fc.boolean() }),
+    fc.record({ op: fc.constant("addAfter" as const), key, ms: fc.integer({ min: 0, max: 3000 }) }),
+    fc.record({ op: fc.constant("addRateLimited" as const), key }),
+    fc.record({ op: fc.constant("forget" as const), key }),
+    fc.record({ op: fc.constant("get" as const) }),
+    fc.record({ op: fc.constant("done" as const), index: fc.nat(3) }),
+    fc.record({ op: fc.constant("advance" as const), ms: fc.integer({ min: 1, max: 2000 }) }),
+  );
+  await fc.assert(
+    fc.asyncProperty(fc.array(op, { maxLength: 60 }), async (ops) => {
+      const clock = new VirtualClock(0);
+      const q = new WorkQueue({ clock, maxDelayMs: 5_000 });
+      const inFlight = new Set<string>();
+      const adds = new Map<string, number>();
+      const handOuts = new Map<string, number>();
+      const lastAdd = new Map<string, number>();
+      const lastHandOut = new Map<string, number>();
+      let step = 0;
+      const added = (k: string) => {
+        adds.set(k, (adds.get(k) ?? 0) + 1);
+        lastAdd.set(k, ++step);
+      };
+      const take = () => {
+        const k = q.tryGet();
+        if (k === undefined) return false;
+        assert.ok(!inFlight.has(k), `${k} handed out while in flight`);
+        inFlight.add(k);
+        handOuts.set(k, (handOuts.get(k) ?? 0) + 1);
+        lastHandOut.set(k, ++step);
+        return true;
+      };
+      for (const o of ops) {
+        if (o.op === "add") (q.add(o.key, o.low ? "low" : "high"), added(o.key));
+        else if (o.op === "addAfter") (q.addAfter(o.key, o.ms), added(o.key));
+        else if (o.op === "addRateLimited") (q.addRateLimited(o.key), added(o.key));
+        else if (o.op === "forget") q.forget(o.key);
+        else if (o.op === "get") take();
+        else if (o.op === "done") {
+          const list = [...inFlight];
+          if (list.length === 0) continue;
+          const k = list[o.index % list.length];
+          inFlight.delete(k);
+          q.done(k);
+        } else await clock.advance(o.ms);
+      }
+      // Quiesce: finish everything, fire every timer, hand out what is left.
+      for (let guard = 0; guard < 1000; guard++) {
+        for (const k of inFlight) (inFlight.delete(k), q.done(k));
+        if (take()) continue;
+        if (!(await clock.advanceToNext())) break;
+      }
+      for (const k of inFlight) q.done(k);
+      for (const [k, n] of adds) {
+        assert.ok((handOuts.get(k) ?? 0) <= n, `${k}: more hand-outs than adds`);
+        assert.ok((lastHandOut.get(k) ?? -1) > lastAdd.get(k)!, `${k}: last add never handed out`);
+      }
+      assert.equal(clock.pendingTimers, 0);
+    }),
+    { seed: 424242, numRuns: 300 },
+  );
+});
