@@ -16,12 +16,13 @@ export interface RbacRule {
 /** The verbs an informer needs (list + watch; get for cache misses the controllers confirm against the API). */
 export const READ = ["get", "list", "watch"] as const;
 
-/**
- * What the runtime does for every controller: Events through the recorder (events.k8s.io/v1, create + patch for
- * series) and leader election on a Lease.
- */
+/** What the runtime does for every controller, in any namespace: Events (events.k8s.io/v1, create + patch for series). */
 export const RUNTIME_RBAC: readonly RbacRule[] = [
   { group: "events.k8s.io", resource: "events", verbs: ["create", "patch"] },
+];
+
+/** Leader election: one Lease in the operator's namespace (a namespaced Role, not the ClusterRole). */
+export const LEADER_ELECTION_RBAC: readonly RbacRule[] = [
   { group: "coordination.k8s.io", resource: "leases", verbs: ["get", "create", "update"] },
 ];
 
@@ -53,4 +54,46 @@ export function clusterRoleRules(rules: readonly RbacRule[]): PolicyRule[] {
       };
     })
     .sort((a, b) => `${a.apiGroups[0]}/${a.resources[0]}`.localeCompare(`${b.apiGroups[0]}/${b.resources[0]}`));
+}
+
+/** Names used by the manifests (match deploy/operator/deployment.yaml). */
+export const OPERATOR = { namespace: "kubeop-system", serviceAccount: "kubeop-controller", role: "kubeop-controller" };
+
+/** ServiceAccount, ClusterRole (+Binding) for `rules`, and the leader-election Role (+Binding): deploy/rbac/. */
+export function rbacManifests(rules: readonly RbacRule[]): Record<string, Record<string, unknown>> {
+  const labels = { "app.kubernetes.io/name": "kubeop" };
+  const subject = { kind: "ServiceAccount", name: OPERATOR.serviceAccount, namespace: OPERATOR.namespace };
+  return {
+    "service_account.yaml": {
+      apiVersion: "v1",
+      kind: "ServiceAccount",
+      metadata: { name: OPERATOR.serviceAccount, namespace: OPERATOR.namespace, labels },
+    },
+    "cluster_role.yaml": {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name: OPERATOR.role, labels },
+      rules: clusterRoleRules(rules),
+    },
+    "cluster_role_binding.yaml": {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRoleBinding",
+      metadata: { name: OPERATOR.role, labels },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: OPERATOR.role },
+      subjects: [subject],
+    },
+    "leader_election_role.yaml": {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "Role",
+      metadata: { name: `${OPERATOR.role}-leader-election`, namespace: OPERATOR.namespace, labels },
+      rules: clusterRoleRules(LEADER_ELECTION_RBAC),
+    },
+    "leader_election_role_binding.yaml": {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata: { name: `${OPERATOR.role}-leader-election`, namespace: OPERATOR.namespace, labels },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: `${OPERATOR.role}-leader-election` },
+      subjects: [subject],
+    },
+  };
 }
