@@ -348,11 +348,18 @@ export class Controller<T extends KubeObject = KubeObject> {
     let result: ReconcileResult;
     try {
       const action = await this.#opts.reconcile(ctx);
-      queue.forget(key);
-      if (action?.requeueAfterMs !== undefined && action.requeueAfterMs >= 0) {
-        queue.addAfter(key, action.requeueAfterMs);
-        result = "requeue_after";
-      } else result = "success";
+      const after = action?.requeueAfterMs;
+      if (after === 0) {
+        // controller-runtime's `Requeue: true`: again soon, but through the backoff so it cannot spin.
+        queue.addRateLimited(key);
+        result = "requeue";
+      } else {
+        queue.forget(key);
+        if (after !== undefined && after > 0) {
+          queue.addAfter(key, after);
+          result = "requeue_after";
+        } else result = "success";
+      }
     } catch (err) {
       result = "error";
       metrics.reconcileErrors.inc(labels);

@@ -436,3 +436,15 @@ Deno.test("maxConcurrentReconciles runs keys in parallel but never one key twice
   gates.get("ns/a")!();
   await h.stop();
 });
+
+Deno.test("requeueAfter(0) requeues through the backoff and is labelled requeue", async () => {
+  let n = 0;
+  const h = harness(() => ++n < 3 ? requeueAfter(0) : done());
+  h.registry.of(MachineType).set(machine("a"));
+  h.registry.syncAll();
+  await until(() => h.calls.length === 3, h.clock, "three passes");
+  assert.equal(h.clock.now(), 5 + 10, "backoff, not a spin");
+  assert.equal(await results(h.metrics, "requeue"), 2);
+  assert.equal(await results(h.metrics, "success"), 1);
+  await h.stop();
+});

@@ -25,7 +25,10 @@ export function done(): Action {
   return {};
 }
 
-/** Reconcile again after `ms` milliseconds (even without a change). */
+/**
+ * Reconcile again after `ms` milliseconds (even without a change). `requeueAfter(0)` means "again soon": the key goes
+ * through the per-key backoff (controller-runtime's `Requeue: true`), so a reconcile cannot spin.
+ */
 export function requeueAfter(ms: number): Action {
   return { requeueAfterMs: Math.max(0, ms) };
 }
