@@ -62,6 +62,8 @@ const OBJECT_META: PatchMeta = {
 
 const POD_TEMPLATE: PatchMeta = { fields: { metadata: OBJECT_META, spec: POD_SPEC } };
 const WORKLOAD_STATUS: PatchMeta = { fields: { conditions } };
+/** metav1.LabelSelector is `+structType=atomic`: SSA owns it as one field. */
+const SELECTOR: PatchMeta = { atomic: true };
 
 function kind(spec: Record<string, PatchMeta>): PatchMeta {
   return { fields: { metadata: OBJECT_META, ...spec } };
@@ -87,16 +89,22 @@ const BUILTIN: Record<string, PatchMeta> = {
   "/Namespace": kind({ status: { fields: { conditions } } }),
   "/PersistentVolumeClaim": kind({ status: { fields: { conditions } } }),
   "apps/Deployment": kind({
-    spec: { fields: { template: POD_TEMPLATE, strategy: { strategy: ["retainKeys"] } } },
+    spec: { fields: { template: POD_TEMPLATE, selector: SELECTOR, strategy: { strategy: ["retainKeys"] } } },
     status: WORKLOAD_STATUS,
   }),
-  "apps/ReplicaSet": kind({ spec: { fields: { template: POD_TEMPLATE } }, status: WORKLOAD_STATUS }),
+  "apps/ReplicaSet": kind({
+    spec: { fields: { template: POD_TEMPLATE, selector: SELECTOR } },
+    status: WORKLOAD_STATUS,
+  }),
   "apps/DaemonSet": kind({
-    spec: { fields: { template: POD_TEMPLATE, updateStrategy: { strategy: ["retainKeys"] } } },
+    spec: { fields: { template: POD_TEMPLATE, selector: SELECTOR, updateStrategy: { strategy: ["retainKeys"] } } },
     status: WORKLOAD_STATUS,
   }),
-  "apps/StatefulSet": kind({ spec: { fields: { template: POD_TEMPLATE } }, status: WORKLOAD_STATUS }),
-  "batch/Job": kind({ spec: { fields: { template: POD_TEMPLATE } }, status: WORKLOAD_STATUS }),
+  "apps/StatefulSet": kind({
+    spec: { fields: { template: POD_TEMPLATE, selector: SELECTOR } },
+    status: WORKLOAD_STATUS,
+  }),
+  "batch/Job": kind({ spec: { fields: { template: POD_TEMPLATE, selector: SELECTOR } }, status: WORKLOAD_STATUS }),
   "batch/CronJob": kind({
     spec: { fields: { jobTemplate: { fields: { spec: { fields: { template: POD_TEMPLATE } } } } } },
   }),

@@ -139,7 +139,8 @@ function mergeMap(original: JsonMap, patch: JsonMap, meta: PatchMeta): JsonMap {
         result[k] = stripDirectives(v, sub);
       }
     } else if (isPlainObject(v)) {
-      result[k] = isPlainObject(current) && !sub.atomic ? mergeMap(current, v, sub) : stripDirectives(v, sub);
+      // SMP follows Go patch tags only: struct-level `atomic` (an SSA notion) does not stop a map merge.
+      result[k] = isPlainObject(current) ? mergeMap(current, v, sub) : stripDirectives(v, sub);
     } else {
       result[k] = v;
     }

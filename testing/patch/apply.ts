@@ -1,0 +1,351 @@
+/**
+ * Server-side apply (`application/apply-patch+yaml`) and managedFields bookkeeping, after structured-merge-diff as
+ * kube-apiserver uses it: the applied configuration merges into the live object (keyed lists by key, set lists as
+ * sets, atomic lists replaced), the applier owns exactly what it applied, fields it stops applying and nobody else
+ * owns are removed, and changing a field another manager owns is a 409 Conflict unless `force` takes it over.
+ * Non-apply writes are recorded with {@link recordUpdateManagedFields} so later applies see their ownership.
+ * @module
+ */
+
+import { ApiError, type StatusCause } from "../../runtime/errors.ts";
+import type { KubeObject } from "../../runtime/types.ts";
+import type { ResourceDef } from "../resource_def.ts";
+import {
+  type FieldPath,
+  FieldSet,
+  fieldsOf,
+  fromFieldsV1,
+  isPrefix,
+  pathString,
+  removeAt,
+  toFieldsV1,
+  valueAt,
+} from "./fieldset.ts";
+import { isPlainObject } from "./merge.ts";
+import { childMeta, type PatchMeta, patchMetaFor } from "./patch_meta.ts";
+
+/** metav1.ManagedFieldsEntry. */
+export interface ManagedFieldsEntry {
+  manager: string;
+  operation: "Apply" | "Update";
+  apiVersion: string;
+  time?: string;
+  fieldsType: "FieldsV1";
+  fieldsV1: Record<string, unknown>;
+  subresource?: string;
+}
+
+/** Options of {@link serverSideApply}. */
+export interface ServerSideApplyOptions {
+  fieldManager: string;
+  force: boolean;
+  /** Server time for the managedFields entry (RFC3339). */
+  nowIso: string;
+  def: ResourceDef;
+  /** "status" when applied through the status subresource. */
+  subresource?: string;
+}
+
+interface Entry {
+  raw: ManagedFieldsEntry;
+  set: FieldSet;
+}
+
+function readEntries(obj: KubeObject | undefined): Entry[] {
+  const list = (obj?.metadata?.managedFields ?? []) as ManagedFieldsEntry[];
+  return list.filter((e) => e && typeof e.manager === "string")
+    .map((raw) => ({ raw: structuredClone(raw), set: fromFieldsV1(raw.fieldsV1 ?? {}) }));
+}
+
+function writeEntries(entries: Entry[]): ManagedFieldsEntry[] {
+  return entries.filter((e) => e.set.size > 0).map((e) => ({
+    ...e.raw,
+    fieldsType: "FieldsV1",
+    fieldsV1: toFieldsV1(e.set),
+  }));
+}
+
+function sameEntry(raw: ManagedFieldsEntry, manager: string, operation: string, subresource?: string): boolean {
+  return raw.manager === manager && raw.operation === operation && (raw.subresource ?? "") === (subresource ?? "");
+}
+
+/** `"mgr"`, or `"mgr" using apps/v1 at <time>` for Update managers (conflict.go `printManager`). */
+function printManager(raw: ManagedFieldsEntry): string {
+  let text = JSON.stringify(raw.manager);
+  if (raw.subresource) text += ` with subresource ${JSON.stringify(raw.subresource)}`;
+  if (raw.operation === "Update") {
+    text += ` using ${raw.apiVersion}`;
+    if (raw.time) text += ` at ${new Date(raw.time).toISOString().replace(/\.\d{3}Z$/, "Z")}`;
+  }
+  return text;
+}
+
+function conflictError(
+  conflicts: { entry: ManagedFieldsEntry; path: FieldPath }[],
+  opts: ServerSideApplyOptions,
+): ApiError {
+  const causes: StatusCause[] = conflicts.map((c) => ({
+    reason: "FieldManagerConflict",
+    message: `conflict with ${printManager(c.entry)}`,
+    field: pathString(c.path),
+  }));
+  let message: string;
+  if (conflicts.length === 1) {
+    message = `Apply failed with 1 conflict: conflict with ${printManager(conflicts[0].entry)}: ${
+      pathString(conflicts[0].path)
+    }`;
+  } else {
+    const byManager = new Map<string, string[]>();
+    for (const c of conflicts) {
+      const key = JSON.stringify([c.entry.manager, c.entry.operation, c.entry.apiVersion, c.entry.subresource ?? ""]);
+      const lines = byManager.get(key) ?? [`conflicts with ${printManager(c.entry)}:`];
+      lines.push(`- ${pathString(c.path)}`);
+      byManager.set(key, lines);
+    }
+    const keys = [...byManager.keys()].sort();
+    message = `Apply failed with ${conflicts.length} conflicts: ${
+      keys.map((k) => byManager.get(k)!.join("\n")).join("\n")
+    }`;
+  }
+  return new ApiError(
+    {
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message,
+      reason: "Conflict",
+      code: 409,
+      details: { causes },
+    },
+    { verb: "patch", resource: opts.def.group ? `${opts.def.plural}.${opts.def.group}` : opts.def.plural },
+  );
+}
+
+/** Merges the applied configuration into the live value. */
+function mergeApplied(live: unknown, applied: unknown, meta: PatchMeta): unknown {
+  if (isPlainObject(applied) && isPlainObject(live) && !meta.atomic) {
+    const out: Record<string, unknown> = { ...live };
+    for (const [k, v] of Object.entries(applied)) {
+      if (v === null) continue;
+      out[k] = mergeApplied(live[k], v, childMeta(meta, k));
+    }
+    return out;
+  }
+  if (Array.isArray(applied) && Array.isArray(live) && !meta.atomic && meta.strategy?.includes("merge")) {
+    const keys = meta.mergeKeys;
+    if (keys?.length) {
+      const itemMeta: PatchMeta = { fields: meta.fields };
+      const out = live.map((x) => structuredClone(x));
+      for (const item of applied) {
+        if (!isPlainObject(item)) continue;
+        const index = out.findIndex((o) =>
+          isPlainObject(o) && keys.every((k) => JSON.stringify(o[k]) === JSON.stringify(item[k]))
+        );
+        if (index >= 0) out[index] = mergeApplied(out[index], item, itemMeta);
+        else out.push(mergeApplied(undefined, item, itemMeta));
+      }
+      return out;
+    }
+    if (meta.set) {
+      const out = [...live];
+      for (const item of applied) if (!out.some((o) => JSON.stringify(o) === JSON.stringify(item))) out.push(item);
+      return out;
+    }
+  }
+  if (isPlainObject(applied) && !meta.atomic) return mergeApplied({}, applied, meta);
+  return structuredClone(applied);
+}
+
+/** Drops maps left empty by removals, unless someone owns them. */
+function pruneEmptyParents(obj: unknown, path: FieldPath, owned: (p: FieldPath) => boolean): void {
+  for (let depth = path.length - 1; depth > 0; depth--) {
+    const parentPath = path.slice(0, depth);
+    const parent = valueAt(obj, parentPath);
+    if (!isPlainObject(parent) || Object.keys(parent).length > 0 || owned(parentPath)) return;
+    removeAt(obj, parentPath);
+  }
+}
+
+function statusMode(def: ResourceDef, subresource?: string): "exclude" | "only" | "include" {
+  if (subresource === "status") return "only";
+  return def.subresources.includes("status") ? "exclude" : "include";
+}
+
+/**
+ * Applies `applied` (the body of an apply patch) to `current` (undefined: the object does not exist and is
+ * created) and returns the new object with updated `metadata.managedFields`. Throws 409 Conflict (causes
+ * `FieldManagerConflict`) when the applier would change fields owned by other managers and `force` is false.
+ * Server-owned metadata (uid, resourceVersion, creationTimestamp, ...) is kept from `current`.
+ *
+ * @example
+ * ```ts
+ * import { serverSideApply } from "./apply.ts";
+ * import type { ResourceDef } from "../resource_def.ts";
+ * const def = { group: "", version: "v1", kind: "ConfigMap", plural: "configmaps", subresources: [],
+ *   custom: false } as unknown as ResourceDef;
+ * const cm = serverSideApply(undefined, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x" },
+ *   data: { a: "1" } }, { fieldManager: "kubectl", force: false, nowIso: "2025-01-01T00:00:00Z", def });
+ * // cm.metadata.managedFields[0].fieldsV1 is { "f:data": { "f:a": {} } }
+ * ```
+ */
+export function serverSideApply(
+  current: KubeObject | undefined,
+  applied: KubeObject,
+  opts: ServerSideApplyOptions,
+): KubeObject {
+  const meta = patchMetaFor(opts.def);
+  const status = statusMode(opts.def, opts.subresource);
+  const appliedClean = structuredClone(applied);
+  if (appliedClean.metadata) {
+    delete appliedClean.metadata.managedFields;
+    delete appliedClean.metadata.resourceVersion;
+  }
+  const newSet = fieldsOf(appliedClean, meta, { status });
+  const entries = readEntries(current);
+  const mine = entries.find((e) => sameEntry(e.raw, opts.fieldManager, "Apply", opts.subresource));
+  const others = entries.filter((e) => e !== mine);
+
+  // Conflicts: fields the applier sets to a different value than live, owned by another manager.
+  const conflicts: { entry: ManagedFieldsEntry; path: FieldPath; owner: Entry }[] = [];
+  if (current) {
+    for (const path of newSet.paths()) {
+      if (path[path.length - 1].startsWith("k:") || path[path.length - 1].startsWith("v:")) continue;
+      const live = valueAt(current, path);
+      if (live === undefined || JSON.stringify(live) === JSON.stringify(valueAt(appliedClean, path))) continue;
+      for (const owner of others) {
+        if (owner.raw.manager === opts.fieldManager && owner.raw.operation === "Update") continue;
+        if (owner.set.has(path)) conflicts.push({ entry: owner.raw, path, owner });
+      }
+    }
+  }
+  if (conflicts.length > 0 && !opts.force) throw conflictError(conflicts, opts);
+  for (const c of conflicts) c.owner.set.delete(c.path);
+
+  // Merge, then remove what this manager applied before, no longer applies, and nobody else owns.
+  let result: KubeObject;
+  if (current) {
+    result = mergeApplied(current, appliedClean, meta) as KubeObject;
+  } else {
+    result = mergeApplied({}, appliedClean, meta) as KubeObject;
+  }
+  const ownedByOthers = (p: FieldPath) => others.some((o) => o.set.has(p) || o.set.paths().some((q) => isPrefix(p, q)));
+  if (mine && current) {
+    const dropped = mine.set.paths().filter((p) => !newSet.has(p) && !ownedByOthers(p))
+      .sort((a, b) => a.length - b.length);
+    for (const p of dropped) {
+      if (newSet.paths().some((q) => isPrefix(p, q))) continue; // still applied below this node
+      if (removeAt(result, p)) pruneEmptyParents(result, p, (q) => newSet.has(q) || ownedByOthers(q));
+    }
+  }
+
+  // Server-owned metadata comes from the live object.
+  if (current) {
+    for (const key of ["uid", "resourceVersion", "creationTimestamp", "generation", "deletionTimestamp"] as const) {
+      if (current.metadata[key] !== undefined) {
+        (result.metadata as Record<string, unknown>)[key] = current.metadata[key];
+      }
+    }
+  }
+  const apiVersion = applied.apiVersion ??
+    (opts.def.group ? `${opts.def.group}/${opts.def.version}` : opts.def.version);
+  const entry: Entry = {
+    raw: {
+      manager: opts.fieldManager,
+      operation: "Apply",
+      apiVersion,
+      time: opts.nowIso,
+      fieldsType: "FieldsV1",
+      fieldsV1: {},
+      ...(opts.subresource ? { subresource: opts.subresource } : {}),
+    },
+    set: newSet,
+  };
+  const next = mine ? entries.map((e) => e === mine ? entry : e) : [...entries, entry];
+  result.metadata = { ...result.metadata, managedFields: writeEntries(next) };
+  return result;
+}
+
+/** Options of {@link recordUpdateManagedFields}. */
+export interface RecordUpdateOptions {
+  /** "status" for writes through the status subresource. */
+  subresource?: string;
+  /** The kind has a status subresource: main-resource writers do not own status. */
+  statusSubresource?: boolean;
+  /** The resource, so lists are tracked with the same keys apply uses (CRD schemas); default: built-in table. */
+  def?: ResourceDef;
+}
+
+/**
+ * Records a non-apply write (create, update, JSON/merge/strategic patch) in managedFields: the writer's `Update`
+ * entry gains the fields it changed (all fields on create), other managers lose them, and fields that disappeared
+ * are dropped from every entry. Returns a copy of `after` with the new `metadata.managedFields`.
+ *
+ * @example
+ * ```ts
+ * import { recordUpdateManagedFields } from "./apply.ts";
+ * const after = recordUpdateManagedFields(undefined, { apiVersion: "v1", kind: "ConfigMap",
+ *   metadata: { name: "x" }, data: { a: "1" } }, "kubectl-create", "2025-01-01T00:00:00Z");
+ * // after.metadata.managedFields[0].manager is "kubectl-create", operation "Update"
+ * ```
+ */
+export function recordUpdateManagedFields(
+  before: KubeObject | undefined,
+  after: KubeObject,
+  manager: string,
+  nowIso: string,
+  operation: "Update" | "Apply" = "Update",
+  opts: RecordUpdateOptions = {},
+): KubeObject {
+  // Lists are tracked with the merge keys of the built-in table when the kind is known; atomic otherwise.
+  const meta: PatchMeta = patchMetaFor(
+    opts.def ?? {
+      group: (after.apiVersion ?? "").includes("/") ? after.apiVersion!.split("/")[0] : "",
+      kind: after.kind ?? "",
+      custom: false,
+    },
+  );
+  const status = opts.subresource === "status" ? "only" : opts.statusSubresource ? "exclude" : "include";
+  const afterSet = fieldsOf(after, meta, { status });
+  const beforeSet = before ? fieldsOf(before, meta, { status }) : new FieldSet();
+  const changed = new FieldSet();
+  for (const p of afterSet.paths()) {
+    if (!beforeSet.has(p) || JSON.stringify(valueAt(before, p)) !== JSON.stringify(valueAt(after, p))) {
+      const last = p[p.length - 1];
+      // A keyed element whose children changed is not itself a change, unless it is new.
+      if ((last.startsWith("k:") || last.startsWith("v:")) && beforeSet.has(p)) continue;
+      changed.add(p);
+    }
+  }
+  // A write that sends managedFields replaces them (kubectl's SSA migration does); one without keeps the old ones.
+  const entries = readEntries(Array.isArray(after.metadata?.managedFields) ? after : before);
+  for (const e of entries) {
+    for (const p of e.set.paths()) {
+      if (changed.has(p) || valueAt(after, p) === undefined) e.set.delete(p);
+    }
+  }
+  let mine = entries.find((e) => sameEntry(e.raw, manager, operation, opts.subresource));
+  if (!mine && changed.size > 0) {
+    mine = {
+      raw: {
+        manager,
+        operation,
+        apiVersion: after.apiVersion ?? "v1",
+        time: nowIso,
+        fieldsType: "FieldsV1",
+        fieldsV1: {},
+        ...(opts.subresource ? { subresource: opts.subresource } : {}),
+      },
+      set: new FieldSet(),
+    };
+    entries.push(mine);
+  }
+  if (mine && changed.size > 0) {
+    for (const p of changed.paths()) mine.set.add(p);
+    mine.raw.time = nowIso;
+    mine.raw.apiVersion = after.apiVersion ?? mine.raw.apiVersion;
+  }
+  const result = structuredClone(after);
+  result.metadata = { ...result.metadata, managedFields: writeEntries(entries) };
+  return result;
+}
