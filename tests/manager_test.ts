@@ -1,0 +1,298 @@
+import assert from "node:assert/strict";
+import type { KubeClient } from "../runtime/client.ts";
+import { type Clock, RealClock, VirtualClock } from "../runtime/clock.ts";
+import { Controller, done, type InformerLike, type InformerOptions } from "../runtime/controller.ts";
+import { CacheSyncTimeoutError } from "../runtime/informers.ts";
+import { type LeaseLock, MemoryLeaseStore } from "../runtime/lease_lock.ts";
+import {
+  LeadershipLostError,
+  type ManagedController,
+  Manager,
+  type ManagerInformers,
+  type ManagerOptions,
+} from "../runtime/manager.ts";
+import { CoreTypes, type KubeObject, type ResourceType } from "../runtime/types.ts";
+import type { WatchHealth } from "../runtime/watch_runner.ts";
+
+/** Shared caches that sync when the test says so. */
+class FakeInformers implements ManagerInformers {
+  synced = false;
+  failures = 0;
+  readonly requested: string[] = [];
+  #waiters: (() => void)[] = [];
+  constructor(readonly clock: Clock) {}
+
+  get<T extends KubeObject>(rt: ResourceType, opts?: InformerOptions): InformerLike<T> {
+    this.requested.push(`${rt.plural}${opts?.namespace ? ` ns=${opts.namespace}` : ""}`);
+    return {
+      resource: rt,
+      store: { get: () => undefined, list: () => [] },
+      addHandler: () => () => {},
+      hasSynced: () => this.synced,
+      waitForSync: () => Promise.resolve(),
+    };
+  }
+  start(signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+  }
+  markSynced(): void {
+    this.synced = true;
+    this.#waiters.splice(0).forEach((w) => w());
+  }
+  hasSynced(): boolean {
+    return this.synced;
+  }
+  waitForSync(timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    if (this.synced) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const cancel = this.clock.setTimer(timeoutMs, () => reject(new CacheSyncTimeoutError(["pods"], timeoutMs)));
+      signal?.addEventListener("abort", () => {
+        cancel();
+        reject(signal.reason);
+      }, { once: true });
+      this.#waiters.push(() => {
+        cancel();
+        resolve();
+      });
+    });
+  }
+  health(): WatchHealth[] {
+    return [{ resource: "pods", state: "Watching", synced: this.synced, consecutiveFailures: this.failures }];
+  }
+}
+
+/** A controller whose one reconcile is held open until the test releases it. */
+class FakeController implements ManagedController {
+  starts = 0;
+  running = false;
+  signal?: AbortSignal;
+  #release: () => void = () => {};
+  readonly #inflight: Promise<void>;
+  constructor(readonly name: string, opts: { reconcileForever?: boolean; failStart?: boolean } = {}) {
+    this.#inflight = opts.reconcileForever ? new Promise(() => {}) : new Promise((r) => this.#release = r);
+    if (opts.failStart) this.start = () => Promise.reject(new Error(`${name}: cannot start`));
+  }
+  bind(): void {}
+  watchedResources() {
+    return [{ rt: CoreTypes.Pod as ResourceType }];
+  }
+  finishReconcile(): void {
+    this.#release();
+  }
+  async start(signal: AbortSignal): Promise<void> {
+    this.starts++;
+    this.running = true;
+    this.signal = signal;
+    await new Promise((r) => signal.addEventListener("abort", r, { once: true }));
+    await this.#inflight; // drain: the in-flight reconcile finishes before start() resolves
+    this.running = false;
+  }
+}
+
+const dummyClient = {} as KubeClient;
+const quietRecorder = { event() {}, close: () => Promise.resolve() };
+
+function managerOptions(
+  clock: Clock,
+  informers: ManagerInformers,
+  extra: Partial<ManagerOptions> = {},
+): ManagerOptions {
+  return { client: dummyClient, clock, informers, recorder: quietRecorder, ...extra };
+}
+
+function electionOptions(identity: string, lock: LeaseLock) {
+  return { id: "kubeop", namespace: "default", identity, lock, random: () => 0.5 };
+}
+
+async function advanceUntil(clock: VirtualClock, cond: () => boolean, limitMs: number): Promise<number> {
+  const start = clock.now();
+  while (!cond()) {
+    if (clock.now() - start > limitMs) throw new Error(`not reached within ${limitMs} virtual ms`);
+    await clock.advance(50);
+  }
+  return clock.now() - start;
+}
+
+/** Polls a real-time condition with a deadline (for HTTP checks). */
+async function eventually(cond: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const clock = new RealClock();
+  const deadline = clock.now() + timeoutMs;
+  while (!(await cond())) {
+    if (clock.now() > deadline) throw new Error("condition not met before the deadline");
+    await clock.sleep(10);
+  }
+}
+
+Deno.test("/readyz fails until the caches sync; controllers start only after sync", async () => {
+  const clock = new RealClock();
+  const informers = new FakeInformers(clock);
+  const ctl = new FakeController("pods");
+  const mgr = new Manager(managerOptions(clock, informers, { healthProbeBindAddress: "127.0.0.1:0" })).add(ctl);
+  const stop = new AbortController();
+  const running = mgr.start(stop.signal);
+  await eventually(() => Promise.resolve(mgr.endpoints.healthProbe !== undefined));
+  const url = mgr.endpoints.healthProbe!;
+
+  const notReady = await fetch(`${url}/readyz`);
+  assert.equal(notReady.status, 500);
+  assert.match(await notReady.text(), /\[-\]informer-sync failed: not synced: pods/);
+  const alive = await fetch(`${url}/healthz`);
+  assert.equal(alive.status, 200);
+  await alive.body?.cancel();
+  assert.equal(ctl.starts, 0, "controllers must wait for the caches");
+  assert.deepEqual(informers.requested, ["pods"], "the controller's informers are requested before it starts");
+
+  informers.markSynced();
+  await eventually(async () => {
+    const res = await fetch(`${url}/readyz`);
+    await res.body?.cancel();
+    return res.status === 200;
+  });
+  await eventually(() => Promise.resolve(ctl.starts === 1));
+
+  informers.failures = 5;
+  const unhealthy = await fetch(`${url}/readyz`);
+  assert.equal(unhealthy.status, 500);
+  assert.match(await unhealthy.text(), /\[-\]watches failed: pods: 5 failures/);
+
+  stop.abort();
+  ctl.finishReconcile();
+  await running;
+  assert.equal(ctl.running, false);
+});
+
+Deno.test("a cache that never syncs fails start with an error naming the resource", async () => {
+  const clock = new VirtualClock();
+  const ctl = new FakeController("pods");
+  const mgr = new Manager(managerOptions(clock, new FakeInformers(clock), { cacheSyncTimeoutMs: 30_000 })).add(ctl);
+  const running = mgr.start(new AbortController().signal);
+  const rejected = assert.rejects(running, (err) => err instanceof CacheSyncTimeoutError && /pods/.test(err.message));
+  await clock.advance(30_000);
+  await rejected;
+  assert.equal(ctl.starts, 0);
+});
+
+Deno.test("only the leader runs controllers; shutdown drains in-flight reconciles, then releases the lease", async () => {
+  const clock = new VirtualClock();
+  const store = new MemoryLeaseStore("default/kubeop");
+  const replicas = ["a", "b"].map((id) => {
+    const informers = new FakeInformers(clock);
+    informers.markSynced();
+    const ctl = new FakeController("pods");
+    const mgr = new Manager(
+      managerOptions(clock, informers, { leaderElection: electionOptions(id, store.lock()) }),
+    ).add(ctl);
+    const stop = new AbortController();
+    return { id, ctl, mgr, stop, running: mgr.start(stop.signal), informers };
+  });
+  const [a, b] = replicas;
+  await advanceUntil(clock, () => a.ctl.running || b.ctl.running, 10_000);
+  await clock.advance(20_000);
+  const [leader, follower] = a.ctl.running ? [a, b] : [b, a];
+  assert.equal(leader.mgr.isLeader(), true);
+  assert.equal(follower.mgr.isLeader(), false);
+  assert.equal(follower.ctl.starts, 0, "a follower must not run controllers");
+  assert.deepEqual(follower.informers.requested, ["pods"], "a follower's caches are warm");
+  assert.equal(store.current!.spec.holderIdentity, leader.id);
+
+  leader.stop.abort();
+  await clock.advance(5_000);
+  assert.equal(leader.ctl.signal!.aborted, true, "intake stops at once");
+  assert.equal(store.current!.spec.holderIdentity, leader.id, "the lease is held while a reconcile is in flight");
+  assert.equal(leader.mgr.readiness().ok, false);
+
+  leader.ctl.finishReconcile();
+  await leader.running;
+  assert.equal(store.current!.spec.holderIdentity, "", "released on shutdown");
+  const took = await advanceUntil(clock, () => follower.ctl.running, 10_000);
+  assert.ok(took <= 2_000 * 2.2, `follower took ${took} ms to take over`);
+
+  follower.stop.abort();
+  follower.ctl.finishReconcile();
+  await clock.advance(0);
+  await follower.running;
+});
+
+Deno.test("draining is bounded by gracefulShutdownMs; the lease is released afterwards", async () => {
+  const clock = new VirtualClock();
+  const store = new MemoryLeaseStore();
+  const informers = new FakeInformers(clock);
+  informers.markSynced();
+  const ctl = new FakeController("stuck", { reconcileForever: true });
+  const mgr = new Manager(managerOptions(clock, informers, {
+    leaderElection: electionOptions("a", store.lock()),
+    gracefulShutdownMs: 25_000,
+  })).add(ctl);
+  const stop = new AbortController();
+  const running = mgr.start(stop.signal);
+  await advanceUntil(clock, () => ctl.running, 5_000);
+  stop.abort();
+  let resolved = false;
+  running.then(() => resolved = true);
+  await clock.advance(24_000);
+  assert.equal(resolved, false, "waits for in-flight reconciles up to the grace period");
+  assert.equal(store.current!.spec.holderIdentity, "a");
+  await clock.advance(1_100);
+  await running;
+  assert.equal(store.current!.spec.holderIdentity, "");
+});
+
+Deno.test("losing the lease stops the controllers and rejects with LeadershipLostError", async () => {
+  const clock = new VirtualClock();
+  const store = new MemoryLeaseStore();
+  let failing = false;
+  const inner = store.lock();
+  const lock: LeaseLock = {
+    get: (s) => failing ? Promise.reject(new Error("apiserver unreachable")) : inner.get(s),
+    create: (spec, s) => failing ? Promise.reject(new Error("apiserver unreachable")) : inner.create(spec, s),
+    update: (spec, rv, s) => failing ? Promise.reject(new Error("apiserver unreachable")) : inner.update(spec, rv, s),
+    describe: () => inner.describe(),
+  };
+  const informers = new FakeInformers(clock);
+  informers.markSynced();
+  const ctl = new FakeController("pods");
+  const mgr = new Manager(managerOptions(clock, informers, { leaderElection: electionOptions("a", lock) })).add(ctl);
+  const running = mgr.start(new AbortController().signal);
+  const rejected = assert.rejects(running, (err) =>
+    err instanceof LeadershipLostError && /a could not renew/.test(
+      err.message,
+    ));
+  await advanceUntil(clock, () => ctl.running, 5_000);
+  failing = true;
+  await advanceUntil(clock, () => ctl.signal!.aborted, 11_000);
+  assert.equal(mgr.isLeader(), false);
+  ctl.finishReconcile();
+  await clock.advance(0);
+  await rejected;
+});
+
+Deno.test("a controller that fails to start stops the manager with its error", async () => {
+  const clock = new VirtualClock();
+  const informers = new FakeInformers(clock);
+  informers.markSynced();
+  const ok = new FakeController("ok");
+  const bad = new FakeController("bad", { failStart: true });
+  const mgr = new Manager(managerOptions(clock, informers)).add(ok).add(bad);
+  const running = mgr.start(new AbortController().signal);
+  const rejected = assert.rejects(running, /bad: cannot start/);
+  await clock.advance(0);
+  ok.finishReconcile();
+  await clock.advance(0);
+  await rejected;
+  assert.equal(ok.signal!.aborted, true, "the other controllers are stopped");
+});
+
+Deno.test("manager options: one namespace scopes namespaced informers; max concurrent reconciles overrides", () => {
+  const clock = new VirtualClock();
+  const informers = new FakeInformers(clock);
+  const mgr = new Manager(managerOptions(clock, informers, { namespaces: ["team-a"], maxConcurrentReconciles: 4 }));
+  mgr.informers.get(CoreTypes.Pod);
+  mgr.informers.get(CoreTypes.Namespace);
+  mgr.informers.get(CoreTypes.Pod, { namespace: "other" });
+  assert.deepEqual(informers.requested, ["pods ns=team-a", "namespaces", "pods ns=other"]);
+
+  const ctl = new Controller({ name: "pods", for: CoreTypes.Pod, reconcile: () => Promise.resolve(done()) });
+  mgr.add(ctl);
+  assert.equal(ctl.maxConcurrentReconciles, 4);
+  assert.throws(() => mgr.add(new FakeController("pods")), /already added/);
+});
