@@ -104,6 +104,11 @@ export interface ControllerOptions<T extends KubeObject> {
   readYourWritesTimeoutMs?: number;
   /** A low-priority (initial list) key waiting longer than this goes ahead of newer live changes. Default 1000 ms. */
   lowPriorityAgingMs?: number;
+  /**
+   * Re-queue every cached For object this often, at low priority (controller-runtime's SyncPeriod), to repair drift
+   * no event announces. Default: off.
+   */
+  resyncPeriodMs?: number;
   /** Services; may instead be given later with {@link Controller.bind}. */
   deps?: ControllerDeps;
 }
@@ -269,7 +274,9 @@ export class Controller<T extends KubeObject = KubeObject> {
       replaying = false;
     });
 
+    let cancelResync = () => {};
     const stop = () => {
+      cancelResync();
       unregister.forEach((u) => u());
       ownWrites.clear();
     };
@@ -289,6 +296,14 @@ export class Controller<T extends KubeObject = KubeObject> {
 
     metrics.maxConcurrentReconciles.set({ controller: this.name }, this.maxConcurrentReconciles);
     metrics.activeWorkers.set({ controller: this.name }, 0);
+    const resyncMs = this.#opts.resyncPeriodMs;
+    if (resyncMs !== undefined && resyncMs > 0) {
+      const resync = () => {
+        for (const obj of forInformer.store.list()) queue.add(objectKey(obj), "low");
+        cancelResync = clock.setTimer(resyncMs, resync);
+      };
+      cancelResync = clock.setTimer(resyncMs, resync);
+    }
     const onAbort = () => void queue.shutdown();
     signal.addEventListener("abort", onAbort, { once: true });
     const worker = async () => {

@@ -448,3 +448,35 @@ Deno.test("requeueAfter(0) requeues through the backoff and is labelled requeue"
   assert.equal(await results(h.metrics, "success"), 1);
   await h.stop();
 });
+
+Deno.test("resyncPeriodMs re-queues every cached For object at low priority", async () => {
+  const clock = new VirtualClock(0);
+  const registry = new FakeRegistry();
+  const calls: string[] = [];
+  const ctl = new Controller({
+    name: "machine",
+    for: MachineType,
+    resyncPeriodMs: 60_000,
+    reconcile: (ctx) => {
+      calls.push(ctx.key);
+      return Promise.resolve(done());
+    },
+    deps: { client: {} as KubeClient, informers: registry, recorder: new FakeRecorder(), clock },
+  });
+  const machines = registry.of(MachineType);
+  machines.set(machine("a"));
+  machines.set(machine("b"));
+  const ac = new AbortController();
+  const running = ctl.start(ac.signal);
+  registry.syncAll();
+  await until(() => calls.length === 2);
+  await clock.advance(59_999);
+  assert.equal(calls.length, 2);
+  await clock.advance(1);
+  await until(() => calls.length === 4);
+  await clock.advance(60_000);
+  await until(() => calls.length === 6);
+  ac.abort();
+  await running;
+  assert.equal(clock.pendingTimers, 0, "resync timer cancelled on shutdown");
+});
