@@ -230,8 +230,10 @@ export class Controller<T extends KubeObject = KubeObject> {
     const forInformer = informers[0] as unknown as InformerLike<T>;
     const stores = new Map<string, InformerLike["store"]>();
     informers.forEach((inf, i) => {
-      const id = resourceId(this.#sources[i].rt);
-      if (!stores.has(id)) stores.set(id, inf.store);
+      const { rt, opts } = this.#sources[i];
+      // A selector-scoped cache may never show an object we wrote (it stopped matching): do not wait on it.
+      if (opts?.labelSelector || opts?.fieldSelector) return;
+      if (!stores.has(resourceId(rt))) stores.set(resourceId(rt), inf.store);
     });
     const ownWrites = new OwnWritesTracker({
       clock,
