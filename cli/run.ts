@@ -1,5 +1,198 @@
-/** `kubeop run` (being built). */
-export function runCommand(_args: string[]): Promise<number> {
-  console.error("kubeop run: not implemented yet");
-  return Promise.resolve(1);
+/**
+ * `kubeop run`: runs the selected controllers against a cluster with the flags of DESIGN §2 (kubebuilder's
+ * scaffold flags). SIGTERM/SIGINT stop it gracefully (drain ≤ 25 s, release the Lease, exit 0); losing the Lease
+ * exits 1; a usage error exits 2 with a one-line message naming the flag.
+ * @module
+ */
+
+import { CONTROLLER_NAMES, type ControllerName, CONTROLLERS } from "../controllers/mod.ts";
+import { KubeClient } from "../runtime/client.ts";
+import { loadClusterConfig } from "../runtime/kubeconfig.ts";
+import { LeadershipLostError } from "../runtime/leader.ts";
+import { configureLogging, kubeopLogger, type LogLevel } from "../runtime/log.ts";
+import { Manager } from "../runtime/manager.ts";
+import { Metrics } from "../runtime/metrics.ts";
+import { parseBindAddress } from "../runtime/probes.ts";
+import { enumFlag, type FlagSpec, intFlag, listFlag, parseFlags, stringFlag, UsageError } from "./flags.ts";
+import { KUBEOP_VERSION } from "./version.ts";
+
+const SPEC: FlagSpec = {
+  kubeconfig: { type: "string" },
+  context: { type: "string" },
+  namespace: { type: "string", multiple: true },
+  controllers: { type: "string" },
+  "leader-elect": { type: "boolean" },
+  "leader-election-id": { type: "string" },
+  "leader-election-namespace": { type: "string" },
+  "metrics-bind-address": { type: "string" },
+  "health-probe-bind-address": { type: "string" },
+  "log-format": { type: "string" },
+  "log-level": { type: "string" },
+  "max-concurrent-reconciles": { type: "string" },
+  "graceful-shutdown-timeout-seconds": { type: "string" },
+  help: { type: "boolean", short: "h" },
+};
+
+const USAGE = `Usage: kubeop run [flags]
+
+Runs the controllers against a cluster.
+
+Flags:
+  --kubeconfig PATH                   kubeconfig file (default $KUBECONFIG, ~/.kube/config, then in-cluster)
+  --context NAME                      kubeconfig context (default: current-context)
+  --namespace NS                      watch only this namespace (default: all namespaces)
+  --controllers LIST                  comma-separated: ${CONTROLLER_NAMES.join(",")} (default: all)
+  --leader-elect                      elect a leader through a Lease; only the leader reconciles
+  --leader-election-id NAME           Lease name (default kubeop)
+  --leader-election-namespace NS      Lease namespace (default: the pod's namespace, else "default")
+  --metrics-bind-address ADDR         /metrics address (default :8080; 0 disables)
+  --health-probe-bind-address ADDR    /healthz and /readyz address (default :8081; 0 disables)
+  --log-format json|text              (default json)
+  --log-level LEVEL                   trace|debug|info|warning|error|fatal (default info)
+  --max-concurrent-reconciles N       workers per controller (default: each controller's own, usually 1)
+  --graceful-shutdown-timeout-seconds N   longest drain of in-flight reconciles on shutdown (default 25)`;
+
+const LOG_LEVELS = ["trace", "debug", "info", "warning", "warn", "error", "fatal"] as const;
+const SERVICE_ACCOUNT_NAMESPACE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
+
+/** Everything `kubeop run` was asked to do. */
+export interface RunOptions {
+  kubeconfig?: string;
+  context?: string;
+  namespaces: string[];
+  controllers: ControllerName[];
+  leaderElect: boolean;
+  leaderElectionId: string;
+  /** Undefined: resolved at start (in-cluster namespace, else "default"). */
+  leaderElectionNamespace?: string;
+  metricsBindAddress: string;
+  healthProbeBindAddress: string;
+  logFormat: "json" | "text";
+  logLevel: LogLevel;
+  maxConcurrentReconciles?: number;
+  gracefulShutdownMs: number;
+}
+
+function bindAddressFlag(values: Record<string, unknown>, name: string, fallback: string): string {
+  const raw = stringFlag(values as never, name) ?? fallback;
+  try {
+    parseBindAddress(raw);
+  } catch {
+    throw new UsageError(`kubeop run: flag --${name} must be host:port, :port or 0, got "${raw}"`);
+  }
+  return raw;
+}
+
+/** Parses and validates `kubeop run` flags; every mistake is a {@link UsageError} naming the flag. */
+export function parseRunFlags(args: string[]): RunOptions | "help" {
+  const values = parseFlags("run", args, SPEC);
+  if (values.help) return "help";
+  const requested = values.controllers === undefined ? [...CONTROLLER_NAMES] : listFlag(values, "controllers");
+  for (const name of requested) {
+    if (!(CONTROLLER_NAMES as readonly string[]).includes(name)) {
+      throw new UsageError(
+        `kubeop run: flag --controllers: unknown controller "${name}" (known: ${CONTROLLER_NAMES.join(", ")})`,
+      );
+    }
+  }
+  const namespaces = listFlag(values, "namespace");
+  const maxConcurrent = values["max-concurrent-reconciles"] === undefined
+    ? undefined
+    : intFlag("run", values, "max-concurrent-reconciles", 1);
+  if (maxConcurrent === 0) {
+    throw new UsageError(`kubeop run: flag --max-concurrent-reconciles must be at least 1, got "0"`);
+  }
+  for (const flag of ["kubeconfig", "context", "leader-election-id", "leader-election-namespace"]) {
+    if (values[flag] === "") throw new UsageError(`kubeop run: flag --${flag} must not be empty`);
+  }
+  const level = enumFlag("run", values, "log-level", LOG_LEVELS, "info");
+  return {
+    kubeconfig: stringFlag(values, "kubeconfig"),
+    context: stringFlag(values, "context"),
+    namespaces: [...new Set(namespaces)],
+    controllers: [...new Set(requested)] as ControllerName[],
+    leaderElect: values["leader-elect"] === true,
+    leaderElectionId: stringFlag(values, "leader-election-id") ?? "kubeop",
+    leaderElectionNamespace: stringFlag(values, "leader-election-namespace"),
+    metricsBindAddress: bindAddressFlag(values, "metrics-bind-address", ":8080"),
+    healthProbeBindAddress: bindAddressFlag(values, "health-probe-bind-address", ":8081"),
+    logFormat: enumFlag("run", values, "log-format", ["json", "text"] as const, "json"),
+    logLevel: level === "warn" ? "warning" : level,
+    maxConcurrentReconciles: maxConcurrent,
+    gracefulShutdownMs: intFlag("run", values, "graceful-shutdown-timeout-seconds", 25) * 1000,
+  };
+}
+
+async function podNamespace(): Promise<string | undefined> {
+  try {
+    return (await Deno.readTextFile(SERVICE_ACCOUNT_NAMESPACE)).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `kubeop run`: returns the exit code (0 after a graceful stop, 1 on failure or lost leadership). */
+export async function runCommand(args: string[]): Promise<number> {
+  const opts = parseRunFlags(args);
+  if (opts === "help") {
+    console.log(USAGE);
+    return 0;
+  }
+  await configureLogging({ format: opts.logFormat, level: opts.logLevel });
+  const log = kubeopLogger("run");
+  const config = await loadClusterConfig({ kubeconfig: opts.kubeconfig, context: opts.context });
+  const metrics = new Metrics();
+  const client = new KubeClient({ config, metrics, userAgent: `kubeop/${KUBEOP_VERSION}` });
+
+  const stop = new AbortController();
+  let signals = 0;
+  const onSignal = (name: Deno.Signal) => () => {
+    if (++signals > 1) {
+      log.error("second {signal}: exiting without draining", { signal: name });
+      Deno.exit(1);
+    }
+    log.info("received {signal}: shutting down", { signal: name });
+    stop.abort();
+  };
+  const handlers = (["SIGTERM", "SIGINT"] as const).map((sig) => [sig, onSignal(sig)] as const);
+  for (const [sig, fn] of handlers) Deno.addSignalListener(sig, fn);
+
+  try {
+    const manager = new Manager({
+      client,
+      metrics,
+      logger: kubeopLogger(),
+      namespaces: opts.namespaces,
+      leaderElection: opts.leaderElect
+        ? {
+          id: opts.leaderElectionId,
+          namespace: opts.leaderElectionNamespace ?? await podNamespace() ?? "default",
+        }
+        : undefined,
+      metricsBindAddress: opts.metricsBindAddress,
+      healthProbeBindAddress: opts.healthProbeBindAddress,
+      gracefulShutdownMs: opts.gracefulShutdownMs,
+      maxConcurrentReconciles: opts.maxConcurrentReconciles,
+    });
+    for (const name of opts.controllers) {
+      for (const controller of CONTROLLERS[name]({ informers: manager.informers })) manager.add(controller);
+    }
+    log.info("starting kubeop {version} against {server}: controllers {controllers}", {
+      version: KUBEOP_VERSION,
+      server: config.server,
+      controllers: opts.controllers.join(",") || "(none)",
+    });
+    await manager.start(stop.signal);
+    log.info("stopped cleanly");
+    return 0;
+  } catch (err) {
+    if (err instanceof LeadershipLostError) {
+      log.error("{error}", { error: err.message });
+      return 1;
+    }
+    throw err;
+  } finally {
+    for (const [sig, fn] of handlers) Deno.removeSignalListener(sig, fn);
+    client.close();
+  }
 }
