@@ -1,0 +1,181 @@
+/**
+ * The built-in resources the fake API server serves from start-up (core kinds with behaviour, rbac/apps/batch stored
+ * only). CRDs add more at run time (crd.ts).
+ * @module
+ */
+import type { ResourceDef } from "./resource_def.ts";
+
+/** The verbs of an ordinary stored resource. */
+export const STANDARD_VERBS: readonly string[] = [
+  "create",
+  "delete",
+  "deletecollection",
+  "get",
+  "list",
+  "patch",
+  "update",
+  "watch",
+];
+
+interface BuiltinSpec {
+  group?: string;
+  version?: string;
+  plural: string;
+  kind: string;
+  singular?: string;
+  namespaced?: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  subresources?: string[];
+  tracksGeneration?: boolean;
+  storedOnly?: boolean;
+  verbs?: string[];
+}
+
+function def(spec: BuiltinSpec): ResourceDef {
+  return {
+    group: spec.group ?? "",
+    version: spec.version ?? "v1",
+    plural: spec.plural,
+    singular: spec.singular ?? spec.kind.toLowerCase(),
+    kind: spec.kind,
+    listKind: `${spec.kind}List`,
+    namespaced: spec.namespaced ?? true,
+    verbs: spec.verbs ?? [...STANDARD_VERBS],
+    shortNames: spec.shortNames,
+    categories: spec.categories,
+    subresources: spec.subresources ?? [],
+    tracksGeneration: spec.tracksGeneration ?? false,
+    custom: false,
+    storedOnly: spec.storedOnly,
+  };
+}
+
+const RBAC = "rbac.authorization.k8s.io";
+const CREATE_ONLY = ["create"];
+
+/** Every built-in resource, core first. */
+export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
+  def({
+    plural: "namespaces",
+    kind: "Namespace",
+    namespaced: false,
+    shortNames: ["ns"],
+    subresources: ["status", "finalize"],
+  }),
+  def({
+    plural: "pods",
+    kind: "Pod",
+    shortNames: ["po"],
+    categories: ["all"],
+    subresources: ["status", "log", "binding", "eviction"],
+  }),
+  def({ plural: "secrets", kind: "Secret" }),
+  def({ plural: "configmaps", kind: "ConfigMap", shortNames: ["cm"] }),
+  def({ plural: "services", kind: "Service", shortNames: ["svc"], categories: ["all"], subresources: ["status"] }),
+  def({ plural: "endpoints", kind: "Endpoints", singular: "endpoints", shortNames: ["ep"] }),
+  def({ plural: "serviceaccounts", kind: "ServiceAccount", shortNames: ["sa"], subresources: ["token"] }),
+  def({ plural: "nodes", kind: "Node", namespaced: false, shortNames: ["no"], subresources: ["status"] }),
+  def({ plural: "events", kind: "Event", shortNames: ["ev"] }),
+  def({
+    plural: "persistentvolumeclaims",
+    kind: "PersistentVolumeClaim",
+    shortNames: ["pvc"],
+    storedOnly: true,
+    subresources: ["status"],
+  }),
+  def({
+    plural: "resourcequotas",
+    kind: "ResourceQuota",
+    shortNames: ["quota"],
+    storedOnly: true,
+    subresources: ["status"],
+  }),
+  def({ group: "events.k8s.io", plural: "events", kind: "Event", shortNames: ["ev"] }),
+  def({ group: "coordination.k8s.io", plural: "leases", kind: "Lease" }),
+  def({ group: RBAC, plural: "roles", kind: "Role", storedOnly: true }),
+  def({ group: RBAC, plural: "rolebindings", kind: "RoleBinding", storedOnly: true }),
+  def({ group: RBAC, plural: "clusterroles", kind: "ClusterRole", namespaced: false, storedOnly: true }),
+  def({ group: RBAC, plural: "clusterrolebindings", kind: "ClusterRoleBinding", namespaced: false, storedOnly: true }),
+  ...[
+    "deployments:Deployment:deploy",
+    "replicasets:ReplicaSet:rs",
+    "statefulsets:StatefulSet:sts",
+    "daemonsets:DaemonSet:ds",
+  ]
+    .map((s) => {
+      const [plural, kind, short] = s.split(":");
+      return def({
+        group: "apps",
+        plural,
+        kind,
+        shortNames: [short],
+        categories: ["all"],
+        subresources: ["status", "scale"],
+        tracksGeneration: true,
+        storedOnly: true,
+      });
+    }),
+  def({
+    group: "batch",
+    plural: "jobs",
+    kind: "Job",
+    categories: ["all"],
+    subresources: ["status"],
+    tracksGeneration: true,
+    storedOnly: true,
+  }),
+  def({
+    group: "batch",
+    plural: "cronjobs",
+    kind: "CronJob",
+    shortNames: ["cj"],
+    categories: ["all"],
+    subresources: ["status"],
+    tracksGeneration: true,
+    storedOnly: true,
+  }),
+  def({
+    group: "apiextensions.k8s.io",
+    plural: "customresourcedefinitions",
+    kind: "CustomResourceDefinition",
+    namespaced: false,
+    shortNames: ["crd", "crds"],
+    subresources: ["status"],
+    tracksGeneration: true,
+  }),
+  def({
+    group: "apiregistration.k8s.io",
+    plural: "apiservices",
+    kind: "APIService",
+    namespaced: false,
+    subresources: ["status"],
+    tracksGeneration: true,
+  }),
+  def({
+    group: "authorization.k8s.io",
+    plural: "subjectaccessreviews",
+    kind: "SubjectAccessReview",
+    namespaced: false,
+    verbs: CREATE_ONLY,
+  }),
+  def({
+    group: "authorization.k8s.io",
+    plural: "selfsubjectaccessreviews",
+    kind: "SelfSubjectAccessReview",
+    namespaced: false,
+    verbs: CREATE_ONLY,
+  }),
+  def({
+    group: "authentication.k8s.io",
+    plural: "tokenreviews",
+    kind: "TokenReview",
+    namespaced: false,
+    verbs: CREATE_ONLY,
+  }),
+];
+
+/** Resources whose objects are never stored (create answers with a computed status). */
+export function isReviewResource(def: ResourceDef): boolean {
+  return def.verbs.length === 1 && def.verbs[0] === "create";
+}

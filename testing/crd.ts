@@ -1,0 +1,176 @@
+/**
+ * CustomResourceDefinitions that start serving their kinds: on create/update the CRD gets `status.acceptedNames`,
+ * `NamesAccepted`/`Established` conditions and `storedVersions` (kubectl wait --for=condition=Established works at
+ * once); each served version becomes a {@link ResourceDef} (scope, status/scale subresources, printer columns,
+ * shortNames, categories, schema); deleting the CRD removes the kind and its objects.
+ * @module
+ */
+import type { KubeObject } from "../runtime/types.ts";
+import { STANDARD_VERBS } from "./builtin_resources.ts";
+import type { AdmissionContext, FakeStore } from "./fake_store.ts";
+import type { ResourceDef } from "./resource_def.ts";
+import { invalid } from "./status_errors.ts";
+import type { StoredEvent } from "./store.ts";
+
+const CRD_KEY = "apiextensions.k8s.io/customresourcedefinitions";
+
+/** The ResourceDefs a CRD serves (one per served version). */
+export function defsFromCrd(crd: KubeObject): ResourceDef[] {
+  const spec = crd.spec ?? {};
+  const names = spec.names ?? {};
+  const versions: KubeObject[] = Array.isArray(spec.versions) ? spec.versions : [];
+  return versions.filter((v) => v.served !== false).map((v) => ({
+    group: String(spec.group),
+    version: String(v.name),
+    plural: String(names.plural),
+    singular: String(names.singular ?? String(names.kind).toLowerCase()),
+    kind: String(names.kind),
+    listKind: String(names.listKind ?? `${names.kind}List`),
+    namespaced: spec.scope !== "Cluster",
+    verbs: [...STANDARD_VERBS],
+    shortNames: names.shortNames,
+    categories: names.categories,
+    subresources: [
+      ...(v.subresources?.status !== undefined ? ["status"] : []),
+      ...(v.subresources?.scale !== undefined ? ["scale"] : []),
+    ],
+    printColumns: v.additionalPrinterColumns,
+    schema: v.schema?.openAPIV3Schema,
+    tracksGeneration: true,
+    custom: true,
+  }));
+}
+
+/** Kubernetes version priority: GA > beta > alpha, higher numbers first (preferred version of a group). */
+export function versionPriority(a: string, b: string): number {
+  const parse = (v: string) => {
+    const m = v.match(/^v(\d+)(?:(alpha|beta)(\d+))?$/);
+    if (!m) return [0, 0, 0];
+    return [m[2] === undefined ? 3 : m[2] === "beta" ? 2 : 1, Number(m[1]), Number(m[3] ?? 0)];
+  };
+  const [pa, pb] = [parse(a), parse(b)];
+  for (let i = 0; i < 3; i++) if (pa[i] !== pb[i]) return pb[i] - pa[i];
+  return a.localeCompare(b);
+}
+
+function rfc3339(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
+}
+
+/** Wires CRD handling into a store: admission (names, status) and serving (registry updates). */
+export class CrdController {
+  #store: FakeStore;
+  #served = new Map<string, ResourceDef[]>();
+
+  constructor(store: FakeStore) {
+    this.#store = store;
+    store.admission.push((ctx) => this.#admit(ctx));
+    store.objects.onCommit((ev) => this.#onCommit(ev));
+    for (const crd of store.objects.list(CRD_KEY)) this.#serve(crd);
+  }
+
+  /** The preferred (highest priority served) version of a CRD group, if any CRD serves it. */
+  preferredVersion(group: string): string | undefined {
+    const versions = [...this.#served.values()].flat().filter((d) => d.group === group).map((d) => d.version);
+    return versions.sort(versionPriority)[0];
+  }
+
+  #admit(ctx: AdmissionContext): void {
+    const { def, object } = ctx;
+    if (def.group !== "apiextensions.k8s.io" || def.plural !== "customresourcedefinitions") return;
+    if (ctx.subresource === "status") return;
+    const spec = object.spec ?? {};
+    const names = spec.names ?? {};
+    const name = object.metadata.name ?? "";
+    const causes = [];
+    if (!spec.group) causes.push({ reason: "FieldValueRequired", message: "Required value", field: "spec.group" });
+    if (!names.plural) {
+      causes.push({ reason: "FieldValueRequired", message: "Required value", field: "spec.names.plural" });
+    }
+    if (!names.kind) causes.push({ reason: "FieldValueRequired", message: "Required value", field: "spec.names.kind" });
+    if (!Array.isArray(spec.versions) || spec.versions.length === 0) {
+      causes.push({
+        reason: "FieldValueRequired",
+        message: "Required value: must have exactly one version marked as storage version",
+        field: "spec.versions",
+      });
+    }
+    if (spec.scope !== "Namespaced" && spec.scope !== "Cluster") {
+      causes.push({
+        reason: "FieldValueNotSupported",
+        message: `Unsupported value: ${JSON.stringify(spec.scope)}: supported values: "Cluster", "Namespaced"`,
+        field: "spec.scope",
+      });
+    }
+    if (names.plural && spec.group && name !== `${names.plural}.${spec.group}`) {
+      causes.push({
+        reason: "FieldValueInvalid",
+        message: `Invalid value: ${JSON.stringify(name)}: must be spec.names.plural+"."+spec.group`,
+        field: "metadata.name",
+      });
+    }
+    if (causes.length) throw invalid(def, name, causes, ctx.verb);
+    const now = rfc3339(this.#store.clock.now());
+    const old = ctx.old?.status?.conditions as KubeObject[] | undefined;
+    const since = (type: string) => old?.find((c) => c.type === type)?.lastTransitionTime ?? now;
+    const storage = spec.versions.find((v: KubeObject) => v.storage) ?? spec.versions[0];
+    const stored = new Set<string>([...(ctx.old?.status?.storedVersions ?? []), storage.name]);
+    object.status = {
+      acceptedNames: {
+        plural: names.plural,
+        singular: names.singular ?? String(names.kind).toLowerCase(),
+        kind: names.kind,
+        listKind: names.listKind ?? `${names.kind}List`,
+        ...(names.shortNames ? { shortNames: names.shortNames } : {}),
+        ...(names.categories ? { categories: names.categories } : {}),
+      },
+      conditions: [
+        {
+          type: "NamesAccepted",
+          status: "True",
+          lastTransitionTime: since("NamesAccepted"),
+          reason: "NoConflicts",
+          message: "no conflicts found",
+        },
+        {
+          type: "Established",
+          status: "True",
+          lastTransitionTime: since("Established"),
+          reason: "InitialNamesAccepted",
+          message: "the initial names have been accepted",
+        },
+      ],
+      storedVersions: [...stored],
+    };
+  }
+
+  #onCommit(ev: StoredEvent): void {
+    if (ev.storageKey !== CRD_KEY) return;
+    if (ev.type === "DELETED") this.#unserve(ev.object, true);
+    else this.#serve(ev.object);
+  }
+
+  #serve(crd: KubeObject): void {
+    const name = crd.metadata.name!;
+    const before = this.#served.get(name) ?? [];
+    const defs = defsFromCrd(crd);
+    for (const d of before) {
+      if (!defs.some((n) => n.version === d.version)) this.#store.registry.remove(d.group, d.version, d.plural);
+    }
+    for (const d of defs) this.#store.registry.add(d);
+    this.#served.set(name, defs);
+  }
+
+  #unserve(crd: KubeObject, dropObjects: boolean): void {
+    const name = crd.metadata.name!;
+    const defs = this.#served.get(name) ?? defsFromCrd(crd);
+    for (const d of defs) this.#store.registry.remove(d.group, d.version, d.plural);
+    this.#served.delete(name);
+    if (dropObjects && defs[0]) {
+      const key = `${defs[0].group}/${defs[0].plural}`;
+      for (const obj of this.#store.objects.list(key)) {
+        this.#store.objects.remove(key, obj.metadata.namespace ?? "", obj.metadata.name!);
+      }
+    }
+  }
+}

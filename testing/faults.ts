@@ -1,0 +1,144 @@
+/**
+ * Fault hooks for tests: drop or stall open watches, force compaction (the next watch from an older RV gets 410),
+ * inject errors (401, 429 with Retry-After, 500, ...) or latency per verb and resource, and deny
+ * SubjectAccessReviews.
+ * @module
+ */
+import type { Clock } from "../runtime/clock.ts";
+import { ApiError, failureStatus } from "../runtime/errors.ts";
+import type { KubeObject } from "../runtime/types.ts";
+import type { ObjectStore } from "./store.ts";
+import type { WatchHub, WatchSink } from "./watch_hub.ts";
+
+/** Which watches a fault applies to: by bucket resource (`plural` or `plural.group`) and namespace, or a predicate. */
+export type WatchFilter =
+  | { resource?: string; namespace?: string }
+  | ((watch: { storageKey: string; namespace?: string; description: string }) => boolean);
+
+/** One injected fault. */
+export interface InjectedFault {
+  /** get, list, watch, create, update, patch, delete, deletecollection; absent: every verb. */
+  verb?: string;
+  /** `plural` (core) or `plural.group`; absent: every resource (and non-resource paths). */
+  resource?: string;
+  /** HTTP status to answer with (401, 403, 429, 500, 503, ...). */
+  code?: number;
+  /** Delay before handling (or before the error). */
+  latencyMs?: number;
+  /** Sent as Retry-After and details.retryAfterSeconds (429/503). */
+  retryAfterSeconds?: number;
+  /** How many requests it applies to; absent: until clear(). */
+  times?: number;
+  message?: string;
+}
+
+/** Decides a SubjectAccessReview: return false to deny. */
+export type AccessDecider = (review: KubeObject) => boolean;
+
+const REASONS: Record<number, string> = {
+  400: "BadRequest",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "NotFound",
+  409: "Conflict",
+  410: "Expired",
+  429: "TooManyRequests",
+  500: "InternalError",
+  503: "ServiceUnavailable",
+  504: "Timeout",
+};
+
+/** The fault hooks of one fake server. */
+export class FaultHooks {
+  #hub: () => WatchHub;
+  #objects: () => ObjectStore;
+  #clock: Clock;
+  #rules: InjectedFault[] = [];
+  #decider: AccessDecider | undefined;
+
+  constructor(opts: { hub: () => WatchHub; objects: () => ObjectStore; clock: Clock }) {
+    this.#hub = opts.hub;
+    this.#objects = opts.objects;
+    this.#clock = opts.clock;
+  }
+
+  /** Closes matching open watches (clients see the stream end). Returns how many. */
+  dropWatches(filter?: WatchFilter): number {
+    const sinks = this.#select(filter);
+    for (const s of sinks) s.drop();
+    return sinks.length;
+  }
+
+  /** Matching watches stop sending (no events, no bookmarks) but stay open. Returns how many. */
+  stallWatches(filter?: WatchFilter): number {
+    const sinks = this.#select(filter);
+    for (const s of sinks) s.stall();
+    return sinks.length;
+  }
+
+  /** Forgets watch history: a watch from any older resourceVersion gets 410 Expired. */
+  compact(): void {
+    this.#objects().compact();
+  }
+
+  /** Adds a fault rule. */
+  inject(fault: InjectedFault): void {
+    this.#rules.push({ ...fault });
+  }
+
+  /** Removes every rule and the access decider. */
+  clear(): void {
+    this.#rules = [];
+    this.#decider = undefined;
+  }
+
+  /** SubjectAccessReviews are allowed unless `decider` returns false. */
+  denySubjectAccess(decider: AccessDecider): void {
+    this.#decider = decider;
+  }
+
+  /** Whether a SubjectAccessReview is allowed. */
+  allows(review: KubeObject): boolean {
+    return this.#decider ? this.#decider(review) : true;
+  }
+
+  /** Applies matching rules to a request: waits for latency, throws an ApiError for an error code. */
+  async apply(verb: string, resource: string | undefined): Promise<void> {
+    for (const rule of this.#rules) {
+      if (rule.verb && rule.verb !== verb) continue;
+      if (rule.resource && rule.resource !== resource) continue;
+      if (rule.times !== undefined) {
+        if (rule.times <= 0) continue;
+        rule.times--;
+      }
+      if (rule.latencyMs) await this.#clock.sleep(rule.latencyMs);
+      if (rule.code) {
+        const reason = REASONS[rule.code] ?? "InternalError";
+        const details = rule.retryAfterSeconds !== undefined
+          ? { retryAfterSeconds: rule.retryAfterSeconds }
+          : undefined;
+        throw new ApiError(
+          failureStatus(rule.code, reason, rule.message ?? `injected fault: ${rule.code} ${reason}`, details),
+          { verb, resource },
+          rule.retryAfterSeconds,
+        );
+      }
+    }
+    this.#rules = this.#rules.filter((r) => r.times === undefined || r.times > 0);
+  }
+
+  #select(filter?: WatchFilter): WatchSink[] {
+    const all = this.#hub().sinks();
+    if (!filter) return all;
+    if (typeof filter === "function") return all.filter((s) => filter(s));
+    return all.filter((s) => {
+      if (filter.namespace !== undefined && s.namespace !== filter.namespace) return false;
+      if (filter.resource !== undefined) {
+        const [group, plural] = s.storageKey.split("/");
+        const name = group ? `${plural}.${group}` : plural;
+        if (name !== filter.resource && plural !== filter.resource) return false;
+      }
+      return true;
+    });
+  }
+}

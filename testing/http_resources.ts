@@ -1,0 +1,309 @@
+/**
+ * The resource endpoints: `[/namespaces/{ns}]/{plural}[/{name}[/{subresource}]]` under `/api/v1` and
+ * `/apis/{group}/{version}` — get, list, watch, create, update, patch, delete, deletecollection.
+ * @module
+ */
+import type { Clock } from "../runtime/clock.ts";
+import type { KubeObject } from "../runtime/types.ts";
+import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
+import { negotiateShape, shapeList, shapeObject, watchPresenter } from "./http_negotiation.ts";
+import { applyJsonPatch } from "./patch/json_patch.ts";
+import { applyMergePatch } from "./patch/merge.ts";
+import { applyStrategicMergePatch } from "./patch/strategic.ts";
+import { storageKeyOf } from "./registry.ts";
+import type { ResourceDef } from "./resource_def.ts";
+import { type DeleteOptions, type FakeStore, parseRv } from "./fake_store.ts";
+import { eventsV1FieldSelector } from "./events_conversion.ts";
+import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";
+import {
+  badRequest,
+  expired,
+  methodNotAllowed,
+  notFound,
+  tooLargeResourceVersion,
+  unsupportedMediaType,
+} from "./status_errors.ts";
+import type { WatchHub } from "./watch_hub.ts";
+import { WatchStream } from "./watch_stream.ts";
+
+/** A parsed resource URL. */
+export interface ResourceRoute {
+  def: ResourceDef;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+}
+
+/** What the resource handlers need from the server. */
+export interface ResourceContext {
+  store: FakeStore;
+  hub: WatchHub;
+  clock: Clock;
+  bookmarkIntervalMs: number;
+  /** Extra subresource handlers (`pods/log`, `pods/binding`, ...), keyed `group/plural/sub`. */
+  subresources: Map<string, (req: Request, route: ResourceRoute, url: URL) => Promise<Response>>;
+}
+
+/** JSON response helper. */
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+const truthy = (v: string | null): boolean => v === "true" || v === "1";
+
+/** The Kubernetes verb of a request. */
+export function verbOf(method: string, route: ResourceRoute, url: URL): string {
+  const q = url.searchParams;
+  switch (method) {
+    case "GET":
+    case "HEAD":
+      if (truthy(q.get("watch"))) return "watch";
+      return route.name ? "get" : "list";
+    case "POST":
+      return "create";
+    case "PUT":
+      return "update";
+    case "PATCH":
+      return "patch";
+    case "DELETE":
+      return route.name ? "delete" : "deletecollection";
+    default:
+      return method.toLowerCase();
+  }
+}
+
+/** Serves one resource request. */
+export async function handleResource(
+  req: Request,
+  url: URL,
+  route: ResourceRoute,
+  ctx: ResourceContext,
+): Promise<Response> {
+  const { def, namespace, name, subresource } = route;
+  const q = url.searchParams;
+  const verb = verbOf(req.method, route, url);
+  if (subresource && subresource !== "status") {
+    const handler = ctx.subresources.get(`${def.group}/${def.plural}/${subresource}`);
+    if (!handler || !def.subresources.includes(subresource)) throw notFound(def, `${name}/${subresource}`, verb);
+    return await handler(req, route, url);
+  }
+  if (subresource === "status" && !def.subresources.includes("status")) throw notFound(def, name ?? "", verb);
+  if (!def.verbs.includes(verb) && !(verb === "watch" && def.verbs.includes("list"))) throw methodNotAllowed(def, verb);
+  const shape = negotiateShape(req.headers.get("accept"));
+  const includeObject = q.get("includeObject") ?? undefined;
+  const now = ctx.clock.now();
+  const dryRun = q.getAll("dryRun").includes("All");
+  switch (verb) {
+    case "get": {
+      const obj = ctx.store.get(def, name!, { namespace });
+      return jsonResponse(200, shapeObject(shape, def, obj, now, includeObject));
+    }
+    case "list": {
+      const list = ctx.store.listShared(def, {
+        namespace,
+        labelSelector: q.get("labelSelector") ?? undefined,
+        fieldSelector: q.get("fieldSelector") ?? undefined,
+        limit: q.has("limit") ? Number(q.get("limit")) || undefined : undefined,
+        continue: q.get("continue") ?? undefined,
+        resourceVersion: q.get("resourceVersion") ?? undefined,
+        resourceVersionMatch: q.get("resourceVersionMatch") ?? undefined,
+      });
+      return jsonResponse(200, shapeList(shape, def, list, now, includeObject));
+    }
+    case "watch":
+      return openWatch(url, route, ctx, shape, includeObject);
+    case "create": {
+      const body = await readObject(req, verb);
+      const created = ctx.store.create(def, body as KubeObject, { namespace, dryRun });
+      return jsonResponse(201, shapeObject(shape, def, created, now));
+    }
+    case "update": {
+      const body = await readObject(req, verb);
+      const existed = ctx.store.peek(def, namespace, name!) !== undefined;
+      const updated = ctx.store.update(def, body as KubeObject, {
+        namespace,
+        name,
+        subresource: subresource === "status" ? "status" : undefined,
+        dryRun,
+      });
+      return jsonResponse(existed ? 200 : 201, shapeObject(shape, def, updated, now));
+    }
+    case "patch":
+      return await handlePatch(req, route, ctx, dryRun, shape);
+    case "delete": {
+      const opts = await readDeleteOptions(req, q);
+      const deleted = ctx.store.delete(def, name!, { ...opts, namespace, dryRun });
+      return jsonResponse(
+        deleted.metadata.deletionTimestamp && ctx.store.peek(def, namespace, name!) ? 202 : 200,
+        deleted,
+      );
+    }
+    case "deletecollection": {
+      const opts = await readDeleteOptions(req, q);
+      const list = ctx.store.listShared(def, {
+        namespace,
+        labelSelector: q.get("labelSelector") ?? undefined,
+        fieldSelector: q.get("fieldSelector") ?? undefined,
+      });
+      const items = list.items.map((o) =>
+        ctx.store.delete(def, o.metadata.name!, { ...opts, namespace: o.metadata.namespace, dryRun })
+      );
+      return jsonResponse(200, { ...list, items });
+    }
+  }
+  throw methodNotAllowed(def, verb);
+}
+
+async function readObject(req: Request, verb: string): Promise<Record<string, unknown>> {
+  const bytes = await readBody(req);
+  return requireObject(decodeBody(bytes, mediaType(req.headers.get("content-type")), verb), verb);
+}
+
+async function readDeleteOptions(req: Request, q: URLSearchParams): Promise<DeleteOptions> {
+  const bytes = await readBody(req);
+  let body: Record<string, unknown> = {};
+  if (bytes.byteLength > 0) {
+    body = requireObject(decodeBody(bytes, mediaType(req.headers.get("content-type")), "delete"), "delete");
+  }
+  const policy = (q.get("propagationPolicy") ?? body.propagationPolicy) as string | undefined;
+  const orphan = q.get("orphanDependents") === "true" || body.orphanDependents === true;
+  if (policy && !["Background", "Foreground", "Orphan"].includes(policy)) {
+    throw badRequest(`propagationPolicy: Unsupported value: "${policy}"`, "delete");
+  }
+  return {
+    propagationPolicy: (policy ?? (orphan ? "Orphan" : undefined)) as DeleteOptions["propagationPolicy"],
+    preconditions: body.preconditions as DeleteOptions["preconditions"],
+  };
+}
+
+const PATCH_TYPES = [
+  "application/json-patch+json",
+  "application/merge-patch+json",
+  "application/strategic-merge-patch+json",
+  "application/apply-patch+yaml",
+];
+
+async function handlePatch(
+  req: Request,
+  route: ResourceRoute,
+  ctx: ResourceContext,
+  dryRun: boolean,
+  shape: ReturnType<typeof negotiateShape>,
+): Promise<Response> {
+  const { def, namespace, name, subresource } = route;
+  const type = mediaType(req.headers.get("content-type"));
+  if (!PATCH_TYPES.includes(type) || (type === "application/strategic-merge-patch+json" && def.custom)) {
+    throw unsupportedMediaType(type, def.custom ? PATCH_TYPES.filter((t) => !t.includes("strategic")) : PATCH_TYPES);
+  }
+  const patch = decodeBody(await readBody(req), type, "patch");
+  const stored = ctx.store.peek(def, namespace, name!);
+  if (!stored) {
+    if (type !== "application/apply-patch+yaml") throw notFound(def, name!, "patch");
+    // TODO(step 3): serverSideApply from testing/patch/apply.ts once committed (managedFields, conflicts).
+    const body = requireObject(patch, "patch") as KubeObject;
+    body.metadata = { ...(body.metadata as object), name, namespace };
+    const created = ctx.store.create(def, body, { namespace, dryRun });
+    return jsonResponse(201, shapeObject(shape, def, created, ctx.clock.now()));
+  }
+  const current = ctx.store.get(def, name!, { namespace });
+  let next: unknown;
+  switch (type) {
+    case "application/json-patch+json":
+      next = applyJsonPatch(current, patch);
+      break;
+    case "application/strategic-merge-patch+json":
+      next = applyStrategicMergePatch(current, requireObject(patch, "patch"), def);
+      break;
+    default:
+      // merge patch; apply-patch falls back to a merge until serverSideApply lands (TODO step 3).
+      next = applyMergePatch(current, requireObject(patch, "patch"));
+  }
+  const obj = requireObject(next, "patch") as KubeObject;
+  obj.metadata = obj.metadata && typeof obj.metadata === "object" ? obj.metadata : {};
+  obj.metadata.resourceVersion ??= current.metadata.resourceVersion;
+  if (!obj.metadata.resourceVersion) obj.metadata.resourceVersion = current.metadata.resourceVersion;
+  const updated = ctx.store.update(def, obj, {
+    namespace,
+    name,
+    subresource: subresource === "status" ? "status" : undefined,
+    dryRun,
+  });
+  return jsonResponse(200, shapeObject(shape, def, updated, ctx.clock.now()));
+}
+
+function openWatch(
+  url: URL,
+  route: ResourceRoute,
+  ctx: ResourceContext,
+  shape: ReturnType<typeof negotiateShape>,
+  includeObject?: string,
+): Response {
+  const { def, namespace } = route;
+  const q = url.searchParams;
+  const storageKey = storageKeyOf(def);
+  let labels: (o: KubeObject) => boolean;
+  let fields: (o: KubeObject) => boolean;
+  try {
+    labels = parseLabelSelector(q.get("labelSelector"));
+    const fs = def.group === "events.k8s.io"
+      ? eventsV1FieldSelector(q.get("fieldSelector") ?? undefined)
+      : q.get("fieldSelector");
+    fields = parseFieldSelector(fs, storageKey);
+  } catch (err) {
+    if (err instanceof SelectorError) throw badRequest(err.message, "watch");
+    throw err;
+  }
+  const nameFilter = route.name;
+  const matches = (o: KubeObject) => (!nameFilter || o.metadata.name === nameFilter) && labels(o) && fields(o);
+  const rvParam = q.get("resourceVersion") ?? "";
+  const sendInitialEvents = truthy(q.get("sendInitialEvents"));
+  const allowBookmarks = truthy(q.get("allowWatchBookmarks"));
+  const timeoutSeconds = q.has("timeoutSeconds") ? Number(q.get("timeoutSeconds")) : undefined;
+  if (sendInitialEvents && q.get("resourceVersionMatch") !== "NotOlderThan") {
+    throw badRequest(
+      "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless resourceVersionMatch is set to NotOlderThan",
+      "watch",
+    );
+  }
+  const objects = ctx.store.objects;
+  let replay: ReturnType<typeof objects.since> | undefined;
+  const fromRv = rvParam && rvParam !== "0" ? parseRv(rvParam, "watch") : undefined;
+  if (fromRv !== undefined && fromRv > objects.rv) throw tooLargeResourceVersion(fromRv, objects.rv);
+  if (fromRv !== undefined && !sendInitialEvents) replay = objects.since(storageKey, fromRv);
+  const present = (o: KubeObject) => ctx.store.present(def, o);
+  const stream: WatchStream = new WatchStream({
+    storageKey,
+    namespace: def.namespaced ? namespace : undefined,
+    matches,
+    presenter: watchPresenter(shape, def, present, () => ctx.clock.now(), includeObject),
+    clock: ctx.clock,
+    allowBookmarks,
+    bookmarkIntervalMs: ctx.bookmarkIntervalMs,
+    timeoutMs: timeoutSeconds !== undefined && Number.isFinite(timeoutSeconds) ? timeoutSeconds * 1000 : undefined,
+    currentRv: () => objects.rv,
+    description: `${url.pathname}?${q.toString()}`,
+    onClose: () => remove(),
+  });
+  const remove = ctx.hub.add(stream);
+  if (replay === "expired") {
+    const status = expired(`too old resource version: ${fromRv} (${objects.compactedRv})`).status;
+    stream.sendErrorAndClose(status);
+  } else if (replay === "too-large") {
+    stream.sendErrorAndClose(tooLargeResourceVersion(fromRv!, objects.rv).status);
+  } else if (replay) {
+    for (const ev of replay) stream.deliver(ev);
+  } else {
+    // No RV (or "0"), or sendInitialEvents: synthetic ADDED for the current state.
+    for (const obj of objects.list(storageKey, def.namespaced ? namespace : undefined)) {
+      if (matches(obj)) stream.sendObject("ADDED", obj);
+    }
+    if (sendInitialEvents) stream.sendBookmark({ "k8s.io/initial-events-end": "true" });
+  }
+  return new Response(stream.body, {
+    status: 200,
+    headers: { "content-type": "application/json", "cache-control": "no-cache" },
+  });
+}

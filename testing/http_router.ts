@@ -1,0 +1,209 @@
+/**
+ * The fake server's request entry: authentication, fault injection, and dispatch to discovery, version, health,
+ * review resources and the resource endpoints. Every failure is answered as a Kubernetes Status; a handler bug
+ * becomes a 500 InternalError, never a crashed server.
+ * @module
+ */
+import { ApiError, failureStatus } from "../runtime/errors.ts";
+import type { KubeObject } from "../runtime/types.ts";
+import { isReviewResource } from "./builtin_resources.ts";
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from "./discovery.ts";
+import type { FaultHooks } from "./faults.ts";
+import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
+import { handleResource, jsonResponse, type ResourceContext, type ResourceRoute, verbOf } from "./http_resources.ts";
+import { qualifiedResource } from "./registry.ts";
+
+/** An aggregated API target: a URL to proxy to, or an in-process handler. */
+export type AggregatedTarget = { url: string; caPEM?: string } | ((req: Request) => Promise<Response>);
+
+/** What the router needs. */
+export interface RouterContext extends ResourceContext {
+  faults: FaultHooks;
+  token?: string;
+  /** Extra authentication (client certificates): true when the request is authenticated by other means. */
+  authenticated?: (req: Request) => boolean;
+  /** `group/version` → target. */
+  aggregated: Map<string, AggregatedTarget>;
+  preferredVersion: (group: string) => string | undefined;
+  serverAddress: () => string;
+  /** Extra non-resource paths (`/openapi/v3`, ...). */
+  extraPaths: Array<(req: Request, url: URL) => Promise<Response | undefined> | Response | undefined>;
+}
+
+/** Serves one request; never throws. */
+export async function routeRequest(req: Request, ctx: RouterContext): Promise<Response> {
+  let url: URL;
+  try {
+    url = new URL(req.url);
+  } catch {
+    return jsonResponse(400, failureStatus(400, "BadRequest", "malformed request URL"));
+  }
+  try {
+    return await dispatch(req, url, ctx);
+  } catch (err) {
+    if (err instanceof ApiError) {
+      const headers: Record<string, string> = {};
+      if (err.retryAfterSeconds !== undefined) headers["retry-after"] = String(err.retryAfterSeconds);
+      if (req.body && !req.bodyUsed) await req.body.cancel().catch(() => {});
+      return jsonResponse(err.code, err.status, headers);
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    return jsonResponse(500, failureStatus(500, "InternalError", `Internal error occurred: ${message}`));
+  }
+}
+
+function unauthorized(): ApiError {
+  return new ApiError(failureStatus(401, "Unauthorized", "Unauthorized"), { verb: "request" });
+}
+
+async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Response> {
+  const path = url.pathname.replace(/\/+$/, "") || "/";
+  if (path === "/healthz" || path === "/livez" || path === "/readyz") return new Response("ok");
+  if (ctx.token !== undefined || ctx.authenticated) {
+    const auth = req.headers.get("authorization");
+    const byToken = ctx.token !== undefined && auth === `Bearer ${ctx.token}`;
+    if (!byToken && !(ctx.authenticated?.(req) ?? false)) {
+      await ctx.faults.apply("request", undefined).catch(() => {});
+      throw unauthorized();
+    }
+  }
+  const segments = path.split("/").filter(Boolean).map(decodeSegment);
+  const route = resourceRoute(segments, ctx);
+  if (route && "proxy" in route) {
+    await ctx.faults.apply(req.method.toLowerCase(), undefined);
+    return await proxy(req, url, route.proxy);
+  }
+  if (route) {
+    const verb = verbOf(req.method, route, url);
+    await ctx.faults.apply(verb, qualifiedResource(route.def));
+    if (isReviewResource(route.def) && verb === "create") return await handleReview(req, route, ctx);
+    return await handleResource(req, url, route, ctx);
+  }
+  await ctx.faults.apply("get", undefined);
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    for (const extra of ctx.extraPaths) {
+      const res = await extra(req, url);
+      if (res) return res;
+    }
+    throw notFoundPath();
+  }
+  if (path === "/version") return jsonResponse(200, versionInfo());
+  if (path === "/api") return jsonResponse(200, apiVersions(ctx.serverAddress()));
+  if (path === "/apis") return jsonResponse(200, apiGroupList(ctx.store.registry, ctx.preferredVersion));
+  if (segments[0] === "api" && segments.length === 2) {
+    const list = apiResourceList(ctx.store.registry, "", segments[1]);
+    if (list) return jsonResponse(200, list);
+  }
+  if (segments[0] === "apis" && segments.length === 2) {
+    const group = apiGroup(ctx.store.registry, segments[1], ctx.preferredVersion);
+    if (group) return jsonResponse(200, group);
+  }
+  if (segments[0] === "apis" && segments.length === 3) {
+    const list = apiResourceList(ctx.store.registry, segments[1], segments[2]);
+    if (list) return jsonResponse(200, list);
+  }
+  for (const extra of ctx.extraPaths) {
+    const res = await extra(req, url);
+    if (res) return res;
+  }
+  throw notFoundPath();
+}
+
+function decodeSegment(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+function notFoundPath(): ApiError {
+  return new ApiError(failureStatus(404, "NotFound", "the server could not find the requested resource"), {
+    verb: "get",
+  });
+}
+
+/** Parses `/api/v1/...` and `/apis/<g>/<v>/...` into a resource route (or an aggregated proxy target). */
+function resourceRoute(
+  segments: string[],
+  ctx: RouterContext,
+): ResourceRoute | { proxy: AggregatedTarget } | undefined {
+  let group: string;
+  let version: string;
+  let rest: string[];
+  if (segments[0] === "api" && segments.length >= 3) {
+    [group, version, rest] = ["", segments[1], segments.slice(2)];
+  } else if (segments[0] === "apis" && segments.length >= 3) {
+    [group, version, rest] = [segments[1], segments[2], segments.slice(3)];
+    const target = ctx.aggregated.get(`${group}/${version}`);
+    if (target) return { proxy: target };
+    if (rest.length === 0) return undefined;
+  } else return undefined;
+  const registry = ctx.store.registry;
+  if (rest[0] === "namespaces" && rest.length >= 3) {
+    const def = registry.lookup(group, version, rest[2]);
+    if (def?.namespaced) return { def, namespace: rest[1], name: rest[3], subresource: rest[4] };
+  }
+  const def = registry.lookup(group, version, rest[0]);
+  if (!def) {
+    if (ctx.store.registry.forGroupVersion(group, version).length === 0 && rest.length > 0) throw notFoundPath();
+    throw notFoundPath();
+  }
+  if (rest.length > 3) throw notFoundPath();
+  return { def, name: rest[1], subresource: rest[2] };
+}
+
+async function handleReview(req: Request, route: ResourceRoute, ctx: RouterContext): Promise<Response> {
+  const body = requireObject(
+    decodeBody(await readBody(req), mediaType(req.headers.get("content-type")), "create"),
+    "create",
+  ) as KubeObject;
+  const out: KubeObject = { ...body, apiVersion: `${route.def.group}/${route.def.version}`, kind: route.def.kind };
+  out.metadata = { ...(body.metadata ?? {}), creationTimestamp: undefined };
+  if (route.def.plural === "tokenreviews") {
+    const token = body.spec?.token;
+    const ok = ctx.token === undefined || token === ctx.token || (typeof token === "string" && token.length > 0);
+    out.status = ok
+      ? {
+        authenticated: true,
+        user: { username: "kubeop-dev", uid: "kubeop-dev", groups: ["system:masters", "system:authenticated"] },
+        audiences: body.spec?.audiences ?? [],
+      }
+      : { authenticated: false, error: "invalid bearer token" };
+  } else {
+    const allowed = ctx.faults.allows(body);
+    out.status = allowed
+      ? { allowed: true, reason: "fake API server allows all" }
+      : { allowed: false, denied: true, reason: "denied by test hook" };
+  }
+  return jsonResponse(201, out);
+}
+
+async function proxy(req: Request, url: URL, target: AggregatedTarget): Promise<Response> {
+  if (typeof target === "function") return await target(req);
+  const dest = new URL(url.pathname + url.search, target.url);
+  const headers = new Headers(req.headers);
+  headers.delete("authorization");
+  headers.delete("host");
+  headers.set("x-remote-user", "kubeop-dev");
+  headers.append("x-remote-group", "system:masters");
+  const client = target.caPEM ? Deno.createHttpClient({ caCerts: [target.caPEM] }) : undefined;
+  try {
+    const res = await fetch(dest, {
+      method: req.method,
+      headers,
+      body: req.body,
+      client,
+      signal: req.signal,
+    } as RequestInit);
+    const body = await res.arrayBuffer();
+    return new Response(body, { status: res.status, headers: res.headers });
+  } catch (err) {
+    return jsonResponse(
+      503,
+      failureStatus(503, "ServiceUnavailable", `error trying to reach service: ${(err as Error).message}`),
+    );
+  } finally {
+    client?.close();
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * {@link startFakeApiServer}: assembles the store, watch hub, garbage collector, CRD controller, fault hooks and
+ * router, and serves them over HTTP on 127.0.0.1 (port 0 by default). Restart keeps the port and, on request, the
+ * objects.
+ * @module
+ */
+import YAML from "yaml";
+import { type Clock, RealClock } from "../runtime/clock.ts";
+import { CrdController } from "./crd.ts";
+import { FakeStore } from "./fake_store.ts";
+import { FaultHooks } from "./faults.ts";
+import { GarbageCollector } from "./gc.ts";
+import { type AggregatedTarget, type RouterContext, routeRequest } from "./http_router.ts";
+import type { ResourceRoute } from "./http_resources.ts";
+import { ResourceRegistry } from "./registry.ts";
+import { ObjectStore, type StoreSnapshot } from "./store.ts";
+import { WatchHub } from "./watch_hub.ts";
+
+/** Options of {@link startFakeApiServer}. */
+export interface FakeApiServerOptions {
+  /** Port on 127.0.0.1; default 0 (a free port). */
+  port?: number;
+  /** Require `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Drives timestamps, bookmarks and timeouts; default RealClock. */
+  clock?: Clock;
+  /** Interval of BOOKMARK events on watches that allow them; default 60 000 ms. */
+  bookmarkIntervalMs?: number;
+  /** How many changes of history watches can resume from; default 10 000. */
+  compactionWindow?: number;
+}
+
+/** A running fake API server. */
+export interface FakeApiServer {
+  /** e.g. `http://127.0.0.1:41234`. */
+  readonly url: string;
+  /** Kubeconfig YAML for this server. */
+  readonly kubeconfig: string;
+  /** Writes {@link FakeApiServer.kubeconfig} to a file (mode 0600). */
+  writeKubeconfig(path: string): Promise<void>;
+  /** Closes open watches and the listener. */
+  stop(): Promise<void>;
+  /** Stops and starts again on the same port, keeping the objects unless `keepState` is false. */
+  restart(opts?: { keepState?: boolean }): Promise<void>;
+  readonly faults: FaultHooks;
+  /** Direct, synchronous object access for test setup and assertions. */
+  readonly store: FakeStore;
+  /** Serves `/apis/<group>/<version>` from another server (what an APIService does). */
+  registerAggregatedApi(group: string, version: string, target: AggregatedTarget): void;
+}
+
+/** The default namespaces every cluster has. */
+const DEFAULT_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];
+
+interface State {
+  objects: ObjectStore;
+  store: FakeStore;
+  hub: WatchHub;
+  gc: GarbageCollector;
+  crds: CrdController;
+}
+
+class Server implements FakeApiServer {
+  readonly faults: FaultHooks;
+  #opts: FakeApiServerOptions;
+  #clock: Clock;
+  #state!: State;
+  #http?: Deno.HttpServer<Deno.NetAddr>;
+  #port = 0;
+  #aggregated = new Map<string, AggregatedTarget>();
+  #subresources = new Map<string, (req: Request, route: ResourceRoute, url: URL) => Promise<Response>>();
+
+  constructor(opts: FakeApiServerOptions) {
+    this.#opts = opts;
+    this.#clock = opts.clock ?? new RealClock();
+    this.faults = new FaultHooks({
+      hub: () => this.#state.hub,
+      objects: () => this.#state.objects,
+      clock: this.#clock,
+    });
+    this.#state = this.#build();
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.#port}`;
+  }
+
+  get store(): FakeStore {
+    return this.#state.store;
+  }
+
+  get kubeconfig(): string {
+    const user: Record<string, string> = this.#opts.token ? { token: this.#opts.token } : {};
+    return YAML.stringify({
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [{ name: "kubeop-fake", cluster: { server: this.url } }],
+      users: [{ name: "kubeop-fake", user }],
+      contexts: [{
+        name: "kubeop-fake",
+        context: { cluster: "kubeop-fake", user: "kubeop-fake", namespace: "default" },
+      }],
+      "current-context": "kubeop-fake",
+      preferences: {},
+    });
+  }
+
+  async writeKubeconfig(path: string): Promise<void> {
+    const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "";
+    if (dir) await Deno.mkdir(dir, { recursive: true });
+    await Deno.writeTextFile(path, this.kubeconfig, { mode: 0o600 });
+  }
+
+  registerAggregatedApi(group: string, version: string, target: AggregatedTarget): void {
+    this.#aggregated.set(`${group}/${version}`, target);
+  }
+
+  #build(snapshot?: StoreSnapshot): State {
+    const objects = new ObjectStore({ compactionWindow: this.#opts.compactionWindow, snapshot });
+    const registry = new ResourceRegistry();
+    const store = new FakeStore({ registry, objects, clock: this.#clock });
+    const hub = new WatchHub(objects);
+    const gc = new GarbageCollector(store);
+    const crds = new CrdController(store);
+    if (!snapshot) {
+      for (const name of DEFAULT_NAMESPACES) {
+        store.create({ group: "", version: "v1", plural: "namespaces" }, { metadata: { name } });
+      }
+    } else gc.enqueueAll();
+    return { objects, store, hub, gc, crds };
+  }
+
+  #context(): RouterContext {
+    const state = this.#state;
+    return {
+      store: state.store,
+      hub: state.hub,
+      clock: this.#clock,
+      bookmarkIntervalMs: this.#opts.bookmarkIntervalMs ?? 60_000,
+      subresources: this.#subresources,
+      faults: this.faults,
+      token: this.#opts.token,
+      aggregated: this.#aggregated,
+      preferredVersion: (g) => this.#state.crds.preferredVersion(g),
+      serverAddress: () => `127.0.0.1:${this.#port}`,
+      extraPaths: [],
+    };
+  }
+
+  async listen(port: number): Promise<void> {
+    const { promise, resolve } = Promise.withResolvers<void>();
+    this.#http = Deno.serve({
+      hostname: "127.0.0.1",
+      port,
+      onListen: () => resolve(),
+      onError: () => new Response("internal error", { status: 500 }),
+    }, (req) => routeRequest(req, this.#context()));
+    await promise;
+    this.#port = this.#http.addr.port;
+  }
+
+  async stop(): Promise<void> {
+    for (const sink of this.#state.hub.sinks()) sink.drop();
+    const http = this.#http;
+    this.#http = undefined;
+    if (http) await http.shutdown();
+  }
+
+  async restart(opts: { keepState?: boolean } = {}): Promise<void> {
+    await this.stop();
+    if (opts.keepState === false) {
+      this.#state.gc.stop();
+      this.#state = this.#build();
+    }
+    await this.listen(this.#port);
+  }
+}
+
+/**
+ * Starts a fake Kubernetes API server on 127.0.0.1.
+ *
+ * @example
+ * ```ts
+ * import { startFakeApiServer } from "./server.ts";
+ * const server = await startFakeApiServer();
+ * const res = await fetch(`${server.url}/api/v1/namespaces/default`);
+ * console.assert((await res.json()).metadata.name === "default");
+ * await server.stop();
+ * ```
+ */
+export async function startFakeApiServer(opts: FakeApiServerOptions = {}): Promise<FakeApiServer> {
+  const server = new Server(opts);
+  await server.listen(opts.port ?? 0);
+  return server;
+}

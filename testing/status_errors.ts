@@ -1,0 +1,96 @@
+/**
+ * kube-apiserver's error constructors (apimachinery pkg/api/errors) for the fake server: each returns an
+ * {@link ApiError} whose Status has the code, reason, message and details a real server sends.
+ * @module
+ */
+import { ApiError, failureStatus, type StatusCause } from "../runtime/errors.ts";
+import { qualifiedResource } from "./registry.ts";
+import type { ResourceDef } from "./resource_def.ts";
+
+type Def = Pick<ResourceDef, "group" | "plural" | "kind">;
+
+function err(code: number, reason: string, message: string, verb: string, def?: Def, name?: string, extra = {}) {
+  const details = def
+    ? { name, group: def.group, kind: def.plural, ...extra }
+    : Object.keys(extra).length
+    ? extra
+    : undefined;
+  return new ApiError(failureStatus(code, reason, message, details), {
+    verb,
+    resource: def ? qualifiedResource(def) : undefined,
+    name,
+  });
+}
+
+/** 404 NotFound: `pods "x" not found`. */
+export const notFound = (def: Def, name: string, verb = "get"): ApiError =>
+  err(404, "NotFound", `${qualifiedResource(def)} "${name}" not found`, verb, def, name);
+
+/** 409 AlreadyExists. */
+export const alreadyExists = (def: Def, name: string): ApiError =>
+  err(409, "AlreadyExists", `${qualifiedResource(def)} "${name}" already exists`, "create", def, name);
+
+/** 409 Conflict on a stale resourceVersion (or failed precondition). */
+export const conflict = (def: Def, name: string, verb: string, why?: string): ApiError =>
+  err(
+    409,
+    "Conflict",
+    `Operation cannot be fulfilled on ${qualifiedResource(def)} "${name}": ${
+      why ?? "the object has been modified; please apply your changes to the latest version and try again"
+    }`,
+    verb,
+    def,
+    name,
+  );
+
+/** 422 Invalid with field causes: `Foo.example.com "x" is invalid: spec.a: Required value`. */
+export function invalid(def: Def, name: string, causes: StatusCause[], verb = "create"): ApiError {
+  const gk = def.group ? `${def.kind}.${def.group}` : def.kind;
+  const parts = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : `${c.message}`));
+  const list = parts.length === 1 ? parts[0] : `[${parts.join(", ")}]`;
+  return new ApiError(
+    failureStatus(422, "Invalid", `${gk} "${name}" is invalid: ${list}`, {
+      name,
+      group: def.group,
+      kind: def.kind,
+      causes,
+    }),
+    { verb, resource: qualifiedResource(def), name },
+  );
+}
+
+/** 400 BadRequest. */
+export const badRequest = (message: string, verb = "request"): ApiError => err(400, "BadRequest", message, verb);
+
+/** 403 Forbidden: `pods "x" is forbidden: <why>`. */
+export const forbidden = (def: Def, name: string, why: string, verb: string): ApiError =>
+  err(403, "Forbidden", `${qualifiedResource(def)} "${name}" is forbidden: ${why}`, verb, def, name);
+
+/** 405 MethodNotAllowed. */
+export const methodNotAllowed = (def: Def, verb: string): ApiError =>
+  err(405, "MethodNotAllowed", `${verb} is not supported on resources of kind "${qualifiedResource(def)}"`, verb, def);
+
+/** 410 Expired: the resourceVersion was compacted. */
+export const expired = (message: string, verb = "watch"): ApiError => err(410, "Expired", message, verb);
+
+/** 504 Timeout with cause ResourceVersionTooLarge (a resourceVersion ahead of the server). */
+export const tooLargeResourceVersion = (requested: number, current: number, verb = "watch"): ApiError =>
+  new ApiError(
+    failureStatus(504, "Timeout", `Too large resource version: ${requested}, current: ${current}`, {
+      causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }],
+      retryAfterSeconds: 1,
+    }),
+    { verb },
+  );
+
+/** 415 UnsupportedMediaType. */
+export const unsupportedMediaType = (contentType: string, accepted: string[]): ApiError =>
+  err(
+    415,
+    "UnsupportedMediaType",
+    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(", ")}`,
+    "request",
+    undefined,
+    undefined,
+    { causes: [{ reason: "UnsupportedMediaType", message: contentType }] },
+  );

@@ -1,0 +1,239 @@
+/**
+ * The fake server's storage: objects per bucket (`group/plural`) and namespace, one global monotonically increasing
+ * resourceVersion, a bounded history of changes for watch resumption (older RVs are "compacted" → 410), and indexes
+ * by uid and by owner uid for garbage collection. Objects handed in are owned by the store and never mutated again.
+ * @module
+ */
+import type { KubeObject } from "../runtime/types.ts";
+
+/** One committed change. */
+export interface StoredEvent {
+  rv: number;
+  storageKey: string;
+  type: "ADDED" | "MODIFIED" | "DELETED";
+  object: KubeObject;
+  /** The object before the change (MODIFIED/DELETED). */
+  prev?: KubeObject;
+}
+
+/** Where an object lives. */
+export interface ObjectRef {
+  storageKey: string;
+  namespace: string;
+  name: string;
+}
+
+/** A serialisable copy of the store (persistence and restart with state). */
+export interface StoreSnapshot {
+  rv: number;
+  buckets: Record<string, KubeObject[]>;
+}
+
+type Bucket = Map<string, Map<string, KubeObject>>;
+
+/** The resourceVersion string for a counter value. */
+export const rvString = (rv: number): string => String(rv);
+
+/** Storage with RVs, history, and indexes. */
+export class ObjectStore {
+  #rv: number;
+  #buckets = new Map<string, Bucket>();
+  #uids = new Map<string, ObjectRef>();
+  #dependents = new Map<string, Set<string>>();
+  #history: StoredEvent[] = [];
+  #historyStart = 0;
+  #compactedRv: number;
+  #window: number;
+  #listeners: Array<(ev: StoredEvent) => void> = [];
+
+  /** @param opts.compactionWindow how many changes of history are kept for watches. */
+  constructor(opts: { compactionWindow?: number; snapshot?: StoreSnapshot } = {}) {
+    this.#window = Math.max(1, opts.compactionWindow ?? 10_000);
+    this.#rv = 1;
+    if (opts.snapshot) {
+      this.#rv = Math.max(1, opts.snapshot.rv);
+      for (const [key, objects] of Object.entries(opts.snapshot.buckets)) {
+        for (const obj of objects) this.#insert(key, obj);
+      }
+    }
+    this.#compactedRv = this.#rv;
+  }
+
+  /** The current (latest committed) resourceVersion. */
+  get rv(): number {
+    return this.#rv;
+  }
+
+  /** Watches from an RV below this get 410 Expired. */
+  get compactedRv(): number {
+    return this.#compactedRv;
+  }
+
+  /** Subscribes to every committed change, in commit order. */
+  onCommit(listener: (ev: StoredEvent) => void): () => void {
+    this.#listeners.push(listener);
+    return () => {
+      this.#listeners = this.#listeners.filter((l) => l !== listener);
+    };
+  }
+
+  /** The stored object, or undefined. */
+  get(storageKey: string, namespace: string, name: string): KubeObject | undefined {
+    return this.#buckets.get(storageKey)?.get(namespace)?.get(name);
+  }
+
+  /** Where the object with this uid lives. */
+  byUid(uid: string): ObjectRef | undefined {
+    return this.#uids.get(uid);
+  }
+
+  /** Objects whose ownerReferences name this uid. */
+  dependentsOf(uid: string): ObjectRef[] {
+    return [...(this.#dependents.get(uid) ?? [])].map(parseRef);
+  }
+
+  /** Objects of a bucket sorted by namespace then name; all namespaces when `namespace` is undefined. */
+  list(storageKey: string, namespace?: string): KubeObject[] {
+    const bucket = this.#buckets.get(storageKey);
+    if (!bucket) return [];
+    const namespaces = namespace === undefined ? [...bucket.keys()].sort() : [namespace];
+    const out: KubeObject[] = [];
+    for (const ns of namespaces) {
+      const names = bucket.get(ns);
+      if (!names) continue;
+      for (const name of [...names.keys()].sort()) out.push(names.get(name)!);
+    }
+    return out;
+  }
+
+  /** Number of objects in a namespace across every bucket (namespace deletion waits for 0). */
+  countInNamespace(namespace: string): number {
+    let n = 0;
+    for (const bucket of this.#buckets.values()) n += bucket.get(namespace)?.size ?? 0;
+    return n;
+  }
+
+  /** Every bucket that has objects in `namespace`. */
+  bucketsWithNamespace(namespace: string): string[] {
+    return [...this.#buckets.entries()].filter(([, b]) => (b.get(namespace)?.size ?? 0) > 0).map(([k]) => k);
+  }
+
+  /** Stores a new or changed object under a fresh resourceVersion (set on the object) and notifies. */
+  put(storageKey: string, obj: KubeObject): StoredEvent {
+    const { namespace = "", name = "" } = obj.metadata;
+    const prev = this.get(storageKey, namespace, name);
+    const rv = ++this.#rv;
+    obj.metadata.resourceVersion = rvString(rv);
+    if (prev) this.#unindex(storageKey, prev);
+    this.#insert(storageKey, obj);
+    return this.#commit({ rv, storageKey, type: prev ? "MODIFIED" : "ADDED", object: obj, prev });
+  }
+
+  /** Removes an object; the DELETED event carries `final` (the last state) under a fresh resourceVersion. */
+  remove(storageKey: string, namespace: string, name: string, final?: KubeObject): StoredEvent | undefined {
+    const prev = this.get(storageKey, namespace, name);
+    if (!prev) return undefined;
+    const rv = ++this.#rv;
+    this.#unindex(storageKey, prev);
+    const names = this.#buckets.get(storageKey)!.get(namespace)!;
+    names.delete(name);
+    if (names.size === 0) this.#buckets.get(storageKey)!.delete(namespace);
+    const object = final ?? structuredClone(prev);
+    object.metadata.resourceVersion = rvString(rv);
+    return this.#commit({ rv, storageKey, type: "DELETED", object, prev });
+  }
+
+  /** Removes a whole bucket without events (a CRD's kind going away is announced by the CRD's own deletion). */
+  dropBucket(storageKey: string): void {
+    const bucket = this.#buckets.get(storageKey);
+    if (!bucket) return;
+    for (const names of bucket.values()) for (const obj of names.values()) this.#unindex(storageKey, obj);
+    this.#buckets.delete(storageKey);
+  }
+
+  /**
+   * Changes to `storageKey` after `sinceRv`, or "expired" when some were compacted away, or "too-large" when
+   * `sinceRv` is ahead of the store.
+   */
+  since(storageKey: string, sinceRv: number): StoredEvent[] | "expired" | "too-large" {
+    if (sinceRv > this.#rv) return "too-large";
+    if (sinceRv < this.#compactedRv) return "expired";
+    const out: StoredEvent[] = [];
+    // Binary search for the first entry with rv > sinceRv.
+    let lo = this.#historyStart;
+    let hi = this.#history.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.#history[mid].rv <= sinceRv) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < this.#history.length; i++) {
+      const ev = this.#history[i];
+      if (ev.storageKey === storageKey) out.push(ev);
+    }
+    return out;
+  }
+
+  /** Forgets all history: any watch from an RV older than now gets 410. */
+  compact(): void {
+    this.#history = [];
+    this.#historyStart = 0;
+    this.#compactedRv = this.#rv;
+  }
+
+  /** A deep copy of every object, for persistence or restart. */
+  snapshot(): StoreSnapshot {
+    const buckets: Record<string, KubeObject[]> = {};
+    for (const key of this.#buckets.keys()) buckets[key] = structuredClone(this.list(key));
+    return { rv: this.#rv, buckets };
+  }
+
+  #insert(storageKey: string, obj: KubeObject): void {
+    let bucket = this.#buckets.get(storageKey);
+    if (!bucket) this.#buckets.set(storageKey, bucket = new Map());
+    const ns = obj.metadata.namespace ?? "";
+    let names = bucket.get(ns);
+    if (!names) bucket.set(ns, names = new Map());
+    names.set(obj.metadata.name ?? "", obj);
+    const ref = formatRef({ storageKey, namespace: ns, name: obj.metadata.name ?? "" });
+    if (obj.metadata.uid) this.#uids.set(obj.metadata.uid, parseRef(ref));
+    for (const owner of obj.metadata.ownerReferences ?? []) {
+      let set = this.#dependents.get(owner.uid);
+      if (!set) this.#dependents.set(owner.uid, set = new Set());
+      set.add(ref);
+    }
+  }
+
+  #unindex(storageKey: string, obj: KubeObject): void {
+    const ref = formatRef({ storageKey, namespace: obj.metadata.namespace ?? "", name: obj.metadata.name ?? "" });
+    if (obj.metadata.uid) this.#uids.delete(obj.metadata.uid);
+    for (const owner of obj.metadata.ownerReferences ?? []) {
+      const set = this.#dependents.get(owner.uid);
+      set?.delete(ref);
+      if (set?.size === 0) this.#dependents.delete(owner.uid);
+    }
+  }
+
+  #commit(ev: StoredEvent): StoredEvent {
+    this.#history.push(ev);
+    if (this.#history.length - this.#historyStart > this.#window) {
+      this.#compactedRv = this.#history[this.#historyStart].rv;
+      this.#historyStart++;
+      if (this.#historyStart > 1024 && this.#historyStart * 2 > this.#history.length) {
+        this.#history = this.#history.slice(this.#historyStart);
+        this.#historyStart = 0;
+      }
+    }
+    for (const l of this.#listeners) l(ev);
+    return ev;
+  }
+}
+
+function formatRef(ref: ObjectRef): string {
+  return `${ref.storageKey}\u0000${ref.namespace}\u0000${ref.name}`;
+}
+
+function parseRef(s: string): ObjectRef {
+  const [storageKey, namespace, name] = s.split("\u0000");
+  return { storageKey, namespace, name };
+}

@@ -1,0 +1,159 @@
+/**
+ * One open watch as kube-apiserver streams it: newline-delimited JSON `{"type","object"}` frames, one HTTP chunk
+ * per event; selector transitions become ADDED/DELETED; periodic BOOKMARKs when asked (driven by the injected
+ * clock); the `k8s.io/initial-events-end` bookmark after sendInitialEvents; closes after timeoutSeconds.
+ * @module
+ */
+import type { Clock } from "../runtime/clock.ts";
+import type { KubeObject, WatchEventType } from "../runtime/types.ts";
+import type { StoredEvent } from "./store.ts";
+import type { WatchSink } from "./watch_hub.ts";
+
+/** How objects are turned into the frame's `object` (resource view, Table row, PartialObjectMetadata...). */
+export interface WatchPresenter {
+  /** Distinguishes cached encodings between presenters (same key → same bytes for the same event). */
+  key: string;
+  present(obj: KubeObject, type: WatchEventType): unknown;
+  /** A BOOKMARK object carrying `resourceVersion` (and annotations). */
+  bookmark(resourceVersion: string, annotations?: Record<string, string>): unknown;
+}
+
+/** Options of a {@link WatchStream}. */
+export interface WatchStreamOptions {
+  storageKey: string;
+  namespace?: string;
+  matches: (obj: KubeObject) => boolean;
+  presenter: WatchPresenter;
+  clock: Clock;
+  allowBookmarks: boolean;
+  bookmarkIntervalMs: number;
+  timeoutMs?: number;
+  /** Latest committed RV (for bookmarks). */
+  currentRv: () => number;
+  description: string;
+  onClose: () => void;
+}
+
+const encoder = new TextEncoder();
+const encodeCache = new WeakMap<StoredEvent, Map<string, Uint8Array>>();
+
+/** An open watch response body. */
+export class WatchStream implements WatchSink {
+  readonly storageKey: string;
+  readonly namespace?: string;
+  readonly description: string;
+  readonly body: ReadableStream<Uint8Array>;
+  #opts: WatchStreamOptions;
+  #controller!: ReadableStreamDefaultController<Uint8Array>;
+  #closed = false;
+  #stalled = false;
+  #cancelBookmark?: () => void;
+  #cancelTimeout?: () => void;
+
+  constructor(opts: WatchStreamOptions) {
+    this.#opts = opts;
+    this.storageKey = opts.storageKey;
+    this.namespace = opts.namespace;
+    this.description = opts.description;
+    this.body = new ReadableStream<Uint8Array>({
+      start: (c) => {
+        this.#controller = c;
+      },
+      cancel: () => this.#finish(false),
+    });
+    if (opts.timeoutMs !== undefined && opts.timeoutMs > 0) {
+      this.#cancelTimeout = opts.clock.setTimer(opts.timeoutMs, () => this.#finish(true));
+    }
+    this.#armBookmark();
+  }
+
+  /** Whether the stream has ended. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Sends synthetic frames (initial state / replay) before live delivery. */
+  sendObject(type: WatchEventType, obj: KubeObject): void {
+    this.#write(this.#encode(type, obj));
+  }
+
+  /** Sends a replayed or live stored change through the selector. */
+  deliver(ev: StoredEvent): void {
+    if (this.#closed || this.#stalled) return;
+    const now = this.#opts.matches(ev.object);
+    let type: WatchEventType = ev.type;
+    if (ev.type === "MODIFIED") {
+      const before = ev.prev ? this.#opts.matches(ev.prev) : false;
+      if (!now && !before) return;
+      if (now && !before) type = "ADDED";
+      if (!now && before) type = "DELETED";
+    } else if (ev.type === "DELETED") {
+      if (!(ev.prev ? this.#opts.matches(ev.prev) : now)) return;
+    } else if (!now) return;
+    let cache = encodeCache.get(ev);
+    if (!cache) encodeCache.set(ev, cache = new Map());
+    const key = `${this.#opts.presenter.key}\u0000${type}`;
+    let bytes = cache.get(key);
+    if (!bytes) cache.set(key, bytes = this.#encode(type, ev.object));
+    this.#write(bytes);
+  }
+
+  /** Sends a BOOKMARK at the current resourceVersion (with optional annotations). */
+  sendBookmark(annotations?: Record<string, string>): void {
+    const frame = {
+      type: "BOOKMARK",
+      object: this.#opts.presenter.bookmark(String(this.#opts.currentRv()), annotations),
+    };
+    this.#write(encoder.encode(JSON.stringify(frame) + "\n"));
+  }
+
+  /** Sends an ERROR frame with a Status, then closes. */
+  sendErrorAndClose(status: unknown): void {
+    this.#write(encoder.encode(JSON.stringify({ type: "ERROR", object: status }) + "\n"));
+    this.#finish(true);
+  }
+
+  drop(): void {
+    this.#finish(true);
+  }
+
+  stall(): void {
+    this.#stalled = true;
+    this.#cancelBookmark?.();
+  }
+
+  #encode(type: WatchEventType, obj: KubeObject): Uint8Array {
+    return encoder.encode(JSON.stringify({ type, object: this.#opts.presenter.present(obj, type) }) + "\n");
+  }
+
+  #write(bytes: Uint8Array): void {
+    if (this.#closed) return;
+    try {
+      this.#controller.enqueue(bytes);
+    } catch {
+      this.#finish(false);
+    }
+  }
+
+  #armBookmark(): void {
+    if (!this.#opts.allowBookmarks || this.#opts.bookmarkIntervalMs <= 0) return;
+    this.#cancelBookmark = this.#opts.clock.setTimer(this.#opts.bookmarkIntervalMs, () => {
+      if (this.#closed || this.#stalled) return;
+      this.sendBookmark();
+      this.#armBookmark();
+    });
+  }
+
+  #finish(closeBody: boolean): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#cancelBookmark?.();
+    this.#cancelTimeout?.();
+    if (closeBody) {
+      try {
+        this.#controller.close();
+      } catch { /* already closed or errored */ }
+    }
+    this.#opts.onClose();
+  }
+}
