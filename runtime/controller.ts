@@ -195,6 +195,14 @@ export class Controller<T extends KubeObject = KubeObject> {
     return Math.max(1, Math.floor(n));
   }
 
+  /**
+   * The informers this controller reads (For first, then Owns/Watches), so a Manager can start and sync them on
+   * every replica before leadership (warm standby).
+   */
+  watchedResources(): { rt: ResourceType; opts?: InformerOptions }[] {
+    return this.#sources.map(({ rt, opts }) => (opts ? { rt, opts } : { rt }));
+  }
+
   /** Provides the runtime services (the Manager calls this before {@link Controller.start}). */
   bind(deps: ControllerDeps): this {
     this.#deps = deps;

@@ -480,3 +480,14 @@ Deno.test("resyncPeriodMs re-queues every cached For object at low priority", as
   await running;
   assert.equal(clock.pendingTimers, 0, "resync timer cancelled on shutdown");
 });
+
+Deno.test("watchedResources lists For, Owns and Watches informers for warm standby", () => {
+  const ctl = new Controller({ name: "m", for: MachineType, reconcile: () => Promise.resolve(done()) })
+    .owns(SwitchType)
+    .watchesOpts(PodType, { labelSelector: "app=x" }, () => []);
+  assert.deepEqual(ctl.watchedResources(), [
+    { rt: MachineType },
+    { rt: SwitchType },
+    { rt: PodType, opts: { labelSelector: "app=x" } },
+  ]);
+});
