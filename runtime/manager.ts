@@ -16,6 +16,7 @@ import { defaultIdentity, LeaderElector, LeadershipLostError } from "./leader.ts
 import { kubeLeaseLock, type LeaseLock } from "./lease_lock.ts";
 import { kubeopLogger, type Logger } from "./log.ts";
 import { Metrics } from "./metrics.ts";
+import { namespacedInformers } from "./namespaced_informers.ts";
 import { type CheckResult, type EndpointsServer, type ProbeReport, serveEndpoints } from "./probes.ts";
 import type { ResourceType } from "./types.ts";
 import type { WatchHealth } from "./watch_runner.ts";
@@ -97,21 +98,6 @@ export interface ManagerEndpoints {
 
 type StopReason = { kind: "signal" } | { kind: "lost" } | { kind: "error"; error: unknown };
 
-/** Restricts namespaced informers to the configured namespace(s). */
-function scopedInformers(inner: ManagerInformers, namespaces: string[]): InformerSource {
-  if (namespaces.length === 0) return inner;
-  if (namespaces.length > 1) {
-    throw new Error(
-      `manager: watching ${namespaces.length} namespaces (${namespaces.join(", ")}) is not supported yet; ` +
-        "give one namespace or none (all namespaces)",
-    );
-  }
-  const [namespace] = namespaces;
-  return {
-    get: (rt, opts) => inner.get(rt, rt.namespaced && !opts?.namespace ? { ...opts, namespace } : opts),
-  };
-}
-
 /**
  * Runs controllers with shared caches, probes, metrics and leader election.
  *
@@ -156,7 +142,7 @@ export class Manager {
       metrics: this.metrics,
       logger: this.#log.getChild("watch"),
     });
-    this.informers = scopedInformers(this.#caches, opts.namespaces ?? []);
+    this.informers = namespacedInformers(this.#caches, opts.namespaces ?? []);
     const le = opts.leaderElection;
     const identity = le?.identity ?? defaultIdentity();
     this.#recorder = opts.recorder ?? new KubeEventRecorder({

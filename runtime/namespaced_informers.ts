@@ -1,0 +1,112 @@
+/**
+ * `--namespace a --namespace b`: namespaced caches restricted to a set of namespaces (controller-runtime's
+ * multi-namespace cache). One namespace just scopes the informer; several get one informer per namespace behind a
+ * composite that reads, lists and notifies as if it were one informer. Cluster-scoped resources and requests that
+ * already name a namespace pass through unchanged.
+ * @module
+ */
+
+import type { InformerHandler, InformerLike, InformerOptions, InformerSource } from "./controller.ts";
+import { type KubeObject, type ResourceType, splitKey } from "./types.ts";
+
+/** The store surface the composite offers (a superset of what controllers need). */
+export interface CompositeStore<T extends KubeObject> {
+  get(key: string): T | undefined;
+  list(namespace?: string): T[];
+  keys(): string[];
+  readonly size: number;
+}
+
+interface MemberStore<T extends KubeObject> {
+  get(key: string): T | undefined;
+  list(namespace?: string): T[];
+  keys?(): string[];
+  readonly size?: number;
+}
+
+/** One informer per namespace, presented as one. */
+export class MultiNamespaceInformer<T extends KubeObject = KubeObject> implements InformerLike<T> {
+  readonly resource: ResourceType;
+  readonly #members: Map<string, InformerLike<T>>;
+
+  constructor(resource: ResourceType, members: Map<string, InformerLike<T>>) {
+    this.resource = resource;
+    this.#members = members;
+  }
+
+  get store(): CompositeStore<T> {
+    const members = this.#members;
+    const stores = () => [...members.values()].map((m) => m.store as MemberStore<T>);
+    return {
+      get: (key) => members.get(splitKey(key).namespace ?? "")?.store.get(key),
+      list: (namespace) =>
+        namespace === undefined
+          ? stores().flatMap((s) => s.list())
+          : (members.get(namespace)?.store.list(namespace) ?? []),
+      keys: () =>
+        stores().flatMap((s) => s.keys?.() ?? s.list().map((o) => `${o.metadata.namespace}/${o.metadata.name}`)),
+      get size() {
+        return stores().reduce((n, s) => n + (s.size ?? s.list().length), 0);
+      },
+    };
+  }
+
+  /** Registers `handler` on every member; `synced` fires once, after all members synced. */
+  addHandler(handler: InformerHandler<T>): () => void {
+    let pending = this.#members.size;
+    const wrapped: InformerHandler<T> = {
+      added: handler.added?.bind(handler),
+      modified: handler.modified?.bind(handler),
+      deleted: handler.deleted?.bind(handler),
+      synced: () => {
+        if (--pending === 0) handler.synced?.();
+      },
+    };
+    const off = [...this.#members.values()].map((m) => m.addHandler(wrapped));
+    return () => off.forEach((f) => f());
+  }
+
+  hasSynced(): boolean {
+    return [...this.#members.values()].every((m) => m.hasSynced());
+  }
+
+  async waitForSync(signal?: AbortSignal): Promise<void> {
+    await Promise.all([...this.#members.values()].map((m) => m.waitForSync(signal)));
+  }
+}
+
+/**
+ * Wraps `inner` so namespaced informers only cover `namespaces` (all namespaces when the list is empty).
+ *
+ * @example
+ * ```ts ignore
+ * const scoped = namespacedInformers(registry, ["team-a", "team-b"]);
+ * scoped.get(CoreTypes.Pod).store.list(); // pods of team-a and team-b only
+ * ```
+ */
+export function namespacedInformers(inner: InformerSource, namespaces: string[]): InformerSource {
+  const unique = [...new Set(namespaces)];
+  if (unique.length === 0) return inner;
+  const composites = new Map<string, MultiNamespaceInformer>();
+  return {
+    get<T extends KubeObject = KubeObject>(rt: ResourceType, opts?: InformerOptions): InformerLike<T> {
+      if (!rt.namespaced || opts?.namespace) return inner.get<T>(rt, opts);
+      if (unique.length === 1) return inner.get<T>(rt, { ...opts, namespace: unique[0] });
+      const id = JSON.stringify([
+        rt.group,
+        rt.version,
+        rt.plural,
+        opts?.labelSelector,
+        opts?.fieldSelector,
+        opts?.metadataOnly,
+      ]);
+      let composite = composites.get(id);
+      if (!composite) {
+        const members = new Map(unique.map((ns) => [ns, inner.get(rt, { ...opts, namespace: ns })]));
+        composite = new MultiNamespaceInformer(rt, members);
+        composites.set(id, composite);
+      }
+      return composite as unknown as InformerLike<T>;
+    },
+  };
+}
