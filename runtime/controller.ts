@@ -16,7 +16,7 @@ import { Metrics, type ReconcileResult } from "./metrics.ts";
 import { OwnWritesTracker, resourceId } from "./own_writes.ts";
 import { type Action, done, type Priority, requeueAfter, WorkQueue } from "./queue.ts";
 import { defaultControllerRateLimiter, type RateLimiter } from "./rate_limiter.ts";
-import { type KubeObject, objectKey, type ResourceType, splitKey } from "./types.ts";
+import { apiVersionOf, type KubeObject, objectKey, type ResourceType, splitKey } from "./types.ts";
 
 export { type Action, done, requeueAfter };
 
@@ -123,6 +123,15 @@ interface Source {
 }
 
 const GROUP_OF = (apiVersion: string) => (apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "");
+
+/**
+ * List items from kube-apiserver carry no apiVersion/kind; fill them from the resource type (a shallow copy: cached
+ * objects are frozen) so owner references and Events built from the object are complete.
+ */
+function withTypeMeta<T extends KubeObject>(obj: T | undefined, rt: ResourceType): T | undefined {
+  if (!obj || (obj.apiVersion && obj.kind)) return obj;
+  return { ...obj, apiVersion: obj.apiVersion ?? apiVersionOf(rt), kind: obj.kind ?? rt.kind };
+}
 
 /** An unexpected exception: a bug in the reconcile rather than a failed operation. */
 function isPanic(err: unknown): boolean {
@@ -356,7 +365,7 @@ export class Controller<T extends KubeObject = KubeObject> {
       key,
       namespace,
       name,
-      object: run.forInformer.store.get(key),
+      object: withTypeMeta(run.forInformer.store.get(key), this.forType),
       signal,
       client: trackingClient(deps.client, key, ownWrites),
       informers: deps.informers,

@@ -491,3 +491,13 @@ Deno.test("watchedResources lists For, Owns and Watches informers for warm stand
     { rt: PodType, opts: { labelSelector: "app=x" } },
   ]);
 });
+
+Deno.test("ctx.object carries apiVersion and kind even when the cached list item has none", async () => {
+  const h = harness(() => done());
+  h.registry.of(MachineType).set({ metadata: { name: "bare", namespace: "ns", uid: "u", resourceVersion: "1" } });
+  h.registry.syncAll();
+  await until(() => h.calls.length === 1);
+  assert.equal(h.calls[0].object?.apiVersion, "useless.container.training/v1alpha1");
+  assert.equal(h.calls[0].object?.kind, "Machine");
+  await h.stop();
+});
