@@ -49,6 +49,8 @@ export class GarbageCollector {
     const meta = ev.object.metadata;
     if (ev.type === "DELETED") {
       if (meta.uid) this.#owners.add(meta.uid);
+      // A foreground owner waiting for this dependent may now finish.
+      for (const owner of meta.ownerReferences ?? []) this.#owners.add(owner.uid);
       if (meta.namespace) this.#namespaces.add(meta.namespace);
     } else {
       if (ev.type === "ADDED" && meta.ownerReferences?.length) {
