@@ -37,6 +37,15 @@ export interface Call {
   subresource?: string;
 }
 
+/** Informer stores hand out frozen objects (as runtime/cache.ts does), so a reconcile that mutates one fails here. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 const rtId = (rt: ResourceType) => `${rt.group}/${rt.plural}`;
 
 function apiError(code: number, reason: string, message: string, verb: string, rt: ResourceType): ApiError {
@@ -189,9 +198,9 @@ export class FakeCluster {
         store: {
           get: (key) => {
             const o = this.get(rt, key);
-            return o && ok(o) ? o as T : undefined;
+            return o && ok(o) ? deepFreeze(o) as T : undefined;
           },
-          list: (ns) => this.list(rt, ns).filter(ok) as T[],
+          list: (ns) => this.list(rt, ns).filter(ok).map(deepFreeze) as T[],
         },
         addHandler: () => () => {},
         hasSynced: () => true,

@@ -13,6 +13,7 @@ import { NetperfObjectSchema } from "../controllers/netperf/schema.ts";
 import { MultiSecretObjectSchema } from "../controllers/multisecret/schema.ts";
 import { validationErrors } from "../controllers/schema_util.ts";
 import type { TSchema } from "@sinclair/typebox";
+import { validateAndDefault } from "../testing/schema.ts";
 import type { KubeObject } from "../runtime/types.ts";
 
 const root = new URL("../", import.meta.url);
@@ -163,4 +164,29 @@ Deno.test("schemas refuse what the CRD must refuse", () => {
     const errors = validationErrors(schema, value);
     assert.ok(errors.some((e) => e.startsWith(path)), `${JSON.stringify(value)}: ${errors.join("; ")}`);
   }
+});
+
+function crdSchema(plural: string) {
+  const crd = crdManifests().find((c) => c.spec.names.plural === plural)!;
+  return crd.spec.versions[0].schema.openAPIV3Schema;
+}
+
+Deno.test("the CRD schema, as an API server applies it, refuses switches -1 and 1000 naming the field", () => {
+  for (const switches of [-1, 1000]) {
+    const { causes } = validateAndDefault({ spec: { switches } }, crdSchema("machines"));
+    assert.equal(causes.length, 1);
+    assert.equal(causes[0].field, "spec.switches");
+    assert.match(causes[0].message ?? "", switches < 0 ? /greater than or equal to 0/ : /less than or equal to 100/);
+  }
+});
+
+Deno.test("the CRD schemas accept the tutorials' manifests without pruning and apply defaults", () => {
+  for (const text of TUTORIAL_MANIFESTS) {
+    const obj = YAML.parse(text) as KubeObject;
+    const { causes, pruned } = validateAndDefault(obj, crdSchema(obj.kind === "At" ? "ats" : "machines"));
+    assert.deepEqual(causes, []);
+    assert.deepEqual(pruned, []);
+  }
+  const { object } = validateAndDefault({ spec: {} }, crdSchema("netperfs")) as { object: KubeObject };
+  assert.deepEqual(object.spec, { image: "tailoredcloud/netperf:v2.7", duration: 10 });
 });

@@ -198,10 +198,12 @@ export async function reconcileMachine(ctx: ReconcileContext, memory: MachineMem
   for (const sw of ours) {
     if (sw.spec?.position !== "up" && sw.status?.seenAt) await patchSwitchStatus(ctx, sw, { seenAt: null });
   }
+  const seenAt = new Map<string, number>(); // cache objects are frozen: what we learn lives here
   for (const sw of up) {
-    if (!sw.status?.seenAt) {
+    if (sw.status?.seenAt) seenAt.set(sw.metadata.name!, Date.parse(sw.status.seenAt));
+    else {
       await patchSwitchStatus(ctx, sw, { seenAt: iso(now) });
-      sw.status = { seenAt: iso(now) };
+      seenAt.set(sw.metadata.name!, now);
     }
   }
   const lastFlip = Math.max(
@@ -209,7 +211,7 @@ export async function reconcileMachine(ctx: ReconcileContext, memory: MachineMem
     status.lastFlipAt ? Date.parse(status.lastFlipAt) : 0,
   );
   const candidates = up
-    .map((sw) => ({ sw, seen: Date.parse(sw.status!.seenAt!) }))
+    .map((sw) => ({ sw, seen: seenAt.get(sw.metadata.name!)! }))
     .sort((a, b) => a.seen - b.seen || a.sw.metadata.name!.localeCompare(b.sw.metadata.name!));
   if (candidates.length > 0) {
     const next = candidates[0];
@@ -219,7 +221,6 @@ export async function reconcileMachine(ctx: ReconcileContext, memory: MachineMem
         metadata: { resourceVersion: next.sw.metadata.resourceVersion },
         spec: { position: "down" },
       }, { namespace: ctx.namespace, type: "merge" });
-      next.sw.spec = { position: "down" };
       memory.lastFlipMs.set(uid, now);
       status.lastFlipAt = iso(now);
       ctx.recorder.event(machine, {
