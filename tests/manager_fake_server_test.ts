@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+import { KubeClient } from "../runtime/client.ts";
+import { RealClock } from "../runtime/clock.ts";
+import { Controller, done } from "../runtime/controller.ts";
+import { parseKubeconfig } from "../runtime/kubeconfig.ts";
+import type { LeaseObject } from "../runtime/lease_lock.ts";
+import { Manager } from "../runtime/manager.ts";
+import { Metrics } from "../runtime/metrics.ts";
+import { CoreTypes, type KubeObject } from "../runtime/types.ts";
+import { startFakeApiServer } from "../testing/mod.ts";
+
+const clock = new RealClock();
+
+async function eventually(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = clock.now() + timeoutMs;
+  while (!(await cond())) {
+    if (clock.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await clock.sleep(20);
+  }
+}
+
+async function get(url: string): Promise<{ status: number; body: string }> {
+  const res = await fetch(url);
+  return { status: res.status, body: await res.text() };
+}
+
+Deno.test("manager on the fake API server: leads, reconciles, serves probes and metrics, drains then releases", async () => {
+  const server = await startFakeApiServer();
+  const config = await parseKubeconfig(server.kubeconfig);
+  const metrics = new Metrics(); // shared by client and manager, as `kubeop run` does
+  const client = new KubeClient({ config, metrics });
+  try {
+    const cm = (name: string): KubeObject => ({ metadata: { name, namespace: "default" }, data: { k: "v" } });
+    await client.create(CoreTypes.ConfigMap, cm("first"));
+
+    const reconciled: string[] = [];
+    let slowEntered = false;
+    let openGate: () => void = () => {};
+    const gate = new Promise<void>((resolve) => openGate = resolve);
+    const controller = new Controller({
+      name: "configmaps",
+      for: CoreTypes.ConfigMap,
+      reconcile: async (ctx) => {
+        if (ctx.name === "slow") {
+          slowEntered = true;
+          await gate; // in flight when shutdown begins
+          await ctx.client.patch(CoreTypes.ConfigMap, ctx.name, { metadata: { annotations: { finished: "yes" } } }, {
+            namespace: ctx.namespace,
+            type: "merge",
+          });
+        }
+        reconciled.push(ctx.key);
+        return done();
+      },
+    });
+    const manager = new Manager({
+      client,
+      metrics,
+      namespaces: ["default"],
+      leaderElection: { id: "kubeop", namespace: "default", identity: "replica-1" },
+      healthProbeBindAddress: "127.0.0.1:0",
+      metricsBindAddress: "127.0.0.1:0",
+    }).add(controller);
+    const stop = new AbortController();
+    const running = manager.start(stop.signal);
+
+    await eventually(() => reconciled.includes("default/first"), "the first reconcile");
+    const probes = manager.endpoints.healthProbe!;
+    await eventually(async () => (await get(`${probes}/readyz`)).status === 200, "readiness");
+    const lease = () => server.store.get(CoreTypes.Lease, "kubeop", { namespace: "default" }) as LeaseObject;
+    assert.equal(lease().spec?.holderIdentity, "replica-1");
+    const scraped = await get(`${manager.endpoints.metrics}/metrics`);
+    assert.match(scraped.body, /^leader_election_master_status\{name="kubeop"\} 1$/m);
+    assert.match(
+      scraped.body,
+      /^controller_runtime_reconcile_total\{controller="configmaps",result="success"\} [1-9]/m,
+    );
+    assert.match(scraped.body, /^rest_client_requests_total\{/m);
+
+    await client.create(CoreTypes.ConfigMap, cm("slow"));
+    await eventually(() => slowEntered, "the slow reconcile to start");
+    stop.abort(); // what SIGTERM does in `kubeop run`
+    await eventually(async () => (await get(`${probes}/readyz`)).status === 500, "readiness to drop on shutdown");
+    assert.equal(lease().spec?.holderIdentity, "replica-1", "the lease is kept while a reconcile is in flight");
+
+    openGate();
+    await running;
+    assert.ok(reconciled.includes("default/slow"), "the in-flight reconcile finished");
+    const slow = server.store.get(CoreTypes.ConfigMap, "slow", { namespace: "default" });
+    assert.equal(slow.metadata.annotations?.finished, "yes");
+    assert.equal(lease().spec?.holderIdentity, "", "the lease is released after the drain");
+    assert.equal(lease().spec?.leaseDurationSeconds, 1);
+    await assert.rejects(() => fetch(`${probes}/healthz`), "the probe server is closed");
+  } finally {
+    client.close();
+    await server.stop();
+  }
+});
