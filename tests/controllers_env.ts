@@ -1,0 +1,97 @@
+/**
+ * Shared setup for the controller integration tests: a fake API server with every CRD installed, a KubeClient,
+ * and a Manager running the chosen seed controllers — all on one injected clock.
+ */
+
+import { type ControllerName, CONTROLLERS, crdManifests } from "../controllers/mod.ts";
+import { KubeClient } from "../runtime/client.ts";
+import type { Clock } from "../runtime/clock.ts";
+import { loadKubeconfigFile } from "../runtime/kubeconfig.ts";
+import { Manager } from "../runtime/manager.ts";
+import { CoreTypes, type KubeObject, type ResourceType } from "../runtime/types.ts";
+import { type FakeApiServer, startFakeApiServer } from "../testing/mod.ts";
+
+/** A running test environment. */
+export interface ControllerEnv {
+  server: FakeApiServer;
+  client: KubeClient;
+  manager: Manager | undefined;
+  /** Starts (or restarts, after {@link ControllerEnv.stopManager}) the manager with the chosen controllers. */
+  startManager(): void;
+  /** Stops the manager (a controller restart in the middle of a test). */
+  stopManager(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts the server, installs the CRDs, runs `controllers`. */
+export async function startEnv(opts: { controllers: ControllerName[]; clock?: Clock }): Promise<ControllerEnv> {
+  const server = await startFakeApiServer({ clock: opts.clock });
+  const dir = await Deno.makeTempDir({ prefix: "kubeop-ctl-" });
+  await server.writeKubeconfig(`${dir}/kubeconfig`);
+  const client = new KubeClient({ config: await loadKubeconfigFile(`${dir}/kubeconfig`), clock: opts.clock });
+  for (const crd of crdManifests()) await client.create(CoreTypes.CustomResourceDefinition, crd);
+  let stop: AbortController | undefined;
+  let running: Promise<void> | undefined;
+  const env: ControllerEnv = {
+    server,
+    client,
+    manager: undefined,
+    startManager() {
+      const manager = new Manager({ client, clock: opts.clock, cacheSyncTimeoutMs: 10_000 });
+      for (const name of opts.controllers) {
+        for (const c of CONTROLLERS[name]({ informers: manager.informers })) manager.add(c);
+      }
+      stop = new AbortController();
+      running = manager.start(stop.signal);
+      env.manager = manager;
+    },
+    async stopManager() {
+      stop?.abort();
+      await running;
+      env.manager = undefined;
+    },
+    async close() {
+      await env.stopManager();
+      client.close();
+      await server.stop();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+  env.startManager();
+  return env;
+}
+
+/** Polls `probe` (real time, every 10 ms) until it returns a value other than undefined/false; fails at the deadline. */
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  opts: { timeoutMs?: number } = {},
+): Promise<T> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 10_000);
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await probe();
+      if (v !== undefined && v !== false) return v as T;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${last}` : ""}`);
+}
+
+/** GET or undefined on 404. */
+export async function getOrUndefined(
+  client: KubeClient,
+  rt: ResourceType,
+  name: string,
+  namespace = "default",
+): Promise<KubeObject | undefined> {
+  try {
+    return await client.get(rt, name, { namespace });
+  } catch (err) {
+    if ((err as { code?: number }).code === 404) return undefined;
+    throw err;
+  }
+}
