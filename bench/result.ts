@@ -7,12 +7,19 @@
 
 /** One benchmark result. */
 export interface BenchResult {
+  /** Benchmark name (queue, event-latency-p99, watch-ingest, …). */
   name: string;
+  /** Inputs that shaped the run (sizes, rates, mode). */
   params: Record<string, unknown>;
+  /** Unit of `kubeop` and `peer` (ops/s, ms, …). */
   unit: string;
+  /** kubeop's median. */
   kubeop: number;
+  /** The peer's median (or the goal), null when none. */
   peer: number | null;
+  /** What the peer is ("client-node", "json-parse", "goal"). */
   peerName: string | null;
+  /** How many times better kubeop is (> 1 = ahead). */
   ratio: number | null;
   /** ISO time the result was taken (filled in when absent). */
   time?: string;

@@ -12,6 +12,7 @@ export class AlreadyOwnedError extends TerminalError {
   /** The existing controller reference. */
   readonly owner: OwnerReference;
 
+  /** `child` is controlled by `owner` already. */
   constructor(child: KubeObject, owner: OwnerReference) {
     super(
       `${child.kind ?? "object"} ${
@@ -85,6 +86,7 @@ export function setControllerReference<T extends KubeObject>(
 
 /** A change to an object's finalizers: the updated copy and the merge patch that makes it on the server. */
 export interface FinalizerChange<T extends KubeObject> {
+  /** The object with the change applied (a copy). */
   object: T;
   /** JSON merge patch; carries `resourceVersion` so a concurrent change is a 409, not a lost finalizer. */
   patch: { metadata: { finalizers: string[] | null; resourceVersion?: string } };

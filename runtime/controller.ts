@@ -22,31 +22,45 @@ export { type Action, done, requeueAfter };
 
 /** Informer event handlers (cache.ts's vocabulary: added | modified | deleted | synced). */
 export interface InformerHandler<T extends KubeObject = KubeObject> {
+  /** An object appeared (including the initial list). */
   added?(obj: T): void;
+  /** An object changed. */
   modified?(old: T, obj: T): void;
+  /** An object went away (last known state). */
   deleted?(obj: T): void;
+  /** The first full list is in the store. */
   synced?(): void;
 }
 
 /** What a controller needs from an informer (runtime/cache.ts's Informer satisfies it). */
 export interface InformerLike<T extends KubeObject = KubeObject> {
+  /** The cached resource. */
   readonly resource: ResourceType;
+  /** Read-only view of the cache, by `namespace/name` key. */
   readonly store: { get(key: string): T | undefined; list(namespace?: string): T[] };
+  /** Registers handlers; returns their removal. */
   addHandler(handler: InformerHandler<T>): () => void;
+  /** Whether the first full list is in the store. */
   hasSynced(): boolean;
+  /** Resolves once synced. */
   waitForSync(signal?: AbortSignal): Promise<void>;
 }
 
 /** Selects which objects an informer caches. */
 export interface InformerOptions {
+  /** Only this namespace (default: all). */
   namespace?: string;
+  /** Label selector, e.g. `app=web`. */
   labelSelector?: string;
+  /** Field selector, e.g. `status.phase=Running`. */
   fieldSelector?: string;
+  /** Cache PartialObjectMetadata only (enough to map owners). */
   metadataOnly?: boolean;
 }
 
 /** The shared informer registry (runtime/cache.ts's InformerRegistry satisfies it). */
 export interface InformerSource {
+  /** The shared informer for `rt` with `opts` (created on first request). */
   get<T extends KubeObject = KubeObject>(rt: ResourceType, opts?: InformerOptions): InformerLike<T>;
 }
 
@@ -54,7 +68,9 @@ export interface InformerSource {
 export interface ReconcileContext<T extends KubeObject = KubeObject> {
   /** `namespace/name` or `name`. */
   key: string;
+  /** Namespace part of the key (absent for cluster-scoped objects). */
   namespace?: string;
+  /** Name part of the key. */
   name: string;
   /** The For object as the cache has it now (undefined: deleted or not yet seen). */
   object: T | undefined;
@@ -62,10 +78,13 @@ export interface ReconcileContext<T extends KubeObject = KubeObject> {
   signal: AbortSignal;
   /** The cluster client; writes through it are tracked for read-your-own-writes. */
   client: KubeClient;
+  /** The shared caches: read from here. */
   informers: InformerSource;
+  /** Emits Kubernetes Events (never blocks). */
   recorder: EventRecorder;
   /** Carries `{controller, key, reconcileID}`. */
   log: Logger;
+  /** The injected time source. */
   clock: Clock;
   /** Unique per reconcile (uuid). */
   reconcileID: string;
@@ -77,11 +96,17 @@ export interface ReconcileContext<T extends KubeObject = KubeObject> {
 
 /** The runtime services a controller runs with; the Manager provides them. */
 export interface ControllerDeps {
+  /** The cluster client (wrapped per reconcile to track writes). */
   client: KubeClient;
+  /** The shared informer registry. */
   informers: InformerSource;
+  /** Event recorder. */
   recorder: EventRecorder;
+  /** Time source for queue delays, backoff and the read-your-writes timeout. */
   clock: Clock;
+  /** Metrics registry (default: a private one). */
   metrics?: Metrics;
+  /** Parent logger (a `controller.<name>` child is used). */
   logger?: Logger;
   /** Workers for controllers whose options do not say (the `--max-concurrent-reconciles` flag). */
   maxConcurrentReconciles?: number;
@@ -95,6 +120,7 @@ export interface ControllerOptions<T extends KubeObject> {
   for: ResourceType;
   /** Informer options for the For resource (namespace, selectors). */
   forOptions?: InformerOptions;
+  /** Brings the world in line with one object; throw to retry with backoff, TerminalError to stop. */
   reconcile(ctx: ReconcileContext<T>): Promise<Action>;
   /** Workers. Default: {@link ControllerDeps.maxConcurrentReconciles}, else 1. */
   maxConcurrentReconciles?: number;
@@ -153,7 +179,9 @@ function isPanic(err: unknown): boolean {
  * ```
  */
 export class Controller<T extends KubeObject = KubeObject> {
+  /** Names the controller in logs, metrics and the queue. */
   readonly name: string;
+  /** The reconciled resource. */
   readonly forType: ResourceType;
   readonly #opts: ControllerOptions<T>;
   #sources: Source[] = [];
@@ -161,6 +189,7 @@ export class Controller<T extends KubeObject = KubeObject> {
   #queue: WorkQueue | undefined;
   #started = false;
 
+  /** A controller; wire sources with {@link Controller.owns} / {@link Controller.watches}. */
   constructor(opts: ControllerOptions<T>) {
     if (!opts.name) throw new Error("controller needs a name");
     this.name = opts.name;

@@ -16,7 +16,9 @@ import { CoreTypes, type KubeObject, type ResourceType } from "./types.ts";
 
 /** The client calls the recorder makes (KubeClient satisfies it). */
 export interface EventSink {
+  /** POST a new Event. */
   create(rt: ResourceType, obj: KubeObject, opts?: { namespace?: string }): Promise<unknown>;
+  /** Merge-patch an Event's series. */
   patch(
     rt: ResourceType,
     name: string,
@@ -47,12 +49,15 @@ export interface EventRecorder {
 export interface EventRecorderOptions {
   /** Where Events are written (a KubeClient). */
   sink: EventSink;
+  /** eventTime, series times and the aggregation window. */
   clock: Clock;
   /** `reportingController`, e.g. "kubeop.dev/machine". */
   reportingController: string;
   /** `reportingInstance`, e.g. the pod name. */
   reportingInstance: string;
+  /** Counts dropped Events (kubeop_events_dropped_total). */
   metrics?: Metrics;
+  /** Where drops are logged (debug). */
   log?: Logger;
   /** Events waiting to be sent before new ones are dropped. Default 1000. */
   bufferSize?: number;
@@ -120,6 +125,7 @@ export class KubeEventRecorder implements EventRecorder {
   #pumping: Promise<void> | undefined;
   #closed = false;
 
+  /** A recorder with an empty buffer; sending starts with the first Event. */
   constructor(opts: EventRecorderOptions) {
     this.#opts = opts;
     this.#log = opts.log ?? kubeopLogger("events");

@@ -73,8 +73,11 @@ export function kubeopLogger(...category: string[]): Logger {
 
 /** The fields every reconcile log line carries. */
 export interface ReconcileLogFields {
+  /** Controller name. */
   controller: string;
+  /** The object key being reconciled. */
   key: string;
+  /** Unique per reconcile. */
   reconcileID: string;
 }
 

@@ -14,6 +14,7 @@ import { type KubeObject, objectKey, type ResourceType } from "./types.ts";
 
 /** What the tracker needs from an informer's store. */
 export interface StoreReader {
+  /** The cached object at `namespace/name` (or `name`). */
   get(key: string): KubeObject | undefined;
 }
 
@@ -23,6 +24,7 @@ export interface Expectation {
   resource: string;
   /** Cache key of the written object. */
   objectKey: string;
+  /** The written object's uid (a different uid in the cache means it was replaced). */
   uid?: string;
   /** Decimal RV the write returned (writes only). */
   resourceVersion?: bigint;
@@ -65,6 +67,7 @@ export function writeExpectation(rt: ResourceType, written: KubeObject | undefin
 
 /** Options for {@link OwnWritesTracker}. */
 export interface OwnWritesOptions {
+  /** Drives the timeout. */
   clock: Clock;
   /** Longest wait before a reconcile proceeds anyway. Default 5000 ms. */
   timeoutMs?: number;
@@ -98,11 +101,13 @@ interface Waiter {
  * ```
  */
 export class OwnWritesTracker {
+  /** Longest wait before a reconcile proceeds anyway. */
   readonly timeoutMs: number;
   readonly #opts: OwnWritesOptions;
   #byKey = new Map<string, Expectation[]>();
   #waiters = new Set<Waiter>();
 
+  /** Nothing tracked yet. */
   constructor(opts: OwnWritesOptions) {
     this.#opts = opts;
     this.timeoutMs = opts.timeoutMs ?? 5000;

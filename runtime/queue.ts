@@ -89,6 +89,7 @@ interface Queued {
  * ```
  */
 export class KeySet {
+  /** How much later than queued a low-priority key is served (see {@link KeySetOptions}). */
   readonly lowPriorityAgingMs: number;
   #high = new Fifo();
   #low = new Fifo();
@@ -99,6 +100,7 @@ export class KeySet {
   #dirty = new Map<string, Priority>();
   #seq = 0;
 
+  /** An empty set. */
   constructor(opts: KeySetOptions = {}) {
     this.lowPriorityAgingMs = opts.lowPriorityAgingMs ?? 1000;
   }
@@ -254,6 +256,7 @@ export class WorkQueue implements InFlightProbe {
   #closed = false;
   #drained: (() => void) | undefined;
 
+  /** An empty queue; attaches itself to the metrics hooks for in-flight gauges. */
   constructor(opts: WorkQueueOptions) {
     this.#clock = opts.clock;
     this.#set = new KeySet(opts);

@@ -37,10 +37,13 @@ export interface ExponentialBackoffOptions {
  * ```
  */
 export class ExponentialBackoffRateLimiter implements RateLimiter {
+  /** Delay after the first failure. */
   readonly baseDelayMs: number;
+  /** Upper bound of any delay. */
   readonly maxDelayMs: number;
   #failures = new Map<string, number>();
 
+  /** Defaults: 5 ms base, 1000 s cap. */
   constructor(opts: ExponentialBackoffOptions = {}) {
     this.baseDelayMs = opts.baseDelayMs ?? 5;
     this.maxDelayMs = opts.maxDelayMs ?? 1_000_000;
@@ -91,6 +94,7 @@ export class TokenBucketRateLimiter implements RateLimiter {
   #tokens: number;
   #last: number;
 
+  /** A full bucket. @throws RangeError for a non-positive rate or a burst below 1. */
   constructor(opts: TokenBucketOptions) {
     if (!(opts.perSecond > 0) || !(opts.burst >= 1)) {
       throw new RangeError(`token bucket needs perSecond > 0 and burst >= 1, got ${opts.perSecond}/${opts.burst}`);
