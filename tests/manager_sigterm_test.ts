@@ -1,0 +1,113 @@
+import assert from "node:assert/strict";
+import { crdManifests } from "../controllers/mod.ts";
+import { RealClock } from "../runtime/clock.ts";
+import type { LeaseObject } from "../runtime/lease_lock.ts";
+import { CoreTypes } from "../runtime/types.ts";
+import { type FakeApiServer, startFakeApiServer } from "../testing/mod.ts";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+const clock = new RealClock();
+
+async function eventually(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = clock.now() + timeoutMs;
+  while (!(await cond())) {
+    if (clock.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await clock.sleep(25);
+  }
+}
+
+/** `kubeop run` as a child process, its stderr collected as it arrives. */
+function spawnRun(args: string[]): { child: Deno.ChildProcess; stderr: () => string; drained: Promise<void> } {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", MAIN, "run", ...args],
+    stdout: "null",
+    stderr: "piped",
+    env: { HOME: "/nonexistent", KUBECONFIG: "" },
+  }).spawn();
+  let text = "";
+  const drained = (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of child.stderr) text += decoder.decode(chunk, { stream: true });
+  })();
+  return { child, stderr: () => text, drained };
+}
+
+/** The health probe URL, from the manager's JSON log line. */
+function probeUrl(stderr: string): string | undefined {
+  for (const line of stderr.split("\n")) {
+    if (!line.startsWith("{")) continue;
+    try {
+      const rec = JSON.parse(line);
+      const props = rec.properties ?? rec;
+      if (props.name === "health probe" && props.port) return `http://127.0.0.1:${props.port}`;
+    } catch {
+      // not a log record
+    }
+  }
+  return undefined;
+}
+
+async function withCluster(fn: (server: FakeApiServer, kubeconfig: string) => Promise<void>): Promise<void> {
+  const server = await startFakeApiServer();
+  const dir = await Deno.makeTempDir({ prefix: "kubeop-run-" });
+  try {
+    for (const crd of crdManifests()) {
+      server.store.create({ group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions" }, crd);
+    }
+    const kubeconfig = `${dir}/kubeconfig`;
+    await server.writeKubeconfig(kubeconfig);
+    await fn(server, kubeconfig);
+  } finally {
+    await server.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("kubeop run --leader-elect: SIGTERM releases the lease and exits 0", async () => {
+  await withCluster(async (server, kubeconfig) => {
+    const run = spawnRun([
+      "--kubeconfig",
+      kubeconfig,
+      "--leader-elect",
+      "--leader-election-namespace",
+      "default",
+      "--health-probe-bind-address",
+      "127.0.0.1:0",
+      "--metrics-bind-address",
+      "0",
+    ]);
+    try {
+      const lease = () => {
+        try {
+          return server.store.get(CoreTypes.Lease, "kubeop", { namespace: "default" }) as LeaseObject;
+        } catch {
+          return undefined;
+        }
+      };
+      await eventually(() => !!lease()?.spec?.holderIdentity, "the lease to be held");
+      const holder = lease()!.spec!.holderIdentity!;
+      await eventually(() => probeUrl(run.stderr()) !== undefined, "the probe server's address in the log");
+      const url = probeUrl(run.stderr())!;
+      await eventually(async () => {
+        const res = await fetch(`${url}/readyz`);
+        await res.body?.cancel();
+        return res.status === 200;
+      }, "readiness");
+
+      run.child.kill("SIGTERM");
+      const status = await run.child.status;
+      await run.drained;
+      assert.equal(status.code, 0, run.stderr());
+      assert.match(run.stderr(), /received \W*SIGTERM/);
+      assert.equal(lease()!.spec!.holderIdentity, "", `lease still held by ${holder} after exit`);
+    } finally {
+      try {
+        run.child.kill("SIGKILL");
+      } catch {
+        // already exited
+      }
+      await run.child.status;
+      await run.drained;
+    }
+  });
+});
