@@ -32,6 +32,7 @@ import {
 } from "./status_errors.ts";
 import { ObjectStore, rvString } from "./store.ts";
 import { ApiError, failureStatus } from "../runtime/errors.ts";
+import { recordUpdateManagedFields } from "./patch/apply.ts";
 
 /** Addresses a resource: a ResourceType, a ResourceDef, or just group/version/plural. */
 export type ResourceRef = Pick<ResourceType, "group" | "version" | "plural">;
@@ -54,6 +55,12 @@ export interface WriteOptions {
   name?: string;
   subresource?: "status";
   dryRun?: boolean;
+  /** Records the write in managedFields under this manager (operation Update). */
+  fieldManager?: string;
+  /** `fieldValidation` query parameter: Strict, Warn (default over HTTP) or Ignore. */
+  fieldValidation?: string;
+  /** Collects warnings for `Warning` response headers. */
+  warnings?: string[];
 }
 
 /** Delete options (DeleteOptions body fields). */
@@ -71,6 +78,9 @@ export interface AdmissionContext {
   object: KubeObject;
   old?: KubeObject;
   subresource?: string;
+  fieldValidation?: string;
+  /** Append texts here to send `Warning: 299 - "..."` headers. */
+  warnings: string[];
 }
 
 /** A mutating/validating step before a write is committed. */
@@ -234,7 +244,11 @@ export class FakeStore {
     else delete meta.generation;
     if (def.custom && def.subresources.includes("status")) delete obj.status;
     applyCreateDefaults(def, obj, () => this.#allocateIp());
-    for (const hook of this.admission) hook({ def, verb: "create", object: obj });
+    const warnings = opts.warnings ?? [];
+    for (const hook of this.admission) {
+      hook({ def, verb: "create", object: obj, fieldValidation: opts.fieldValidation, warnings });
+    }
+    if (opts.fieldManager) obj = this.#record(def, undefined, obj, opts);
     if (opts.dryRun) return structuredClone(this.present(def, obj));
     this.objects.put(storageKey, obj);
     return structuredClone(this.present(def, obj));
@@ -317,7 +331,19 @@ export class FakeStore {
     }
     const causes: StatusCause[] = checkUpdate(def, old, next);
     if (causes.length) throw invalid(def, name, causes, verb);
-    for (const hook of this.admission) hook({ def, verb, object: next, old, subresource: opts.subresource });
+    const warnings = opts.warnings ?? [];
+    for (const hook of this.admission) {
+      hook({
+        def,
+        verb,
+        object: next,
+        old,
+        subresource: opts.subresource,
+        fieldValidation: opts.fieldValidation,
+        warnings,
+      });
+    }
+    if (opts.fieldManager) next = this.#record(def, old, next, opts);
     const comparable = { ...next, metadata: { ...next.metadata, resourceVersion: o.resourceVersion } };
     if (jsonEqual(comparable, old)) return structuredClone(this.present(def, old));
     if (opts.dryRun) return structuredClone(this.present(def, next));
@@ -396,6 +422,14 @@ export class FakeStore {
   /** Removes an object regardless of finalizers (namespace controller / CRD cleanup). */
   forceRemove(def: ResourceDef, namespace: string, name: string): void {
     this.objects.remove(storageKeyOf(def), namespace, name);
+  }
+
+  #record(def: ResourceDef, old: KubeObject | undefined, next: KubeObject, opts: WriteOptions): KubeObject {
+    return recordUpdateManagedFields(old, next, opts.fieldManager!, rfc3339(this.clock.now()), "Update", {
+      subresource: opts.subresource,
+      statusSubresource: def.subresources.includes("status"),
+      def,
+    });
   }
 
   #ns(def: ResourceDef, namespace: string | undefined): string {

@@ -10,6 +10,8 @@ import { negotiateShape, shapeList, shapeObject, watchPresenter } from "./http_n
 import { applyJsonPatch } from "./patch/json_patch.ts";
 import { applyMergePatch } from "./patch/merge.ts";
 import { applyStrategicMergePatch } from "./patch/strategic.ts";
+import { serverSideApply } from "./patch/apply.ts";
+import { ApiError, failureStatus } from "../runtime/errors.ts";
 import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { type DeleteOptions, type FakeStore, parseRv } from "./fake_store.ts";
@@ -117,22 +119,29 @@ export async function handleResource(
       return openWatch(url, route, ctx, shape, includeObject);
     case "create": {
       const body = await readObject(req, verb);
-      const created = ctx.store.create(def, body as KubeObject, { namespace, dryRun });
-      return jsonResponse(201, shapeObject(shape, def, created, now));
+      const warnings: string[] = [];
+      const created = ctx.store.create(def, body as KubeObject, {
+        namespace,
+        dryRun,
+        ...writeOptions(req, q, warnings),
+      });
+      return jsonResponse(201, shapeObject(shape, def, created, now), warningHeaders(warnings));
     }
     case "update": {
       const body = await readObject(req, verb);
       const existed = ctx.store.peek(def, namespace, name!) !== undefined;
+      const warnings: string[] = [];
       const updated = ctx.store.update(def, body as KubeObject, {
         namespace,
         name,
         subresource: subresource === "status" ? "status" : undefined,
         dryRun,
+        ...writeOptions(req, q, warnings),
       });
-      return jsonResponse(existed ? 200 : 201, shapeObject(shape, def, updated, now));
+      return jsonResponse(existed ? 200 : 201, shapeObject(shape, def, updated, now), warningHeaders(warnings));
     }
     case "patch":
-      return await handlePatch(req, route, ctx, dryRun, shape);
+      return await handlePatch(req, url, route, ctx, dryRun, shape);
     case "delete": {
       const opts = await readDeleteOptions(req, q);
       const deleted = ctx.store.delete(def, name!, { ...opts, namespace, dryRun });
@@ -155,6 +164,27 @@ export async function handleResource(
     }
   }
   throw methodNotAllowed(def, verb);
+}
+
+/** The default field manager kube-apiserver derives from the User-Agent (`kubectl/v1.32 ...` → `kubectl`). */
+function fieldManagerOf(req: Request, q: URLSearchParams): string {
+  const explicit = q.get("fieldManager");
+  if (explicit) return explicit;
+  const agent = req.headers.get("user-agent") ?? "unknown";
+  return agent.split("/")[0].trim().slice(0, 128) || "unknown";
+}
+
+function writeOptions(req: Request, q: URLSearchParams, warnings: string[]) {
+  return {
+    fieldManager: fieldManagerOf(req, q),
+    fieldValidation: q.get("fieldValidation") ?? "Warn",
+    warnings,
+  };
+}
+
+function warningHeaders(warnings: string[]): Record<string, string> {
+  if (warnings.length === 0) return {};
+  return { warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(", ") };
 }
 
 async function readObject(req: Request, verb: string): Promise<Record<string, unknown>> {
@@ -188,27 +218,63 @@ const PATCH_TYPES = [
 
 async function handlePatch(
   req: Request,
+  url: URL,
   route: ResourceRoute,
   ctx: ResourceContext,
   dryRun: boolean,
   shape: ReturnType<typeof negotiateShape>,
 ): Promise<Response> {
   const { def, namespace, name, subresource } = route;
+  const q = url.searchParams;
   const type = mediaType(req.headers.get("content-type"));
   if (!PATCH_TYPES.includes(type) || (type === "application/strategic-merge-patch+json" && def.custom)) {
     throw unsupportedMediaType(type, def.custom ? PATCH_TYPES.filter((t) => !t.includes("strategic")) : PATCH_TYPES);
   }
   const patch = decodeBody(await readBody(req), type, "patch");
+  const warnings: string[] = [];
+  const status = subresource === "status" ? "status" as const : undefined;
   const stored = ctx.store.peek(def, namespace, name!);
-  if (!stored) {
-    if (type !== "application/apply-patch+yaml") throw notFound(def, name!, "patch");
-    // TODO(step 3): serverSideApply from testing/patch/apply.ts once committed (managedFields, conflicts).
-    const body = requireObject(patch, "patch") as KubeObject;
-    body.metadata = { ...(body.metadata as object), name, namespace };
-    const created = ctx.store.create(def, body, { namespace, dryRun });
-    return jsonResponse(201, shapeObject(shape, def, created, ctx.clock.now()));
+  const current = stored ? ctx.store.get(def, name!, { namespace }) : undefined;
+  if (type === "application/apply-patch+yaml") {
+    const fieldManager = q.get("fieldManager");
+    if (!fieldManager) {
+      throw new ApiError(
+        failureStatus(
+          422,
+          "Invalid",
+          'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+          {
+            causes: [{
+              reason: "FieldValueRequired",
+              message: "Required value: is required for apply patch",
+              field: "fieldManager",
+            }],
+          },
+        ),
+        { verb: "patch", name },
+      );
+    }
+    const applied = requireObject(patch, "patch") as KubeObject;
+    applied.metadata = { ...(isObject(applied.metadata) ? applied.metadata : {}), name };
+    if (def.namespaced) applied.metadata.namespace = namespace;
+    if (!current && status) throw notFound(def, name!, "patch");
+    const merged = serverSideApply(current, applied, {
+      fieldManager,
+      force: truthy(q.get("force")),
+      nowIso: new Date(ctx.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z"),
+      def,
+      subresource: status,
+    });
+    const opts = { namespace, name, dryRun, fieldValidation: q.get("fieldValidation") ?? "Warn", warnings };
+    if (!current) {
+      const created = ctx.store.create(def, merged, opts);
+      return jsonResponse(201, shapeObject(shape, def, created, ctx.clock.now()), warningHeaders(warnings));
+    }
+    merged.metadata.resourceVersion = current.metadata.resourceVersion;
+    const updated = ctx.store.update(def, merged, { ...opts, subresource: status });
+    return jsonResponse(200, shapeObject(shape, def, updated, ctx.clock.now()), warningHeaders(warnings));
   }
-  const current = ctx.store.get(def, name!, { namespace });
+  if (!current) throw notFound(def, name!, "patch");
   let next: unknown;
   switch (type) {
     case "application/json-patch+json":
@@ -218,20 +284,23 @@ async function handlePatch(
       next = applyStrategicMergePatch(current, requireObject(patch, "patch"), def);
       break;
     default:
-      // merge patch; apply-patch falls back to a merge until serverSideApply lands (TODO step 3).
       next = applyMergePatch(current, requireObject(patch, "patch"));
   }
   const obj = requireObject(next, "patch") as KubeObject;
-  obj.metadata = obj.metadata && typeof obj.metadata === "object" ? obj.metadata : {};
-  obj.metadata.resourceVersion ??= current.metadata.resourceVersion;
+  obj.metadata = isObject(obj.metadata) ? obj.metadata : {};
   if (!obj.metadata.resourceVersion) obj.metadata.resourceVersion = current.metadata.resourceVersion;
   const updated = ctx.store.update(def, obj, {
     namespace,
     name,
-    subresource: subresource === "status" ? "status" : undefined,
+    subresource: status,
     dryRun,
+    ...writeOptions(req, q, warnings),
   });
-  return jsonResponse(200, shapeObject(shape, def, updated, ctx.clock.now()));
+  return jsonResponse(200, shapeObject(shape, def, updated, ctx.clock.now()), warningHeaders(warnings));
+}
+
+function isObject(v: unknown): v is Record<string, never> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 function openWatch(

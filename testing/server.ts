@@ -13,6 +13,8 @@ import { GarbageCollector } from "./gc.ts";
 import { type AggregatedTarget, type RouterContext, routeRequest } from "./http_router.ts";
 import type { ResourceRoute } from "./http_resources.ts";
 import { ResourceRegistry } from "./registry.ts";
+import { openApiHandler } from "./http_openapi.ts";
+import { schemaAdmission } from "./schema_admission.ts";
 import { ObjectStore, type StoreSnapshot } from "./store.ts";
 import { WatchHub } from "./watch_hub.ts";
 
@@ -68,6 +70,7 @@ class Server implements FakeApiServer {
   #http?: Deno.HttpServer<Deno.NetAddr>;
   #port = 0;
   #aggregated = new Map<string, AggregatedTarget>();
+  #openApi = openApiHandler(() => this.#state.store.registry);
   #subresources = new Map<string, (req: Request, route: ResourceRoute, url: URL) => Promise<Response>>();
 
   constructor(opts: FakeApiServerOptions) {
@@ -122,6 +125,7 @@ class Server implements FakeApiServer {
     const hub = new WatchHub(objects);
     const gc = new GarbageCollector(store);
     const crds = new CrdController(store);
+    store.admission.push(schemaAdmission);
     if (!snapshot) {
       for (const name of DEFAULT_NAMESPACES) {
         store.create({ group: "", version: "v1", plural: "namespaces" }, { metadata: { name } });
@@ -143,7 +147,7 @@ class Server implements FakeApiServer {
       aggregated: this.#aggregated,
       preferredVersion: (g) => this.#state.crds.preferredVersion(g),
       serverAddress: () => `127.0.0.1:${this.#port}`,
-      extraPaths: [],
+      extraPaths: [this.#openApi],
     };
   }
 

@@ -19,7 +19,22 @@ function crd(scope: "Namespaced" | "Cluster", plural = "widgets", kind = "Widget
         storage: true,
         subresources: { status: {} },
         additionalPrinterColumns: [{ name: "Size", type: "integer", jsonPath: ".spec.size" }],
-        schema: { openAPIV3Schema: { type: "object", x_kubernetes_preserve_unknown_fields: true } },
+        schema: {
+          openAPIV3Schema: {
+            type: "object",
+            properties: {
+              spec: {
+                type: "object",
+                required: ["size"],
+                properties: {
+                  size: { type: "integer", minimum: 0, maximum: 10 },
+                  mode: { type: "string", enum: ["fast", "slow"], default: "slow" },
+                },
+              },
+              status: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+            },
+          },
+        },
       }],
     },
   };
@@ -122,6 +137,163 @@ Deno.test("discovery: /api, /api/v1, /apis/<group>, /version", async () => {
     assert.equal(coord.body.preferredVersion.version, "v1");
     const version = await call(s.url, "GET", "/version");
     assert.equal(version.body.minor, "33");
+  } finally {
+    await s.stop();
+  }
+});
+
+Deno.test("CRD schema: defaults applied, 422 with the field path on a violation, Strict refuses unknown fields", async () => {
+  const s = await startFakeApiServer();
+  try {
+    await call(s.url, "POST", CRDS, crd("Namespaced"));
+    const W = "/apis/example.com/v1/namespaces/default/widgets";
+    const ok = await call(s.url, "POST", W, {
+      apiVersion: "example.com/v1",
+      kind: "Widget",
+      metadata: { name: "a" },
+      spec: { size: 1 },
+    });
+    assert.equal(ok.status, 201);
+    assert.equal(ok.body.spec.mode, "slow", "default applied");
+    const big = await call(s.url, "POST", W, {
+      apiVersion: "example.com/v1",
+      kind: "Widget",
+      metadata: { name: "b" },
+      spec: { size: 50 },
+    });
+    assert.equal(big.status, 422);
+    assert.equal(big.body.details.causes[0].field, "spec.size");
+    assert.match(big.body.message, /spec\.size/);
+    const missing = await call(s.url, "POST", W, {
+      apiVersion: "example.com/v1",
+      kind: "Widget",
+      metadata: { name: "c" },
+      spec: {},
+    });
+    assert.equal(missing.status, 422);
+    assert.match(missing.body.message, /spec\.size: Required value/);
+    const strict = await call(s.url, "POST", `${W}?fieldValidation=Strict`, {
+      apiVersion: "example.com/v1",
+      kind: "Widget",
+      metadata: { name: "d" },
+      spec: { size: 1, extra: true },
+    });
+    assert.equal(strict.status, 400);
+    assert.match(strict.body.message, /unknown field "spec\.extra"/);
+    const pruned = await call(s.url, "POST", W, {
+      apiVersion: "example.com/v1",
+      kind: "Widget",
+      metadata: { name: "e" },
+      spec: { size: 1, extra: true },
+    });
+    assert.equal(pruned.status, 201);
+    assert.equal(pruned.body.spec.extra, undefined);
+  } finally {
+    await s.stop();
+  }
+});
+
+Deno.test("patches: merge, JSON, strategic (core only, 415 on CRs) and server-side apply with conflicts", async () => {
+  const s = await startFakeApiServer();
+  try {
+    await call(s.url, "POST", CRDS, crd("Namespaced"));
+    const W = "/apis/example.com/v1/namespaces/default/widgets";
+    await call(s.url, "POST", W, {
+      apiVersion: "example.com/v1",
+      kind: "Widget",
+      metadata: { name: "a" },
+      spec: { size: 1 },
+    });
+    const merge = await call(s.url, "PATCH", `${W}/a`, { spec: { size: 2 } }, {
+      "content-type": "application/merge-patch+json",
+    });
+    assert.equal(merge.body.spec.size, 2);
+    const json = await call(s.url, "PATCH", `${W}/a`, [{ op: "replace", path: "/spec/size", value: 3 }], {
+      "content-type": "application/json-patch+json",
+    });
+    assert.equal(json.body.spec.size, 3);
+    const smp = await call(s.url, "PATCH", `${W}/a`, { spec: { size: 4 } }, {
+      "content-type": "application/strategic-merge-patch+json",
+    });
+    assert.equal(smp.status, 415);
+    const POD = "/api/v1/namespaces/default/pods";
+    await call(s.url, "POST", POD, {
+      metadata: { name: "p" },
+      spec: { containers: [{ name: "a", image: "x" }, { name: "b", image: "y" }] },
+    });
+    const podPatch = await call(s.url, "PATCH", `${POD}/p`, { spec: { containers: [{ name: "b", image: "z" }] } }, {
+      "content-type": "application/strategic-merge-patch+json",
+    });
+    assert.deepEqual(podPatch.body.spec.containers.map((c: { image: string }) => c.image), ["x", "z"]);
+    const applyHeaders = { "content-type": "application/apply-patch+yaml" };
+    const applied = await call(s.url, "PATCH", `${W}/b?fieldManager=alice`, {
+      apiVersion: "example.com/v1",
+      kind: "Widget",
+      metadata: { name: "b" },
+      spec: { size: 5 },
+    }, applyHeaders);
+    assert.equal(applied.status, 201, "apply creates");
+    assert.equal(applied.body.metadata.managedFields[0].manager, "alice");
+    const clash = await call(s.url, "PATCH", `${W}/b?fieldManager=bob`, {
+      apiVersion: "example.com/v1",
+      kind: "Widget",
+      metadata: { name: "b" },
+      spec: { size: 6 },
+    }, applyHeaders);
+    assert.equal(clash.status, 409);
+    const forced = await call(s.url, "PATCH", `${W}/b?fieldManager=bob&force=true`, {
+      apiVersion: "example.com/v1",
+      kind: "Widget",
+      metadata: { name: "b" },
+      spec: { size: 6 },
+    }, applyHeaders);
+    assert.equal(forced.status, 200);
+    assert.equal(forced.body.spec.size, 6);
+    const noManager = await call(s.url, "PATCH", `${W}/b`, { spec: { size: 1 } }, applyHeaders);
+    assert.equal(noManager.status, 422);
+  } finally {
+    await s.stop();
+  }
+});
+
+Deno.test("OpenAPI v3: index lists core and CRD group-versions, the hash changes with the CRD", async () => {
+  const s = await startFakeApiServer();
+  try {
+    const before = await call(s.url, "GET", "/openapi/v3");
+    assert.ok(before.body.paths["api/v1"]);
+    assert.equal(before.body.paths["apis/example.com/v1"], undefined);
+    await call(s.url, "POST", CRDS, crd("Namespaced"));
+    const after = await call(s.url, "GET", "/openapi/v3");
+    const entry = after.body.paths["apis/example.com/v1"];
+    assert.match(entry.serverRelativeURL, /hash=/);
+    const doc = await call(s.url, "GET", entry.serverRelativeURL);
+    assert.equal(doc.status, 200);
+    assert.ok(doc.body.paths);
+    assert.equal((await call(s.url, "GET", "/openapi/v2")).status, 404);
+  } finally {
+    await s.stop();
+  }
+});
+
+Deno.test("PartialObjectMetadata for get, list and watch", async () => {
+  const s = await startFakeApiServer();
+  const CM = "/api/v1/namespaces/default/configmaps";
+  try {
+    await call(s.url, "POST", CM, { metadata: { name: "a" }, data: { secret: "x" } });
+    const accept = { accept: "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json" };
+    const list = await call(s.url, "GET", CM, undefined, accept);
+    assert.equal(list.body.kind, "PartialObjectMetadataList");
+    assert.equal(list.body.items[0].data, undefined);
+    const one = await call(s.url, "GET", `${CM}/a`, undefined, {
+      accept: "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1",
+    });
+    assert.equal(one.body.kind, "PartialObjectMetadata");
+    const res = await fetch(`${s.url}${CM}?watch=1`, { headers: accept });
+    const reader = res.body!.getReader();
+    const { value } = await reader.read();
+    const frame = JSON.parse(new TextDecoder().decode(value));
+    assert.equal(frame.object.kind, "PartialObjectMetadata");
+    await reader.cancel();
   } finally {
     await s.stop();
   }
