@@ -1,0 +1,117 @@
+/**
+ * MultiSecret against the fake API server: children per namespace, new namespaces, re-creation, propagation,
+ * conflicts, finalizer — and no Secret value in logs or Events.
+ */
+
+import assert from "node:assert/strict";
+import { FINALIZER, OWNER_NAME, OWNER_NAMESPACE, OWNER_UID } from "../controllers/multisecret/controller.ts";
+import { type MultiSecret, MultiSecretType } from "../controllers/multisecret/schema.ts";
+import { captureSink, configureLogging } from "../runtime/log.ts";
+import { CoreTypes, type KubeObject } from "../runtime/types.ts";
+import { type ControllerEnv, getOrUndefined, startEnv, waitFor } from "./controllers_env.ts";
+
+const SECRET_VALUE = "correct-horse-battery-staple";
+
+async function ms(env: ControllerEnv): Promise<MultiSecret> {
+  return await env.client.get<MultiSecret>(MultiSecretType, "shared", { namespace: "default" });
+}
+
+async function children(env: ControllerEnv): Promise<KubeObject[]> {
+  return (await env.client.list(CoreTypes.Secret)).items.filter((s) => s.metadata.name === "shared");
+}
+
+Deno.test("a Secret in every namespace; new namespace; re-creation; propagation; conflicts; finalizer; no values leak", async () => {
+  const capture = captureSink();
+  await configureLogging({ sink: capture.sink, level: "debug" });
+  const env = await startEnv({ controllers: ["multisecret"] });
+  try {
+    for (const name of ["team-a", "team-b"]) await env.client.create(CoreTypes.Namespace, { metadata: { name } });
+    await env.client.create(CoreTypes.Secret, {
+      metadata: { name: "shared", namespace: "team-b" },
+      data: { theirs: "eA==" },
+    });
+    await env.client.create(CoreTypes.Secret, { metadata: { name: "unrelated", namespace: "team-a" }, data: {} });
+    await env.client.create(MultiSecretType, {
+      metadata: {
+        name: "shared",
+        annotations: {
+          "kubectl.kubernetes.io/last-applied-configuration": JSON.stringify({
+            spec: { stringData: { password: SECRET_VALUE } },
+          }),
+        },
+      },
+      spec: { data: { user: "YWRtaW4=" }, stringData: { password: SECRET_VALUE } },
+    }, { namespace: "default" });
+    const namespaces = (await env.client.list(CoreTypes.Namespace)).items.map((n) => n.metadata.name!);
+    const expected = namespaces.filter((n) => n !== "team-b").sort();
+    await waitFor(
+      "children everywhere but the conflict",
+      async () =>
+        JSON.stringify(
+          (await children(env)).filter((s) => s.metadata.annotations?.[OWNER_UID]).map((s) => s.metadata.namespace)
+            .sort(),
+        ) ===
+          JSON.stringify(expected),
+    );
+    const owner = await ms(env);
+    assert.ok(owner.metadata.finalizers?.includes(FINALIZER));
+    for (const s of (await children(env)).filter((s) => s.metadata.namespace !== "team-b")) {
+      assert.equal(s.metadata.annotations?.[OWNER_NAME], "shared");
+      assert.equal(s.metadata.annotations?.[OWNER_NAMESPACE], "default");
+      assert.equal(s.metadata.annotations?.[OWNER_UID], owner.metadata.uid);
+      assert.equal(s.metadata.annotations?.["kubectl.kubernetes.io/last-applied-configuration"], undefined);
+      assert.equal(s.stringData, undefined);
+      assert.deepEqual(s.data, { user: "YWRtaW4=", password: btoa(SECRET_VALUE) });
+    }
+    assert.deepEqual((await getOrUndefined(env.client, CoreTypes.Secret, "shared", "team-b"))?.data, {
+      theirs: "eA==",
+    });
+    const status = await waitFor("status", async () => {
+      const s = (await ms(env)).status;
+      return s?.wanted === namespaces.length && s.created === namespaces.length - 1 && s;
+    });
+    assert.ok(status.change_time);
+    assert.equal(status.conditions?.find((c) => c.type === "Degraded")?.reason, "SecretConflict");
+    await waitFor(
+      "conflict Event",
+      async () =>
+        (await env.client.list(CoreTypes.Event, { namespace: "default" })).items.some((e) =>
+          e.reason === "SecretConflict"
+        ),
+    );
+
+    // a new namespace gets it; a deleted child comes back; a spec change reaches every child
+    await env.client.create(CoreTypes.Namespace, { metadata: { name: "late" } });
+    await waitFor("late child", () => getOrUndefined(env.client, CoreTypes.Secret, "shared", "late"));
+    await env.client.delete(CoreTypes.Secret, "shared", { namespace: "team-a" });
+    await waitFor("re-created", () => getOrUndefined(env.client, CoreTypes.Secret, "shared", "team-a"));
+    await env.client.patch(MultiSecretType, "shared", { spec: { data: { user: "cm9vdA==" } } }, {
+      namespace: "default",
+      type: "merge",
+    });
+    await waitFor(
+      "propagated",
+      async () =>
+        (await children(env)).filter((s) => s.metadata.annotations?.[OWNER_UID]).every((s) =>
+          s.data.user === "cm9vdA=="
+        ),
+    );
+
+    // delete: only our children go, then the finalizer, then the MultiSecret
+    await env.client.delete(MultiSecretType, "shared", { namespace: "default" });
+    await waitFor("MultiSecret gone", async () => !(await getOrUndefined(env.client, MultiSecretType, "shared")));
+    assert.deepEqual((await children(env)).map((s) => s.metadata.namespace), ["team-b"]);
+    assert.ok(await getOrUndefined(env.client, CoreTypes.Secret, "unrelated", "team-a"));
+
+    // nothing about the value in logs or Events
+    const events = JSON.stringify((await env.client.list(CoreTypes.Event)).items);
+    const logs = capture.lines().join("\n");
+    assert.ok(capture.records.length > 0, "logs were captured");
+    for (const text of [events, logs]) {
+      assert.ok(!text.includes(SECRET_VALUE) && !text.includes(btoa(SECRET_VALUE)), "no secret value");
+    }
+  } finally {
+    await env.close();
+    await configureLogging({ write: () => {} });
+  }
+});
