@@ -103,7 +103,8 @@ export function redactingSink(sink: Sink): Sink {
     });
 }
 
-const SECRET_KEY = /token|password|passwd|secret[-_]?key|authorization|credential|client-key|keypem|privatekey/i;
+const SECRET_KEY =
+  /token|password|passwd|secret[-_]?key|authorization|credential|client[-_]?key|keypem|private[-_]?key/i;
 const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g;
 const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 
@@ -112,22 +113,24 @@ const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
  * (and the last-applied annotation) of any object of kind Secret; `Bearer …` inside strings. Depth-limited and
  * cycle-safe.
  */
-export function redact(value: unknown, depth = 0, seen = new WeakSet<object>()): unknown {
+export function redact(value: unknown, depth = 0, seen = new WeakSet<object>(), inSecretList = false): unknown {
   if (typeof value === "string") return value.replace(BEARER, `$1 ${REDACTED}`);
   if (value === null || typeof value !== "object") return value;
   if (value instanceof Error || value instanceof Date || ArrayBuffer.isView(value)) return value;
   if (seen.has(value) || depth > 12) return "[…]";
   seen.add(value);
-  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1, seen));
+  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1, seen, inSecretList));
   const obj = value as Record<string, unknown>;
-  const isSecret = obj.kind === "Secret";
+  // List items carry no kind: inside a SecretList every item is a Secret.
+  const isSecret = obj.kind === "Secret" || (inSecretList && obj.kind === undefined);
+  const isSecretList = obj.kind === "SecretList";
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj)) {
     if (SECRET_KEY.test(k) && (typeof v === "string" || typeof v === "number")) out[k] = REDACTED;
     else if (isSecret && (k === "data" || k === "stringData") && v && typeof v === "object") {
       out[k] = Object.fromEntries(Object.keys(v).map((name) => [name, REDACTED]));
     } else if (k === LAST_APPLIED) out[k] = REDACTED;
-    else out[k] = redact(v, depth + 1, seen);
+    else out[k] = redact(v, depth + 1, seen, isSecretList && k === "items");
   }
   return out;
 }

@@ -23,8 +23,12 @@ Deno.test("Secret data, stringData, tokens and bearer headers never reach a sink
     log.debug("calling with {headers}", { headers: { Authorization: "Bearer eyJhbGciOi.abc.def" } });
     log.warn("config {config}", { config: { token: "s3cr3t-token", server: "https://x" } });
     log.error("request failed: {detail}", { detail: "401 for Bearer eyJhbGciOi.abc.def" });
+    log.info("listed {list}", {
+      list: { kind: "SecretList", items: [{ metadata: { name: "x" }, data: { k: "aHVudGVyMg==" } }] },
+    });
+    log.info("kubeconfig {user}", { user: { "client-key-data": "LS0tLS1CRUdJTi", clientKeyData: "LS0tLS1CRUdJTi" } });
     const text = capture.lines().join("\n");
-    for (const leaked of ["hunter2", "aHVudGVyMg==", "eyJhbGciOi", "s3cr3t-token"]) {
+    for (const leaked of ["hunter2", "aHVudGVyMg==", "eyJhbGciOi", "s3cr3t-token", "LS0tLS1CRUdJTi"]) {
       assert.ok(!text.includes(leaked), `leaked ${leaked}: ${text}`);
     }
     assert.ok(text.includes("https://x"), "non-secret fields are kept");
