@@ -1,0 +1,17 @@
+// The conformance suite against the fake API server (default tier). tests/real/ runs the same cases on a real one.
+import { startFakeApiServer } from "../testing/mod.ts";
+import { defineConformance } from "./conformance/cases.ts";
+
+defineConformance("fake", async () => {
+  const server = await startFakeApiServer();
+  const dir = await Deno.makeTempDir();
+  const kubeconfigPath = `${dir}/kubeconfig`;
+  await server.writeKubeconfig(kubeconfigPath);
+  return {
+    kubeconfigPath,
+    stop: async () => {
+      await server.stop();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+});
