@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { FLIP_DELAY_MS } from "../controllers/machine/controller.ts";
 import { type Machine, MachineType, type Switch, SwitchType } from "../controllers/machine/schema.ts";
 import { VirtualClock } from "../runtime/clock.ts";
+import { isInvalid } from "../runtime/errors.ts";
 import { type ControllerEnv, startEnv, waitFor } from "./controllers_env.ts";
 
 const ns = { namespace: "default" };
@@ -119,6 +120,20 @@ Deno.test("stage 2: three switches, positions, one flip per 5 s, scale 3 → 1 n
     // deleting the machine deletes its switches (ownerReferences → garbage collection)
     await env.client.delete(MachineType, "m", ns);
     await waitFor("switches gone", async () => (await switchesOf(env, "m")).length === 0);
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("the CRD refuses switches: -1 and 1000 with a message naming the field", async () => {
+  const env = await startEnv({ controllers: [] });
+  try {
+    for (const switches of [-1, 1000]) {
+      const err = await env.client.create(MachineType, { metadata: { name: `bad${switches}` }, spec: { switches } }, ns)
+        .then(() => undefined, (e) => e);
+      assert.ok(isInvalid(err), String(err));
+      assert.match(String(err.message), /spec\.switches/);
+    }
   } finally {
     await env.close();
   }
