@@ -15,6 +15,9 @@ import { kubeopLogger } from "./log.ts";
 /** client-go's JitterFactor: retries wait `retry × (1 + rand × 1.2)`. */
 export const JITTER_FACTOR = 1.2;
 
+/** Longest wait for the release write on shutdown. */
+export const RELEASE_TIMEOUT_MS = 3_000;
+
 /** The election timings, in seconds (client-go / controller-runtime defaults 15 / 10 / 2). */
 export interface LeaderElectionDurations {
   leaseSeconds?: number;
@@ -369,7 +372,8 @@ export class LeaderElector {
   /** Clears the holder (leaseDurationSeconds 1) if we still hold the Lease; errors are logged, not thrown. */
   async #release(): Promise<void> {
     const timeout = new AbortController();
-    const cancel = this.#clock.setTimer(this.#renewMs, () => timeout.abort());
+    // Bounded tightly: drain (≤ 25 s) + release must fit in a pod's 30 s termination grace period.
+    const cancel = this.#clock.setTimer(Math.min(this.#renewMs, RELEASE_TIMEOUT_MS), () => timeout.abort());
     try {
       const current = await this.#opts.lock.get(timeout.signal);
       if (!current || current.spec.holderIdentity !== this.identity) return;

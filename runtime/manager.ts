@@ -96,6 +96,9 @@ export interface ManagerEndpoints {
   metrics?: string;
 }
 
+/** Longest wait for in-flight reconciles after leadership was lost. */
+export const LOST_LEADERSHIP_GRACE_MS = 2_000;
+
 type StopReason = { kind: "signal" } | { kind: "lost" } | { kind: "error"; error: unknown };
 
 /**
@@ -364,7 +367,12 @@ export class Manager {
       : `error: ${String((s.reason as { error: unknown }).error)}`;
     this.#log.info("stopping ({why}): draining in-flight reconciles", { why });
     s.controllers.abort();
-    const graceMs = this.#opts.gracefulShutdownMs ?? 25_000;
+    // After losing the Lease another replica may take over once it has expired (≥ lease − renew deadline
+    // later): reconciles were told to stop (their signal aborted) and get only a short grace.
+    const graceMs = Math.min(
+      this.#opts.gracefulShutdownMs ?? 25_000,
+      s.reason.kind === "lost" ? LOST_LEADERSHIP_GRACE_MS : Infinity,
+    );
     if (!await this.#within(Promise.all(s.runs), graceMs)) {
       this.#log.warn("reconciles still running after {graceMs} ms; stopping anyway", { graceMs });
     }

@@ -111,3 +111,38 @@ Deno.test("kubeop run --leader-elect: SIGTERM releases the lease and exits 0", a
     }
   });
 });
+
+Deno.test("kubeop run --leader-elect: a leader that cannot renew its lease stops and exits 1", async () => {
+  await withCluster(async (server, kubeconfig) => {
+    const run = spawnRun([
+      "--kubeconfig",
+      kubeconfig,
+      "--leader-elect",
+      "--leader-election-id",
+      "lossy",
+      "--leader-election-namespace",
+      "default",
+      "--health-probe-bind-address",
+      "0",
+      "--metrics-bind-address",
+      "0",
+    ]);
+    try {
+      await eventually(() => /became leader/.test(run.stderr()), "leadership");
+      // The API server starts refusing every Lease call: renewals fail until the renew deadline (10 s) passes.
+      server.faults.inject({ resource: "leases.coordination.k8s.io", code: 500 });
+      const status = await run.child.status;
+      await run.drained;
+      assert.equal(status.code, 1, run.stderr());
+      assert.match(run.stderr(), /leader election lost/);
+    } finally {
+      try {
+        run.child.kill("SIGKILL");
+      } catch {
+        // already exited
+      }
+      await run.child.status;
+      await run.drained;
+    }
+  });
+});

@@ -237,7 +237,7 @@ Deno.test("draining is bounded by gracefulShutdownMs; the lease is released afte
   assert.equal(store.current!.spec.holderIdentity, "");
 });
 
-Deno.test("losing the lease stops the controllers and rejects with LeadershipLostError", async () => {
+Deno.test("losing the lease stops the controllers, waits briefly for them, and rejects with LeadershipLostError", async () => {
   const clock = new VirtualClock();
   const store = new MemoryLeaseStore();
   let failing = false;
@@ -250,7 +250,7 @@ Deno.test("losing the lease stops the controllers and rejects with LeadershipLos
   };
   const informers = new FakeInformers(clock);
   informers.markSynced();
-  const ctl = new FakeController("pods");
+  const ctl = new FakeController("stuck", { reconcileForever: true });
   const mgr = new Manager(managerOptions(clock, informers, { leaderElection: electionOptions("a", lock) })).add(ctl);
   const running = mgr.start(new AbortController().signal);
   const rejected = assert.rejects(running, (err) =>
@@ -261,8 +261,11 @@ Deno.test("losing the lease stops the controllers and rejects with LeadershipLos
   failing = true;
   await advanceUntil(clock, () => ctl.signal!.aborted, 11_000);
   assert.equal(mgr.isLeader(), false);
-  ctl.finishReconcile();
-  await clock.advance(0);
+  let settled = false;
+  running.catch(() => settled = true);
+  await clock.advance(1_900);
+  assert.equal(settled, false, "in-flight reconciles get a short grace");
+  await clock.advance(200);
   await rejected;
 });
 
