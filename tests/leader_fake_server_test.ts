@@ -34,9 +34,9 @@ Deno.test("two electors on a real Lease: one leads, the other takes over after r
         lock: kubeLeaseLock({ client, namespace: "default", name: "kubeop" }),
         identity,
         // Short timings keep the test quick; the safety argument is the same as with 15/10/2.
-        leaseSeconds: 2,
-        renewDeadlineSeconds: 1.5,
-        retryPeriodSeconds: 0.2,
+        leaseSeconds: 6,
+        renewDeadlineSeconds: 4,
+        retryPeriodSeconds: 0.25,
         onStartedLeading: () => {
           if (leading.size > 0) violations.push(`${identity} started while ${[...leading]} lead`);
           leading.add(identity);
@@ -53,7 +53,7 @@ Deno.test("two electors on a real Lease: one leads, the other takes over after r
 
     const held = lease();
     assert.equal(held.spec?.holderIdentity, "a");
-    assert.equal(held.spec?.leaseDurationSeconds, 2);
+    assert.equal(held.spec?.leaseDurationSeconds, 6);
     assert.match(held.spec?.renewTime ?? "", /\.\d{6}Z$/);
     const firstRenew = held.spec?.renewTime;
     await eventually(() => lease().spec?.renewTime !== firstRenew, "a renewal");
