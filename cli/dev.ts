@@ -1,5 +1,117 @@
-/** `kubeop dev` (being built). */
-export function devCommand(_args: string[]): Promise<number> {
-  console.error("kubeop dev: not implemented yet");
-  return Promise.resolve(1);
+/**
+ * `kubeop dev`: the embedded control plane. Starts the fake API server on 127.0.0.1 (`--port`, default a free
+ * port), writes a kubeconfig (`--kubeconfig-out`, default .kubeop/dev.kubeconfig), runs every registered starter
+ * (CRDs, controllers, farm API are added by later steps through {@link DevOptions.extraStarters}), prints
+ * `kubeop dev ready: KUBECONFIG=<path>` and stops cleanly on SIGINT/SIGTERM.
+ * @module
+ */
+import { type FakeApiServer, startFakeApiServer } from "../testing/mod.ts";
+import { type FlagSpec, intFlag, parseFlags, stringFlag } from "./flags.ts";
+
+/** Starts something next to the dev server; returns how to stop it. */
+export type DevStarter = (server: FakeApiServer) => Promise<() => Promise<void>>;
+
+/** Options of {@link startDev}. */
+export interface DevOptions {
+  /** Port on 127.0.0.1; 0 picks a free one. */
+  port?: number;
+  /** Where the kubeconfig is written; default `.kubeop/dev.kubeconfig`. */
+  kubeconfigOut?: string;
+  /** Persist objects here and restore them on start. */
+  dataDir?: string;
+  /** Run the fake kubelet (default true). */
+  kubelet?: boolean;
+  /** Started in order after the server; stopped in reverse order. */
+  extraStarters?: DevStarter[];
+}
+
+/** A running dev control plane. */
+export interface DevEnvironment {
+  server: FakeApiServer;
+  kubeconfigPath: string;
+  stop(): Promise<void>;
+}
+
+/** The starters every `kubeop dev` runs (later steps append CRD installation, controllers, the farm API). */
+export const DEFAULT_DEV_STARTERS: DevStarter[] = [];
+
+/** The default kubeconfig path. */
+export const DEFAULT_KUBECONFIG_OUT = ".kubeop/dev.kubeconfig";
+
+/**
+ * Starts the dev control plane.
+ *
+ * @example
+ * ```ts
+ * import { startDev } from "./dev.ts";
+ * const dev = await startDev({ kubeconfigOut: await Deno.makeTempFile() });
+ * await dev.stop();
+ * ```
+ */
+export async function startDev(opts: DevOptions = {}): Promise<DevEnvironment> {
+  const server = await startFakeApiServer(
+    {
+      port: opts.port ?? 0,
+      ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+      ...(opts.kubelet === false ? {} : { kubelet: true }),
+    } as Parameters<typeof startFakeApiServer>[0],
+  );
+  const stops: Array<() => Promise<void>> = [];
+  const kubeconfigPath = opts.kubeconfigOut ?? DEFAULT_KUBECONFIG_OUT;
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    for (const s of stops.reverse()) await s().catch(() => {});
+    await server.stop();
+  };
+  try {
+    for (const starter of [...DEFAULT_DEV_STARTERS, ...(opts.extraStarters ?? [])]) stops.push(await starter(server));
+    await server.writeKubeconfig(kubeconfigPath);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { server, kubeconfigPath, stop };
+}
+
+const SPEC: FlagSpec = {
+  port: { type: "string" },
+  "kubeconfig-out": { type: "string" },
+  "data-dir": { type: "string" },
+  help: { type: "boolean", short: "h" },
+};
+
+const USAGE = `Usage: kubeop dev [flags]
+
+Runs an embedded control plane (fake API server, fake kubelet, controllers, farm API) for kubectl.
+
+Flags:
+  --port N                 port on 127.0.0.1 (default 0: a free port)
+  --kubeconfig-out PATH    kubeconfig to write (default ${DEFAULT_KUBECONFIG_OUT})
+  --data-dir DIR           persist objects across restarts`;
+
+/** `kubeop dev` entry: returns the exit code once stopped by SIGINT/SIGTERM. */
+export async function devCommand(args: string[]): Promise<number> {
+  const values = parseFlags("dev", args, SPEC);
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const port = intFlag("dev", values, "port", 0);
+  const dev = await startDev({
+    port,
+    kubeconfigOut: stringFlag(values, "kubeconfig-out") ?? DEFAULT_KUBECONFIG_OUT,
+    dataDir: stringFlag(values, "data-dir"),
+  });
+  const absolute = dev.kubeconfigPath.startsWith("/") ? dev.kubeconfigPath : `${Deno.cwd()}/${dev.kubeconfigPath}`;
+  console.log(`kubeop dev ready: KUBECONFIG=${absolute}`);
+  const { promise, resolve } = Promise.withResolvers<void>();
+  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+  const onSignal = () => resolve();
+  for (const sig of signals) Deno.addSignalListener(sig, onSignal);
+  await promise;
+  for (const sig of signals) Deno.removeSignalListener(sig, onSignal);
+  await dev.stop();
+  return 0;
 }
