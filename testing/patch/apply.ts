@@ -167,6 +167,39 @@ function pruneEmptyParents(obj: unknown, path: FieldPath, owned: (p: FieldPath) 
   }
 }
 
+const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+
+/** JSON with object keys sorted, as Go encodes an unstructured map. */
+function sortedJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(sortedJson).join(",")}]`;
+  if (isPlainObject(value)) {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${sortedJson(value[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** Fields of the last-applied-configuration whose live values still match it. */
+function allowedFromLastApplied(
+  current: KubeObject,
+  meta: PatchMeta,
+  status: "exclude" | "only" | "include",
+): FieldSet {
+  const text = current.metadata.annotations?.[LAST_APPLIED];
+  if (!text) return new FieldSet();
+  let lastApplied: unknown;
+  try {
+    lastApplied = JSON.parse(text);
+  } catch {
+    return new FieldSet();
+  }
+  if (!isPlainObject(lastApplied) || lastApplied.apiVersion !== current.apiVersion) return new FieldSet();
+  const set = fieldsOf(lastApplied, meta, { status });
+  for (const p of set.paths()) {
+    if (JSON.stringify(valueAt(lastApplied, p)) !== JSON.stringify(valueAt(current, p))) set.delete(p);
+  }
+  return set;
+}
+
 function statusMode(def: ResourceDef, subresource?: string): "exclude" | "only" | "include" {
   if (subresource === "status") return "only";
   return def.subresources.includes("status") ? "exclude" : "include";
@@ -219,7 +252,14 @@ export function serverSideApply(
       }
     }
   }
-  if (conflicts.length > 0 && !opts.force) throw conflictError(conflicts, opts);
+  let blocking = conflicts;
+  if (conflicts.length > 0 && !opts.force && opts.fieldManager === "kubectl" && current) {
+    // lastappliedmanager.go: kubectl's server-side apply may take over fields a client-side apply set, as long as
+    // the live value still equals the last-applied-configuration.
+    const allowed = allowedFromLastApplied(current, meta, status);
+    blocking = conflicts.filter((c) => !allowed.has(c.path));
+  }
+  if (blocking.length > 0 && !opts.force) throw conflictError(blocking, opts);
   for (const c of conflicts) c.owner.set.delete(c.path);
 
   // Merge, then remove what this manager applied before, no longer applies, and nobody else owns.
@@ -262,6 +302,15 @@ export function serverSideApply(
     set: newSet,
   };
   const next = mine ? entries.map((e) => e === mine ? entry : e) : [...entries, entry];
+  // lastappliedupdater.go: kubectl's server-side apply keeps an existing last-applied annotation in sync.
+  if (opts.fieldManager === "kubectl" && result.metadata.annotations?.[LAST_APPLIED]) {
+    const config = structuredClone(appliedClean);
+    if (config.metadata?.annotations) {
+      delete config.metadata.annotations[LAST_APPLIED];
+      if (Object.keys(config.metadata.annotations).length === 0) delete config.metadata.annotations;
+    }
+    result.metadata.annotations = { ...result.metadata.annotations, [LAST_APPLIED]: `${sortedJson(config)}\n` };
+  }
   result.metadata = { ...result.metadata, managedFields: writeEntries(next) };
   return result;
 }

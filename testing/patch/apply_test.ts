@@ -226,3 +226,34 @@ Deno.test("recordUpdateManagedFields: updater takes changed fields from others; 
     ["kubectl-edit", { "f:data": { "f:a": {}, "f:c": {} } }],
   ]);
 });
+
+Deno.test("SSA by kubectl after client-side apply takes over fields still matching last-applied, and syncs it", () => {
+  const v1 = deployment("nginx:1.25");
+  const lastApplied = JSON.stringify(v1) + "\n";
+  const live = structuredClone(v1);
+  live.metadata.annotations = { "kubectl.kubernetes.io/last-applied-configuration": lastApplied };
+  const created = recordUpdateManagedFields(undefined, live, "kubectl-client-side-apply", T0);
+  const v2 = deployment("nginx:1.26");
+  v2.spec.replicas = 3;
+  const opts = { fieldManager: "kubectl", force: false, nowIso: T1, def: DEPLOYMENT };
+  const applied = serverSideApply(created, v2, opts);
+  assert.equal(applied.spec.replicas, 3);
+  assert.equal(applied.spec.template.spec.containers[0].image, "nginx:1.26");
+  const synced = JSON.parse(applied.metadata.annotations!["kubectl.kubernetes.io/last-applied-configuration"]);
+  assert.equal(synced.spec.replicas, 3);
+  // Another field manager gets the conflict, and so does kubectl once live drifted from last-applied.
+  assert.throws(
+    () => serverSideApply(created, v2, { ...opts, fieldManager: "helm" }),
+    (e: unknown) => e instanceof ApiError && e.code === 409,
+  );
+  const drifted = recordUpdateManagedFields(
+    created,
+    { ...structuredClone(created), spec: { ...created.spec, replicas: 7 } },
+    "kubectl-scale",
+    T0,
+  );
+  assert.throws(
+    () => serverSideApply(drifted, v2, opts),
+    (e: unknown) => e instanceof ApiError && /kubectl-scale/.test(e.status.message!),
+  );
+});
