@@ -150,6 +150,7 @@ export async function reconcileMachine(ctx: ReconcileContext, memory: MachineMem
   if (wanted !== undefined && settled) {
     if (ours.length < wanted) {
       scaling = true;
+      const names: string[] = [];
       for (let i = ours.length; i < wanted; i++) {
         const created = await ctx.client.create<Switch>(
           SwitchType,
@@ -161,13 +162,14 @@ export async function reconcileMachine(ctx: ReconcileContext, memory: MachineMem
           }),
         );
         expect.creates.add(created.metadata.name!);
-        ctx.recorder.event(machine, {
-          type: "Normal",
-          reason: "SwitchCreated",
-          action: "Create",
-          note: `created switch ${created.metadata.name}`,
-        });
+        names.push(created.metadata.name!);
       }
+      ctx.recorder.event(machine, {
+        type: "Normal",
+        reason: "SwitchesCreated",
+        action: "Create",
+        note: `created switch(es) ${names.join(", ")}`,
+      });
     } else if (ours.length > wanted) {
       scaling = true;
       const extras = [...ours].sort(newestFirst).slice(0, ours.length - wanted);
@@ -248,7 +250,8 @@ export async function reconcileMachine(ctx: ReconcileContext, memory: MachineMem
       : `${ours.length}/${wanted ?? ours.length} switch(es), ${pendingFlips} waiting to flip`,
   });
   status.observedGeneration = machine.metadata.generation;
-  await patchMachineStatus(ctx, machine, status);
+  // While creates/deletes are in flight their watch events bring us back: one status write when the set is complete.
+  if (!scaling) await patchMachineStatus(ctx, machine, status);
   return waits.length > 0 ? requeueAfter(Math.max(1, Math.min(...waits))) : done();
 }
 

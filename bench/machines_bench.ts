@@ -1,0 +1,109 @@
+/**
+ * 1 000 Machines × 3 Switches converge on the fake API server (quick mode: 200): wall time until every Machine
+ * shows `positions: ddd`, reconciles per second, and API writes per Machine by the controller (creates, patches,
+ * deletes; Events counted apart). The goal is the minimum: 3 Switch creates + 1 status patch = 4 writes.
+ *
+ * Run: deno run --allow-all bench/machines_bench.ts [--full]
+ * @module
+ */
+
+import { CONTROLLERS, crdManifests } from "../controllers/mod.ts";
+import { MachineType } from "../controllers/machine/schema.ts";
+import { KubeClient } from "../runtime/client.ts";
+import { loadKubeconfigFile } from "../runtime/kubeconfig.ts";
+import { configureLogging } from "../runtime/log.ts";
+import { Manager } from "../runtime/manager.ts";
+import { Metrics } from "../runtime/metrics.ts";
+import { CoreTypes, type KubeObject, type ResourceType } from "../runtime/types.ts";
+import { startFakeApiServer } from "../testing/mod.ts";
+import { fullMode, lowerIsBetter, recordResult, round } from "./result.ts";
+
+const WRITES = new Set(["create", "update", "updateStatus", "patch", "delete"]);
+
+/** A client view that counts write calls per resource plural. */
+export function countingClient(client: KubeClient, counts: Map<string, number>): KubeClient {
+  return new Proxy(client, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop);
+      if (typeof value !== "function") return value;
+      if (typeof prop === "string" && WRITES.has(prop)) {
+        return (rt: ResourceType, ...rest: unknown[]) => {
+          const key = `${rt.plural}.${prop}`;
+          counts.set(key, (counts.get(key) ?? 0) + 1);
+          return (value as (...a: unknown[]) => unknown).call(target, rt, ...rest);
+        };
+      }
+      return value.bind(target);
+    },
+  });
+}
+
+if (import.meta.main) {
+  await configureLogging({ level: "error" });
+  const machines = fullMode() ? 1000 : 200;
+  const server = await startFakeApiServer();
+  const dir = await Deno.makeTempDir({ prefix: "kubeop-bench-" });
+  await server.writeKubeconfig(`${dir}/kubeconfig`);
+  const config = await loadKubeconfigFile(`${dir}/kubeconfig`);
+  const admin = new KubeClient({ config });
+  for (const crd of crdManifests()) await admin.create(CoreTypes.CustomResourceDefinition, crd);
+  const metrics = new Metrics();
+  const counts = new Map<string, number>();
+  const operatorClient = new KubeClient({ config, metrics });
+  const client = countingClient(operatorClient, counts);
+  const manager = new Manager({ client, metrics, maxConcurrentReconciles: 4 });
+  for (const c of CONTROLLERS.machine({ informers: manager.informers })) manager.add(c);
+  const stop = new AbortController();
+  const running = manager.start(stop.signal);
+
+  const rssBefore = Deno.memoryUsage().rss;
+  const started = performance.now();
+  const creates: Promise<unknown>[] = [];
+  for (let i = 0; i < machines; i++) {
+    creates.push(
+      admin.create(MachineType, { metadata: { name: `m-${i}` }, spec: { switches: 3 } }, { namespace: "default" }),
+    );
+    if (creates.length >= 50) await Promise.all(creates.splice(0));
+  }
+  await Promise.all(creates);
+  let converged = 0;
+  const deadline = started + 600_000;
+  while (performance.now() < deadline) {
+    const list = await admin.list<KubeObject>(MachineType, { namespace: "default" });
+    converged = list.items.filter((m) => m.status?.positions === "ddd").length;
+    if (converged === machines) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const reconciles = await metrics.value("controller_runtime_reconcile_total", { controller: "machine" });
+  const rss = Deno.memoryUsage().rss;
+  stop.abort();
+  await running;
+  operatorClient.close();
+  admin.close();
+  await server.stop();
+  await Deno.remove(dir, { recursive: true });
+
+  const controllerWrites = [...counts].filter(([k]) => !k.startsWith("events.")).reduce((n, [, v]) => n + v, 0);
+  const eventWrites = [...counts].filter(([k]) => k.startsWith("events.")).reduce((n, [, v]) => n + v, 0);
+  const writesPerMachine = controllerWrites / machines;
+  await recordResult({
+    name: "machines-converge",
+    params: { machines, switchesPerMachine: 3, maxConcurrentReconciles: 4, mode: fullMode() ? "full" : "quick" },
+    unit: "writes/machine",
+    kubeop: round(writesPerMachine),
+    peer: 4,
+    peerName: "goal (3 creates + 1 status patch)",
+    ratio: lowerIsBetter(writesPerMachine, 4),
+    extra: {
+      converged,
+      seconds: round(seconds),
+      reconcilesPerSecond: round(reconciles / seconds),
+      reconciles,
+      writesByCall: Object.fromEntries(counts),
+      eventWrites,
+      rssMiB: round(rss / 2 ** 20),
+      rssGrowthMiB: round((rss - rssBefore) / 2 ** 20),
+    },
+  });
+}
