@@ -9,6 +9,7 @@
 
 import type { Logger } from "@logtape/logtape";
 import { type Clock, RealClock } from "./clock.ts";
+import { isAlreadyExists, isConflict } from "./errors.ts";
 import type { LeaseLock, LeaseRecord, LeaseSpec } from "./lease_lock.ts";
 import { kubeopLogger } from "./log.ts";
 
@@ -164,6 +165,7 @@ export class LeaderElector {
   #observedAt = 0;
   #reportedLeader = "";
   #inflight: Promise<boolean> = Promise.resolve(false);
+  #failures = 0;
 
   constructor(opts: LeaderElectorOptions) {
     const d = validateLeaderElectionDurations(opts);
@@ -314,15 +316,16 @@ export class LeaderElector {
     try {
       current = await this.#opts.lock.get(signal);
     } catch (err) {
-      this.#log.debug("get lease {lease} failed: {error}", { lease: this.#name, error: String(err) });
+      this.#attemptFailed("get", err);
       return false;
     }
     if (!current) {
       try {
         this.#observe(await this.#opts.lock.create(desired, signal));
+        this.#failures = 0;
         return true;
       } catch (err) {
-        this.#log.debug("create lease {lease} failed: {error}", { lease: this.#name, error: String(err) });
+        this.#attemptFailed("create", err);
         return false;
       }
     }
@@ -340,11 +343,26 @@ export class LeaderElector {
     }
     try {
       this.#observe(await this.#opts.lock.update(desired, current.rv, signal));
+      this.#failures = 0;
       return true;
     } catch (err) {
-      this.#log.debug("update lease {lease} failed: {error}", { lease: this.#name, error: String(err) });
+      this.#attemptFailed("update", err);
       return false;
     }
+  }
+
+  /**
+   * A failed lock call. Conflicts are the normal outcome of a race and stay at debug; anything else (RBAC, network)
+   * is a warning on the first failure and every tenth after, so a replica that can never campaign says why.
+   */
+  #attemptFailed(verb: string, err: unknown): void {
+    const props = { verb, lease: this.#name, error: String(err) };
+    if (isConflict(err) || isAlreadyExists(err)) {
+      this.#log.debug("{verb} lease {lease} lost a race: {error}", props);
+      return;
+    }
+    if (this.#failures++ % 10 === 0) this.#log.warn("{verb} lease {lease} failed: {error}", props);
+    else this.#log.debug("{verb} lease {lease} failed: {error}", props);
   }
 
   /** Notes `record`; the observation time moves only when the record changed (local time, never the server's). */

@@ -10,6 +10,7 @@ import {
   validateLeaderElectionDurations,
 } from "./leader.ts";
 import { type LeaseLock, MemoryLeaseStore } from "./lease_lock.ts";
+import { captureSink, configureLogging } from "./log.ts";
 
 const RETRY_MS = 2_000;
 const LEASE_MS = 15_000;
@@ -329,4 +330,28 @@ Deno.test("random crashes, restarts and partitions never yield two leaders (fixe
   }
   assert.ok(leaderChanges >= 3, `only ${leaderChanges} leader changes: the scenario exercised too little`);
   await e.stopAll();
+});
+
+Deno.test("a candidate that can never reach the Lease says why at warning level; lost races stay quiet", async () => {
+  const capture = captureSink();
+  await configureLogging({ sink: capture.sink, level: "debug" });
+  try {
+    const e = new Election();
+    const a = e.add("a");
+    a.mode.value = "fail";
+    await e.clock.advance(60_000);
+    const warnings = capture.records.filter((r) => r.level === "warning").map((r) => r.properties);
+    assert.ok(warnings.length >= 1 && warnings.length < 5, `${warnings.length} warnings`);
+    assert.ok(["get", "create"].includes(String(warnings[0].verb)));
+    assert.match(String(warnings[0].error), /connection refused/);
+
+    a.mode.value = "ok";
+    const b = e.add("b");
+    await e.clock.advance(30_000);
+    assert.ok(a.elector.isLeader() !== b.elector.isLeader());
+    assert.equal(capture.records.filter((r) => r.level === "warning").length, warnings.length);
+    await e.stopAll();
+  } finally {
+    await configureLogging({ sink: () => {}, level: "fatal" });
+  }
 });
