@@ -5,6 +5,7 @@
  */
 import YAML from "yaml";
 import { ApiError, failureStatus } from "../runtime/errors.ts";
+import { decodeKubernetesProtobuf } from "./protobuf.ts";
 import { badRequest, unsupportedMediaType } from "./status_errors.ts";
 
 /** kube-apiserver's default request body limit. */
@@ -62,8 +63,9 @@ const JSON_TYPES = new Set([
 ]);
 const YAML_TYPES = new Set(["application/yaml", "application/apply-patch+yaml", "application/x-yaml", "text/yaml"]);
 
-/** Decodes a JSON or YAML body; 415 for other media types, 400 for syntax errors. */
+/** Decodes a JSON, YAML or Kubernetes protobuf body; 415 for other media types, 400 for syntax errors. */
 export function decodeBody(bytes: Uint8Array, contentType: string, verb: string): unknown {
+  if (contentType === "application/vnd.kubernetes.protobuf") return decodeKubernetesProtobuf(bytes);
   const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
   if (JSON_TYPES.has(contentType)) {
     try {
