@@ -32,19 +32,31 @@ function spawnRun(args: string[]): { child: Deno.ChildProcess; stderr: () => str
   return { child, stderr: () => text, drained };
 }
 
-/** The health probe URL, from the manager's JSON log line. */
-function probeUrl(stderr: string): string | undefined {
+/** The `properties` of every JSON log record in `stderr`. */
+function logRecords(stderr: string): { message: string; props: Record<string, unknown> }[] {
+  const out = [];
   for (const line of stderr.split("\n")) {
     if (!line.startsWith("{")) continue;
     try {
       const rec = JSON.parse(line);
-      const props = rec.properties ?? rec;
-      if (props.name === "health probe" && props.port) return `http://127.0.0.1:${props.port}`;
+      out.push({ message: String(rec.message), props: rec.properties ?? {} });
     } catch {
       // not a log record
     }
   }
-  return undefined;
+  return out;
+}
+
+/** The identity a replica campaigns with, from its log. */
+function identityOf(stderr: string): string | undefined {
+  const rec = logRecords(stderr).find((r) => r.message.startsWith("attempting to acquire"));
+  return rec?.props.identity as string | undefined;
+}
+
+/** The health probe URL, from the manager's "listening" log line. */
+function probeUrl(stderr: string): string | undefined {
+  const rec = logRecords(stderr).find((r) => r.props.name === "health probe" && r.props.port);
+  return rec && `http://127.0.0.1:${rec.props.port}`;
 }
 
 async function withCluster(fn: (server: FakeApiServer, kubeconfig: string) => Promise<void>): Promise<void> {
@@ -143,6 +155,67 @@ Deno.test("kubeop run --leader-elect: a leader that cannot renew its lease stops
       }
       await run.child.status;
       await run.drained;
+    }
+  });
+});
+
+Deno.test("two kubeop run replicas: the warm standby is ready, and takes over after the leader's SIGTERM", async () => {
+  await withCluster(async (server, kubeconfig) => {
+    const args = [
+      "--kubeconfig",
+      kubeconfig,
+      "--leader-elect",
+      "--leader-election-namespace",
+      "default",
+      "--health-probe-bind-address",
+      "127.0.0.1:0",
+      "--metrics-bind-address",
+      "0",
+    ];
+    const holder = () => {
+      try {
+        return (server.store.get(CoreTypes.Lease, "kubeop", { namespace: "default" }) as LeaseObject).spec
+          ?.holderIdentity;
+      } catch {
+        return undefined;
+      }
+    };
+    const ready = async (stderr: () => string) => {
+      const url = probeUrl(stderr());
+      if (!url) return false;
+      const res = await fetch(`${url}/readyz`);
+      await res.body?.cancel();
+      return res.status === 200;
+    };
+    const a = spawnRun(args);
+    const replicas = [a];
+    try {
+      await eventually(() => identityOf(a.stderr()) !== undefined && holder() === identityOf(a.stderr()), "a to lead");
+      const b = spawnRun(args);
+      replicas.push(b);
+      await eventually(() => ready(b.stderr), "the standby to be ready");
+      const idB = identityOf(b.stderr())!;
+      assert.notEqual(holder(), idB, "the standby must not lead while a holds the lease");
+      assert.doesNotMatch(b.stderr(), /starting \d+ controllers/, "the standby runs no controllers");
+
+      a.child.kill("SIGTERM");
+      assert.equal((await a.child.status).code, 0, a.stderr());
+      await eventually(() => holder() === idB, "the standby to take over");
+      await eventually(() => /starting \d+ controllers/.test(b.stderr()), "the new leader to start controllers");
+
+      b.child.kill("SIGTERM");
+      assert.equal((await b.child.status).code, 0, b.stderr());
+      assert.equal(holder(), "");
+    } finally {
+      for (const r of replicas) {
+        try {
+          r.child.kill("SIGKILL");
+        } catch {
+          // already exited
+        }
+        await r.child.status;
+        await r.drained;
+      }
     }
   });
 });
