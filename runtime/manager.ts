@@ -78,7 +78,7 @@ export interface ManagerOptions {
   gracefulShutdownMs?: number;
   /** Longest wait for the caches' first sync. Default 120 000 ms. */
   cacheSyncTimeoutMs?: number;
-  /** Overrides every controller's worker count (`--max-concurrent-reconciles`). */
+  /** Workers of every controller that does not set its own (`--max-concurrent-reconciles`). */
   maxConcurrentReconciles?: number;
   /** Replaces the shared caches (default: an InformerRegistry over `client`). */
   informers?: ManagerInformers;
@@ -194,12 +194,6 @@ export class Manager {
     if (this.#controllers.some((c) => c.name === controller.name)) {
       throw new Error(`manager: a controller named "${controller.name}" was already added`);
     }
-    const n = this.#opts.maxConcurrentReconciles;
-    if (n !== undefined && n > 0 && "maxConcurrentReconciles" in controller) {
-      // The global --max-concurrent-reconciles overrides the per-controller default (controller-runtime's
-      // GroupKind concurrency); Controller reads this field when its workers start.
-      Object.defineProperty(controller, "maxConcurrentReconciles", { value: Math.floor(n) });
-    }
     this.#controllers.push(controller);
     return this;
   }
@@ -242,6 +236,7 @@ export class Manager {
       clock: this.#clock,
       metrics: this.metrics,
       logger: this.#log,
+      maxConcurrentReconciles: this.#opts.maxConcurrentReconciles,
     };
     for (const c of this.#controllers) {
       c.bind(deps);

@@ -285,17 +285,27 @@ Deno.test("a controller that fails to start stops the manager with its error", a
   assert.equal(ok.signal!.aborted, true, "the other controllers are stopped");
 });
 
-Deno.test("manager options: one namespace scopes namespaced informers; max concurrent reconciles overrides", () => {
+Deno.test("manager options: one namespace scopes namespaced informers; max concurrent reconciles is the default", async () => {
   const clock = new VirtualClock();
   const informers = new FakeInformers(clock);
+  informers.markSynced();
   const mgr = new Manager(managerOptions(clock, informers, { namespaces: ["team-a"], maxConcurrentReconciles: 4 }));
   mgr.informers.get(CoreTypes.Pod);
   mgr.informers.get(CoreTypes.Namespace);
   mgr.informers.get(CoreTypes.Pod, { namespace: "other" });
   assert.deepEqual(informers.requested, ["pods ns=team-a", "namespaces", "pods ns=other"]);
 
-  const ctl = new Controller({ name: "pods", for: CoreTypes.Pod, reconcile: () => Promise.resolve(done()) });
-  mgr.add(ctl);
-  assert.equal(ctl.maxConcurrentReconciles, 4);
+  const reconcile = () => Promise.resolve(done());
+  const flagged = new Controller({ name: "pods", for: CoreTypes.Pod, reconcile });
+  const own = new Controller({ name: "own", for: CoreTypes.ConfigMap, reconcile, maxConcurrentReconciles: 2 });
+  mgr.add(flagged).add(own);
   assert.throws(() => mgr.add(new FakeController("pods")), /already added/);
+  const stop = new AbortController();
+  const running = mgr.start(stop.signal);
+  await clock.advance(0);
+  assert.equal(flagged.maxConcurrentReconciles, 4);
+  assert.equal(own.maxConcurrentReconciles, 2, "a controller's own setting wins");
+  stop.abort();
+  await clock.advance(0);
+  await running;
 });
