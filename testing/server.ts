@@ -13,6 +13,8 @@ import { GarbageCollector } from "./gc.ts";
 import { type AggregatedTarget, type RouterContext, routeRequest } from "./http_router.ts";
 import type { ResourceRoute } from "./http_resources.ts";
 import { ResourceRegistry } from "./registry.ts";
+import { FakeKubelet, type FakeKubeletOptions } from "./kubelet.ts";
+import { podSubresources } from "./pod_subresources.ts";
 import { openApiHandler } from "./http_openapi.ts";
 import { schemaAdmission } from "./schema_admission.ts";
 import { ObjectStore, type StoreSnapshot } from "./store.ts";
@@ -30,6 +32,8 @@ export interface FakeApiServerOptions {
   bookmarkIntervalMs?: number;
   /** How many changes of history watches can resume from; default 10 000. */
   compactionWindow?: number;
+  /** Run the fake kubelet (node `fake-node`; pods go Pending → Running → Succeeded/Failed). */
+  kubelet?: boolean | FakeKubeletOptions;
 }
 
 /** A running fake API server. */
@@ -49,6 +53,8 @@ export interface FakeApiServer {
   readonly store: FakeStore;
   /** Serves `/apis/<group>/<version>` from another server (what an APIService does). */
   registerAggregatedApi(group: string, version: string, target: AggregatedTarget): void;
+  /** The fake kubelet, when enabled. */
+  readonly kubelet?: FakeKubelet;
 }
 
 /** The default namespaces every cluster has. */
@@ -71,7 +77,8 @@ class Server implements FakeApiServer {
   #port = 0;
   #aggregated = new Map<string, AggregatedTarget>();
   #openApi = openApiHandler(() => this.#state.store.registry);
-  #subresources = new Map<string, (req: Request, route: ResourceRoute, url: URL) => Promise<Response>>();
+  #subresources: Map<string, (req: Request, route: ResourceRoute, url: URL) => Promise<Response>>;
+  kubelet?: FakeKubelet;
 
   constructor(opts: FakeApiServerOptions) {
     this.#opts = opts;
@@ -81,7 +88,16 @@ class Server implements FakeApiServer {
       objects: () => this.#state.objects,
       clock: this.#clock,
     });
+    this.#subresources = podSubresources(() => this.#state.store, () => this.kubelet);
     this.#state = this.#build();
+    if (opts.kubelet) {
+      this.kubelet = new FakeKubelet({
+        store: () => this.#state.store,
+        clock: this.#clock,
+        options: typeof opts.kubelet === "object" ? opts.kubelet : undefined,
+      });
+      this.kubelet.start();
+    }
   }
 
   get url(): string {
@@ -164,6 +180,7 @@ class Server implements FakeApiServer {
   }
 
   async stop(): Promise<void> {
+    this.kubelet?.stop();
     for (const sink of this.#state.hub.sinks()) sink.drop();
     const http = this.#http;
     this.#http = undefined;
@@ -177,6 +194,7 @@ class Server implements FakeApiServer {
       this.#state = this.#build();
     }
     await this.listen(this.#port);
+    this.kubelet?.start();
   }
 }
 

@@ -1,0 +1,103 @@
+import assert from "node:assert/strict";
+import { VirtualClock } from "../runtime/clock.ts";
+import { startFakeApiServer } from "../testing/mod.ts";
+import { call, eventually } from "../testing/test_http.ts";
+
+const PODS = "/api/v1/namespaces/default/pods";
+
+function pod(name: string, command: string[], restartPolicy = "Never") {
+  return { metadata: { name }, spec: { restartPolicy, containers: [{ name: "main", image: "busybox", command }] } };
+}
+
+Deno.test("fake kubelet: Pending → Running with a pod IP → Succeeded, logs from echo", async () => {
+  const clock = new VirtualClock();
+  const s = await startFakeApiServer({ clock, kubelet: true });
+  try {
+    assert.equal((await call(s.url, "GET", "/api/v1/nodes/fake-node")).status, 200);
+    await call(s.url, "POST", PODS, pod("ok", ["sh", "-c", "echo hello; sleep 5"]));
+    const running = await eventually("running", async () => {
+      const p = await call(s.url, "GET", `${PODS}/ok`);
+      return p.body.status.phase === "Running" ? p.body : undefined;
+    });
+    assert.match(running.status.podIP, /^10\.244\.\d+\.\d+$/);
+    assert.equal(running.spec.nodeName, "fake-node");
+    await clock.advance(5_000);
+    const done = await eventually("succeeded", async () => {
+      const p = await call(s.url, "GET", `${PODS}/ok`);
+      return p.body.status.phase === "Succeeded" ? p.body : undefined;
+    });
+    assert.equal(done.status.containerStatuses[0].state.terminated.exitCode, 0);
+    const log = await fetch(`${s.url}${PODS}/ok/log`).then((r) => r.text());
+    assert.equal(log, "hello\n");
+  } finally {
+    await s.stop();
+  }
+});
+
+Deno.test("fake kubelet: a scripted failure with a termination message fails a Never pod", async () => {
+  const clock = new VirtualClock();
+  const s = await startFakeApiServer({
+    clock,
+    kubelet: {
+      behaviour: (_pod, c) =>
+        c.command?.[0] === "fail" ? { exitCode: 3, terminationMessage: "boom", runMs: 1_000 } : undefined,
+    },
+  });
+  try {
+    await call(s.url, "POST", PODS, pod("bad", ["fail"]));
+    await eventually("running", async () => (await call(s.url, "GET", `${PODS}/bad`)).body.status.phase === "Running");
+    await clock.advance(1_000);
+    const failed = await eventually("failed", async () => {
+      const p = await call(s.url, "GET", `${PODS}/bad`);
+      return p.body.status.phase === "Failed" ? p.body : undefined;
+    });
+    const term = failed.status.containerStatuses[0].state.terminated;
+    assert.deepEqual([term.exitCode, term.message], [3, "boom"]);
+  } finally {
+    await s.stop();
+  }
+});
+
+Deno.test("fake kubelet: restartPolicy OnFailure restarts with restartCount and CrashLoopBackOff, never Failed", async () => {
+  const clock = new VirtualClock();
+  const s = await startFakeApiServer({ clock, kubelet: true });
+  try {
+    await call(s.url, "POST", PODS, pod("loop", ["sh", "-c", "exit 1"], "OnFailure"));
+    const backoff = await eventually("backoff", async () => {
+      const p = await call(s.url, "GET", `${PODS}/loop`);
+      return p.body.status.containerStatuses?.[0]?.state?.waiting ? p.body : undefined;
+    });
+    assert.equal(backoff.status.containerStatuses[0].state.waiting.reason, "CrashLoopBackOff");
+    assert.equal(backoff.status.containerStatuses[0].restartCount, 1);
+    assert.equal(backoff.status.phase, "Running");
+    await clock.advance(10_000);
+    const again = await eventually("second crash", async () => {
+      const p = await call(s.url, "GET", `${PODS}/loop`);
+      return p.body.status.containerStatuses[0].restartCount === 2 ? p.body : undefined;
+    });
+    assert.notEqual(again.status.phase, "Failed");
+  } finally {
+    await s.stop();
+  }
+});
+
+Deno.test("pods/binding assigns a node; pods/log with several containers needs ?container", async () => {
+  const s = await startFakeApiServer();
+  try {
+    await call(s.url, "POST", PODS, {
+      metadata: { name: "two" },
+      spec: { containers: [{ name: "a", image: "x" }, { name: "b", image: "y" }] },
+    });
+    const bind = await call(s.url, "POST", `${PODS}/two/binding`, { target: { kind: "Node", name: "n1" } });
+    assert.equal(bind.status, 201);
+    assert.equal((await call(s.url, "GET", `${PODS}/two`)).body.spec.nodeName, "n1");
+    const log = await call(s.url, "GET", `${PODS}/two/log`);
+    assert.equal(log.status, 400);
+    assert.match(log.body.message, /choose one of: \[a b\]/);
+    const ok = await fetch(`${s.url}${PODS}/two/log?container=a`);
+    assert.equal(ok.status, 200);
+    await ok.body?.cancel();
+  } finally {
+    await s.stop();
+  }
+});
