@@ -57,19 +57,31 @@ const SERVICE_ACCOUNT_NAMESPACE = "/var/run/secrets/kubernetes.io/serviceaccount
 
 /** Everything `kubeop run` was asked to do. */
 export interface RunOptions {
+  /** `--kubeconfig`. */
   kubeconfig?: string;
+  /** `--context`. */
   context?: string;
+  /** `--namespace` (repeatable); empty = all namespaces. */
   namespaces: string[];
+  /** `--controllers`. */
   controllers: ControllerName[];
+  /** `--leader-elect`. */
   leaderElect: boolean;
+  /** `--leader-election-id` (Lease name). */
   leaderElectionId: string;
   /** Undefined: resolved at start (in-cluster namespace, else "default"). */
   leaderElectionNamespace?: string;
+  /** `--metrics-bind-address`. */
   metricsBindAddress: string;
+  /** `--health-probe-bind-address`. */
   healthProbeBindAddress: string;
+  /** `--log-format`. */
   logFormat: "json" | "text";
+  /** `--log-level`. */
   logLevel: LogLevel;
+  /** `--max-concurrent-reconciles`. */
   maxConcurrentReconciles?: number;
+  /** `--graceful-shutdown-timeout-seconds` × 1000. */
   gracefulShutdownMs: number;
 }
 

@@ -21,13 +21,17 @@ export const RELEASE_TIMEOUT_MS = 3_000;
 
 /** The election timings, in seconds (client-go / controller-runtime defaults 15 / 10 / 2). */
 export interface LeaderElectionDurations {
+  /** How long a Lease is valid without renewal (default 15). */
   leaseSeconds?: number;
+  /** How long the leader keeps trying to renew before it gives up leading (default 10). */
   renewDeadlineSeconds?: number;
+  /** Interval between acquire/renew attempts (default 2; jittered ×1.2 when acquiring). */
   retryPeriodSeconds?: number;
 }
 
 /** The subset of runtime/metrics.ts `Metrics` the elector updates. */
 export interface LeaderMetrics {
+  /** `leader_election_master_status{name}`: 1 while leading, else 0. */
   leaderElectionMasterStatus: { set(labels: { name: string }, value: number): void };
 }
 
@@ -39,12 +43,15 @@ export interface LeaderElectorOptions extends LeaderElectionDurations {
   identity?: string;
   /** Election name for the `leader_election_master_status{name}` metric (default: the lock's description). */
   name?: string;
+  /** Time source (default the wall clock); tests pass a VirtualClock. */
   clock?: Clock;
   /** Random source in [0, 1) for retry jitter (tests pass a seeded one). */
   random?: () => number;
   /** Clear the holder when stopped while leading (client-go ReleaseOnCancel). Default true. */
   releaseOnCancel?: boolean;
+  /** Where `leader_election_master_status` is reported. */
   metrics?: LeaderMetrics;
+  /** Parent logger (default `kubeop.leader-election`). */
   logger?: Logger;
   /** Called when this candidate becomes leader; `signal` aborts when leadership ends for any reason. */
   onStartedLeading?(signal: AbortSignal): void;
@@ -65,9 +72,17 @@ export type LeaderElectionOutcome =
 
 /** Raised by the manager (and used as the abort reason of the leading signal) when leadership is lost. */
 export class LeadershipLostError extends Error {
-  constructor(readonly lease: string, readonly identity: string) {
+  /** The Lease (its id or `namespace/name`). */
+  readonly lease: string;
+  /** This replica's holder identity. */
+  readonly identity: string;
+
+  /** Says which replica lost which Lease. */
+  constructor(lease: string, identity: string) {
     super(`leader election lost: ${identity} could not renew lease ${lease} within the renew deadline`);
     this.name = "LeadershipLostError";
+    this.lease = lease;
+    this.identity = identity;
   }
 }
 
@@ -167,6 +182,7 @@ export class LeaderElector {
   #inflight: Promise<boolean> = Promise.resolve(false);
   #failures = 0;
 
+  /** Validates the durations (RangeError) and prepares the candidate; nothing happens until {@link LeaderElector.run}. */
   constructor(opts: LeaderElectorOptions) {
     const d = validateLeaderElectionDurations(opts);
     this.#opts = opts;

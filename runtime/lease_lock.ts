@@ -10,16 +10,23 @@ import { CoreTypes, type KubeObject } from "./types.ts";
 
 /** coordination.k8s.io/v1 LeaseSpec. Times are MicroTime strings (RFC 3339 with microseconds). */
 export interface LeaseSpec {
+  /** Who holds the Lease; empty or absent when free (released). */
   holderIdentity?: string;
+  /** How long others must see the Lease unchanged before taking it. */
   leaseDurationSeconds?: number;
+  /** When the current holder acquired it (MicroTime). */
   acquireTime?: string;
+  /** When the holder last renewed it (MicroTime; informational — expiry uses local observation). */
   renewTime?: string;
+  /** How many times the holder changed. */
   leaseTransitions?: number;
 }
 
 /** A Lease as read through a lock: its spec and the resourceVersion to use as the next update's precondition. */
 export interface LeaseRecord {
+  /** The Lease spec as read. */
   spec: LeaseSpec;
+  /** metadata.resourceVersion: the precondition of the next update. */
   rv: string;
 }
 
@@ -40,21 +47,25 @@ export interface LeaseLock {
 
 /** A coordination.k8s.io/v1 Lease object. */
 export interface LeaseObject extends KubeObject {
+  /** The election record. */
   spec?: LeaseSpec;
 }
 
 /** The subset of KubeClient a {@link kubeLeaseLock} needs (structural, so tests may pass anything shaped so). */
 export interface LeaseClient {
+  /** GET one Lease. */
   get<T extends KubeObject>(
     rt: typeof CoreTypes.Lease,
     name: string,
     opts?: { namespace?: string; signal?: AbortSignal },
   ): Promise<T>;
+  /** POST a Lease. */
   create<T extends KubeObject>(
     rt: typeof CoreTypes.Lease,
     obj: T,
     opts?: { namespace?: string; signal?: AbortSignal },
   ): Promise<T>;
+  /** PUT a Lease (its metadata.resourceVersion is the precondition). */
   update<T extends KubeObject>(
     rt: typeof CoreTypes.Lease,
     obj: T,
@@ -135,7 +146,13 @@ export class MemoryLeaseStore {
   #rv = 0;
   #listeners = new Set<(record: LeaseRecord) => void>();
 
-  constructor(readonly name = "default/lease") {}
+  /** `namespace/name`, used in errors and {@link LeaseLock.describe}. */
+  readonly name: string;
+
+  /** An empty store (no Lease yet) named `name`. */
+  constructor(name = "default/lease") {
+    this.name = name;
+  }
 
   /** The stored Lease (a copy), or undefined. */
   get current(): LeaseRecord | undefined {

@@ -25,7 +25,9 @@ export { LeadershipLostError };
 
 /** What the manager runs (runtime/controller.ts `Controller` satisfies it). */
 export interface ManagedController {
+  /** Unique per manager; names logs and metrics. */
   readonly name: string;
+  /** Receives the runtime services before {@link ManagedController.start}. */
   bind(deps: ControllerDeps): unknown;
   /** Runs until `signal` aborts, then drains in-flight reconciles and resolves. */
   start(signal: AbortSignal): Promise<void>;
@@ -38,9 +40,13 @@ export interface ManagedController {
 
 /** The shared caches (runtime/informers.ts `InformerRegistry` satisfies it). */
 export interface ManagerInformers extends InformerSource {
+  /** Runs every informer until `signal` aborts. */
   start(signal: AbortSignal): Promise<void>;
+  /** Resolves once all informers listed; rejects (naming them) after `timeoutMs`. */
   waitForSync(timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  /** True when every informer has synced. */
   hasSynced(): boolean;
+  /** Per-watch health, for /readyz. */
   health?(): WatchHealth[];
 }
 
@@ -50,8 +56,11 @@ export interface ManagerLeaderElection {
   id: string;
   /** Lease namespace (`--leader-election-namespace`). */
   namespace: string;
+  /** Default 15. */
   leaseSeconds?: number;
+  /** Default 10. */
   renewDeadlineSeconds?: number;
+  /** Default 2. */
   retryPeriodSeconds?: number;
   /** Default `hostname_uuid`. */
   identity?: string;
@@ -63,12 +72,17 @@ export interface ManagerLeaderElection {
 
 /** Construction options of {@link Manager}. */
 export interface ManagerOptions {
+  /** The cluster client (controllers write through it; caches list/watch through it). */
   client: KubeClient;
+  /** Time source (default the wall clock). */
   clock?: Clock;
+  /** Parent logger (default `kubeop.manager`). */
   logger?: Logger;
+  /** Registry served on /metrics (default a new one). */
   metrics?: Metrics;
   /** Restrict namespaced caches to these namespaces (default: all). */
   namespaces?: string[];
+  /** When set, only the Lease holder runs controllers. */
   leaderElection?: ManagerLeaderElection;
   /** `/metrics` address; "0" (the default) disables it. The CLI default is ":8080". */
   metricsBindAddress?: string;
@@ -121,6 +135,7 @@ type StopReason = { kind: "signal" } | { kind: "lost" } | { kind: "error"; error
 export class Manager {
   /** The shared caches (scoped to the configured namespaces); controllers' map functions read them. */
   readonly informers: InformerSource;
+  /** The registry served on /metrics. */
   readonly metrics: Metrics;
   readonly #opts: ManagerOptions;
   readonly #clock: Clock;
@@ -134,6 +149,7 @@ export class Manager {
   #endpoints: ManagerEndpoints = {};
   #onLeading: (signal: AbortSignal) => void = () => {};
 
+  /** Builds the caches, recorder and (when configured) the leader elector; validates election durations. */
   constructor(opts: ManagerOptions) {
     this.#opts = opts;
     this.#clock = opts.clock ?? new RealClock();

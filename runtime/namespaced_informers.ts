@@ -11,9 +11,13 @@ import { type KubeObject, type ResourceType, splitKey } from "./types.ts";
 
 /** The store surface the composite offers (a superset of what controllers need). */
 export interface CompositeStore<T extends KubeObject> {
+  /** The object at `namespace/name`, from that namespace's informer. */
   get(key: string): T | undefined;
+  /** Objects of one namespace, or of all configured namespaces. */
   list(namespace?: string): T[];
+  /** Every key across namespaces. */
   keys(): string[];
+  /** Number of objects across namespaces. */
   readonly size: number;
 }
 
@@ -29,6 +33,7 @@ export class MultiNamespaceInformer<T extends KubeObject = KubeObject> implement
   readonly resource: ResourceType;
   readonly #members: Map<string, InformerLike<T>>;
 
+  /** Combines `members`: one informer per namespace, keyed by namespace. */
   constructor(resource: ResourceType, members: Map<string, InformerLike<T>>) {
     this.resource = resource;
     this.#members = members;

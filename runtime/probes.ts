@@ -11,7 +11,9 @@ import { kubeopLogger } from "./log.ts";
 
 /** One named check of a probe. */
 export interface CheckResult {
+  /** Check name, e.g. `informer-sync`. */
   name: string;
+  /** Whether it passed. */
   ok: boolean;
   /** Why it failed (shown after `failed:`). */
   reason?: string;
@@ -19,19 +21,25 @@ export interface CheckResult {
 
 /** What a probe callback reports. */
 export interface ProbeReport {
+  /** Whether it passed. */
   ok: boolean;
+  /** Every check, passing or not. */
   checks: CheckResult[];
 }
 
 /** Where /metrics reads from (runtime/metrics.ts `Metrics` satisfies it). */
 export interface MetricsSource {
+  /** The exposition text. */
   render(): Promise<string>;
+  /** Content-Type of {@link MetricsSource.render}. */
   readonly contentType: string;
 }
 
 /** A parsed bind address. */
 export interface BindAddress {
+  /** Interface to bind (0.0.0.0 for `:port`). */
   hostname: string;
+  /** TCP port (0 = any free port). */
   port: number;
 }
 
@@ -60,6 +68,7 @@ export interface EndpointsOptions {
   readiness?: () => ProbeReport;
   /** `/metrics`. */
   metrics?: MetricsSource;
+  /** Where listening/failure lines go (default `kubeop.probes`). */
   logger?: Logger;
   /** Names the server in logs ("metrics", "health probe"). */
   name?: string;
