@@ -96,3 +96,35 @@ Deno.test("manager on the fake API server: leads, reconciles, serves probes and 
     await server.stop();
   }
 });
+
+Deno.test("manager on the fake API server: /readyz names the cache that cannot sync, and recovers", async () => {
+  const server = await startFakeApiServer();
+  const config = await parseKubeconfig(server.kubeconfig);
+  const client = new KubeClient({ config });
+  try {
+    server.faults.inject({ resource: "configmaps", code: 500 });
+    const controller = new Controller({
+      name: "configmaps",
+      for: CoreTypes.ConfigMap,
+      reconcile: () => Promise.resolve(done()),
+    });
+    const manager = new Manager({ client, healthProbeBindAddress: "127.0.0.1:0" }).add(controller);
+    const stop = new AbortController();
+    const running = manager.start(stop.signal);
+    await eventually(() => manager.endpoints.healthProbe !== undefined, "the probe server");
+    const probes = manager.endpoints.healthProbe!;
+
+    const notReady = await get(`${probes}/readyz`);
+    assert.equal(notReady.status, 500);
+    assert.match(notReady.body, /\[-\]informer-sync failed: not synced: configmaps/);
+    assert.equal((await get(`${probes}/healthz`)).status, 200, "alive while not ready");
+
+    server.faults.clear();
+    await eventually(async () => (await get(`${probes}/readyz`)).status === 200, "readiness after the fault clears");
+    stop.abort();
+    await running;
+  } finally {
+    client.close();
+    await server.stop();
+  }
+});
