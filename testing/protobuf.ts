@@ -173,7 +173,7 @@ function wellKnown(type: string, value: Record<string, unknown>): unknown {
       return Number(value.type ?? 0) === 1 ? (value.strVal ?? "") : (value.intVal ?? 0);
     case "am.runtime.RawExtension":
     case "meta.FieldsV1": {
-      const raw = value.raw;
+      const raw = value.raw ?? value.Raw; // FieldsV1's proto field is spelled "Raw"
       if (typeof raw !== "string") return undefined;
       try {
         return JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(raw), (c) => c.charCodeAt(0))));
@@ -312,8 +312,9 @@ export function decodeKubernetesProtobuf(bytes: Uint8Array): KubeObject {
   if (unknown.contentEncoding) throw badRequest(`unsupported protobuf contentEncoding ${unknown.contentEncoding}`);
   const [group, version] = apiVersion.includes("/") ? apiVersion.split("/") : ["", apiVersion];
   const pkg = protoPackage(group);
-  const message = `api.${pkg}.${version}.${kind}`;
-  if (!pkg || MESSAGES[message] === undefined) {
+  // Typed clients encode DeleteOptions (delete bodies, e.g. Helm's Secret storage) under the client's group-version.
+  const message = kind === "DeleteOptions" ? "meta.DeleteOptions" : `api.${pkg}.${version}.${kind}`;
+  if ((!pkg && kind !== "DeleteOptions") || MESSAGES[message] === undefined) {
     throw badRequest(`no kind "${kind}" is registered for version "${apiVersion}" in the protobuf decoder`);
   }
   const raw = typeof unknown.raw === "string"

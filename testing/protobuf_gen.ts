@@ -5,7 +5,8 @@
  *
  * Run (needs Go for the module download):
  *   go mod download -json k8s.io/api@v0.33.0 k8s.io/apimachinery@v0.33.0
- *   deno run --allow-read --allow-write testing/protobuf_gen.ts <GOMODCACHE>/k8s.io > testing/protobuf_types.ts
+ *   deno run --allow-read testing/protobuf_gen.ts <GOMODCACHE>/k8s.io > testing/protobuf_types.ts
+ *   deno fmt testing/protobuf_types.ts
  * @module
  */
 
@@ -31,6 +32,13 @@ const ROOTS = [
   "k8s.io.api.coordination.v1.Lease",
   "k8s.io.api.policy.v1.PodDisruptionBudget",
   "k8s.io.api.networking.v1.Ingress",
+  "k8s.io.api.core.v1.Binding",
+  "k8s.io.api.core.v1.PersistentVolumeClaim",
+  "k8s.io.api.apps.v1.StatefulSet",
+  "k8s.io.api.apps.v1.DaemonSet",
+  "k8s.io.api.apps.v1.ReplicaSet",
+  "k8s.io.api.policy.v1.Eviction",
+  "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions",
   "k8s.io.apimachinery.pkg.runtime.Unknown",
 ];
 

@@ -149,3 +149,41 @@ Deno.test("protobuf: bad magic, unknown kind and truncated data are 400 BadReque
   const good = envelope("v1", "ConfigMap", [[1, "bytes", [[1, "bytes", "x"]]]]);
   assert.throws(() => decodeKubernetesProtobuf(good.subarray(0, good.length - 5)), is400);
 });
+
+Deno.test("protobuf: DeleteOptions bodies (typed clients such as Helm's Secret storage) keep pointer zeros", () => {
+  const body = decodeKubernetesProtobuf(envelope("v1", "DeleteOptions", [
+    [1, "varint", 0],
+    [2, "bytes", [[1, "bytes", "uid-1"]]],
+    [4, "bytes", "Background"],
+    [5, "bytes", "All"],
+  ]));
+  assert.deepEqual(body, {
+    apiVersion: "v1",
+    kind: "DeleteOptions",
+    metadata: {},
+    gracePeriodSeconds: 0,
+    preconditions: { uid: "uid-1" },
+    propagationPolicy: "Background",
+    dryRun: ["All"],
+  });
+});
+
+Deno.test("protobuf: managedFields FieldsV1 and RawExtension bytes become JSON", () => {
+  const fields = new TextEncoder().encode('{"f:data":{"f:a":{}}}');
+  const cm = decodeKubernetesProtobuf(envelope("v1", "ConfigMap", [
+    [1, "bytes", [[1, "bytes", "x"], [17, "bytes", [
+      [1, "bytes", "kubectl"],
+      [2, "bytes", "Update"],
+      [3, "bytes", "v1"],
+      [6, "bytes", "FieldsV1"],
+      [7, "bytes", [[1, "bytes", fields]]],
+    ]]]],
+  ]));
+  assert.deepEqual(cm.metadata.managedFields, [{
+    manager: "kubectl",
+    operation: "Update",
+    apiVersion: "v1",
+    fieldsType: "FieldsV1",
+    fieldsV1: { "f:data": { "f:a": {} } },
+  }]);
+});

@@ -4,6 +4,15 @@
 
 /** Field tables by short message name. */
 export const MESSAGES: Record<string, string> = {
+  "api.apps.v1.DaemonSet":
+    "1:metadata:meta.ObjectMeta 2:spec:api.apps.v1.DaemonSetSpec 3:status:api.apps.v1.DaemonSetStatus",
+  "api.apps.v1.DaemonSetCondition":
+    "1:type:string 2:status:string 3:lastTransitionTime:meta.Time 4:reason:string 5:message:string",
+  "api.apps.v1.DaemonSetSpec":
+    "1:selector:meta.LabelSelector:p 2:template:api.core.v1.PodTemplateSpec 3:updateStrategy:api.apps.v1.DaemonSetUpdateStrategy 4:minReadySeconds:int32 6:revisionHistoryLimit:int32:p",
+  "api.apps.v1.DaemonSetStatus":
+    "1:currentNumberScheduled:int32 2:numberMisscheduled:int32 3:desiredNumberScheduled:int32 4:numberReady:int32 5:observedGeneration:int64 6:updatedNumberScheduled:int32 7:numberAvailable:int32 8:numberUnavailable:int32 9:collisionCount:int32:p 10:conditions:api.apps.v1.DaemonSetCondition:r",
+  "api.apps.v1.DaemonSetUpdateStrategy": "1:type:string 2:rollingUpdate:api.apps.v1.RollingUpdateDaemonSet:p",
   "api.apps.v1.Deployment":
     "1:metadata:meta.ObjectMeta 2:spec:api.apps.v1.DeploymentSpec 3:status:api.apps.v1.DeploymentStatus",
   "api.apps.v1.DeploymentCondition":
@@ -13,8 +22,31 @@ export const MESSAGES: Record<string, string> = {
   "api.apps.v1.DeploymentStatus":
     "1:observedGeneration:int64 2:replicas:int32 3:updatedReplicas:int32 7:readyReplicas:int32 4:availableReplicas:int32 5:unavailableReplicas:int32 9:terminatingReplicas:int32:p 6:conditions:api.apps.v1.DeploymentCondition:r 8:collisionCount:int32:p",
   "api.apps.v1.DeploymentStrategy": "1:type:string 2:rollingUpdate:api.apps.v1.RollingUpdateDeployment:p",
+  "api.apps.v1.ReplicaSet":
+    "1:metadata:meta.ObjectMeta 2:spec:api.apps.v1.ReplicaSetSpec 3:status:api.apps.v1.ReplicaSetStatus",
+  "api.apps.v1.ReplicaSetCondition":
+    "1:type:string 2:status:string 3:lastTransitionTime:meta.Time 4:reason:string 5:message:string",
+  "api.apps.v1.ReplicaSetSpec":
+    "1:replicas:int32:p 4:minReadySeconds:int32 2:selector:meta.LabelSelector:p 3:template:api.core.v1.PodTemplateSpec",
+  "api.apps.v1.ReplicaSetStatus":
+    "1:replicas:int32 2:fullyLabeledReplicas:int32 4:readyReplicas:int32 5:availableReplicas:int32 7:terminatingReplicas:int32:p 3:observedGeneration:int64 6:conditions:api.apps.v1.ReplicaSetCondition:r",
+  "api.apps.v1.RollingUpdateDaemonSet":
+    "1:maxUnavailable:am.util.intstr.IntOrString:p 2:maxSurge:am.util.intstr.IntOrString:p",
   "api.apps.v1.RollingUpdateDeployment":
     "1:maxUnavailable:am.util.intstr.IntOrString:p 2:maxSurge:am.util.intstr.IntOrString:p",
+  "api.apps.v1.RollingUpdateStatefulSetStrategy": "1:partition:int32:p 2:maxUnavailable:am.util.intstr.IntOrString:p",
+  "api.apps.v1.StatefulSet":
+    "1:metadata:meta.ObjectMeta 2:spec:api.apps.v1.StatefulSetSpec 3:status:api.apps.v1.StatefulSetStatus",
+  "api.apps.v1.StatefulSetCondition":
+    "1:type:string 2:status:string 3:lastTransitionTime:meta.Time 4:reason:string 5:message:string",
+  "api.apps.v1.StatefulSetOrdinals": "1:start:int32",
+  "api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy": "1:whenDeleted:string 2:whenScaled:string",
+  "api.apps.v1.StatefulSetSpec":
+    "1:replicas:int32:p 2:selector:meta.LabelSelector:p 3:template:api.core.v1.PodTemplateSpec 4:volumeClaimTemplates:api.core.v1.PersistentVolumeClaim:r 5:serviceName:string 6:podManagementPolicy:string 7:updateStrategy:api.apps.v1.StatefulSetUpdateStrategy 8:revisionHistoryLimit:int32:p 9:minReadySeconds:int32 10:persistentVolumeClaimRetentionPolicy:api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy:p 11:ordinals:api.apps.v1.StatefulSetOrdinals:p",
+  "api.apps.v1.StatefulSetStatus":
+    "1:observedGeneration:int64 2:replicas:int32 3:readyReplicas:int32 4:currentReplicas:int32 5:updatedReplicas:int32 6:currentRevision:string 7:updateRevision:string 9:collisionCount:int32:p 10:conditions:api.apps.v1.StatefulSetCondition:r 11:availableReplicas:int32",
+  "api.apps.v1.StatefulSetUpdateStrategy":
+    "1:type:string 2:rollingUpdate:api.apps.v1.RollingUpdateStatefulSetStrategy:p",
   "api.batch.v1.CronJob":
     "1:metadata:meta.ObjectMeta 2:spec:api.batch.v1.CronJobSpec 3:status:api.batch.v1.CronJobStatus",
   "api.batch.v1.CronJobSpec":
@@ -48,6 +80,7 @@ export const MESSAGES: Record<string, string> = {
   "api.core.v1.AzureDiskVolumeSource":
     "1:diskName:string 2:diskURI:string 3:cachingMode:string:p 4:fsType:string:p 5:readOnly:bool:p 6:kind:string:p",
   "api.core.v1.AzureFileVolumeSource": "1:secretName:string 2:shareName:string 3:readOnly:bool",
+  "api.core.v1.Binding": "1:metadata:meta.ObjectMeta 2:target:api.core.v1.ObjectReference",
   "api.core.v1.CSIVolumeSource":
     "1:driver:string 2:readOnly:bool:p 3:fsType:string:p 4:volumeAttributes:map:string 5:nodePublishSecretRef:api.core.v1.LocalObjectReference:p",
   "api.core.v1.Capabilities": "1:add:string:r 2:drop:string:r",
@@ -135,6 +168,7 @@ export const MESSAGES: Record<string, string> = {
   "api.core.v1.LoadBalancerIngress": "1:ip:string 2:hostname:string 3:ipMode:string:p 4:ports:api.core.v1.PortStatus:r",
   "api.core.v1.LoadBalancerStatus": "1:ingress:api.core.v1.LoadBalancerIngress:r",
   "api.core.v1.LocalObjectReference": "1:name:string",
+  "api.core.v1.ModifyVolumeStatus": "1:targetVolumeAttributesClassName:string 2:status:string",
   "api.core.v1.NFSVolumeSource": "1:server:string 2:path:string 3:readOnly:bool",
   "api.core.v1.Namespace":
     "1:metadata:meta.ObjectMeta 2:spec:api.core.v1.NamespaceSpec 3:status:api.core.v1.NamespaceStatus",
@@ -169,8 +203,14 @@ export const MESSAGES: Record<string, string> = {
   "api.core.v1.ObjectFieldSelector": "1:apiVersion:string 2:fieldPath:string",
   "api.core.v1.ObjectReference":
     "1:kind:string 2:namespace:string 3:name:string 4:uid:string 5:apiVersion:string 6:resourceVersion:string 7:fieldPath:string",
+  "api.core.v1.PersistentVolumeClaim":
+    "1:metadata:meta.ObjectMeta 2:spec:api.core.v1.PersistentVolumeClaimSpec 3:status:api.core.v1.PersistentVolumeClaimStatus",
+  "api.core.v1.PersistentVolumeClaimCondition":
+    "1:type:string 2:status:string 3:lastProbeTime:meta.Time 4:lastTransitionTime:meta.Time 5:reason:string 6:message:string",
   "api.core.v1.PersistentVolumeClaimSpec":
     "1:accessModes:string:r 4:selector:meta.LabelSelector:p 2:resources:api.core.v1.VolumeResourceRequirements 3:volumeName:string 5:storageClassName:string:p 6:volumeMode:string:p 7:dataSource:api.core.v1.TypedLocalObjectReference:p 8:dataSourceRef:api.core.v1.TypedObjectReference:p 9:volumeAttributesClassName:string:p",
+  "api.core.v1.PersistentVolumeClaimStatus":
+    "1:phase:string 2:accessModes:string:r 3:capacity:map:am.api.resource.Quantity 4:conditions:api.core.v1.PersistentVolumeClaimCondition:r 5:allocatedResources:map:am.api.resource.Quantity 7:allocatedResourceStatuses:map:string 8:currentVolumeAttributesClassName:string:p 9:modifyVolumeStatus:api.core.v1.ModifyVolumeStatus:p",
   "api.core.v1.PersistentVolumeClaimTemplate":
     "1:metadata:meta.ObjectMeta 2:spec:api.core.v1.PersistentVolumeClaimSpec",
   "api.core.v1.PersistentVolumeClaimVolumeSource": "1:claimName:string 2:readOnly:bool",
@@ -294,6 +334,7 @@ export const MESSAGES: Record<string, string> = {
   "api.networking.v1.IngressStatus": "1:loadBalancer:api.networking.v1.IngressLoadBalancerStatus",
   "api.networking.v1.IngressTLS": "1:hosts:string:r 2:secretName:string",
   "api.networking.v1.ServiceBackendPort": "1:name:string 2:number:int32",
+  "api.policy.v1.Eviction": "1:metadata:meta.ObjectMeta 2:deleteOptions:meta.DeleteOptions:p",
   "api.policy.v1.PodDisruptionBudget":
     "1:metadata:meta.ObjectMeta 2:spec:api.policy.v1.PodDisruptionBudgetSpec 3:status:api.policy.v1.PodDisruptionBudgetStatus",
   "api.policy.v1.PodDisruptionBudgetSpec":
@@ -315,6 +356,8 @@ export const MESSAGES: Record<string, string> = {
   "am.api.resource.Quantity": "1:string:string",
   "meta.Condition":
     "1:type:string 2:status:string 3:observedGeneration:int64 4:lastTransitionTime:meta.Time 5:reason:string 6:message:string",
+  "meta.DeleteOptions":
+    "1:gracePeriodSeconds:int64:p 2:preconditions:meta.Preconditions:p 3:orphanDependents:bool:p 4:propagationPolicy:string:p 5:dryRun:string:r 6:ignoreStoreReadErrorWithClusterBreakingPotential:bool:p",
   "meta.FieldsV1": "1:Raw:bytes:p",
   "meta.LabelSelector": "1:matchLabels:map:string 2:matchExpressions:meta.LabelSelectorRequirement:r",
   "meta.LabelSelectorRequirement": "1:key:string 2:operator:string 3:values:string:r",
@@ -325,6 +368,7 @@ export const MESSAGES: Record<string, string> = {
     "1:name:string 2:generateName:string 3:namespace:string 4:selfLink:string 5:uid:string 6:resourceVersion:string 7:generation:int64 8:creationTimestamp:meta.Time 9:deletionTimestamp:meta.Time:p 10:deletionGracePeriodSeconds:int64:p 11:labels:map:string 12:annotations:map:string 13:ownerReferences:meta.OwnerReference:r 14:finalizers:string:r 17:managedFields:meta.ManagedFieldsEntry:r",
   "meta.OwnerReference":
     "5:apiVersion:string 1:kind:string 3:name:string 4:uid:string 6:controller:bool:p 7:blockOwnerDeletion:bool:p",
+  "meta.Preconditions": "1:uid:string:p 2:resourceVersion:string:p",
   "meta.Time": "1:seconds:int64 2:nanos:int32",
   "am.runtime.TypeMeta": "1:apiVersion:string 2:kind:string",
   "am.runtime.Unknown": "1:typeMeta:am.runtime.TypeMeta:i 2:raw:bytes:p 3:contentEncoding:string 4:contentType:string",
