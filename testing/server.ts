@@ -15,6 +15,7 @@ import type { ResourceRoute } from "./http_resources.ts";
 import { ResourceRegistry } from "./registry.ts";
 import { FakeKubelet, type FakeKubeletOptions } from "./kubelet.ts";
 import { podSubresources } from "./pod_subresources.ts";
+import { loadSnapshot, Persistence } from "./persistence.ts";
 import { openApiHandler } from "./http_openapi.ts";
 import { schemaAdmission } from "./schema_admission.ts";
 import { ObjectStore, type StoreSnapshot } from "./store.ts";
@@ -32,6 +33,8 @@ export interface FakeApiServerOptions {
   bookmarkIntervalMs?: number;
   /** How many changes of history watches can resume from; default 10 000. */
   compactionWindow?: number;
+  /** Persist objects here (append log + snapshot) and restore them on start. */
+  dataDir?: string;
   /** Run the fake kubelet (node `fake-node`; pods go Pending → Running → Succeeded/Failed). */
   kubelet?: boolean | FakeKubeletOptions;
 }
@@ -66,6 +69,7 @@ interface State {
   hub: WatchHub;
   gc: GarbageCollector;
   crds: CrdController;
+  persistence?: Persistence;
 }
 
 class Server implements FakeApiServer {
@@ -89,7 +93,7 @@ class Server implements FakeApiServer {
       clock: this.#clock,
     });
     this.#subresources = podSubresources(() => this.#state.store, () => this.kubelet);
-    this.#state = this.#build();
+    this.#state = this.#build(opts.dataDir ? loadSnapshot(opts.dataDir) : undefined);
     if (opts.kubelet) {
       this.kubelet = new FakeKubelet({
         store: () => this.#state.store,
@@ -136,6 +140,8 @@ class Server implements FakeApiServer {
 
   #build(snapshot?: StoreSnapshot): State {
     const objects = new ObjectStore({ compactionWindow: this.#opts.compactionWindow, snapshot });
+    // Record from the first commit so the default namespaces are persisted too.
+    const persistence = this.#opts.dataDir ? new Persistence(this.#opts.dataDir, objects) : undefined;
     const registry = new ResourceRegistry();
     const store = new FakeStore({ registry, objects, clock: this.#clock });
     const hub = new WatchHub(objects);
@@ -147,7 +153,7 @@ class Server implements FakeApiServer {
         store.create({ group: "", version: "v1", plural: "namespaces" }, { metadata: { name } });
       }
     } else gc.enqueueAll();
-    return { objects, store, hub, gc, crds };
+    return { objects, store, hub, gc, crds, persistence };
   }
 
   #context(): RouterContext {
@@ -185,13 +191,18 @@ class Server implements FakeApiServer {
     const http = this.#http;
     this.#http = undefined;
     if (http) await http.shutdown();
+    this.#state.persistence?.close();
+    this.#state.persistence = undefined;
   }
 
   async restart(opts: { keepState?: boolean } = {}): Promise<void> {
     await this.stop();
     if (opts.keepState === false) {
       this.#state.gc.stop();
+      if (this.#opts.dataDir) new Persistence(this.#opts.dataDir, this.#state.objects).discard();
       this.#state = this.#build();
+    } else if (this.#opts.dataDir) {
+      this.#state.persistence = new Persistence(this.#opts.dataDir, this.#state.objects);
     }
     await this.listen(this.#port);
     this.kubelet?.start();

@@ -322,3 +322,39 @@ Deno.test("direct store access creates objects visible over HTTP", async () => {
     await s.stop();
   }
 });
+
+Deno.test("--data-dir: objects survive a stop and a new server, RVs keep growing; restart without state wipes them", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const a = await startFakeApiServer({ dataDir: dir });
+    const created = await call(a.url, "POST", CM, { metadata: { name: "persisted" }, data: { k: "v" } });
+    await call(a.url, "POST", CM, { metadata: { name: "removed" } });
+    await call(a.url, "DELETE", `${CM}/removed`);
+    await a.stop();
+    const b = await startFakeApiServer({ dataDir: dir });
+    try {
+      const got = await call(b.url, "GET", `${CM}/persisted`);
+      assert.equal(got.status, 200);
+      assert.equal(got.body.metadata.uid, created.body.metadata.uid);
+      assert.equal((await call(b.url, "GET", `${CM}/removed`)).status, 404);
+      const next = await call(b.url, "POST", CM, { metadata: { name: "after" } });
+      assert.ok(Number(next.body.metadata.resourceVersion) > Number(created.body.metadata.resourceVersion));
+      await b.restart({ keepState: false });
+      assert.equal((await call(b.url, "GET", `${CM}/persisted`)).status, 404);
+    } finally {
+      await b.stop();
+    }
+    // Unclean stop: the append log alone restores acknowledged writes.
+    const c = await startFakeApiServer({ dataDir: dir });
+    await call(c.url, "POST", CM, { metadata: { name: "logged" } });
+    const d = await startFakeApiServer({ dataDir: dir });
+    try {
+      assert.equal((await call(d.url, "GET", `${CM}/logged`)).status, 200);
+    } finally {
+      await d.stop();
+      await c.stop();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
