@@ -88,6 +88,10 @@ export async function openHttpStream(req: StreamRequest): Promise<HttpStream> {
       conn.close();
     } catch { /* already closed */ }
   };
+  if (req.signal?.aborted) {
+    close();
+    throw req.signal.reason;
+  }
   req.signal?.addEventListener("abort", close, { once: true });
   try {
     if ("setKeepAlive" in conn && typeof conn.setKeepAlive === "function") conn.setKeepAlive(true);
