@@ -1,0 +1,85 @@
+/**
+ * What `kubeop dev` adds for the seed systems: install (or update) every CRD, then run all four controllers in a
+ * Manager against the dev server. `cli/dev.ts` calls {@link startSeedControllers} as one of its starters.
+ * @module
+ */
+
+import { KubeClient } from "../runtime/client.ts";
+import { type Clock, RealClock } from "../runtime/clock.ts";
+import { isAlreadyExists, isNotFound } from "../runtime/errors.ts";
+import { parseKubeconfig } from "../runtime/kubeconfig.ts";
+import { Manager } from "../runtime/manager.ts";
+import { CoreTypes } from "../runtime/types.ts";
+import { crdManifests } from "./crds.ts";
+import { CONTROLLER_NAMES, type ControllerName, CONTROLLERS } from "./mod.ts";
+
+/** Polls until every custom resource can be listed (a new CRD is served a moment after it is created). */
+async function waitUntilServed(client: KubeClient, clock: Clock = new RealClock(), timeoutMs = 30_000): Promise<void> {
+  const deadline = clock.now() + timeoutMs;
+  for (const crd of crdManifests()) {
+    const rt = {
+      group: crd.spec.group,
+      version: crd.spec.versions[0].name,
+      plural: crd.spec.names.plural,
+      kind: crd.spec.names.kind,
+      namespaced: true,
+    };
+    for (;;) {
+      try {
+        await client.list(rt, { limit: 1 });
+        break;
+      } catch (err) {
+        if (!isNotFound(err) || clock.now() > deadline) throw err;
+        await clock.sleep(50);
+      }
+    }
+  }
+}
+
+/** Options of {@link startSeedControllers}. */
+export interface SeedControllersOptions {
+  /** Kubeconfig YAML of the cluster (the dev server's `kubeconfig`). */
+  kubeconfig: string;
+  /** Which controllers; default all four. */
+  controllers?: readonly ControllerName[];
+  clock?: Clock;
+}
+
+/**
+ * Installs the CRDs and starts the controllers; resolves once they run, with a function that stops them.
+ * @example
+ * ```ts ignore
+ * const stop = await startSeedControllers({ kubeconfig: server.kubeconfig });
+ * await stop();
+ * ```
+ */
+export async function startSeedControllers(opts: SeedControllersOptions): Promise<() => Promise<void>> {
+  const client = new KubeClient({ config: await parseKubeconfig(opts.kubeconfig), clock: opts.clock });
+  try {
+    for (const crd of crdManifests()) {
+      try {
+        await client.create(CoreTypes.CustomResourceDefinition, crd);
+      } catch (err) {
+        if (!isAlreadyExists(err)) throw err;
+        // --data-dir restored an older copy: bring it up to date
+        const current = await client.get(CoreTypes.CustomResourceDefinition, crd.metadata.name!);
+        await client.update(CoreTypes.CustomResourceDefinition, { ...crd, metadata: current.metadata });
+      }
+    }
+    await waitUntilServed(client, opts.clock);
+  } catch (err) {
+    client.close();
+    throw err;
+  }
+  const manager = new Manager({ client, clock: opts.clock });
+  for (const name of opts.controllers ?? CONTROLLER_NAMES) {
+    for (const controller of CONTROLLERS[name]({ informers: manager.informers })) manager.add(controller);
+  }
+  const stop = new AbortController();
+  const running = manager.start(stop.signal);
+  return async () => {
+    stop.abort();
+    await running.catch(() => {});
+    client.close();
+  };
+}

@@ -1,0 +1,32 @@
+import assert from "node:assert/strict";
+import { KubeClient } from "../runtime/client.ts";
+import { parseKubeconfig } from "../runtime/kubeconfig.ts";
+import { CoreTypes } from "../runtime/types.ts";
+import { startFakeApiServer } from "../testing/mod.ts";
+import { startSeedControllers } from "./dev.ts";
+import { MachineType } from "./machine/schema.ts";
+
+Deno.test("startSeedControllers installs the CRDs (twice is fine) and runs the controllers until stopped", async () => {
+  const server = await startFakeApiServer();
+  const client = new KubeClient({ config: await parseKubeconfig(server.kubeconfig) });
+  try {
+    await (await startSeedControllers({ kubeconfig: server.kubeconfig }))(); // stopped at once, on a fresh server
+    const stop = await startSeedControllers({ kubeconfig: server.kubeconfig });
+    const crds = await client.list(CoreTypes.CustomResourceDefinition);
+    assert.equal(crds.items.length, 5);
+    await client.create(MachineType, { metadata: { name: "m" }, spec: { switches: 2 } }, { namespace: "default" });
+    const deadline = Date.now() + 10_000;
+    let positions: string | undefined;
+    while (Date.now() < deadline && positions !== "dd") {
+      positions = (await client.get(MachineType, "m", { namespace: "default" })).status?.positions;
+      if (positions !== "dd") await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.equal(positions, "dd");
+    await stop();
+    const again = await startSeedControllers({ kubeconfig: server.kubeconfig });
+    await again();
+  } finally {
+    client.close();
+    await server.stop();
+  }
+});
