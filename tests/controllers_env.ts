@@ -10,6 +10,7 @@ import { loadKubeconfigFile } from "../runtime/kubeconfig.ts";
 import { Manager } from "../runtime/manager.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../runtime/types.ts";
 import { type FakeApiServer, startFakeApiServer } from "../testing/mod.ts";
+import type { FakeKubeletOptions } from "../testing/kubelet.ts";
 
 /** A running test environment. */
 export interface ControllerEnv {
@@ -24,8 +25,10 @@ export interface ControllerEnv {
 }
 
 /** Starts the server, installs the CRDs, runs `controllers`. */
-export async function startEnv(opts: { controllers: ControllerName[]; clock?: Clock }): Promise<ControllerEnv> {
-  const server = await startFakeApiServer({ clock: opts.clock });
+export async function startEnv(
+  opts: { controllers: ControllerName[]; clock?: Clock; kubelet?: boolean | FakeKubeletOptions },
+): Promise<ControllerEnv> {
+  const server = await startFakeApiServer({ clock: opts.clock, kubelet: opts.kubelet });
   const dir = await Deno.makeTempDir({ prefix: "kubeop-ctl-" });
   await server.writeKubeconfig(`${dir}/kubeconfig`);
   const client = new KubeClient({ config: await loadKubeconfigFile(`${dir}/kubeconfig`), clock: opts.clock });
