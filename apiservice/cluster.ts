@@ -1,0 +1,82 @@
+/**
+ * What the farm server needs from the Kubernetes cluster behind it, as one small interface: SubjectAccessReview and
+ * TokenReview for delegated auth, get/create/update of ConfigMaps (storage and the extension-apiserver-authentication
+ * ConfigMap), and a synced Pod cache for FarmPods. Tests use an in-memory implementation; {@link ./kube_cluster.ts}
+ * adapts the runtime's KubeClient and Informer.
+ * @module
+ */
+import type { KubeObject } from "../runtime/types.ts";
+
+/** The user a request acts as (authentication.k8s.io UserInfo). */
+export interface UserInfo {
+  username: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** authorization.k8s.io/v1 ResourceAttributes / NonResourceAttributes of one request. */
+export interface AccessAttributes {
+  verb: string;
+  group?: string;
+  version?: string;
+  resource?: string;
+  subresource?: string;
+  namespace?: string;
+  name?: string;
+  /** Set for non-resource requests (e.g. /apis, /openapi/v3). */
+  path?: string;
+}
+
+/** A SubjectAccessReview's answer. */
+export interface AccessDecision {
+  allowed: boolean;
+  reason?: string;
+}
+
+/** A TokenReview's answer. */
+export interface TokenDecision {
+  authenticated: boolean;
+  user?: UserInfo;
+}
+
+/** A ConfigMap as far as the farm server reads and writes it. */
+export interface ConfigMapObject extends KubeObject {
+  data?: Record<string, string>;
+}
+
+/** A Pod as far as FarmPods read it. */
+export interface PodObject extends KubeObject {
+  spec?: { containers?: unknown[]; [field: string]: unknown };
+}
+
+/** Read access to a synced Pod cache (the subset of the runtime's Informer that FarmPods use). */
+export interface PodCache {
+  /** By `namespace/name`. */
+  get(key: string): PodObject | undefined;
+  list(namespace?: string): PodObject[];
+  hasSynced(): boolean;
+  /** Registers change handlers; returns an unregister function. */
+  addHandler(h: {
+    added?(obj: PodObject): void;
+    modified?(old: PodObject, obj: PodObject): void;
+    deleted?(obj: PodObject): void;
+  }): () => void;
+  /** Why the cache is not usable right now (a failing list/watch), if known. */
+  lastError?(): string | undefined;
+}
+
+/** The cluster, as the farm server sees it. Every method may throw an ApiError. */
+export interface FarmCluster {
+  subjectAccessReview(user: UserInfo, attrs: AccessAttributes): Promise<AccessDecision>;
+  /** Optional: bearer tokens are rejected when absent. */
+  tokenReview?(token: string): Promise<TokenDecision>;
+  /** undefined when the ConfigMap does not exist. */
+  getConfigMap(namespace: string, name: string): Promise<ConfigMapObject | undefined>;
+  /** 409 AlreadyExists when it exists. */
+  createConfigMap(cm: ConfigMapObject): Promise<ConfigMapObject>;
+  /** PUT with metadata.resourceVersion as precondition: 409 Conflict when stale. */
+  updateConfigMap(cm: ConfigMapObject): Promise<ConfigMapObject>;
+  /** The Pod cache, or undefined when this deployment serves no FarmPods. */
+  pods?: PodCache;
+}

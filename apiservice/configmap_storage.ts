@@ -1,0 +1,84 @@
+/**
+ * Llama persistence in one ConfigMap (`--storage=configmap`): `data["llamas.json"]` holds the llamas and
+ * `data.resourceVersion` the store's counter, so objects and resourceVersions survive a restart. Writes carry the
+ * ConfigMap's own resourceVersion as precondition; a 409 becomes {@link StorageConflictError} and the store reloads
+ * and retries. One ConfigMap holds at most ~1 MiB, which bounds the farm to a few thousand llamas.
+ * @module
+ */
+import { ApiError, isAlreadyExists, isConflict } from "../runtime/errors.ts";
+import type { ConfigMapObject, FarmCluster } from "./cluster.ts";
+import type { Llama } from "./llama.ts";
+import { type LlamaPersistence, type LlamaState, StorageConflictError } from "./llama_store.ts";
+
+/** Where the ConfigMap lives. */
+export interface ConfigMapStorageOptions {
+  cluster: FarmCluster;
+  /** Default "kube-system". */
+  namespace?: string;
+  /** Default "farm-llamas". */
+  name?: string;
+}
+
+/**
+ * A {@link LlamaPersistence} backed by a ConfigMap.
+ *
+ * @example
+ * ```ts ignore
+ * const store = await LlamaStore.open({ clock, persistence: new ConfigMapStorage({ cluster }) });
+ * ```
+ */
+export class ConfigMapStorage implements LlamaPersistence {
+  readonly namespace: string;
+  readonly name: string;
+  readonly #cluster: FarmCluster;
+  /** The ConfigMap's resourceVersion as last read or written; undefined = not created yet. */
+  #cmRV: string | undefined;
+
+  constructor(opts: ConfigMapStorageOptions) {
+    this.#cluster = opts.cluster;
+    this.namespace = opts.namespace ?? "kube-system";
+    this.name = opts.name ?? "farm-llamas";
+  }
+
+  async load(): Promise<LlamaState | undefined> {
+    const cm = await this.#cluster.getConfigMap(this.namespace, this.name);
+    this.#cmRV = cm?.metadata.resourceVersion;
+    if (!cm?.data?.["llamas.json"]) return undefined;
+    const llamas = JSON.parse(cm.data["llamas.json"]) as Llama[];
+    const resourceVersion = Number(cm.data.resourceVersion ?? 0);
+    if (!Array.isArray(llamas) || !Number.isSafeInteger(resourceVersion)) {
+      throw new Error(`ConfigMap ${this.namespace}/${this.name}: llamas.json or resourceVersion is malformed`);
+    }
+    return { resourceVersion, llamas };
+  }
+
+  async save(state: LlamaState): Promise<void> {
+    const body: ConfigMapObject = {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: {
+        name: this.name,
+        namespace: this.namespace,
+        labels: { "app.kubernetes.io/name": "kubeop-farm", "app.kubernetes.io/component": "llama-storage" },
+      },
+      data: { resourceVersion: String(state.resourceVersion), "llamas.json": JSON.stringify(state.llamas) },
+    };
+    try {
+      if (this.#cmRV === undefined) {
+        const created = await this.#cluster.createConfigMap(body);
+        this.#cmRV = created.metadata.resourceVersion;
+      } else {
+        body.metadata.resourceVersion = this.#cmRV;
+        const updated = await this.#cluster.updateConfigMap(body);
+        this.#cmRV = updated.metadata.resourceVersion;
+      }
+    } catch (err) {
+      if (isConflict(err) || isAlreadyExists(err)) {
+        throw new StorageConflictError(
+          `ConfigMap ${this.namespace}/${this.name} changed concurrently: ${(err as ApiError).message}`,
+        );
+      }
+      throw err;
+    }
+  }
+}

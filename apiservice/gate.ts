@@ -1,0 +1,112 @@
+/**
+ * The auth gate in front of the router: health endpoints are open; everything else needs an authenticated user
+ * (401 otherwise — unlike k8s.io/apiserver, which would map the caller to system:anonymous and answer 403), and
+ * every request of a user is authorized with a SubjectAccessReview (403 when denied). A verified front proxy that
+ * names no user (kube-apiserver's availability check and OpenAPI aggregation) may read discovery and OpenAPI only.
+ * @module
+ */
+import { failureStatus } from "../runtime/errors.ts";
+import type { AccessAttributes, UserInfo } from "./cluster.ts";
+import type { Authenticator, PeerInfo } from "./authn.ts";
+import { type CachingAuthorizer, parseResourcePath, requestVerb } from "./authz.ts";
+import { statusResponse } from "./http.ts";
+import { PUBLIC_PATHS } from "./router.ts";
+
+/** The gate's verdict: continue as `user`, or answer with `response`. */
+export type GateResult = { user?: UserInfo } | { response: Response };
+
+/** Options of {@link createAuthGate}. */
+export interface AuthGateOptions {
+  authenticator: Authenticator;
+  authorizer: CachingAuthorizer;
+  /** Reports a failed SubjectAccessReview/TokenReview (never includes tokens). */
+  onError?: (message: string) => void;
+}
+
+function isPublic(path: string): boolean {
+  return PUBLIC_PATHS.has(path) || path.startsWith("/livez/") || path.startsWith("/readyz/");
+}
+
+/** The SubjectAccessReview attributes of a request. */
+export function accessAttributes(req: Request): AccessAttributes {
+  const url = new URL(req.url);
+  const resource = parseResourcePath(url.pathname);
+  if (!resource) {
+    return {
+      verb: req.method === "GET" || req.method === "HEAD" ? "get" : req.method.toLowerCase(),
+      path: url.pathname,
+    };
+  }
+  return {
+    verb: requestVerb(req.method, resource, url.searchParams),
+    group: resource.group,
+    version: resource.version,
+    resource: resource.resource,
+    subresource: resource.subresource,
+    namespace: resource.namespace,
+    name: resource.name,
+  };
+}
+
+function forbiddenMessage(user: UserInfo, a: AccessAttributes, reason?: string): string {
+  const who = `User "${user.username}"`;
+  const why = reason ? `: ${reason}` : "";
+  if (a.path) return `forbidden: ${who} cannot ${a.verb} path "${a.path}"${why}`;
+  const what = `${a.resource}.${a.group}${a.name ? ` "${a.name}"` : ""}`;
+  const where = a.namespace ? ` in the namespace "${a.namespace}"` : " at the cluster scope";
+  return `${what} is forbidden: ${who} cannot ${a.verb} resource "${a.resource}" in API group "${a.group}"${where}${why}`;
+}
+
+/**
+ * Creates the gate.
+ *
+ * @example
+ * ```ts ignore
+ * const gate = createAuthGate({ authenticator, authorizer });
+ * const verdict = await gate(request, { verified: socket.authorized, commonName });
+ * if ("response" in verdict) return verdict.response;
+ * ```
+ */
+export function createAuthGate(opts: AuthGateOptions): (req: Request, peer: PeerInfo) => Promise<GateResult> {
+  return async (req, peer) => {
+    const path = new URL(req.url).pathname.replace(/\/+$/, "") || "/";
+    if (isPublic(path)) return {};
+    let authn;
+    try {
+      authn = await opts.authenticator.authenticate(req.headers, peer);
+    } catch (err) {
+      opts.onError?.(`authentication failed: ${(err as Error).message}`);
+      return { response: statusResponse(failureStatus(500, "InternalError", "authentication failed")) };
+    }
+    const attrs = accessAttributes(req);
+    if (authn.kind === "front-proxy") {
+      if (attrs.path && attrs.verb === "get") return {};
+      return {
+        response: statusResponse(failureStatus(401, "Unauthorized", "Unauthorized: the front proxy named no user")),
+      };
+    }
+    if (authn.kind === "anonymous") {
+      return { response: statusResponse(failureStatus(401, "Unauthorized", `Unauthorized: ${authn.reason}`)) };
+    }
+    let decision;
+    try {
+      decision = await opts.authorizer.authorize(authn.user, attrs);
+    } catch (err) {
+      opts.onError?.(`SubjectAccessReview for ${authn.user.username} failed: ${(err as Error).message}`);
+      return {
+        response: statusResponse(
+          failureStatus(500, "InternalError", "Internal error occurred: authorization (SubjectAccessReview) failed"),
+        ),
+      };
+    }
+    if (!decision.allowed) {
+      const status = failureStatus(403, "Forbidden", forbiddenMessage(authn.user, attrs, decision.reason), {
+        name: attrs.name,
+        group: attrs.group,
+        kind: attrs.resource,
+      });
+      return { response: statusResponse(status) };
+    }
+    return { user: authn.user };
+  };
+}

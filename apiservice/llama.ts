@@ -1,0 +1,126 @@
+/**
+ * The Llama kind of `farm.example.com/v1alpha` (seed 001): its shape, the resource descriptors the server
+ * publishes, validation of user input into field-path causes, and the tutorial's seeded llama `dolly`.
+ * @module
+ */
+import type { StatusCause } from "../runtime/errors.ts";
+import type { KubeObject, ResourceType } from "../runtime/types.ts";
+
+/** The API group served. */
+export const FARM_GROUP = "farm.example.com";
+/** The only version served. */
+export const FARM_VERSION = "v1alpha";
+/** `farm.example.com/v1alpha`. */
+export const FARM_API_VERSION = `${FARM_GROUP}/${FARM_VERSION}`;
+
+/** A Llama. */
+export interface Llama extends KubeObject {
+  apiVersion: typeof FARM_API_VERSION;
+  kind: "Llama";
+  spec: { weight: number; height: number };
+}
+
+/** What discovery, OpenAPI, Tables and Status details say about one resource. */
+export interface FarmResource extends ResourceType {
+  singular: string;
+  listKind: string;
+  verbs: string[];
+  shortNames: string[];
+  categories: string[];
+}
+
+/** llamas.farm.example.com. */
+export const LLAMAS: FarmResource = {
+  group: FARM_GROUP,
+  version: FARM_VERSION,
+  plural: "llamas",
+  singular: "llama",
+  kind: "Llama",
+  listKind: "LlamaList",
+  namespaced: true,
+  verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
+  shortNames: ["lm"],
+  categories: ["kubeop"],
+};
+
+/** farmpods.farm.example.com (read-only). */
+export const FARMPODS: FarmResource = {
+  group: FARM_GROUP,
+  version: FARM_VERSION,
+  plural: "farmpods",
+  singular: "farmpod",
+  kind: "FarmPod",
+  listKind: "FarmPodList",
+  namespaced: true,
+  verbs: ["get", "list", "watch"],
+  shortNames: ["fp"],
+  categories: ["kubeop"],
+};
+
+const NAME_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+function positiveNumber(value: unknown, field: string, causes: StatusCause[]): void {
+  if (value === undefined || value === null) {
+    causes.push({ reason: "FieldValueRequired", message: "Required value", field });
+  } else if (typeof value !== "number" || !Number.isFinite(value)) {
+    causes.push({
+      reason: "FieldValueTypeInvalid",
+      message: `Invalid value: ${JSON.stringify(value)}: must be a number`,
+      field,
+    });
+  } else if (value <= 0) {
+    causes.push({ reason: "FieldValueInvalid", message: `Invalid value: ${value}: must be greater than 0`, field });
+  }
+}
+
+/**
+ * Checks a Llama as submitted (after defaulting kind/apiVersion/namespace) and returns the field errors, empty when
+ * valid: a DNS-1123 subdomain name, and spec.weight / spec.height present, numeric and positive.
+ *
+ * @example
+ * ```ts
+ * import { validateLlama } from "./llama.ts";
+ * const causes = validateLlama({ metadata: { name: "x" }, spec: { weight: 1 } });
+ * console.assert(causes[0].field === "spec.height");
+ * ```
+ */
+export function validateLlama(obj: KubeObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const name = obj.metadata?.name;
+  if (!name) {
+    causes.push({ reason: "FieldValueRequired", message: "Required value: name is required", field: "metadata.name" });
+  } else if (name.length > 253 || !NAME_RE.test(name)) {
+    causes.push({
+      reason: "FieldValueInvalid",
+      message: `Invalid value: ${JSON.stringify(name)}: a lowercase RFC 1123 subdomain must consist of lower case ` +
+        `alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+      field: "metadata.name",
+    });
+  }
+  const spec = obj.spec;
+  if (spec === undefined || spec === null) {
+    causes.push({ reason: "FieldValueRequired", message: "Required value", field: "spec" });
+    return causes;
+  }
+  if (typeof spec !== "object" || Array.isArray(spec)) {
+    causes.push({ reason: "FieldValueTypeInvalid", message: "Invalid value: must be an object", field: "spec" });
+    return causes;
+  }
+  positiveNumber(spec.weight, "spec.weight", causes);
+  positiveNumber(spec.height, "spec.height", causes);
+  for (const key of Object.keys(spec)) {
+    if (key !== "weight" && key !== "height") {
+      causes.push({
+        reason: "FieldValueNotFound",
+        message: `Unsupported field: ${JSON.stringify(key)}`,
+        field: `spec.${key}`,
+      });
+    }
+  }
+  return causes;
+}
+
+/** The tutorial's llamas: `dolly` in `default` (weight 31.4, height 0.5). */
+export function seedLlamas(): Array<Pick<Llama, "metadata" | "spec">> {
+  return [{ metadata: { name: "dolly", namespace: "default" }, spec: { weight: 31.4, height: 0.5 } }];
+}

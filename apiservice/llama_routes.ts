@@ -1,0 +1,256 @@
+/**
+ * The llamas REST handlers: list (JSON or Table), watch, get, create, update (PUT), patch (merge, JSON, apply) and
+ * delete, each mapping store errors to Kubernetes Status responses. Input is cleaned to apiVersion, kind, metadata
+ * (name, generateName, namespace, labels, annotations, resourceVersion) and spec, then validated (422 with causes).
+ * @module
+ */
+import { ApiError, failureStatus } from "../runtime/errors.ts";
+import type { Clock } from "../runtime/clock.ts";
+import type { KubeObject, WatchEvent } from "../runtime/types.ts";
+import { FARM_API_VERSION, type Llama, LLAMAS, validateLlama } from "./llama.ts";
+import type { LlamaStore } from "./llama_store.ts";
+import { applyJsonPatch, applyMergePatch } from "./patch.ts";
+import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
+import { toTable } from "./table.ts";
+import { badRequest, jsonResponse, mediaType, readBody, readObjectBody, unsupportedPatch, wantsTable } from "./http.ts";
+import { watchErrorResponse, watchResponse } from "./watch_stream.ts";
+
+/** What the llama handlers share. */
+export interface LlamaRouteContext {
+  store: LlamaStore;
+  clock: Clock;
+  bookmarkIntervalMs: number;
+}
+
+function invalid(name: string | undefined, causes: ReturnType<typeof validateLlama>): ApiError {
+  const list = causes.map((c) => `${c.field}: ${c.message}`);
+  const message = `Llama.${LLAMAS.group} "${name ?? ""}" is invalid: ${
+    list.length === 1 ? list[0] : `[${list.join(", ")}]`
+  }`;
+  return new ApiError(
+    failureStatus(422, "Invalid", message, { name, group: LLAMAS.group, kind: "Llama", causes }),
+    { verb: "create", resource: `${LLAMAS.plural}.${LLAMAS.group}`, name },
+  );
+}
+
+/** Checks kind/apiVersion/namespace of a body and keeps only the fields a Llama has. */
+function cleanLlama(body: Record<string, unknown>, namespace: string): Llama {
+  if (body.kind !== undefined && body.kind !== "Llama") badRequest(`kind ${JSON.stringify(body.kind)} is not Llama`);
+  if (body.apiVersion !== undefined && body.apiVersion !== FARM_API_VERSION) {
+    badRequest(`apiVersion ${JSON.stringify(body.apiVersion)} is not ${FARM_API_VERSION}`);
+  }
+  const meta = (body.metadata ?? {}) as Record<string, unknown>;
+  if (typeof meta !== "object" || Array.isArray(meta)) badRequest("metadata must be an object");
+  if (meta.namespace !== undefined && meta.namespace !== "" && meta.namespace !== namespace) {
+    badRequest("the namespace of the provided object does not match the namespace sent on the request");
+  }
+  const strings = (v: unknown, field: string) => {
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== "object" || Array.isArray(v) || Object.values(v).some((x) => typeof x !== "string")) {
+      badRequest(`metadata.${field} must be a map of strings`);
+    }
+    return v as Record<string, string>;
+  };
+  const llama: Llama = {
+    apiVersion: FARM_API_VERSION,
+    kind: "Llama",
+    metadata: { namespace },
+    spec: body.spec as Llama["spec"],
+  };
+  if (typeof meta.name === "string" && meta.name) llama.metadata.name = meta.name;
+  if (typeof meta.generateName === "string" && meta.generateName) llama.metadata.generateName = meta.generateName;
+  if (typeof meta.resourceVersion === "string" && meta.resourceVersion) {
+    llama.metadata.resourceVersion = meta.resourceVersion;
+  }
+  const labels = strings(meta.labels, "labels");
+  const annotations = strings(meta.annotations, "annotations");
+  if (labels) llama.metadata.labels = labels;
+  if (annotations) llama.metadata.annotations = annotations;
+  return llama;
+}
+
+function checked(llama: Llama): Llama {
+  const causes = validateLlama(llama);
+  if (causes.length) throw invalid(llama.metadata.name, causes);
+  return llama;
+}
+
+function randomSuffix(): string {
+  const alphabet = "bcdfghjklmnpqrstvwxz2456789";
+  return Array.from(crypto.getRandomValues(new Uint8Array(5)), (b) => alphabet[b % alphabet.length]).join("");
+}
+
+function render(req: Request, obj: Llama, ctx: LlamaRouteContext, code = 200): Response {
+  if (wantsTable(req.headers.get("accept"))) {
+    return jsonResponse(
+      toTable([obj], LLAMAS, { nowMs: ctx.clock.now(), resourceVersion: obj.metadata.resourceVersion }),
+    );
+  }
+  return jsonResponse(obj, code);
+}
+
+/** GET collection (list or watch). `namespace` undefined = all namespaces. */
+export function listOrWatchLlamas(req: Request, url: URL, ctx: LlamaRouteContext, namespace?: string): Response {
+  const q = url.searchParams;
+  const labels = parseLabelSelector(q.get("labelSelector"));
+  const fields = parseFieldSelector(q.get("fieldSelector"));
+  const match = (l: KubeObject) =>
+    (namespace === undefined || l.metadata.namespace === namespace) && labels(l) && fields(l);
+  const table = wantsTable(req.headers.get("accept"));
+  const includeObject = q.get("includeObject") ?? undefined;
+  const nowMs = () => ctx.clock.now();
+  if (q.get("watch") === "true" || q.get("watch") === "1") {
+    const rvParam = q.get("resourceVersion") ?? "";
+    const sendInitial = q.get("sendInitialEvents") === "true";
+    const bookmarks = q.get("allowWatchBookmarks") === "true";
+    if (rvParam && !/^\d+$/.test(rvParam)) badRequest(`invalid resourceVersion ${JSON.stringify(rvParam)}`);
+    const initialState = sendInitial || rvParam === "" || rvParam === "0";
+    const since = initialState ? Number(ctx.store.resourceVersion) : Number(rvParam);
+    const live: WatchEvent<KubeObject>[] = [];
+    let push: ((e: WatchEvent<KubeObject>) => void) | undefined;
+    let sub: ReturnType<LlamaStore["subscribe"]>;
+    try {
+      sub = ctx.store.subscribe(since, (change) => {
+        if (!match(change.object)) return;
+        const event = { type: change.type, object: change.object };
+        if (push) push(event);
+        else live.push(event);
+      });
+    } catch (err) {
+      if (err instanceof ApiError) return watchErrorResponse(err.status);
+      throw err;
+    }
+    const initial: WatchEvent<KubeObject>[] = initialState
+      ? ctx.store.list(namespace, match).items.map((object) => ({ type: "ADDED" as const, object }))
+      : sub.replay.filter((c) => match(c.object)).map((c) => ({ type: c.type, object: c.object }));
+    const bookmarkObject = (annotate: boolean): KubeObject => ({
+      apiVersion: FARM_API_VERSION,
+      kind: "Llama",
+      metadata: {
+        resourceVersion: ctx.store.resourceVersion,
+        ...(annotate ? { annotations: { "k8s.io/initial-events-end": "true" } } : {}),
+      },
+    });
+    if (sendInitial && bookmarks) initial.push({ type: "BOOKMARK", object: bookmarkObject(true) });
+    const timeoutSeconds = Number(q.get("timeoutSeconds") ?? "");
+    return watchResponse({
+      clock: ctx.clock,
+      initial,
+      subscribe: (send) => {
+        for (const e of live.splice(0)) send(e);
+        push = send;
+        return sub.unsubscribe;
+      },
+      onClose: sub.unsubscribe,
+      bookmark: bookmarks ? () => bookmarkObject(false) : undefined,
+      bookmarkIntervalMs: ctx.bookmarkIntervalMs,
+      timeoutMs: timeoutSeconds > 0 ? timeoutSeconds * 1000 : undefined,
+      encode: table
+        ? (object, i) => toTable([object], LLAMAS, { nowMs: nowMs(), noHeaders: i > 0, includeObject })
+        : undefined,
+    });
+  }
+  const { items, rv } = ctx.store.list(namespace, match);
+  if (table) return jsonResponse(toTable(items, LLAMAS, { nowMs: nowMs(), resourceVersion: rv, includeObject }));
+  return jsonResponse({
+    apiVersion: FARM_API_VERSION,
+    kind: LLAMAS.listKind,
+    metadata: { resourceVersion: rv },
+    items,
+  });
+}
+
+/** GET one llama. */
+export function getLlama(req: Request, ctx: LlamaRouteContext, namespace: string, name: string): Response {
+  return render(req, ctx.store.get(namespace, name), ctx);
+}
+
+/** POST a llama (201). */
+export async function createLlama(req: Request, ctx: LlamaRouteContext, namespace: string): Promise<Response> {
+  if (mediaType(req) !== "application/json" && !mediaType(req).endsWith("yaml")) unsupportedPatch(mediaType(req));
+  const llama = cleanLlama(await readObjectBody(req), namespace);
+  delete llama.metadata.resourceVersion;
+  if (!llama.metadata.name && llama.metadata.generateName) {
+    llama.metadata.name = `${llama.metadata.generateName}${randomSuffix()}`;
+  }
+  const created = await ctx.store.create(checked(llama));
+  return render(req, created, ctx, 201);
+}
+
+/** PUT a llama (resourceVersion in the body is a precondition). */
+export async function replaceLlama(
+  req: Request,
+  ctx: LlamaRouteContext,
+  namespace: string,
+  name: string,
+): Promise<Response> {
+  const llama = cleanLlama(await readObjectBody(req), namespace);
+  if (llama.metadata.name !== name) {
+    badRequest(`the name of the object (${llama.metadata.name ?? ""}) does not match the name on the URL (${name})`);
+  }
+  const updated = await ctx.store.update(namespace, name, () => checked(llama));
+  return render(req, updated, ctx);
+}
+
+/** PATCH a llama: merge patch, JSON patch, or apply (create when missing, else merge). */
+export async function patchLlama(
+  req: Request,
+  ctx: LlamaRouteContext,
+  namespace: string,
+  name: string,
+): Promise<Response> {
+  const type = mediaType(req);
+  if (!["application/merge-patch+json", "application/json-patch+json", "application/apply-patch+yaml"].includes(type)) {
+    unsupportedPatch(type);
+  }
+  const patch = await readBody(req);
+  if (type === "application/apply-patch+yaml") {
+    if (typeof patch !== "object" || patch === null || Array.isArray(patch)) {
+      badRequest("apply patch must be an object");
+    }
+    const applied = cleanLlama(patch as Record<string, unknown>, namespace);
+    if (applied.metadata.name !== name) badRequest("the name of the object does not match the name on the URL");
+    try {
+      ctx.store.get(namespace, name);
+    } catch {
+      delete applied.metadata.resourceVersion;
+      return render(req, await ctx.store.create(checked(applied)), ctx, 201);
+    }
+  }
+  const updated = await ctx.store.update(namespace, name, (current) => {
+    const patched = type === "application/json-patch+json"
+      ? applyJsonPatch(current, patch)
+      : applyMergePatch(current, patch);
+    if (typeof patched !== "object" || patched === null || Array.isArray(patched)) {
+      badRequest("the patched object is not an object");
+    }
+    const next = cleanLlama(patched as Record<string, unknown>, namespace);
+    next.metadata.name = name;
+    // A patch may carry a resourceVersion precondition; one equal to the current state's is the unpatched value.
+    return checked(next);
+  }, "patch");
+  return render(req, updated, ctx);
+}
+
+/** DELETE a llama; answers the deleted object (as kube-apiserver does for custom resources). */
+export async function deleteLlama(
+  req: Request,
+  ctx: LlamaRouteContext,
+  namespace: string,
+  name: string,
+): Promise<Response> {
+  let preconditions: { uid?: string; resourceVersion?: string } | undefined;
+  const text = await req.text();
+  if (text.trim()) {
+    let opts: unknown;
+    try {
+      opts = JSON.parse(text);
+    } catch (err) {
+      badRequest(`the request body is not valid DeleteOptions JSON: ${(err as Error).message}`);
+    }
+    if (typeof opts !== "object" || opts === null) badRequest("DeleteOptions must be an object");
+    preconditions = (opts as { preconditions?: typeof preconditions }).preconditions;
+  }
+  const deleted = await ctx.store.delete(namespace, name, preconditions);
+  return render(req, deleted, ctx);
+}

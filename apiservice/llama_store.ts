@@ -1,0 +1,313 @@
+/**
+ * The Llama store: every llama keyed `namespace/name`, one monotonically increasing resourceVersion counter, a
+ * bounded history of changes so watches can resume from a resourceVersion (older → 410 Expired), and an optional
+ * {@link LlamaPersistence} written before a change becomes visible. Mutations run one at a time; when the
+ * persistence reports that someone else changed the backing object, the store reloads it and re-runs the change.
+ * @module
+ */
+import { ApiError, failureStatus } from "../runtime/errors.ts";
+import type { Clock } from "../runtime/clock.ts";
+import type { WatchEventType } from "../runtime/types.ts";
+import { FARM_API_VERSION, type Llama, LLAMAS, seedLlamas } from "./llama.ts";
+
+/** Everything persisted: the llamas and the counter, so resourceVersions survive a restart. */
+export interface LlamaState {
+  resourceVersion: number;
+  llamas: Llama[];
+}
+
+/** Raised by {@link LlamaPersistence.save} when the backing object changed since it was loaded. */
+export class StorageConflictError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "StorageConflictError";
+  }
+}
+
+/** Where the store keeps its state besides memory. */
+export interface LlamaPersistence {
+  /** The saved state, or undefined when nothing was saved yet. */
+  load(): Promise<LlamaState | undefined>;
+  /** Saves `state`; throws {@link StorageConflictError} on a lost optimistic-concurrency race. */
+  save(state: LlamaState): Promise<void>;
+}
+
+/** One change, as delivered to watchers. */
+export interface LlamaChange {
+  type: Exclude<WatchEventType, "BOOKMARK" | "ERROR">;
+  object: Llama;
+  resourceVersion: number;
+}
+
+/** Options of {@link LlamaStore}. */
+export interface LlamaStoreOptions {
+  clock: Clock;
+  persistence?: LlamaPersistence;
+  /** Changes kept for watch resumption (default 1000). */
+  historySize?: number;
+  /** Seed the tutorial's llamas when nothing was persisted (default true). */
+  seed?: boolean;
+}
+
+const key = (namespace: string, name: string) => `${namespace}/${name}`;
+const MAX_CONFLICT_RETRIES = 5;
+
+function call(verb: string, namespace?: string, name?: string) {
+  return { verb, resource: `${LLAMAS.plural}.${LLAMAS.group}`, namespace, name };
+}
+
+/** 404 for a llama. */
+export function llamaNotFound(namespace: string, name: string, verb = "get"): ApiError {
+  return new ApiError(
+    failureStatus(404, "NotFound", `${LLAMAS.plural}.${LLAMAS.group} "${name}" not found`, {
+      name,
+      group: LLAMAS.group,
+      kind: LLAMAS.plural,
+    }),
+    call(verb, namespace, name),
+  );
+}
+
+function conflict(namespace: string, name: string, verb: string): ApiError {
+  return new ApiError(
+    failureStatus(
+      409,
+      "Conflict",
+      `Operation cannot be fulfilled on ${LLAMAS.plural}.${LLAMAS.group} "${name}": the object has been modified; ` +
+        "please apply your changes to the latest version and try again",
+      { name, group: LLAMAS.group, kind: LLAMAS.plural },
+    ),
+    call(verb, namespace, name),
+  );
+}
+
+/** A change requested by a caller: what the store should hold for one key afterwards. */
+type Mutation = (current: Llama | undefined) => { next: Llama | undefined; type: LlamaChange["type"] };
+
+/**
+ * In-memory llamas with resourceVersions, history and optional persistence.
+ *
+ * @example
+ * ```ts
+ * import { RealClock } from "../runtime/clock.ts";
+ * import { LlamaStore } from "./llama_store.ts";
+ * const store = await LlamaStore.open({ clock: new RealClock() });
+ * console.assert(store.get("default", "dolly").spec.weight === 31.4);
+ * ```
+ */
+export class LlamaStore {
+  readonly #clock: Clock;
+  readonly #persistence?: LlamaPersistence;
+  readonly #historySize: number;
+  #items = new Map<string, Llama>();
+  #rv = 0;
+  /** Changes with resourceVersion > #compactedRV are in #history. */
+  #compactedRV = 0;
+  #history: LlamaChange[] = [];
+  #listeners = new Set<(change: LlamaChange) => void>();
+  #chain: Promise<unknown> = Promise.resolve();
+
+  private constructor(opts: LlamaStoreOptions) {
+    this.#clock = opts.clock;
+    this.#persistence = opts.persistence;
+    this.#historySize = opts.historySize ?? 1000;
+  }
+
+  /** Loads persisted state (or seeds the tutorial's llamas) and returns the ready store. */
+  static async open(opts: LlamaStoreOptions): Promise<LlamaStore> {
+    const store = new LlamaStore(opts);
+    const saved = await opts.persistence?.load();
+    if (saved) {
+      store.#adopt(saved);
+    } else {
+      // Memory (or first start): begin at the wall clock so RVs from an earlier process are older and get 410.
+      store.#rv = Math.max(1, Math.floor(opts.clock.now()));
+      if (opts.seed ?? true) {
+        for (const seed of seedLlamas()) {
+          const llama = store.#stamp({ apiVersion: FARM_API_VERSION, kind: "Llama", ...structuredClone(seed) });
+          store.#items.set(key(llama.metadata.namespace!, llama.metadata.name!), llama);
+        }
+      }
+      await opts.persistence?.save(store.#snapshot());
+    }
+    store.#compactedRV = store.#rv;
+    return store;
+  }
+
+  /** The current resourceVersion (of the whole collection). */
+  get resourceVersion(): string {
+    return String(this.#rv);
+  }
+
+  /** The oldest resourceVersion a watch can resume from. */
+  get oldestResumableRV(): number {
+    return this.#compactedRV;
+  }
+
+  /** One llama (a copy); throws 404. */
+  get(namespace: string, name: string): Llama {
+    const found = this.#items.get(key(namespace, name));
+    if (!found) throw llamaNotFound(namespace, name);
+    return structuredClone(found);
+  }
+
+  /** Llamas of one namespace (or all), sorted by namespace/name, with the collection's resourceVersion. */
+  list(namespace: string | undefined, match: (l: Llama) => boolean = () => true): { items: Llama[]; rv: string } {
+    const items = [...this.#items.values()]
+      .filter((l) => (namespace === undefined || l.metadata.namespace === namespace) && match(l))
+      .sort((a, b) =>
+        key(a.metadata.namespace!, a.metadata.name!) < key(b.metadata.namespace!, b.metadata.name!) ? -1 : 1
+      )
+      .map((l) => structuredClone(l));
+    return { items, rv: this.resourceVersion };
+  }
+
+  /** Creates a llama (409 AlreadyExists when the name is taken). `obj` must be validated already. */
+  create(obj: Llama): Promise<Llama> {
+    const { namespace, name } = obj.metadata as { namespace: string; name: string };
+    return this.#mutate(namespace, name, (current) => {
+      if (current) {
+        throw new ApiError(
+          failureStatus(409, "AlreadyExists", `${LLAMAS.plural}.${LLAMAS.group} "${name}" already exists`, {
+            name,
+            group: LLAMAS.group,
+            kind: LLAMAS.plural,
+          }),
+          call("create", namespace, name),
+        );
+      }
+      const next = structuredClone(obj);
+      next.metadata.uid = crypto.randomUUID();
+      next.metadata.creationTimestamp = new Date(this.#clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z");
+      next.metadata.generation = 1;
+      delete next.metadata.deletionTimestamp;
+      return { next, type: "ADDED" };
+    });
+  }
+
+  /**
+   * Replaces a llama through `change(current) → desired`; a desired metadata.resourceVersion must equal the current
+   * one (409 Conflict otherwise). uid and creationTimestamp are kept; generation grows when the spec changes.
+   */
+  update(namespace: string, name: string, change: (current: Llama) => Llama, verb = "update"): Promise<Llama> {
+    return this.#mutate(namespace, name, (current) => {
+      if (!current) throw llamaNotFound(namespace, name, verb);
+      const desired = change(structuredClone(current));
+      const wanted = desired.metadata.resourceVersion;
+      if (wanted && wanted !== current.metadata.resourceVersion) throw conflict(namespace, name, verb);
+      const next = structuredClone(desired);
+      next.metadata = {
+        ...next.metadata,
+        name,
+        namespace,
+        uid: current.metadata.uid,
+        creationTimestamp: current.metadata.creationTimestamp,
+        generation: (current.metadata.generation ?? 1) +
+          (JSON.stringify(current.spec) === JSON.stringify(next.spec) ? 0 : 1),
+      };
+      return { next, type: "MODIFIED" };
+    });
+  }
+
+  /** Deletes a llama (404 when absent; 409 when a resourceVersion/uid precondition fails); returns its last state. */
+  delete(namespace: string, name: string, preconditions?: { uid?: string; resourceVersion?: string }): Promise<Llama> {
+    return this.#mutate(namespace, name, (current) => {
+      if (!current) throw llamaNotFound(namespace, name, "delete");
+      if (preconditions?.uid && preconditions.uid !== current.metadata.uid) throw conflict(namespace, name, "delete");
+      if (preconditions?.resourceVersion && preconditions.resourceVersion !== current.metadata.resourceVersion) {
+        throw conflict(namespace, name, "delete");
+      }
+      return { next: undefined, type: "DELETED" };
+    });
+  }
+
+  /**
+   * Subscribes to changes after `sinceRV` (replayed from history first). Returns the replayed changes and an
+   * unsubscribe function; throws 410 Expired when `sinceRV` is older than the history.
+   */
+  subscribe(
+    sinceRV: number,
+    listener: (change: LlamaChange) => void,
+  ): { replay: LlamaChange[]; unsubscribe: () => void } {
+    if (sinceRV < this.#compactedRV) {
+      throw new ApiError(
+        failureStatus(410, "Expired", `too old resource version: ${sinceRV} (${this.#compactedRV})`),
+        call("watch"),
+      );
+    }
+    const replay = this.#history.filter((c) => c.resourceVersion > sinceRV).map((c) => structuredClone(c));
+    this.#listeners.add(listener);
+    return { replay, unsubscribe: () => this.#listeners.delete(listener) };
+  }
+
+  #stamp(llama: Llama): Llama {
+    llama.metadata.resourceVersion = String(++this.#rv);
+    llama.metadata.uid ??= crypto.randomUUID();
+    llama.metadata.creationTimestamp ??= new Date(this.#clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z");
+    llama.metadata.generation ??= 1;
+    return llama;
+  }
+
+  #snapshot(): LlamaState {
+    return { resourceVersion: this.#rv, llamas: [...this.#items.values()] };
+  }
+
+  /** Replaces memory with a loaded state and tells watchers what changed. */
+  #adopt(state: LlamaState): void {
+    const before = this.#items;
+    this.#items = new Map(state.llamas.map((l) => [key(l.metadata.namespace!, l.metadata.name!), l]));
+    this.#rv = Math.max(this.#rv, state.resourceVersion);
+    for (const [k, l] of this.#items) {
+      const old = before.get(k);
+      if (!old) this.#emit({ type: "ADDED", object: l, resourceVersion: Number(l.metadata.resourceVersion) });
+      else if (old.metadata.resourceVersion !== l.metadata.resourceVersion) {
+        this.#emit({ type: "MODIFIED", object: l, resourceVersion: Number(l.metadata.resourceVersion) });
+      }
+    }
+    for (const [k, l] of before) {
+      if (!this.#items.has(k)) this.#emit({ type: "DELETED", object: l, resourceVersion: this.#rv });
+    }
+  }
+
+  #emit(change: LlamaChange): void {
+    this.#history.push(change);
+    while (this.#history.length > this.#historySize) this.#compactedRV = this.#history.shift()!.resourceVersion;
+    for (const listener of [...this.#listeners]) listener(structuredClone(change));
+  }
+
+  #mutate(namespace: string, name: string, mutation: Mutation): Promise<Llama> {
+    const run = async (): Promise<Llama> => {
+      for (let attempt = 0;; attempt++) {
+        const k = key(namespace, name);
+        const current = this.#items.get(k);
+        const { next, type } = mutation(current ? structuredClone(current) : undefined);
+        const rvBefore = this.#rv;
+        const nextRV = rvBefore + 1;
+        const object = next ?? structuredClone(current!);
+        object.apiVersion = FARM_API_VERSION;
+        object.kind = "Llama";
+        object.metadata.resourceVersion = String(nextRV);
+        const items = new Map(this.#items);
+        if (next) items.set(k, object);
+        else items.delete(k);
+        if (this.#persistence) {
+          try {
+            await this.#persistence.save({ resourceVersion: nextRV, llamas: [...items.values()] });
+          } catch (err) {
+            if (!(err instanceof StorageConflictError) || attempt >= MAX_CONFLICT_RETRIES) throw err;
+            const latest = await this.#persistence.load();
+            if (latest) this.#adopt(latest);
+            continue;
+          }
+        }
+        this.#rv = nextRV;
+        this.#items = items;
+        this.#emit({ type, object, resourceVersion: nextRV });
+        return structuredClone(object);
+      }
+    };
+    const result = this.#chain.then(run, run);
+    this.#chain = result.catch(() => undefined);
+    return result;
+  }
+}

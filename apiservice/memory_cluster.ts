@@ -1,0 +1,167 @@
+/**
+ * An in-memory {@link FarmCluster} for tests and local development: ConfigMaps with resourceVersion preconditions,
+ * a scriptable SubjectAccessReview (`authorize`), static bearer tokens, and a Pod cache fed by `putPod`/`deletePod`.
+ * Everything it records (`reviews`) is there for assertions.
+ * @module
+ */
+import { ApiError, failureStatus } from "../runtime/errors.ts";
+import type {
+  AccessAttributes,
+  AccessDecision,
+  ConfigMapObject,
+  FarmCluster,
+  PodCache,
+  PodObject,
+  TokenDecision,
+  UserInfo,
+} from "./cluster.ts";
+
+type PodHandler = Parameters<PodCache["addHandler"]>[0];
+
+/** A Pod cache held in memory. */
+export class MemoryPodCache implements PodCache {
+  #pods = new Map<string, PodObject>();
+  #handlers = new Set<PodHandler>();
+  synced = true;
+  error: string | undefined;
+
+  get(key: string): PodObject | undefined {
+    const pod = this.#pods.get(key);
+    return pod && structuredClone(pod);
+  }
+
+  list(namespace?: string): PodObject[] {
+    return [...this.#pods.values()].filter((p) => namespace === undefined || p.metadata.namespace === namespace)
+      .map((p) => structuredClone(p));
+  }
+
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  lastError(): string | undefined {
+    return this.error;
+  }
+
+  addHandler(h: PodHandler): () => void {
+    this.#handlers.add(h);
+    return () => this.#handlers.delete(h);
+  }
+
+  /** Adds or replaces a pod and notifies handlers. */
+  put(pod: PodObject): void {
+    const k = `${pod.metadata.namespace}/${pod.metadata.name}`;
+    const old = this.#pods.get(k);
+    this.#pods.set(k, structuredClone(pod));
+    for (const h of this.#handlers) old ? h.modified?.(old, pod) : h.added?.(pod);
+  }
+
+  /** Removes a pod and notifies handlers. */
+  delete(namespace: string, name: string): void {
+    const k = `${namespace}/${name}`;
+    const old = this.#pods.get(k);
+    if (!old) return;
+    this.#pods.delete(k);
+    for (const h of this.#handlers) h.deleted?.(old);
+  }
+}
+
+/**
+ * In-memory cluster.
+ *
+ * @example
+ * ```ts
+ * import { MemoryFarmCluster } from "./memory_cluster.ts";
+ * const cluster = new MemoryFarmCluster({ authorize: (user) => user.username === "alice" });
+ * const d = await cluster.subjectAccessReview({ username: "bob", groups: [] }, { verb: "get" });
+ * console.assert(!d.allowed);
+ * ```
+ */
+export class MemoryFarmCluster implements FarmCluster {
+  authorize: (user: UserInfo, attrs: AccessAttributes) => boolean;
+  tokens: Map<string, UserInfo>;
+  readonly pods = new MemoryPodCache();
+  readonly reviews: Array<{ user: UserInfo; attrs: AccessAttributes }> = [];
+  #configMaps = new Map<string, ConfigMapObject>();
+  #rv = 0;
+  /** When set, every ConfigMap call fails with this HTTP code (fault injection). */
+  failConfigMaps: number | undefined;
+
+  constructor(
+    opts: { authorize?: (user: UserInfo, attrs: AccessAttributes) => boolean; tokens?: Record<string, UserInfo> } = {},
+  ) {
+    this.authorize = opts.authorize ?? (() => true);
+    this.tokens = new Map(Object.entries(opts.tokens ?? {}));
+  }
+
+  subjectAccessReview(user: UserInfo, attrs: AccessAttributes): Promise<AccessDecision> {
+    this.reviews.push({ user, attrs });
+    const allowed = this.authorize(user, attrs);
+    return Promise.resolve({ allowed, reason: allowed ? "allowed by test policy" : "denied by test policy" });
+  }
+
+  tokenReview(token: string): Promise<TokenDecision> {
+    const user = this.tokens.get(token);
+    return Promise.resolve(user ? { authenticated: true, user } : { authenticated: false });
+  }
+
+  #check(verb: string, namespace: string, name: string): void {
+    if (this.failConfigMaps) {
+      throw new ApiError(failureStatus(this.failConfigMaps, "InternalError", "injected failure"), {
+        verb,
+        resource: "configmaps",
+        namespace,
+        name,
+      });
+    }
+  }
+
+  getConfigMap(namespace: string, name: string): Promise<ConfigMapObject | undefined> {
+    this.#check("get", namespace, name);
+    const cm = this.#configMaps.get(`${namespace}/${name}`);
+    return Promise.resolve(cm && structuredClone(cm));
+  }
+
+  createConfigMap(cm: ConfigMapObject): Promise<ConfigMapObject> {
+    const { namespace = "default", name = "" } = cm.metadata;
+    this.#check("create", namespace, name);
+    const k = `${namespace}/${name}`;
+    if (this.#configMaps.has(k)) {
+      throw new ApiError(failureStatus(409, "AlreadyExists", `configmaps "${name}" already exists`), {
+        verb: "create",
+        resource: "configmaps",
+        namespace,
+        name,
+      });
+    }
+    const stored = { ...structuredClone(cm), metadata: { ...cm.metadata, resourceVersion: String(++this.#rv) } };
+    this.#configMaps.set(k, stored);
+    return Promise.resolve(structuredClone(stored));
+  }
+
+  updateConfigMap(cm: ConfigMapObject): Promise<ConfigMapObject> {
+    const { namespace = "default", name = "" } = cm.metadata;
+    this.#check("update", namespace, name);
+    const k = `${namespace}/${name}`;
+    const current = this.#configMaps.get(k);
+    if (!current) {
+      throw new ApiError(failureStatus(404, "NotFound", `configmaps "${name}" not found`), {
+        verb: "update",
+        resource: "configmaps",
+        namespace,
+        name,
+      });
+    }
+    if (cm.metadata.resourceVersion && cm.metadata.resourceVersion !== current.metadata.resourceVersion) {
+      throw new ApiError(failureStatus(409, "Conflict", `Operation cannot be fulfilled on configmaps "${name}"`), {
+        verb: "update",
+        resource: "configmaps",
+        namespace,
+        name,
+      });
+    }
+    const stored = { ...structuredClone(cm), metadata: { ...cm.metadata, resourceVersion: String(++this.#rv) } };
+    this.#configMaps.set(k, stored);
+    return Promise.resolve(structuredClone(stored));
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * The farm aggregated API server (seed 001, `farm.example.com/v1alpha`): {@link startFarmApiServer} wires the
+ * serving certificate, the Llama store (memory or ConfigMap), the FarmPod cache, delegated auth and the router into
+ * one HTTPS listener. Used by `kubeop apiserver` and, in-process, by `kubeop dev`.
+ * @module
+ */
+import { type Clock, RealClock } from "../runtime/clock.ts";
+import {
+  AUTHENTICATION_CONFIGMAP,
+  Authenticator,
+  type RequestHeaderConfig,
+  requestHeaderFromConfigMap,
+} from "./authn.ts";
+import { CachingAuthorizer } from "./authz.ts";
+import type { FarmCluster } from "./cluster.ts";
+import { ConfigMapStorage } from "./configmap_storage.ts";
+import { createAuthGate } from "./gate.ts";
+import { LlamaStore } from "./llama_store.ts";
+import { createFarmRouter } from "./router.ts";
+import { loadServingCert, watchFiles } from "./serving_cert.ts";
+import { startTlsServer } from "./tls_server.ts";
+
+export type { FarmCluster } from "./cluster.ts";
+export type { RequestHeaderConfig } from "./authn.ts";
+export { REQUESTHEADER_DEFAULTS } from "./authn.ts";
+export { MemoryFarmCluster } from "./memory_cluster.ts";
+export { FARM_API_VERSION, FARM_GROUP, FARM_VERSION } from "./llama.ts";
+
+/** Options of {@link startFarmApiServer}. */
+export interface FarmApiServerOptions {
+  /** Default 8443; 0 = a free port. */
+  port?: number;
+  /** Default "0.0.0.0"; tests use "127.0.0.1". */
+  bindAddress?: string;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  /** Where a generated serving cert is kept (default `.kubeop/farm-certs`). */
+  certDir?: string;
+  /** SANs of a generated serving cert (default localhost, 127.0.0.1, plus `<serviceName>.<serviceNamespace>.svc`). */
+  hosts?: string[];
+  /** For the default SANs: the Service in front of this server (default kubeop-farm in kubeop-system). */
+  serviceName?: string;
+  serviceNamespace?: string;
+  /** How often the cert files are checked for changes (default 60 s). */
+  certReloadIntervalMs?: number;
+  /** The cluster (SubjectAccessReview, ConfigMaps, Pods). Required for delegated auth and configmap storage. */
+  cluster?: FarmCluster;
+  /** Default "memory". */
+  storage?: "memory" | "configmap";
+  /** ConfigMap of `storage: "configmap"` (default kube-system/farm-llamas). */
+  storageNamespace?: string;
+  storageName?: string;
+  /** Default "delegated". "none" serves everyone (local development only). */
+  auth?: "delegated" | "none";
+  /** Front-proxy options (flags); when absent they are read from kube-system/extension-apiserver-authentication. */
+  requestHeader?: RequestHeaderConfig;
+  /** SubjectAccessReview cache TTLs (default 10 s each). */
+  authorizationAllowTtlMs?: number;
+  authorizationDenyTtlMs?: number;
+  bookmarkIntervalMs?: number;
+  clock?: Clock;
+  /** Where warnings go (default console.error). */
+  log?: (message: string) => void;
+}
+
+/** A running farm API server. */
+export interface FarmApiServer {
+  /** `https://<bind or 127.0.0.1>:<port>`. */
+  url: string;
+  port: number;
+  /** PEM to trust for the serving cert (APIService.spec.caBundle, base64-encoded there). */
+  caPEM: string;
+  /** The router without the auth gate, for trusted in-process callers (e.g. `kubeop dev`'s fake API server). */
+  handler: (req: Request) => Promise<Response>;
+  /** The Llama store (for tests and diagnostics). */
+  store: LlamaStore;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the farm API server.
+ *
+ * @example
+ * ```ts ignore
+ * const farm = await startFarmApiServer({ port: 0, bindAddress: "127.0.0.1", auth: "none", certDir: tmp });
+ * // fake.registerAggregatedApi("farm.example.com", "v1alpha", { url: farm.url, caPEM: farm.caPEM });
+ * await farm.stop();
+ * ```
+ */
+export async function startFarmApiServer(opts: FarmApiServerOptions = {}): Promise<FarmApiServer> {
+  const clock = opts.clock ?? new RealClock();
+  const log = opts.log ?? ((m: string) => console.error(m));
+  const auth = opts.auth ?? "delegated";
+  const cluster = opts.cluster;
+  if (auth === "delegated" && !cluster) {
+    throw new Error("delegated auth needs a cluster connection (SubjectAccessReview); use --auth=none for local use");
+  }
+  if (opts.storage === "configmap" && !cluster) throw new Error("--storage=configmap needs a cluster connection");
+
+  const svc = `${opts.serviceName ?? "kubeop-farm"}.${opts.serviceNamespace ?? "kubeop-system"}.svc`;
+  const cert = await loadServingCert({
+    tlsCertFile: opts.tlsCertFile,
+    tlsPrivateKeyFile: opts.tlsPrivateKeyFile,
+    certDir: opts.certDir,
+    hosts: opts.hosts ?? ["localhost", "127.0.0.1", svc],
+    clock,
+  });
+
+  let requestHeader = opts.requestHeader;
+  if (auth === "delegated" && !requestHeader) {
+    try {
+      const cm = await cluster!.getConfigMap(AUTHENTICATION_CONFIGMAP.namespace, AUTHENTICATION_CONFIGMAP.name);
+      requestHeader = requestHeaderFromConfigMap(cm);
+    } catch (err) {
+      log(
+        `farm apiserver: cannot read ${AUTHENTICATION_CONFIGMAP.namespace}/${AUTHENTICATION_CONFIGMAP.name}: ` +
+          `${(err as Error).message}; front-proxy authentication is off`,
+      );
+    }
+    if (!requestHeader) {
+      log("farm apiserver: no requestheader client CA; only bearer tokens (TokenReview) are accepted");
+    }
+  }
+
+  const store = await LlamaStore.open({
+    clock,
+    persistence: opts.storage === "configmap"
+      ? new ConfigMapStorage({ cluster: cluster!, namespace: opts.storageNamespace, name: opts.storageName })
+      : undefined,
+  });
+  const router = createFarmRouter({
+    store,
+    pods: cluster?.pods,
+    clock,
+    bookmarkIntervalMs: opts.bookmarkIntervalMs,
+  });
+  const gate = auth === "delegated"
+    ? createAuthGate({
+      authenticator: new Authenticator({ requestHeader, cluster }),
+      authorizer: new CachingAuthorizer({
+        cluster: cluster!,
+        clock,
+        allowTtlMs: opts.authorizationAllowTtlMs,
+        denyTtlMs: opts.authorizationDenyTtlMs,
+      }),
+      onError: (m) => log(`farm apiserver: ${m}`),
+    })
+    : undefined;
+
+  const tls = await startTlsServer({
+    hostname: opts.bindAddress ?? "0.0.0.0",
+    port: opts.port ?? 8443,
+    certPEM: cert.certPEM,
+    keyPEM: cert.keyPEM,
+    clientCAPEM: requestHeader?.clientCAPEM,
+    handler: async (req, peer) => {
+      if (gate) {
+        const verdict = await gate(req, peer);
+        if ("response" in verdict) return verdict.response;
+      }
+      return router(req);
+    },
+  });
+  const stopWatching = watchFiles({
+    paths: [cert.certFile, cert.keyFile],
+    clock,
+    intervalMs: opts.certReloadIntervalMs ?? 60_000,
+    onChange: async () => {
+      const [certPEM, keyPEM] = await Promise.all([Deno.readTextFile(cert.certFile), Deno.readTextFile(cert.keyFile)]);
+      tls.setCertificate(certPEM, keyPEM, requestHeader?.clientCAPEM);
+      log(`farm apiserver: reloaded serving certificate from ${cert.certFile}`);
+    },
+    onError: (err) => log(`farm apiserver: checking ${cert.certFile}: ${(err as Error).message}`),
+  });
+  const host = !opts.bindAddress || opts.bindAddress === "0.0.0.0" ? "127.0.0.1" : opts.bindAddress;
+  return {
+    url: `https://${host.includes(":") ? `[${host}]` : host}:${tls.port}`,
+    port: tls.port,
+    caPEM: cert.caPEM,
+    handler: router,
+    store,
+    async stop() {
+      stopWatching();
+      await tls.close();
+    },
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * `meta.k8s.io/v1` Table responses for `kubectl get` (Accept `as=Table`): llamas print NAME WEIGHT HEIGHT AGE,
+ * farmpods NAME CONTAINERS AGE. Rows carry PartialObjectMetadata so `-A`, `--show-labels` and `-L` work.
+ * @module
+ */
+import type { KubeObject } from "../runtime/types.ts";
+import type { FarmResource } from "./llama.ts";
+
+/** One column of a Table. */
+export interface TableColumn {
+  name: string;
+  type: string;
+  format: string;
+  description: string;
+  priority: number;
+}
+
+const NAME_COLUMN: TableColumn = {
+  name: "Name",
+  type: "string",
+  format: "name",
+  description: "Name must be unique within a namespace. More info: " +
+    "https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+  priority: 0,
+};
+const AGE_COLUMN: TableColumn = {
+  name: "Age",
+  type: "date",
+  format: "",
+  description: "CreationTimestamp is a timestamp representing the server time when this object was created.",
+  priority: 0,
+};
+
+/** Columns per kind, with how to read each cell. */
+const COLUMNS: Record<string, Array<{ column: TableColumn; cell: (o: KubeObject) => unknown }>> = {
+  Llama: [
+    {
+      column: { name: "Weight", type: "number", format: "", description: "Weight of the llama in kg.", priority: 0 },
+      cell: (o) => o.spec?.weight ?? null,
+    },
+    {
+      column: { name: "Height", type: "number", format: "", description: "Height of the llama in m.", priority: 0 },
+      cell: (o) => o.spec?.height ?? null,
+    },
+  ],
+  FarmPod: [
+    {
+      column: {
+        name: "Containers",
+        type: "integer",
+        format: "",
+        description: "Number of containers in the pod.",
+        priority: 0,
+      },
+      cell: (o) => o.spec?.containers ?? null,
+    },
+  ],
+};
+
+/** apimachinery's HumanDuration: 59s, 2m3s, 45m, 3h5m, 23h, 3d4h, 400d, 2y10d. */
+export function humanDuration(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  if (s < -1) return "<invalid>";
+  if (s < 0) return "0s";
+  if (s < 120) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 10) return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
+  if (m < 180) return `${m}m`;
+  const h = Math.floor(m / 60);
+  if (h < 8) return m % 60 === 0 ? `${h}h` : `${h}h${m % 60}m`;
+  if (h < 48) return `${h}h`;
+  if (h < 192) return h % 24 === 0 ? `${Math.floor(h / 24)}d` : `${Math.floor(h / 24)}d${h % 24}h`;
+  const d = Math.floor(h / 24);
+  if (d < 365 * 2) return `${d}d`;
+  const y = Math.floor(d / 365);
+  if (y < 8) return d % 365 === 0 ? `${y}y` : `${y}y${d % 365}d`;
+  return `${y}y`;
+}
+
+/** The column definitions of a kind (identical in lists and every watch event). */
+export function tableColumns(resource: FarmResource): TableColumn[] {
+  return [NAME_COLUMN, ...(COLUMNS[resource.kind] ?? []).map((c) => c.column), AGE_COLUMN];
+}
+
+/**
+ * Renders objects as a Table.
+ *
+ * @example
+ * ```ts
+ * import { toTable } from "./table.ts";
+ * import { LLAMAS } from "./llama.ts";
+ * const t = toTable([{ metadata: { name: "dolly", creationTimestamp: "2026-01-01T00:00:00Z" }, spec: { weight: 31.4, height: 0.5 } }],
+ *   LLAMAS, { nowMs: Date.UTC(2026, 0, 1, 0, 1), resourceVersion: "7" });
+ * console.assert(t.rows[0].cells.join(" ") === "dolly 31.4 0.5 60s");
+ * ```
+ */
+export function toTable(
+  objects: KubeObject[],
+  resource: FarmResource,
+  opts: { nowMs: number; resourceVersion?: string; noHeaders?: boolean; includeObject?: string },
+) {
+  const extra = COLUMNS[resource.kind] ?? [];
+  return {
+    kind: "Table",
+    apiVersion: "meta.k8s.io/v1",
+    metadata: opts.resourceVersion ? { resourceVersion: opts.resourceVersion } : {},
+    columnDefinitions: opts.noHeaders ? [] : tableColumns(resource),
+    rows: objects.map((o) => {
+      const created = Date.parse(o.metadata.creationTimestamp ?? "");
+      return {
+        cells: [
+          o.metadata.name,
+          ...extra.map((c) => c.cell(o)),
+          Number.isNaN(created) ? "<unknown>" : humanDuration(opts.nowMs - created),
+        ],
+        object: opts.includeObject === "Object"
+          ? o
+          : opts.includeObject === "None"
+          ? null
+          : { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: o.metadata },
+      };
+    }),
+  };
+}

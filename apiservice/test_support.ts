@@ -1,0 +1,136 @@
+/**
+ * Test fixture for the farm server: a front-proxy CA with an allowed client certificate, a rogue CA, an in-memory
+ * cluster, a started server on 127.0.0.1:0, and `call()` which makes real HTTPS requests as the front proxy (with
+ * X-Remote-User/Group), with a rogue certificate, or with no certificate at all.
+ * @module
+ */
+import { type Clock, RealClock } from "../runtime/clock.ts";
+import type { KubeObject } from "../runtime/types.ts";
+import { REQUESTHEADER_DEFAULTS } from "./authn.ts";
+import type { AccessAttributes, UserInfo } from "./cluster.ts";
+import { MemoryFarmCluster } from "./memory_cluster.ts";
+import { type FarmApiServer, type FarmApiServerOptions, startFarmApiServer } from "./mod.ts";
+import { type CertAuthority, type CertKeyPEM, createCA } from "./pki.ts";
+
+/** How a test request identifies itself. */
+export interface CallAs {
+  /** "proxy" (default): allowed front-proxy cert; "rogue": cert from another CA; "wrong-cn": front-proxy CA, CN not allowed; "none". */
+  cert?: "proxy" | "rogue" | "wrong-cn" | "none";
+  user?: string;
+  groups?: string[];
+  headers?: Record<string, string>;
+}
+
+/** A running fixture. */
+export interface FarmFixture {
+  farm: FarmApiServer;
+  cluster: MemoryFarmCluster;
+  frontProxyCA: CertAuthority;
+  certDir: string;
+  /** HTTPS request; `as` defaults to the front proxy acting for user "alice". */
+  call(path: string, init?: RequestInit & { as?: CallAs }): Promise<Response>;
+  /** Stops the server, closes clients and removes the cert dir (unless keepCertDir). */
+  close(opts?: { keepCertDir?: boolean }): Promise<void>;
+}
+
+/** Options of {@link startFarmFixture}. */
+export interface FixtureOptions extends Partial<FarmApiServerOptions> {
+  authorize?: (user: UserInfo, attrs: AccessAttributes) => boolean;
+  cluster?: MemoryFarmCluster;
+  frontProxyCA?: CertAuthority;
+  clock?: Clock;
+}
+
+/** Starts a fixture. */
+export async function startFarmFixture(opts: FixtureOptions = {}): Promise<FarmFixture> {
+  const frontProxyCA = opts.frontProxyCA ?? await createCA({ commonName: "front-proxy-ca" });
+  const rogueCA = await createCA({ commonName: "rogue-ca" });
+  const proxyCert = await frontProxyCA.issue({ commonName: "front-proxy-client", usage: "client" });
+  const wrongCN = await frontProxyCA.issue({ commonName: "someone-else", usage: "client" });
+  const rogueCert = await rogueCA.issue({ commonName: "front-proxy-client", usage: "client" });
+  const cluster = opts.cluster ?? new MemoryFarmCluster({ authorize: opts.authorize });
+  const certDir = opts.certDir ?? await Deno.makeTempDir({ prefix: "farm-certs-" });
+  const farm = await startFarmApiServer({
+    port: 0,
+    bindAddress: "127.0.0.1",
+    certDir,
+    cluster,
+    clock: opts.clock ?? new RealClock(),
+    requestHeader: {
+      ...REQUESTHEADER_DEFAULTS,
+      clientCAPEM: frontProxyCA.certPEM,
+      allowedNames: ["front-proxy-client"],
+    },
+    log: () => {},
+    ...opts,
+  });
+  const clients = new Map<string, Deno.HttpClient>();
+  const clientFor = (kind: NonNullable<CallAs["cert"]>) => {
+    let client = clients.get(kind);
+    if (!client) {
+      const pair: CertKeyPEM | undefined = kind === "proxy"
+        ? proxyCert
+        : kind === "rogue"
+        ? rogueCert
+        : kind === "wrong-cn"
+        ? wrongCN
+        : undefined;
+      client = Deno.createHttpClient({
+        caCerts: [farm.caPEM],
+        ...(pair ? { cert: pair.certPEM, key: pair.keyPEM } : {}),
+      });
+      clients.set(kind, client);
+    }
+    return client;
+  };
+  return {
+    farm,
+    cluster,
+    frontProxyCA,
+    certDir,
+    call(path, init = {}) {
+      const as = init.as ?? {};
+      const headers = new Headers(init.headers);
+      const cert = as.cert ?? "proxy";
+      const user = as.user ?? (cert === "proxy" ? "alice" : undefined);
+      if (user) headers.set("X-Remote-User", user);
+      for (const g of as.groups ?? (user ? ["system:authenticated"] : [])) headers.append("X-Remote-Group", g);
+      for (const [k, v] of Object.entries(as.headers ?? {})) headers.set(k, v);
+      return fetch(`${farm.url}${path}`, { ...init, headers, client: clientFor(cert) });
+    },
+    async close(closeOpts = {}) {
+      await farm.stop();
+      for (const c of clients.values()) c.close();
+      if (!closeOpts.keepCertDir && !opts.certDir) await Deno.remove(certDir, { recursive: true });
+    },
+  };
+}
+
+/** Reads a watch stream line by line until `until` returns true for the collected events (or the deadline). */
+export async function readWatch(
+  res: Response,
+  until: (events: Array<{ type: string; object: KubeObject }>) => boolean,
+  opts: { deadlineMs?: number } = {},
+): Promise<Array<{ type: string; object: KubeObject }>> {
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const events: Array<{ type: string; object: KubeObject }> = [];
+  let buffer = "";
+  const deadline = Date.now() + (opts.deadlineMs ?? 10_000);
+  try {
+    while (!until(events)) {
+      if (Date.now() > deadline) throw new Error(`watch: condition not met; got ${JSON.stringify(events)}`);
+      const { done, value } = await reader.read();
+      if (done) break;
+      buffer += value;
+      let nl;
+      while ((nl = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, nl).trim();
+        buffer = buffer.slice(nl + 1);
+        if (line) events.push(JSON.parse(line));
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  return events;
+}

@@ -1,0 +1,162 @@
+/**
+ * The HTTPS listener on node:https — the one server API under Deno that can request client certificates and
+ * report whether they chain to a CA (`socket.authorized`), which front-proxy authentication needs. It turns each
+ * node request into a web Request, hands it with the peer's TLS facts to a handler, and streams the web Response
+ * back (watch bodies included), cancelling the body when the client disconnects. Certificates can be swapped
+ * without a restart.
+ * @module
+ */
+import https from "node:https";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { TLSSocket } from "node:tls";
+import type { PeerInfo } from "./authn.ts";
+
+/** Options of {@link startTlsServer}. */
+export interface TlsServerOptions {
+  hostname: string;
+  port: number;
+  certPEM: string;
+  keyPEM: string;
+  /** When set, client certificates are requested and verified against this bundle (not required). */
+  clientCAPEM?: string;
+  handler: (req: Request, peer: PeerInfo) => Promise<Response>;
+  /** Largest request body accepted, bytes (default 3 MiB, kube-apiserver's limit). */
+  maxBodyBytes?: number;
+}
+
+/** A running listener. */
+export interface TlsServer {
+  port: number;
+  /** Replaces the serving certificate (and client CA) for new connections. */
+  setCertificate(certPEM: string, keyPEM: string, clientCAPEM?: string): void;
+  close(): Promise<void>;
+}
+
+function toHeaders(req: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
+  return headers;
+}
+
+async function readAll(req: IncomingMessage, maxBytes: number): Promise<Uint8Array | "too-large"> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Uint8Array).length;
+    if (size > maxBytes) return "too-large";
+    chunks.push(chunk as Uint8Array);
+  }
+  const out = new Uint8Array(size);
+  let off = 0;
+  for (const c of chunks) {
+    out.set(c, off);
+    off += c.length;
+  }
+  return out;
+}
+
+function peerOf(req: IncomingMessage): PeerInfo {
+  const socket = req.socket as TLSSocket;
+  const cert = socket.getPeerCertificate?.();
+  const cn = cert?.subject?.CN;
+  return { verified: socket.authorized === true, commonName: Array.isArray(cn) ? cn[0] : cn };
+}
+
+async function serve(opts: TlsServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const method = req.method ?? "GET";
+  let body: Uint8Array | undefined;
+  if (method !== "GET" && method !== "HEAD") {
+    const read = await readAll(req, opts.maxBodyBytes ?? 3 * 1024 * 1024);
+    if (read === "too-large") {
+      res.writeHead(413, { "content-type": "application/json" });
+      res.end(JSON.stringify({
+        kind: "Status",
+        apiVersion: "v1",
+        metadata: {},
+        status: "Failure",
+        reason: "RequestEntityTooLarge",
+        message: "request body too large",
+        code: 413,
+      }));
+      return;
+    }
+    body = read;
+  }
+  const request = new Request(`https://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, {
+    method,
+    headers: toHeaders(req),
+    body: body as BodyInit | undefined,
+  });
+  const response = await opts.handler(request, peerOf(req));
+  const headers: Record<string, string> = {};
+  response.headers.forEach((v, k) => headers[k] = v);
+  res.writeHead(response.status, headers);
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  res.flushHeaders(); // watch clients wait for the headers before the first event
+  const reader = response.body.getReader();
+  res.on("close", () => reader.cancel().catch(() => {}));
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      res.write(value);
+    }
+  } catch {
+    // The client went away mid-stream; the reader is cancelled above.
+  }
+  res.end();
+}
+
+/** Starts the listener; resolves once it is bound. */
+export async function startTlsServer(opts: TlsServerOptions): Promise<TlsServer> {
+  const secure = (certPEM: string, keyPEM: string, clientCAPEM?: string) => ({
+    cert: certPEM,
+    key: keyPEM,
+    ...(clientCAPEM ? { ca: clientCAPEM, requestCert: true, rejectUnauthorized: false } : {}),
+  });
+  const sockets = new Set<import("node:net").Socket>();
+  const server = https.createServer(secure(opts.certPEM, opts.keyPEM, opts.clientCAPEM), (req, res) => {
+    serve(opts, req, res).catch((err) => {
+      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({
+        kind: "Status",
+        apiVersion: "v1",
+        metadata: {},
+        status: "Failure",
+        reason: "InternalError",
+        message: `Internal error occurred: ${(err as Error).message}`,
+        code: 500,
+      }));
+    });
+  });
+  const track = (socket: import("node:net").Socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  };
+  server.on("connection", track);
+  server.on("secureConnection", track);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port, opts.hostname, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    setCertificate(certPEM, keyPEM, clientCAPEM = opts.clientCAPEM) {
+      server.setSecureContext(secure(certPEM, keyPEM, clientCAPEM));
+    },
+    close() {
+      return new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections?.();
+        for (const s of sockets) s.destroy();
+      });
+    },
+  };
+}
