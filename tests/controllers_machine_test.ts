@@ -138,3 +138,45 @@ Deno.test("the CRD refuses switches: -1 and 1000 with a message naming the field
     await env.close();
   }
 });
+
+Deno.test("a Machine adopts a matching Switch nobody controls and ignores one another live Machine controls", async () => {
+  const env = await startEnv({ controllers: ["machine"], clock: new VirtualClock(Date.UTC(2026, 0, 1)) });
+  try {
+    // "other" selects machine=m,owner=other: it keeps (does not release) the Switch it controls, and the orphan
+    // (machine=m only) matches m alone
+    const other = await env.client.create<Machine>(MachineType, {
+      metadata: { name: "other" },
+      spec: { selector: { machine: "m", owner: "other" } },
+    }, ns);
+    await env.client.create(SwitchType, {
+      metadata: { name: "switch-orphan", labels: { machine: "m" } },
+      spec: { position: "down" },
+    }, ns);
+    await env.client.create(SwitchType, {
+      metadata: {
+        name: "switch-foreign",
+        labels: { machine: "m", owner: "other" },
+        ownerReferences: [{
+          apiVersion: "useless.container.training/v1alpha1",
+          kind: "Machine",
+          name: "other",
+          uid: other.metadata.uid!,
+          controller: true,
+        }],
+      },
+      spec: { position: "down" },
+    }, ns);
+    const m = await env.client.create<Machine>(MachineType, { metadata: { name: "m" }, spec: { switches: 2 } }, ns);
+    await waitFor("two switches of m", async () => {
+      const s = await switchesOf(env, "m");
+      return s.filter((x) => x.metadata.ownerReferences?.some((r) => r.uid === m.metadata.uid)).length === 2;
+    });
+    const orphan = await env.client.get<Switch>(SwitchType, "switch-orphan", ns);
+    assert.equal(orphan.metadata.ownerReferences?.[0].uid, m.metadata.uid, "adopted");
+    const foreign = await env.client.get<Switch>(SwitchType, "switch-foreign", ns);
+    assert.equal(foreign.metadata.ownerReferences?.[0].uid, other.metadata.uid, "left to its controller");
+    assert.equal((await switchesOf(env, "m")).length, 3, "one created, one adopted, one foreign");
+  } finally {
+    await env.close();
+  }
+});

@@ -115,3 +115,39 @@ Deno.test("a Secret in every namespace; new namespace; re-creation; propagation;
     await configureLogging({ write: () => {} });
   }
 });
+
+Deno.test("namespaceSelector picks namespaces, Terminating ones are skipped, a type change re-creates the children", async () => {
+  const env = await startEnv({ controllers: ["multisecret"] });
+  try {
+    await env.client.create(CoreTypes.Namespace, { metadata: { name: "pay-1", labels: { team: "payments" } } });
+    await env.client.create(CoreTypes.Namespace, { metadata: { name: "web-1", labels: { team: "web" } } });
+    await env.client.create(CoreTypes.Namespace, {
+      metadata: { name: "pay-old", labels: { team: "payments" }, finalizers: ["example.com/hold"] },
+    });
+    await env.client.delete(CoreTypes.Namespace, "pay-old");
+    await env.client.create(MultiSecretType, {
+      metadata: { name: "shared" },
+      spec: { stringData: { k: "v" }, namespaceSelector: { matchLabels: { team: "payments" } } },
+    }, { namespace: "default" });
+    await waitFor("status", async () => (await ms(env)).status?.created === 1);
+    assert.deepEqual((await children(env)).map((s) => s.metadata.namespace), ["pay-1"]);
+    assert.equal((await ms(env)).status?.wanted, 1, "Terminating pay-old and unselected web-1 are not wanted");
+
+    const before = (await getOrUndefined(env.client, CoreTypes.Secret, "shared", "pay-1"))!;
+    await env.client.patch(MultiSecretType, "shared", { spec: { type: "example.com/token" } }, {
+      namespace: "default",
+      type: "merge",
+    });
+    const after = await waitFor("re-created with the new type", async () => {
+      const s = await getOrUndefined(env.client, CoreTypes.Secret, "shared", "pay-1");
+      return s?.type === "example.com/token" && s;
+    });
+    assert.notEqual(after.metadata.uid, before.metadata.uid);
+
+    // relabelling the namespace away deletes its child
+    await env.client.patch(CoreTypes.Namespace, "pay-1", { metadata: { labels: { team: "web" } } }, { type: "merge" });
+    await waitFor("child removed", async () => (await children(env)).length === 0);
+  } finally {
+    await env.close();
+  }
+});
