@@ -38,7 +38,13 @@ export class CachingAuthorizer {
   readonly #cache = new Map<string, { decision: AccessDecision; expiresMs: number }>();
 
   constructor(opts: AuthorizerOptions) {
-    this.#opts = { allowTtlMs: 10_000, denyTtlMs: 10_000, maxEntries: 10_000, ...opts };
+    this.#opts = {
+      cluster: opts.cluster,
+      clock: opts.clock,
+      allowTtlMs: opts.allowTtlMs ?? 10_000,
+      denyTtlMs: opts.denyTtlMs ?? 10_000,
+      maxEntries: opts.maxEntries ?? 10_000,
+    };
   }
 
   async authorize(user: UserInfo, attrs: AccessAttributes): Promise<AccessDecision> {

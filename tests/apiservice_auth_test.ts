@@ -1,0 +1,156 @@
+// Delegated authentication and authorization of the farm server over real HTTPS with front-proxy client certs.
+import assert from "node:assert/strict";
+import { VirtualClock } from "../runtime/clock.ts";
+import { startFarmFixture } from "../apiservice/test_support.ts";
+
+const DOLLY = "/apis/farm.example.com/v1alpha/namespaces/default/llamas/dolly";
+
+Deno.test("anonymous requests get 401 Status; health stays open", async () => {
+  const fx = await startFarmFixture();
+  try {
+    const res = await fx.call(DOLLY, { as: { cert: "none" } });
+    assert.equal(res.status, 401);
+    const status = await res.json();
+    assert.equal(status.kind, "Status");
+    assert.equal(status.reason, "Unauthorized");
+    const discovery = await fx.call("/apis", { as: { cert: "none" } });
+    assert.equal(discovery.status, 401);
+    await discovery.body?.cancel();
+    const health = await fx.call("/readyz", { as: { cert: "none" } });
+    assert.equal(health.status, 200);
+    await health.body?.cancel();
+    assert.equal(fx.cluster.reviews.length, 0);
+  } finally {
+    await fx.close();
+  }
+});
+
+Deno.test("forged X-Remote-User without a verified client cert is ignored", async () => {
+  const fx = await startFarmFixture();
+  try {
+    for (const cert of ["none", "rogue", "wrong-cn"] as const) {
+      const res = await fx.call(DOLLY, { as: { cert, user: "system:admin", groups: ["system:masters"] } });
+      assert.equal(res.status, 401, cert);
+      await res.body?.cancel();
+    }
+    assert.equal(fx.cluster.reviews.length, 0, "no SubjectAccessReview for forged identities");
+  } finally {
+    await fx.close();
+  }
+});
+
+Deno.test("front proxy with a user: SAR allowed → 200 with the request's attributes", async () => {
+  const fx = await startFarmFixture({ authorize: (user) => user.username === "alice" });
+  try {
+    const res = await fx.call(DOLLY, {
+      as: { user: "alice", groups: ["devs", "system:authenticated"], headers: { "X-Remote-Extra-Scopes": "farm" } },
+    });
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+    const review = fx.cluster.reviews.at(-1)!;
+    assert.equal(review.user.username, "alice");
+    assert.deepEqual(review.user.groups, ["devs", "system:authenticated"]);
+    assert.deepEqual(review.user.extra, { scopes: ["farm"] });
+    assert.deepEqual(review.attrs, {
+      verb: "get",
+      group: "farm.example.com",
+      version: "v1alpha",
+      resource: "llamas",
+      subresource: undefined,
+      namespace: "default",
+      name: "dolly",
+    });
+    const watch = await fx.call("/apis/farm.example.com/v1alpha/llamas?watch=true&timeoutSeconds=1");
+    assert.equal(watch.status, 200);
+    await watch.body?.cancel();
+    assert.equal(fx.cluster.reviews.at(-1)!.attrs.verb, "watch");
+    assert.equal(fx.cluster.reviews.at(-1)!.attrs.namespace, undefined);
+  } finally {
+    await fx.close();
+  }
+});
+
+Deno.test("front proxy with a user: SAR denied → 403 Forbidden Status", async () => {
+  const fx = await startFarmFixture({ authorize: (_user, attrs) => attrs.verb === "get" || attrs.verb === "list" });
+  try {
+    const res = await fx.call("/apis/farm.example.com/v1alpha/namespaces/default/llamas", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ metadata: { name: "x" }, spec: { weight: 1, height: 1 } }),
+      as: { user: "bob" },
+    });
+    assert.equal(res.status, 403);
+    const status = await res.json();
+    assert.equal(status.reason, "Forbidden");
+    assert.match(status.message, /User "bob" cannot create resource "llamas" in API group "farm.example.com"/);
+    const list = await (await fx.call("/apis/farm.example.com/v1alpha/namespaces/default/llamas", {
+      as: { user: "bob" },
+    })).json();
+    assert.equal(list.items.length, 1, "the denied create did not happen");
+  } finally {
+    await fx.close();
+  }
+});
+
+Deno.test("SAR answers are cached 10 s on the injected clock", async () => {
+  const clock = new VirtualClock();
+  const fx = await startFarmFixture({ clock });
+  try {
+    for (let i = 0; i < 3; i++) {
+      const res = await fx.call(DOLLY);
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+    }
+    assert.equal(fx.cluster.reviews.length, 1);
+    fx.cluster.authorize = () => false;
+    await clock.advance(10_001);
+    const denied = await fx.call(DOLLY);
+    assert.equal(denied.status, 403);
+    await denied.body?.cancel();
+    assert.equal(fx.cluster.reviews.length, 2);
+  } finally {
+    await fx.close();
+  }
+});
+
+Deno.test("the front proxy without a user may read discovery, not resources", async () => {
+  const fx = await startFarmFixture();
+  try {
+    const headers = new Headers();
+    const discovery = await fx.call("/apis/farm.example.com/v1alpha", { as: { cert: "proxy", user: "" }, headers });
+    assert.equal(discovery.status, 200);
+    await discovery.body?.cancel();
+    const resource = await fx.call(DOLLY, { as: { cert: "proxy", user: "" } });
+    assert.equal(resource.status, 401);
+    await resource.body?.cancel();
+  } finally {
+    await fx.close();
+  }
+});
+
+Deno.test("bearer tokens are checked with TokenReview", async () => {
+  const fx = await startFarmFixture();
+  fx.cluster.tokens.set("good-token", { username: "carol", groups: ["system:authenticated"] });
+  try {
+    const ok = await fx.call(DOLLY, { as: { cert: "none", headers: { authorization: "Bearer good-token" } } });
+    assert.equal(ok.status, 200);
+    await ok.body?.cancel();
+    assert.equal(fx.cluster.reviews.at(-1)!.user.username, "carol");
+    const bad = await fx.call(DOLLY, { as: { cert: "none", headers: { authorization: "Bearer nope" } } });
+    assert.equal(bad.status, 401);
+    await bad.body?.cancel();
+  } finally {
+    await fx.close();
+  }
+});
+
+Deno.test("auth none serves everyone (local development)", async () => {
+  const fx = await startFarmFixture({ auth: "none" });
+  try {
+    const res = await fx.call(DOLLY, { as: { cert: "none" } });
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+  } finally {
+    await fx.close();
+  }
+});
