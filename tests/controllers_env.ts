@@ -64,13 +64,13 @@ export async function startEnv(
   return env;
 }
 
-/** Polls `probe` (real time, every 10 ms) until it returns a value other than undefined/false; fails at the deadline. */
+/** Polls `probe` (real time, every 10 ms) until it returns a value other than undefined/false; fails at the deadline (default 30 s: the suite runs in parallel on small machines). */
 export async function waitFor<T>(
   what: string,
   probe: () => Promise<T | undefined | false> | T | undefined | false,
   opts: { timeoutMs?: number } = {},
 ): Promise<T> {
-  const deadline = Date.now() + (opts.timeoutMs ?? 10_000);
+  const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
   let last: unknown;
   while (Date.now() < deadline) {
     try {
