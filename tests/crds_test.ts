@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import YAML from "yaml";
-import { crdYaml } from "../cli/crds.ts";
+import { allCrdsYaml, crdYaml } from "../cli/crds.ts";
 import { crdManifests } from "../controllers/crds.ts";
 import { MachineObjectSchema, SwitchObjectSchema } from "../controllers/machine/schema.ts";
 import { AtObjectSchema } from "../controllers/at/schema.ts";
@@ -189,4 +189,17 @@ Deno.test("the CRD schemas accept the tutorials' manifests without pruning and a
   }
   const { object } = validateAndDefault({ spec: {} }, crdSchema("netperfs")) as { object: KubeObject };
   assert.deepEqual(object.spec, { image: "tailoredcloud/netperf:v2.7", duration: 10 });
+});
+
+Deno.test("kubeop crds prints every CRD as one multi-document YAML stream", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", new URL("main.ts", root).pathname, "crds"],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const text = new TextDecoder().decode(out.stdout);
+  assert.equal(text, allCrdsYaml());
+  const docs = YAML.parseAllDocuments(text).map((d) => d.toJS() as KubeObject);
+  assert.deepEqual(docs.map((d) => d.metadata.name), crdManifests().map((c) => c.metadata.name));
 });
