@@ -425,11 +425,15 @@ export class FakeStore {
   }
 
   #record(def: ResourceDef, old: KubeObject | undefined, next: KubeObject, opts: WriteOptions): KubeObject {
-    return recordUpdateManagedFields(old, next, opts.fieldManager!, rfc3339(this.clock.now()), "Update", {
+    const out = recordUpdateManagedFields(old, next, opts.fieldManager!, rfc3339(this.clock.now()), "Update", {
       subresource: opts.subresource,
       statusSubresource: def.subresources.includes("status"),
       def,
     });
+    if (Array.isArray(out.metadata.managedFields) && out.metadata.managedFields.length === 0) {
+      delete out.metadata.managedFields;
+    }
+    return out;
   }
 
   #ns(def: ResourceDef, namespace: string | undefined): string {

@@ -32,7 +32,7 @@ export interface InjectedFault {
   message?: string;
 }
 
-/** Decides a SubjectAccessReview: return false to deny. */
+/** Decides a SubjectAccessReview: return true to deny it. */
 export type AccessDecider = (review: KubeObject) => boolean;
 
 const REASONS: Record<number, string> = {
@@ -92,14 +92,14 @@ export class FaultHooks {
     this.#decider = undefined;
   }
 
-  /** SubjectAccessReviews are allowed unless `decider` returns false. */
-  denySubjectAccess(decider: AccessDecider): void {
-    this.#decider = decider;
+  /** SubjectAccessReviews are allowed unless `denies` returns true for them. */
+  denySubjectAccess(denies: AccessDecider): void {
+    this.#decider = denies;
   }
 
   /** Whether a SubjectAccessReview is allowed. */
   allows(review: KubeObject): boolean {
-    return this.#decider ? this.#decider(review) : true;
+    return this.#decider ? !this.#decider(review) : true;
   }
 
   /** Applies matching rules to a request: waits for latency, throws an ApiError for an error code. */

@@ -20,6 +20,8 @@ export type AggregatedTarget = { url: string; caPEM?: string } | ((req: Request)
 export interface RouterContext extends ResourceContext {
   faults: FaultHooks;
   token?: string;
+  /** Refuse unauthenticated requests (a token or a client CA is configured). */
+  requireAuth: boolean;
   /** Extra authentication (client certificates): true when the request is authenticated by other means. */
   authenticated?: (req: Request) => boolean;
   /** `group/version` → target. */
@@ -59,7 +61,7 @@ function unauthorized(): ApiError {
 async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Response> {
   const path = url.pathname.replace(/\/+$/, "") || "/";
   if (path === "/healthz" || path === "/livez" || path === "/readyz") return new Response("ok");
-  if (ctx.token !== undefined || ctx.authenticated) {
+  if (ctx.requireAuth) {
     const auth = req.headers.get("authorization");
     const byToken = ctx.token !== undefined && auth === `Bearer ${ctx.token}`;
     if (!byToken && !(ctx.authenticated?.(req) ?? false)) {

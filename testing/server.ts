@@ -15,6 +15,8 @@ import type { ResourceRoute } from "./http_resources.ts";
 import { ResourceRegistry } from "./registry.ts";
 import { FakeKubelet, type FakeKubeletOptions } from "./kubelet.ts";
 import { podSubresources } from "./pod_subresources.ts";
+import { createServerPki, extensionApiserverAuthentication, type ServerPki } from "./server_pki.ts";
+import { CLIENT_CERT_HEADER, type HttpsListener, serveHttps } from "./https_server.ts";
 import { loadSnapshot, Persistence } from "./persistence.ts";
 import { openApiHandler } from "./http_openapi.ts";
 import { schemaAdmission } from "./schema_admission.ts";
@@ -25,6 +27,8 @@ import { WatchHub } from "./watch_hub.ts";
 export interface FakeApiServerOptions {
   /** Port on 127.0.0.1; default 0 (a free port). */
   port?: number;
+  /** Serve HTTPS (generated CA); client certificates signed by it (or by `clientCA`) authenticate (mTLS). */
+  tls?: boolean | { clientCA?: string };
   /** Require `Authorization: Bearer <token>`. */
   token?: string;
   /** Drives timestamps, bookmarks and timeouts; default RealClock. */
@@ -58,6 +62,10 @@ export interface FakeApiServer {
   registerAggregatedApi(group: string, version: string, target: AggregatedTarget): void;
   /** The fake kubelet, when enabled. */
   readonly kubelet?: FakeKubelet;
+  /** The cluster CA (PEM) when serving HTTPS. */
+  readonly caPEM?: string;
+  /** An admin client certificate signed by the cluster CA (HTTPS only). */
+  readonly clientCert?: { certPEM: string; keyPEM: string };
 }
 
 /** The default namespaces every cluster has. */
@@ -84,8 +92,12 @@ class Server implements FakeApiServer {
   #subresources: Map<string, (req: Request, route: ResourceRoute, url: URL) => Promise<Response>>;
   kubelet?: FakeKubelet;
 
-  constructor(opts: FakeApiServerOptions) {
+  #pki: ServerPki;
+  #https?: HttpsListener;
+
+  constructor(opts: FakeApiServerOptions, pki: ServerPki) {
     this.#opts = opts;
+    this.#pki = pki;
     this.#clock = opts.clock ?? new RealClock();
     this.faults = new FaultHooks({
       hub: () => this.#state.hub,
@@ -105,7 +117,15 @@ class Server implements FakeApiServer {
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.#port}`;
+    return `${this.#opts.tls ? "https" : "http"}://127.0.0.1:${this.#port}`;
+  }
+
+  get caPEM(): string | undefined {
+    return this.#opts.tls ? this.#pki.caPEM : undefined;
+  }
+
+  get clientCert(): { certPEM: string; keyPEM: string } | undefined {
+    return this.#opts.tls ? this.#pki.adminClient : undefined;
   }
 
   get store(): FakeStore {
@@ -113,11 +133,19 @@ class Server implements FakeApiServer {
   }
 
   get kubeconfig(): string {
-    const user: Record<string, string> = this.#opts.token ? { token: this.#opts.token } : {};
+    const b64 = (text: string) => btoa(text);
+    const user: Record<string, string> = this.#opts.token ? { token: this.#opts.token } : this.#opts.tls
+      ? {
+        "client-certificate-data": b64(this.#pki.adminClient.certPEM),
+        "client-key-data": b64(this.#pki.adminClient.keyPEM),
+      }
+      : {};
+    const cluster: Record<string, string> = { server: this.url };
+    if (this.#opts.tls) cluster["certificate-authority-data"] = b64(this.#pki.caPEM);
     return YAML.stringify({
       apiVersion: "v1",
       kind: "Config",
-      clusters: [{ name: "kubeop-fake", cluster: { server: this.url } }],
+      clusters: [{ name: "kubeop-fake", cluster }],
       users: [{ name: "kubeop-fake", user }],
       contexts: [{
         name: "kubeop-fake",
@@ -153,7 +181,18 @@ class Server implements FakeApiServer {
         store.create({ group: "", version: "v1", plural: "namespaces" }, { metadata: { name } });
       }
     } else gc.enqueueAll();
+    this.#publishAuthConfig(store);
     return { objects, store, hub, gc, crds, persistence };
+  }
+
+  #publishAuthConfig(store: FakeStore): void {
+    const rt = { group: "", version: "v1", plural: "configmaps" };
+    const clientCA = typeof this.#opts.tls === "object" ? this.#opts.tls.clientCA : undefined;
+    const data = extensionApiserverAuthentication(this.#pki, clientCA);
+    const name = "extension-apiserver-authentication";
+    const existing = store.peek(store.def(rt), "kube-system", name);
+    if (existing) store.update(rt, { ...structuredClone(existing), data }, { namespace: "kube-system", name });
+    else store.create(rt, { metadata: { name, namespace: "kube-system" }, data });
   }
 
   #context(): RouterContext {
@@ -166,6 +205,8 @@ class Server implements FakeApiServer {
       subresources: this.#subresources,
       faults: this.faults,
       token: this.#opts.token,
+      requireAuth: this.#opts.token !== undefined || (typeof this.#opts.tls === "object" && !!this.#opts.tls.clientCA),
+      authenticated: this.#opts.tls ? (req) => req.headers.has(CLIENT_CERT_HEADER) : undefined,
       aggregated: this.#aggregated,
       preferredVersion: (g) => this.#state.crds.preferredVersion(g),
       serverAddress: () => `127.0.0.1:${this.#port}`,
@@ -174,6 +215,18 @@ class Server implements FakeApiServer {
   }
 
   async listen(port: number): Promise<void> {
+    if (this.#opts.tls) {
+      const clientCA = typeof this.#opts.tls === "object" ? this.#opts.tls.clientCA : undefined;
+      this.#https = await serveHttps({
+        port,
+        certPEM: this.#pki.serving.certPEM,
+        keyPEM: this.#pki.serving.keyPEM,
+        clientCAs: [this.#pki.caPEM, ...(clientCA ? [clientCA] : [])],
+        handler: (req) => routeRequest(req, this.#context()),
+      });
+      this.#port = this.#https.port;
+      return;
+    }
     const { promise, resolve } = Promise.withResolvers<void>();
     this.#http = Deno.serve({
       hostname: "127.0.0.1",
@@ -191,6 +244,9 @@ class Server implements FakeApiServer {
     const http = this.#http;
     this.#http = undefined;
     if (http) await http.shutdown();
+    const secure = this.#https;
+    this.#https = undefined;
+    if (secure) await secure.close();
     this.#state.persistence?.close();
     this.#state.persistence = undefined;
   }
@@ -222,7 +278,7 @@ class Server implements FakeApiServer {
  * ```
  */
 export async function startFakeApiServer(opts: FakeApiServerOptions = {}): Promise<FakeApiServer> {
-  const server = new Server(opts);
+  const server = new Server(opts, await createServerPki());
   await server.listen(opts.port ?? 0);
   return server;
 }
