@@ -7,7 +7,7 @@
 import { type Clock, RealClock } from "../runtime/clock.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import { REQUESTHEADER_DEFAULTS } from "./authn.ts";
-import type { AccessAttributes, UserInfo } from "./cluster.ts";
+import type { AccessAttributes, FarmCluster, UserInfo } from "./cluster.ts";
 import { MemoryFarmCluster } from "./memory_cluster.ts";
 import { type FarmApiServer, type FarmApiServerOptions, startFarmApiServer } from "./mod.ts";
 import { type CertAuthority, type CertKeyPEM, createCA } from "./pki.ts";
@@ -22,9 +22,9 @@ export interface CallAs {
 }
 
 /** A running fixture. */
-export interface FarmFixture {
+export interface FarmFixture<C extends FarmCluster = MemoryFarmCluster> {
   farm: FarmApiServer;
-  cluster: MemoryFarmCluster;
+  cluster: C;
   frontProxyCA: CertAuthority;
   certDir: string;
   /** HTTPS request; `as` defaults to the front proxy acting for user "alice". */
@@ -36,19 +36,21 @@ export interface FarmFixture {
 /** Options of {@link startFarmFixture}. */
 export interface FixtureOptions extends Partial<FarmApiServerOptions> {
   authorize?: (user: UserInfo, attrs: AccessAttributes) => boolean;
-  cluster?: MemoryFarmCluster;
+  cluster?: FarmCluster;
   frontProxyCA?: CertAuthority;
   clock?: Clock;
 }
 
 /** Starts a fixture. */
-export async function startFarmFixture(opts: FixtureOptions = {}): Promise<FarmFixture> {
+export async function startFarmFixture<C extends FarmCluster = MemoryFarmCluster>(
+  opts: FixtureOptions & { cluster?: C } = {},
+): Promise<FarmFixture<C>> {
   const frontProxyCA = opts.frontProxyCA ?? await createCA({ commonName: "front-proxy-ca" });
   const rogueCA = await createCA({ commonName: "rogue-ca" });
   const proxyCert = await frontProxyCA.issue({ commonName: "front-proxy-client", usage: "client" });
   const wrongCN = await frontProxyCA.issue({ commonName: "someone-else", usage: "client" });
   const rogueCert = await rogueCA.issue({ commonName: "front-proxy-client", usage: "client" });
-  const cluster = opts.cluster ?? new MemoryFarmCluster({ authorize: opts.authorize });
+  const cluster = (opts.cluster ?? new MemoryFarmCluster({ authorize: opts.authorize })) as C;
   const certDir = opts.certDir ?? await Deno.makeTempDir({ prefix: "farm-certs-" });
   const farm = await startFarmApiServer({
     port: 0,

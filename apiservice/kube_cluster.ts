@@ -1,0 +1,101 @@
+/**
+ * {@link FarmCluster} on the runtime's KubeClient and Informer: SubjectAccessReview and TokenReview are POSTed
+ * (authorization.k8s.io/v1, authentication.k8s.io/v1), ConfigMaps are read and written with resourceVersion
+ * preconditions, and Pods come from one shared informer (list+watch with bookmarks), never a list per request.
+ * @module
+ */
+import { isNotFound } from "../runtime/errors.ts";
+import type { Informer } from "../runtime/cache.ts";
+import type { KubeClient } from "../runtime/client.ts";
+import { CoreTypes, type KubeObject } from "../runtime/types.ts";
+import type {
+  AccessAttributes,
+  AccessDecision,
+  ConfigMapObject,
+  FarmCluster,
+  PodCache,
+  PodObject,
+  TokenDecision,
+  UserInfo,
+} from "./cluster.ts";
+
+/** Adapts an Informer of Pods to {@link PodCache}. */
+export function podCacheFromInformer(informer: Informer<KubeObject>): PodCache {
+  return {
+    get: (key) => informer.store.get(key) as PodObject | undefined,
+    list: (namespace) => informer.store.list(namespace) as PodObject[],
+    hasSynced: () => informer.hasSynced(),
+    lastError: () => informer.health().lastError,
+    addHandler(h) {
+      // Informer.addHandler replays the cache as `added` synchronously; a watch wants only later changes.
+      let replaying = true;
+      const off = informer.addHandler({
+        added: (o) => !replaying && h.added?.(o as PodObject),
+        modified: (old, o) => h.modified?.(old as PodObject, o as PodObject),
+        deleted: (o) => h.deleted?.(o as PodObject),
+      });
+      replaying = false;
+      return off;
+    },
+  };
+}
+
+/**
+ * The cluster through a KubeClient.
+ *
+ * @example
+ * ```ts ignore
+ * const client = new KubeClient({ config: await loadClusterConfig({}) });
+ * const informers = new InformerRegistry({ client });
+ * const cluster = new KubeFarmCluster({ client, pods: podCacheFromInformer(informers.get(CoreTypes.Pod)) });
+ * informers.start(signal);
+ * ```
+ */
+export class KubeFarmCluster implements FarmCluster {
+  readonly #client: KubeClient;
+  readonly pods?: PodCache;
+
+  constructor(opts: { client: KubeClient; pods?: PodCache }) {
+    this.#client = opts.client;
+    this.pods = opts.pods;
+  }
+
+  async subjectAccessReview(user: UserInfo, attrs: AccessAttributes): Promise<AccessDecision> {
+    const { path, verb, ...resource } = attrs;
+    const review = await this.#client.create<KubeObject>(CoreTypes.SubjectAccessReview, {
+      metadata: {},
+      spec: {
+        user: user.username,
+        uid: user.uid,
+        groups: user.groups,
+        extra: user.extra,
+        ...(path ? { nonResourceAttributes: { path, verb } } : { resourceAttributes: { verb, ...resource } }),
+      },
+    });
+    return { allowed: review.status?.allowed === true, reason: review.status?.reason };
+  }
+
+  async tokenReview(token: string): Promise<TokenDecision> {
+    const review = await this.#client.create<KubeObject>(CoreTypes.TokenReview, { metadata: {}, spec: { token } });
+    const u = review.status?.user;
+    if (review.status?.authenticated !== true || !u?.username) return { authenticated: false };
+    return { authenticated: true, user: { username: u.username, uid: u.uid, groups: u.groups ?? [], extra: u.extra } };
+  }
+
+  async getConfigMap(namespace: string, name: string): Promise<ConfigMapObject | undefined> {
+    try {
+      return await this.#client.get<ConfigMapObject>(CoreTypes.ConfigMap, name, { namespace });
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  createConfigMap(cm: ConfigMapObject): Promise<ConfigMapObject> {
+    return this.#client.create<ConfigMapObject>(CoreTypes.ConfigMap, cm);
+  }
+
+  updateConfigMap(cm: ConfigMapObject): Promise<ConfigMapObject> {
+    return this.#client.update<ConfigMapObject>(CoreTypes.ConfigMap, cm);
+  }
+}
