@@ -71,6 +71,12 @@ export class MachineMemory {
   readonly expectations = new Map<string, Expectations>();
   readonly lastFlipMs = new Map<string, number>();
 
+  /** Drops what is remembered about machines not in `live` (deleted ones). */
+  forgetAllBut(live: ReadonlySet<string>): void {
+    for (const uid of this.expectations.keys()) if (!live.has(uid)) this.expectations.delete(uid);
+    for (const uid of this.lastFlipMs.keys()) if (!live.has(uid)) this.lastFlipMs.delete(uid);
+  }
+
   /** The expectations of machine `uid` (created on first use). */
   of(uid: string): Expectations {
     let e = this.expectations.get(uid);
@@ -87,7 +93,9 @@ export async function reconcileMachine(ctx: ReconcileContext, memory: MachineMem
   const machine = machines.get(ctx.key);
   if (!machine || machine.metadata.deletionTimestamp) {
     // Switches go with it through their ownerReferences (garbage collection); forget what we tracked.
-    if (machine?.metadata.uid) memory.expectations.delete(machine.metadata.uid);
+    memory.forgetAllBut(
+      new Set(machines.list().filter((m) => !m.metadata.deletionTimestamp).map((m) => m.metadata.uid!)),
+    );
     return done();
   }
   const uid = machine.metadata.uid!;

@@ -144,3 +144,13 @@ Deno.test("stage 2: relabelling a switch releases it; the map function names bot
   cluster.delete(MachineType, "default/machine-1");
   assert.equal(switches().filter((s) => s.metadata.labels?.machine === "machine-1").length, 0, "cascade");
 });
+
+Deno.test("what the controller remembers about a deleted machine is forgotten", async () => {
+  const { cluster, memory, run } = setup({ switches: 1, switchPosition: "up" });
+  await run();
+  assert.equal(memory.expectations.size, 1);
+  cluster.delete(MachineType, "default/machine-1");
+  await run();
+  assert.equal(memory.expectations.size, 0);
+  assert.equal(memory.lastFlipMs.size, 0);
+});

@@ -116,7 +116,10 @@ interface Outcome {
 /** Reconciles one Netperf. */
 export async function reconcileNetperf(ctx: ReconcileContext, memory: NetperfMemory): Promise<Action> {
   const np = ctx.informers.get<Netperf>(NetperfType).store.get(ctx.key);
-  if (!np || np.metadata.deletionTimestamp) return done(); // pods go with it (ownerReferences)
+  if (!np || np.metadata.deletionTimestamp) {
+    if (np) memory.logAttempts.delete(np.metadata.uid!);
+    return done(); // pods go with it (ownerReferences)
+  }
   const state: NetperfState = np.status?.status ?? "Initial";
 
   if (state === "Done" || state === "Error") {
