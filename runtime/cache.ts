@@ -166,8 +166,9 @@ export class Informer<T extends KubeObject = KubeObject> implements WatchSink {
     });
   }
 
-  /** Health of the watch loop (for /readyz and metrics). */
+  /** Health of the watch loop (for /readyz and metrics); also refreshes kubeop_cache_objects. */
   health(): WatchHealth {
+    this.#metrics?.cacheObjects?.set({ resource: this.#resourceName }, this.#store.size);
     return this.#runner.health();
   }
 
@@ -264,7 +265,6 @@ export class Informer<T extends KubeObject = KubeObject> implements WatchSink {
     const change = type === "DELETED" ? this.#store.remove(o) : this.#store.upsert(o);
     if (change) {
       this.#notify(change);
-      this.#metrics?.cacheObjects?.set({ resource: this.#resourceName }, this.#store.size);
     } else if (type === "DELETED") {
       this.#checkWaiters(o, true);
     }

@@ -57,21 +57,21 @@ function namespaceIndex(obj: KubeObject): string[] {
   return [obj.metadata.namespace ?? ""];
 }
 
+const NONE: string[] = [];
+
 function ownerIndex(obj: KubeObject): string[] {
   const refs = obj.metadata.ownerReferences;
-  if (!refs || refs.length === 0) return [];
+  if (!refs || refs.length === 0) return NONE;
   return refs.map((r) => r.uid);
 }
 
 function labelIndex(obj: KubeObject): string[] {
   const labels = obj.metadata.labels;
-  if (!labels) return [];
+  if (!labels) return NONE;
   const out: string[] = [];
   for (const k in labels) out.push(`${k}=${labels[k]}`);
   return out;
 }
-
-const EMPTY: readonly string[] = [];
 
 /**
  * An indexed, single-writer object store.
@@ -87,9 +87,10 @@ const EMPTY: readonly string[] = [];
  */
 export class Store<T extends KubeObject = KubeObject> implements StoreReader<T> {
   readonly #items = new Map<string, T>();
-  readonly #byUid = new Map<string, string>();
-  readonly #indexers = new Map<string, IndexFunc<T>>();
-  readonly #indexes = new Map<string, Map<string, Set<string>>>();
+  /** uid → key; built on first use (most informers never look objects up by uid). */
+  #byUid?: Map<string, string>;
+  /** Indexes are declared up front but materialized on first query, so unused ones cost nothing per event. */
+  readonly #indexers: { name: string; fn: IndexFunc<T>; index?: Map<string, Set<string>> }[] = [];
   readonly #freeze: boolean;
 
   /** @param opts.freeze deep-freeze stored objects (default true). */
@@ -106,11 +107,28 @@ export class Store<T extends KubeObject = KubeObject> implements StoreReader<T> 
 
   /** Adds a custom index (built over the current contents). Names must be unique. */
   addIndex(name: string, fn: IndexFunc<T>): void {
-    if (this.#indexers.has(name)) throw new Error(`index "${name}" already exists`);
-    this.#indexers.set(name, fn);
-    const index = new Map<string, Set<string>>();
-    this.#indexes.set(name, index);
-    for (const [key, obj] of this.#items) for (const v of fn(obj)) addTo(index, v, key);
+    if (this.#indexers.some((i) => i.name === name)) throw new Error(`index "${name}" already exists`);
+    this.#indexers.push({ name, fn });
+  }
+
+  #materialize(name: string): Map<string, Set<string>> {
+    const indexer = this.#indexers.find((i) => i.name === name);
+    if (!indexer) throw new Error(`no index "${name}"`);
+    if (!indexer.index) {
+      const index = new Map<string, Set<string>>();
+      for (const [key, obj] of this.#items) for (const v of indexer.fn(obj)) addTo(index, v, key);
+      indexer.index = index;
+    }
+    return indexer.index;
+  }
+
+  #uids(): Map<string, string> {
+    if (!this.#byUid) {
+      const byUid = new Map<string, string>();
+      for (const [key, obj] of this.#items) if (obj.metadata.uid) byUid.set(obj.metadata.uid, key);
+      this.#byUid = byUid;
+    }
+    return this.#byUid;
   }
 
   get(key: string): T | undefined {
@@ -118,7 +136,7 @@ export class Store<T extends KubeObject = KubeObject> implements StoreReader<T> 
   }
 
   getByUid(uid: string): T | undefined {
-    const key = this.#byUid.get(uid);
+    const key = this.#uids().get(uid);
     return key === undefined ? undefined : this.#items.get(key);
   }
 
@@ -128,9 +146,7 @@ export class Store<T extends KubeObject = KubeObject> implements StoreReader<T> 
   }
 
   byIndex(index: string, value: string): T[] {
-    const idx = this.#indexes.get(index);
-    if (!idx) throw new Error(`no index "${index}"`);
-    const keys = idx.get(value);
+    const keys = this.#materialize(index).get(value);
     if (!keys) return [];
     const out: T[] = [];
     for (const k of keys) out.push(this.#items.get(k)!);
@@ -151,11 +167,12 @@ export class Store<T extends KubeObject = KubeObject> implements StoreReader<T> 
     if (this.#freeze) deepFreeze(obj);
     this.#items.set(key, obj);
     if (old) {
-      this.#unindex(key, old);
-      if (old.metadata.uid && old.metadata.uid !== obj.metadata.uid) this.#byUid.delete(old.metadata.uid);
+      this.#reindex(key, old, obj);
+      if (old.metadata.uid && old.metadata.uid !== obj.metadata.uid) this.#byUid?.delete(old.metadata.uid);
+    } else {
+      this.#index(key, obj);
     }
-    this.#index(key, obj);
-    if (obj.metadata.uid) this.#byUid.set(obj.metadata.uid, key);
+    if (obj.metadata.uid) this.#byUid?.set(obj.metadata.uid, key);
     return old ? { type: "modified", old, obj } : { type: "added", obj };
   }
 
@@ -166,7 +183,7 @@ export class Store<T extends KubeObject = KubeObject> implements StoreReader<T> 
     if (!old) return undefined;
     this.#items.delete(key);
     this.#unindex(key, old);
-    if (old.metadata.uid) this.#byUid.delete(old.metadata.uid);
+    if (old.metadata.uid) this.#byUid?.delete(old.metadata.uid);
     if (this.#freeze) deepFreeze(obj);
     return { type: "deleted", obj: obj.metadata.resourceVersion ? obj : old };
   }
@@ -193,27 +210,39 @@ export class Store<T extends KubeObject = KubeObject> implements StoreReader<T> 
   }
 
   #index(key: string, obj: T): void {
-    for (const [name, fn] of this.#indexers) {
+    for (const { fn, index } of this.#indexers) {
+      if (!index) continue;
       const values = fn(obj);
-      if (values.length === 0) continue;
-      const idx = this.#indexes.get(name)!;
-      for (const v of values) addTo(idx, v, key);
+      for (let i = 0; i < values.length; i++) addTo(index, values[i], key);
     }
   }
 
   #unindex(key: string, obj: T): void {
-    for (const [name, fn] of this.#indexers) {
-      const values = fn(obj) ?? EMPTY;
-      if (values.length === 0) continue;
-      const idx = this.#indexes.get(name)!;
-      for (const v of values) {
-        const set = idx.get(v);
-        if (!set) continue;
-        set.delete(key);
-        if (set.size === 0) idx.delete(v);
-      }
+    for (const { fn, index } of this.#indexers) {
+      if (!index) continue;
+      const values = fn(obj);
+      for (let i = 0; i < values.length; i++) removeFrom(index, values[i], key);
     }
   }
+
+  /** Moves `key` between index values only where they changed (most updates change none). */
+  #reindex(key: string, old: T, obj: T): void {
+    for (const { fn, index } of this.#indexers) {
+      if (!index) continue;
+      const before = fn(old);
+      const after = fn(obj);
+      if (before.length === after.length && before.every((v, i) => v === after[i])) continue;
+      for (const v of before) if (!after.includes(v)) removeFrom(index, v, key);
+      for (const v of after) addTo(index, v, key);
+    }
+  }
+}
+
+function removeFrom(index: Map<string, Set<string>>, value: string, key: string): void {
+  const set = index.get(value);
+  if (!set) return;
+  set.delete(key);
+  if (set.size === 0) index.delete(value);
 }
 
 function addTo(index: Map<string, Set<string>>, value: string, key: string): void {
