@@ -132,6 +132,7 @@ function validate(value: unknown, schema: OpenApiSchema | undefined, path: strin
     return;
   }
   if (typeof value === "string") {
+    // kube-openapi's string validator stops at the first failure: maxLength, minLength, then pattern.
     const length = [...value].length;
     if (schema.maxLength !== undefined && length > schema.maxLength) {
       causes.push({
@@ -139,11 +140,9 @@ function validate(value: unknown, schema: OpenApiSchema | undefined, path: strin
         message: `Too long: may not be more than ${schema.maxLength} bytes`,
         field: path,
       });
-    }
-    if (schema.minLength !== undefined && length < schema.minLength) {
+    } else if (schema.minLength !== undefined && length < schema.minLength) {
       causes.push(invalid(path, value, `${path} in body should be at least ${schema.minLength} chars long`));
-    }
-    if (schema.pattern !== undefined && !new RegExp(schema.pattern, "u").test(value)) {
+    } else if (schema.pattern !== undefined && !new RegExp(schema.pattern, "u").test(value)) {
       causes.push(invalid(path, value, `${path} in body should match '${schema.pattern}'`));
     }
     if (schema.format === "date-time" && !RFC3339.test(value)) {
@@ -196,11 +195,6 @@ function validate(value: unknown, schema: OpenApiSchema | undefined, path: strin
     });
   }
   if (isMap(value)) {
-    for (const name of (schema.required ?? []) as string[]) {
-      if (!(name in value)) {
-        causes.push({ reason: "FieldValueRequired", message: "Required value", field: child(path, name) });
-      }
-    }
     if (schema.maxProperties !== undefined && Object.keys(value).length > schema.maxProperties) {
       causes.push({
         reason: "FieldValueTooMany",
@@ -212,6 +206,12 @@ function validate(value: unknown, schema: OpenApiSchema | undefined, path: strin
     for (const [key, v] of Object.entries(value)) {
       if (path === "" && (key === "metadata" || key === "apiVersion" || key === "kind")) continue;
       validate(v, schema.properties?.[key] ?? additional, child(path, key), causes);
+    }
+    // Required comes after the properties, as in kube-openapi's object validator.
+    for (const name of (schema.required ?? []) as string[]) {
+      if (!(name in value)) {
+        causes.push({ reason: "FieldValueRequired", message: "Required value", field: child(path, name) });
+      }
     }
   }
 }

@@ -9,6 +9,7 @@
 import type { KubeObject } from "../runtime/types.ts";
 import { ageOf, humanDuration } from "./human_duration.ts";
 import type { ResourceDef } from "./resource_def.ts";
+import { COLUMN_DESCRIPTIONS } from "./table_descriptions.ts";
 
 /** metav1.TableColumnDefinition. */
 export interface TableColumn {
@@ -398,6 +399,12 @@ const PRINTERS: Record<string, BuiltinPrinter> = {
     },
   },
 };
+for (const [key, printer] of Object.entries(PRINTERS)) {
+  const descriptions = COLUMN_DESCRIPTIONS[key] ?? {};
+  printer.columns = printer.columns.map((c) =>
+    c.name in descriptions ? { ...c, description: descriptions[c.name] } : c
+  );
+}
 PRINTERS["events.k8s.io/Event"] = PRINTERS["/Event"];
 
 /** The server printer of a built-in kind, or undefined (the server then prints Name + Created At). */
