@@ -12,6 +12,13 @@ import { Manager } from "../runtime/manager.ts";
 import { CoreTypes } from "../runtime/types.ts";
 import { crdManifests } from "./crds.ts";
 import { CONTROLLER_NAMES, type ControllerName, CONTROLLERS } from "./mod.ts";
+import { simulatedNetperf } from "./netperf/simulation.ts";
+
+/**
+ * The fake kubelet's behaviour for `kubeop dev` (`startFakeApiServer({ kubelet: { behaviour: devKubeletBehaviour } })`):
+ * netserver stays up, the netperf client prints a result; every other container keeps the kubelet's default.
+ */
+export const devKubeletBehaviour = simulatedNetperf;
 
 /** Polls until every custom resource can be listed (a new CRD is served a moment after it is created). */
 async function waitUntilServed(client: KubeClient, clock: Clock = new RealClock(), timeoutMs = 30_000): Promise<void> {
