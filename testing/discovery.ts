@@ -70,9 +70,26 @@ function groupEntry(group: string, versions: string[]): unknown {
   return { name: group, versions: list, preferredVersion: list[0] };
 }
 
-/** `/apis`. */
-export function apiGroupList(registry: ResourceRegistry, preferred: (group: string) => string | undefined): unknown {
-  const groups = [...registry.groups()].map(([g, versions]) => groupEntry(g, sortVersions(versions, preferred(g))));
+function allGroups(registry: ResourceRegistry, aggregated: string[]): Map<string, string[]> {
+  const groups = registry.groups();
+  for (const gv of aggregated) {
+    const [g, v] = gv.split("/");
+    const versions = groups.get(g) ?? [];
+    if (!versions.includes(v)) versions.push(v);
+    groups.set(g, versions);
+  }
+  return groups;
+}
+
+/** `/apis`; `aggregated` lists `group/version`s served through APIServices. */
+export function apiGroupList(
+  registry: ResourceRegistry,
+  preferred: (group: string) => string | undefined,
+  aggregated: string[] = [],
+): unknown {
+  const groups = [...allGroups(registry, aggregated)].map(([g, versions]) =>
+    groupEntry(g, sortVersions(versions, preferred(g)))
+  );
   return { kind: "APIGroupList", apiVersion: "v1", groups };
 }
 
@@ -81,8 +98,9 @@ export function apiGroup(
   registry: ResourceRegistry,
   group: string,
   preferred: (group: string) => string | undefined,
+  aggregated: string[] = [],
 ): unknown | undefined {
-  const versions = registry.groups().get(group);
+  const versions = allGroups(registry, aggregated).get(group);
   if (!versions) return undefined;
   return {
     kind: "APIGroup",

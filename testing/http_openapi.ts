@@ -8,7 +8,10 @@ import { openApiV3Document, openApiV3Index } from "./openapi.ts";
 import type { ResourceRegistry } from "./registry.ts";
 
 /** Serves the OpenAPI paths, or returns undefined for other paths. */
-export function openApiHandler(registry: () => ResourceRegistry): (req: Request, url: URL) => Response | undefined {
+export function openApiHandler(
+  registry: () => ResourceRegistry,
+  aggregated: () => string[] = () => [],
+): (req: Request, url: URL) => Response | undefined {
   let cachedGeneration = -1;
   let cachedRegistry: ResourceRegistry | undefined;
   let index = "";
@@ -25,7 +28,13 @@ export function openApiHandler(registry: () => ResourceRegistry): (req: Request,
       documents.clear();
     }
     const headers = { "content-type": "application/json" };
-    if (path === "/openapi/v3") return new Response(index, { headers });
+    if (path === "/openapi/v3") {
+      const extra = aggregated();
+      if (extra.length === 0) return new Response(index, { headers });
+      const doc = JSON.parse(index) as { paths: Record<string, unknown> };
+      for (const gv of extra) doc.paths[`apis/${gv}`] = { serverRelativeURL: `/openapi/v3/apis/${gv}` };
+      return new Response(JSON.stringify(doc), { headers });
+    }
     const m = path.match(/^\/openapi\/v3\/(api\/([^/]+)|apis\/([^/]+)\/([^/]+))$/);
     if (m) {
       const [group, version] = m[2] ? ["", m[2]] : [m[3], m[4]];

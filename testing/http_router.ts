@@ -26,6 +26,8 @@ export interface RouterContext extends ResourceContext {
   authenticated?: (req: Request) => boolean;
   /** `group/version` → target. */
   aggregated: Map<string, AggregatedTarget>;
+  /** Client certificate presented to aggregated servers (front-proxy), with the CA it chains to. */
+  proxyClientCert?: { certPEM: string; keyPEM: string };
   preferredVersion: (group: string) => string | undefined;
   serverAddress: () => string;
   /** Extra non-resource paths (`/openapi/v3`, ...). */
@@ -73,7 +75,7 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Res
   const route = resourceRoute(segments, ctx);
   if (route && "proxy" in route) {
     await ctx.faults.apply(req.method.toLowerCase(), undefined);
-    return await proxy(req, url, route.proxy);
+    return await proxy(req, url, route.proxy, ctx.proxyClientCert);
   }
   if (route) {
     const verb = verbOf(req.method, route, url);
@@ -81,6 +83,9 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Res
     if (isReviewResource(route.def) && verb === "create") return await handleReview(req, route, ctx);
     return await handleResource(req, url, route, ctx);
   }
+  const openapi = path.match(/^\/openapi\/v3\/apis\/([^/]+)\/([^/]+)$/);
+  const aggregatedDoc = openapi && ctx.aggregated.get(`${openapi[1]}/${openapi[2]}`);
+  if (aggregatedDoc) return await proxy(req, url, aggregatedDoc, ctx.proxyClientCert);
   await ctx.faults.apply("get", undefined);
   if (req.method !== "GET" && req.method !== "HEAD") {
     for (const extra of ctx.extraPaths) {
@@ -91,13 +96,15 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Res
   }
   if (path === "/version") return jsonResponse(200, versionInfo());
   if (path === "/api") return jsonResponse(200, apiVersions(ctx.serverAddress()));
-  if (path === "/apis") return jsonResponse(200, apiGroupList(ctx.store.registry, ctx.preferredVersion));
+  if (path === "/apis") {
+    return jsonResponse(200, apiGroupList(ctx.store.registry, ctx.preferredVersion, [...ctx.aggregated.keys()]));
+  }
   if (segments[0] === "api" && segments.length === 2) {
     const list = apiResourceList(ctx.store.registry, "", segments[1]);
     if (list) return jsonResponse(200, list);
   }
   if (segments[0] === "apis" && segments.length === 2) {
-    const group = apiGroup(ctx.store.registry, segments[1], ctx.preferredVersion);
+    const group = apiGroup(ctx.store.registry, segments[1], ctx.preferredVersion, [...ctx.aggregated.keys()]);
     if (group) return jsonResponse(200, group);
   }
   if (segments[0] === "apis" && segments.length === 3) {
@@ -181,31 +188,46 @@ async function handleReview(req: Request, route: ResourceRoute, ctx: RouterConte
   return jsonResponse(201, out);
 }
 
-async function proxy(req: Request, url: URL, target: AggregatedTarget): Promise<Response> {
+async function proxy(
+  req: Request,
+  url: URL,
+  target: AggregatedTarget,
+  clientCert?: { certPEM: string; keyPEM: string },
+): Promise<Response> {
   if (typeof target === "function") return await target(req);
   const dest = new URL(url.pathname + url.search, target.url);
   const headers = new Headers(req.headers);
-  headers.delete("authorization");
-  headers.delete("host");
+  for (const h of ["authorization", "host", "x-remote-user", "x-remote-group"]) headers.delete(h);
   headers.set("x-remote-user", "kubeop-dev");
   headers.append("x-remote-group", "system:masters");
-  const client = target.caPEM ? Deno.createHttpClient({ caCerts: [target.caPEM] }) : undefined;
+  headers.append("x-remote-group", "system:authenticated");
+  const client = dest.protocol === "https:"
+    ? Deno.createHttpClient({
+      ...(target.caPEM ? { caCerts: [target.caPEM] } : {}),
+      ...(clientCert ? { cert: clientCert.certPEM, key: clientCert.keyPEM } : {}),
+    })
+    : undefined;
   try {
     const res = await fetch(dest, {
       method: req.method,
       headers,
-      body: req.body,
+      body: req.method === "GET" || req.method === "HEAD" ? undefined : await req.arrayBuffer(),
       client,
       signal: req.signal,
     } as RequestInit);
-    const body = await res.arrayBuffer();
-    return new Response(body, { status: res.status, headers: res.headers });
+    const body = res.body;
+    const out = new Headers(res.headers);
+    out.delete("content-length");
+    out.delete("transfer-encoding");
+    // Stream (watches) and close the client once the body is done.
+    const relay = body?.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: () => client?.close() }));
+    if (!relay) client?.close();
+    return new Response(relay ?? null, { status: res.status, headers: out });
   } catch (err) {
+    client?.close();
     return jsonResponse(
       503,
       failureStatus(503, "ServiceUnavailable", `error trying to reach service: ${(err as Error).message}`),
     );
-  } finally {
-    client?.close();
   }
 }

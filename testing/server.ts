@@ -15,6 +15,7 @@ import type { ResourceRoute } from "./http_resources.ts";
 import { ResourceRegistry } from "./registry.ts";
 import { FakeKubelet, type FakeKubeletOptions } from "./kubelet.ts";
 import { podSubresources } from "./pod_subresources.ts";
+import { ApiServiceController } from "./apiservice_controller.ts";
 import { createServerPki, extensionApiserverAuthentication, type ServerPki } from "./server_pki.ts";
 import { CLIENT_CERT_HEADER, type HttpsListener, serveHttps } from "./https_server.ts";
 import { loadSnapshot, Persistence } from "./persistence.ts";
@@ -88,7 +89,7 @@ class Server implements FakeApiServer {
   #http?: Deno.HttpServer<Deno.NetAddr>;
   #port = 0;
   #aggregated = new Map<string, AggregatedTarget>();
-  #openApi = openApiHandler(() => this.#state.store.registry);
+  #openApi = openApiHandler(() => this.#state.store.registry, () => [...this.#aggregated.keys()]);
   #subresources: Map<string, (req: Request, route: ResourceRoute, url: URL) => Promise<Response>>;
   kubelet?: FakeKubelet;
 
@@ -176,6 +177,10 @@ class Server implements FakeApiServer {
     const gc = new GarbageCollector(store);
     const crds = new CrdController(store);
     store.admission.push(schemaAdmission);
+    new ApiServiceController(store, (gv, target) => {
+      if (target) this.#aggregated.set(gv, target);
+      else this.#aggregated.delete(gv);
+    });
     if (!snapshot) {
       for (const name of DEFAULT_NAMESPACES) {
         store.create({ group: "", version: "v1", plural: "namespaces" }, { metadata: { name } });
@@ -208,6 +213,7 @@ class Server implements FakeApiServer {
       requireAuth: this.#opts.token !== undefined || (typeof this.#opts.tls === "object" && !!this.#opts.tls.clientCA),
       authenticated: this.#opts.tls ? (req) => req.headers.has(CLIENT_CERT_HEADER) : undefined,
       aggregated: this.#aggregated,
+      proxyClientCert: this.#pki.frontProxyClient,
       preferredVersion: (g) => this.#state.crds.preferredVersion(g),
       serverAddress: () => `127.0.0.1:${this.#port}`,
       extraPaths: [this.#openApi],
