@@ -49,6 +49,7 @@ export interface SeedControllersOptions {
   kubeconfig: string;
   /** Which controllers; default all four. */
   controllers?: readonly ControllerName[];
+  /** Time for the controllers; default the wall clock. */
   clock?: Clock;
 }
 

@@ -31,9 +31,13 @@ export function mergePatch(target: Json, patch: Json): Json {
 
 /** One recorded client call. */
 export interface Call {
+  /** create, get, update, patch or delete. */
   verb: string;
+  /** Resource plural. */
   resource: string;
+  /** `namespace/name` (`generateName*` for generated names). */
   key: string;
+  /** `status` for status writes. */
   subresource?: string;
 }
 
@@ -54,8 +58,11 @@ function apiError(code: number, reason: string, message: string, verb: string, r
 
 /** The in-memory cluster. */
 export class FakeCluster {
+  /** Time for the cluster and the reconciles. */
   readonly clock: VirtualClock;
+  /** Events recorded through the contexts' recorder. */
   readonly events: { regarding: string; input: EventInput }[] = [];
+  /** Every client call, in order. */
   readonly calls: Call[] = [];
   /** Pod logs served for `GET .../pods/<name>/log` (`namespace/name` → text); absent → 404. */
   readonly podLogs = new Map<string, string>();
@@ -65,6 +72,7 @@ export class FakeCluster {
   #uid = 1;
   #names = 1;
 
+  /** An empty cluster whose virtual clock starts at `opts.startMs` (epoch ms). */
   constructor(opts: { startMs?: number } = {}) {
     this.clock = new VirtualClock(opts.startMs);
   }

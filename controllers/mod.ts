@@ -21,6 +21,7 @@ export type ControllerName = typeof CONTROLLER_NAMES[number];
 
 /** What the factories need at construction time (map functions read other caches). */
 export interface SeedControllerDeps {
+  /** The manager's shared caches (map functions read other kinds from them). */
   informers: InformerSource;
 }
 

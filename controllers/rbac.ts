@@ -9,7 +9,9 @@
 export interface RbacRule {
   /** "" for the core group. */
   group: string;
+  /** `plural` or `plural/subresource`. */
   resource: string;
+  /** Kubernetes verbs: get, list, watch, create, update, patch, delete. */
   verbs: readonly string[];
 }
 
@@ -30,8 +32,11 @@ const VERB_ORDER = ["get", "list", "watch", "create", "update", "patch", "delete
 
 /** A ClusterRole rule (rbac.authorization.k8s.io/v1 PolicyRule). */
 export interface PolicyRule {
+  /** API groups ("" = core). */
   apiGroups: string[];
+  /** Resources (`plural` or `plural/sub`). */
   resources: string[];
+  /** Allowed verbs. */
   verbs: string[];
 }
 

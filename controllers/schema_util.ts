@@ -122,25 +122,37 @@ export function validationErrors(schema: TSchema, value: unknown): string[] {
 
 /** An additionalPrinterColumns entry. */
 export interface PrinterColumn {
+  /** Column header. */
   name: string;
+  /** How kubectl formats the value (date: as an age). */
   type: "string" | "integer" | "number" | "boolean" | "date";
+  /** Where the value is, e.g. `.status.phase`. */
   jsonPath: string;
+  /** Shown by `kubectl explain`-style tooling. */
   description?: string;
+  /** 0: always shown; 1: only with `-o wide`. */
   priority?: number;
 }
 
 /** Everything that distinguishes one custom resource's CRD. */
 export interface CustomResourceSpec {
+  /** API group, e.g. `useless.container.training`. */
   group: string;
+  /** API version, e.g. `v1alpha1`. */
   version: string;
+  /** Kind, e.g. `Machine`. */
   kind: string;
+  /** Plural resource name (URL segment). */
   plural: string;
+  /** Singular name. */
   singular: string;
+  /** `kubectl get` abbreviations (must not clash with built-in kinds). */
   shortNames?: string[];
   /** The `spec` schema. */
   spec: TSchema;
   /** The `status` schema. */
   status: TSchema;
+  /** Columns of `kubectl get` after NAME (Age is appended). */
   printerColumns?: PrinterColumn[];
   /** Top-level CEL rules (x-kubernetes-validations on the object). */
   description?: string;

@@ -45,7 +45,9 @@ export const AtStatusSchema = Type.Object({
 
 /** An At object. */
 export interface At extends KubeObject {
+  /** Desired state. */
   spec: Static<typeof AtSpecSchema>;
+  /** Observed state (status subresource). */
   status?: Static<typeof AtStatusSchema>;
 }
 

@@ -68,7 +68,9 @@ interface Expectations {
 
 /** State kept per controller instance (not global): pending writes and the last flip per machine uid. */
 export class MachineMemory {
+  /** Pending creates/deletes by machine uid. */
   readonly expectations = new Map<string, Expectations>();
+  /** When each machine (uid) last flipped a switch. */
   readonly lastFlipMs = new Map<string, number>();
 
   /** Drops what is remembered about machines not in `live` (deleted ones). */

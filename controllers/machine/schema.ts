@@ -74,12 +74,16 @@ export type MachineSpec = Static<typeof MachineSpecSchema>;
 export type MachineStatus = Static<typeof MachineStatusSchema>;
 /** A Machine object. */
 export interface Machine extends KubeObject {
+  /** Desired state. */
   spec: MachineSpec;
+  /** Observed state (status subresource). */
   status?: MachineStatus;
 }
 /** A Switch object. */
 export interface Switch extends KubeObject {
+  /** Desired state. */
   spec: Static<typeof SwitchSpecSchema>;
+  /** Observed state (status subresource). */
   status?: Static<typeof SwitchStatusSchema>;
 }
 

@@ -47,7 +47,9 @@ export const MultiSecretStatusSchema = Type.Object({
 
 /** A MultiSecret object. */
 export interface MultiSecret extends KubeObject {
+  /** Desired state. */
   spec: Static<typeof MultiSecretSpecSchema>;
+  /** Observed state (status subresource). */
   status?: Static<typeof MultiSecretStatusSchema>;
 }
 

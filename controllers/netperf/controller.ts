@@ -101,6 +101,7 @@ export function clientPodFor(np: Netperf, serverIP: string): KubeObject {
 
 /** Per-controller memory: failed log reads per Netperf uid. */
 export class NetperfMemory {
+  /** Failed log reads by Netperf uid. */
   readonly logAttempts = new Map<string, number>();
 }
 

@@ -62,7 +62,9 @@ export const NetperfStatusSchema = Type.Object({
 
 /** A Netperf object. */
 export interface Netperf extends KubeObject {
+  /** Desired state. */
   spec: Static<typeof NetperfSpecSchema>;
+  /** Observed state (status subresource). */
   status?: Static<typeof NetperfStatusSchema>;
 }
 

@@ -7,9 +7,13 @@
 
 /** The outcome of one container run, in the fake kubelet's vocabulary (testing/kubelet.ts ContainerOutcome). */
 export interface SimulatedOutcome {
+  /** Container exit code. */
   exitCode: number;
+  /** Written to the termination message. */
   terminationMessage?: string;
+  /** Served by pods/log. */
   log?: string;
+  /** How long the container runs (Infinity: until deleted). */
   runMs?: number;
 }
 
