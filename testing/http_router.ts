@@ -163,10 +163,17 @@ function resourceRoute(
 }
 
 async function handleReview(req: Request, route: ResourceRoute, ctx: RouterContext): Promise<Response> {
-  const body = requireObject(
-    decodeBody(await readBody(req), mediaType(req.headers.get("content-type")), "create"),
-    "create",
-  ) as KubeObject;
+  const bytes = await readBody(req);
+  const type = mediaType(req.headers.get("content-type"));
+  let decoded: unknown;
+  try {
+    decoded = decodeBody(bytes, type, "create");
+  } catch (err) {
+    // Reviews are answered allow-all; a kind the protobuf decoder lacks must not turn `kubectl auth can-i` into a 400.
+    if (type !== "application/vnd.kubernetes.protobuf") throw err;
+    decoded = { metadata: {}, spec: {} };
+  }
+  const body = requireObject(decoded, "create") as KubeObject;
   const out: KubeObject = { ...body, apiVersion: `${route.def.group}/${route.def.version}`, kind: route.def.kind };
   out.metadata = { ...(body.metadata ?? {}), creationTimestamp: undefined };
   if (route.def.plural === "tokenreviews") {

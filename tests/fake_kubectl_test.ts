@@ -48,6 +48,7 @@ async function withDev(
   binary: string,
   fn: (
     kubectl: (args: string[], stdin?: string) => Promise<{ code: number; out: string; err: string }>,
+    watchOutput: (args: string[]) => { waitFor(re: RegExp): Promise<void>; stop(): Promise<void> },
   ) => Promise<void>,
 ) {
   const dir = await Deno.makeTempDir();
@@ -70,9 +71,32 @@ async function withDev(
     const dec = new TextDecoder();
     return { code: res.code, out: dec.decode(res.stdout), err: dec.decode(res.stderr) };
   };
+  const watchOutput = (args: string[]) => {
+    const child = new Deno.Command(binary, {
+      args: ["--kubeconfig", dev.kubeconfigPath, "--cache-dir", `${dir}/cache`, ...args],
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = "";
+    return {
+      async waitFor(re: RegExp) {
+        while (!re.test(seen)) {
+          const { value, done } = await reader.read();
+          if (done) throw new Error(`stream ended before ${re}: ${seen}`);
+          seen += value;
+        }
+      },
+      async stop() {
+        child.kill("SIGTERM");
+        await reader.cancel().catch(() => {});
+        await child.status;
+      },
+    };
+  };
   try {
     await Deno.writeTextFile(`${dir}/editor.sh`, '#!/bin/sh\nsed -i "s/size: 5/size: 7/" "$1"\n', { mode: 0o755 });
-    await fn(kubectl);
+    await fn(kubectl, watchOutput);
   } finally {
     await dev.stop();
     await Deno.remove(dir, { recursive: true });
@@ -83,7 +107,7 @@ Deno.test({
   name: "kubectl 1.32 against kubeop dev: create -f, get (Table), apply, patch, edit, label, explain, delete",
   ignore: !exists(KUBECTL),
   fn: () =>
-    withDev(KUBECTL, async (kubectl) => {
+    withDev(KUBECTL, async (kubectl, watchOutput) => {
       const ns = await kubectl(["get", "namespaces"]);
       assert.equal(ns.code, 0, ns.err);
       assert.match(ns.out, /^NAME\s+STATUS\s+AGE/);
@@ -137,6 +161,16 @@ Deno.test({
       assert.match(explain.out, /How big the widget is/);
       const resources = await kubectl(["api-resources"]);
       assert.match(resources.out, /widgets\s+wd\s+example.com\/v1\s+true\s+Widget/);
+      const canI = await kubectl(["auth", "can-i", "get", "pods"]);
+      assert.equal(canI.out.trim(), "yes", canI.err);
+      const describe = await kubectl(["describe", "wd", "w1"]);
+      assert.match(describe.out, /Events:\s+<none>/);
+      const watcher = watchOutput(["get", "wd", "-w"]);
+      await watcher.waitFor(/w1\s+7/);
+      const bump = await kubectl(["patch", "wd", "w1", "--type", "merge", "-p", '{"spec":{"size":8}}']);
+      assert.equal(bump.code, 0, bump.err);
+      await watcher.waitFor(/w1\s+8/);
+      await watcher.stop();
       const ssa = await kubectl(["apply", "--server-side", "--force-conflicts", "-f", "-"], WIDGET);
       assert.equal(ssa.code, 0, ssa.err);
       const del = await kubectl(["delete", "wd", "w1", "--wait"]);
@@ -158,4 +192,67 @@ Deno.test({
       assert.equal(del.code, 0, del.err);
       assert.match(del.out, /deleted/);
     }),
+});
+
+const HELM = new URL("../.cache/clients/helm", import.meta.url).pathname;
+
+Deno.test({
+  name: "Helm 4 installs, upgrades and uninstalls a chart of core kinds against kubeop dev",
+  ignore: !exists(HELM),
+  fn: async () => {
+    const dir = await Deno.makeTempDir();
+    const dev = await startDev({ kubeconfigOut: `${dir}/kubeconfig`, kubelet: false });
+    try {
+      await Deno.mkdir(`${dir}/chart/templates`, { recursive: true });
+      await Deno.writeTextFile(`${dir}/chart/Chart.yaml`, "apiVersion: v2\nname: demo\nversion: 0.1.0\n");
+      await Deno.writeTextFile(`${dir}/chart/values.yaml`, "v: one\n");
+      await Deno.writeTextFile(
+        `${dir}/chart/templates/all.yaml`,
+        `apiVersion: v1
+kind: ConfigMap
+metadata: {name: "{{ .Release.Name }}-cfg"}
+data: {v: "{{ .Values.v }}"}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: "{{ .Release.Name }}-svc"}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: "{{ .Release.Name }}-sec"}
+stringData: {a: b}
+`,
+      );
+      const helm = async (args: string[]) => {
+        const res = await new Deno.Command(HELM, {
+          args,
+          stdout: "piped",
+          stderr: "piped",
+          env: {
+            KUBECONFIG: dev.kubeconfigPath,
+            HELM_CACHE_HOME: `${dir}/hc`,
+            HELM_CONFIG_HOME: `${dir}/hcfg`,
+            HELM_DATA_HOME: `${dir}/hd`,
+          },
+        }).output();
+        return { code: res.code, out: new TextDecoder().decode(res.stdout), err: new TextDecoder().decode(res.stderr) };
+      };
+      const cm = { group: "", version: "v1", plural: "configmaps" };
+      const install = await helm(["install", "r1", `${dir}/chart`, "--wait", "--timeout", "30s"]);
+      assert.equal(install.code, 0, install.err);
+      assert.equal(dev.server.store.get(cm, "r1-cfg", { namespace: "default" }).data.v, "one");
+      const upgrade = await helm(["upgrade", "r1", `${dir}/chart`, "--set", "v=two", "--wait", "--timeout", "30s"]);
+      assert.equal(upgrade.code, 0, upgrade.err);
+      assert.equal(dev.server.store.get(cm, "r1-cfg", { namespace: "default" }).data.v, "two");
+      const uninstall = await helm(["uninstall", "r1", "--wait"]);
+      assert.equal(uninstall.code, 0, uninstall.err);
+      assert.equal(dev.server.store.list(cm, { namespace: "default" }).items.length, 0);
+      const secrets = dev.server.store.list({ group: "", version: "v1", plural: "secrets" }, { namespace: "default" });
+      assert.equal(secrets.items.length, 0, "release secrets removed");
+    } finally {
+      await dev.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
 });
