@@ -69,14 +69,12 @@ function sameEntry(raw: ManagedFieldsEntry, manager: string, operation: string, 
   return raw.manager === manager && raw.operation === operation && (raw.subresource ?? "") === (subresource ?? "");
 }
 
-/** `"mgr"`, or `"mgr" using apps/v1 at <time>` for Update managers (conflict.go `printManager`). */
+/** `"mgr"`, or `"mgr" using apps/v1` for Update managers (conflict.go `printManager`). */
 function printManager(raw: ManagedFieldsEntry): string {
   let text = JSON.stringify(raw.manager);
   if (raw.subresource) text += ` with subresource ${JSON.stringify(raw.subresource)}`;
-  if (raw.operation === "Update") {
-    text += ` using ${raw.apiVersion}`;
-    if (raw.time) text += ` at ${new Date(raw.time).toISOString().replace(/\.\d{3}Z$/, "Z")}`;
-  }
+  // The manager identity used for conflicts carries no time, so the "at <time>" branch of printManager never fires.
+  if (raw.operation === "Update") text += ` using ${raw.apiVersion}`;
   return text;
 }
 
@@ -136,11 +134,13 @@ function mergeApplied(live: unknown, applied: unknown, meta: PatchMeta): unknown
     const keys = meta.mergeKeys;
     if (keys?.length) {
       const itemMeta: PatchMeta = { fields: meta.fields };
+      const defaults = meta.keyDefaults ?? {};
       const out = live.map((x) => structuredClone(x));
       for (const item of applied) {
         if (!isPlainObject(item)) continue;
         const index = out.findIndex((o) =>
-          isPlainObject(o) && keys.every((k) => JSON.stringify(o[k]) === JSON.stringify(item[k]))
+          isPlainObject(o) &&
+          keys.every((k) => JSON.stringify(o[k] ?? defaults[k]) === JSON.stringify(item[k] ?? defaults[k]))
         );
         if (index >= 0) out[index] = mergeApplied(out[index], item, itemMeta);
         else out.push(mergeApplied(undefined, item, itemMeta));

@@ -77,7 +77,7 @@ Deno.test("SSA: first apply creates the object with an Apply entry in real Field
               ".": {},
               "f:image": {},
               "f:name": {},
-              "f:ports": { 'k:{"containerPort":80}': { ".": {}, "f:containerPort": {} } },
+              "f:ports": { 'k:{"containerPort":80,"protocol":"TCP"}': { ".": {}, "f:containerPort": {} } },
             },
           },
         },
@@ -118,11 +118,11 @@ Deno.test("SSA: changing a field owned by a client-side-apply manager is a 409 w
     assert.equal(err.reason, "Conflict");
     assert.equal(
       err.status.message,
-      'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using apps/v1 at 2025-01-01T00:00:00Z: .spec.replicas',
+      'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using apps/v1: .spec.replicas',
     );
     assert.deepEqual(err.status.details?.causes, [{
       reason: "FieldManagerConflict",
-      message: 'conflict with "kubectl-client-side-apply" using apps/v1 at 2025-01-01T00:00:00Z',
+      message: 'conflict with "kubectl-client-side-apply" using apps/v1',
       field: ".spec.replicas",
     }]);
     return true;

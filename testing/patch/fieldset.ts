@@ -54,10 +54,15 @@ export function isPrefix(prefix: FieldPath, path: FieldPath): boolean {
 }
 
 /** `k:` element for a keyed list item: key fields sorted by name, as structured-merge-diff encodes them. */
-export function keyElement(item: Record<string, unknown>, keys: string[]): string {
+export function keyElement(
+  item: Record<string, unknown>,
+  keys: string[],
+  defaults: Record<string, unknown> = {},
+): string {
   const sorted = [...keys].sort();
-  const parts = sorted.filter((k) => item[k] !== undefined).map((k) =>
-    `${JSON.stringify(k)}:${JSON.stringify(item[k])}`
+  const value = (k: string) => item[k] ?? defaults[k];
+  const parts = sorted.filter((k) => value(k) !== undefined).map((k) =>
+    `${JSON.stringify(k)}:${JSON.stringify(value(k))}`
   );
   return `k:{${parts.join(",")}}`;
 }
@@ -103,7 +108,7 @@ function walk(value: unknown, meta: PatchMeta, path: FieldPath, set: FieldSet): 
     if (meta.mergeKeys?.length) {
       for (const item of value) {
         if (!isPlainObject(item)) continue;
-        const element = [...path, keyElement(item, meta.mergeKeys)];
+        const element = [...path, keyElement(item, meta.mergeKeys, meta.keyDefaults)];
         set.add(element);
         walk(item, { ...meta, mergeKeys: undefined, strategy: undefined, set: undefined }, element, set);
         set.add(element);
@@ -175,6 +180,9 @@ export function pathString(path: FieldPath): string {
   }).join("");
 }
 
+/** Key fields the server defaults before comparing keys (ports' protocol); used when a path is resolved. */
+const KEY_FIELD_DEFAULTS: Record<string, unknown> = { protocol: "TCP" };
+
 /** The value at a path in an object, or undefined. */
 export function valueAt(obj: unknown, path: FieldPath): unknown {
   let node = obj;
@@ -186,7 +194,10 @@ export function valueAt(obj: unknown, path: FieldPath): unknown {
       const fields = JSON.parse(e.slice(2)) as Record<string, unknown>;
       node = Array.isArray(node)
         ? node.find((item) =>
-          isPlainObject(item) && Object.entries(fields).every(([k, v]) => JSON.stringify(item[k]) === JSON.stringify(v))
+          isPlainObject(item) &&
+          Object.entries(fields).every(([k, v]) =>
+            JSON.stringify(item[k] ?? KEY_FIELD_DEFAULTS[k]) === JSON.stringify(v)
+          )
         )
         : undefined;
     } else if (e.startsWith("v:")) {

@@ -20,6 +20,8 @@ export interface PatchMeta {
   atomic?: boolean;
   /** Fields of a map (or of each list element). */
   fields?: Record<string, PatchMeta>;
+  /** Defaults of merge-key fields (`protocol: TCP`): the server defaults them before keys are compared. */
+  keyDefaults?: Record<string, unknown>;
   /** Metadata of each value of a string-keyed map with free keys (additionalProperties). */
   values?: PatchMeta;
 }
@@ -33,7 +35,7 @@ const primitiveSet: PatchMeta = { strategy: ["merge"], set: true };
 const conditions = merge("type");
 
 const CONTAINER: Record<string, PatchMeta> = {
-  ports: { mergeKeys: ["containerPort", "protocol"], strategy: ["merge"] },
+  ports: { mergeKeys: ["containerPort", "protocol"], strategy: ["merge"], keyDefaults: { protocol: "TCP" } },
   env: merge("name"),
   volumeMounts: merge("mountPath"),
   volumeDevices: merge("devicePath"),
@@ -78,7 +80,9 @@ const BUILTIN: Record<string, PatchMeta> = {
   "/PodTemplate": kind({ template: POD_TEMPLATE }),
   "/ReplicationController": kind({ spec: { fields: { template: POD_TEMPLATE } }, status: WORKLOAD_STATUS }),
   "/Service": kind({
-    spec: { fields: { ports: { mergeKeys: ["port", "protocol"], strategy: ["merge"] } } },
+    spec: {
+      fields: { ports: { mergeKeys: ["port", "protocol"], strategy: ["merge"], keyDefaults: { protocol: "TCP" } } },
+    },
     status: { fields: { conditions } },
   }),
   "/ServiceAccount": kind({ secrets: merge("name"), imagePullSecrets: merge("name") }),
