@@ -302,7 +302,7 @@ async function writeStatus(
   const current = (ms.status ?? {}) as Record<string, unknown>;
   const changedCounts = current.wanted !== s.wanted || current.created !== s.created;
   if (s.changed || changedCounts || !current.change_time) {
-    status.change_time = now;
+    status.change_time = now.replace(/\.\d{3}Z$/, "Z"); // RFC 3339 to the second, as the original's time.RFC3339
   }
   if (Object.entries(status).every(([k, v]) => JSON.stringify(current[k]) === JSON.stringify(v))) return;
   await ctx.client.patch(MultiSecretType, ms.metadata.name!, { status }, {
