@@ -5,6 +5,7 @@
  * `kubeop dev ready: KUBECONFIG=<path>` and stops cleanly on SIGINT/SIGTERM.
  * @module
  */
+import { devKubeletBehaviour, startSeedControllers } from "../controllers/dev.ts";
 import { type FakeApiServer, startFakeApiServer } from "../testing/mod.ts";
 import { type FlagSpec, intFlag, parseFlags, stringFlag } from "./flags.ts";
 
@@ -33,7 +34,10 @@ export interface DevEnvironment {
 }
 
 /** The starters every `kubeop dev` runs (later steps append CRD installation, controllers, the farm API). */
-export const DEFAULT_DEV_STARTERS: DevStarter[] = [];
+export const DEFAULT_DEV_STARTERS: DevStarter[] = [
+  // the seed systems: install their CRDs, run the four controllers
+  (server) => startSeedControllers({ kubeconfig: server.kubeconfig }),
+];
 
 /** The default kubeconfig path. */
 export const DEFAULT_KUBECONFIG_OUT = ".kubeop/dev.kubeconfig";
@@ -53,7 +57,7 @@ export async function startDev(opts: DevOptions = {}): Promise<DevEnvironment> {
     {
       port: opts.port ?? 0,
       ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
-      ...(opts.kubelet === false ? {} : { kubelet: true }),
+      ...(opts.kubelet === false ? {} : { kubelet: { behaviour: devKubeletBehaviour } }),
     } as Parameters<typeof startFakeApiServer>[0],
   );
   const stops: Array<() => Promise<void>> = [];
