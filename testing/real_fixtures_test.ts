@@ -8,6 +8,7 @@ import { ApiError, type StatusCause } from "../runtime/errors.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import { recordUpdateManagedFields, serverSideApply } from "./patch/apply.ts";
 import { applyMergePatch } from "./patch/merge.ts";
+import { applyStrategicMergePatch } from "./patch/strategic.ts";
 import type { PrintColumn, ResourceDef } from "./resource_def.ts";
 import { invalidStatus, validateAndDefault } from "./schema.ts";
 import { toTable } from "./table.ts";
@@ -219,3 +220,19 @@ Deno.test("server-side apply of a Deployment: fieldsV1 matches kube-apiserver's"
   });
   assert.deepEqual((ours.metadata.managedFields as Any)[0].fieldsV1, real.metadata.managedFields[0].fieldsV1);
 });
+
+for (const name of ["apply-deployment", "apply-configmap", "edit-deployment"]) {
+  Deno.test(`strategic merge patch ${name}: same result as kube-apiserver on the same object`, async () => {
+    const { before, after, status } = fixtures[`smp:${name}`];
+    assert.equal(status, 200);
+    const f = JSON.parse(await Deno.readTextFile(new URL(`./testdata/patches/${name}.json`, import.meta.url)));
+    const resource = before.kind === "Deployment"
+      ? def("apps", "Deployment", { subresources: ["status", "scale"] })
+      : def("", "ConfigMap");
+    const ours = applyStrategicMergePatch(before, f.patch, resource) as Any;
+    assert.deepEqual(ours.spec, after.spec);
+    assert.deepEqual(ours.data, after.data);
+    assert.deepEqual(ours.metadata.labels, after.metadata.labels);
+    assert.deepEqual(ours.metadata.annotations, after.metadata.annotations);
+  });
+}

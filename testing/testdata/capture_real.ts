@@ -284,6 +284,24 @@ try {
     dep,
     { "content-type": "application/apply-patch+yaml" },
   );
+
+  // The strategic merge patches kubectl sent (testdata/patches/), applied by the real server to the same objects.
+  for (const name of ["apply-deployment", "apply-configmap", "edit-deployment"]) {
+    const f = JSON.parse(await Deno.readTextFile(new URL(`./patches/${name}.json`, import.meta.url)));
+    const space = `smp-${name}`;
+    await call("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: space } });
+    const obj = structuredClone(f.live);
+    for (const k of ["uid", "resourceVersion", "creationTimestamp", "generation"]) delete obj.metadata[k];
+    delete obj.status;
+    obj.metadata.namespace = space;
+    const base = obj.kind === "Deployment"
+      ? `/apis/apps/v1/namespaces/${space}/deployments`
+      : `/api/v1/namespaces/${space}/configmaps`;
+    const created = await call("POST", base, obj);
+    if (created.status >= 300) throw new Error(`create for ${name}: ${JSON.stringify(created.body)}`);
+    const patched = await call("PATCH", `${base}/${obj.metadata.name}`, f.patch, { "content-type": f.contentType });
+    fixtures[`smp:${name}`] = { before: created.body, after: patched.body, status: patched.status };
+  }
 } finally {
   await Deno.mkdir(outDir, { recursive: true });
   await Deno.writeTextFile(`${outDir}/fixtures.json`, JSON.stringify(fixtures, null, 1) + "\n");
