@@ -174,31 +174,42 @@ export class FakeStore {
     const fieldSel = def.group === "events.k8s.io" ? eventsV1FieldSelector(opts.fieldSelector) : opts.fieldSelector;
     const fields = compileSelector(() => parseFieldSelector(fieldSel, storageKey));
     const namespace = def.namespaced ? opts.namespace || undefined : undefined;
-    const all = this.objects.list(storageKey, namespace);
     const items: KubeObject[] = [];
     const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
+    const filtered = Boolean(opts.labelSelector || opts.fieldSelector);
     let more = false;
-    let remaining = 0;
-    for (const obj of all) {
-      const ns = obj.metadata.namespace ?? "";
-      const name = obj.metadata.name ?? "";
-      if (after && (ns < after.ns || (ns === after.ns && name <= after.name))) continue;
+    let scanned = 0;
+    for (const obj of this.objects.iterate(storageKey, namespace, after)) {
+      scanned++;
       if (!labels(obj) || !fields(obj)) continue;
       if (items.length >= limit) {
         more = true;
-        remaining++;
-        continue;
+        break;
       }
       items.push(obj);
+    }
+    let remaining: number | undefined;
+    if (more && !filtered) {
+      const before = after
+        ? this.objects.count(storageKey, namespace) - this.#countFrom(storageKey, namespace, after)
+        : 0;
+      remaining = this.objects.count(storageKey, namespace) - before - (scanned - 1);
     }
     const metadata: KubeList["metadata"] = { resourceVersion: rvString(listRv) };
     if (more) {
       const last = items[items.length - 1].metadata;
       metadata.continue = encodeContinue({ rv: listRv, ns: last.namespace ?? "", name: last.name ?? "" });
-      metadata.remainingItemCount = remaining;
+      if (remaining !== undefined) metadata.remainingItemCount = remaining;
     }
     const asListed = def.group === "events.k8s.io" ? items.map(coreToEventsV1) : items.map((o) => withType(def, o));
     return { apiVersion: apiVersionOf(def), kind: def.listKind, metadata, items: asListed };
+  }
+
+  /** How many objects come after a continue position (cheap: counts, does not copy). */
+  #countFrom(storageKey: string, namespace: string | undefined, after: { ns: string; name: string }): number {
+    let n = 0;
+    for (const _ of this.objects.iterate(storageKey, namespace, after)) n++;
+    return n;
   }
 
   /** LIST (deep copies). */

@@ -45,6 +45,9 @@ export class ObjectStore {
   #compactedRv: number;
   #window: number;
   #listeners: Array<(ev: StoredEvent) => void> = [];
+  /** Sorted key caches, invalidated when names come or go (not on modification). */
+  #sortedNamespaces = new Map<string, string[]>();
+  #sortedNames = new Map<string, string[]>();
 
   /** @param opts.compactionWindow how many changes of history are kept for watches. */
   constructor(opts: { compactionWindow?: number; snapshot?: StoreSnapshot } = {}) {
@@ -94,16 +97,52 @@ export class ObjectStore {
 
   /** Objects of a bucket sorted by namespace then name; all namespaces when `namespace` is undefined. */
   list(storageKey: string, namespace?: string): KubeObject[] {
+    return [...this.iterate(storageKey, namespace)];
+  }
+
+  /** How many objects a bucket holds (in one namespace, or in all). */
+  count(storageKey: string, namespace?: string): number {
     const bucket = this.#buckets.get(storageKey);
-    if (!bucket) return [];
-    const namespaces = namespace === undefined ? [...bucket.keys()].sort() : [namespace];
-    const out: KubeObject[] = [];
+    if (!bucket) return 0;
+    if (namespace !== undefined) return bucket.get(namespace)?.size ?? 0;
+    let n = 0;
+    for (const names of bucket.values()) n += names.size;
+    return n;
+  }
+
+  /** Objects in key order, starting strictly after `after` (a continue position) when given. */
+  *iterate(storageKey: string, namespace?: string, after?: { ns: string; name: string }): Generator<KubeObject> {
+    const bucket = this.#buckets.get(storageKey);
+    if (!bucket) return;
+    let namespaces: string[];
+    if (namespace !== undefined) namespaces = [namespace];
+    else {
+      namespaces = this.#sortedNamespaces.get(storageKey) ?? [...bucket.keys()].sort();
+      this.#sortedNamespaces.set(storageKey, namespaces);
+    }
     for (const ns of namespaces) {
+      if (after && ns < after.ns) continue;
       const names = bucket.get(ns);
       if (!names) continue;
-      for (const name of [...names.keys()].sort()) out.push(names.get(name)!);
+      const cacheKey = `${storageKey}\u0000${ns}`;
+      const sorted = this.#sortedNames.get(cacheKey) ?? [...names.keys()].sort();
+      this.#sortedNames.set(cacheKey, sorted);
+      let start = 0;
+      if (after && ns === after.ns) {
+        let lo = 0;
+        let hi = sorted.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (sorted[mid] <= after.name) lo = mid + 1;
+          else hi = mid;
+        }
+        start = lo;
+      }
+      for (let i = start; i < sorted.length; i++) {
+        const obj = names.get(sorted[i]);
+        if (obj) yield obj;
+      }
     }
-    return out;
   }
 
   /** Number of objects in a namespace across every bucket (namespace deletion waits for 0). */
@@ -137,7 +176,11 @@ export class ObjectStore {
     this.#unindex(storageKey, prev);
     const names = this.#buckets.get(storageKey)!.get(namespace)!;
     names.delete(name);
-    if (names.size === 0) this.#buckets.get(storageKey)!.delete(namespace);
+    this.#sortedNames.delete(`${storageKey}\u0000${namespace}`);
+    if (names.size === 0) {
+      this.#buckets.get(storageKey)!.delete(namespace);
+      this.#sortedNamespaces.delete(storageKey);
+    }
     const object = final ?? structuredClone(prev);
     object.metadata.resourceVersion = rvString(rv);
     return this.#commit({ rv, storageKey, type: "DELETED", object, prev });
@@ -147,8 +190,12 @@ export class ObjectStore {
   dropBucket(storageKey: string): void {
     const bucket = this.#buckets.get(storageKey);
     if (!bucket) return;
-    for (const names of bucket.values()) for (const obj of names.values()) this.#unindex(storageKey, obj);
+    for (const [ns, names] of bucket) {
+      for (const obj of names.values()) this.#unindex(storageKey, obj);
+      this.#sortedNames.delete(`${storageKey}\u0000${ns}`);
+    }
     this.#buckets.delete(storageKey);
+    this.#sortedNamespaces.delete(storageKey);
   }
 
   /**
@@ -193,7 +240,11 @@ export class ObjectStore {
     if (!bucket) this.#buckets.set(storageKey, bucket = new Map());
     const ns = obj.metadata.namespace ?? "";
     let names = bucket.get(ns);
-    if (!names) bucket.set(ns, names = new Map());
+    if (!names) {
+      bucket.set(ns, names = new Map());
+      this.#sortedNamespaces.delete(storageKey);
+    }
+    if (!names.has(obj.metadata.name ?? "")) this.#sortedNames.delete(`${storageKey}\u0000${ns}`);
     names.set(obj.metadata.name ?? "", obj);
     const ref = formatRef({ storageKey, namespace: ns, name: obj.metadata.name ?? "" });
     if (obj.metadata.uid) this.#uids.set(obj.metadata.uid, parseRef(ref));
