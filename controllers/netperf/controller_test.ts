@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { CoreTypes } from "../../runtime/types.ts";
 import { FakeCluster } from "../fake_context.ts";
-import { clientPodName, NetperfMemory, parseNetperfOutput, reconcileNetperf, serverPodName } from "./controller.ts";
+import {
+  clientPodName,
+  MAX_LOG_ATTEMPTS,
+  NetperfMemory,
+  parseNetperfOutput,
+  reconcileNetperf,
+  serverPodName,
+} from "./controller.ts";
 import { type Netperf, NetperfType } from "./schema.ts";
 
 const OUTPUT = `MIGRATED TCP STREAM TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to 10.244.0.5 () port 0 AF_INET
@@ -79,4 +86,19 @@ Deno.test("server pod failing → Error; restart mid-test resumes without duplic
   assert.equal(np().status?.status, "Error");
   assert.match(np().status?.message ?? "", /server pod/);
   assert.ok(cluster.get(CoreTypes.Pod, "default/bystander"), "foreign pod left alone");
+});
+
+Deno.test(`an unreadable log is retried (thrown) ${MAX_LOG_ATTEMPTS - 1} times, then Error with the reason`, async () => {
+  const { run, np, podStatus } = setup();
+  await run();
+  podStatus(serverPodName(np()), { phase: "Running", podIP: "10.0.0.1" });
+  await run();
+  podStatus(clientPodName(np()), { phase: "Succeeded" });
+  for (let i = 1; i < MAX_LOG_ATTEMPTS; i++) {
+    await assert.rejects(run(), /no log/);
+    assert.equal(np().status?.status, "Test");
+  }
+  await run();
+  assert.equal(np().status?.status, "Error");
+  assert.match(np().status?.message ?? "", /could not read the client's output/);
 });
