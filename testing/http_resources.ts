@@ -145,10 +145,9 @@ export async function handleResource(
     case "delete": {
       const opts = await readDeleteOptions(req, q);
       const deleted = ctx.store.delete(def, name!, { ...opts, namespace, dryRun });
-      return jsonResponse(
-        deleted.metadata.deletionTimestamp && ctx.store.peek(def, namespace, name!) ? 202 : 200,
-        deleted,
-      );
+      // kube-apiserver answers 202 only for a foreground deletion that did not finish at once.
+      const pending = opts.propagationPolicy === "Foreground" && ctx.store.peek(def, namespace, name!) !== undefined;
+      return jsonResponse(pending ? 202 : 200, deleted);
     }
     case "deletecollection": {
       const opts = await readDeleteOptions(req, q);

@@ -1,0 +1,64 @@
+import assert from "node:assert/strict";
+import { ObjectStore } from "./store.ts";
+
+const cm = (name: string, ns = "default") => ({ metadata: { name, namespace: ns, uid: `uid-${ns}-${name}` } });
+
+Deno.test("every commit gets the next resourceVersion and history replays per bucket after an RV", () => {
+  const store = new ObjectStore();
+  const start = store.rv;
+  store.put("/configmaps", cm("a"));
+  store.put("/secrets", cm("s"));
+  store.put("/configmaps", cm("b"));
+  store.remove("/configmaps", "default", "a");
+  assert.equal(store.rv, start + 4);
+  const since = store.since("/configmaps", start + 1);
+  assert.ok(Array.isArray(since));
+  assert.deepEqual(since.map((e) => `${e.type} ${e.object.metadata.name} ${e.rv}`), [
+    `ADDED b ${start + 3}`,
+    `DELETED a ${start + 4}`,
+  ]);
+  assert.equal(store.since("/configmaps", store.rv + 1), "too-large");
+});
+
+Deno.test("history beyond the compaction window expires; compact() expires everything older than now", () => {
+  const store = new ObjectStore({ compactionWindow: 2 });
+  const start = store.rv;
+  for (const n of ["a", "b", "c"]) store.put("/configmaps", cm(n));
+  assert.equal(store.since("/configmaps", start), "expired");
+  assert.ok(Array.isArray(store.since("/configmaps", start + 1)));
+  store.compact();
+  assert.equal(store.since("/configmaps", start + 2), "expired");
+  assert.deepEqual(store.since("/configmaps", store.rv), []);
+});
+
+Deno.test("listing is sorted by namespace then name and continues after a position", () => {
+  const store = new ObjectStore();
+  for (const [n, ns] of [["b", "x"], ["a", "y"], ["c", "x"], ["a", "x"]]) store.put("/configmaps", cm(n, ns));
+  const key = (o: { metadata: { namespace?: string; name?: string } }) => `${o.metadata.namespace}/${o.metadata.name}`;
+  assert.deepEqual(store.list("/configmaps").map(key), ["x/a", "x/b", "x/c", "y/a"]);
+  assert.deepEqual([...store.iterate("/configmaps", undefined, { ns: "x", name: "b" })].map(key), ["x/c", "y/a"]);
+  assert.equal(store.count("/configmaps", "x"), 3);
+});
+
+Deno.test("owner and uid indexes follow puts and removals", () => {
+  const store = new ObjectStore();
+  store.put("/configmaps", cm("owner"));
+  const child = {
+    metadata: {
+      name: "c",
+      namespace: "default",
+      uid: "c1",
+      ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: "owner", uid: "uid-default-owner" }],
+    },
+  };
+  store.put("/secrets", child);
+  assert.deepEqual(store.dependentsOf("uid-default-owner"), [{
+    storageKey: "/secrets",
+    namespace: "default",
+    name: "c",
+  }]);
+  assert.equal(store.byUid("c1")?.name, "c");
+  store.remove("/secrets", "default", "c");
+  assert.deepEqual(store.dependentsOf("uid-default-owner"), []);
+  assert.equal(store.byUid("c1"), undefined);
+});
