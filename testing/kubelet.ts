@@ -183,6 +183,11 @@ export class FakeKubelet {
     if (this.#runs.has(key) || pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return;
     const run: PodRun = { timers: [], logs: new Map(), restarts: new Map() };
     this.#runs.set(key, run);
+    if (pod.status?.phase === "Running") {
+      // Resumed after a restart: keep the pod's IP and statuses, run the containers again from now.
+      for (const c of pod.spec.containers ?? []) this.#runContainer(namespace, name, c, run);
+      return;
+    }
     const now = rfc3339(this.#clock.now());
     const ip = this.#nextIp++;
     const next = structuredClone(pod);

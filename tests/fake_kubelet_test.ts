@@ -101,3 +101,24 @@ Deno.test("pods/binding assigns a node; pods/log with several containers needs ?
     await s.stop();
   }
 });
+
+Deno.test("fake kubelet resumes running pods after a restart without changing their IP", async () => {
+  const clock = new VirtualClock();
+  const s = await startFakeApiServer({ clock, kubelet: true });
+  try {
+    await call(s.url, "POST", PODS, pod("long", ["sleep", "10"]));
+    const before = await eventually("running", async () => {
+      const p = await call(s.url, "GET", `${PODS}/long`);
+      return p.body.status.phase === "Running" ? p.body : undefined;
+    });
+    await s.restart();
+    await clock.advance(10_000);
+    const after = await eventually("succeeded", async () => {
+      const p = await call(s.url, "GET", `${PODS}/long`);
+      return p.body.status.phase === "Succeeded" ? p.body : undefined;
+    });
+    assert.equal(after.status.podIP, before.status.podIP);
+  } finally {
+    await s.stop();
+  }
+});
