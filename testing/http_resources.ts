@@ -118,6 +118,7 @@ export async function handleResource(
     case "watch":
       return openWatch(url, route, ctx, shape, includeObject);
     case "create": {
+      if (name) throw methodNotAllowed(def, "create");
       const body = await readObject(req, verb);
       const warnings: string[] = [];
       const created = ctx.store.create(def, body as KubeObject, {

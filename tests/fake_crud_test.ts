@@ -262,6 +262,9 @@ Deno.test("bad input never crashes the server: garbage bodies, wrong types, huge
     assert.equal(badPatch.status, 415);
     const nullMeta = await call(s.url, "POST", CM, { metadata: null, data: 5 });
     assert.ok(nullMeta.status >= 400 && nullMeta.status < 500);
+    const postToName = await call(s.url, "POST", `${CM}/named`, { metadata: { name: "named" } });
+    assert.equal(postToName.status, 405);
+    assert.equal(postToName.body.reason, "MethodNotAllowed");
     const badRv = await call(s.url, "GET", `${CM}?watch=1&resourceVersion=abc`);
     assert.equal(badRv.status, 400);
     const weird = await call(s.url, "GET", "/api/v1/namespaces/%ZZ/configmaps");
