@@ -177,11 +177,17 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Is this in-stream ERROR object a "resourceVersion too old" Status? */
-function isExpiredStatus(obj: unknown): boolean {
+/**
+ * Does this Status say the RV cannot be served — too old (410 Expired/Gone) or, after an etcd restore or a fresh
+ * server, too large (504 with cause ResourceVersionTooLarge)? Either way only a relist helps.
+ */
+function isUnservableRv(obj: unknown): boolean {
   // deno-lint-ignore no-explicit-any
   const s = obj as any;
-  return s?.code === 410 || s?.reason === "Expired" || s?.reason === "Gone";
+  if (s?.code === 410 || s?.reason === "Expired" || s?.reason === "Gone") return true;
+  // deno-lint-ignore no-explicit-any
+  if (s?.details?.causes?.some((c: any) => c?.reason === "ResourceVersionTooLarge")) return true;
+  return typeof s?.message === "string" && /too large resource version/i.test(s.message);
 }
 
 const EVENT_TYPES = new Set(["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"]);
@@ -285,7 +291,7 @@ export function step(state: WatchState, input: WatchInput, env: StepEnv): StepRe
         };
       }
       if (state.kind !== "Watching") return { state, effects: [] };
-      if (code === 410) {
+      if (code === 410 || (input.error instanceof ApiError && isUnservableRv(input.error.status))) {
         return startListing(mem, "expired", env, [{ type: "relist", cause: "expired" }]);
       }
       const extra: WatchEffect[] = code === 401 ? [{ type: "refreshCredentials" }] : [];
@@ -319,7 +325,7 @@ function onEvent(state: WatchState, event: WatchEvent<unknown>, env: StepEnv): S
 
   if (event.type === "ERROR") {
     const effects: WatchEffect[] = [{ type: "closeStream" }];
-    if (isExpiredStatus(event.object)) {
+    if (isUnservableRv(event.object)) {
       if (state.kind === "InitialEvents") {
         return {
           state: { kind: "Listing", mem, cause: "expired" },

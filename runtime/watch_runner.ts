@@ -12,6 +12,9 @@ import type { Clock } from "./clock.ts";
 import type { KubeObject, ResourceType, WatchEvent } from "./types.ts";
 import { initialState, step, type StepEnv, type WatchEffect, type WatchInput, type WatchState } from "./watch.ts";
 
+/** Grace beyond a watch's timeoutSeconds before the stream is presumed dead. */
+const OVERDUE_GRACE_MS = 30_000;
+
 /** Where the loop delivers state. Called synchronously, in order, from one writer. */
 export interface WatchSink {
   /** A full, consistent list (initial sync or relist). */
@@ -98,6 +101,7 @@ export class WatchRunner {
   #idleMs?: number;
   #idleFired = false;
   #cancelIdle?: () => void;
+  #cancelOverdue?: () => void;
   #lastEventAtMs?: number;
   #streamOpenedAtMs?: number;
   #consecutiveFailures = 0;
@@ -209,6 +213,14 @@ export class WatchRunner {
         resourceVersionMatch: op.sendInitialEvents ? "NotOlderThan" : undefined,
         signal: ctrl.signal,
         onOpen: () => {
+          // The server promised to end the stream after timeoutSeconds; one still open well past that is dead
+          // (half-open without bookmarks to arm the idle deadline).
+          this.#cancelOverdue = this.#clock.setTimer(op.timeoutSeconds * 1000 + OVERDUE_GRACE_MS, () => {
+            this.#cancelOverdue = undefined;
+            if (this.#streamAbort !== ctrl) return;
+            this.#idleFired = true;
+            ctrl.abort(new Error(`watch open past its ${op.timeoutSeconds} s timeout: presumed dead`));
+          });
           this.#streamOpenedAtMs = this.#clock.now();
           this.#lastEventAtMs = this.#streamOpenedAtMs;
           this.#consecutiveFailures = 0;
@@ -231,6 +243,8 @@ export class WatchRunner {
       signal.removeEventListener("abort", onAbort);
       this.#cancelIdle?.();
       this.#cancelIdle = undefined;
+      this.#cancelOverdue?.();
+      this.#cancelOverdue = undefined;
       this.#streamAbort = undefined;
       this.#streamOpenedAtMs = undefined;
     }

@@ -105,6 +105,19 @@ Deno.test("step: 410 as HTTP status → relist; relisted items replace the store
   assert.deepEqual(types(r.effects), ["replace", "watch"]);
 });
 
+Deno.test("step: 504 'Too large resource version' (a server that lost its state) → relist", () => {
+  const { state, e } = watching("900");
+  const tooLarge = new ApiError(
+    failureStatus(504, "Timeout", "Too large resource version: 900, current: 7", {
+      causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }],
+    }),
+    { verb: "watch" },
+  );
+  const r = step(state, { type: "streamFailed", error: tooLarge }, e);
+  assert.equal(r.state.kind, "Listing");
+  assert.deepEqual(types(r.effects), ["relist", "list"]);
+});
+
 Deno.test("step: 410 in-stream ERROR → close stream, relist", () => {
   const { state, e } = watching();
   const r = step(state, {

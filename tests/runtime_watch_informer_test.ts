@@ -6,13 +6,7 @@ import { CacheSyncTimeoutError, InformerRegistry } from "../runtime/informers.ts
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { WatchStub } from "./runtime_watch_stub.ts";
 
-const quietLogger = Deno.env.get("DBG")
-  ? {
-    debug() {},
-    info: (m: string, p?: unknown) => console.log(m, JSON.stringify(p)),
-    warn: (m: string, p?: unknown) => console.log(m, JSON.stringify(p)),
-  }
-  : { debug() {}, info() {}, warn() {} };
+const quietLogger = { debug() {}, info() {}, warn() {} };
 
 class RecordingMetrics implements InformerMetrics {
   restarts: string[] = [];
