@@ -1,5 +1,236 @@
-/** `kubeop apiserver` (being built). */
-export function apiserverCommand(_args: string[]): Promise<number> {
-  console.error("kubeop apiserver: not implemented yet");
-  return Promise.resolve(1);
+/**
+ * `kubeop apiserver`: the farm aggregated API server (farm.example.com/v1alpha) behind an APIService. Flags follow
+ * k8s.io/apiserver's (`--secure-port`, `--tls-cert-file`, `--requestheader-*`, `--kubeconfig`); SIGTERM/SIGINT stop
+ * it (exit 0).
+ * @module
+ */
+import { REQUESTHEADER_DEFAULTS, type RequestHeaderConfig } from "../apiservice/authn.ts";
+import type { FarmCluster } from "../apiservice/cluster.ts";
+import { KubeFarmCluster, podCacheFromInformer } from "../apiservice/kube_cluster.ts";
+import { startFarmApiServer } from "../apiservice/mod.ts";
+import { KubeClient } from "../runtime/client.ts";
+import { InformerRegistry } from "../runtime/informers.ts";
+import { loadClusterConfig } from "../runtime/kubeconfig.ts";
+import { configureLogging, kubeopLogger, type LogLevel } from "../runtime/log.ts";
+import { CoreTypes, type KubeObject } from "../runtime/types.ts";
+import { enumFlag, type FlagSpec, intFlag, listFlag, parseFlags, stringFlag, UsageError } from "./flags.ts";
+import { KUBEOP_VERSION } from "./version.ts";
+
+const SPEC: FlagSpec = {
+  "secure-port": { type: "string" },
+  "bind-address": { type: "string" },
+  "tls-cert-file": { type: "string" },
+  "tls-private-key-file": { type: "string" },
+  "cert-dir": { type: "string" },
+  "tls-san": { type: "string", multiple: true },
+  "service-name": { type: "string" },
+  "service-namespace": { type: "string" },
+  kubeconfig: { type: "string" },
+  context: { type: "string" },
+  "authentication-kubeconfig": { type: "string" },
+  "authorization-kubeconfig": { type: "string" },
+  auth: { type: "string" },
+  "requestheader-client-ca-file": { type: "string" },
+  "requestheader-allowed-names": { type: "string", multiple: true },
+  "requestheader-username-headers": { type: "string", multiple: true },
+  "requestheader-uid-headers": { type: "string", multiple: true },
+  "requestheader-group-headers": { type: "string", multiple: true },
+  "requestheader-extra-headers-prefix": { type: "string", multiple: true },
+  "authorization-cache-ttl-seconds": { type: "string" },
+  storage: { type: "string" },
+  "storage-namespace": { type: "string" },
+  "storage-name": { type: "string" },
+  "log-format": { type: "string" },
+  "log-level": { type: "string" },
+  help: { type: "boolean", short: "h" },
+};
+
+const USAGE = `Usage: kubeop apiserver [flags]
+
+Serves farm.example.com/v1alpha (llamas, farmpods) over HTTPS for an APIService.
+
+Flags:
+  --secure-port N                         HTTPS port (default 8443; 0 = a free port)
+  --bind-address ADDR                     listen address (default 0.0.0.0)
+  --tls-cert-file, --tls-private-key-file serving certificate; when absent a CA + cert are generated once in --cert-dir
+  --cert-dir DIR                          where generated certs live (default .kubeop/farm-certs)
+  --tls-san NAME                          extra SAN of a generated cert (repeatable)
+  --service-name, --service-namespace     Service in front of this server: SAN <name>.<ns>.svc (default kubeop-farm.<pod ns>)
+  --kubeconfig PATH, --context NAME       cluster for SubjectAccessReview, TokenReview, ConfigMaps and Pods
+                                          (else $KUBECONFIG, ~/.kube/config, in-cluster)
+  --authentication-kubeconfig, --authorization-kubeconfig
+                                          accepted for k8s.io/apiserver compatibility; must equal --kubeconfig if set
+  --auth delegated|none                   delegated (default): front-proxy certs + SubjectAccessReview; none: local dev
+  --requestheader-client-ca-file PATH     front-proxy CA (default: from kube-system/extension-apiserver-authentication)
+  --requestheader-allowed-names NAMES     allowed front-proxy cert CNs (comma-separated; empty = any)
+  --requestheader-username-headers H      default X-Remote-User
+  --requestheader-uid-headers H           default none
+  --requestheader-group-headers H         default X-Remote-Group
+  --requestheader-extra-headers-prefix P  default X-Remote-Extra-
+  --authorization-cache-ttl-seconds N     SubjectAccessReview cache for allowed and denied answers (default 10)
+  --storage memory|configmap              where llamas live (default memory)
+  --storage-namespace NS, --storage-name N ConfigMap of --storage=configmap (default kube-system/farm-llamas)
+  --log-format json|text, --log-level L   logging (default json, info)`;
+
+/** Parsed `kubeop apiserver` flags. */
+export interface ApiserverOptions {
+  securePort: number;
+  bindAddress: string;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  certDir: string;
+  tlsSans: string[];
+  serviceName: string;
+  serviceNamespace?: string;
+  kubeconfig?: string;
+  context?: string;
+  auth: "delegated" | "none";
+  requestHeaderClientCAFile?: string;
+  requestHeader: Omit<RequestHeaderConfig, "clientCAPEM">;
+  authorizationCacheTtlMs: number;
+  storage: "memory" | "configmap";
+  storageNamespace?: string;
+  storageName?: string;
+  logFormat: "json" | "text";
+  logLevel: LogLevel;
+}
+
+const LOG_LEVELS = ["trace", "debug", "info", "warning", "warn", "error", "fatal"] as const;
+
+/** Parses the flags (usage errors throw {@link UsageError}, exit 2). */
+export function parseApiserverFlags(args: string[]): ApiserverOptions | "help" {
+  const values = parseFlags("apiserver", args, SPEC);
+  if (values.help) return "help";
+  const kubeconfig = stringFlag(values, "kubeconfig");
+  for (const other of ["authentication-kubeconfig", "authorization-kubeconfig"]) {
+    const v = stringFlag(values, other);
+    if (v !== undefined && v !== kubeconfig) {
+      throw new UsageError(`kubeop apiserver: flag --${other} must equal --kubeconfig (one cluster connection)`);
+    }
+  }
+  const tlsCertFile = stringFlag(values, "tls-cert-file");
+  const tlsPrivateKeyFile = stringFlag(values, "tls-private-key-file");
+  if (!!tlsCertFile !== !!tlsPrivateKeyFile) {
+    throw new UsageError("kubeop apiserver: flags --tls-cert-file and --tls-private-key-file go together");
+  }
+  const securePort = intFlag("apiserver", values, "secure-port", 8443);
+  if (securePort > 65535) throw new UsageError(`kubeop apiserver: flag --secure-port must be ≤ 65535`);
+  const headers = (name: string, fallback: string[]) => {
+    const v = listFlag(values, name);
+    return v.length ? v : fallback;
+  };
+  const level = enumFlag("apiserver", values, "log-level", LOG_LEVELS, "info");
+  return {
+    securePort,
+    bindAddress: stringFlag(values, "bind-address") ?? "0.0.0.0",
+    tlsCertFile,
+    tlsPrivateKeyFile,
+    certDir: stringFlag(values, "cert-dir") ?? ".kubeop/farm-certs",
+    tlsSans: listFlag(values, "tls-san"),
+    serviceName: stringFlag(values, "service-name") ?? "kubeop-farm",
+    serviceNamespace: stringFlag(values, "service-namespace"),
+    kubeconfig,
+    context: stringFlag(values, "context"),
+    auth: enumFlag("apiserver", values, "auth", ["delegated", "none"] as const, "delegated"),
+    requestHeaderClientCAFile: stringFlag(values, "requestheader-client-ca-file"),
+    requestHeader: {
+      allowedNames: listFlag(values, "requestheader-allowed-names"),
+      usernameHeaders: headers("requestheader-username-headers", REQUESTHEADER_DEFAULTS.usernameHeaders),
+      uidHeaders: headers("requestheader-uid-headers", []),
+      groupHeaders: headers("requestheader-group-headers", REQUESTHEADER_DEFAULTS.groupHeaders),
+      extraHeaderPrefixes: headers("requestheader-extra-headers-prefix", REQUESTHEADER_DEFAULTS.extraHeaderPrefixes),
+    },
+    authorizationCacheTtlMs: intFlag("apiserver", values, "authorization-cache-ttl-seconds", 10) * 1000,
+    storage: enumFlag("apiserver", values, "storage", ["memory", "configmap"] as const, "memory"),
+    storageNamespace: stringFlag(values, "storage-namespace"),
+    storageName: stringFlag(values, "storage-name"),
+    logFormat: enumFlag("apiserver", values, "log-format", ["json", "text"] as const, "json"),
+    logLevel: level === "warn" ? "warning" : level,
+  };
+}
+
+async function podNamespace(): Promise<string | undefined> {
+  try {
+    return (await Deno.readTextFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace")).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `kubeop apiserver`: returns the exit code. */
+export async function apiserverCommand(args: string[]): Promise<number> {
+  const opts = parseApiserverFlags(args);
+  if (opts === "help") {
+    console.log(USAGE);
+    return 0;
+  }
+  await configureLogging({ format: opts.logFormat, level: opts.logLevel });
+  const log = kubeopLogger("apiserver");
+  const needsCluster = opts.auth === "delegated" || opts.storage === "configmap";
+  const stop = new AbortController();
+  let client: KubeClient | undefined;
+  let cluster: FarmCluster | undefined;
+  let informersDone: Promise<void> = Promise.resolve();
+  try {
+    const config = await loadClusterConfig({ kubeconfig: opts.kubeconfig, context: opts.context });
+    client = new KubeClient({ config, userAgent: `kubeop-apiserver/${KUBEOP_VERSION}` });
+    const informers = new InformerRegistry({ client, logger: kubeopLogger("apiserver", "informer") });
+    const pods = podCacheFromInformer(informers.get<KubeObject>(CoreTypes.Pod));
+    cluster = new KubeFarmCluster({ client, pods });
+    informersDone = informers.start(stop.signal);
+  } catch (err) {
+    if (needsCluster) throw err;
+    log.warn("no cluster connection ({error}); farmpods answer 503", { error: (err as Error).message });
+  }
+
+  let requestHeader: RequestHeaderConfig | undefined;
+  if (opts.requestHeaderClientCAFile) {
+    const path = opts.requestHeaderClientCAFile;
+    requestHeader = { ...opts.requestHeader, clientCAPEM: await Deno.readTextFile(path) };
+  }
+  const serviceNamespace = opts.serviceNamespace ?? await podNamespace() ?? "kubeop-system";
+  const svc = `${opts.serviceName}.${serviceNamespace}.svc`;
+  const farm = await startFarmApiServer({
+    port: opts.securePort,
+    bindAddress: opts.bindAddress,
+    tlsCertFile: opts.tlsCertFile,
+    tlsPrivateKeyFile: opts.tlsPrivateKeyFile,
+    certDir: opts.certDir,
+    hosts: [
+      "localhost",
+      "127.0.0.1",
+      svc,
+      `${svc}.cluster.local`,
+      `${opts.serviceName}.${serviceNamespace}`,
+      ...opts.tlsSans,
+    ],
+    cluster,
+    storage: opts.storage,
+    storageNamespace: opts.storageNamespace,
+    storageName: opts.storageName,
+    auth: opts.auth,
+    requestHeader,
+    authorizationAllowTtlMs: opts.authorizationCacheTtlMs,
+    authorizationDenyTtlMs: opts.authorizationCacheTtlMs,
+    log: (m) => log.warn("{message}", { message: m }),
+  });
+  log.info("kubeop {version} serving farm.example.com/v1alpha on {url} (auth {auth}, storage {storage})", {
+    version: KUBEOP_VERSION,
+    url: farm.url,
+    auth: opts.auth,
+    storage: opts.storage,
+  });
+  const stopped = new Promise<void>((resolve) => stop.signal.addEventListener("abort", () => resolve()));
+  const onSignal = () => stop.abort();
+  for (const sig of ["SIGTERM", "SIGINT"] as const) Deno.addSignalListener(sig, onSignal);
+  try {
+    await stopped;
+    log.info("shutting down");
+    await farm.stop();
+    await informersDone;
+    return 0;
+  } finally {
+    for (const sig of ["SIGTERM", "SIGINT"] as const) Deno.removeSignalListener(sig, onSignal);
+    client?.close();
+  }
 }
