@@ -1,0 +1,107 @@
+// Real kubectl against the farm API reached through the fake API server's aggregation (the in-process handler,
+// as `kubeop dev` registers it): api-resources, get (Table columns), describe, create -f, get -w, delete.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { startFarmApiServer } from "../apiservice/mod.ts";
+import { startFakeApiServer } from "../testing/mod.ts";
+
+const KUBECTL = "/usr/lib/google-cloud-sdk/bin/kubectl.1.32";
+
+async function kubectl(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number; out: string; err: string }> {
+  const out = await new Deno.Command(KUBECTL, { args, env, stdout: "piped", stderr: "piped" }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, out: dec.decode(out.stdout), err: dec.decode(out.stderr) };
+}
+
+Deno.test({
+  name: "kubectl get/describe/create/delete/-w llamas and get farmpods through the fake server",
+  ignore: !(await Deno.stat(KUBECTL).then(() => true, () => false)),
+  async fn() {
+    const fake = await startFakeApiServer({ port: 0 });
+    const dir = await Deno.makeTempDir({ prefix: "farm-kubectl-" });
+    const farm = await startFarmApiServer({
+      port: 0,
+      bindAddress: "127.0.0.1",
+      certDir: join(dir, "certs"),
+      auth: "none",
+      log: () => {},
+    });
+    fake.registerAggregatedApi("farm.example.com", "v1alpha", farm.handler);
+    const kubeconfig = join(dir, "kubeconfig");
+    await fake.writeKubeconfig(kubeconfig);
+    const env = { KUBECONFIG: kubeconfig, KUBECACHEDIR: join(dir, "cache"), HOME: dir };
+    try {
+      const resources = await kubectl(env, "api-resources", "--api-group=farm.example.com");
+      assert.equal(resources.code, 0, resources.err);
+      assert.match(resources.out, /llamas\s+lm\s+farm\.example\.com\/v1alpha\s+true\s+Llama/);
+      assert.match(resources.out, /farmpods/);
+
+      const get = await kubectl(env, "get", "llamas");
+      assert.equal(get.code, 0, get.err);
+      assert.match(get.out, /^NAME\s+WEIGHT\s+HEIGHT\s+AGE\n/);
+      assert.match(get.out, /dolly\s+31\.4\s+0\.5\s+/);
+
+      const describe = await kubectl(env, "describe", "llama", "dolly");
+      assert.equal(describe.code, 0, describe.err);
+      assert.match(describe.out, /Weight:\s+31\.4/);
+
+      const manifest = join(dir, "kuzco.yaml");
+      await Deno.writeTextFile(
+        manifest,
+        "apiVersion: farm.example.com/v1alpha\nkind: Llama\nmetadata:\n  name: kuzco\nspec:\n  weight: 90\n  height: 1.7\n",
+      );
+      const create = await kubectl(env, "create", "-f", manifest);
+      assert.equal(create.code, 0, create.err);
+      assert.match(create.out, /llama.farm.example.com\/kuzco created/);
+      const invalid = join(dir, "bad.yaml");
+      await Deno.writeTextFile(
+        invalid,
+        "apiVersion: farm.example.com/v1alpha\nkind: Llama\nmetadata:\n  name: bad\nspec:\n  weight: -1\n  height: 1\n",
+      );
+      const rejected = await kubectl(env, "create", "-f", invalid);
+      assert.equal(rejected.code, 1);
+      assert.match(rejected.err, /spec\.weight/);
+
+      const watcher = new Deno.Command(KUBECTL, {
+        args: ["get", "llamas", "-w", "--output-watch-events"],
+        env,
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      const reader = watcher.stdout.pipeThrough(new TextDecoderStream()).getReader();
+      let seen = "";
+      const deadline = Date.now() + 20_000;
+      // The initial list prints dolly and kuzco; wait for it before deleting.
+      while (!/kuzco/.test(seen)) {
+        if (Date.now() > deadline) throw new Error(`watch printed: ${seen}`);
+        const { value, done } = await reader.read();
+        if (done) break;
+        seen += value;
+      }
+      const del = await kubectl(env, "delete", "llama", "kuzco");
+      assert.equal(del.code, 0, del.err);
+      while (!/DELETED\s+kuzco/.test(seen)) {
+        if (Date.now() > deadline) throw new Error(`watch printed: ${seen}`);
+        const { value, done } = await reader.read();
+        if (done) break;
+        seen += value;
+      }
+      assert.match(seen, /DELETED\s+kuzco/);
+      watcher.kill("SIGTERM");
+      await reader.cancel();
+      await watcher.stderr.cancel();
+      await watcher.status;
+
+      const farmpods = await kubectl(env, "get", "farmpods");
+      assert.equal(farmpods.code, 1, "no pod cache in this setup: a 503 Status, shown as an error");
+      assert.match(farmpods.err, /ServiceUnavailable|no cluster connection/);
+    } finally {
+      await farm.stop();
+      await fake.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
