@@ -318,3 +318,23 @@ Deno.test("client: client-certificate auth over TLS works for requests and for w
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("client: watch() as an async iterable yields events in order and stops at the stream's end", async () => {
+  await withServer(() => {
+    const lines = ["a", "b", "c"].map((n) =>
+      JSON.stringify({ type: "ADDED", object: { metadata: { name: n } } }) + "\n"
+    );
+    return new Response(lines.join(""), { headers: { "content-type": "application/json" } });
+  }, async (url) => {
+    const client = new KubeClient({ config: { server: url } });
+    try {
+      const names: string[] = [];
+      for await (const e of client.watch(CoreTypes.Pod, { namespace: "ns", signal: AbortSignal.timeout(10_000) })) {
+        names.push(e.object.metadata.name!);
+      }
+      assert.deepEqual(names, ["a", "b", "c"]);
+    } finally {
+      client.close();
+    }
+  });
+});

@@ -217,3 +217,57 @@ Deno.test("fake server: property — 200 seeded random faults between writes; ca
     await r.stop();
   }
 });
+
+Deno.test("fake server: metadata-only and label-selector informers cache only what they asked for", async () => {
+  const server = await startFakeApiServer({ bookmarkIntervalMs: 50 });
+  const admin = new KubeClient({ config: { server: server.url } });
+  const clock = new VirtualClock(0);
+  const client = new KubeClient({ config: { server: server.url }, clock });
+  const ctrl = new AbortController();
+  try {
+    await admin.create(CoreTypes.Namespace, { metadata: { name: "ns" } }).catch(() => {});
+    await admin.create(CoreTypes.ConfigMap, {
+      metadata: { name: "x", namespace: "ns", labels: { app: "x" } },
+      data: { big: "1" },
+    });
+    await admin.create(CoreTypes.ConfigMap, {
+      metadata: { name: "y", namespace: "ns", labels: { app: "y" } },
+      data: { big: "2" },
+    });
+    const meta = new Informer({
+      client,
+      resource: CoreTypes.ConfigMap,
+      namespace: "ns",
+      metadataOnly: true,
+      clock,
+      logger: quiet,
+    });
+    const scoped = new Informer({
+      client,
+      resource: CoreTypes.ConfigMap,
+      namespace: "ns",
+      labelSelector: "app=x",
+      clock,
+      logger: quiet,
+    });
+    const running = [meta.start(ctrl.signal), scoped.start(ctrl.signal)];
+    await admin.create(CoreTypes.ConfigMap, {
+      metadata: { name: "z", namespace: "ns", labels: { app: "x" } },
+      data: { big: "3" },
+    });
+    await until(() => meta.store.size === 3 && scoped.store.size === 2, clock, "both caches");
+    const x = meta.store.get("ns/x")!;
+    assert.equal(x.kind, "PartialObjectMetadata");
+    assert.equal(x.data, undefined);
+    assert.deepEqual(x.metadata.labels, { app: "x" });
+    assert.deepEqual(scoped.store.keys().sort(), ["ns/x", "ns/z"]);
+    assert.equal(scoped.store.get("ns/z")!.data.big, "3");
+    ctrl.abort();
+    await Promise.all(running);
+  } finally {
+    ctrl.abort();
+    client.close();
+    admin.close();
+    await server.stop();
+  }
+});
