@@ -4,16 +4,13 @@
  * trusted CA — how `kubeop dev` serves the farm API. Status gets an `Available` condition.
  * @module
  */
+import { rfc3339 } from "./object_rules.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import type { AdmissionContext, FakeStore } from "./fake_store.ts";
 import type { AggregatedTarget } from "./http_router.ts";
 import type { StoredEvent } from "./store.ts";
 
 const KEY = "apiregistration.k8s.io/apiservices";
-
-function rfc3339(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
-}
 
 /** Resolves an APIService's backend URL from the store, or explains why not. */
 export function resolveService(store: FakeStore, apiService: KubeObject): { url: string } | { reason: string } {

@@ -5,6 +5,7 @@
  * shortNames, categories, schema); deleting the CRD removes the kind and its objects.
  * @module
  */
+import { rfc3339 } from "./object_rules.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import { STANDARD_VERBS } from "./builtin_resources.ts";
 import type { AdmissionContext, FakeStore } from "./fake_store.ts";
@@ -51,10 +52,6 @@ export function versionPriority(a: string, b: string): number {
   const [pa, pb] = [parse(a), parse(b)];
   for (let i = 0; i < 3; i++) if (pa[i] !== pb[i]) return pb[i] - pa[i];
   return a.localeCompare(b);
-}
-
-function rfc3339(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
 }
 
 /** Wires CRD handling into a store: admission (names, status) and serving (registry updates). */

@@ -14,6 +14,7 @@ import {
   checkUpdate,
   generateName,
   jsonEqual,
+  rfc3339,
   specChanged,
   validateName,
 } from "./object_rules.ts";
@@ -88,10 +89,6 @@ export type AdmissionHook = (ctx: AdmissionContext) => void;
 
 const FOREGROUND = "foregroundDeletion";
 const ORPHAN = "orphan";
-
-function rfc3339(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
-}
 
 /** Resources whose PUT creates a missing object (AllowCreateOnUpdate in kube-apiserver). */
 const CREATE_ON_UPDATE = new Set(["coordination.k8s.io/leases", "/events", "/endpoints"]);

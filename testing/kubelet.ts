@@ -7,6 +7,7 @@
  * injected clock.
  * @module
  */
+import { rfc3339 } from "./object_rules.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import type { FakeStore } from "./fake_store.ts";
@@ -38,10 +39,6 @@ const POD = { group: "", version: "v1", plural: "pods" };
 const NODE = { group: "", version: "v1", plural: "nodes" };
 const BACKOFF_BASE_MS = 10_000;
 const BACKOFF_MAX_MS = 300_000;
-
-function rfc3339(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
-}
 
 /** Interprets `echo`, `sleep N` and `exit N` in a container's command and args (sh -c scripts included). */
 export function interpretCommand(container: Json): ContainerOutcome {
