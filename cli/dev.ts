@@ -6,7 +6,7 @@
  * @module
  */
 import { devKubeletBehaviour, startSeedControllers } from "../controllers/dev.ts";
-import { type FakeApiServer, startFakeApiServer } from "../testing/mod.ts";
+import { type FakeApiServer, type FakeKubeletOptions, startFakeApiServer } from "../testing/mod.ts";
 import { type FlagSpec, intFlag, parseFlags, stringFlag } from "./flags.ts";
 
 /** Starts something next to the dev server; returns how to stop it. */
@@ -20,8 +20,8 @@ export interface DevOptions {
   kubeconfigOut?: string;
   /** Persist objects here and restore them on start. */
   dataDir?: string;
-  /** Run the fake kubelet (default true). */
-  kubelet?: boolean;
+  /** Run the fake kubelet (default true); options script container outcomes. */
+  kubelet?: boolean | FakeKubeletOptions;
   /** Started in order after the server; stopped in reverse order. */
   extraStarters?: DevStarter[];
 }
