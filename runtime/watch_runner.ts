@@ -72,6 +72,8 @@ export interface WatchHealth {
   watchAgeMs?: number;
   /** ms since the last event or bookmark on any stream (undefined before the first). */
   sinceLastEventMs?: number;
+  /** The last resourceVersion seen (list, event or bookmark). */
+  resourceVersion?: string;
   /** Failed lists/watches since the last successful list or stream open. */
   consecutiveFailures: number;
   /** The most recent failure, for operators. */
@@ -135,6 +137,7 @@ export class WatchRunner {
     if (this.#streamOpenedAtMs !== undefined) h.watchAgeMs = now - this.#streamOpenedAtMs;
     if (this.#lastEventAtMs !== undefined) h.sinceLastEventMs = now - this.#lastEventAtMs;
     if (this.#lastError) h.lastError = this.#lastError;
+    if (this.#state.mem.rv !== undefined) h.resourceVersion = this.#state.mem.rv;
     const labels = { resource: this.#resourceName };
     this.#opts.metrics?.watchAge?.set(labels, (h.watchAgeMs ?? 0) / 1000);
     this.#opts.metrics?.watchLastEvent?.set(labels, (h.sinceLastEventMs ?? 0) / 1000);

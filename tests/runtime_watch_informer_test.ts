@@ -18,11 +18,17 @@ class RecordingMetrics implements InformerMetrics {
 }
 
 /** Polls `cond`, moving virtual time in small steps and letting real I/O run; fails after a real deadline. */
-async function until(cond: () => boolean, clock: VirtualClock, what: string, deadlineMs = 15_000): Promise<void> {
+async function until(
+  cond: () => boolean,
+  clock: VirtualClock,
+  what: string,
+  deadlineMs = 15_000,
+  advanceMs = 250,
+): Promise<void> {
   const start = performance.now();
   while (!cond()) {
     if (performance.now() - start > deadlineMs) throw new Error(`timed out waiting for ${what}`);
-    await clock.advance(250);
+    await clock.advance(advanceMs);
     await new Promise((r) => setTimeout(r, 2));
   }
 }
@@ -134,8 +140,7 @@ Deno.test("informer: a bookmark moves the RV the next watch resumes from; a drop
     await until(() => h.informer.hasSynced() && h.stub.openStreams === 1, h.clock, "sync");
     h.stub.rv += 50; // writes elsewhere in the server move the RV
     h.stub.bookmark();
-    await until(() => h.informer.health().state === "Watching", h.clock, "bookmark");
-    await new Promise((r) => setTimeout(r, 20));
+    await until(() => h.informer.health().resourceVersion === "151", h.clock, "bookmark");
     const before = h.stub.requests.length;
     h.stub.drop("end");
     await until(() => h.stub.requests.length > before && h.stub.openStreams === 1, h.clock, "re-watch");
@@ -182,7 +187,7 @@ Deno.test("informer: a stalled (half-open) stream is detected by the read-idle d
     for (let i = 0; i < 3; i++) {
       await h.clock.advance(30_000);
       h.stub.bookmark();
-      await new Promise((r) => setTimeout(r, 10));
+      await until(() => h.informer.health().sinceLastEventMs === 0, h.clock, "bookmark", 15_000, 0);
     }
     h.stub.stall();
     h.stub.write("late");
