@@ -5,6 +5,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .cache
 export NO_COLOR=1
+export PATH="$PWD/node_modules/.bin:$PATH"
 status=0
 deno fmt --check || status=1
 deno lint || status=1
