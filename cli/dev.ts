@@ -20,7 +20,7 @@ export interface DevOptions {
   kubeconfigOut?: string;
   /** Persist objects here and restore them on start. */
   dataDir?: string;
-  /** Run the fake kubelet (default true); options script container outcomes. */
+  /** Run the fake kubelet (default: scripted by devKubeletBehaviour); options replace the script. */
   kubelet?: boolean | FakeKubeletOptions;
   /** Started in order after the server; stopped in reverse order. */
   extraStarters?: DevStarter[];
@@ -53,13 +53,12 @@ export const DEFAULT_KUBECONFIG_OUT = ".kubeop/dev.kubeconfig";
  * ```
  */
 export async function startDev(opts: DevOptions = {}): Promise<DevEnvironment> {
-  const server = await startFakeApiServer(
-    {
-      port: opts.port ?? 0,
-      ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
-      ...(opts.kubelet === false ? {} : { kubelet: { behaviour: devKubeletBehaviour } }),
-    } as Parameters<typeof startFakeApiServer>[0],
-  );
+  const kubelet = opts.kubelet === false
+    ? false
+    : typeof opts.kubelet === "object"
+    ? opts.kubelet
+    : { behaviour: devKubeletBehaviour };
+  const server = await startFakeApiServer({ port: opts.port ?? 0, dataDir: opts.dataDir, kubelet });
   const stops: Array<() => Promise<void>> = [];
   const kubeconfigPath = opts.kubeconfigOut ?? DEFAULT_KUBECONFIG_OUT;
   let stopped = false;
