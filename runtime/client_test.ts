@@ -61,7 +61,11 @@ Deno.test("client: errors carry the server's Status and the call; non-Status bod
     }
     return new Response("<html>bad gateway</html>", { status: 502 });
   }, async (url) => {
-    const client = new KubeClient({ config: { server: url }, clock: new RecordingClock() });
+    const counted: string[] = [];
+    const metrics = {
+      restClientRequests: { inc: (l: { code: string; method: string }) => void counted.push(`${l.method} ${l.code}`) },
+    };
+    const client = new KubeClient({ config: { server: url }, clock: new RecordingClock(), metrics });
     try {
       const notFound = await client.get(CoreTypes.Pod, "missing", { namespace: "ns" }).catch((e) => e);
       assert.ok(isNotFound(notFound));
@@ -79,6 +83,7 @@ Deno.test("client: errors carry the server's Status and the call; non-Status bod
       assert.equal(proxy.code, 502);
       assert.equal(proxy.status.kind, "Status");
       assert.match(proxy.status.message!, /bad gateway/);
+      assert.deepEqual(counted, ["GET 404", "POST 409", "GET 502"]);
     } finally {
       client.close();
     }

@@ -10,6 +10,8 @@ const quietLogger = { debug() {}, info() {}, warn() {} };
 
 class RecordingMetrics implements InformerMetrics {
   restarts: string[] = [];
+  decodeErrors = 0;
+  watchDecodeErrors = { inc: () => void this.decodeErrors++ };
   relists: string[] = [];
   objects = 0;
   watchRestarts = { inc: (l: { reason: string }) => void this.restarts.push(l.reason) };
@@ -175,6 +177,23 @@ Deno.test("informer: 410 after a missed window relists and emits deletes for obj
     await until(() => h.metrics.relists.filter((c) => c === "expired").length === 2, h.clock, "in-stream 410");
     await until(() => sameAsServer(h), h.clock, "relist 2");
     assert.equal(h.log.filter((l) => l.startsWith("added d")).length, 1, "relist added no duplicate");
+  } finally {
+    await h.stop();
+  }
+});
+
+Deno.test("informer: malformed frames, unknown types and objects without metadata are counted and skipped", async () => {
+  const h = harness();
+  try {
+    await until(() => h.informer.hasSynced() && h.stub.openStreams === 1, h.clock, "sync");
+    h.stub.sendRaw("{not json");
+    h.stub.sendRaw(JSON.stringify({ type: "EXPLODED", object: { metadata: { name: "x" } } }));
+    h.stub.sendRaw(JSON.stringify({ type: "ADDED", object: { kind: "ConfigMap" } }));
+    h.stub.write("after");
+    await until(() => h.informer.store.get("ns/after") !== undefined, h.clock, "event after garbage");
+    assert.equal(h.metrics.decodeErrors, 3);
+    assert.equal(h.informer.store.size, 1);
+    assert.deepEqual(h.metrics.restarts, [], "the stream was not restarted");
   } finally {
     await h.stop();
   }

@@ -95,6 +95,18 @@ export class WatchStub {
     for (const s of this.#streams) this.#send(s, frame);
   }
 
+  /** Sends a raw line (possibly malformed) to every live stream. */
+  sendRaw(line: string): void {
+    for (const s of this.#streams) {
+      if (s.closed || s.stalled) continue;
+      try {
+        s.ctrl.enqueue(enc.encode(line + "\n"));
+      } catch {
+        s.closed = true;
+      }
+    }
+  }
+
   /** Ends every stream: cleanly (`end`) or with a reset (`reset`). */
   drop(mode: "end" | "reset" = "end"): void {
     for (const s of this.#streams) this.#close(s, mode === "reset");
