@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { startFakeApiServer } from "../testing/mod.ts";
-import { call } from "../testing/test_http.ts";
+import { call, eventually } from "../testing/test_http.ts";
+import { VirtualClock } from "../runtime/clock.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";
 
@@ -359,5 +360,25 @@ Deno.test("--data-dir: objects survive a stop and a new server, RVs keep growing
     }
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("fault injection: latency holds the request until the (virtual) clock moves", async () => {
+  const clock = new VirtualClock();
+  const s = await startFakeApiServer({ clock });
+  try {
+    s.faults.inject({ verb: "get", resource: "configmaps", latencyMs: 5_000, times: 1 });
+    await call(s.url, "POST", CM, { metadata: { name: "slow" } });
+    let done = false;
+    const pending = call(s.url, "GET", `${CM}/slow`).then((r) => {
+      done = true;
+      return r;
+    });
+    await eventually("the request to be waiting on the clock", () => clock.pendingTimers > 0);
+    assert.equal(done, false);
+    await clock.advance(5_000);
+    assert.equal((await pending).status, 200);
+  } finally {
+    await s.stop();
   }
 });
