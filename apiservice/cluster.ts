@@ -45,6 +45,12 @@ export interface ConfigMapObject extends KubeObject {
   data?: Record<string, string>;
 }
 
+/** A Secret as far as the serving-cert store reads and writes it (data base64, as on the wire). */
+export interface SecretObject extends KubeObject {
+  type?: string;
+  data?: Record<string, string>;
+}
+
 /** A Pod as far as FarmPods read it. */
 export interface PodObject extends KubeObject {
   spec?: { containers?: unknown[]; [field: string]: unknown };
@@ -77,6 +83,14 @@ export interface FarmCluster {
   createConfigMap(cm: ConfigMapObject): Promise<ConfigMapObject>;
   /** PUT with metadata.resourceVersion as precondition: 409 Conflict when stale. */
   updateConfigMap(cm: ConfigMapObject): Promise<ConfigMapObject>;
+  /** Optional (--cert-secret): undefined when the Secret does not exist. */
+  getSecret?(namespace: string, name: string): Promise<SecretObject | undefined>;
+  /** Optional (--cert-secret): 409 AlreadyExists when it exists. */
+  createSecret?(secret: SecretObject): Promise<SecretObject>;
+  /** Optional (--cert-secret): PUT with resourceVersion precondition. */
+  updateSecret?(secret: SecretObject): Promise<SecretObject>;
+  /** Optional (--apiservice-name): sets APIService spec.caBundle (base64 PEM) when it differs; false if unchanged. */
+  setAPIServiceCABundle?(name: string, caBundle: string): Promise<boolean>;
   /** The Pod cache, or undefined when this deployment serves no FarmPods. */
   pods?: PodCache;
 }

@@ -15,6 +15,7 @@ import type {
   FarmCluster,
   PodCache,
   PodObject,
+  SecretObject,
   TokenDecision,
   UserInfo,
 } from "./cluster.ts";
@@ -97,5 +98,32 @@ export class KubeFarmCluster implements FarmCluster {
 
   updateConfigMap(cm: ConfigMapObject): Promise<ConfigMapObject> {
     return this.#client.update<ConfigMapObject>(CoreTypes.ConfigMap, cm);
+  }
+
+  async getSecret(namespace: string, name: string): Promise<SecretObject | undefined> {
+    try {
+      return await this.#client.get<SecretObject>(CoreTypes.Secret, name, { namespace });
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  createSecret(secret: SecretObject): Promise<SecretObject> {
+    return this.#client.create<SecretObject>(CoreTypes.Secret, secret);
+  }
+
+  updateSecret(secret: SecretObject): Promise<SecretObject> {
+    return this.#client.update<SecretObject>(CoreTypes.Secret, secret);
+  }
+
+  async setAPIServiceCABundle(name: string, caBundle: string): Promise<boolean> {
+    const current = await this.#client.get<KubeObject>(CoreTypes.APIService, name);
+    if (current.spec?.caBundle === caBundle && !current.spec?.insecureSkipTLSVerify) return false;
+    await this.#client.patch(CoreTypes.APIService, name, {
+      metadata: { resourceVersion: current.metadata.resourceVersion },
+      spec: { caBundle, insecureSkipTLSVerify: null },
+    }, { type: "merge" });
+    return true;
   }
 }

@@ -12,6 +12,7 @@ import type {
   FarmCluster,
   PodCache,
   PodObject,
+  SecretObject,
   TokenDecision,
   UserInfo,
 } from "./cluster.ts";
@@ -83,6 +84,9 @@ export class MemoryFarmCluster implements FarmCluster {
   readonly pods = new MemoryPodCache();
   readonly reviews: Array<{ user: UserInfo; attrs: AccessAttributes }> = [];
   #configMaps = new Map<string, ConfigMapObject>();
+  #secrets = new Map<string, SecretObject>();
+  /** APIService name → spec.caBundle, as set through {@link setAPIServiceCABundle}. */
+  readonly caBundles = new Map<string, string>();
   #rv = 0;
   /** When set, every ConfigMap call fails with this HTTP code (fault injection). */
   failConfigMaps: number | undefined;
@@ -163,5 +167,53 @@ export class MemoryFarmCluster implements FarmCluster {
     const stored = { ...structuredClone(cm), metadata: { ...cm.metadata, resourceVersion: String(++this.#rv) } };
     this.#configMaps.set(k, stored);
     return Promise.resolve(structuredClone(stored));
+  }
+
+  getSecret(namespace: string, name: string): Promise<SecretObject | undefined> {
+    const secret = this.#secrets.get(`${namespace}/${name}`);
+    return Promise.resolve(secret && structuredClone(secret));
+  }
+
+  createSecret(secret: SecretObject): Promise<SecretObject> {
+    const { namespace = "default", name = "" } = secret.metadata;
+    if (this.#secrets.has(`${namespace}/${name}`)) {
+      throw new ApiError(failureStatus(409, "AlreadyExists", `secrets "${name}" already exists`), {
+        verb: "create",
+        resource: "secrets",
+        namespace,
+        name,
+      });
+    }
+    const stored = {
+      ...structuredClone(secret),
+      metadata: { ...secret.metadata, resourceVersion: String(++this.#rv) },
+    };
+    this.#secrets.set(`${namespace}/${name}`, stored);
+    return Promise.resolve(structuredClone(stored));
+  }
+
+  updateSecret(secret: SecretObject): Promise<SecretObject> {
+    const { namespace = "default", name = "" } = secret.metadata;
+    const current = this.#secrets.get(`${namespace}/${name}`);
+    if (!current || current.metadata.resourceVersion !== secret.metadata.resourceVersion) {
+      throw new ApiError(failureStatus(409, "Conflict", `Operation cannot be fulfilled on secrets "${name}"`), {
+        verb: "update",
+        resource: "secrets",
+        namespace,
+        name,
+      });
+    }
+    const stored = {
+      ...structuredClone(secret),
+      metadata: { ...secret.metadata, resourceVersion: String(++this.#rv) },
+    };
+    this.#secrets.set(`${namespace}/${name}`, stored);
+    return Promise.resolve(structuredClone(stored));
+  }
+
+  setAPIServiceCABundle(name: string, caBundle: string): Promise<boolean> {
+    const changed = this.caBundles.get(name) !== caBundle;
+    this.caBundles.set(name, caBundle);
+    return Promise.resolve(changed);
   }
 }

@@ -13,6 +13,7 @@ import {
 } from "./authn.ts";
 import { CachingAuthorizer } from "./authz.ts";
 import type { FarmCluster } from "./cluster.ts";
+import { servingCertFromSecret } from "./cert_secret.ts";
 import { ConfigMapStorage } from "./configmap_storage.ts";
 import { createAuthGate } from "./gate.ts";
 import { LlamaStore } from "./llama_store.ts";
@@ -41,6 +42,10 @@ export interface FarmApiServerOptions {
   /** For the default SANs: the Service in front of this server (default kubeop-farm in kubeop-system). */
   serviceName?: string;
   serviceNamespace?: string;
+  /** Keep the serving cert in this Secret instead of --cert-dir (generated once, shared by replicas). */
+  certSecret?: { namespace: string; name: string };
+  /** Write the serving CA into this APIService's spec.caBundle at start (e.g. v1alpha.farm.example.com). */
+  apiServiceName?: string;
   /** How often the cert files are checked for changes (default 60 s). */
   certReloadIntervalMs?: number;
   /** The cluster (SubjectAccessReview, ConfigMaps, Pods). Required for delegated auth and configmap storage. */
@@ -96,15 +101,32 @@ export async function startFarmApiServer(opts: FarmApiServerOptions = {}): Promi
     throw new Error("delegated auth needs a cluster connection (SubjectAccessReview); use --auth=none for local use");
   }
   if (opts.storage === "configmap" && !cluster) throw new Error("--storage=configmap needs a cluster connection");
+  if (opts.certSecret && !cluster) throw new Error("--cert-secret needs a cluster connection");
 
   const svc = `${opts.serviceName ?? "kubeop-farm"}.${opts.serviceNamespace ?? "kubeop-system"}.svc`;
-  const cert = await loadServingCert({
-    tlsCertFile: opts.tlsCertFile,
-    tlsPrivateKeyFile: opts.tlsPrivateKeyFile,
-    certDir: opts.certDir,
-    hosts: opts.hosts ?? ["localhost", "127.0.0.1", svc],
-    clock,
-  });
+  const hosts = opts.hosts ?? ["localhost", "127.0.0.1", svc];
+  const cert = opts.certSecret && !opts.tlsCertFile
+    ? {
+      ...await servingCertFromSecret({ cluster: cluster!, ...opts.certSecret, hosts, clock }),
+      certFile: "",
+      keyFile: "",
+    }
+    : await loadServingCert({
+      tlsCertFile: opts.tlsCertFile,
+      tlsPrivateKeyFile: opts.tlsPrivateKeyFile,
+      certDir: opts.certDir,
+      hosts,
+      clock,
+    });
+  if (opts.apiServiceName && cluster?.setAPIServiceCABundle) {
+    try {
+      if (await cluster.setAPIServiceCABundle(opts.apiServiceName, btoa(cert.caPEM))) {
+        log(`farm apiserver: set spec.caBundle of APIService ${opts.apiServiceName}`);
+      }
+    } catch (err) {
+      log(`farm apiserver: cannot set caBundle of APIService ${opts.apiServiceName}: ${(err as Error).message}`);
+    }
+  }
 
   let requestHeader = opts.requestHeader;
   if (auth === "delegated" && !requestHeader) {
@@ -161,7 +183,7 @@ export async function startFarmApiServer(opts: FarmApiServerOptions = {}): Promi
       return router(req);
     },
   });
-  const stopWatching = watchFiles({
+  const stopWatching = !cert.certFile ? () => {} : watchFiles({
     paths: [cert.certFile, cert.keyFile],
     clock,
     intervalMs: opts.certReloadIntervalMs ?? 60_000,

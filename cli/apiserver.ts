@@ -23,6 +23,8 @@ const SPEC: FlagSpec = {
   "tls-private-key-file": { type: "string" },
   "cert-dir": { type: "string" },
   "tls-san": { type: "string", multiple: true },
+  "cert-secret": { type: "string" },
+  "apiservice-name": { type: "string" },
   "service-name": { type: "string" },
   "service-namespace": { type: "string" },
   kubeconfig: { type: "string" },
@@ -55,6 +57,8 @@ Flags:
   --tls-cert-file, --tls-private-key-file serving certificate; when absent a CA + cert are generated once in --cert-dir
   --cert-dir DIR                          where generated certs live (default .kubeop/farm-certs)
   --tls-san NAME                          extra SAN of a generated cert (repeatable)
+  --cert-secret NS/NAME                   keep the generated CA + cert in this Secret (shared by replicas/restarts)
+  --apiservice-name NAME                  write the serving CA into this APIService's spec.caBundle at start
   --service-name, --service-namespace     Service in front of this server: SAN <name>.<ns>.svc (default kubeop-farm.<pod ns>)
   --kubeconfig PATH, --context NAME       cluster for SubjectAccessReview, TokenReview, ConfigMaps and Pods
                                           (else $KUBECONFIG, ~/.kube/config, in-cluster)
@@ -80,6 +84,8 @@ export interface ApiserverOptions {
   tlsPrivateKeyFile?: string;
   certDir: string;
   tlsSans: string[];
+  certSecret?: { namespace: string; name: string };
+  apiServiceName?: string;
   serviceName: string;
   serviceNamespace?: string;
   kubeconfig?: string;
@@ -120,6 +126,11 @@ export function parseApiserverFlags(args: string[]): ApiserverOptions | "help" {
     return v.length ? v : fallback;
   };
   const level = enumFlag("apiserver", values, "log-level", LOG_LEVELS, "info");
+  const certSecretFlag = stringFlag(values, "cert-secret");
+  const certSecretParts = certSecretFlag?.split("/");
+  if (certSecretFlag !== undefined && (certSecretParts?.length !== 2 || !certSecretParts[0] || !certSecretParts[1])) {
+    throw new UsageError(`kubeop apiserver: flag --cert-secret must be NAMESPACE/NAME, got "${certSecretFlag}"`);
+  }
   return {
     securePort,
     bindAddress: stringFlag(values, "bind-address") ?? "0.0.0.0",
@@ -127,6 +138,8 @@ export function parseApiserverFlags(args: string[]): ApiserverOptions | "help" {
     tlsPrivateKeyFile,
     certDir: stringFlag(values, "cert-dir") ?? ".kubeop/farm-certs",
     tlsSans: listFlag(values, "tls-san"),
+    certSecret: certSecretParts ? { namespace: certSecretParts[0], name: certSecretParts[1] } : undefined,
+    apiServiceName: stringFlag(values, "apiservice-name"),
     serviceName: stringFlag(values, "service-name") ?? "kubeop-farm",
     serviceNamespace: stringFlag(values, "service-namespace"),
     kubeconfig,
@@ -166,7 +179,8 @@ export async function apiserverCommand(args: string[]): Promise<number> {
   }
   await configureLogging({ format: opts.logFormat, level: opts.logLevel });
   const log = kubeopLogger("apiserver");
-  const needsCluster = opts.auth === "delegated" || opts.storage === "configmap";
+  const needsCluster = opts.auth === "delegated" || opts.storage === "configmap" || !!opts.certSecret ||
+    !!opts.apiServiceName;
   const stop = new AbortController();
   let client: KubeClient | undefined;
   let cluster: FarmCluster | undefined;
@@ -196,6 +210,8 @@ export async function apiserverCommand(args: string[]): Promise<number> {
     tlsCertFile: opts.tlsCertFile,
     tlsPrivateKeyFile: opts.tlsPrivateKeyFile,
     certDir: opts.certDir,
+    certSecret: opts.certSecret,
+    apiServiceName: opts.apiServiceName,
     hosts: [
       "localhost",
       "127.0.0.1",

@@ -105,3 +105,52 @@ Deno.test("memory storage: a restarted server answers an old resourceVersion wit
     await Deno.remove(certDir, { recursive: true });
   }
 });
+
+Deno.test("--cert-secret: the first server generates the cert, the next reuses its CA; caBundle is set", async () => {
+  const cluster = new MemoryFarmCluster();
+  const certSecret = { namespace: "kubeop-system", name: "kubeop-farm-serving-cert" };
+  const a = await startFarmFixture({ cluster, certSecret, apiServiceName: "v1alpha.farm.example.com" });
+  const caA = a.farm.caPEM;
+  await a.close();
+  const b = await startFarmFixture({ cluster, certSecret, apiServiceName: "v1alpha.farm.example.com" });
+  try {
+    assert.equal(b.farm.caPEM, caA);
+    assert.equal(cluster.caBundles.get("v1alpha.farm.example.com"), btoa(caA));
+    const secret = await cluster.getSecret("kubeop-system", "kubeop-farm-serving-cert");
+    assert.equal(secret?.type, "kubernetes.io/tls");
+    const res = await b.call("/healthz");
+    assert.equal(res.status, 200, "served with the Secret's cert, trusted through its CA");
+    await res.body?.cancel();
+  } finally {
+    await b.close();
+  }
+});
+
+Deno.test("the serving cert is reloaded when its files change", async () => {
+  const certDir = await Deno.makeTempDir({ prefix: "farm-certs-" });
+  const fx = await startFarmFixture({ certDir, certReloadIntervalMs: 20 });
+  try {
+    const ca = await createCA({ commonName: "replacement-ca" });
+    const leaf = await ca.issue({ commonName: "localhost", hosts: ["localhost", "127.0.0.1"], usage: "server" });
+    await Deno.writeTextFile(`${certDir}/apiserver.key`, leaf.keyPEM);
+    await Deno.writeTextFile(`${certDir}/apiserver.crt`, leaf.certPEM);
+    const client = Deno.createHttpClient({ caCerts: [ca.certPEM] });
+    try {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const ok = await fetch(`${fx.farm.url}/healthz`, { client }).then(async (r) => {
+          await r.body?.cancel();
+          return r.status === 200;
+        }, () => false);
+        if (ok) break;
+        if (Date.now() > deadline) throw new Error("the new certificate was never served");
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    } finally {
+      client.close();
+    }
+  } finally {
+    await fx.close();
+    await Deno.remove(certDir, { recursive: true });
+  }
+});
