@@ -1,0 +1,119 @@
+/**
+ * Helpers shared by the real-cluster runtime and operator tests: condition polls with deadlines, a seeded random
+ * source, a TCP forwarder whose connections a test can cut (to break watch streams on a real kube-apiserver), and
+ * a kubeconfig writer for other identities.
+ * @module
+ */
+
+import YAML from "yaml";
+
+/** Polls `check` every `intervalMs` until it returns a truthy value; throws naming `what` after `deadlineMs`. */
+export async function poll<T>(
+  what: string,
+  check: () => T | Promise<T>,
+  opts: { deadlineMs?: number; intervalMs?: number } = {},
+): Promise<NonNullable<T>> {
+  const deadlineMs = opts.deadlineMs ?? 15_000;
+  const until = Date.now() + deadlineMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value as NonNullable<T>;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > until) {
+      const detail = lastError ? `: last error ${(lastError as Error).message ?? lastError}` : "";
+      throw new Error(`timed out after ${deadlineMs} ms waiting for ${what}${detail}`);
+    }
+    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 100)); // poll interval, bounded by the deadline
+  }
+}
+
+/** A deterministic uniform [0, 1) source (LCG) for reproducible random workloads. */
+export function seededRandom(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1_103_515_245) + 12_345) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+/** A TCP forwarder on 127.0.0.1:0 to `target`; {@link TcpProxy.cutAll} drops every open connection. */
+export interface TcpProxy {
+  /** The forwarder's port. */
+  port: number;
+  /** Connections accepted so far. */
+  accepted(): number;
+  /** Closes every open connection (both sides) without stopping the listener. */
+  cutAll(): number;
+  /** Stops listening and closes every connection. */
+  close(): Promise<void>;
+}
+
+/** Starts a {@link TcpProxy} forwarding to `hostname:port` (TLS passes through untouched). */
+export function startTcpProxy(target: { hostname: string; port: number }): TcpProxy {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const open = new Set<{ close(): void; done: Promise<void> }>();
+  let accepted = 0;
+  const pipe = async (from: Deno.Conn, to: Deno.Conn) => {
+    try {
+      await from.readable.pipeTo(to.writable, { preventClose: false });
+    } catch { /* cut or peer closed */ }
+  };
+  const serving = (async () => {
+    for await (const inbound of listener) {
+      accepted++;
+      let outbound: Deno.Conn;
+      try {
+        outbound = await Deno.connect(target);
+      } catch {
+        inbound.close();
+        continue;
+      }
+      let closed = false;
+      const close = () => {
+        if (closed) return;
+        closed = true;
+        for (const c of [inbound, outbound]) {
+          try {
+            c.close();
+          } catch { /* already closed */ }
+        }
+      };
+      const entry = {
+        close,
+        done: Promise.all([pipe(inbound, outbound), pipe(outbound, inbound)]).then(() => {
+          close();
+          open.delete(entry);
+        }),
+      };
+      open.add(entry);
+    }
+  })().catch(() => {});
+  return {
+    port: (listener.addr as Deno.NetAddr).port,
+    accepted: () => accepted,
+    cutAll() {
+      const n = open.size;
+      for (const c of open) c.close();
+      return n;
+    },
+    async close() {
+      listener.close();
+      await serving;
+      for (const c of open) c.close();
+      await Promise.all([...open].map((c) => c.done));
+    },
+  };
+}
+
+/** Rewrites an admin kubeconfig: another server URL and/or a bearer token for another identity. */
+export function rewriteKubeconfig(adminYaml: string, opts: { server?: string; token?: string }): string {
+  // deno-lint-ignore no-explicit-any
+  const doc = YAML.parse(adminYaml) as any;
+  if (opts.server) doc.clusters[0].cluster.server = opts.server;
+  if (opts.token) doc.users[0].user = { token: opts.token };
+  return YAML.stringify(doc);
+}
