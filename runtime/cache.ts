@@ -24,8 +24,11 @@ import {
 
 /** Handlers for cache changes. Exceptions are caught and logged; they never stop the informer. */
 export interface InformerHandler<T extends KubeObject> {
+  /** A new object (or one seen for the first time after a relist). */
   added?(obj: T): void;
+  /** An object whose resourceVersion changed. */
   modified?(old: T, obj: T): void;
+  /** An object removed (by event, or synthetically by a relist diff). */
   deleted?(obj: T): void;
   /** The first full list has been stored (called once; immediately for handlers added after sync). */
   synced?(): void;
@@ -33,16 +36,23 @@ export interface InformerHandler<T extends KubeObject> {
 
 /** Metric hooks of an informer (structural subset of runtime/metrics.ts `Metrics`). */
 export interface InformerMetrics extends WatchMetrics {
+  /** kubeop_cache_objects. */
   cacheObjects?: { set(labels: { resource: string }, value: number): void };
 }
 
 /** Construction options. */
 export interface InformerOptions<T extends KubeObject> extends WatchScope {
+  /** The cluster client. */
   client: KubeClient;
+  /** What to cache. */
   resource: ResourceType;
+  /** Default: the client's clock. */
   clock?: Clock;
+  /** Uniform [0,1) source for jitter and timeouts (default Math.random). */
   random?: () => number;
+  /** Metric hooks. */
   metrics?: InformerMetrics;
+  /** Default: @logtape loggers kubeop.watch / kubeop.cache. */
   logger?: WatchLogger;
   /** Runs on every object before it is stored; default drops `metadata.managedFields`. */
   transform?: (obj: T) => T;
@@ -54,7 +64,9 @@ export interface InformerOptions<T extends KubeObject> extends WatchScope {
 
 /** Options of the read-your-own-writes waits. */
 export interface WaitOptions {
+  /** Give up after this long (default 5 000 ms). */
   timeoutMs?: number;
+  /** Give up when aborted. */
   signal?: AbortSignal;
 }
 
@@ -93,6 +105,7 @@ interface RvWaiter {
  * ```
  */
 export class Informer<T extends KubeObject = KubeObject> implements WatchSink {
+  /** What this informer caches. */
   readonly resource: ResourceType;
   readonly #store: Store<T>;
   readonly #runner: WatchRunner;
@@ -108,6 +121,7 @@ export class Informer<T extends KubeObject = KubeObject> implements WatchSink {
   #synced = false;
   #started = false;
 
+  /** Creates the informer; nothing runs before start(). */
   constructor(opts: InformerOptions<T>) {
     this.resource = opts.resource;
     this.#store = new Store<T>({ freeze: opts.freeze });

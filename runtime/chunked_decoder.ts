@@ -19,6 +19,7 @@ const enum State {
 
 /** Raised on bytes that are not valid chunked encoding. */
 export class ChunkedEncodingError extends Error {
+  /** Creates the error. */
   constructor(message: string) {
     super(message);
     this.name = "ChunkedEncodingError";

@@ -17,14 +17,19 @@ import { apiVersionOf, type KubeList, type KubeObject, type ResourceType, type W
 
 /** The metric hooks the client uses (structurally a subset of runtime/metrics.ts `Metrics`). */
 export interface ClientMetrics {
+  /** rest_client_requests_total{code,method,host}. */
   restClientRequests: { inc(labels: { code: string; method: string; host: string }): void };
 }
 
 /** Construction options. */
 export interface KubeClientOptions {
+  /** Where and who. */
   config: ClusterConfig;
+  /** Time for retries (default RealClock). */
   clock?: Clock;
+  /** rest_client_requests_total hook. */
   metrics?: ClientMetrics;
+  /** User-Agent header (default `kubeop`). */
   userAgent?: string;
   /** Field manager for apply/update (default `kubeop`). */
   fieldManager?: string;
@@ -36,17 +41,25 @@ export interface KubeClientOptions {
 
 /** Options shared by calls on one object or collection. */
 export interface NamespaceOption {
+  /** Namespace of namespaced resources. */
   namespace?: string;
+  /** Cancels the call. */
   signal?: AbortSignal;
 }
 
 /** Query options of a list call. */
 export interface ListOptions extends NamespaceOption {
+  /** e.g. `app=web,tier!=db`. */
   labelSelector?: string;
+  /** e.g. `metadata.name=x`. */
   fieldSelector?: string;
+  /** Page size. */
   limit?: number;
+  /** Continue token of the previous page. */
   continue?: string;
+  /** Snapshot / start resourceVersion. */
   resourceVersion?: string;
+  /** How `resourceVersion` is interpreted. */
   resourceVersionMatch?: "NotOlderThan" | "Exact";
   /** Ask for PartialObjectMetadataList (metadata only). */
   metadataOnly?: boolean;
@@ -54,13 +67,21 @@ export interface ListOptions extends NamespaceOption {
 
 /** Options of a watch call. */
 export interface WatchOptions extends NamespaceOption {
+  /** Snapshot / start resourceVersion. */
   resourceVersion?: string;
+  /** e.g. `app=web,tier!=db`. */
   labelSelector?: string;
+  /** e.g. `metadata.name=x`. */
   fieldSelector?: string;
+  /** Ask for BOOKMARK events. */
   allowWatchBookmarks?: boolean;
+  /** Server ends the watch after this long. */
   timeoutSeconds?: number;
+  /** WatchList: start with synthetic ADDED events for the current state. */
   sendInitialEvents?: boolean;
+  /** How `resourceVersion` is interpreted. */
   resourceVersionMatch?: "NotOlderThan" | "Exact";
+  /** Ask for PartialObjectMetadata(List) only. */
   metadataOnly?: boolean;
   /** Called once the server accepted the watch (HTTP 200), before any event. */
   onOpen?: () => void;
@@ -83,17 +104,25 @@ const METADATA_ACCEPT = "application/json;as=PartialObjectMetadata;g=meta.k8s.io
 
 /** A raw response. */
 export interface RawResponse {
+  /** HTTP status code. */
   status: number;
+  /** Response headers. */
   headers: Headers;
+  /** The whole body. */
   body: Uint8Array;
 }
 
 /** Options of {@link KubeClient.request}. */
 export interface RequestOptions {
+  /** Query parameters (undefined ones are left out). */
   query?: Record<string, string | number | boolean | undefined>;
+  /** JSON-encoded unless a string. */
   body?: unknown;
+  /** Default application/json. */
   contentType?: string;
+  /** Default application/json. */
   accept?: string;
+  /** Cancels the call. */
   signal?: AbortSignal;
   /** Describes the call in errors (default: method + path). */
   call?: CallInfo;
@@ -130,8 +159,11 @@ function resourceName(rt: ResourceType): string {
  * ```
  */
 export class KubeClient {
+  /** The cluster this client talks to. */
   readonly config: ClusterConfig;
+  /** The injected clock (retries; informers default to it). */
   readonly clock: Clock;
+  /** Field manager of writes and applies. */
   readonly fieldManager: string;
   readonly #credentials: BearerCredentials;
   readonly #metrics?: ClientMetrics;
@@ -143,6 +175,7 @@ export class KubeClient {
   readonly #base: string;
   #closed = false;
 
+  /** One HTTP client per cluster; close() releases it. */
   constructor(opts: KubeClientOptions) {
     this.config = opts.config;
     this.clock = opts.clock ?? new RealClock();

@@ -14,6 +14,7 @@ export type BearerConfig = Pick<ClusterConfig, "token" | "tokenFile" | "exec">;
 
 /** Raised when an exec plugin fails or prints something that is not an ExecCredential. */
 export class CredentialError extends Error {
+  /** Creates the error. */
   constructor(message: string) {
     super(message);
     this.name = "CredentialError";
@@ -39,6 +40,7 @@ export class BearerCredentials {
   #validUntilMs = 0;
   #pending?: Promise<string | undefined>;
 
+  /** Reads nothing yet: the token file or plugin runs on first use. */
   constructor(config: BearerConfig, opts: { clock?: Clock } = {}) {
     this.#config = config;
     this.#clock = opts.clock ?? new RealClock();
@@ -84,8 +86,11 @@ export class BearerCredentials {
 
 /** What an exec plugin returned. */
 export interface ExecResult {
+  /** Bearer token. */
   token?: string;
+  /** Client certificate (PEM) — parsed, not yet used by KubeClient. */
   certPEM?: string;
+  /** Client key (PEM) — parsed, not yet used by KubeClient. */
   keyPEM?: string;
   /** Epoch ms of `status.expirationTimestamp`, when given. */
   expirationMs?: number;

@@ -10,23 +10,33 @@ import { ChunkedDecoder } from "./chunked_decoder.ts";
 
 /** TLS material for an https URL. */
 export interface TlsOptions {
+  /** Trusted CA certificates (PEM). */
   caCerts?: string[];
+  /** Client certificate (PEM). */
   cert?: string;
+  /** Client private key (PEM). */
   key?: string;
 }
 
 /** One streaming request. */
 export interface StreamRequest {
+  /** Target (http: or https:). */
   url: URL;
+  /** Default GET. */
   method?: string;
+  /** Request headers (Host and Connection are added). */
   headers?: Record<string, string>;
+  /** TLS material for https. */
   tls?: TlsOptions;
+  /** Aborting closes the connection. */
   signal?: AbortSignal;
 }
 
 /** The response head; the body is read with {@link HttpStream.readBody}. */
 export interface HttpStream {
+  /** HTTP status code. */
   status: number;
+  /** Response headers. */
   headers: Headers;
   /**
    * Calls `onData` with each run of body bytes (views valid only during the call) until the body ends. Resolves
@@ -44,6 +54,7 @@ const MAX_HEAD_BYTES = 64 * 1024;
 
 /** Raised when the server's response is not HTTP/1.1 we understand. */
 export class HttpProtocolError extends Error {
+  /** Creates the error. */
   constructor(message: string) {
     super(message);
     this.name = "HttpProtocolError";

@@ -15,6 +15,7 @@ import type { WatchHealth, WatchLogger, WatchScope } from "./watch_runner.ts";
 export class CacheSyncTimeoutError extends Error {
   /** Resource names (`plural.group [ns=…]`) still unsynced. */
   readonly unsynced: string[];
+  /** Names the unsynced caches. */
   constructor(unsynced: string[], timeoutMs: number) {
     super(`caches not synced after ${timeoutMs} ms: ${unsynced.join(", ")}`);
     this.name = "CacheSyncTimeoutError";
@@ -24,12 +25,17 @@ export class CacheSyncTimeoutError extends Error {
 
 /** Construction options shared by every informer of the registry. */
 export interface InformerRegistryOptions {
+  /** The cluster client. */
   client: KubeClient;
+  /** Default: the client's clock. */
   clock?: Clock;
+  /** Metric hooks shared by all informers. */
   metrics?: InformerMetrics;
+  /** Logger shared by all informers. */
   logger?: WatchLogger;
   /** Try WatchList first (default true). */
   watchList?: boolean;
+  /** Uniform [0,1) source (tests pass a seeded one). */
   random?: () => number;
 }
 
@@ -60,6 +66,7 @@ export class InformerRegistry {
   readonly #running: Promise<void>[] = [];
   #signal?: AbortSignal;
 
+  /** Creates an empty registry. */
   constructor(opts: InformerRegistryOptions) {
     this.#opts = opts;
   }

@@ -6,6 +6,7 @@
 
 /** Raised when a line exceeds the configured maximum. */
 export class LineTooLongError extends Error {
+  /** Creates the error. */
   constructor(maxLineBytes: number) {
     super(`line longer than ${maxLineBytes} characters`);
     this.name = "LineTooLongError";
@@ -31,7 +32,10 @@ export class LineSplitter {
   readonly #maxLineChars: number;
   #partial = "";
 
-  /** @param opts.maxLineChars longest accepted line (default 128 Mi characters). */
+  /**
+   * Calls `onLine` for each complete line.
+   * @param opts.maxLineChars longest accepted line (default 128 Mi characters).
+   */
   constructor(onLine: (line: string) => void, opts: { maxLineChars?: number } = {}) {
     this.#onLine = onLine;
     this.#maxLineChars = opts.maxLineChars ?? 128 * 1024 * 1024;

@@ -9,9 +9,13 @@ import YAML from "yaml";
 
 /** An exec credential plugin (kubeconfig `users[].user.exec`). */
 export interface ExecConfig {
+  /** Program to run (resolved against the kubeconfig directory when it contains a slash). */
   command: string;
+  /** Arguments. */
   args?: string[];
+  /** Extra environment variables. */
   env?: { name: string; value: string }[];
+  /** `client.authentication.k8s.io/v1` (default) or `v1beta1`. */
   apiVersion?: string;
   /** Resolved against the kubeconfig's directory when relative and containing a slash. */
   cwd?: string;
@@ -21,13 +25,19 @@ export interface ExecConfig {
 export interface ClusterConfig {
   /** Base URL, e.g. `https://127.0.0.1:6443`. */
   server: string;
+  /** Cluster CA bundle (PEM). */
   caPEM?: string;
+  /** Client certificate (PEM). */
   certPEM?: string;
+  /** Client private key (PEM). */
   keyPEM?: string;
+  /** Static bearer token. */
   token?: string;
   /** Bearer token file, re-read when it changes (in-cluster tokens rotate). */
   tokenFile?: string;
+  /** Exec credential plugin. */
   exec?: ExecConfig;
+  /** Recorded from the kubeconfig; Deno cannot skip verification, so pass the CA instead. */
   insecureSkipTLSVerify?: boolean;
   /** The context's namespace (or the service account's namespace in-cluster). */
   namespace?: string;
@@ -49,6 +59,7 @@ export interface LoadClusterConfigOptions {
 
 /** Raised when no configuration can be found or the chosen one is unusable. */
 export class KubeconfigError extends Error {
+  /** Creates the error. */
   constructor(message: string) {
     super(message);
     this.name = "KubeconfigError";

@@ -93,7 +93,10 @@ export class Store<T extends KubeObject = KubeObject> implements StoreReader<T> 
   readonly #indexers: { name: string; fn: IndexFunc<T>; index?: Map<string, Set<string>> }[] = [];
   readonly #freeze: boolean;
 
-  /** @param opts.freeze deep-freeze stored objects (default true). */
+  /**
+   * Creates an empty store with the built-in indexes declared.
+   * @param opts.freeze deep-freeze stored objects (default true).
+   */
   constructor(opts: { freeze?: boolean } = {}) {
     this.#freeze = opts.freeze ?? true;
     this.addIndex(BUILTIN_INDEXES.namespace, namespaceIndex);

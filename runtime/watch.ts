@@ -77,12 +77,15 @@ export type WatchEffect =
 
 /** Result of one step. */
 export interface StepResult {
+  /** The next state. */
   state: WatchState;
+  /** What the shell must do, in order. */
   effects: WatchEffect[];
 }
 
 /** The environment a step may read: time and randomness, injected so steps are deterministic in tests. */
 export interface StepEnv {
+  /** Epoch ms. */
   now(): number;
   /** Uniform in [0, 1). */
   random(): number;

@@ -25,37 +25,55 @@ export interface WatchSink {
 
 /** The watch metric hooks (a structural subset of runtime/metrics.ts `Metrics`). */
 export interface WatchMetrics {
+  /** kubeop_watch_restarts_total. */
   watchRestarts?: { inc(labels: { resource: string; reason: string }): void };
+  /** kubeop_watch_relists_total. */
   watchRelists?: { inc(labels: { resource: string; cause: string }): void };
+  /** kubeop_watch_decode_errors_total. */
   watchDecodeErrors?: { inc(labels: { resource: string }): void };
+  /** kubeop_watch_age_seconds. */
   watchAge?: { set(labels: { resource: string }, value: number): void };
+  /** kubeop_watch_last_event_seconds. */
   watchLastEvent?: { set(labels: { resource: string }, value: number): void };
 }
 
 /** A minimal structured logger (a @logtape Logger fits). */
 export interface WatchLogger {
+  /** Debug line. */
   debug(message: string, props?: Record<string, unknown>): void;
+  /** Info line. */
   info(message: string, props?: Record<string, unknown>): void;
+  /** Warning line. */
   warn(message: string, props?: Record<string, unknown>): void;
 }
 
 /** What the collection is. */
 export interface WatchScope {
+  /** Namespace (absent: all namespaces). */
   namespace?: string;
+  /** Only objects matching this label selector. */
   labelSelector?: string;
+  /** Only objects matching this field selector. */
   fieldSelector?: string;
+  /** Cache PartialObjectMetadata only. */
   metadataOnly?: boolean;
 }
 
 /** Construction options. */
 export interface WatchRunnerOptions extends WatchScope {
+  /** The cluster client. */
   client: KubeClient;
+  /** What to watch. */
   resource: ResourceType;
+  /** Where lists and events go. */
   sink: WatchSink;
+  /** Default: the client's clock. */
   clock?: Clock;
   /** Uniform [0,1) source (default Math.random); tests pass a seeded one. */
   random?: () => number;
+  /** Metric hooks. */
   metrics?: WatchMetrics;
+  /** Default: @logtape logger kubeop.watch. */
   logger?: WatchLogger;
   /** Try WatchList (sendInitialEvents) before list (default true). */
   watchList?: boolean;
@@ -65,8 +83,11 @@ export interface WatchRunnerOptions extends WatchScope {
 
 /** Health of one watch loop, for /readyz and metrics. */
 export interface WatchHealth {
+  /** `plural[.group]`. */
   resource: string;
+  /** Current loop state. */
   state: WatchState["kind"];
+  /** A full list has been delivered. */
   synced: boolean;
   /** ms since the current stream opened (undefined when no stream is open). */
   watchAgeMs?: number;
@@ -109,6 +130,7 @@ export class WatchRunner {
   #consecutiveFailures = 0;
   #lastError?: string;
 
+  /** Creates the loop; nothing runs before run(). */
   constructor(opts: WatchRunnerOptions) {
     this.#opts = opts;
     this.#clock = opts.clock ?? opts.client.clock;
