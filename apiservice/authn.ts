@@ -112,7 +112,7 @@ function all(headers: Headers, names: string[]): string[] {
  * ```
  */
 export class Authenticator {
-  readonly #cfg?: RequestHeaderConfig;
+  #cfg?: RequestHeaderConfig;
   readonly #cluster?: FarmCluster;
 
   constructor(opts: { requestHeader?: RequestHeaderConfig; cluster?: FarmCluster }) {
@@ -123,6 +123,11 @@ export class Authenticator {
   /** The requestheader configuration in use (undefined: front-proxy authentication is off). */
   get requestHeader(): RequestHeaderConfig | undefined {
     return this.#cfg;
+  }
+
+  /** Replaces the requestheader configuration (a rotated front-proxy CA, new allowed names). */
+  set requestHeader(cfg: RequestHeaderConfig | undefined) {
+    this.#cfg = cfg;
   }
 
   async authenticate(headers: Headers, peer: PeerInfo): Promise<AuthnResult> {

@@ -59,6 +59,9 @@ export interface FarmApiServerOptions {
   auth?: "delegated" | "none";
   /** Front-proxy options (flags); when absent they are read from kube-system/extension-apiserver-authentication. */
   requestHeader?: RequestHeaderConfig;
+  /** How often kube-system/extension-apiserver-authentication is re-read when it supplies the requestheader
+   * options (default 60 s; 0 = never). */
+  authConfigRefreshMs?: number;
   /** SubjectAccessReview cache TTLs (default 10 s each). */
   authorizationAllowTtlMs?: number;
   authorizationDenyTtlMs?: number;
@@ -129,19 +132,22 @@ export async function startFarmApiServer(opts: FarmApiServerOptions = {}): Promi
   }
 
   let requestHeader = opts.requestHeader;
-  if (auth === "delegated" && !requestHeader) {
+  const fromConfigMap = auth === "delegated" && !requestHeader;
+  const readAuthConfigMap = async () => {
     try {
       const cm = await cluster!.getConfigMap(AUTHENTICATION_CONFIGMAP.namespace, AUTHENTICATION_CONFIGMAP.name);
-      requestHeader = requestHeaderFromConfigMap(cm);
+      return { cfg: requestHeaderFromConfigMap(cm) };
     } catch (err) {
       log(
         `farm apiserver: cannot read ${AUTHENTICATION_CONFIGMAP.namespace}/${AUTHENTICATION_CONFIGMAP.name}: ` +
-          `${(err as Error).message}; front-proxy authentication is off`,
+          `${(err as Error).message}`,
       );
+      return undefined;
     }
-    if (!requestHeader) {
-      log("farm apiserver: no requestheader client CA; only bearer tokens (TokenReview) are accepted");
-    }
+  };
+  if (fromConfigMap) {
+    requestHeader = (await readAuthConfigMap())?.cfg;
+    if (!requestHeader) log("farm apiserver: no requestheader client CA yet; only bearer tokens (TokenReview) work");
   }
 
   const store = await LlamaStore.open({
@@ -156,9 +162,10 @@ export async function startFarmApiServer(opts: FarmApiServerOptions = {}): Promi
     clock,
     bookmarkIntervalMs: opts.bookmarkIntervalMs,
   });
+  const authenticator = new Authenticator({ requestHeader, cluster });
   const gate = auth === "delegated"
     ? createAuthGate({
-      authenticator: new Authenticator({ requestHeader, cluster }),
+      authenticator,
       authorizer: new CachingAuthorizer({
         cluster: cluster!,
         clock,
@@ -175,6 +182,7 @@ export async function startFarmApiServer(opts: FarmApiServerOptions = {}): Promi
     certPEM: cert.certPEM,
     keyPEM: cert.keyPEM,
     clientCAPEM: requestHeader?.clientCAPEM,
+    requestClientCert: auth === "delegated",
     handler: async (req, peer) => {
       if (gate) {
         const verdict = await gate(req, peer);
@@ -189,11 +197,32 @@ export async function startFarmApiServer(opts: FarmApiServerOptions = {}): Promi
     intervalMs: opts.certReloadIntervalMs ?? 60_000,
     onChange: async () => {
       const [certPEM, keyPEM] = await Promise.all([Deno.readTextFile(cert.certFile), Deno.readTextFile(cert.keyFile)]);
-      tls.setCertificate(certPEM, keyPEM, requestHeader?.clientCAPEM);
+      tls.update({ certPEM, keyPEM });
       log(`farm apiserver: reloaded serving certificate from ${cert.certFile}`);
     },
     onError: (err) => log(`farm apiserver: checking ${cert.certFile}: ${(err as Error).message}`),
   });
+  // Like k8s.io/apiserver's dynamic CA: follow a rotated front-proxy CA without a restart.
+  let stopAuthRefresh = () => {};
+  const refreshMs = opts.authConfigRefreshMs ?? 60_000;
+  if (fromConfigMap && refreshMs > 0) {
+    let stopped = false;
+    const tick = async () => {
+      const read = await readAuthConfigMap();
+      if (stopped) return;
+      if (read && JSON.stringify(read.cfg) !== JSON.stringify(authenticator.requestHeader)) {
+        if (read.cfg) tls.update({ clientCAPEM: read.cfg.clientCAPEM });
+        authenticator.requestHeader = read.cfg;
+        log("farm apiserver: requestheader options changed in extension-apiserver-authentication; reloaded");
+      }
+      cancel = clock.setTimer(refreshMs, tick);
+    };
+    let cancel = clock.setTimer(refreshMs, tick);
+    stopAuthRefresh = () => {
+      stopped = true;
+      cancel();
+    };
+  }
   const host = !opts.bindAddress || opts.bindAddress === "0.0.0.0" ? "127.0.0.1" : opts.bindAddress;
   return {
     url: `https://${host.includes(":") ? `[${host}]` : host}:${tls.port}`,
@@ -203,6 +232,7 @@ export async function startFarmApiServer(opts: FarmApiServerOptions = {}): Promi
     store,
     async stop() {
       stopWatching();
+      stopAuthRefresh();
       await tls.close();
     },
   };

@@ -20,6 +20,8 @@ export interface TlsServerOptions {
   keyPEM: string;
   /** When set, client certificates are requested and verified against this bundle (not required). */
   clientCAPEM?: string;
+  /** Request client certificates even before a client CA is known (it can be set later). */
+  requestClientCert?: boolean;
   handler: (req: Request, peer: PeerInfo) => Promise<Response>;
   /** Largest request body accepted, bytes (default 3 MiB, kube-apiserver's limit). */
   maxBodyBytes?: number;
@@ -28,8 +30,8 @@ export interface TlsServerOptions {
 /** A running listener. */
 export interface TlsServer {
   port: number;
-  /** Replaces the serving certificate (and client CA) for new connections. */
-  setCertificate(certPEM: string, keyPEM: string, clientCAPEM?: string): void;
+  /** Replaces the serving certificate and/or the client CA for new connections (omitted parts stay). */
+  update(change: { certPEM?: string; keyPEM?: string; clientCAPEM?: string }): void;
   close(): Promise<void>;
 }
 
@@ -113,13 +115,16 @@ async function serve(opts: TlsServerOptions, req: IncomingMessage, res: ServerRe
 
 /** Starts the listener; resolves once it is bound. */
 export async function startTlsServer(opts: TlsServerOptions): Promise<TlsServer> {
-  const secure = (certPEM: string, keyPEM: string, clientCAPEM?: string) => ({
-    cert: certPEM,
-    key: keyPEM,
-    ...(clientCAPEM ? { ca: clientCAPEM, requestCert: true, rejectUnauthorized: false } : {}),
+  const current = { certPEM: opts.certPEM, keyPEM: opts.keyPEM, clientCAPEM: opts.clientCAPEM };
+  const requestCert = !!opts.clientCAPEM || !!opts.requestClientCert;
+  const secure = () => ({
+    cert: current.certPEM,
+    key: current.keyPEM,
+    ...(current.clientCAPEM ? { ca: current.clientCAPEM } : {}),
+    ...(requestCert ? { requestCert: true, rejectUnauthorized: false } : {}),
   });
   const sockets = new Set<import("node:net").Socket>();
-  const server = https.createServer(secure(opts.certPEM, opts.keyPEM, opts.clientCAPEM), (req, res) => {
+  const server = https.createServer(secure(), (req, res) => {
     serve(opts, req, res).catch((err) => {
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
       res.end(JSON.stringify({
@@ -148,8 +153,9 @@ export async function startTlsServer(opts: TlsServerOptions): Promise<TlsServer>
   });
   return {
     port: (server.address() as AddressInfo).port,
-    setCertificate(certPEM, keyPEM, clientCAPEM = opts.clientCAPEM) {
-      server.setSecureContext(secure(certPEM, keyPEM, clientCAPEM));
+    update(change) {
+      Object.assign(current, Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)));
+      server.setSecureContext(secure());
     },
     close() {
       return new Promise<void>((resolve) => {

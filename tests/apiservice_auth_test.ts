@@ -2,6 +2,8 @@
 import assert from "node:assert/strict";
 import { VirtualClock } from "../runtime/clock.ts";
 import { startFarmFixture } from "../apiservice/test_support.ts";
+import { MemoryFarmCluster } from "../apiservice/memory_cluster.ts";
+import { createCA } from "../apiservice/pki.ts";
 
 const DOLLY = "/apis/farm.example.com/v1alpha/namespaces/default/llamas/dolly";
 
@@ -151,6 +153,60 @@ Deno.test("auth none serves everyone (local development)", async () => {
     assert.equal(res.status, 200);
     await res.body?.cancel();
   } finally {
+    await fx.close();
+  }
+});
+
+Deno.test("front-proxy options come from extension-apiserver-authentication and follow a rotated CA", async () => {
+  const clock = new VirtualClock();
+  const oldCA = await createCA({ commonName: "old-front-proxy-ca" });
+  const newCA = await createCA({ commonName: "new-front-proxy-ca" });
+  const cluster = new MemoryFarmCluster();
+  const authData = (ca: string) => ({
+    "requestheader-client-ca-file": ca,
+    "requestheader-allowed-names": '["front-proxy-client"]',
+    "requestheader-username-headers": '["X-Remote-User"]',
+    "requestheader-group-headers": '["X-Remote-Group"]',
+    "requestheader-extra-headers-prefix": '["X-Remote-Extra-"]',
+  });
+  await cluster.createConfigMap({
+    metadata: { name: "extension-apiserver-authentication", namespace: "kube-system" },
+    data: authData(oldCA.certPEM),
+  });
+  const fx = await startFarmFixture({ cluster, clock, requestHeader: undefined, frontProxyCA: oldCA });
+  const newProxy = await newCA.issue({ commonName: "front-proxy-client", usage: "client" });
+  const client = Deno.createHttpClient({ caCerts: [fx.farm.caPEM], cert: newProxy.certPEM, key: newProxy.keyPEM });
+  const asNewProxy = () =>
+    fetch(`${fx.farm.url}${DOLLY}`, { client, headers: { "X-Remote-User": "alice" } }).then(async (r) => {
+      await r.body?.cancel();
+      return r.status;
+    });
+  try {
+    const viaOld = await fx.call(DOLLY);
+    assert.equal(viaOld.status, 200, "the CA from the ConfigMap is trusted");
+    await viaOld.body?.cancel();
+    assert.equal(await asNewProxy(), 401);
+
+    const cm = await cluster.getConfigMap("kube-system", "extension-apiserver-authentication");
+    await cluster.updateConfigMap({ ...cm!, data: authData(newCA.certPEM) });
+    await clock.advance(60_000);
+    const deadline = Date.now() + 10_000;
+    while (await asNewProxy() !== 200) {
+      if (Date.now() > deadline) throw new Error("the rotated front-proxy CA was never trusted");
+      await clock.advance(60_000);
+    }
+    // New connections only: an established TLS session keeps the identity it was verified with.
+    const oldProxy = await oldCA.issue({ commonName: "front-proxy-client", usage: "client" });
+    const oldClient = Deno.createHttpClient({ caCerts: [fx.farm.caPEM], cert: oldProxy.certPEM, key: oldProxy.keyPEM });
+    try {
+      const stale = await fetch(`${fx.farm.url}${DOLLY}`, { client: oldClient, headers: { "X-Remote-User": "alice" } });
+      assert.equal(stale.status, 401, "the old CA is no longer trusted");
+      await stale.body?.cancel();
+    } finally {
+      oldClient.close();
+    }
+  } finally {
+    client.close();
     await fx.close();
   }
 });
