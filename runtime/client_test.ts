@@ -343,3 +343,65 @@ Deno.test("client: watch() as an async iterable yields events in order and stops
     }
   });
 });
+
+Deno.test("client: patch content types, fieldManager/force, delete options and status subresource on the wire", async () => {
+  const seen: { method: string; path: string; query: string; type: string | null; body: unknown }[] = [];
+  await withServer(async (req) => {
+    const url = new URL(req.url);
+    const text = await req.text();
+    seen.push({
+      method: req.method,
+      path: url.pathname,
+      query: url.search,
+      type: req.headers.get("content-type"),
+      body: text ? (req.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text) : undefined,
+    });
+    return json({ metadata: { name: "m" } });
+  }, async (url) => {
+    const client = new KubeClient({ config: { server: url } });
+    const Machine = { group: "example.com", version: "v1", plural: "machines", kind: "Machine", namespaced: true };
+    try {
+      await client.patch(Machine, "m", { spec: { a: 1 } }, { namespace: "ns", type: "merge" });
+      await client.patch(Machine, "m", [{ op: "remove", path: "/spec/a" }], { namespace: "ns", type: "json" });
+      await client.patch(Machine, "m", "apiVersion: example.com/v1\nkind: Machine\n", {
+        namespace: "ns",
+        type: "apply",
+        force: true,
+      });
+      await client.updateStatus(Machine, {
+        metadata: { name: "m", namespace: "ns", resourceVersion: "5" },
+        status: {},
+      });
+      await client.delete(Machine, "m", {
+        namespace: "ns",
+        propagationPolicy: "Foreground",
+        preconditions: { uid: "u1" },
+      });
+      assert.deepEqual(seen.map((s) => `${s.method} ${s.path}`), [
+        "PATCH /apis/example.com/v1/namespaces/ns/machines/m",
+        "PATCH /apis/example.com/v1/namespaces/ns/machines/m",
+        "PATCH /apis/example.com/v1/namespaces/ns/machines/m",
+        "PUT /apis/example.com/v1/namespaces/ns/machines/m/status",
+        "DELETE /apis/example.com/v1/namespaces/ns/machines/m",
+      ]);
+      assert.deepEqual(seen.map((s) => s.type), [
+        "application/merge-patch+json",
+        "application/json-patch+json",
+        "application/apply-patch+yaml",
+        "application/json",
+        "application/json",
+      ]);
+      assert.equal(seen[2].query, "?fieldManager=kubeop&force=true");
+      assert.equal(seen[0].query, "?fieldManager=kubeop");
+      assert.deepEqual((seen[3].body as { apiVersion: string; kind: string }).kind, "Machine");
+      assert.deepEqual(seen[4].body, {
+        apiVersion: "v1",
+        kind: "DeleteOptions",
+        propagationPolicy: "Foreground",
+        preconditions: { uid: "u1" },
+      });
+    } finally {
+      client.close();
+    }
+  });
+});
