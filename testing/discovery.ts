@@ -81,15 +81,22 @@ function allGroups(registry: ResourceRegistry, aggregated: string[]): Map<string
   return groups;
 }
 
+/** Every non-core group with its versions, preferred first (what `/apis` lists). */
+export function discoveryGroups(
+  registry: ResourceRegistry,
+  preferred: (group: string) => string | undefined,
+  aggregated: string[] = [],
+): Array<[string, string[]]> {
+  return [...allGroups(registry, aggregated)].map(([g, versions]) => [g, sortVersions(versions, preferred(g))]);
+}
+
 /** `/apis`; `aggregated` lists `group/version`s served through APIServices. */
 export function apiGroupList(
   registry: ResourceRegistry,
   preferred: (group: string) => string | undefined,
   aggregated: string[] = [],
 ): unknown {
-  const groups = [...allGroups(registry, aggregated)].map(([g, versions]) =>
-    groupEntry(g, sortVersions(versions, preferred(g)))
-  );
+  const groups = discoveryGroups(registry, preferred, aggregated).map(([g, versions]) => groupEntry(g, versions));
   return { kind: "APIGroupList", apiVersion: "v1", groups };
 }
 

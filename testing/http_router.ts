@@ -7,7 +7,15 @@
 import { ApiError, failureStatus } from "../runtime/errors.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import { isReviewResource } from "./builtin_resources.ts";
-import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from "./discovery.ts";
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, discoveryGroups, versionInfo } from "./discovery.ts";
+import {
+  type AggregatedResources,
+  coreDiscoveryV2,
+  DISCOVERY_V2_CONTENT_TYPE,
+  groupsDiscoveryV2,
+  resourcesFromLegacy,
+  wantsDiscoveryV2,
+} from "./discovery_v2.ts";
 import type { FaultHooks } from "./faults.ts";
 import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
 import { handleResource, jsonResponse, type ResourceContext, type ResourceRoute, verbOf } from "./http_resources.ts";
@@ -95,6 +103,9 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Res
     throw notFoundPath();
   }
   if (path === "/version") return jsonResponse(200, versionInfo());
+  if ((path === "/api" || path === "/apis") && wantsDiscoveryV2(req.headers.get("accept"))) {
+    return await aggregatedDiscovery(req, url, path, ctx);
+  }
   if (path === "/api") return jsonResponse(200, apiVersions(ctx.serverAddress()));
   if (path === "/apis") {
     return jsonResponse(200, apiGroupList(ctx.store.registry, ctx.preferredVersion, [...ctx.aggregated.keys()]));
@@ -116,6 +127,42 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Res
     if (res) return res;
   }
   throw notFoundPath();
+}
+
+/** `/api` or `/apis` as aggregated discovery v2; APIService group-versions are asked of their backends. */
+async function aggregatedDiscovery(req: Request, url: URL, path: string, ctx: RouterContext): Promise<Response> {
+  const headers = { "content-type": DISCOVERY_V2_CONTENT_TYPE, vary: "Accept" };
+  if (path === "/api") return jsonResponse(200, coreDiscoveryV2(ctx.store.registry), headers);
+  const gvs = [...ctx.aggregated.keys()];
+  const groups = discoveryGroups(ctx.store.registry, ctx.preferredVersion, gvs);
+  const aggregated: AggregatedResources = new Map();
+  await Promise.all(gvs.map(async (gv) => {
+    const [group, version] = gv.split("/");
+    aggregated.set(
+      gv,
+      await backendResources(req, url, gv, ctx).then((l) =>
+        l === undefined ? undefined : resourcesFromLegacy(l, group, version)
+      ),
+    );
+  }));
+  return jsonResponse(200, groupsDiscoveryV2(ctx.store.registry, groups, aggregated), headers);
+}
+
+/** The backend's APIResourceList for `/apis/<gv>`, or undefined when it does not answer 200 JSON. */
+async function backendResources(req: Request, url: URL, gv: string, ctx: RouterContext): Promise<unknown> {
+  const target = ctx.aggregated.get(gv)!;
+  const probeUrl = new URL(`/apis/${gv}`, url);
+  const probe = new Request(probeUrl, { headers: { accept: "application/json" }, signal: req.signal });
+  try {
+    const res = await proxy(probe, probeUrl, target, ctx.proxyClientCert);
+    if (res.status !== 200) {
+      await res.body?.cancel();
+      return undefined;
+    }
+    return await res.json();
+  } catch {
+    return undefined;
+  }
 }
 
 function decodeSegment(s: string): string {
