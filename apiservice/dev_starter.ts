@@ -1,0 +1,70 @@
+/**
+ * The farm API inside `kubeop dev`: starts the farm server against the embedded fake API server (pods through an
+ * informer, llamas in the ConfigMap kube-system/farm-llamas so `--data-dir` keeps them) and registers its router
+ * in-process with `registerAggregatedApi` — a trusted path, since the fake server already authenticated the
+ * kubeconfig user. Structurally typed so apiservice/ does not import testing/.
+ * @module
+ */
+import { KubeClient } from "../runtime/client.ts";
+import type { Clock } from "../runtime/clock.ts";
+import { InformerRegistry } from "../runtime/informers.ts";
+import { parseKubeconfig } from "../runtime/kubeconfig.ts";
+import { CoreTypes, type KubeObject } from "../runtime/types.ts";
+import { KubeFarmCluster, podCacheFromInformer } from "./kube_cluster.ts";
+import { FARM_GROUP, FARM_VERSION } from "./llama.ts";
+import { startFarmApiServer } from "./mod.ts";
+
+/** What `kubeop dev`'s fake API server offers (a subset of testing's FakeApiServer). */
+export interface DevHost {
+  readonly kubeconfig: string;
+  registerAggregatedApi(group: string, version: string, target: (req: Request) => Promise<Response>): void;
+}
+
+/** Options of {@link startFarmForDev}. */
+export interface FarmDevOptions {
+  /** Where the farm server's generated cert lives (default `.kubeop/farm-certs`). */
+  certDir?: string;
+  clock?: Clock;
+  /** Default true: llamas persist in kube-system/farm-llamas of the dev server. */
+  persist?: boolean;
+}
+
+/**
+ * Starts the farm API for `kubeop dev`; returns its stop function (a `DevStarter`).
+ *
+ * @example
+ * ```ts ignore
+ * import { startFarmForDev } from "../apiservice/dev_starter.ts";
+ * DEFAULT_DEV_STARTERS.push((server) => startFarmForDev(server));
+ * ```
+ */
+export async function startFarmForDev(host: DevHost, opts: FarmDevOptions = {}): Promise<() => Promise<void>> {
+  const client = new KubeClient({ config: await parseKubeconfig(host.kubeconfig), userAgent: "kubeop-farm-dev" });
+  const ctrl = new AbortController();
+  const informers = new InformerRegistry({ client, clock: opts.clock });
+  const pods = podCacheFromInformer(informers.get<KubeObject>(CoreTypes.Pod));
+  const running = informers.start(ctrl.signal);
+  try {
+    const farm = await startFarmApiServer({
+      port: 0,
+      bindAddress: "127.0.0.1",
+      certDir: opts.certDir,
+      cluster: new KubeFarmCluster({ client, pods }),
+      storage: opts.persist === false ? "memory" : "configmap",
+      auth: "none",
+      clock: opts.clock,
+    });
+    host.registerAggregatedApi(FARM_GROUP, FARM_VERSION, farm.handler);
+    return async () => {
+      await farm.stop();
+      ctrl.abort();
+      await running;
+      client.close();
+    };
+  } catch (err) {
+    ctrl.abort();
+    await running;
+    client.close();
+    throw err;
+  }
+}

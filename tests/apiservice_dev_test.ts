@@ -1,0 +1,46 @@
+// The farm API as `kubeop dev` runs it: registered in-process with the fake API server, farmpods from its pods,
+// llamas persisted in the fake server's ConfigMap.
+import assert from "node:assert/strict";
+import { startFarmForDev } from "../apiservice/dev_starter.ts";
+import { KubeClient } from "../runtime/client.ts";
+import { parseKubeconfig } from "../runtime/kubeconfig.ts";
+import { CoreTypes } from "../runtime/types.ts";
+import { startFakeApiServer } from "../testing/mod.ts";
+
+Deno.test("startFarmForDev serves llamas and farmpods through the fake API server", async () => {
+  const fake = await startFakeApiServer({ port: 0 });
+  const certDir = await Deno.makeTempDir({ prefix: "farm-dev-" });
+  const stop = await startFarmForDev(fake, { certDir });
+  const client = new KubeClient({ config: await parseKubeconfig(fake.kubeconfig) });
+  try {
+    const get = async (path: string) => {
+      const res = await client.request("GET", path);
+      return { status: res.status, body: JSON.parse(new TextDecoder().decode(res.body)) };
+    };
+    const dolly = await get("/apis/farm.example.com/v1alpha/namespaces/default/llamas/dolly");
+    assert.equal(dolly.status, 200);
+    assert.equal(dolly.body.spec.height, 0.5);
+    const cm = await client.get(CoreTypes.ConfigMap, "farm-llamas", { namespace: "kube-system" });
+    assert.ok(cm.data["llamas.json"].includes("dolly"));
+
+    await client.create(CoreTypes.Pod, {
+      metadata: { name: "web", namespace: "default" },
+      spec: { containers: [{ name: "a", image: "x" }] },
+    });
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const fp = await get("/apis/farm.example.com/v1alpha/namespaces/default/farmpods/farm-web");
+      if (fp.status === 200) {
+        assert.equal(fp.body.spec.containers, 1);
+        break;
+      }
+      if (Date.now() > deadline) throw new Error(`farm-web never appeared: ${JSON.stringify(fp.body)}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  } finally {
+    client.close();
+    await stop();
+    await fake.stop();
+    await Deno.remove(certDir, { recursive: true });
+  }
+});
