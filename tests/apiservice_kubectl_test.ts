@@ -105,3 +105,69 @@ Deno.test({
     }
   },
 });
+
+const KUBECTL_135 = new URL("../.cache/clients/kubectl", import.meta.url).pathname;
+
+Deno.test({
+  name: "kubectl 1.35: apply (client- and server-side), explain, wait --for=delete (WatchList) on llamas",
+  ignore: !(await Deno.stat(KUBECTL_135).then(() => true, () => false)),
+  async fn() {
+    const fake = await startFakeApiServer({ port: 0 });
+    const dir = await Deno.makeTempDir({ prefix: "farm-kubectl135-" });
+    const farm = await startFarmApiServer({
+      port: 0,
+      bindAddress: "127.0.0.1",
+      certDir: join(dir, "certs"),
+      auth: "none",
+      log: () => {},
+    });
+    fake.registerAggregatedApi("farm.example.com", "v1alpha", farm.handler);
+    const kubeconfig = join(dir, "kubeconfig");
+    await fake.writeKubeconfig(kubeconfig);
+    const env = { KUBECONFIG: kubeconfig, KUBECACHEDIR: join(dir, "cache"), HOME: dir };
+    const run = async (...args: string[]) => {
+      const out = await new Deno.Command(KUBECTL_135, { args, env, stdout: "piped", stderr: "piped" }).output();
+      const dec = new TextDecoder();
+      return { code: out.code, out: dec.decode(out.stdout), err: dec.decode(out.stderr) };
+    };
+    const manifest = join(dir, "kuzco.yaml");
+    const write = (weight: number) =>
+      Deno.writeTextFile(
+        manifest,
+        `apiVersion: farm.example.com/v1alpha\nkind: Llama\nmetadata:\n  name: kuzco\nspec:\n  weight: ${weight}\n  height: 1.7\n`,
+      );
+    try {
+      await write(90);
+      const created = await run("apply", "-f", manifest);
+      assert.equal(created.code, 0, created.err);
+      assert.match(created.out, /kuzco created/);
+      await write(91);
+      const configured = await run("apply", "-f", manifest);
+      assert.equal(configured.code, 0, configured.err);
+      assert.match(configured.out, /kuzco configured/);
+      await write(92);
+      const ssa = await run("apply", "--server-side", "-f", manifest);
+      assert.equal(ssa.code, 0, ssa.err);
+      assert.equal(farm.store.get("default", "kuzco").spec.weight, 92);
+
+      const explain = await run("explain", "llama.spec");
+      assert.equal(explain.code, 0, explain.err);
+      assert.match(explain.out, /weight\s+<number> -required-/);
+
+      const waiter = new Deno.Command(KUBECTL_135, {
+        args: ["wait", "--for=delete", "llama/kuzco", "--timeout=20s"],
+        env,
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      const del = await run("delete", "llama", "kuzco");
+      assert.equal(del.code, 0, del.err);
+      const waited = await waiter.output();
+      assert.equal(waited.code, 0, new TextDecoder().decode(waited.stderr));
+    } finally {
+      await farm.stop();
+      await fake.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
