@@ -1,0 +1,349 @@
+// The seed operators against a REAL kube-apiserver v1.33 + kube-controller-manager (garbage collector): CRDs from
+// crds/*.yaml, Machine stage 1 and 2 (ownerRefs, scale-down, cascade by the real GC), MultiSecret (children,
+// new namespace, finalizer) — first as admin, then under the least-privilege identity of deploy/rbac/ (a
+// TokenRequest token for the kubeop-controller ServiceAccount), proving no request is forbidden.
+import assert from "node:assert/strict";
+import YAML from "yaml";
+import { type Machine, MachineType, type Switch, SwitchType } from "../../controllers/machine/schema.ts";
+import { CONTROLLERS } from "../../controllers/mod.ts";
+import { FINALIZER, OWNER_NAME, OWNER_NAMESPACE, OWNER_UID } from "../../controllers/multisecret/controller.ts";
+import { type MultiSecret, MultiSecretType } from "../../controllers/multisecret/schema.ts";
+import { KubeClient } from "../../runtime/client.ts";
+import { isNotFound } from "../../runtime/errors.ts";
+import { loadKubeconfigFile, parseKubeconfig } from "../../runtime/kubeconfig.ts";
+import { Manager } from "../../runtime/manager.ts";
+import { Metrics } from "../../runtime/metrics.ts";
+import { CoreTypes, type KubeObject, type ResourceType } from "../../runtime/types.ts";
+import { type RealCluster, realClusterBinDir, startRealCluster } from "../support/real_cluster.ts";
+import { poll, rewriteKubeconfig } from "./support_real.ts";
+
+const binDir = await realClusterBinDir();
+const ROOT = new URL("../../", import.meta.url);
+
+/** ResourceTypes of the kinds deploy/ contains. */
+const DEPLOY_TYPES: Record<string, ResourceType> = {
+  Namespace: CoreTypes.Namespace,
+  ServiceAccount: { group: "", version: "v1", plural: "serviceaccounts", kind: "ServiceAccount", namespaced: true },
+  ClusterRole: {
+    group: "rbac.authorization.k8s.io",
+    version: "v1",
+    plural: "clusterroles",
+    kind: "ClusterRole",
+    namespaced: false,
+  },
+  ClusterRoleBinding: {
+    group: "rbac.authorization.k8s.io",
+    version: "v1",
+    plural: "clusterrolebindings",
+    kind: "ClusterRoleBinding",
+    namespaced: false,
+  },
+  Role: { group: "rbac.authorization.k8s.io", version: "v1", plural: "roles", kind: "Role", namespaced: true },
+  RoleBinding: {
+    group: "rbac.authorization.k8s.io",
+    version: "v1",
+    plural: "rolebindings",
+    kind: "RoleBinding",
+    namespaced: true,
+  },
+};
+
+async function readDocs(relative: string): Promise<KubeObject[]> {
+  const text = await Deno.readTextFile(new URL(relative, ROOT));
+  return YAML.parseAllDocuments(text).map((d) => d.toJS() as KubeObject).filter((d) => d && d.kind);
+}
+
+async function yamlFiles(dir: string): Promise<string[]> {
+  const names: string[] = [];
+  for await (const e of Deno.readDir(new URL(dir, ROOT))) if (e.name.endsWith(".yaml")) names.push(`${dir}/${e.name}`);
+  return names.sort();
+}
+
+async function getOrUndefined<T extends KubeObject>(
+  client: KubeClient,
+  rt: ResourceType,
+  name: string,
+  namespace?: string,
+): Promise<T | undefined> {
+  try {
+    return await client.get<T>(rt, name, { namespace });
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+/** Creates every CRD of crds/*.yaml and waits until each is Established. */
+async function installCrds(client: KubeClient): Promise<string[]> {
+  const names: string[] = [];
+  for (const file of await yamlFiles("crds")) {
+    for (const crd of await readDocs(file)) {
+      await client.create(CoreTypes.CustomResourceDefinition, crd);
+      names.push(crd.metadata.name!);
+    }
+  }
+  for (const name of names) {
+    await poll(`CRD ${name} Established`, async () => {
+      const crd = await client.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(
+        CoreTypes.CustomResourceDefinition,
+        name,
+      );
+      return crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True");
+    }, { deadlineMs: 30_000 });
+  }
+  return names;
+}
+
+/** Runs machine + multisecret in a Manager on `client`; returns a stop function. */
+function runControllers(
+  client: KubeClient,
+  metrics: Metrics,
+  leaderElection?: { id: string; namespace: string },
+): { manager: Manager; stop(): Promise<void> } {
+  const manager = new Manager({ client, metrics, cacheSyncTimeoutMs: 30_000, leaderElection });
+  for (const name of ["machine", "multisecret"] as const) {
+    for (const c of CONTROLLERS[name]({ informers: manager.informers })) manager.add(c);
+  }
+  const ctrl = new AbortController();
+  const running = manager.start(ctrl.signal);
+  return {
+    manager,
+    async stop() {
+      ctrl.abort();
+      await running;
+    },
+  };
+}
+
+/** Sum of rest_client_requests_total over the given status codes. */
+async function requestsWithCode(metrics: Metrics, codes: string[]): Promise<number> {
+  let n = 0;
+  for (const code of codes) n += await metrics.value("rest_client_requests_total", { code });
+  return n;
+}
+
+async function switchesOf(client: KubeClient, ns: string, machine: string): Promise<Switch[]> {
+  return (await client.list<Switch>(SwitchType, { namespace: ns, labelSelector: `machine=${machine}` })).items;
+}
+
+/** Machine stage 2 on `ns`: three owned Switches, scale to one, cascade via the real GC. */
+async function machineStage2(client: KubeClient, ns: string): Promise<void> {
+  const [sample] = await readDocs("deploy/samples/useless_v1alpha1_machine_switches.yaml");
+  const created = await client.create<Machine>(MachineType, {
+    ...sample,
+    metadata: { ...sample.metadata, namespace: ns },
+  } as Machine, {
+    namespace: ns,
+  });
+  const name = created.metadata.name!;
+  const three = await poll("three switches", async () => {
+    const s = await switchesOf(client, ns, name);
+    return s.length === 3 ? s : undefined;
+  }, { deadlineMs: 20_000 });
+  for (const sw of three) {
+    assert.deepEqual(
+      sw.metadata.ownerReferences?.map((r) => [r.kind, r.name, r.uid, r.controller, r.blockOwnerDeletion]),
+      [["Machine", name, created.metadata.uid, true, true]],
+      `ownerReferences of ${sw.metadata.name}`,
+    );
+  }
+  await poll(
+    "status.positions ddd",
+    async () => (await client.get<Machine>(MachineType, name, { namespace: ns })).status?.positions === "ddd",
+    {
+      deadlineMs: 20_000,
+    },
+  );
+  await client.patch(MachineType, name, { spec: { switches: 1 } }, { namespace: ns, type: "merge" });
+  const one = await poll("scaled to one switch", async () => {
+    const s = await switchesOf(client, ns, name);
+    return s.length === 1 ? s : undefined;
+  }, { deadlineMs: 20_000 });
+  assert.ok(three.some((s) => s.metadata.uid === one[0].metadata.uid), "the survivor is one of the three");
+  await client.delete(MachineType, name, { namespace: ns });
+  await poll("machine gone", async () => !(await getOrUndefined(client, MachineType, name, ns)), {
+    deadlineMs: 20_000,
+  });
+  await poll("real GC cascaded the last switch", async () => (await switchesOf(client, ns, name)).length === 0, {
+    deadlineMs: 60_000,
+  });
+}
+
+/** MultiSecret on `ns`: a child per namespace, a new namespace gets one, deletion removes only children. */
+async function multiSecretCycle(client: KubeClient, ns: string, newNamespace: string): Promise<void> {
+  const [sample] = await readDocs("deploy/samples/multi_v1alpha1_multisecret.yaml");
+  const secretName = sample.metadata.name!;
+  // An unrelated Secret of the same name in one namespace: never taken over, never deleted.
+  await client.create(CoreTypes.Secret, {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: secretName, namespace: ns },
+    data: { theirs: "eA==" },
+  });
+  const owner = await client.create<MultiSecret>(MultiSecretType, {
+    ...sample,
+    metadata: { ...sample.metadata, namespace: ns },
+  } as MultiSecret, { namespace: ns });
+  const children = async () =>
+    (await client.list(CoreTypes.Secret)).items.filter((s) =>
+      s.metadata.name === secretName && s.metadata.annotations?.[OWNER_UID] === owner.metadata.uid
+    );
+  const active = async () =>
+    (await client.list<KubeObject & { status?: { phase?: string } }>(CoreTypes.Namespace)).items
+      .filter((n) => n.status?.phase !== "Terminating" && n.metadata.name !== ns).map((n) => n.metadata.name!).sort();
+  let diff = "";
+  await poll("a child in every other namespace", async () => {
+    const have = JSON.stringify((await children()).map((s) => s.metadata.namespace!).sort());
+    const want = JSON.stringify(await active());
+    diff = `have ${have}, want ${want}`;
+    return have === want;
+  }, { deadlineMs: 20_000 }).catch((err) => {
+    throw new Error(`${err.message} (${diff})`);
+  });
+  for (const s of await children()) {
+    assert.equal(s.metadata.annotations?.[OWNER_NAME], secretName);
+    assert.equal(s.metadata.annotations?.[OWNER_NAMESPACE], ns);
+    assert.deepEqual((s as KubeObject & { data?: Record<string, string> }).data, {
+      username: "YWRtaW4=",
+      password: btoa("s3cr3t"),
+    });
+  }
+  const current = await client.get<MultiSecret>(MultiSecretType, secretName, { namespace: ns });
+  assert.ok(current.metadata.finalizers?.includes(FINALIZER), "finalizer added");
+
+  await client.create(CoreTypes.Namespace, { apiVersion: "v1", kind: "Namespace", metadata: { name: newNamespace } });
+  await poll(
+    `child in the new namespace ${newNamespace}`,
+    () => getOrUndefined(client, CoreTypes.Secret, secretName, newNamespace),
+    { deadlineMs: 20_000 },
+  );
+
+  await client.delete(MultiSecretType, secretName, { namespace: ns });
+  await poll(
+    "MultiSecret gone (finalizer removed)",
+    async () => !(await getOrUndefined(client, MultiSecretType, secretName, ns)),
+    {
+      deadlineMs: 20_000,
+    },
+  );
+  assert.deepEqual(await children(), [], "every child deleted");
+  const theirs = await client.get<KubeObject & { data?: Record<string, string> }>(CoreTypes.Secret, secretName, {
+    namespace: ns,
+  });
+  assert.deepEqual(theirs.data, { theirs: "eA==" }, "the unrelated Secret survives");
+  // Later cycles expect a child in this namespace: leave no conflicting Secret behind.
+  await client.delete(CoreTypes.Secret, secretName, { namespace: ns });
+}
+
+/** Applies deploy/namespace.yaml and deploy/rbac/*.yaml; returns a kubeconfig for the ServiceAccount's token. */
+async function serviceAccountKubeconfig(client: KubeClient, cluster: RealCluster): Promise<string> {
+  for (const file of ["deploy/namespace.yaml", ...await yamlFiles("deploy/rbac")]) {
+    for (const doc of await readDocs(file)) {
+      const rt = DEPLOY_TYPES[doc.kind!];
+      assert.ok(rt, `no ResourceType for ${doc.kind} in ${file}`);
+      await client.create(rt, doc, { namespace: doc.metadata.namespace });
+    }
+  }
+  const sa = (await readDocs("deploy/rbac/service_account.yaml"))[0];
+  const res = await client.request(
+    "POST",
+    `/api/v1/namespaces/${sa.metadata.namespace}/serviceaccounts/${sa.metadata.name}/token`,
+    {
+      body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 3600 } },
+      throwOnError: true,
+    },
+  );
+  const token = JSON.parse(new TextDecoder().decode(res.body)).status?.token;
+  assert.ok(typeof token === "string" && token.length > 0, "TokenRequest returned a token");
+  return rewriteKubeconfig(cluster.kubeconfig, { token });
+}
+
+Deno.test({
+  name: "real cluster: machine and multisecret operators, as admin and under the least-privilege RBAC",
+  ignore: !binDir,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn(t) {
+    const cluster = await startRealCluster({ binDir });
+    const admin = new KubeClient({ config: await loadKubeconfigFile(cluster.kubeconfigPath) });
+    try {
+      await t.step("CRDs from crds/*.yaml are accepted and Established", async () => {
+        const names = await installCrds(admin);
+        assert.equal(names.length, 5);
+      });
+
+      await t.step("as admin: Machine stage 1, stage 2 (ownerRefs, scale, GC cascade), MultiSecret", async (t) => {
+        const metrics = new Metrics();
+        const client = new KubeClient({ config: await loadKubeconfigFile(cluster.kubeconfigPath), metrics });
+        const running = runControllers(client, metrics);
+        try {
+          await t.step("stage 1: seenAt set, ≥ 5 s later the switch goes down", async () => {
+            const [sample] = await readDocs("deploy/samples/useless_v1alpha1_machine.yaml");
+            await admin.create(MachineType, { ...sample, metadata: { ...sample.metadata, labels: {} } }, {
+              namespace: "default",
+            });
+            const seenAt = await poll(
+              "status.seenAt",
+              async () => (await admin.get<Machine>(MachineType, "machine-1", { namespace: "default" })).status?.seenAt,
+              {
+                deadlineMs: 20_000,
+              },
+            );
+            const down = await poll("switchPosition down", async () => {
+              const m = await admin.get<Machine>(MachineType, "machine-1", { namespace: "default" });
+              return m.spec.switchPosition === "down" ? m : undefined;
+            }, { deadlineMs: 20_000 });
+            // The flip is due 5 s after seenAt: observing it earlier would be the bug.
+            assert.ok(Date.now() - Date.parse(seenAt) >= 5_000, `flipped before 5 s (seenAt ${seenAt})`);
+            assert.equal(down.status?.seenAt, undefined, "seenAt cleared with the flip");
+          });
+          await t.step("stage 2: switches owned, scaled, cascaded by the real garbage collector", async () => {
+            await machineStage2(admin, "default");
+          });
+          await t.step("MultiSecret: children everywhere, new namespace, finalizer-driven cleanup", async () => {
+            await admin.create(CoreTypes.Namespace, {
+              apiVersion: "v1",
+              kind: "Namespace",
+              metadata: { name: "ms-admin" },
+            });
+            await multiSecretCycle(admin, "ms-admin", "ms-admin-late");
+          });
+          assert.equal(await requestsWithCode(metrics, ["401", "403"]), 0, "no request refused");
+        } finally {
+          await running.stop();
+          client.close();
+        }
+      });
+
+      await t.step("as the kubeop-controller ServiceAccount (deploy/rbac/): same behaviour, no 403", async () => {
+        const kubeconfig = await serviceAccountKubeconfig(admin, cluster);
+        const metrics = new Metrics();
+        const client = new KubeClient({ config: await parseKubeconfig(kubeconfig), metrics });
+        // With leader election in kubeop-system: the leader-election Role is exercised too.
+        const running = runControllers(client, metrics, { id: "kubeop", namespace: "kubeop-system" });
+        try {
+          await poll("leader", () => running.manager.isLeader(), { deadlineMs: 30_000 });
+          for (const ns of ["sa-machines", "sa-secrets"]) {
+            await admin.create(CoreTypes.Namespace, { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
+          }
+          await machineStage2(admin, "sa-machines");
+          await multiSecretCycle(admin, "sa-secrets", "sa-secrets-late");
+          const lease = await admin.get<KubeObject & { spec: { holderIdentity?: string } }>(CoreTypes.Lease, "kubeop", {
+            namespace: "kubeop-system",
+          });
+          assert.equal(lease.spec.holderIdentity, running.manager.identity);
+          assert.equal(await requestsWithCode(metrics, ["403"]), 0, "no request forbidden under deploy/rbac/");
+          assert.equal(await requestsWithCode(metrics, ["401"]), 0, "the token authenticated every request");
+          assert.ok(await metrics.value("rest_client_requests_total", { code: "201" }) > 0, "writes went through");
+        } finally {
+          await running.stop();
+          client.close();
+        }
+        assert.equal(await requestsWithCode(metrics, ["403"]), 0, "no request forbidden, shutdown included");
+      });
+    } finally {
+      admin.close();
+      await cluster.stop();
+    }
+  },
+});
