@@ -170,7 +170,9 @@ export class KubeClient {
   readonly #userAgent: string;
   readonly #maxRetries: number;
   readonly #maxRetryAfterMs: number;
-  readonly #httpClient?: Deno.HttpClient;
+  #httpClient?: Deno.HttpClient;
+  /** The exec plugin's certificate the current #httpClient presents (rebuilt when the plugin rotates it). */
+  #execCertPEM?: string;
   readonly #host: string;
   readonly #base: string;
   #closed = false;
@@ -353,6 +355,7 @@ export class KubeClient {
       if (bodyText !== undefined) headers["Content-Type"] = opts.contentType ?? "application/json";
       const auth = await this.#credentials.authorization();
       if (auth) headers["Authorization"] = auth;
+      if (this.config.exec) await this.#useExecCertificate();
       const res = await fetch(url, {
         method,
         headers,
@@ -379,6 +382,19 @@ export class KubeClient {
       }
       return { status: res.status, headers: res.headers, body };
     }
+  }
+
+  /** Rebuilds the HTTP client when an exec plugin hands out a (new) client certificate. */
+  async #useExecCertificate(): Promise<void> {
+    const cert = await this.#credentials.clientCertificate();
+    if (!cert || cert.certPEM === this.#execCertPEM) return;
+    this.#httpClient?.close();
+    this.#httpClient = Deno.createHttpClient({
+      caCerts: this.config.caPEM ? [this.config.caPEM] : undefined,
+      cert: cert.certPEM,
+      key: cert.keyPEM,
+    } as Deno.CreateHttpClientOptions);
+    this.#execCertPEM = cert.certPEM;
   }
 
   async #json<T>(method: string, path: string, opts: RequestOptions): Promise<T> {
@@ -424,12 +440,17 @@ export class KubeClient {
     };
     const auth = await this.#credentials.authorization();
     if (auth) headers["Authorization"] = auth;
-    const { caPEM, certPEM, keyPEM } = this.config;
+    const { caPEM } = this.config;
+    const execCert = await this.#credentials.clientCertificate();
     const stream = await openHttpStream({
       url,
       headers,
       signal: opts.signal,
-      tls: { caCerts: caPEM ? [caPEM] : undefined, cert: certPEM, key: keyPEM },
+      tls: {
+        caCerts: caPEM ? [caPEM] : undefined,
+        cert: execCert?.certPEM ?? this.config.certPEM,
+        key: execCert?.keyPEM ?? this.config.keyPEM,
+      },
     });
     this.#metrics?.restClientRequests.inc({ code: String(stream.status), method: "GET", host: this.#host });
     if (stream.status !== 200) {

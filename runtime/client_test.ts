@@ -280,7 +280,7 @@ async function makeCerts(dir: string): Promise<Record<string, string>> {
   };
 }
 
-Deno.test("client: client-certificate auth over TLS works for requests and for watches", async () => {
+Deno.test("client: client-certificate auth over TLS (kubeconfig or exec plugin) works for requests and for watches", async () => {
   const dir = await Deno.makeTempDir();
   const certs = await makeCerts(dir);
   const server = https.createServer({
@@ -308,6 +308,18 @@ Deno.test("client: client-certificate auth over TLS works for requests and for w
     config: { server: server_url, caPEM: certs.ca, certPEM: certs.clientCert, keyPEM: certs.clientKey },
   });
   const anonymous = new KubeClient({ config: { server: server_url, caPEM: certs.ca } });
+  const credFile = `${dir}/cred.json`;
+  await Deno.writeTextFile(
+    credFile,
+    JSON.stringify({
+      apiVersion: "client.authentication.k8s.io/v1",
+      kind: "ExecCredential",
+      status: { clientCertificateData: certs.clientCert, clientKeyData: certs.clientKey },
+    }),
+  );
+  const viaExec = new KubeClient({
+    config: { server: server_url, caPEM: certs.ca, exec: { command: "cat", args: [credFile] } },
+  });
   try {
     const ns = await client.get(CoreTypes.Namespace, "whoami");
     assert.equal(ns.metadata.name, "kubeop-test");
@@ -315,9 +327,14 @@ Deno.test("client: client-certificate auth over TLS works for requests and for w
     await client.watchStream(CoreTypes.Namespace, {}, (e) => events.push(e));
     assert.equal(events[0]?.object.metadata.name, "kubeop-test");
     await assert.rejects(() => anonymous.get(CoreTypes.Namespace, "whoami"));
+    assert.equal((await viaExec.get(CoreTypes.Namespace, "whoami")).metadata.name, "kubeop-test");
+    const execEvents: WatchEvent[] = [];
+    await viaExec.watchStream(CoreTypes.Namespace, {}, (e) => execEvents.push(e));
+    assert.equal(execEvents[0]?.object.metadata.name, "kubeop-test", "exec plugin certificate used for watches");
   } finally {
     client.close();
     anonymous.close();
+    viaExec.close();
     server.closeAllConnections?.();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await Deno.remove(dir, { recursive: true });

@@ -37,6 +37,7 @@ export class BearerCredentials {
   readonly #config: BearerConfig;
   readonly #clock: Clock;
   #token?: string;
+  #cert?: { certPEM: string; keyPEM: string };
   #validUntilMs = 0;
   #pending?: Promise<string | undefined>;
 
@@ -60,9 +61,20 @@ export class BearerCredentials {
   /** The current token (re-read or re-run when stale). */
   token(): Promise<string | undefined> {
     if (!this.#config.tokenFile && !this.#config.exec) return Promise.resolve(this.#config.token);
-    if (this.#token !== undefined && this.#clock.now() < this.#validUntilMs) return Promise.resolve(this.#token);
+    const fresh = this.#validUntilMs > 0 && this.#clock.now() < this.#validUntilMs;
+    if (fresh) return Promise.resolve(this.#token);
     this.#pending ??= this.#refresh().finally(() => this.#pending = undefined);
     return this.#pending;
+  }
+
+  /**
+   * The client certificate an exec plugin returned (`clientCertificateData`/`clientKeyData`), refreshed with the
+   * token; undefined without an exec plugin or when it returned none.
+   */
+  async clientCertificate(): Promise<{ certPEM: string; keyPEM: string } | undefined> {
+    if (!this.#config.exec) return undefined;
+    await this.token();
+    return this.#cert;
   }
 
   /** Forgets the cached token (call after a 401); the next {@link token} re-reads or re-runs. */
@@ -79,6 +91,7 @@ export class BearerCredentials {
     }
     const cred = await runExecPlugin(this.#config.exec!);
     this.#token = cred.token;
+    this.#cert = cred.certPEM && cred.keyPEM ? { certPEM: cred.certPEM, keyPEM: cred.keyPEM } : undefined;
     this.#validUntilMs = cred.expirationMs ?? Number.POSITIVE_INFINITY;
     return this.#token;
   }
@@ -88,9 +101,9 @@ export class BearerCredentials {
 export interface ExecResult {
   /** Bearer token. */
   token?: string;
-  /** Client certificate (PEM) — parsed, not yet used by KubeClient. */
+  /** Client certificate (PEM). */
   certPEM?: string;
-  /** Client key (PEM) — parsed, not yet used by KubeClient. */
+  /** Client key (PEM). */
   keyPEM?: string;
   /** Epoch ms of `status.expirationTimestamp`, when given. */
   expirationMs?: number;
