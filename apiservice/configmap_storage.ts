@@ -5,7 +5,7 @@
  * and retries. One ConfigMap holds at most ~1 MiB, which bounds the farm to a few thousand llamas.
  * @module
  */
-import { ApiError, isAlreadyExists, isConflict } from "../runtime/errors.ts";
+import { ApiError, failureStatus, isAlreadyExists, isConflict } from "../runtime/errors.ts";
 import type { ConfigMapObject, FarmCluster } from "./cluster.ts";
 import type { Llama } from "./llama.ts";
 import { type LlamaPersistence, type LlamaState, StorageConflictError } from "./llama_store.ts";
@@ -78,7 +78,22 @@ export class ConfigMapStorage implements LlamaPersistence {
           `ConfigMap ${this.namespace}/${this.name} changed concurrently: ${(err as ApiError).message}`,
         );
       }
-      throw err;
+      throw storageFailure(`writing ConfigMap ${this.namespace}/${this.name}`, err);
     }
   }
+}
+
+/** A cluster error while persisting is the farm server's internal error, not the caller's (e.g. a 403 on configmaps). */
+function storageFailure(what: string, err: unknown): ApiError {
+  const cause = err instanceof ApiError ? `${err.code} ${err.reason}: ${err.status.message ?? ""}` : String(err);
+  const retriable = !(err instanceof ApiError) || err.code === 429 || err.code >= 500;
+  return new ApiError(
+    failureStatus(
+      retriable ? 503 : 500,
+      retriable ? "ServiceUnavailable" : "InternalError",
+      `llama storage unavailable (${what}): ${cause}`,
+      retriable ? { retryAfterSeconds: 1 } : undefined,
+    ),
+    { verb: "update", resource: "configmaps", namespace: undefined, name: undefined },
+  );
 }

@@ -69,14 +69,20 @@ Deno.test("configmap storage: two servers sharing the ConfigMap retry on conflic
   }
 });
 
-Deno.test("configmap storage: a failing cluster answers 500 Status and keeps serving", async () => {
+Deno.test("configmap storage: a failing cluster answers 503 Status and keeps serving", async () => {
   const cluster = new MemoryFarmCluster();
   const fx = await startFarmFixture({ cluster, storage: "configmap" });
   try {
     cluster.failConfigMaps = 500;
     const res = await fx.call(NS, create("lost"));
-    assert.equal(res.status, 500);
-    assert.equal((await res.json()).kind, "Status");
+    assert.equal(res.status, 503);
+    const status = await res.json();
+    assert.equal(status.kind, "Status");
+    assert.match(status.message, /llama storage unavailable \(writing ConfigMap kube-system\/farm-llamas\)/);
+    cluster.failConfigMaps = 403;
+    const forbidden = await fx.call(NS, create("lost"));
+    assert.equal(forbidden.status, 500, "the server's own RBAC problem is not the caller's 403");
+    await forbidden.body?.cancel();
     cluster.failConfigMaps = undefined;
     const list = await (await fx.call(NS)).json();
     assert.deepEqual(list.items.map((l: { metadata: { name: string } }) => l.metadata.name), ["dolly"]);
