@@ -126,6 +126,33 @@ async function switchesOf(client: KubeClient, ns: string, machine: string): Prom
   return (await client.list<Switch>(SwitchType, { namespace: ns, labelSelector: `machine=${machine}` })).items;
 }
 
+/** Machine stage 1 on `ns` with the tutorial sample unchanged: seenAt, then ≥ 5 s later the switch goes down. */
+async function machineStage1(client: KubeClient, ns: string): Promise<void> {
+  const [sample] = await readDocs("deploy/samples/useless_v1alpha1_machine.yaml");
+  assert.equal(sample.metadata.labels, null, "the sample keeps the tutorial's empty `labels:`");
+  const name = sample.metadata.name!;
+  await client.create(MachineType, { ...sample, metadata: { ...sample.metadata, namespace: ns } } as Machine, {
+    namespace: ns,
+  });
+  const seenAt = await poll("status.seenAt", async () => {
+    return (await client.get<Machine>(MachineType, name, { namespace: ns })).status?.seenAt;
+  }, { deadlineMs: 20_000 });
+  const down = await poll("switchPosition down", async () => {
+    const m = await client.get<Machine>(MachineType, name, { namespace: ns });
+    return m.spec.switchPosition === "down" ? m : undefined;
+  }, { deadlineMs: 20_000 });
+  // The flip is due 5 s after seenAt: observing it earlier would be the bug.
+  assert.ok(Date.now() - Date.parse(seenAt) >= 5_000, `flipped before 5 s (seenAt ${seenAt})`);
+  assert.equal(down.status?.seenAt, undefined, "seenAt cleared with the flip");
+  const events = await client.list<KubeObject & { reason?: string; regarding?: { uid?: string } }>(CoreTypes.Event, {
+    namespace: ns,
+  });
+  assert.ok(
+    events.items.some((e) => e.reason === "Seen" && e.regarding?.uid === down.metadata.uid),
+    "the controller's Seen Event reached the server",
+  );
+}
+
 /** Machine stage 2 on `ns`: three owned Switches, scale to one, cascade via the real GC. */
 async function machineStage2(client: KubeClient, ns: string): Promise<void> {
   const [sample] = await readDocs("deploy/samples/useless_v1alpha1_machine_switches.yaml");
@@ -278,24 +305,7 @@ Deno.test({
         const running = runControllers(client, metrics);
         try {
           await t.step("stage 1: seenAt set, ≥ 5 s later the switch goes down", async () => {
-            const [sample] = await readDocs("deploy/samples/useless_v1alpha1_machine.yaml");
-            await admin.create(MachineType, { ...sample, metadata: { ...sample.metadata, labels: {} } }, {
-              namespace: "default",
-            });
-            const seenAt = await poll(
-              "status.seenAt",
-              async () => (await admin.get<Machine>(MachineType, "machine-1", { namespace: "default" })).status?.seenAt,
-              {
-                deadlineMs: 20_000,
-              },
-            );
-            const down = await poll("switchPosition down", async () => {
-              const m = await admin.get<Machine>(MachineType, "machine-1", { namespace: "default" });
-              return m.spec.switchPosition === "down" ? m : undefined;
-            }, { deadlineMs: 20_000 });
-            // The flip is due 5 s after seenAt: observing it earlier would be the bug.
-            assert.ok(Date.now() - Date.parse(seenAt) >= 5_000, `flipped before 5 s (seenAt ${seenAt})`);
-            assert.equal(down.status?.seenAt, undefined, "seenAt cleared with the flip");
+            await machineStage1(admin, "default");
           });
           await t.step("stage 2: switches owned, scaled, cascaded by the real garbage collector", async () => {
             await machineStage2(admin, "default");
@@ -326,6 +336,7 @@ Deno.test({
           for (const ns of ["sa-machines", "sa-secrets"]) {
             await admin.create(CoreTypes.Namespace, { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
           }
+          await machineStage1(admin, "sa-machines");
           await machineStage2(admin, "sa-machines");
           await multiSecretCycle(admin, "sa-secrets", "sa-secrets-late");
           const lease = await admin.get<KubeObject & { spec: { holderIdentity?: string } }>(CoreTypes.Lease, "kubeop", {
