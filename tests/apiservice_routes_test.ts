@@ -1,5 +1,6 @@
 // Every route and verb of the farm aggregated API server over real HTTPS (127.0.0.1), as the front proxy.
 import assert from "node:assert/strict";
+import { VirtualClock } from "../runtime/clock.ts";
 import { readWatch, startFarmFixture } from "../apiservice/test_support.ts";
 
 const NS = "/apis/farm.example.com/v1alpha/namespaces/default/llamas";
@@ -383,6 +384,29 @@ Deno.test("farmpods mirror the pod cache: list, get, watch, read-only, 503 when 
     const status = await unavailable.json();
     assert.equal(status.kind, "Status");
     assert.match(status.message, /not synced/);
+  } finally {
+    await fx.close();
+  }
+});
+
+Deno.test("allowWatchBookmarks: a BOOKMARK with the current resourceVersion every interval; timeoutSeconds ends the stream", async () => {
+  const clock = new VirtualClock();
+  const fx = await startFarmFixture({ clock, bookmarkIntervalMs: 1_000 });
+  try {
+    const rv = (await (await fx.call(NS)).json()).metadata.resourceVersion;
+    const res = await fx.call(`${NS}?watch=true&resourceVersion=${rv}&allowWatchBookmarks=true&timeoutSeconds=5`);
+    assert.equal(res.status, 200);
+    await clock.advance(1_000);
+    const created = await fx.call(NS, json({ metadata: { name: "b" }, spec: { weight: 1, height: 1 } }));
+    const createdRV = (await created.json()).metadata.resourceVersion;
+    await clock.advance(1_000);
+    await clock.advance(3_000);
+    const events = await readWatch(res, () => false);
+    const kinds = events.map((e) => e.type);
+    assert.deepEqual(kinds.slice(0, 3), ["BOOKMARK", "ADDED", "BOOKMARK"]);
+    assert.equal(events[0].object.metadata.resourceVersion, rv);
+    assert.equal(events[2].object.metadata.resourceVersion, createdRV);
+    assert.equal(events[2].object.kind, "Llama");
   } finally {
     await fx.close();
   }
