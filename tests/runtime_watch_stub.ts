@@ -41,7 +41,10 @@ export class WatchStub {
   #uid = 0;
 
   constructor() {
-    this.#server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (req) => this.#handle(req));
+    this.#server = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen() {}, onError: () => new Response(null, { status: 500 }) },
+      (req) => this.#handle(req),
+    );
   }
 
   get url(): string {
@@ -163,7 +166,7 @@ export class WatchStub {
     s.closed = true;
     this.#streams.delete(s);
     try {
-      if (reset) s.ctrl.error(new Error("connection reset"));
+      if (reset) s.ctrl.error(new DOMException("connection reset", "AbortError")); // AbortError: Deno.serve does not log it
       else s.ctrl.close();
     } catch { /* already gone */ }
   }
