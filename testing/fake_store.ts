@@ -70,6 +70,8 @@ export interface DeleteOptions {
   propagationPolicy?: "Background" | "Foreground" | "Orphan";
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun?: boolean;
+  /** DeleteOptions.gracePeriodSeconds (pods: 0 deletes at once). */
+  gracePeriodSeconds?: number;
 }
 
 /** What an admission hook sees; it may mutate `object` or throw an ApiError. */
@@ -100,12 +102,20 @@ export class FakeStore {
   readonly clock: Clock;
   /** Run in order before every create/update commit. */
   readonly admission: AdmissionHook[] = [];
+  /**
+   * Pods bound to a node are deleted gracefully (deletionTimestamp + grace period; removed when the kubelet deletes
+   * them again with grace 0), as kube-apiserver does. Off: every pod goes at once (no kubelet to acknowledge).
+   */
+  gracefulPodDeletion: boolean;
   #nextIp = 10;
 
-  constructor(opts: { registry: ResourceRegistry; objects: ObjectStore; clock: Clock }) {
+  constructor(
+    opts: { registry: ResourceRegistry; objects: ObjectStore; clock: Clock; gracefulPodDeletion?: boolean },
+  ) {
     this.registry = opts.registry;
     this.objects = opts.objects;
     this.clock = opts.clock;
+    this.gracefulPodDeletion = opts.gracefulPodDeletion ?? false;
   }
 
   /** The served definition for a ref, or 404. */
@@ -153,6 +163,7 @@ export class FakeStore {
         if (rv < this.objects.compactedRv) {
           throw expired(`too old resource version: ${rv} (${this.objects.compactedRv})`, "list");
         }
+        listRv = rv;
       }
     }
     let after: { ns: string; name: string } | undefined;
@@ -176,7 +187,11 @@ export class FakeStore {
     const filtered = Boolean(opts.labelSelector || opts.fieldSelector);
     let more = false;
     let scanned = 0;
-    for (const obj of this.objects.iterate(storageKey, namespace, after)) {
+    // A continue token or an Exact resourceVersion lists the state at that RV (etcd serves it from its revision).
+    const past = listRv < current ? this.objects.iterateAt(storageKey, namespace, listRv, after) : undefined;
+    if (past === "expired") throw expired(`too old resource version: ${listRv} (${this.objects.compactedRv})`, "list");
+    const source = past ?? this.objects.iterate(storageKey, namespace, after);
+    for (const obj of source) {
       scanned++;
       if (!labels(obj) || !fields(obj)) continue;
       if (items.length >= limit) {
@@ -186,7 +201,8 @@ export class FakeStore {
       items.push(obj);
     }
     let remaining: number | undefined;
-    if (more && !filtered) {
+    if (more && !filtered && past) remaining = past.length - (scanned - 1);
+    else if (more && !filtered) {
       const before = after
         ? this.objects.count(storageKey, namespace) - this.#countFrom(storageKey, namespace, after)
         : 0;
@@ -355,7 +371,8 @@ export class FakeStore {
     const comparable = { ...next, metadata: { ...next.metadata, resourceVersion: o.resourceVersion } };
     if (jsonEqual(comparable, old)) return structuredClone(this.present(def, old));
     if (opts.dryRun) return structuredClone(this.present(def, next));
-    if (m.deletionTimestamp && (m.finalizers ?? []).length === 0 && !isNamespaceDef(def)) {
+    const graceful = (m.deletionGracePeriodSeconds ?? 0) > 0;
+    if (m.deletionTimestamp && (m.finalizers ?? []).length === 0 && !isNamespaceDef(def) && !graceful) {
       delete m.finalizers;
       const ev = this.objects.remove(storageKey, namespace ?? "", name, next)!;
       return structuredClone(this.present(def, ev.object));
@@ -418,6 +435,19 @@ export class FakeStore {
       this.objects.put(storageKey, next);
       return structuredClone(this.present(def, next));
     }
+    const grace = this.#podGrace(def, old, opts.gracePeriodSeconds);
+    if (grace > 0) {
+      const prior = old.metadata.deletionGracePeriodSeconds;
+      // A later delete may only shorten a pending grace period.
+      if (old.metadata.deletionTimestamp && prior !== undefined && prior <= grace) {
+        return structuredClone(this.present(def, old));
+      }
+      next.metadata.deletionTimestamp = rfc3339(this.clock.now() + grace * 1000);
+      next.metadata.deletionGracePeriodSeconds = grace;
+      if (opts.dryRun) return structuredClone(this.present(def, next));
+      this.objects.put(storageKey, next);
+      return structuredClone(this.present(def, next));
+    }
     if (opts.dryRun) return structuredClone(this.present(def, old));
     if (!next.metadata.deletionTimestamp) {
       next.metadata.deletionTimestamp = rfc3339(this.clock.now());
@@ -425,6 +455,14 @@ export class FakeStore {
     }
     const ev = this.objects.remove(storageKey, namespace, name, next)!;
     return structuredClone(this.present(def, ev.object));
+  }
+
+  /** The grace period a pod deletion waits for (0: at once), as the pod strategy's CheckGracefulDelete decides. */
+  #podGrace(def: ResourceDef, pod: KubeObject, requested: number | undefined): number {
+    if (!this.gracefulPodDeletion || def.group !== "" || def.plural !== "pods") return 0;
+    if (!pod.spec?.nodeName || pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return 0;
+    const grace = requested ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
+    return Number.isFinite(grace) && grace > 0 ? Math.floor(grace) : 0;
   }
 
   /** Removes an object regardless of finalizers (namespace controller / CRD cleanup). */

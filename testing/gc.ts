@@ -174,7 +174,9 @@ export class GarbageCollector {
         this.#guard(() => this.#store.delete(def, obj.metadata.name!, { namespace: name }));
       }
     }
-    if (objects.countInNamespace(name) === 0 && (ns.metadata.finalizers ?? []).length === 0) {
+    const specFinalizers: string[] = ns.spec?.finalizers ?? [];
+    const onlyOurs = specFinalizers.every((f) => f === "kubernetes");
+    if (objects.countInNamespace(name) === 0 && (ns.metadata.finalizers ?? []).length === 0 && onlyOurs) {
       const final = structuredClone(ns);
       final.spec = { ...final.spec, finalizers: [] };
       objects.remove("/namespaces", "", name, final);

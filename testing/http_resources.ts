@@ -42,7 +42,7 @@ export interface ResourceContext {
   hub: WatchHub;
   clock: Clock;
   bookmarkIntervalMs: number;
-  /** Extra subresource handlers (`pods/log`, `pods/binding`, ...), keyed `group/plural/sub`. */
+  /** Extra subresource handlers (`pods/log`, `pods/binding`, ...), keyed `group/plural/sub` (CRDs: `*` for group and plural). */
   subresources: Map<string, (req: Request, route: ResourceRoute, url: URL) => Promise<Response>>;
 }
 
@@ -88,7 +88,8 @@ export async function handleResource(
   const q = url.searchParams;
   const verb = verbOf(req.method, route, url);
   if (subresource && subresource !== "status") {
-    const handler = ctx.subresources.get(`${def.group}/${def.plural}/${subresource}`);
+    const handler = ctx.subresources.get(`${def.group}/${def.plural}/${subresource}`) ??
+      (def.custom ? ctx.subresources.get(`*/*/${subresource}`) : undefined);
     if (!handler || !def.subresources.includes(subresource)) throw notFound(def, `${name}/${subresource}`, verb);
     return await handler(req, route, url);
   }
@@ -203,9 +204,15 @@ async function readDeleteOptions(req: Request, q: URLSearchParams): Promise<Dele
   if (policy && !["Background", "Foreground", "Orphan"].includes(policy)) {
     throw badRequest(`propagationPolicy: Unsupported value: "${policy}"`, "delete");
   }
+  const graceParam = q.get("gracePeriodSeconds") ?? body.gracePeriodSeconds;
+  const gracePeriodSeconds = graceParam === undefined || graceParam === null ? undefined : Number(graceParam);
+  if (gracePeriodSeconds !== undefined && !Number.isInteger(gracePeriodSeconds)) {
+    throw badRequest(`gracePeriodSeconds: invalid value ${JSON.stringify(graceParam)}`, "delete");
+  }
   return {
     propagationPolicy: (policy ?? (orphan ? "Orphan" : undefined)) as DeleteOptions["propagationPolicy"],
     preconditions: body.preconditions as DeleteOptions["preconditions"],
+    gracePeriodSeconds,
   };
 }
 

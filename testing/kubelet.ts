@@ -167,8 +167,16 @@ export class FakeKubelet {
 
   #step(namespace: string, name: string): void {
     const pod = this.#pod(namespace, name);
-    if (!pod || pod.metadata.deletionTimestamp) return;
+    if (!pod) return;
     const store = this.#store();
+    if (pod.metadata.deletionTimestamp) {
+      // Graceful deletion: stop the containers, then confirm with grace 0 (the pod goes, finalizers permitting).
+      if (pod.spec?.nodeName !== this.nodeName || !((pod.metadata.deletionGracePeriodSeconds ?? 0) > 0)) return;
+      for (const cancel of this.#runs.get(`${namespace}/${name}`)?.timers ?? []) cancel();
+      this.#runs.delete(`${namespace}/${name}`);
+      store.delete(POD, name, { namespace, gracePeriodSeconds: 0 });
+      return;
+    }
     if (!pod.spec?.nodeName) {
       const next = structuredClone(pod);
       next.spec.nodeName = this.nodeName;

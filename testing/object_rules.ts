@@ -161,7 +161,9 @@ export function checkUpdate(def: ResourceDef, old: KubeObject, next: KubeObject)
   }
   if (isCore(def, "namespaces")) {
     next.status = old.status;
-    next.spec = next.spec ?? old.spec;
+    // spec.finalizers change only through the finalize subresource.
+    next.spec = { ...(next.spec ?? old.spec), finalizers: old.spec?.finalizers };
+    if (next.spec.finalizers === undefined) delete next.spec.finalizers;
   }
   if (isCore(def, "services") && old.spec?.clusterIP && next.spec && next.spec.clusterIP === undefined) {
     next.spec.clusterIP = old.spec.clusterIP;

@@ -15,6 +15,9 @@ import type { ResourceRoute } from "./http_resources.ts";
 import { ResourceRegistry } from "./registry.ts";
 import { FakeKubelet, type FakeKubeletOptions } from "./kubelet.ts";
 import { podSubresources } from "./pod_subresources.ts";
+import { namespaceFinalizeHandler } from "./namespace_finalize.ts";
+import { scaleHandler } from "./scale_subresource.ts";
+import { startNamespaceDefaults } from "./namespace_defaults.ts";
 import { ApiServiceController } from "./apiservice_controller.ts";
 import { createServerPki, extensionApiserverAuthentication, type ServerPki } from "./server_pki.ts";
 import { CLIENT_CERT_HEADER, type HttpsListener, serveHttps } from "./https_server.ts";
@@ -42,6 +45,16 @@ export interface FakeApiServerOptions {
   dataDir?: string;
   /** Run the fake kubelet (node `fake-node`; pods go Pending → Running → Succeeded/Failed). */
   kubelet?: boolean | FakeKubeletOptions;
+  /**
+   * Delete pods bound to a node gracefully (deletionTimestamp + grace period until the kubelet confirms), as
+   * kube-apiserver does; default: on when the fake kubelet runs (with no kubelet, nothing would confirm).
+   */
+  gracefulPodDeletion?: boolean;
+  /**
+   * Give each namespace the ServiceAccount `default` and the ConfigMap `kube-root-ca.crt` (cluster CA), as
+   * kube-controller-manager does on real clusters; default false (tests count objects), `kubeop dev` sets it.
+   */
+  defaultNamespaceObjects?: boolean;
 }
 
 /** A running fake API server. */
@@ -106,6 +119,8 @@ class Server implements FakeApiServer {
       clock: this.#clock,
     });
     this.#subresources = podSubresources(() => this.#state.store, () => this.kubelet);
+    this.#subresources.set("/namespaces/finalize", namespaceFinalizeHandler(() => this.#state.store));
+    this.#subresources.set("*/*/scale", scaleHandler(() => this.#state.store));
     this.#state = this.#build(opts.dataDir ? loadSnapshot(opts.dataDir) : undefined);
     if (opts.kubelet) {
       this.kubelet = new FakeKubelet({
@@ -172,7 +187,12 @@ class Server implements FakeApiServer {
     // Record from the first commit so the default namespaces are persisted too.
     const persistence = this.#opts.dataDir ? new Persistence(this.#opts.dataDir, objects) : undefined;
     const registry = new ResourceRegistry();
-    const store = new FakeStore({ registry, objects, clock: this.#clock });
+    const store = new FakeStore({
+      registry,
+      objects,
+      clock: this.#clock,
+      gracefulPodDeletion: this.#opts.gracefulPodDeletion ?? Boolean(this.#opts.kubelet),
+    });
     const hub = new WatchHub(objects);
     const gc = new GarbageCollector(store);
     const crds = new CrdController(store);
@@ -187,6 +207,7 @@ class Server implements FakeApiServer {
       }
     } else gc.enqueueAll();
     this.#publishAuthConfig(store);
+    if (this.#opts.defaultNamespaceObjects) startNamespaceDefaults(store, this.#pki.caPEM);
     return { objects, store, hub, gc, crds, persistence };
   }
 

@@ -145,6 +145,41 @@ export class ObjectStore {
     }
   }
 
+  /**
+   * Objects of a bucket as they were at `atRv` (in {@link iterate}'s order, after `after` when given), rebuilt from
+   * the current objects by undoing the history after `atRv`; "expired" when the history no longer reaches back.
+   */
+  iterateAt(
+    storageKey: string,
+    namespace: string | undefined,
+    atRv: number,
+    after?: { ns: string; name: string },
+  ): KubeObject[] | "expired" {
+    const changes = this.since(storageKey, atRv);
+    if (changes === "expired") return "expired";
+    if (changes === "too-large") return [];
+    const then = new Map<string, KubeObject | undefined>();
+    for (const ev of changes) {
+      const { namespace: ns = "", name = "" } = ev.object.metadata;
+      const key = `${ns}\u0000${name}`;
+      if (!then.has(key)) then.set(key, ev.type === "ADDED" ? undefined : ev.prev);
+    }
+    const out: KubeObject[] = [];
+    for (const obj of this.iterate(storageKey, namespace)) {
+      if (!then.has(`${obj.metadata.namespace ?? ""}\u0000${obj.metadata.name ?? ""}`)) out.push(obj);
+    }
+    for (const obj of then.values()) {
+      if (obj && (namespace === undefined || (obj.metadata.namespace ?? "") === namespace)) out.push(obj);
+    }
+    const key = (o: KubeObject) => [o.metadata.namespace ?? "", o.metadata.name ?? ""] as const;
+    const before = (a: readonly [string, string], b: readonly [string, string]) =>
+      a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
+    out.sort((a, b) => (before(key(a), key(b)) ? -1 : before(key(b), key(a)) ? 1 : 0));
+    if (!after) return out;
+    const start: readonly [string, string] = [after.ns, after.name];
+    return out.filter((o) => before(start, key(o)));
+  }
+
   /** Number of objects in a namespace across every bucket (namespace deletion waits for 0). */
   countInNamespace(namespace: string): number {
     let n = 0;

@@ -3,7 +3,8 @@ import { startFakeApiServer } from "../testing/mod.ts";
 import { defineConformance } from "./conformance/cases.ts";
 
 defineConformance("fake", async () => {
-  const server = await startFakeApiServer();
+  // Like the real test cluster (no kubelet there either): pods bound to a node wait for their kubelet to go.
+  const server = await startFakeApiServer({ gracefulPodDeletion: true });
   const dir = await Deno.makeTempDir();
   const kubeconfigPath = `${dir}/kubeconfig`;
   await server.writeKubeconfig(kubeconfigPath);

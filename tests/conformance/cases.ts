@@ -57,6 +57,9 @@ const WIDGET_CRD = {
   },
 };
 
+/** The namespaces/finalize subresource (the client types only `status` for PUT subresources). */
+const FINALIZE = "finalize" as "status";
+
 /** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
 export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -252,6 +255,98 @@ async function cases(t: Deno.TestContext, client: KubeClient, ns: string): Promi
     } while (cont);
     assert.equal(pages, 3);
     assert.deepEqual(seen.sort(), ["sel-0", "sel-1", "sel-2", "sel-3", "sel-4"]);
+  });
+
+  await t.step("continue pages and Exact lists serve the snapshot at the first page's resourceVersion", async () => {
+    for (const i of [1, 2, 3, 4]) {
+      await client.create<KubeObject>(CoreTypes.ConfigMap, {
+        metadata: { name: `pg-${i}`, namespace: ns, labels: { pg: "1" } },
+      }, { namespace: ns });
+    }
+    const first = await client.list(CoreTypes.ConfigMap, { namespace: ns, labelSelector: "pg", limit: 2 });
+    assert.deepEqual(first.items.map((o) => o.metadata.name), ["pg-1", "pg-2"]);
+    const rv = first.metadata.resourceVersion!;
+    await client.create<KubeObject>(CoreTypes.ConfigMap, {
+      metadata: { name: "pg-5", namespace: ns, labels: { pg: "1" } },
+    }, { namespace: ns });
+    await client.delete(CoreTypes.ConfigMap, "pg-3", { namespace: ns });
+    await client.patch(CoreTypes.ConfigMap, "pg-4", { data: { late: "yes" } }, { namespace: ns, type: "merge" });
+    const rest = await client.list(CoreTypes.ConfigMap, {
+      namespace: ns,
+      labelSelector: "pg",
+      limit: 10,
+      continue: first.metadata.continue,
+    });
+    assert.deepEqual(rest.items.map((o) => o.metadata.name), ["pg-3", "pg-4"]);
+    assert.equal(rest.items[1].data?.late, undefined, "pg-4 as it was at the first page");
+    assert.equal(rest.metadata.resourceVersion, rv);
+    const exact = await client.list(CoreTypes.ConfigMap, {
+      namespace: ns,
+      labelSelector: "pg",
+      resourceVersion: rv,
+      resourceVersionMatch: "Exact",
+    });
+    assert.deepEqual(exact.items.map((o) => o.metadata.name), ["pg-1", "pg-2", "pg-3", "pg-4"]);
+    assert.equal(exact.metadata.resourceVersion, rv);
+    const now = await client.list(CoreTypes.ConfigMap, { namespace: ns, labelSelector: "pg" });
+    assert.deepEqual(now.items.map((o) => o.metadata.name), ["pg-1", "pg-2", "pg-4", "pg-5"]);
+  });
+
+  await t.step(
+    "namespaces: spec.finalizers [kubernetes] on create, kept by updates, replaced by /finalize",
+    async () => {
+      const name = `${ns}-fin`;
+      const created = await client.create<KubeObject>(CoreTypes.Namespace, { metadata: { name } });
+      assert.deepEqual(created.spec?.finalizers, ["kubernetes"]);
+      assert.equal(created.status?.phase, "Active");
+      assert.equal(created.metadata.labels?.["kubernetes.io/metadata.name"], name);
+      const updated = await client.update(CoreTypes.Namespace, {
+        ...created,
+        metadata: { ...created.metadata, labels: { ...created.metadata.labels, a: "b" } },
+        spec: { finalizers: [] },
+      });
+      assert.deepEqual(updated.spec?.finalizers, ["kubernetes"], "a plain update keeps spec.finalizers");
+      const finalized = await client.update(CoreTypes.Namespace, {
+        ...updated,
+        spec: { finalizers: ["kubernetes", "conformance.kubeop.dev/extra"] },
+      }, { subresource: FINALIZE });
+      assert.deepEqual(finalized.spec?.finalizers, ["kubernetes", "conformance.kubeop.dev/extra"]);
+      await client.delete(CoreTypes.Namespace, name);
+      const terminating = await client.get(CoreTypes.Namespace, name);
+      assert.equal(terminating.status?.phase, "Terminating");
+      const cleared = await client.update(CoreTypes.Namespace, { ...terminating, spec: { finalizers: [] } }, {
+        subresource: FINALIZE,
+      });
+      assert.deepEqual(cleared.spec?.finalizers ?? [], []);
+      await eventually("namespace without finalizers gone", async () => {
+        try {
+          await client.get(CoreTypes.Namespace, name);
+          return undefined;
+        } catch (err) {
+          return isNotFound(err) ? true : undefined;
+        }
+      });
+    },
+  );
+
+  await t.step("a pod bound to a node is deleted gracefully; grace 0 and unscheduled pods go at once", async () => {
+    const pod = (name: string, nodeName?: string) => ({
+      metadata: { name, namespace: ns },
+      spec: { ...(nodeName ? { nodeName } : {}), containers: [{ name: "c", image: "busybox" }] },
+    });
+    await client.create<KubeObject>(CoreTypes.Pod, pod("bound", "conformance-absent-node"), { namespace: ns });
+    await client.delete(CoreTypes.Pod, "bound", { namespace: ns });
+    const held = await client.get(CoreTypes.Pod, "bound", { namespace: ns });
+    assert.ok(held.metadata.deletionTimestamp, "deletionTimestamp set");
+    assert.equal(held.metadata.deletionGracePeriodSeconds, 30);
+    await client.delete(CoreTypes.Pod, "bound", { namespace: ns, gracePeriodSeconds: 5 });
+    const shorter = await client.get(CoreTypes.Pod, "bound", { namespace: ns });
+    assert.equal(shorter.metadata.deletionGracePeriodSeconds, 5, "a later delete shortens the grace period");
+    await client.delete(CoreTypes.Pod, "bound", { namespace: ns, gracePeriodSeconds: 0 });
+    await expectError(client.get(CoreTypes.Pod, "bound", { namespace: ns }), isNotFound, "pod after grace 0");
+    await client.create<KubeObject>(CoreTypes.Pod, pod("unbound"), { namespace: ns });
+    await client.delete(CoreTypes.Pod, "unbound", { namespace: ns });
+    await expectError(client.get(CoreTypes.Pod, "unbound", { namespace: ns }), isNotFound, "unscheduled pod");
   });
 
   await t.step("watch from a resourceVersion resumes exactly after it, in order", async () => {
