@@ -15,7 +15,7 @@ import { Manager } from "../../runtime/manager.ts";
 import { Metrics } from "../../runtime/metrics.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../../runtime/types.ts";
 import { type RealCluster, realClusterBinDir, startRealCluster } from "../support/real_cluster.ts";
-import { poll, rewriteKubeconfig } from "./support_real.ts";
+import { collectText, freePort, poll, rewriteKubeconfig } from "./support_real.ts";
 
 const binDir = await realClusterBinDir();
 const ROOT = new URL("../../", import.meta.url);
@@ -263,8 +263,12 @@ async function multiSecretCycle(client: KubeClient, ns: string, newNamespace: st
 }
 
 /** Applies deploy/namespace.yaml and deploy/rbac/*.yaml; returns a kubeconfig for the ServiceAccount's token. */
-async function serviceAccountKubeconfig(client: KubeClient, cluster: RealCluster): Promise<string> {
-  for (const file of ["deploy/namespace.yaml", ...await yamlFiles("deploy/rbac")]) {
+async function serviceAccountKubeconfig(
+  client: KubeClient,
+  cluster: RealCluster,
+  opts: { applyRbac?: boolean } = {},
+): Promise<string> {
+  for (const file of opts.applyRbac === false ? [] : ["deploy/namespace.yaml", ...await yamlFiles("deploy/rbac")]) {
     for (const doc of await readDocs(file)) {
       const rt = DEPLOY_TYPES[doc.kind!];
       assert.ok(rt, `no ResourceType for ${doc.kind} in ${file}`);
@@ -352,6 +356,85 @@ Deno.test({
         }
         assert.equal(await requestsWithCode(metrics, ["403"]), 0, "no request forbidden, shutdown included");
       });
+
+      await t.step(
+        "`kubeop run` as a subprocess with the ServiceAccount token: works, no 403, SIGTERM → 0",
+        async () => {
+          const kubeconfig = await serviceAccountKubeconfig(admin, cluster, { applyRbac: false });
+          const dir = await Deno.makeTempDir({ prefix: "kubeop-real-run-" });
+          await Deno.writeTextFile(`${dir}/sa.kubeconfig`, kubeconfig);
+          const [metricsPort, probePort] = [freePort(), freePort()];
+          const child = new Deno.Command(Deno.execPath(), {
+            args: [
+              "run",
+              "-A",
+              new URL("main.ts", ROOT).pathname,
+              "run",
+              "--kubeconfig",
+              `${dir}/sa.kubeconfig`,
+              "--controllers",
+              "machine,multisecret",
+              "--leader-elect",
+              "--leader-election-id",
+              "kubeop-cli",
+              "--leader-election-namespace",
+              "kubeop-system",
+              "--metrics-bind-address",
+              `127.0.0.1:${metricsPort}`,
+              "--health-probe-bind-address",
+              `127.0.0.1:${probePort}`,
+            ],
+            stdout: "piped",
+            stderr: "piped",
+          }).spawn();
+          const out = collectText(child.stdout);
+          const err = collectText(child.stderr);
+          const scrape = async () => {
+            const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+            return await res.text();
+          };
+          try {
+            await poll("kubeop run /readyz", async () => {
+              const res = await fetch(`http://127.0.0.1:${probePort}/readyz`);
+              await res.body?.cancel();
+              return res.ok;
+            }, { deadlineMs: 60_000, intervalMs: 250 }).catch((e) => {
+              throw new Error(`${e.message}\n${err.text().slice(-3000)}`);
+            });
+            await poll("CLI leader", async () => /leader_election_master_status\{[^}]*\} 1/.test(await scrape()), {
+              deadlineMs: 30_000,
+            });
+            await admin.create(CoreTypes.Namespace, {
+              apiVersion: "v1",
+              kind: "Namespace",
+              metadata: { name: "cli-run" },
+            });
+            await machineStage2(admin, "cli-run");
+            await multiSecretCycle(admin, "cli-run", "cli-run-late");
+            const text = await scrape();
+            const refused = text.split("\n").filter((l) =>
+              l.startsWith("rest_client_requests_total{") && /code="40[13]"/.test(l)
+            );
+            assert.deepEqual(refused, [], "no request refused");
+            assert.match(text, /rest_client_requests_total\{[^}]*code="201"[^}]*\} [1-9]/);
+          } finally {
+            child.kill("SIGTERM");
+          }
+          const status = await child.status;
+          await Promise.all([out.done, err.done]);
+          assert.equal(status.code, 0, `kubeop run exit code\n${err.text().slice(-3000)}`);
+          assert.doesNotMatch(out.text() + err.text(), /\b403\b|[Ff]orbidden/, "no Forbidden in the logs");
+          const lease = await admin.get<KubeObject & { spec: { holderIdentity?: string } }>(
+            CoreTypes.Lease,
+            "kubeop-cli",
+            {
+              namespace: "kubeop-system",
+            },
+          );
+          assert.ok(!lease.spec.holderIdentity, `Lease released on SIGTERM: ${JSON.stringify(lease.spec)}`);
+          await Deno.remove(dir, { recursive: true });
+        },
+      );
     } finally {
       admin.close();
       await cluster.stop();

@@ -117,3 +117,21 @@ export function rewriteKubeconfig(adminYaml: string, opts: { server?: string; to
   if (opts.token) doc.users[0].user = { token: opts.token };
   return YAML.stringify(doc);
 }
+
+/** A port that was free a moment ago on 127.0.0.1 (for a subprocess that must be told its port). */
+export function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+/** Collects a subprocess stream as text in the background (so the pipe never fills). */
+export function collectText(stream: ReadableStream<Uint8Array>): { text(): string; done: Promise<void> } {
+  let text = "";
+  const decoder = new TextDecoder();
+  const done = stream.pipeTo(
+    new WritableStream({ write: (chunk) => void (text += decoder.decode(chunk, { stream: true })) }),
+  ).catch(() => {});
+  return { text: () => text, done };
+}
