@@ -11,6 +11,7 @@
 import * as k8s from "@kubernetes/client-node";
 import { Informer } from "../runtime/cache.ts";
 import { KubeClient } from "../runtime/client.ts";
+import { LineSplitter } from "../runtime/json_lines.ts";
 import { CoreTypes } from "../runtime/types.ts";
 import { fullMode, higherIsBetter, median, recordResult, round } from "./result.ts";
 import { encodeWatchBody } from "./watch_stream_server.ts";
@@ -91,6 +92,35 @@ async function clientNodeRun(url: string, events: number): Promise<number> {
   return events / seconds;
 }
 
+/** Transport alone (decode + JSON.parse, no cache): kubeop's raw-socket watchStream. */
+async function rawTransportRun(url: string, events: number): Promise<number> {
+  const client = new KubeClient({ config: { server: url } });
+  let n = 0;
+  const start = performance.now();
+  await client.watchStream(CoreTypes.ConfigMap, { namespace: "bench" }, () => n++);
+  const seconds = (performance.now() - start) / 1000;
+  client.close();
+  if (n !== events) throw new Error(`raw transport saw ${n} events`);
+  return n / seconds;
+}
+
+/** Transport alone through fetch's body reader with the same line splitter (the simple alternative). */
+async function fetchTransportRun(url: string, events: number): Promise<number> {
+  let n = 0;
+  const splitter = new LineSplitter((line) => JSON.parse(line) && n++);
+  const start = performance.now();
+  const res = await fetch(`${url}/api/v1/namespaces/bench/configmaps?watch=true`);
+  const reader = res.body!.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    splitter.push(value);
+  }
+  const seconds = (performance.now() - start) / 1000;
+  if (n !== events) throw new Error(`fetch transport saw ${n} events`);
+  return n / seconds;
+}
+
 function jsonParseRun(lines: string[]): number {
   const start = performance.now();
   let n = 0;
@@ -112,11 +142,17 @@ if (import.meta.main) {
     const kubeop: number[] = [];
     const peer: number[] = [];
     const parse: number[] = [];
+    const raw: number[] = [];
+    const viaFetch: number[] = [];
     for (let r = 0; r < reps; r++) {
       kubeop.push(await kubeopRun(server.url, events));
       peer.push(await clientNodeRun(server.url, events));
       parse.push(jsonParseRun(lines));
+      raw.push(await rawTransportRun(server.url, events));
+      viaFetch.push(await fetchTransportRun(server.url, events));
     }
+    // Why the watch transport is a raw socket: decode + parse alone, raw socket vs fetch's body reader.
+    const transport = { rawSocketEventsPerSec: round(median(raw)), fetchEventsPerSec: round(median(viaFetch)) };
     const params = { events, objectBytes, reps, mode: full ? "full" : "quick", eventsPerChunk: 1 };
     const k = median(kubeop);
     const c = median(peer);
@@ -129,6 +165,7 @@ if (import.meta.main) {
       peer: round(c),
       peerName: "client-node",
       ratio: higherIsBetter(k, c),
+      extra: transport,
     });
     await recordResult({
       name: "watch-ingest",
