@@ -299,6 +299,95 @@ Deno.test({
         }
       });
 
+      await t.step("Lease leader election: a leader cut off from the server loses, the other takes over", async () => {
+        const ns = "leader-loss";
+        await createNamespace(client, ns);
+        const port = Number(new URL(cluster.url).port);
+        const proxy = startTcpProxy({ hostname: "127.0.0.1", port });
+        const viaProxy = new KubeClient({
+          config: await parseKubeconfig(
+            rewriteKubeconfig(cluster.kubeconfig, { server: `https://127.0.0.1:${proxy.port}` }),
+          ),
+          maxRetries: 0,
+        });
+        const durations = { leaseSeconds: 4, renewDeadlineSeconds: 3, retryPeriodSeconds: 1 };
+        const stopped: string[] = [];
+        const make = (identity: string, c: KubeClient) =>
+          new LeaderElector({
+            lock: kubeLeaseLock({ client: c, namespace: ns, name: "loss" }),
+            identity,
+            ...durations,
+            clock: new RealClock(),
+            onStoppedLeading: () => void stopped.push(identity),
+          });
+        const cutOff = make("cut-off", viaProxy);
+        const healthy = make("healthy", client);
+        const ctrls = [new AbortController(), new AbortController()];
+        const runs: Promise<string>[] = [cutOff.run(ctrls[0].signal)];
+        let proxyClosed = false;
+        try {
+          await poll("cut-off leads first", () => cutOff.isLeader(), { deadlineMs: 20_000 });
+          runs.push(healthy.run(ctrls[1].signal));
+          await poll("healthy observes the leader", () => healthy.observedLeader === "cut-off", { deadlineMs: 20_000 });
+          await proxy.close();
+          proxyClosed = true;
+          assert.equal(await runs[0], "lost");
+          assert.deepEqual(stopped, ["cut-off"]);
+          await poll("healthy takes over after the lease expires", () => healthy.isLeader(), { deadlineMs: 20_000 });
+          const lease = await client.get<KubeObject & { spec: Record<string, unknown> }>(CoreTypes.Lease, "loss", {
+            namespace: ns,
+          });
+          assert.equal(lease.spec.holderIdentity, "healthy");
+        } finally {
+          for (const c of ctrls) c.abort();
+          await Promise.all(runs);
+          viaProxy.close();
+          if (!proxyClosed) await proxy.close();
+        }
+      });
+
+      await t.step(
+        "label-selected informer: an object relabelled out of the selector is deleted from the cache",
+        async () => {
+          const ns = "informer-label";
+          await createNamespace(client, ns);
+          await client.create(CoreTypes.ConfigMap, configMap(ns, "in", "1", { tier: "a" }));
+          await client.create(CoreTypes.ConfigMap, configMap(ns, "out", "1", { tier: "b" }));
+          const informer = new Informer({
+            client,
+            resource: CoreTypes.ConfigMap,
+            namespace: ns,
+            labelSelector: "tier=a",
+            logger: quietLogger,
+          });
+          const deleted: string[] = [];
+          const added: string[] = [];
+          informer.addHandler({
+            added: (o) => void added.push(o.metadata.name!),
+            deleted: (o) => void deleted.push(o.metadata.name!),
+          });
+          const stop = run(informer);
+          try {
+            await poll("label informer sync", () => informer.hasSynced());
+            assert.deepEqual(informer.store.keys(), [`${ns}/in`]);
+            await client.patch(CoreTypes.ConfigMap, "in", { metadata: { labels: { tier: "b" } } }, {
+              namespace: ns,
+              type: "merge",
+            });
+            await client.patch(CoreTypes.ConfigMap, "out", { metadata: { labels: { tier: "a" } } }, {
+              namespace: ns,
+              type: "merge",
+            });
+            await poll(
+              "selector membership swapped",
+              () => informer.store.keys().join() === `${ns}/out` && deleted.includes("in") && added.includes("out"),
+            );
+          } finally {
+            await stop();
+          }
+        },
+      );
+
       await t.step("KubeEventRecorder: events.k8s.io/v1 Events accepted, series patches accepted", async () => {
         const ns = "events";
         await createNamespace(client, ns);
@@ -347,7 +436,17 @@ Deno.test({
         assert.equal((await client.list(CoreTypes.Event, { namespace: ns })).items.length, 1, "one Event per series");
       });
     } finally {
-      for (const ns of ["informer-burst", "informer-cut", "informer-meta", "leader", "events"]) {
+      for (
+        const ns of [
+          "informer-burst",
+          "informer-cut",
+          "informer-meta",
+          "informer-label",
+          "leader",
+          "leader-loss",
+          "events",
+        ]
+      ) {
         await client.delete(CoreTypes.Namespace, ns).catch((err) => {
           if (!isNotFound(err)) throw err;
         });
