@@ -14,9 +14,13 @@ export interface RequestHeaderConfig {
   clientCAPEM: string;
   /** Allowed client certificate CNs; empty = any certificate the CA signed. */
   allowedNames: string[];
+  /** Headers naming the user. */
   usernameHeaders: string[];
+  /** Headers carrying the user's UID. */
   uidHeaders: string[];
+  /** Headers naming groups. */
   groupHeaders: string[];
+  /** Prefixes of headers carrying extra attributes. */
   extraHeaderPrefixes: string[];
 }
 
@@ -115,6 +119,7 @@ export class Authenticator {
   #cfg?: RequestHeaderConfig;
   readonly #cluster?: FarmCluster;
 
+  /** Creates the instance from its options. */
   constructor(opts: { requestHeader?: RequestHeaderConfig; cluster?: FarmCluster }) {
     this.#cfg = opts.requestHeader;
     this.#cluster = opts.cluster;
@@ -130,6 +135,7 @@ export class Authenticator {
     this.#cfg = cfg;
   }
 
+  /** Authenticates one request from its headers and TLS peer. */
   async authenticate(headers: Headers, peer: PeerInfo): Promise<AuthnResult> {
     const cfg = this.#cfg;
     if (cfg && peer.verified) {

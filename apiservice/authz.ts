@@ -9,9 +9,13 @@ import type { AccessAttributes, AccessDecision, FarmCluster, UserInfo } from "./
 
 /** Options of {@link CachingAuthorizer}. */
 export interface AuthorizerOptions {
+  /** The cluster (SubjectAccessReview, ConfigMaps, Secrets, Pods). */
   cluster: FarmCluster;
+  /** Time source for timestamps, timers and TTLs (inject VirtualClock in tests). */
   clock: Clock;
+  /** How long an allowed answer is cached, ms. */
   allowTtlMs?: number;
+  /** How long a denied answer is cached, ms. */
   denyTtlMs?: number;
   /** Entries kept at most (oldest evicted first); default 10 000. */
   maxEntries?: number;
@@ -37,6 +41,7 @@ export class CachingAuthorizer {
   readonly #opts: Required<Omit<AuthorizerOptions, "cluster" | "clock">> & Pick<AuthorizerOptions, "cluster" | "clock">;
   readonly #cache = new Map<string, { decision: AccessDecision; expiresMs: number }>();
 
+  /** Creates the instance from its options. */
   constructor(opts: AuthorizerOptions) {
     this.#opts = {
       cluster: opts.cluster,
@@ -47,6 +52,7 @@ export class CachingAuthorizer {
     };
   }
 
+  /** Decides one request (cached SubjectAccessReview). */
   async authorize(user: UserInfo, attrs: AccessAttributes): Promise<AccessDecision> {
     const key = JSON.stringify([user.username, user.uid, [...user.groups].sort(), user.extra ?? {}, attrs]);
     const now = this.#opts.clock.now();
@@ -65,11 +71,17 @@ export class CachingAuthorizer {
 
 /** The parts of a farm resource URL. */
 export interface ResourcePath {
+  /** API group. */
   group: string;
+  /** API version. */
   version: string;
+  /** Namespace (undefined: cluster scope or all namespaces). */
   namespace?: string;
+  /** Resource (plural). */
   resource: string;
+  /** Object name. */
   name?: string;
+  /** Subresource, e.g. status. */
   subresource?: string;
 }
 

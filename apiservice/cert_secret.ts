@@ -12,8 +12,11 @@ import { certificateHosts, certificateNotAfterMs, createCA, importCA } from "./p
 
 /** PEMs of a serving certificate. */
 export interface ServingPEMs {
+  /** Certificate, PEM. */
   certPEM: string;
+  /** Private key, PEM (PKCS#8). */
   keyPEM: string;
+  /** CA certificate to trust, PEM. */
   caPEM: string;
 }
 
@@ -22,10 +25,15 @@ const unb64 = (s: string | undefined) => s === undefined ? undefined : atob(s);
 
 /** Options of {@link servingCertFromSecret}. */
 export interface CertSecretOptions {
+  /** The cluster (SubjectAccessReview, ConfigMaps, Secrets, Pods). */
   cluster: FarmCluster;
+  /** Namespace (undefined: cluster scope or all namespaces). */
   namespace: string;
+  /** Object name. */
   name: string;
+  /** SANs (DNS names or IPs) the certificate must carry. */
   hosts: string[];
+  /** Time source for timestamps, timers and TTLs (inject VirtualClock in tests). */
   clock: Clock;
 }
 

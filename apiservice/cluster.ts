@@ -9,20 +9,31 @@ import type { KubeObject } from "../runtime/types.ts";
 
 /** The user a request acts as (authentication.k8s.io UserInfo). */
 export interface UserInfo {
+  /** User name (X-Remote-User, TokenReview user). */
   username: string;
+  /** User UID, when known. */
   uid?: string;
+  /** Group memberships. */
   groups: string[];
+  /** Extra attributes (X-Remote-Extra-*), keys lower-cased. */
   extra?: Record<string, string[]>;
 }
 
 /** authorization.k8s.io/v1 ResourceAttributes / NonResourceAttributes of one request. */
 export interface AccessAttributes {
+  /** Kubernetes verb (get, list, watch, create, update, patch, delete) or HTTP verb for paths. */
   verb: string;
+  /** API group. */
   group?: string;
+  /** API version. */
   version?: string;
+  /** Resource (plural). */
   resource?: string;
+  /** Subresource, e.g. status. */
   subresource?: string;
+  /** Namespace (undefined: cluster scope or all namespaces). */
   namespace?: string;
+  /** Object name. */
   name?: string;
   /** Set for non-resource requests (e.g. /apis, /openapi/v3). */
   path?: string;
@@ -30,29 +41,37 @@ export interface AccessAttributes {
 
 /** A SubjectAccessReview's answer. */
 export interface AccessDecision {
+  /** Whether the request may proceed. */
   allowed: boolean;
+  /** Why, as reported by the authorizer. */
   reason?: string;
 }
 
 /** A TokenReview's answer. */
 export interface TokenDecision {
+  /** Whether the token is valid. */
   authenticated: boolean;
+  /** The token's user. */
   user?: UserInfo;
 }
 
 /** A ConfigMap as far as the farm server reads and writes it. */
 export interface ConfigMapObject extends KubeObject {
+  /** Data, as on the wire. */
   data?: Record<string, string>;
 }
 
 /** A Secret as far as the serving-cert store reads and writes it (data base64, as on the wire). */
 export interface SecretObject extends KubeObject {
+  /** Secret type, e.g. kubernetes.io/tls. */
   type?: string;
+  /** Data, as on the wire. */
   data?: Record<string, string>;
 }
 
 /** A Pod as far as FarmPods read it. */
 export interface PodObject extends KubeObject {
+  /** Only `containers` is read (its length). */
   spec?: { containers?: unknown[]; [field: string]: unknown };
 }
 
@@ -60,7 +79,9 @@ export interface PodObject extends KubeObject {
 export interface PodCache {
   /** By `namespace/name`. */
   get(key: string): PodObject | undefined;
+  /** Objects of one namespace, or all. */
   list(namespace?: string): PodObject[];
+  /** True once the first full list is stored. */
   hasSynced(): boolean;
   /** Registers change handlers; returns an unregister function. */
   addHandler(h: {
@@ -74,6 +95,7 @@ export interface PodCache {
 
 /** The cluster, as the farm server sees it. Every method may throw an ApiError. */
 export interface FarmCluster {
+  /** Asks the cluster whether `user` may do `attrs`. */
   subjectAccessReview(user: UserInfo, attrs: AccessAttributes): Promise<AccessDecision>;
   /** Optional: bearer tokens are rejected when absent. */
   tokenReview?(token: string): Promise<TokenDecision>;

@@ -12,6 +12,7 @@ import { type LlamaPersistence, type LlamaState, StorageConflictError } from "./
 
 /** Where the ConfigMap lives. */
 export interface ConfigMapStorageOptions {
+  /** The cluster (SubjectAccessReview, ConfigMaps, Secrets, Pods). */
   cluster: FarmCluster;
   /** Default "kube-system". */
   namespace?: string;
@@ -28,12 +29,15 @@ export interface ConfigMapStorageOptions {
  * ```
  */
 export class ConfigMapStorage implements LlamaPersistence {
+  /** Namespace (undefined: cluster scope or all namespaces). */
   readonly namespace: string;
+  /** Object name. */
   readonly name: string;
   readonly #cluster: FarmCluster;
   /** The ConfigMap's resourceVersion as last read or written; undefined = not created yet. */
   #cmRV: string | undefined;
 
+  /** Creates the instance from its options. */
   constructor(opts: ConfigMapStorageOptions) {
     this.#cluster = opts.cluster;
     this.namespace = opts.namespace ?? "kube-system";

@@ -16,7 +16,9 @@ import { startFarmApiServer } from "./mod.ts";
 
 /** What `kubeop dev`'s fake API server offers (a subset of testing's FakeApiServer). */
 export interface DevHost {
+  /** Kubeconfig YAML of the dev server. */
   readonly kubeconfig: string;
+  /** Serves `/apis/<group>/<version>` with `target`. */
   registerAggregatedApi(group: string, version: string, target: (req: Request) => Promise<Response>): void;
 }
 
@@ -24,6 +26,7 @@ export interface DevHost {
 export interface FarmDevOptions {
   /** Where the farm server's generated cert lives (default `.kubeop/farm-certs`). */
   certDir?: string;
+  /** Time source for timestamps, timers and TTLs (inject VirtualClock in tests). */
   clock?: Clock;
   /** Default true: llamas persist in kube-system/farm-llamas of the dev server. */
   persist?: boolean;

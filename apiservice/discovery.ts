@@ -6,13 +6,16 @@
  */
 import { FARM_API_VERSION, FARM_GROUP, FARM_VERSION, FARMPODS, type FarmResource, LLAMAS } from "./llama.ts";
 
+/** A JSON document as served. */
+export type JsonDocument = Record<string, unknown>;
+
 /** The resources served, in discovery order. */
 export const FARM_RESOURCES: FarmResource[] = [LLAMAS, FARMPODS];
 
 const groupVersion = { groupVersion: FARM_API_VERSION, version: FARM_VERSION };
 
 /** The APIGroup for farm.example.com. */
-export function apiGroup() {
+export function apiGroup(): JsonDocument {
   return {
     kind: "APIGroup",
     apiVersion: "v1",
@@ -23,7 +26,7 @@ export function apiGroup() {
 }
 
 /** GET /apis (legacy). */
-export function apiGroupList() {
+export function apiGroupList(): JsonDocument {
   const { kind: _k, apiVersion: _a, ...group } = apiGroup();
   return { kind: "APIGroupList", apiVersion: "v1", groups: [group] };
 }
@@ -37,7 +40,7 @@ export function apiGroupList() {
  * console.assert(apiResourceList().resources[0].kind === "Llama");
  * ```
  */
-export function apiResourceList() {
+export function apiResourceList(): JsonDocument & { resources: Array<Record<string, unknown>> } {
   return {
     kind: "APIResourceList",
     apiVersion: "v1",
@@ -67,7 +70,7 @@ export function wantsAggregatedDiscovery(accept: string | null): boolean {
 }
 
 /** GET /apis with aggregated discovery Accept. */
-export function aggregatedDiscovery() {
+export function aggregatedDiscovery(): JsonDocument {
   return {
     kind: "APIGroupDiscoveryList",
     apiVersion: "apidiscovery.k8s.io/v2",

@@ -16,8 +16,11 @@ import { watchResponse } from "./watch_stream.ts";
 
 /** What the farmpod handlers share. */
 export interface FarmPodRouteContext {
+  /** The Pod cache (undefined: farmpods answer 503). */
   pods?: PodCache;
+  /** Time source for timestamps, timers and TTLs (inject VirtualClock in tests). */
   clock: Clock;
+  /** Interval of BOOKMARK events on watches that allow them, ms. */
   bookmarkIntervalMs: number;
 }
 

@@ -14,6 +14,7 @@ export const FARMPOD_PREFIX = "farm-";
 
 /** A FarmPod. */
 export interface FarmPod extends KubeObject {
+  /** How many containers the Pod has. */
   spec: { containers: number };
 }
 

@@ -17,7 +17,9 @@ export type GateResult = { user?: UserInfo } | { response: Response };
 
 /** Options of {@link createAuthGate}. */
 export interface AuthGateOptions {
+  /** Who the caller is. */
   authenticator: Authenticator;
+  /** What the caller may do. */
   authorizer: CachingAuthorizer;
   /** Reports a failed SubjectAccessReview/TokenReview (never includes tokens). */
   onError?: (message: string) => void;

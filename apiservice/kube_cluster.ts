@@ -56,11 +56,13 @@ export class KubeFarmCluster implements FarmCluster {
   readonly #client: KubeClient;
   readonly pods?: PodCache;
 
+  /** Creates the instance from its options. */
   constructor(opts: { client: KubeClient; pods?: PodCache }) {
     this.#client = opts.client;
     this.pods = opts.pods;
   }
 
+  /** Asks the cluster whether `user` may do `attrs`. */
   async subjectAccessReview(user: UserInfo, attrs: AccessAttributes): Promise<AccessDecision> {
     const { path, verb, ...resource } = attrs;
     const review = await this.#client.create<KubeObject>(CoreTypes.SubjectAccessReview, {

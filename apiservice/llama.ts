@@ -15,17 +15,25 @@ export const FARM_API_VERSION = `${FARM_GROUP}/${FARM_VERSION}`;
 
 /** A Llama. */
 export interface Llama extends KubeObject {
+  /** Always farm.example.com/v1alpha. */
   apiVersion: typeof FARM_API_VERSION;
+  /** Always Llama. */
   kind: "Llama";
+  /** Weight in kg and height in m, both > 0. */
   spec: { weight: number; height: number };
 }
 
 /** What discovery, OpenAPI, Tables and Status details say about one resource. */
 export interface FarmResource extends ResourceType {
+  /** Singular resource name. */
   singular: string;
+  /** Kind of the list. */
   listKind: string;
+  /** Verbs served. */
   verbs: string[];
+  /** Short names for kubectl. */
   shortNames: string[];
+  /** Categories (`kubectl get <category>`). */
   categories: string[];
 }
 

@@ -17,8 +17,11 @@ import { watchErrorResponse, watchResponse } from "./watch_stream.ts";
 
 /** What the llama handlers share. */
 export interface LlamaRouteContext {
+  /** The Llama store. */
   store: LlamaStore;
+  /** Time source for timestamps, timers and TTLs (inject VirtualClock in tests). */
   clock: Clock;
+  /** Interval of BOOKMARK events on watches that allow them, ms. */
   bookmarkIntervalMs: number;
 }
 

@@ -12,12 +12,15 @@ import { FARM_API_VERSION, type Llama, LLAMAS, seedLlamas } from "./llama.ts";
 
 /** Everything persisted: the llamas and the counter, so resourceVersions survive a restart. */
 export interface LlamaState {
+  /** The counter: the last resourceVersion handed out. */
   resourceVersion: number;
+  /** Every llama, each with its resourceVersion. */
   llamas: Llama[];
 }
 
 /** Raised by {@link LlamaPersistence.save} when the backing object changed since it was loaded. */
 export class StorageConflictError extends Error {
+  /** Creates the error; `message` says what changed and where. */
   constructor(message: string) {
     super(message);
     this.name = "StorageConflictError";
@@ -34,14 +37,19 @@ export interface LlamaPersistence {
 
 /** One change, as delivered to watchers. */
 export interface LlamaChange {
+  /** Watch event type. */
   type: Exclude<WatchEventType, "BOOKMARK" | "ERROR">;
+  /** The object after the change (before it, for DELETED). */
   object: Llama;
+  /** The resourceVersion of this change. */
   resourceVersion: number;
 }
 
 /** Options of {@link LlamaStore}. */
 export interface LlamaStoreOptions {
+  /** Time source for timestamps, timers and TTLs (inject VirtualClock in tests). */
   clock: Clock;
+  /** Where state is saved besides memory (default: nowhere). */
   persistence?: LlamaPersistence;
   /** Changes kept for watch resumption (default 1000). */
   historySize?: number;

@@ -23,7 +23,9 @@ type PodHandler = Parameters<PodCache["addHandler"]>[0];
 export class MemoryPodCache implements PodCache {
   #pods = new Map<string, PodObject>();
   #handlers = new Set<PodHandler>();
+  /** Reported by hasSynced(). */
   synced = true;
+  /** Reported by lastError(). */
   error: string | undefined;
 
   get(key: string): PodObject | undefined {
@@ -31,11 +33,13 @@ export class MemoryPodCache implements PodCache {
     return pod && structuredClone(pod);
   }
 
+  /** Objects of one namespace, or all. */
   list(namespace?: string): PodObject[] {
     return [...this.#pods.values()].filter((p) => namespace === undefined || p.metadata.namespace === namespace)
       .map((p) => structuredClone(p));
   }
 
+  /** True once the first full list is stored. */
   hasSynced(): boolean {
     return this.synced;
   }
@@ -79,9 +83,12 @@ export class MemoryPodCache implements PodCache {
  * ```
  */
 export class MemoryFarmCluster implements FarmCluster {
+  /** Decides one request (cached SubjectAccessReview). */
   authorize: (user: UserInfo, attrs: AccessAttributes) => boolean;
+  /** Valid bearer tokens and their users. */
   tokens: Map<string, UserInfo>;
   readonly pods = new MemoryPodCache();
+  /** Every SubjectAccessReview asked, in order. */
   readonly reviews: Array<{ user: UserInfo; attrs: AccessAttributes }> = [];
   #configMaps = new Map<string, ConfigMapObject>();
   #secrets = new Map<string, SecretObject>();
@@ -91,6 +98,7 @@ export class MemoryFarmCluster implements FarmCluster {
   /** When set, every ConfigMap call fails with this HTTP code (fault injection). */
   failConfigMaps: number | undefined;
 
+  /** Creates the instance from its options. */
   constructor(
     opts: { authorize?: (user: UserInfo, attrs: AccessAttributes) => boolean; tokens?: Record<string, UserInfo> } = {},
   ) {
@@ -98,6 +106,7 @@ export class MemoryFarmCluster implements FarmCluster {
     this.tokens = new Map(Object.entries(opts.tokens ?? {}));
   }
 
+  /** Asks the cluster whether `user` may do `attrs`. */
   subjectAccessReview(user: UserInfo, attrs: AccessAttributes): Promise<AccessDecision> {
     this.reviews.push({ user, attrs });
     const allowed = this.authorize(user, attrs);

@@ -33,7 +33,9 @@ export interface FarmApiServerOptions {
   port?: number;
   /** Default "0.0.0.0"; tests use "127.0.0.1". */
   bindAddress?: string;
+  /** Serving certificate file (PEM). */
   tlsCertFile?: string;
+  /** Serving key file (PEM). */
   tlsPrivateKeyFile?: string;
   /** Where a generated serving cert is kept (default `.kubeop/farm-certs`). */
   certDir?: string;
@@ -41,6 +43,7 @@ export interface FarmApiServerOptions {
   hosts?: string[];
   /** For the default SANs: the Service in front of this server (default kubeop-farm in kubeop-system). */
   serviceName?: string;
+  /** Namespace of the Service in front of the server. */
   serviceNamespace?: string;
   /** Keep the serving cert in this Secret instead of --cert-dir (generated once, shared by replicas). */
   certSecret?: { namespace: string; name: string };
@@ -54,6 +57,7 @@ export interface FarmApiServerOptions {
   storage?: "memory" | "configmap";
   /** ConfigMap of `storage: "configmap"` (default kube-system/farm-llamas). */
   storageNamespace?: string;
+  /** ConfigMap name of configmap storage. */
   storageName?: string;
   /** Default "delegated". "none" serves everyone (local development only). */
   auth?: "delegated" | "none";
@@ -64,8 +68,11 @@ export interface FarmApiServerOptions {
   authConfigRefreshMs?: number;
   /** SubjectAccessReview cache TTLs (default 10 s each). */
   authorizationAllowTtlMs?: number;
+  /** SubjectAccessReview cache TTL for denials, ms. */
   authorizationDenyTtlMs?: number;
+  /** Interval of BOOKMARK events on watches that allow them, ms. */
   bookmarkIntervalMs?: number;
+  /** Time source for timestamps, timers and TTLs (inject VirtualClock in tests). */
   clock?: Clock;
   /** Where warnings go (default console.error). */
   log?: (message: string) => void;
@@ -75,6 +82,7 @@ export interface FarmApiServerOptions {
 export interface FarmApiServer {
   /** `https://<bind or 127.0.0.1>:<port>`. */
   url: string;
+  /** The bound port (useful with port 0). */
   port: number;
   /** PEM to trust for the serving cert (APIService.spec.caBundle, base64-encoded there). */
   caPEM: string;
@@ -82,6 +90,7 @@ export interface FarmApiServer {
   handler: (req: Request) => Promise<Response>;
   /** The Llama store (for tests and diagnostics). */
   store: LlamaStore;
+  /** Stops the listener, watches and timers. */
   stop(): Promise<void>;
 }
 

@@ -6,7 +6,7 @@
  * @module
  */
 import { FARM_GROUP, FARM_VERSION, type FarmResource } from "./llama.ts";
-import { FARM_RESOURCES } from "./discovery.ts";
+import { FARM_RESOURCES, type JsonDocument } from "./discovery.ts";
 
 const gvk = (r: FarmResource) => ({ group: r.group, version: r.version, kind: r.kind });
 const schemaName = (r: FarmResource) => `com.example.farm.${r.version}.${r.kind}`;
@@ -88,7 +88,7 @@ const META_SCHEMAS = {
 const QUERY = (name: string, type = "string") => ({ name, in: "query", schema: { type } });
 
 /** The OpenAPI v3 document of farm.example.com/v1alpha. */
-export function openApiV3Document() {
+export function openApiV3Document(): JsonDocument {
   const ref = (name: string) => `#/components/schemas/${name}`;
   const paths: Record<string, unknown> = {};
   const schemas: Record<string, unknown> = { ...META_SCHEMAS };
@@ -165,13 +165,13 @@ export function documentHash(doc: unknown): string {
 }
 
 /** GET /openapi/v3. */
-export function openApiV3Index() {
+export function openApiV3Index(): { paths: Record<string, { serverRelativeURL: string }> } {
   const key = `apis/${FARM_GROUP}/${FARM_VERSION}`;
   return { paths: { [key]: { serverRelativeURL: `/openapi/v3/${key}?hash=${documentHash(openApiV3Document())}` } } };
 }
 
 /** GET /openapi/v2 (JSON; Swagger 2.0 with definitions and the same GVK extensions). */
-export function openApiV2Document() {
+export function openApiV2Document(): JsonDocument {
   const ref = (name: string) => `#/definitions/${name}`;
   const definitions: Record<string, unknown> = { ...META_SCHEMAS };
   const paths: Record<string, unknown> = {};

@@ -11,7 +11,9 @@ const ALG: EcKeyGenParams & EcdsaParams = { name: "ECDSA", namedCurve: "P-256", 
 
 /** A certificate with its private key, both PEM. */
 export interface CertKeyPEM {
+  /** Certificate, PEM. */
   certPEM: string;
+  /** Private key, PEM (PKCS#8). */
   keyPEM: string;
 }
 
@@ -23,14 +25,17 @@ export interface CertAuthority extends CertKeyPEM {
 
 /** What a leaf certificate says. */
 export interface LeafOptions {
+  /** Subject CN. */
   commonName: string;
   /** Subject O= entries (Kubernetes groups for client certs). */
   organizations?: string[];
   /** DNS names and IP addresses; a name that parses as an IPv4/IPv6 address becomes an IP SAN. */
   hosts?: string[];
+  /** server (serverAuth) or client (clientAuth). */
   usage: "server" | "client";
   /** Validity start, epoch ms (default: now - 1 h, to tolerate skew). */
   notBeforeMs?: number;
+  /** Validity, days (default 365). */
   validityDays?: number;
 }
 

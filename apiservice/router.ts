@@ -25,8 +25,11 @@ import { parseResourcePath } from "./authz.ts";
 
 /** Options of {@link createFarmRouter}. */
 export interface FarmRouterOptions {
+  /** The Llama store. */
   store: LlamaStore;
+  /** The Pod cache (undefined: farmpods answer 503). */
   pods?: PodCache;
+  /** Time source for timestamps, timers and TTLs (inject VirtualClock in tests). */
   clock: Clock;
   /** BOOKMARK interval of watches that allow them (default 60 s, like kube-apiserver). */
   bookmarkIntervalMs?: number;

@@ -13,18 +13,23 @@ import { certificateHosts, certificateNotAfterMs, type CertKeyPEM, createCA, imp
 export interface ServingCert extends CertKeyPEM {
   /** The PEM that clients (and APIService.spec.caBundle) should trust. */
   caPEM: string;
+  /** File the certificate was read from (empty when it came from a Secret). */
   certFile: string;
+  /** File the key was read from. */
   keyFile: string;
 }
 
 /** Options of {@link loadServingCert}. */
 export interface ServingCertOptions {
+  /** Serving certificate file (PEM). */
   tlsCertFile?: string;
+  /** Serving key file (PEM). */
   tlsPrivateKeyFile?: string;
   /** Default `.kubeop/farm-certs`. */
   certDir?: string;
   /** SANs the generated cert must carry (default localhost, 127.0.0.1). */
   hosts?: string[];
+  /** Time source for timestamps, timers and TTLs (inject VirtualClock in tests). */
   clock: Clock;
 }
 

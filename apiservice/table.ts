@@ -8,10 +8,15 @@ import type { FarmResource } from "./llama.ts";
 
 /** One column of a Table. */
 export interface TableColumn {
+  /** Object name. */
   name: string;
+  /** Cell type: string, integer, number, date. */
   type: string;
+  /** Column format (e.g. name). */
   format: string;
+  /** Column description. */
   description: string;
+  /** 0 = always shown; >0 only with -o wide. */
   priority: number;
 }
 
@@ -77,6 +82,20 @@ export function humanDuration(ms: number): string {
   return `${y}y`;
 }
 
+/** A meta.k8s.io/v1 Table. */
+export interface Table {
+  /** Always Table. */
+  kind: "Table";
+  /** Always meta.k8s.io/v1. */
+  apiVersion: "meta.k8s.io/v1";
+  /** The list's resourceVersion (kubectl get -w watches from it). */
+  metadata: { resourceVersion?: string };
+  /** Empty on watch events after the first. */
+  columnDefinitions: TableColumn[];
+  /** One row per object: cells in column order, and the object (PartialObjectMetadata by default). */
+  rows: Array<{ cells: unknown[]; object: unknown }>;
+}
+
 /** The column definitions of a kind (identical in lists and every watch event). */
 export function tableColumns(resource: FarmResource): TableColumn[] {
   return [NAME_COLUMN, ...(COLUMNS[resource.kind] ?? []).map((c) => c.column), AGE_COLUMN];
@@ -98,7 +117,7 @@ export function toTable(
   objects: KubeObject[],
   resource: FarmResource,
   opts: { nowMs: number; resourceVersion?: string; noHeaders?: boolean; includeObject?: string },
-) {
+): Table {
   const extra = COLUMNS[resource.kind] ?? [];
   return {
     kind: "Table",

@@ -16,16 +16,23 @@ import { type CertAuthority, type CertKeyPEM, createCA } from "./pki.ts";
 export interface CallAs {
   /** "proxy" (default): allowed front-proxy cert; "rogue": cert from another CA; "wrong-cn": front-proxy CA, CN not allowed; "none". */
   cert?: "proxy" | "rogue" | "wrong-cn" | "none";
+  /** The token's user. */
   user?: string;
+  /** Group memberships. */
   groups?: string[];
+  /** Extra request headers. */
   headers?: Record<string, string>;
 }
 
 /** A running fixture. */
 export interface FarmFixture<C extends FarmCluster = MemoryFarmCluster> {
+  /** The running server. */
   farm: FarmApiServer;
+  /** The cluster (SubjectAccessReview, ConfigMaps, Secrets, Pods). */
   cluster: C;
+  /** CA of the front proxy's client certificate. */
   frontProxyCA: CertAuthority;
+  /** Directory of the generated serving cert. */
   certDir: string;
   /** HTTPS request; `as` defaults to the front proxy acting for user "alice". */
   call(path: string, init?: RequestInit & { as?: CallAs }): Promise<Response>;
@@ -35,9 +42,13 @@ export interface FarmFixture<C extends FarmCluster = MemoryFarmCluster> {
 
 /** Options of {@link startFarmFixture}. */
 export interface FixtureOptions extends Partial<FarmApiServerOptions> {
+  /** Decides one request (cached SubjectAccessReview). */
   authorize?: (user: UserInfo, attrs: AccessAttributes) => boolean;
+  /** The cluster (SubjectAccessReview, ConfigMaps, Secrets, Pods). */
   cluster?: FarmCluster;
+  /** CA of the front proxy's client certificate. */
   frontProxyCA?: CertAuthority;
+  /** Time source for timestamps, timers and TTLs (inject VirtualClock in tests). */
   clock?: Clock;
 }
 

@@ -14,14 +14,19 @@ import type { PeerInfo } from "./authn.ts";
 
 /** Options of {@link startTlsServer}. */
 export interface TlsServerOptions {
+  /** Address to bind. */
   hostname: string;
+  /** Port to bind; 0 = a free port. */
   port: number;
+  /** Certificate, PEM. */
   certPEM: string;
+  /** Private key, PEM (PKCS#8). */
   keyPEM: string;
   /** When set, client certificates are requested and verified against this bundle (not required). */
   clientCAPEM?: string;
   /** Request client certificates even before a client CA is known (it can be set later). */
   requestClientCert?: boolean;
+  /** Answers every request. */
   handler: (req: Request, peer: PeerInfo) => Promise<Response>;
   /** Largest request body accepted, bytes (default 3 MiB, kube-apiserver's limit). */
   maxBodyBytes?: number;
@@ -29,9 +34,11 @@ export interface TlsServerOptions {
 
 /** A running listener. */
 export interface TlsServer {
+  /** The bound port. */
   port: number;
   /** Replaces the serving certificate and/or the client CA for new connections (omitted parts stay). */
   update(change: { certPEM?: string; keyPEM?: string; clientCAPEM?: string }): void;
+  /** Stops listening and closes open connections. */
   close(): Promise<void>;
 }
 

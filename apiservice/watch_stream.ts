@@ -11,6 +11,7 @@ import type { KubeObject, WatchEvent } from "../runtime/types.ts";
 
 /** What a watch stream needs. */
 export interface WatchStreamOptions {
+  /** Time source for timestamps, timers and TTLs (inject VirtualClock in tests). */
   clock: Clock;
   /** Events sent first (replayed history or synthetic ADDED). */
   initial: WatchEvent<KubeObject>[];
@@ -18,6 +19,7 @@ export interface WatchStreamOptions {
   subscribe(push: (event: WatchEvent<KubeObject>) => void): () => void;
   /** The object of a BOOKMARK at this moment; bookmarks are off when undefined. */
   bookmark?: () => KubeObject;
+  /** Interval of BOOKMARK events on watches that allow them, ms. */
   bookmarkIntervalMs: number;
   /** Close the stream after this long (from `timeoutSeconds`); undefined = until the client goes away. */
   timeoutMs?: number;
