@@ -47,6 +47,7 @@ function resourceEntries(def: ResourceDef): unknown[] {
     name: `${def.plural}/${sub}`,
     singularName: "",
     namespaced: def.namespaced,
+    ...(sub === "scale" ? { group: "autoscaling", version: "v1" } : {}),
     kind: sub === "status" ? def.kind : sub === "scale" ? "Scale" : sub === "binding" ? "Binding" : def.kind,
     verbs: sub === "status" || sub === "scale" ? ["get", "patch", "update"] : sub === "log" ? ["get"] : ["create"],
   }));

@@ -98,6 +98,50 @@ spec:
                   type: string
 `;
 
+const SCALED_CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: sprockets.suite.kubeop.dev
+spec:
+  group: suite.kubeop.dev
+  scope: Namespaced
+  names:
+    plural: sprockets
+    singular: sprocket
+    kind: Sprocket
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      subresources:
+        status: {}
+        scale:
+          specReplicasPath: .spec.replicas
+          statusReplicasPath: .status.replicas
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                replicas:
+                  type: integer
+            status:
+              type: object
+              properties:
+                replicas:
+                  type: integer
+`;
+
+const SPROCKET = `apiVersion: suite.kubeop.dev/v1
+kind: Sprocket
+metadata:
+  name: s1
+spec:
+  replicas: 1
+`;
+
 function gadget(name: string, size: number, color = "red"): string {
   return `apiVersion: suite.kubeop.dev/v1
 kind: Gadget
@@ -298,6 +342,24 @@ export function defineKubectlSuite(
           const out = await ok(["-n", ns, "describe", "gadget", "g1"]);
           assert.match(out, /^Name:\s+g1$/m);
           assert.match(out, /Kind:\s+Gadget/);
+        });
+
+        await t.step("scale a custom resource through its scale subresource", async () => {
+          await ok(["apply", "-f", "-"], SCALED_CRD);
+          await ok(["wait", "--for=condition=Established", "crd/sprockets.suite.kubeop.dev", "--timeout=60s"]);
+          await ok(["-n", ns, "apply", "-f", "-"], SPROCKET);
+          assert.match(
+            await ok(["-n", ns, "scale", "sprocket/s1", "--replicas=3"]),
+            /sprocket.suite.kubeop.dev\/s1 scaled/,
+          );
+          assert.equal(await ok(["-n", ns, "get", "sprocket", "s1", "-o", "jsonpath={.spec.replicas}"]), "3");
+          const scale = JSON.parse(await ok(["-n", ns, "get", "sprocket", "s1", "--subresource=scale", "-o", "json"]));
+          assert.equal(scale.kind, "Scale");
+          assert.equal(scale.apiVersion, "autoscaling/v1");
+          assert.equal(scale.spec.replicas, 3);
+          assert.equal(scale.status.replicas, 0);
+          const stale = await kubectl(["-n", ns, "scale", "sprocket/s1", "--current-replicas=1", "--replicas=5"]);
+          assert.notEqual(stale.code, 0, "a wrong --current-replicas precondition is refused");
         });
 
         await t.step("client-side apply of a built-in kind uses strategic merge", async () => {
