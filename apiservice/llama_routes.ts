@@ -8,7 +8,7 @@ import { ApiError, failureStatus } from "../runtime/errors.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { KubeObject, WatchEvent } from "../runtime/types.ts";
 import { FARM_API_VERSION, type Llama, LLAMAS, validateLlama } from "./llama.ts";
-import type { LlamaStore } from "./llama_store.ts";
+import type { LlamaChange, LlamaStore } from "./llama_store.ts";
 import { applyJsonPatch, applyMergePatch } from "./patch.ts";
 import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 import { toTable } from "./table.ts";
@@ -92,6 +92,25 @@ function render(req: Request, obj: Llama, ctx: LlamaRouteContext, code = 200): R
   return jsonResponse(obj, code);
 }
 
+/**
+ * What a filtered watch sees of a change, as kube-apiserver does it: a MODIFIED that moves an object out of the
+ * selector is a DELETED, one that moves it in is an ADDED; changes outside the selector are not sent.
+ */
+export function selectorEvent(
+  change: LlamaChange,
+  match: (l: KubeObject) => boolean,
+): WatchEvent<KubeObject> | undefined {
+  const now = match(change.object);
+  if (change.type !== "MODIFIED" || !change.previous) {
+    return now ? { type: change.type, object: change.object } : undefined;
+  }
+  const before = match(change.previous);
+  if (before && now) return { type: "MODIFIED", object: change.object };
+  if (before) return { type: "DELETED", object: change.object };
+  if (now) return { type: "ADDED", object: change.object };
+  return undefined;
+}
+
 /** GET collection (list or watch). `namespace` undefined = all namespaces. */
 export function listOrWatchLlamas(req: Request, url: URL, ctx: LlamaRouteContext, namespace?: string): Response {
   const q = url.searchParams;
@@ -114,8 +133,8 @@ export function listOrWatchLlamas(req: Request, url: URL, ctx: LlamaRouteContext
     let sub: ReturnType<LlamaStore["subscribe"]>;
     try {
       sub = ctx.store.subscribe(since, (change) => {
-        if (!match(change.object)) return;
-        const event = { type: change.type, object: change.object };
+        const event = selectorEvent(change, match);
+        if (!event) return;
         if (push) push(event);
         else live.push(event);
       });
@@ -125,7 +144,7 @@ export function listOrWatchLlamas(req: Request, url: URL, ctx: LlamaRouteContext
     }
     const initial: WatchEvent<KubeObject>[] = initialState
       ? ctx.store.list(namespace, match).items.map((object) => ({ type: "ADDED" as const, object }))
-      : sub.replay.filter((c) => match(c.object)).map((c) => ({ type: c.type, object: c.object }));
+      : sub.replay.map((c) => selectorEvent(c, match)).filter((e) => e !== undefined);
     const bookmarkObject = (annotate: boolean): KubeObject => ({
       apiVersion: FARM_API_VERSION,
       kind: "Llama",

@@ -41,6 +41,8 @@ export interface LlamaChange {
   type: Exclude<WatchEventType, "BOOKMARK" | "ERROR">;
   /** The object after the change (before it, for DELETED). */
   object: Llama;
+  /** For MODIFIED: the object before the change (watches use it to turn selector exits into DELETED). */
+  previous?: Llama;
   /** The resourceVersion of this change. */
   resourceVersion: number;
 }
@@ -269,7 +271,12 @@ export class LlamaStore {
       const old = before.get(k);
       if (!old) this.#emit({ type: "ADDED", object: l, resourceVersion: Number(l.metadata.resourceVersion) });
       else if (old.metadata.resourceVersion !== l.metadata.resourceVersion) {
-        this.#emit({ type: "MODIFIED", object: l, resourceVersion: Number(l.metadata.resourceVersion) });
+        this.#emit({
+          type: "MODIFIED",
+          object: l,
+          previous: old,
+          resourceVersion: Number(l.metadata.resourceVersion),
+        });
       }
     }
     for (const [k, l] of before) {
@@ -310,7 +317,7 @@ export class LlamaStore {
         }
         this.#rv = nextRV;
         this.#items = items;
-        this.#emit({ type, object, resourceVersion: nextRV });
+        this.#emit({ type, object, previous: type === "MODIFIED" ? current : undefined, resourceVersion: nextRV });
         return structuredClone(object);
       }
     };

@@ -411,3 +411,29 @@ Deno.test("allowWatchBookmarks: a BOOKMARK with the current resourceVersion ever
     await fx.close();
   }
 });
+
+Deno.test("a label-selected watch sees a relabel out of the selector as DELETED and back in as ADDED", async () => {
+  const fx = await startFarmFixture();
+  const label = (farm: string) => ({
+    method: "PATCH",
+    headers: { "content-type": "application/merge-patch+json" },
+    body: JSON.stringify({ metadata: { labels: { farm } } }),
+  });
+  try {
+    const rv = (await (await fx.call(NS)).json()).metadata.resourceVersion;
+    const res = await fx.call(`${NS}?watch=true&resourceVersion=${rv}&labelSelector=farm%3Dnorth`);
+    for (const farm of ["north", "south", "north"]) {
+      const r = await fx.call(`${NS}/dolly`, label(farm));
+      assert.equal(r.status, 200);
+      await r.body?.cancel();
+    }
+    const events = await readWatch(res, (e) => e.length >= 3);
+    assert.deepEqual(events.map((e) => [e.type, e.object.metadata.labels?.farm]), [
+      ["ADDED", "north"],
+      ["DELETED", "south"],
+      ["ADDED", "north"],
+    ]);
+  } finally {
+    await fx.close();
+  }
+});
