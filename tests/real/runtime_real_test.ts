@@ -13,7 +13,7 @@ import { kubeLeaseLock } from "../../runtime/lease_lock.ts";
 import { Metrics } from "../../runtime/metrics.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { type RealCluster, realClusterBinDir, startRealCluster } from "../support/real_cluster.ts";
-import { poll, rewriteKubeconfig, seededRandom, startTcpProxy } from "./support_real.ts";
+import { binDirWithApiServerFlags, poll, rewriteKubeconfig, seededRandom, startTcpProxy } from "./support_real.ts";
 
 const binDir = await realClusterBinDir();
 const quietLogger = { debug() {}, info() {}, warn() {} };
@@ -453,6 +453,52 @@ Deno.test({
       }
       client.close();
       await cluster.stop();
+    }
+  },
+});
+
+Deno.test({
+  name: "real cluster with --feature-gates=WatchList=true: the informer syncs through WatchList, no list",
+  ignore: !binDir,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const bin = await binDirWithApiServerFlags(binDir!, ["--feature-gates=WatchList=true"]);
+    const cluster = await startRealCluster({ binDir: bin.dir });
+    const client = new KubeClient({ config: await loadKubeconfigFile(cluster.kubeconfigPath) });
+    try {
+      const ns = "watchlist";
+      await createNamespace(client, ns);
+      for (let i = 0; i < 30; i++) await client.create(CoreTypes.ConfigMap, configMap(ns, `cm-${i}`, String(i)));
+      const metrics = new RecordingMetrics();
+      const informer = new Informer({
+        client,
+        resource: CoreTypes.ConfigMap,
+        namespace: ns,
+        metrics,
+        logger: quietLogger,
+      });
+      const synced: number[] = [];
+      informer.addHandler({ synced: () => void synced.push(informer.store.size) });
+      const stop = run(informer);
+      try {
+        await poll("WatchList sync", () => informer.hasSynced());
+        assert.deepEqual(metrics.relists, [], "WatchList accepted: no fallback list");
+        assert.deepEqual(synced, [30], "synced once, after every initial event");
+        assert.equal(informer.health().state, "Watching");
+        await client.delete(CoreTypes.ConfigMap, "cm-0", { namespace: ns });
+        await client.create(CoreTypes.ConfigMap, configMap(ns, "late", "x"));
+        const expected = await freshList(client, ns);
+        await poll("cache equals a fresh list", () => sameMap(cacheView(informer), expected));
+        assert.deepEqual(metrics.relists, []);
+        assert.deepEqual(metrics.restarts, []);
+      } finally {
+        await stop();
+      }
+    } finally {
+      client.close();
+      await cluster.stop();
+      await bin.remove();
     }
   },
 });

@@ -135,3 +135,20 @@ export function collectText(stream: ReadableStream<Uint8Array>): { text(): strin
   ).catch(() => {});
   return { text: () => text, done };
 }
+
+/**
+ * A bin directory for startRealCluster whose kube-apiserver is the real one with extra flags appended (e.g.
+ * `--feature-gates=WatchList=true`); etcd and kube-controller-manager are symlinks. Returns the directory and a
+ * cleanup function.
+ */
+export async function binDirWithApiServerFlags(
+  binDir: string,
+  extraFlags: string[],
+): Promise<{ dir: string; remove(): Promise<void> }> {
+  const dir = await Deno.makeTempDir({ prefix: "kubeop-real-bin-" });
+  for (const name of ["etcd", "kube-controller-manager"]) await Deno.symlink(`${binDir}/${name}`, `${dir}/${name}`);
+  const quoted = extraFlags.map((f) => `'${f.replaceAll("'", "'\\''")}'`).join(" ");
+  await Deno.writeTextFile(`${dir}/kube-apiserver`, `#!/bin/sh\nexec '${binDir}/kube-apiserver' "$@" ${quoted}\n`);
+  await Deno.chmod(`${dir}/kube-apiserver`, 0o755);
+  return { dir, remove: () => Deno.remove(dir, { recursive: true }) };
+}
