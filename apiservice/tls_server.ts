@@ -92,7 +92,9 @@ async function serve(opts: TlsServerOptions, req: IncomingMessage, res: ServerRe
     }
     body = read;
   }
-  const request = new Request(`https://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, {
+  // The Host header is the client's to choose: never build the URL from it.
+  const target = new URL(req.url ?? "/", "https://farm.invalid");
+  const request = new Request(`https://farm.invalid${target.pathname}${target.search}`, {
     method,
     headers: toHeaders(req),
     body: body as BodyInit | undefined,
