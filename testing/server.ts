@@ -10,7 +10,7 @@ import { CrdController } from "./crd.ts";
 import { FakeStore } from "./fake_store.ts";
 import { FaultHooks } from "./faults.ts";
 import { GarbageCollector } from "./gc.ts";
-import { type AggregatedTarget, type RouterContext, routeRequest } from "./http_router.ts";
+import { type AggregatedTarget, proxy, type RouterContext, routeRequest } from "./http_router.ts";
 import type { ResourceRoute } from "./http_resources.ts";
 import { ResourceRegistry } from "./registry.ts";
 import { FakeKubelet, type FakeKubeletOptions } from "./kubelet.ts";
@@ -92,6 +92,7 @@ interface State {
   gc: GarbageCollector;
   crds: CrdController;
   persistence?: Persistence;
+  apiServices: ApiServiceController;
 }
 
 class Server implements FakeApiServer {
@@ -197,9 +198,13 @@ class Server implements FakeApiServer {
     const gc = new GarbageCollector(store);
     const crds = new CrdController(store);
     store.admission.push(schemaAdmission);
-    new ApiServiceController(store, (gv, target) => {
+    const apiServices = new ApiServiceController(store, (gv, target) => {
       if (target) this.#aggregated.set(gv, target);
       else this.#aggregated.delete(gv);
+    }, (target, path, signal) => {
+      const url = new URL(path, "http://aggregator.invalid");
+      const req = new Request(url, { headers: { accept: "application/json" }, signal });
+      return proxy(req, url, target, this.#pki.frontProxyClient);
     });
     if (!snapshot) {
       for (const name of DEFAULT_NAMESPACES) {
@@ -208,7 +213,7 @@ class Server implements FakeApiServer {
     } else gc.enqueueAll();
     this.#publishAuthConfig(store);
     if (this.#opts.defaultNamespaceObjects) startNamespaceDefaults(store, this.#pki.caPEM);
-    return { objects, store, hub, gc, crds, persistence };
+    return { objects, store, hub, gc, crds, persistence, apiServices };
   }
 
   #publishAuthConfig(store: FakeStore): void {
@@ -267,6 +272,7 @@ class Server implements FakeApiServer {
 
   async stop(): Promise<void> {
     this.kubelet?.stop();
+    await this.#state.apiServices.drain();
     for (const sink of this.#state.hub.sinks()) sink.drop();
     const http = this.#http;
     this.#http = undefined;

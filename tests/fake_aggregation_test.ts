@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { startFakeApiServer } from "../testing/mod.ts";
 import { createServerPki } from "../testing/server_pki.ts";
-import { call } from "../testing/test_http.ts";
+import { call, eventually } from "../testing/test_http.ts";
+
+async function availability(url: string, name: string, status: string): Promise<Record<string, string> | undefined> {
+  const res = await call(url, "GET", `/apis/apiregistration.k8s.io/v1/apiservices/${name}`);
+  const cond = (res.body.status?.conditions ?? []).find((c: { type: string }) => c.type === "Available");
+  return cond?.status === status ? cond : undefined;
+}
 
 Deno.test("registerAggregatedApi: an in-process handler serves its group-version, listed in /apis", async () => {
   const s = await startFakeApiServer();
@@ -66,13 +72,87 @@ Deno.test("an APIService with spec.service proxies to the Service's endpoint ove
       },
     });
     assert.equal(created.status, 201);
-    assert.equal(created.body.status.conditions[0].status, "True");
+    await eventually("APIService Available", () => availability(s.url, "v1alpha.farm.example.com", "True"));
     const list = await call(s.url, "GET", "/apis/farm.example.com/v1alpha/namespaces/default/llamas");
     assert.equal(list.status, 200);
     assert.equal(list.body.kind, "LlamaList");
-    assert.deepEqual(seen, ["kubeop-dev"]);
+    assert.ok(seen.length >= 2, "discovery check and the list reached the backend");
+    assert.ok(seen.every((u) => u === "kubeop-dev"));
     await call(s.url, "DELETE", "/apis/apiregistration.k8s.io/v1/apiservices/v1alpha.farm.example.com");
     assert.equal((await call(s.url, "GET", "/apis/farm.example.com/v1alpha/namespaces/default/llamas")).status, 404);
+  } finally {
+    await s.stop();
+    await backend.shutdown();
+  }
+});
+
+Deno.test("APIService: insecureSkipTLSVerify proxies to an unverified backend; Available follows the discovery check", async () => {
+  const backendPki = await createServerPki();
+  let answer = 200;
+  const backend = Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    cert: backendPki.serving.certPEM,
+    key: backendPki.serving.keyPEM,
+    onListen: () => {},
+  }, (req) => {
+    const path = new URL(req.url).pathname;
+    if (answer !== 200) return new Response("down", { status: answer });
+    return Response.json({ kind: "APIResourceList", groupVersion: "farm.example.com/v1alpha", path, resources: [] });
+  });
+  const s = await startFakeApiServer();
+  const name = "v1alpha.farm.example.com";
+  try {
+    const spec = {
+      group: "farm.example.com",
+      version: "v1alpha",
+      service: { namespace: "default", name: "farm", port: 443 },
+      insecureSkipTLSVerify: true,
+      groupPriorityMinimum: 1000,
+      versionPriority: 15,
+    };
+    const both = await call(s.url, "POST", "/apis/apiregistration.k8s.io/v1/apiservices", {
+      metadata: { name },
+      spec: { ...spec, caBundle: btoa(backendPki.caPEM) },
+    });
+    assert.equal(both.status, 422, "caBundle and insecureSkipTLSVerify together are refused");
+    assert.equal(both.body.details.causes[0].field, "spec.insecureSkipTLSVerify");
+    const created = await call(s.url, "POST", "/apis/apiregistration.k8s.io/v1/apiservices", {
+      metadata: { name },
+      spec,
+    });
+    assert.equal(created.status, 201);
+    const missing = await eventually("ServiceNotFound", () => availability(s.url, name, "False"));
+    assert.equal(missing.reason, "ServiceNotFound");
+    await call(s.url, "POST", "/api/v1/namespaces/default/services", {
+      metadata: { name: "farm" },
+      spec: { ports: [{ name: "https", port: 443 }] },
+    });
+    await call(s.url, "POST", "/api/v1/namespaces/default/endpoints", {
+      metadata: { name: "farm" },
+      subsets: [{ addresses: [{ ip: "127.0.0.1" }], ports: [{ name: "https", port: backend.addr.port }] }],
+    });
+    const up = await eventually("Available True", () => availability(s.url, name, "True"));
+    assert.equal(up.reason, "Passed");
+    const proxied = await call(s.url, "GET", "/apis/farm.example.com/v1alpha");
+    assert.equal(proxied.status, 200);
+    assert.equal(proxied.body.path, "/apis/farm.example.com/v1alpha");
+    answer = 500;
+    await call(
+      s.url,
+      "PATCH",
+      `/apis/apiregistration.k8s.io/v1/apiservices/${name}`,
+      { spec: { versionPriority: 16 } },
+      {
+        "content-type": "application/merge-patch+json",
+      },
+    );
+    const down = await eventually("FailedDiscoveryCheck", () => availability(s.url, name, "False"));
+    assert.equal(down.reason, "FailedDiscoveryCheck");
+    assert.match(
+      down.message,
+      /failing or missing response from https:\/\/127\.0\.0\.1:\d+\/apis\/farm.example.com\/v1alpha/,
+    );
   } finally {
     await s.stop();
     await backend.shutdown();
