@@ -5,9 +5,11 @@
  * `kubeop dev ready: KUBECONFIG=<path>` and stops cleanly on SIGINT/SIGTERM.
  * @module
  */
+import { startFarmForDev } from "../apiservice/dev_starter.ts";
 import { devKubeletBehaviour, startSeedControllers } from "../controllers/dev.ts";
+import { configureLogging } from "../runtime/log.ts";
 import { type FakeApiServer, type FakeKubeletOptions, startFakeApiServer } from "../testing/mod.ts";
-import { type FlagSpec, intFlag, parseFlags, stringFlag } from "./flags.ts";
+import { enumFlag, type FlagSpec, intFlag, logLevelFlag, parseFlags, stringFlag } from "./flags.ts";
 
 /** Starts something next to the dev server; returns how to stop it. */
 export type DevStarter = (server: FakeApiServer) => Promise<() => Promise<void>>;
@@ -33,11 +35,16 @@ export interface DevEnvironment {
   stop(): Promise<void>;
 }
 
-/** The starters every `kubeop dev` runs (later steps append CRD installation, controllers, the farm API). */
-export const DEFAULT_DEV_STARTERS: DevStarter[] = [
-  // the seed systems: install their CRDs, run the four controllers
-  (server) => startSeedControllers({ kubeconfig: server.kubeconfig }),
-];
+/** The starters every `kubeop dev` runs, given where the kubeconfig goes (its directory holds generated certs). */
+export function defaultDevStarters(kubeconfigPath: string): DevStarter[] {
+  const dir = kubeconfigPath.includes("/") ? kubeconfigPath.slice(0, kubeconfigPath.lastIndexOf("/")) : ".";
+  return [
+    // the seed systems: install their CRDs, run the four controllers
+    (server) => startSeedControllers({ kubeconfig: server.kubeconfig }),
+    // the farm aggregated API (llamas, farmpods), registered in-process for farm.example.com/v1alpha
+    (server) => startFarmForDev(server, { certDir: `${dir}/farm-certs` }),
+  ];
+}
 
 /** The default kubeconfig path. */
 export const DEFAULT_KUBECONFIG_OUT = ".kubeop/dev.kubeconfig";
@@ -69,7 +76,9 @@ export async function startDev(opts: DevOptions = {}): Promise<DevEnvironment> {
     await server.stop();
   };
   try {
-    for (const starter of [...DEFAULT_DEV_STARTERS, ...(opts.extraStarters ?? [])]) stops.push(await starter(server));
+    for (const starter of [...defaultDevStarters(kubeconfigPath), ...(opts.extraStarters ?? [])]) {
+      stops.push(await starter(server));
+    }
     await server.writeKubeconfig(kubeconfigPath);
   } catch (err) {
     await stop();
@@ -82,6 +91,8 @@ const SPEC: FlagSpec = {
   port: { type: "string" },
   "kubeconfig-out": { type: "string" },
   "data-dir": { type: "string" },
+  "log-format": { type: "string" },
+  "log-level": { type: "string" },
   help: { type: "boolean", short: "h" },
 };
 
@@ -92,7 +103,9 @@ Runs an embedded control plane (fake API server, fake kubelet, controllers, farm
 Flags:
   --port N                 port on 127.0.0.1 (default 0: a free port)
   --kubeconfig-out PATH    kubeconfig to write (default ${DEFAULT_KUBECONFIG_OUT})
-  --data-dir DIR           persist objects across restarts`;
+  --data-dir DIR           persist objects across restarts
+  --log-format text|json   controller and farm API logs on stderr (default text)
+  --log-level LEVEL        trace|debug|info|warning|error|fatal (default info)`;
 
 /** `kubeop dev` entry: returns the exit code once stopped by SIGINT/SIGTERM. */
 export async function devCommand(args: string[]): Promise<number> {
@@ -102,6 +115,10 @@ export async function devCommand(args: string[]): Promise<number> {
     return 0;
   }
   const port = intFlag("dev", values, "port", 0);
+  await configureLogging({
+    format: enumFlag("dev", values, "log-format", ["text", "json"] as const, "text"),
+    level: logLevelFlag("dev", values),
+  });
   const dev = await startDev({
     port,
     kubeconfigOut: stringFlag(values, "kubeconfig-out") ?? DEFAULT_KUBECONFIG_OUT,

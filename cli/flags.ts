@@ -73,3 +73,15 @@ export function listFlag(values: FlagValues, name: string): string[] {
   const items = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
   return items.flatMap((v) => String(v).split(",")).map((s) => s.trim()).filter(Boolean);
 }
+
+/** Values `--log-level` accepts (logtape's levels; `warn` is an alias of `warning`). */
+export const LOG_LEVELS = ["trace", "debug", "info", "warning", "warn", "error", "fatal"] as const;
+
+/** Reads `--log-level`, mapping `warn` to logtape's `warning`. */
+export function logLevelFlag(
+  command: string,
+  values: FlagValues,
+): "trace" | "debug" | "info" | "warning" | "error" | "fatal" {
+  const level = enumFlag(command, values, "log-level", LOG_LEVELS, "info");
+  return level === "warn" ? "warning" : level;
+}

@@ -13,7 +13,16 @@ import { configureLogging, kubeopLogger, type LogLevel } from "../runtime/log.ts
 import { Manager } from "../runtime/manager.ts";
 import { Metrics } from "../runtime/metrics.ts";
 import { parseBindAddress } from "../runtime/probes.ts";
-import { enumFlag, type FlagSpec, intFlag, listFlag, parseFlags, stringFlag, UsageError } from "./flags.ts";
+import {
+  enumFlag,
+  type FlagSpec,
+  intFlag,
+  listFlag,
+  logLevelFlag,
+  parseFlags,
+  stringFlag,
+  UsageError,
+} from "./flags.ts";
 import { KUBEOP_VERSION } from "./version.ts";
 
 const SPEC: FlagSpec = {
@@ -52,7 +61,6 @@ Flags:
   --max-concurrent-reconciles N       workers per controller (default: each controller's own, usually 1)
   --graceful-shutdown-timeout-seconds N   longest drain of in-flight reconciles on shutdown (default 25)`;
 
-const LOG_LEVELS = ["trace", "debug", "info", "warning", "warn", "error", "fatal"] as const;
 const SERVICE_ACCOUNT_NAMESPACE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
 
 /** Everything `kubeop run` was asked to do. */
@@ -117,7 +125,6 @@ export function parseRunFlags(args: string[]): RunOptions | "help" {
   for (const flag of ["kubeconfig", "context", "leader-election-id", "leader-election-namespace"]) {
     if (values[flag] === "") throw new UsageError(`kubeop run: flag --${flag} must not be empty`);
   }
-  const level = enumFlag("run", values, "log-level", LOG_LEVELS, "info");
   return {
     kubeconfig: stringFlag(values, "kubeconfig"),
     context: stringFlag(values, "context"),
@@ -129,7 +136,7 @@ export function parseRunFlags(args: string[]): RunOptions | "help" {
     metricsBindAddress: bindAddressFlag(values, "metrics-bind-address", ":8080"),
     healthProbeBindAddress: bindAddressFlag(values, "health-probe-bind-address", ":8081"),
     logFormat: enumFlag("run", values, "log-format", ["json", "text"] as const, "json"),
-    logLevel: level === "warn" ? "warning" : level,
+    logLevel: logLevelFlag("run", values),
     maxConcurrentReconciles: maxConcurrent,
     gracefulShutdownMs: intFlag("run", values, "graceful-shutdown-timeout-seconds", 25) * 1000,
   };

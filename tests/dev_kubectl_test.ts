@@ -1,0 +1,59 @@
+// `kubeop dev` as a new user meets it: the samples apply unchanged, the operators act, the farm API answers kubectl.
+import assert from "node:assert/strict";
+import { startDev } from "../cli/dev.ts";
+import { eventually } from "./conformance/cases.ts";
+
+const KUBECTL = "/usr/lib/google-cloud-sdk/bin/kubectl.1.32";
+const haveKubectl = await Deno.stat(KUBECTL).then(() => true, () => false);
+
+Deno.test({
+  name: "kubeop dev: samples apply, operators converge, farm API serves llamas and farmpods to kubectl",
+  ignore: !haveKubectl,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "kubeop-dev-" });
+    const dev = await startDev({ kubeconfigOut: `${dir}/dev.kubeconfig` });
+    const kubectl = async (...args: string[]) => {
+      const out = await new Deno.Command(KUBECTL, {
+        args,
+        env: { KUBECONFIG: dev.kubeconfigPath, KUBECACHEDIR: `${dir}/cache` },
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const text = new TextDecoder().decode(out.stdout);
+      assert.equal(out.code, 0, `kubectl ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+      return text;
+    };
+    try {
+      const resources = await kubectl("api-resources");
+      assert.match(resources, /llamas\s+.*farm.example.com\/v1alpha\s+true\s+Llama/);
+      assert.match(resources, /farmpods\s+.*farm.example.com\/v1alpha\s+true\s+FarmPod/);
+      assert.match(resources, /machines\s+mach\s+useless.container.training\/v1alpha1\s+true\s+Machine/);
+      const llamas = await kubectl("get", "llamas", "-n", "default");
+      assert.match(llamas.split("\n")[0], /^NAME\s+WEIGHT\s+HEIGHT\s+AGE/);
+      assert.match(llamas, /^dolly\s+31\.4\s+0\.5\s/m);
+
+      const applied = await kubectl("apply", "-f", new URL("../deploy/samples/", import.meta.url).pathname);
+      assert.match(applied, /machine.useless.container.training\/machine-1 created/);
+      assert.match(applied, /at.cnat.ishankhare.dev\/at-sample created/);
+      await eventually("at-sample DONE", async () => {
+        const phase = await kubectl("get", "at", "at-sample", "-o", "jsonpath={.status.phase}");
+        return phase === "DONE" ? true : undefined;
+      });
+      const farmpods = await kubectl("get", "farmpods", "-n", "default", "-o", "name");
+      assert.match(farmpods, /farmpod.farm.example.com\/farm-at-sample-pod/);
+      await eventually("multisecret copied", async () => {
+        const created = await kubectl("get", "multisecret", "multisecret-sample", "-o", "jsonpath={.status.created}");
+        return Number(created) >= 4 ? true : undefined;
+      });
+      const all = await kubectl("get", "kubeop", "-A");
+      for (const kind of ["machine", "switch", "at", "netperf", "multisecret"]) {
+        assert.match(all, new RegExp(`${kind}\\.`), `kubectl get kubeop lists ${kind}s`);
+      }
+    } finally {
+      await dev.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
