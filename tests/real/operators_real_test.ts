@@ -4,6 +4,7 @@
 // TokenRequest token for the kubeop-controller ServiceAccount), proving no request is forbidden.
 import assert from "node:assert/strict";
 import YAML from "yaml";
+import { type At, AtType } from "../../controllers/at/schema.ts";
 import { type Machine, MachineType, type Switch, SwitchType } from "../../controllers/machine/schema.ts";
 import { CONTROLLERS } from "../../controllers/mod.ts";
 import { FINALIZER, OWNER_NAME, OWNER_NAMESPACE, OWNER_UID } from "../../controllers/multisecret/controller.ts";
@@ -94,14 +95,14 @@ async function installCrds(client: KubeClient): Promise<string[]> {
   return names;
 }
 
-/** Runs machine + multisecret in a Manager on `client`; returns a stop function. */
+/** Runs machine + multisecret + at in a Manager on `client`; returns a stop function. */
 function runControllers(
   client: KubeClient,
   metrics: Metrics,
   leaderElection?: { id: string; namespace: string },
 ): { manager: Manager; stop(): Promise<void> } {
   const manager = new Manager({ client, metrics, cacheSyncTimeoutMs: 30_000, leaderElection });
-  for (const name of ["machine", "multisecret"] as const) {
+  for (const name of ["machine", "multisecret", "at"] as const) {
     for (const c of CONTROLLERS[name]({ informers: manager.informers })) manager.add(c);
   }
   const ctrl = new AbortController();
@@ -126,7 +127,50 @@ async function switchesOf(client: KubeClient, ns: string, machine: string): Prom
   return (await client.list<Switch>(SwitchType, { namespace: ns, labelSelector: `machine=${machine}` })).items;
 }
 
-/** Machine stage 1 on `ns` with the tutorial sample unchanged: seenAt, then ≥ 5 s later the switch goes down. */
+/**
+ * At on `ns` with the tutorial sample (schedule in the past): the Pod is created and owned; the test plays the
+ * kubelet (no kubelet on this cluster) by patching the Pod's status to Succeeded; the At ends DONE.
+ */
+async function atCycle(admin: KubeClient, ns: string): Promise<void> {
+  const serviceAccounts: ResourceType = DEPLOY_TYPES.ServiceAccount;
+  // The ServiceAccount admission plugin refuses Pods until the namespace's default ServiceAccount exists.
+  await poll(`ServiceAccount ${ns}/default`, () => getOrUndefined(admin, serviceAccounts, "default", ns), {
+    deadlineMs: 20_000,
+  });
+  const [sample] = await readDocs("deploy/samples/cnat_v1alpha1_at.yaml");
+  const at = await admin.create<At>(AtType, { ...sample, metadata: { ...sample.metadata, namespace: ns } } as At, {
+    namespace: ns,
+  });
+  const running = await poll("At RUNNING", async () => {
+    const a = await admin.get<At>(AtType, at.metadata.name!, { namespace: ns });
+    return a.status?.phase === "RUNNING" && a.status.podName ? a : undefined;
+  }, { deadlineMs: 20_000 });
+  type Pod = KubeObject & { spec: { containers: { command?: string[] }[] }; status?: { phase?: string } };
+  const pod = await admin.get<Pod>(CoreTypes.Pod, running.status!.podName!, { namespace: ns });
+  assert.deepEqual(pod.spec.containers[0].command, ["echo", "hello", "world!"]);
+  assert.deepEqual(
+    pod.metadata.ownerReferences?.map((r) => [r.kind, r.uid, r.controller]),
+    [["At", at.metadata.uid, true]],
+  );
+  assert.equal(pod.status?.phase, "Pending", "no kubelet: the Pod never runs by itself");
+  await admin.patch(CoreTypes.Pod, pod.metadata.name!, { status: { phase: "Succeeded" } }, {
+    namespace: ns,
+    type: "merge",
+    subresource: "status",
+  });
+  await poll(
+    "At DONE",
+    async () => (await admin.get<At>(AtType, at.metadata.name!, { namespace: ns })).status?.phase === "DONE",
+    {
+      deadlineMs: 20_000,
+    },
+  );
+}
+
+/**
+ * Machine stage 1 on `ns` with the tutorial sample unchanged: seenAt, then ≥ 5 s later the switch goes down and
+ * seenAt is cleared.
+ */
 async function machineStage1(client: KubeClient, ns: string): Promise<void> {
   const [sample] = await readDocs("deploy/samples/useless_v1alpha1_machine.yaml");
   assert.equal(sample.metadata.labels, null, "the sample keeps the tutorial's empty `labels:`");
@@ -139,11 +183,11 @@ async function machineStage1(client: KubeClient, ns: string): Promise<void> {
   }, { deadlineMs: 20_000 });
   const down = await poll("switchPosition down", async () => {
     const m = await client.get<Machine>(MachineType, name, { namespace: ns });
-    return m.spec.switchPosition === "down" ? m : undefined;
+    // spec (the flip) and status (seenAt cleared) are two writes: wait for both.
+    return m.spec.switchPosition === "down" && !m.status?.seenAt ? m : undefined;
   }, { deadlineMs: 20_000 });
   // The flip is due 5 s after seenAt: observing it earlier would be the bug.
   assert.ok(Date.now() - Date.parse(seenAt) >= 5_000, `flipped before 5 s (seenAt ${seenAt})`);
-  assert.equal(down.status?.seenAt, undefined, "seenAt cleared with the flip");
   const events = await client.list<KubeObject & { reason?: string; regarding?: { uid?: string } }>(CoreTypes.Event, {
     namespace: ns,
   });
@@ -322,6 +366,9 @@ Deno.test({
             });
             await multiSecretCycle(admin, "ms-admin", "ms-admin-late");
           });
+          await t.step("At: past schedule → owned Pod → (test as kubelet) Succeeded → DONE", async () => {
+            await atCycle(admin, "default");
+          });
           assert.equal(await requestsWithCode(metrics, ["401", "403"]), 0, "no request refused");
         } finally {
           await running.stop();
@@ -343,6 +390,7 @@ Deno.test({
           await machineStage1(admin, "sa-machines");
           await machineStage2(admin, "sa-machines");
           await multiSecretCycle(admin, "sa-secrets", "sa-secrets-late");
+          await atCycle(admin, "sa-machines");
           const lease = await admin.get<KubeObject & { spec: { holderIdentity?: string } }>(CoreTypes.Lease, "kubeop", {
             namespace: "kubeop-system",
           });
@@ -417,8 +465,12 @@ Deno.test({
             );
             assert.deepEqual(refused, [], "no request refused");
             assert.match(text, /rest_client_requests_total\{[^}]*code="201"[^}]*\} [1-9]/);
+          } catch (e) {
+            throw new Error(`${(e as Error).message}\nkubeop run stderr:\n${err.text().slice(-4000)}`);
           } finally {
-            child.kill("SIGTERM");
+            try {
+              child.kill("SIGTERM");
+            } catch { /* already exited: reported by the catch above */ }
           }
           const status = await child.status;
           await Promise.all([out.done, err.done]);
