@@ -8,7 +8,7 @@
 import { isAlreadyExists } from "../runtime/errors.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { FarmCluster, SecretObject } from "./cluster.ts";
-import { certificateHosts, certificateNotAfterMs, createCA, importCA } from "./pki.ts";
+import { certificateHosts, certificateNotAfterMs, createCA, importCA } from "../runtime/pki.ts";
 
 /** PEMs of a serving certificate. */
 export interface ServingPEMs {

@@ -10,7 +10,7 @@ import { REQUESTHEADER_DEFAULTS } from "./authn.ts";
 import type { AccessAttributes, FarmCluster, UserInfo } from "./cluster.ts";
 import { MemoryFarmCluster } from "./memory_cluster.ts";
 import { type FarmApiServer, type FarmApiServerOptions, startFarmApiServer } from "./mod.ts";
-import { type CertAuthority, type CertKeyPEM, createCA } from "./pki.ts";
+import { type CertAuthority, type CertKeyPEM, createCA } from "../runtime/pki.ts";
 
 /** How a test request identifies itself. */
 export interface CallAs {

@@ -5,8 +5,7 @@
  * --proxy-client-cert-file). Published through kube-system/extension-apiserver-authentication.
  * @module
  */
-// The X.509 toolkit lives in apiservice/pki.ts (pure, no apiservice logic); see the report about moving it to runtime/.
-import { type CertKeyPEM, createCA } from "../apiservice/pki.ts";
+import { type CertKeyPEM, createCA } from "../runtime/pki.ts";
 
 /** Every certificate the fake server uses. */
 export interface ServerPki {

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { VirtualClock } from "../runtime/clock.ts";
 import { startFarmFixture } from "../apiservice/test_support.ts";
 import { MemoryFarmCluster } from "../apiservice/memory_cluster.ts";
-import { createCA } from "../apiservice/pki.ts";
+import { createCA } from "../runtime/pki.ts";
 
 const DOLLY = "/apis/farm.example.com/v1alpha/namespaces/default/llamas/dolly";
 

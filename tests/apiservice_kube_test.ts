@@ -7,7 +7,7 @@ import { parseKubeconfig } from "../runtime/kubeconfig.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { KubeFarmCluster, podCacheFromInformer } from "../apiservice/kube_cluster.ts";
 import { startFarmFixture } from "../apiservice/test_support.ts";
-import { createCA } from "../apiservice/pki.ts";
+import { createCA } from "../runtime/pki.ts";
 import { startFakeApiServer } from "../testing/mod.ts";
 
 const LLAMAS = "/apis/farm.example.com/v1alpha/namespaces/default/llamas";

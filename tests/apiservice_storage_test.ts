@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { MemoryFarmCluster } from "../apiservice/memory_cluster.ts";
 import { readWatch, startFarmFixture } from "../apiservice/test_support.ts";
-import { createCA } from "../apiservice/pki.ts";
+import { createCA } from "../runtime/pki.ts";
 
 const NS = "/apis/farm.example.com/v1alpha/namespaces/default/llamas";
 
