@@ -449,7 +449,7 @@ export class FakeStore {
       return structuredClone(this.present(def, next));
     }
     if (opts.dryRun) return structuredClone(this.present(def, old));
-    if (!next.metadata.deletionTimestamp) {
+    if (!next.metadata.deletionTimestamp || (next.metadata.deletionGracePeriodSeconds ?? 0) > 0) {
       next.metadata.deletionTimestamp = rfc3339(this.clock.now());
       next.metadata.deletionGracePeriodSeconds = 0;
     }
