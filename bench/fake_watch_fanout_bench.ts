@@ -4,20 +4,27 @@
  * through the store API (store.update; no HTTP on the write side), either as fast as it can (one write per event-loop
  * turn, yielding through a MessageChannel so the server can flush) or paced at M events/s.
  *
- * The watchers run in a SUBPROCESS (this file with `--watch-client`; fetch, one body reader per watch, counting
- * newline-terminated frames without parsing them), so the server's event loop pays only for serving, as it would with
- * real clients. Each watcher stamps the arrival of every `stride`-th frame with a wall-clock time
- * (performance.timeOrigin + now, comparable between two processes on one host); the server records when it issued
- * each write; latency = arrival − write, over every (watcher, sampled event) pair.
+ * The watchers run in a SUBPROCESS (this file with `--watch-client`), so the server's event loop pays only for
+ * serving, as it would with real clients. Each watch is a raw TCP socket speaking HTTP/1.1 with a tiny chunked-body
+ * decoder that counts newline-terminated frames without parsing them: a fetch body reader per watch cost the client
+ * ~6× the server's CPU and made the client the bottleneck. Each watcher stamps the arrival of every `stride`-th frame
+ * with a wall-clock time (performance.timeOrigin + now, comparable between two processes on one host); the server
+ * records when it issued each write; latency = arrival − write, over every (watcher, sampled event) pair.
  *
  * Results, per N:
  * - `fake-watch-fanout` (events/s): delivered events per second summed over watchers, N × events ÷ (last arrival −
  *   first write), writer at full speed. Peer = N × the same figure with N = 1 (perfectly linear scaling of one
- *   watcher), so ratio = scaling efficiency (1 = each added watcher costs nothing; 1/N = no better than serving the
- *   watchers one after another). `extra`: latency p50/p99 under that load, the achieved write rate, server heap/RSS
- *   per open watch and the peak growth while delivering.
- * - `fake-watch-fanout-latency` (ms): p99 write→arrival at a paced M events/s (quick 20, full 50) — the latency of a
- *   lightly loaded server; peer = the same with N = 1, ratio = peer/kubeop.
+ *   watcher), so ratio = scaling efficiency: 1 = N watchers cost no more per event than one; 1/N = the aggregate
+ *   delivery rate did not grow at all with N. The single-watcher rate includes the write itself (store.update, ~40 µs
+ *   of CPU), so the ratio falls roughly as 1/N once per-delivery cost dominates; `serverCpuUsPerDelivery` is the
+ *   machine-noise-resistant figure to compare across runs. `extra` also carries latency p50/p99 under that load, the
+ *   achieved write rate, server heap/RSS per open watch, the peak growth while delivering, the time and server CPU
+ *   to open the watches, and `cpuBusyShareOfWall` ((server + client CPU) ÷ wall; far below 2 on a 2-core machine
+ *   means other processes took the cores and wall-clock figures are pessimistic).
+ * - `fake-watch-fanout-latency` (ms): p99 write→arrival at a paced M events/s (quick 40 events at 20/s, full 100 at
+ *   50/s) — the latency of a lightly loaded server; peer = the same with N = 1, ratio = peer/kubeop.
+ *
+ * Set BENCH_DEBUG=1 for one progress line per run on stderr.
  *
  * Run: deno run --allow-all --v8-flags=--expose-gc bench/fake_watch_fanout_bench.ts [--full]
  * @module
