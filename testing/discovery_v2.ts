@@ -29,21 +29,29 @@ const SUBRESOURCE_VERBS: Record<string, string[]> = {
   scale: ["get", "patch", "update"],
   log: ["get"],
   binding: ["create"],
+  eviction: ["create"],
   finalize: ["update"],
 };
 
-function subresourceKind(def: ResourceDef, sub: string): Json {
-  if (sub === "scale") return { group: "autoscaling", version: "v1", kind: "Scale" };
-  if (sub === "binding") return { group: "", version: "v1", kind: "Binding" };
-  if (sub === "log") return { group: "", version: "v1", kind: "Pod" };
-  return { group: def.group, version: def.version, kind: def.kind };
+/** Kinds of built-in subresources that are not the parent's kind. */
+const SUBRESOURCE_KINDS: Record<string, Json> = {
+  scale: { group: "autoscaling", version: "v1", kind: "Scale" },
+  eviction: { group: "policy", version: "v1", kind: "Eviction" },
+  binding: { group: "", version: "", kind: "Binding" },
+};
+
+/** kube-apiserver leaves group and version empty in built-ins' responseKind (CRDs carry them). */
+function kindOf(def: ResourceDef): Json {
+  return def.custom
+    ? { group: def.group, version: def.version, kind: def.kind }
+    : { group: "", version: "", kind: def.kind };
 }
 
 /** One APIResourceDiscovery entry for a served resource. */
 export function resourceDiscovery(def: ResourceDef): Json {
   const out: Json = {
     resource: def.plural,
-    responseKind: { group: def.group, version: def.version, kind: def.kind },
+    responseKind: kindOf(def),
     scope: def.namespaced ? "Namespaced" : "Cluster",
     singularResource: def.singular,
     verbs: def.verbs,
@@ -51,9 +59,9 @@ export function resourceDiscovery(def: ResourceDef): Json {
   if (def.shortNames?.length) out.shortNames = def.shortNames;
   if (def.categories?.length) out.categories = def.categories;
   if (def.subresources.length) {
-    out.subresources = def.subresources.map((sub) => ({
+    out.subresources = [...def.subresources].sort().map((sub) => ({
       subresource: sub,
-      responseKind: subresourceKind(def, sub),
+      responseKind: SUBRESOURCE_KINDS[sub] ?? kindOf(def),
       verbs: SUBRESOURCE_VERBS[sub] ?? ["get"],
     }));
   }
@@ -95,7 +103,10 @@ function list(items: Json[]): Json {
 /** `/api` as APIGroupDiscoveryList: the core group, v1. */
 export function coreDiscoveryV2(registry: ResourceRegistry): Json {
   const resources = registry.forGroupVersion("", "v1").map(resourceDiscovery);
-  return list([{ metadata: { name: "" }, versions: [{ version: "v1", resources, freshness: "Current" }] }]);
+  return list([{
+    metadata: { creationTimestamp: null },
+    versions: [{ version: "v1", resources, freshness: "Current" }],
+  }]);
 }
 
 /** An aggregated (APIService) group-version's resources, or undefined when its backend did not answer. */
@@ -111,7 +122,7 @@ export function groupsDiscoveryV2(
   aggregated: AggregatedResources,
 ): Json {
   const items = groups.filter(([g]) => g !== "").map(([group, versions]) => ({
-    metadata: { name: group },
+    metadata: { name: group, creationTimestamp: null },
     versions: versions.map((version) => {
       const gv = `${group}/${version}`;
       if (aggregated.has(gv)) {

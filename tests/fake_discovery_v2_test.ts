@@ -39,9 +39,9 @@ Deno.test("aggregated discovery v2: /api and /apis with CRD and APIService group
     assert.equal(core.headers.get("content-type"), V2);
     assert.equal(core.body.kind, "APIGroupDiscoveryList");
     assert.equal(core.body.apiVersion, "apidiscovery.k8s.io/v2");
-    assert.equal(core.body.items[0].metadata.name, "");
+    assert.equal(core.body.items[0].metadata.name ?? "", "");
     const pods = core.body.items[0].versions[0].resources.find((r: { resource: string }) => r.resource === "pods");
-    assert.deepEqual(pods.responseKind, { group: "", version: "v1", kind: "Pod" });
+    assert.deepEqual(pods.responseKind, { group: "", version: "", kind: "Pod" });
     assert.equal(pods.scope, "Namespaced");
     assert.ok(pods.subresources.some((r: { subresource: string }) => r.subresource === "status"));
 

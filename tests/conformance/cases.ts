@@ -203,6 +203,50 @@ async function cases(t: Deno.TestContext, client: KubeClient, ns: string): Promi
     assert.deepEqual(fields, ["spec.color", "spec.size"]);
   });
 
+  await t.step("aggregated discovery v2 for /api and /apis, CRD groups included", async () => {
+    const accept =
+      "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+    const fetchDoc = async (path: string) => {
+      const res = await client.request("GET", path, { accept, throwOnError: true });
+      const params = new Set((res.headers.get("content-type") ?? "").split(";").map((p) => p.trim()));
+      for (const p of ["application/json", "g=apidiscovery.k8s.io", "v=v2", "as=APIGroupDiscoveryList"]) {
+        assert.ok(params.has(p), `${path} Content-Type has ${p}: ${res.headers.get("content-type")}`);
+      }
+      return JSON.parse(new TextDecoder().decode(res.body));
+    };
+    const core = await fetchDoc("/api");
+    assert.equal(core.kind, "APIGroupDiscoveryList");
+    assert.equal(core.apiVersion, "apidiscovery.k8s.io/v2");
+    assert.equal(core.items.length, 1);
+    assert.equal(core.items[0].metadata.name ?? "", "");
+    const v1 = core.items[0].versions[0];
+    assert.equal(v1.version, "v1");
+    assert.equal(v1.freshness, "Current");
+    const pods = v1.resources.find((r: { resource: string }) => r.resource === "pods");
+    assert.deepEqual(pods.responseKind, { group: "", version: "", kind: "Pod" }, "built-ins leave group/version empty");
+    assert.equal(pods.scope, "Namespaced");
+    assert.equal(pods.singularResource, "pod");
+    assert.deepEqual(pods.shortNames, ["po"]);
+    const status = pods.subresources.find((r: { subresource: string }) => r.subresource === "status");
+    assert.deepEqual(status.verbs, ["get", "patch", "update"]);
+    const namespaces = v1.resources.find((r: { resource: string }) => r.resource === "namespaces");
+    assert.equal(namespaces.scope, "Cluster");
+    const finalize = namespaces.subresources.find((r: { subresource: string }) => r.subresource === "finalize");
+    assert.deepEqual(finalize.verbs, ["update"]);
+    const widgets = await eventually("CRD in aggregated discovery", async () => {
+      const apis = await fetchDoc("/apis");
+      assert.ok(apis.items.every((g: { metadata: { name: string } }) => g.metadata.name !== ""), "no core group");
+      const group = apis.items.find((g: { metadata: { name: string } }) => g.metadata.name === Widget.group);
+      return group?.versions[0]?.resources.find((r: { resource: string }) => r.resource === "widgets");
+    });
+    assert.deepEqual(widgets.responseKind, { group: Widget.group, version: "v1", kind: "Widget" });
+    assert.equal(widgets.singularResource, "widget");
+    assert.deepEqual(widgets.shortNames, ["wdg"]);
+    assert.deepEqual(widgets.subresources.map((r: { subresource: string }) => r.subresource), ["status"]);
+    const legacy = await client.request("GET", "/apis", { throwOnError: true });
+    assert.equal(JSON.parse(new TextDecoder().decode(legacy.body)).kind, "APIGroupList");
+  });
+
   await t.step("generation: spec changes bump it, label and status changes do not; status subresource", async () => {
     const w = await client.get(Widget, "w1", { namespace: ns });
     const labelled = await client.patch(Widget, "w1", { metadata: { labels: { a: "b" } } }, {
