@@ -261,6 +261,8 @@ export class Manager {
 
     const caches = new AbortController();
     const cachesDone = this.#caches.start(caches.signal);
+    // A /metrics scrape refreshes the watch-age and cache-size gauges (they are set by health()).
+    const stopScrapeRefresh = this.metrics.refreshOnScrape(() => void this.#caches.health?.());
     const controllers = new AbortController();
     const election = new AbortController();
     const runs: Promise<void>[] = [];
@@ -304,7 +306,11 @@ export class Manager {
     } finally {
       signal.removeEventListener("abort", onSignal);
     }
-    await this.#shutdown({ reason, controllers, runs, election, electionDone, servers, caches, cachesDone });
+    try {
+      await this.#shutdown({ reason, controllers, runs, election, electionDone, servers, caches, cachesDone });
+    } finally {
+      stopScrapeRefresh();
+    }
   }
 
   /** After sync: campaign (or not) and start controllers; resolves with why we stop. */

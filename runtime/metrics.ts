@@ -162,6 +162,7 @@ export class Metrics {
   readonly eventsDropped: Counter<"reason">;
 
   #probes = new Map<string, { labels: { name: string; controller: string }; probe: InFlightProbe }>();
+  readonly #scrapeRefreshers = new Set<() => void>();
 
   constructor() {
     const registers = [this.registry];
@@ -242,6 +243,16 @@ export class Metrics {
       registers,
     });
     const probes = this.#probes;
+    const refreshers = this.#scrapeRefreshers;
+    // The watch/cache gauges are set by their sources' health(); refresh them at scrape time so /metrics is fresh
+    // even when nothing else asked for health since the last change.
+    const refreshOnCollect = () => {
+      for (const refresh of refreshers) {
+        try {
+          refresh();
+        } catch { /* a failing source must not break the scrape */ }
+      }
+    };
     this.workqueueUnfinishedWork = new Gauge({
       name: "workqueue_unfinished_work_seconds",
       help: "How many seconds of work has been done that is in progress and hasn't been observed by " +
@@ -297,18 +308,21 @@ export class Metrics {
       help: "Objects held in the informer cache, by resource.",
       labelNames: ["resource"],
       registers,
+      collect: refreshOnCollect,
     });
     this.watchAge = new Gauge({
       name: "kubeop_watch_age_seconds",
       help: "Seconds since the current watch stream was opened, by resource.",
       labelNames: ["resource"],
       registers,
+      collect: refreshOnCollect,
     });
     this.watchLastEvent = new Gauge({
       name: "kubeop_watch_last_event_seconds",
       help: "Seconds since the last watch event or bookmark, by resource.",
       labelNames: ["resource"],
       registers,
+      collect: refreshOnCollect,
     });
     this.watchDecodeErrors = new Counter({
       name: "kubeop_watch_decode_errors_total",
@@ -342,6 +356,16 @@ export class Metrics {
       workDuration: (s) => this.workqueueWorkDuration.observe(labels, s),
       attach: (probe) => void probes.set(`${name}\u0000${controller}`, { labels, probe }),
     };
+  }
+
+  /**
+   * Registers `refresh`, run at every scrape before kubeop_cache_objects, kubeop_watch_age_seconds and
+   * kubeop_watch_last_event_seconds are read (it should set them, e.g. `() => informers.health()`). Returns a
+   * function that unregisters it.
+   */
+  refreshOnScrape(refresh: () => void): () => void {
+    this.#scrapeRefreshers.add(refresh);
+    return () => void this.#scrapeRefreshers.delete(refresh);
   }
 
   /** The Prometheus text exposition of every metric. */
