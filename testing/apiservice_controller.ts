@@ -20,27 +20,37 @@ export type AggregatedProbe = (target: AggregatedTarget, path: string, signal: A
 const KEY = "apiregistration.k8s.io/apiservices";
 const APISERVICE = { group: "apiregistration.k8s.io", version: "v1", plural: "apiservices" };
 
+/** Why an APIService's backend cannot be resolved: reason and message as the real availability controller says. */
+export interface Unresolved {
+  reason: "Local" | "ServiceNotFound" | "ServicePortError" | "EndpointsNotFound" | "MissingEndpoints";
+  message: string;
+}
+
 /** Resolves an APIService's backend URL from the store, or explains why not. */
-export function resolveService(store: FakeStore, apiService: KubeObject): { url: string } | { reason: string } {
+export function resolveService(store: FakeStore, apiService: KubeObject): { url: string } | Unresolved {
   const svc = apiService.spec?.service;
-  if (!svc?.name || !svc?.namespace) return { reason: "Local" };
+  if (!svc?.name || !svc?.namespace) return { reason: "Local", message: "Local APIServices are always available" };
+  const where = `service/${svc.name} in ${JSON.stringify(svc.namespace)}`;
   const port = Number(svc.port ?? 443);
-  const endpoints = store.objects.get("/endpoints", svc.namespace, svc.name);
-  const subset = endpoints?.subsets?.[0];
-  const ip = subset?.addresses?.[0]?.ip;
-  if (ip) {
-    const service = store.objects.get("/services", svc.namespace, svc.name);
-    const servicePort = (service?.spec?.ports ?? []).find((p: KubeObject) => p.port === port);
-    const named = servicePort?.name ? subset.ports?.find((p: KubeObject) => p.name === servicePort.name) : undefined;
-    const targetPort = named?.port ?? subset.ports?.[0]?.port ?? port;
-    return { url: `https://${ip.includes(":") ? `[${ip}]` : ip}:${targetPort}` };
-  }
   const service = store.objects.get("/services", svc.namespace, svc.name);
-  if (!service) return { reason: "ServiceNotFound" };
+  if (!service) return { reason: "ServiceNotFound", message: `${where} is not present` };
   if (service.spec?.type === "ExternalName" && service.spec.externalName) {
     return { url: `https://${service.spec.externalName}:${port}` };
   }
-  return { reason: "MissingEndpoints" };
+  const servicePort = (service.spec?.ports ?? []).find((p: KubeObject) => p.port === port);
+  if (!servicePort) return { reason: "ServicePortError", message: `${where} is not listening on port ${port}` };
+  const endpoints = store.objects.get("/endpoints", svc.namespace, svc.name);
+  if (!endpoints) return { reason: "EndpointsNotFound", message: `cannot find endpoints for ${where}` };
+  const portName = servicePort.name ?? "";
+  for (const subset of endpoints.subsets ?? []) {
+    const ip = subset.addresses?.[0]?.ip;
+    const target = (subset.ports ?? []).find((p: KubeObject) => (p.name ?? "") === portName);
+    if (ip && target) return { url: `https://${ip.includes(":") ? `[${ip}]` : ip}:${target.port}` };
+  }
+  return {
+    reason: "MissingEndpoints",
+    message: `endpoints for ${where} have no addresses with port name ${JSON.stringify(portName)}`,
+  };
 }
 
 /** Watches APIService objects and keeps the proxy table in step. */
@@ -132,14 +142,11 @@ export class ApiServiceController {
   async #availability(obj: KubeObject): Promise<{ status: string; reason: string; message: string }> {
     const resolved = resolveService(this.#store, obj);
     if ("reason" in resolved) {
-      if (resolved.reason === "Local") {
-        return { status: "True", reason: "Local", message: "Local APIServices are always available" };
-      }
-      const svc = obj.spec.service;
-      const message = resolved.reason === "ServiceNotFound"
-        ? `service/${svc.name} in "${svc.namespace}" is not present`
-        : `endpoints for service/${svc.name} in "${svc.namespace}" have no addresses`;
-      return { status: "False", reason: resolved.reason, message };
+      return {
+        status: resolved.reason === "Local" ? "True" : "False",
+        reason: resolved.reason,
+        message: resolved.message,
+      };
     }
     const path = `/apis/${obj.spec.group}/${obj.spec.version}`;
     const failed = (why: string) => ({

@@ -465,6 +465,52 @@ async function cases(t: Deno.TestContext, client: KubeClient, ns: string): Promi
     }, 60_000);
   });
 
+  await t.step(
+    "APIService: insecureSkipTLSVerify accepted; Available False: ServiceNotFound, EndpointsNotFound",
+    async () => {
+      const APIService: ResourceType = {
+        group: "apiregistration.k8s.io",
+        version: "v1",
+        plural: "apiservices",
+        kind: "APIService",
+        namespaced: false,
+      };
+      const name = "v1alpha1.conformance-agg.kubeop.dev";
+      const spec = {
+        group: "conformance-agg.kubeop.dev",
+        version: "v1alpha1",
+        service: { namespace: ns, name: "agg-backend", port: 443 },
+        insecureSkipTLSVerify: true,
+        groupPriorityMinimum: 1000,
+        versionPriority: 15,
+      };
+      const both = await expectError(
+        client.create<KubeObject>(APIService, { metadata: { name }, spec: { ...spec, caBundle: btoa("not a CA") } }),
+        isInvalid,
+        "caBundle with insecureSkipTLSVerify",
+      );
+      assert.ok((both.status.details?.causes ?? []).some((c) => c.field === "spec.insecureSkipTLSVerify"));
+      await client.create<KubeObject>(APIService, { metadata: { name }, spec });
+      try {
+        const available = async (reason: string) => {
+          const svc = await client.get(APIService, name);
+          const cond = (svc.status?.conditions ?? []).find((c: { type: string }) => c.type === "Available");
+          return cond?.status === "False" && cond.reason === reason ? cond : undefined;
+        };
+        const missing = await eventually("ServiceNotFound", () => available("ServiceNotFound"));
+        assert.match(missing.message, /service\/agg-backend in ".*" is not present/);
+        await client.create<KubeObject>(CoreTypes.Service, {
+          metadata: { name: "agg-backend", namespace: ns },
+          spec: { ports: [{ name: "https", port: 443, targetPort: 8443 }] },
+        }, { namespace: ns });
+        const noEndpoints = await eventually("EndpointsNotFound", () => available("EndpointsNotFound"));
+        assert.match(noEndpoints.message, /cannot find endpoints for service\/agg-backend in ".*"/);
+      } finally {
+        await client.delete(APIService, name);
+      }
+    },
+  );
+
   await t.step("a Terminating namespace refuses new objects with 403, then disappears", async () => {
     const doomed = `${ns}-doomed`;
     await client.create<KubeObject>(CoreTypes.Namespace, { metadata: { name: doomed } });
