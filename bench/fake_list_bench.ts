@@ -7,7 +7,9 @@
  * The peer is the floor: JSON.stringify + JSON.parse of the same list in memory. Unit objects/s, ratio
  * kubeop/peer (≤ 1; how close to the serialisation floor the server gets). `extra` carries total ms, the heap the
  * loaded objects take per object, the load rate, the HTTP time without client-side parsing (`arrayBuffer()`), and
- * the same pagination done in-process through store.listShared (no HTTP, no JSON) to isolate the store's share.
+ * the same pagination done in-process through store.listShared (no HTTP, no JSON) to isolate the store's share,
+ * with its slowest and last page (each page after the first walks every remaining object to count
+ * remainingItemCount, so early pages cost O(N) and the whole pagination O(N² / limit)).
  *
  * Run: deno run --allow-all --v8-flags=--expose-gc bench/fake_list_bench.ts [--full]
  * @module
@@ -27,6 +29,9 @@ interface ListRun {
   ms: number;
   objects: number;
   pages: number;
+  /** Slowest and last page (in-process store runs only): a cost that depends on the position shows here. */
+  slowestPageMs?: number;
+  lastPageMs?: number;
 }
 
 /** Lists every ConfigMap of the namespace over HTTP, `limit` per page (0 = unpaginated). */
@@ -64,13 +69,18 @@ function storeList(server: FakeApiServer, limit: number): ListRun {
   let cont: string | undefined;
   let objects = 0;
   let pages = 0;
+  let slowestPageMs = 0;
+  let lastPageMs = 0;
   do {
+    const p0 = performance.now();
     const list = server.store.listShared(CONFIGMAPS, { namespace: NAMESPACE, limit, continue: cont });
+    lastPageMs = performance.now() - p0;
+    slowestPageMs = Math.max(slowestPageMs, lastPageMs);
     objects += list.items.length;
     pages++;
     cont = list.metadata.continue || undefined;
   } while (cont);
-  return { ms: performance.now() - t0, objects, pages };
+  return { ms: performance.now() - t0, objects, pages, slowestPageMs, lastPageMs };
 }
 
 /** JSON.stringify + JSON.parse of the whole list (the floor any JSON server + client pays). */
@@ -157,6 +167,8 @@ if (import.meta.main) {
         pages: paged[0].pages,
         httpNoParseMs: ms(pagedRaw),
         storeListSharedMs: ms(store),
+        storeSlowestPageMs: round(median(store.map((x) => x.slowestPageMs!))),
+        storeLastPageMs: round(median(store.map((x) => x.lastPageMs!))),
         floorMs: ms(floor),
         ...memory,
         samplesMs: paged.map((x) => round(x.ms)),
