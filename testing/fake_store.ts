@@ -190,8 +190,9 @@ export class FakeStore {
     // A continue token or an Exact resourceVersion lists the state at that RV (etcd serves it from its revision).
     const past = listRv < current ? this.objects.iterateAt(storageKey, namespace, listRv, after) : undefined;
     if (past === "expired") throw expired(`too old resource version: ${listRv} (${this.objects.compactedRv})`, "list");
-    const source = past ?? this.objects.iterate(storageKey, namespace, after);
-    for (const obj of source) {
+    const iterator = (past ?? this.objects.iterate(storageKey, namespace, after))[Symbol.iterator]();
+    for (let step = iterator.next(); !step.done; step = iterator.next()) {
+      const obj = step.value;
       scanned++;
       if (!labels(obj) || !fields(obj)) continue;
       if (items.length >= limit) {
@@ -201,8 +202,10 @@ export class FakeStore {
       items.push(obj);
     }
     let remaining: number | undefined;
-    if (more && !filtered && past) remaining = past.length - (scanned - 1);
-    else if (more && !filtered) {
+    if (more && !filtered && past) {
+      remaining = 1;
+      while (!iterator.next().done) remaining++;
+    } else if (more && !filtered) {
       const before = after
         ? this.objects.count(storageKey, namespace) - this.#countFrom(storageKey, namespace, after)
         : 0;

@@ -146,38 +146,41 @@ export class ObjectStore {
   }
 
   /**
-   * Objects of a bucket as they were at `atRv` (in {@link iterate}'s order, after `after` when given), rebuilt from
-   * the current objects by undoing the history after `atRv`; "expired" when the history no longer reaches back.
+   * Objects of a bucket as they were at `atRv` (in {@link iterate}'s order, after `after` when given): the current
+   * objects merged with the earlier states of those changed since `atRv`, undone from the history; "expired" when the
+   * history no longer reaches back. Costs the page plus the changes, not the bucket.
    */
   iterateAt(
     storageKey: string,
     namespace: string | undefined,
     atRv: number,
     after?: { ns: string; name: string },
-  ): KubeObject[] | "expired" {
+  ): Iterable<KubeObject> | "expired" {
     const changes = this.since(storageKey, atRv);
     if (changes === "expired") return "expired";
-    if (changes === "too-large") return [];
+    if (changes === "too-large" || changes.length === 0) return this.iterate(storageKey, namespace, after);
     const then = new Map<string, KubeObject | undefined>();
     for (const ev of changes) {
-      const { namespace: ns = "", name = "" } = ev.object.metadata;
-      const key = `${ns}\u0000${name}`;
+      const key = positionKey(ev.object);
       if (!then.has(key)) then.set(key, ev.type === "ADDED" ? undefined : ev.prev);
     }
-    const out: KubeObject[] = [];
-    for (const obj of this.iterate(storageKey, namespace)) {
-      if (!then.has(`${obj.metadata.namespace ?? ""}\u0000${obj.metadata.name ?? ""}`)) out.push(obj);
-    }
-    for (const obj of then.values()) {
-      if (obj && (namespace === undefined || (obj.metadata.namespace ?? "") === namespace)) out.push(obj);
-    }
-    const key = (o: KubeObject) => [o.metadata.namespace ?? "", o.metadata.name ?? ""] as const;
-    const before = (a: readonly [string, string], b: readonly [string, string]) =>
-      a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
-    out.sort((a, b) => (before(key(a), key(b)) ? -1 : before(key(b), key(a)) ? 1 : 0));
-    if (!after) return out;
-    const start: readonly [string, string] = [after.ns, after.name];
-    return out.filter((o) => before(start, key(o)));
+    const start = after ? `${after.ns}\u0000${after.name}` : undefined;
+    const restored = [...then.entries()]
+      .filter(([key, obj]) =>
+        obj && (namespace === undefined || (obj.metadata.namespace ?? "") === namespace) &&
+        (start === undefined || key > start)
+      )
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const current = this.iterate(storageKey, namespace, after);
+    return (function* () {
+      let i = 0;
+      for (const obj of current) {
+        const key = positionKey(obj);
+        while (i < restored.length && restored[i][0] < key) yield restored[i++][1]!;
+        if (!then.has(key)) yield obj;
+      }
+      while (i < restored.length) yield restored[i++][1]!;
+    })();
   }
 
   /** Number of objects in a namespace across every bucket (namespace deletion waits for 0). */
@@ -313,6 +316,11 @@ export class ObjectStore {
     for (const l of this.#listeners) l(ev);
     return ev;
   }
+}
+
+/** `namespace NUL name`: sorts like {@link ObjectStore.iterate} (namespace, then name). */
+function positionKey(obj: KubeObject): string {
+  return `${obj.metadata.namespace ?? ""}\u0000${obj.metadata.name ?? ""}`;
 }
 
 function formatRef(ref: ObjectRef): string {

@@ -62,3 +62,33 @@ Deno.test("owner and uid indexes follow puts and removals", () => {
   assert.deepEqual(store.dependentsOf("uid-default-owner"), []);
   assert.equal(store.byUid("c1"), undefined);
 });
+
+Deno.test("iterateAt rebuilds every past state of a bucket (random puts and removes), after a position too", () => {
+  const store = new ObjectStore();
+  let seed = 7;
+  const rand = (n: number) => {
+    seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+    return seed % n;
+  };
+  const view = (objs: Iterable<{ metadata: { namespace?: string; name?: string; resourceVersion?: string } }>) =>
+    [...objs].map((o) => `${o.metadata.namespace}/${o.metadata.name}@${o.metadata.resourceVersion}`);
+  const past: Array<[number, string[]]> = [];
+  for (let i = 0; i < 300; i++) {
+    const ns = ["a", "b", "c"][rand(3)];
+    const name = `o${rand(12)}`;
+    if (rand(4) === 0) store.remove("/configmaps", ns, name);
+    else store.put(rand(5) === 0 ? "/secrets" : "/configmaps", cm(name, ns));
+    past.push([store.rv, view(store.iterate("/configmaps"))]);
+  }
+  for (const [rv, expected] of past) {
+    const all = store.iterateAt("/configmaps", undefined, rv);
+    assert.notEqual(all, "expired");
+    assert.deepEqual(view(all as Iterable<never>), expected, `state at ${rv}`);
+    const inB = store.iterateAt("/configmaps", "b", rv);
+    assert.deepEqual(view(inB as Iterable<never>), expected.filter((k) => k.startsWith("b/")));
+    const after = store.iterateAt("/configmaps", undefined, rv, { ns: "b", name: "o5" });
+    assert.deepEqual(view(after as Iterable<never>), expected.filter((k) => k.split("@")[0] > "b/o5"));
+  }
+  store.compact();
+  assert.equal(store.iterateAt("/configmaps", undefined, past[0][0]), "expired");
+});
