@@ -47,7 +47,8 @@ export interface FakeApiServerOptions {
   kubelet?: boolean | FakeKubeletOptions;
   /**
    * Delete pods bound to a node gracefully (deletionTimestamp + grace period until the kubelet confirms), as
-   * kube-apiserver does; default: on when the fake kubelet runs (with no kubelet, nothing would confirm).
+   * kube-apiserver does; default: on when the fake kubelet runs (with no kubelet, nothing would confirm). Pods bound
+   * to another node than the fake kubelet's stay Terminating until deleted with gracePeriodSeconds 0.
    */
   gracefulPodDeletion?: boolean;
   /**
