@@ -65,7 +65,13 @@ export async function startDev(opts: DevOptions = {}): Promise<DevEnvironment> {
     : typeof opts.kubelet === "object"
     ? opts.kubelet
     : { behaviour: devKubeletBehaviour };
-  const server = await startFakeApiServer({ port: opts.port ?? 0, dataDir: opts.dataDir, kubelet });
+  const server = await startFakeApiServer({
+    port: opts.port ?? 0,
+    dataDir: opts.dataDir,
+    kubelet,
+    // like a real cluster: every namespace has the default ServiceAccount and kube-root-ca.crt
+    defaultNamespaceObjects: true,
+  });
   const stops: Array<() => Promise<void>> = [];
   const kubeconfigPath = opts.kubeconfigOut ?? DEFAULT_KUBECONFIG_OUT;
   let stopped = false;
