@@ -2,7 +2,7 @@
  * A minimal HTTP/1.1 client over a raw `Deno.connect` / `Deno.connectTls` socket, for long-lived streaming GETs
  * (watches). Measured here it moves ~4× more watch events per second than fetch's body reader, which returns one
  * read per HTTP chunk (DESIGN §6). One request per connection (`Connection: close`); TLS with CA and client
- * certificate; the body is de-chunked by {@link ChunkedDecoder} and handed to a callback without copying.
+ * certificate; the body is de-chunked in place by {@link ChunkedDecoder} and handed to a callback once per socket read.
  * @module
  */
 
@@ -149,14 +149,14 @@ export async function openHttpStream(req: StreamRequest): Promise<HttpStream> {
         if (status === 204 || status === 304 || req.method === "HEAD") return;
         if (chunked) {
           const dec = new ChunkedDecoder();
-          if (leftover.length > 0 && dec.push(leftover, onData)) return;
+          if (leftover.length > 0 && dechunkInPlace(dec, leftover, onData)) return;
           for (;;) {
             const n = await conn.read(buf);
             if (n === null) {
               if (req.signal?.aborted) throw req.signal.reason;
               throw new HttpProtocolError("connection closed inside a chunked body");
             }
-            if (dec.push(buf.subarray(0, n), onData)) return;
+            if (dechunkInPlace(dec, buf.subarray(0, n), onData)) return;
           }
         }
         let left = contentLength ?? Number.POSITIVE_INFINITY;
@@ -206,6 +206,23 @@ export async function openHttpStream(req: StreamRequest): Promise<HttpStream> {
     if (req.signal?.aborted) throw req.signal.reason;
     throw err;
   }
+}
+
+/**
+ * De-chunks `input` in place: the payload runs are moved down over the chunk framing (memmove) and handed to
+ * `onData` as one view per read instead of one per chunk. A watch stream sends one small chunk per event, so this
+ * turns thousands of callbacks (and text decodes downstream) per read into one. Returns true at the end of the body.
+ */
+function dechunkInPlace(dec: ChunkedDecoder, input: Uint8Array, onData: (bytes: Uint8Array) => void): boolean {
+  let out = 0;
+  const base = input.byteOffset;
+  const done = dec.push(input, (run) => {
+    const at = run.byteOffset - base;
+    if (at !== out) input.copyWithin(out, at, at + run.length);
+    out += run.length;
+  });
+  if (out > 0) onData(input.subarray(0, out));
+  return done;
 }
 
 function findHeadEnd(buf: Uint8Array, from: number, to: number): number {
