@@ -55,3 +55,39 @@ Deno.test("store: an upsert with an unchanged resourceVersion is not a change", 
   assert.equal(store.upsert(pod("a", "2"))?.type, "modified");
   assert.equal(store.remove(pod("zz", "3")), undefined);
 });
+
+Deno.test("store: stored objects are frozen all the way down (nested objects, arrays, objects in arrays)", () => {
+  const store = new Store();
+  const obj = {
+    metadata: {
+      name: "a",
+      namespace: "ns",
+      uid: "u1",
+      resourceVersion: "1",
+      labels: { app: "x" },
+      ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: "o", uid: "o1" }],
+    },
+    spec: { list: [[1, { deep: { deeper: "v" } }]], empty: {}, nothing: null },
+  };
+  store.upsert(obj);
+  const got = store.get("ns/a") as unknown as typeof obj;
+  for (
+    const v of [
+      got,
+      got.metadata,
+      got.metadata.labels,
+      got.metadata.ownerReferences,
+      got.metadata.ownerReferences[0],
+      got.spec,
+      got.spec.list,
+      got.spec.list[0],
+      got.spec.list[0][1],
+      (got.spec.list[0][1] as { deep: object }).deep,
+      got.spec.empty,
+    ]
+  ) assert.ok(Object.isFrozen(v), JSON.stringify(v));
+  assert.throws(() => {
+    "use strict";
+    (got.metadata.labels as Record<string, string>).app = "y";
+  }, TypeError);
+});
