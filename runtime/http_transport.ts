@@ -49,7 +49,11 @@ export interface HttpStream {
   close(): void;
 }
 
-const READ_BUFFER_BYTES = 256 * 1024;
+/**
+ * 64 KiB: a read decodes to a string of up to 64 Ki chars, which V8 allocates in the young generation; 256 KiB reads
+ * made large-object-space strings that only a full GC reclaims (measured ~4% slower ingestion into the cache).
+ */
+const READ_BUFFER_BYTES = 64 * 1024;
 const MAX_HEAD_BYTES = 64 * 1024;
 
 /** Raised when the server's response is not HTTP/1.1 we understand. */
