@@ -4,7 +4,14 @@
  * @kubernetes/client-node's Informer on the same stream, and against bare JSON.parse of the same lines (the
  * ceiling). Goals: ≥ 3× client-node, ≥ 50 % of JSON.parse.
  *
- * Run: deno run --allow-all bench/watch_ingest_bench.ts [--full]
+ * Fairness: both informers get the same bytes from the same worker-thread server, in the same process; each timed
+ * informer run happens on a fresh worker thread (own heap) after a same-length warm-up there (a short one leaves kubeop's run ~2× slower: JIT and young-generation sizing) and a full GC (with
+ * `--v8-flags=--expose-gc`, as bench/all.ts passes); the order alternates per rep; medians are reported. Fresh
+ * heaps matter: client-node's Informer keeps its cache reachable after stop(), growing the shared heap by ~63 MB
+ * per run and slowing every later run's GC. Also reported: JSON.parse of the same lines *keeping* the objects
+ * (`jsonParseRetainEventsPerSec`) — the floor cost of any cache that holds parsed objects.
+ *
+ * Run: deno run --allow-all --v8-flags=--expose-gc bench/watch_ingest_bench.ts [--full]
  * @module
  */
 
@@ -44,7 +51,8 @@ function deadline<T>(p: Promise<T>, what: string): Promise<T> {
   ]).finally(() => clearTimeout(id));
 }
 
-async function kubeopRun(url: string, events: number): Promise<number> {
+/** kubeop's Informer ingesting the first `events` events of the stream; events/s. */
+export async function kubeopRun(url: string, events: number): Promise<number> {
   const client = new KubeClient({ config: { server: url } });
   const informer = new Informer({
     client,
@@ -68,7 +76,8 @@ async function kubeopRun(url: string, events: number): Promise<number> {
   return events / seconds;
 }
 
-async function clientNodeRun(url: string, events: number): Promise<number> {
+/** client-node's Informer ingesting the first `events` events of the stream; events/s. */
+export async function clientNodeRun(url: string, events: number): Promise<number> {
   const kc = new k8s.KubeConfig();
   kc.loadFromOptions({
     clusters: [{ name: "bench", server: url, skipTLSVerify: true }],
@@ -121,6 +130,51 @@ async function fetchTransportRun(url: string, events: number): Promise<number> {
   return n / seconds;
 }
 
+/** JSON.parse of the same lines, keeping every object in a Map (what any cache must at least pay). */
+function jsonParseRetainRun(lines: string[]): number {
+  const kept = new Map<string, unknown>();
+  const start = performance.now();
+  for (const line of lines) {
+    const ev = JSON.parse(line);
+    kept.set(ev.object.metadata.name, ev.object);
+  }
+  const seconds = (performance.now() - start) / 1000;
+  if (kept.size !== lines.length) throw new Error(`kept ${kept.size} objects`);
+  return lines.length / seconds;
+}
+
+/** A full GC when exposed (`--v8-flags=--expose-gc`), so one run's garbage is not collected inside the next. */
+function collectGarbage(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+/**
+ * One informer run on a fresh worker thread (its own V8 heap): a same-length warm-up, a full GC, then the timed run.
+ * Isolation matters: client-node's Informer keeps its whole cache reachable after stop() (measured: the heap grows
+ * by the cache size, ~63 MB per 40k-event run), which would slow every later run's GC — kubeop's included.
+ */
+async function isolatedRun(who: "kubeop" | "client-node", url: string, events: number): Promise<number> {
+  const worker = new Worker(new URL("./watch_ingest_worker.ts", import.meta.url), { type: "module" });
+  try {
+    return await deadline(
+      new Promise<number>((resolve, reject) => {
+        worker.onmessage = (e) => e.data.error ? reject(new Error(e.data.error)) : resolve(e.data.rate);
+        worker.onerror = (e) => reject(new Error(`${who} worker: ${e.message}`));
+        worker.postMessage({ who, url, events, warmupEvents: events });
+      }),
+      `${who} isolated run`,
+    );
+  } finally {
+    worker.terminate();
+  }
+}
+
+/** Runs `fn` after a full GC. */
+async function timed<T>(fn: () => T | Promise<T>): Promise<T> {
+  collectGarbage();
+  return await fn();
+}
+
 function jsonParseRun(lines: string[]): number {
   const start = performance.now();
   let n = 0;
@@ -136,23 +190,38 @@ if (import.meta.main) {
   const { lines } = encodeWatchBody(events, objectBytes);
   const server = await startServerWorker({ events, objectBytes, listItems: 0 });
   try {
-    // warm-up
-    await kubeopRun(server.url, events);
+    // Informers run on fresh worker threads (own heap, own warm-up); the transport and parse baselines here.
     jsonParseRun(lines.slice(0, 5_000));
+    await rawTransportRun(server.url, events);
     const kubeop: number[] = [];
     const peer: number[] = [];
     const parse: number[] = [];
+    const parseRetain: number[] = [];
     const raw: number[] = [];
     const viaFetch: number[] = [];
     for (let r = 0; r < reps; r++) {
-      kubeop.push(await kubeopRun(server.url, events));
-      peer.push(await clientNodeRun(server.url, events));
-      parse.push(jsonParseRun(lines));
-      raw.push(await rawTransportRun(server.url, events));
-      viaFetch.push(await fetchTransportRun(server.url, events));
+      if (r % 2 === 0) {
+        kubeop.push(await isolatedRun("kubeop", server.url, events));
+        peer.push(await isolatedRun("client-node", server.url, events));
+      } else {
+        peer.push(await isolatedRun("client-node", server.url, events));
+        kubeop.push(await isolatedRun("kubeop", server.url, events));
+      }
+      parse.push(await timed(() => jsonParseRun(lines)));
+      parseRetain.push(await timed(() => jsonParseRetainRun(lines)));
+      raw.push(await timed(() => rawTransportRun(server.url, events)));
+      viaFetch.push(await timed(() => fetchTransportRun(server.url, events)));
     }
     // Why the watch transport is a raw socket: decode + parse alone, raw socket vs fetch's body reader.
-    const transport = { rawSocketEventsPerSec: round(median(raw)), fetchEventsPerSec: round(median(viaFetch)) };
+    const transport = {
+      rawSocketEventsPerSec: round(median(raw)),
+      fetchEventsPerSec: round(median(viaFetch)),
+      jsonParseRetainEventsPerSec: round(median(parseRetain)),
+      isolatedWorkerRuns: true,
+      gcBetweenRuns: typeof (globalThis as { gc?: unknown }).gc === "function",
+      kubeopSamples: kubeop.map(round),
+      peerSamples: peer.map(round),
+    };
     const params = { events, objectBytes, reps, mode: full ? "full" : "quick", eventsPerChunk: 1 };
     const k = median(kubeop);
     const c = median(peer);
@@ -175,6 +244,7 @@ if (import.meta.main) {
       peer: round(j),
       peerName: "json-parse",
       ratio: higherIsBetter(k, j),
+      extra: { jsonParseRetainEventsPerSec: transport.jsonParseRetainEventsPerSec, parseSamples: parse.map(round) },
     });
   } finally {
     server.close();
