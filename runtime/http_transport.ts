@@ -217,7 +217,7 @@ export async function openHttpStream(req: StreamRequest): Promise<HttpStream> {
  * `onData` as one view per read instead of one per chunk. A watch stream sends one small chunk per event, so this
  * turns thousands of callbacks (and text decodes downstream) per read into one. Returns true at the end of the body.
  */
-function dechunkInPlace(dec: ChunkedDecoder, input: Uint8Array, onData: (bytes: Uint8Array) => void): boolean {
+export function dechunkInPlace(dec: ChunkedDecoder, input: Uint8Array, onData: (bytes: Uint8Array) => void): boolean {
   let out = 0;
   const base = input.byteOffset;
   const done = dec.push(input, (run) => {
