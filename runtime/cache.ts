@@ -70,9 +70,14 @@ export interface WaitOptions {
   signal?: AbortSignal;
 }
 
-/** Drops managedFields: the largest and least useful part of most objects. */
+/**
+ * Drops managedFields: the largest and least useful part of most objects. The metadata object is rebuilt rather than
+ * `delete`d from, which would move it into V8's slower dictionary mode.
+ */
 export function dropManagedFields<T extends KubeObject>(obj: T): T {
-  if (obj.metadata?.managedFields) delete obj.metadata.managedFields;
+  if (!obj.metadata?.managedFields) return obj;
+  const { managedFields: _dropped, ...metadata } = obj.metadata;
+  obj.metadata = metadata;
   return obj;
 }
 
