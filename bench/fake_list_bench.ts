@@ -8,8 +8,8 @@
  * kubeop/peer (≤ 1; how close to the serialisation floor the server gets). `extra` carries total ms, the heap the
  * loaded objects take per object, the load rate, the HTTP time without client-side parsing (`arrayBuffer()`), and
  * the same pagination done in-process through store.listShared (no HTTP, no JSON) to isolate the store's share,
- * with its slowest and last page (each page after the first walks every remaining object to count
- * remainingItemCount, so early pages cost O(N) and the whole pagination O(N² / limit)).
+ * with its slowest and last page (remainingItemCount comes from a binary search in the sorted names, so every page
+ * should cost about the same; a slowest page far above the last one would mean a per-page walk of the bucket).
  *
  * Run: deno run --allow-all --v8-flags=--expose-gc bench/fake_list_bench.ts [--full]
  * @module

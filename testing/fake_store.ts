@@ -186,14 +186,12 @@ export class FakeStore {
     const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
     const filtered = Boolean(opts.labelSelector || opts.fieldSelector);
     let more = false;
-    let scanned = 0;
     // A continue token or an Exact resourceVersion lists the state at that RV (etcd serves it from its revision).
     const past = listRv < current ? this.objects.iterateAt(storageKey, namespace, listRv, after) : undefined;
     if (past === "expired") throw expired(`too old resource version: ${listRv} (${this.objects.compactedRv})`, "list");
     const iterator = (past ?? this.objects.iterate(storageKey, namespace, after))[Symbol.iterator]();
     for (let step = iterator.next(); !step.done; step = iterator.next()) {
       const obj = step.value;
-      scanned++;
       if (!labels(obj) || !fields(obj)) continue;
       if (items.length >= limit) {
         more = true;
@@ -201,31 +199,18 @@ export class FakeStore {
       }
       items.push(obj);
     }
-    let remaining: number | undefined;
-    if (more && !filtered && past) {
-      remaining = 1;
-      while (!iterator.next().done) remaining++;
-    } else if (more && !filtered) {
-      const before = after
-        ? this.objects.count(storageKey, namespace) - this.#countFrom(storageKey, namespace, after)
-        : 0;
-      remaining = this.objects.count(storageKey, namespace) - before - (scanned - 1);
-    }
     const metadata: KubeList["metadata"] = { resourceVersion: rvString(listRv) };
     if (more) {
       const last = items[items.length - 1].metadata;
       metadata.continue = encodeContinue({ rv: listRv, ns: last.namespace ?? "", name: last.name ?? "" });
-      if (remaining !== undefined) metadata.remainingItemCount = remaining;
+      // Objects after the last one returned, at listRv (binary search in the sorted names, not a walk).
+      if (!filtered) {
+        const at = { ns: last.namespace ?? "", name: last.name ?? "" };
+        metadata.remainingItemCount = this.objects.countAfter(storageKey, namespace, at, past ? listRv : undefined);
+      }
     }
     const asListed = def.group === "events.k8s.io" ? items.map(coreToEventsV1) : items.map((o) => withType(def, o));
     return { apiVersion: apiVersionOf(def), kind: def.listKind, metadata, items: asListed };
-  }
-
-  /** How many objects come after a continue position (cheap: counts, does not copy). */
-  #countFrom(storageKey: string, namespace: string | undefined, after: { ns: string; name: string }): number {
-    let n = 0;
-    for (const _ of this.objects.iterate(storageKey, namespace, after)) n++;
-    return n;
   }
 
   /** LIST (deep copies). */

@@ -48,6 +48,8 @@ export class ObjectStore {
   /** Sorted key caches, invalidated when names come or go (not on modification). */
   #sortedNamespaces = new Map<string, string[]>();
   #sortedNames = new Map<string, string[]>();
+  /** Per bucket, the resourceVersion of its last committed change. */
+  #lastChangeRv = new Map<string, number>();
 
   /** @param opts.compactionWindow how many changes of history are kept for watches. */
   constructor(opts: { compactionWindow?: number; snapshot?: StoreSnapshot } = {}) {
@@ -110,34 +112,76 @@ export class ObjectStore {
     return n;
   }
 
+  /**
+   * How many objects come strictly after `after` in {@link iterate}'s order (all of them without `after`), as the
+   * bucket is now or, with `atRv`, as it was then (the changes since undone). Binary search in the sorted names: costs
+   * the number of namespaces plus the changes since `atRv`, not the objects.
+   */
+  countAfter(
+    storageKey: string,
+    namespace: string | undefined,
+    after?: { ns: string; name: string },
+    atRv?: number,
+  ): number {
+    let n = 0;
+    const bucket = this.#buckets.get(storageKey);
+    if (bucket) {
+      for (const ns of namespace !== undefined ? [namespace] : this.#namespacesOf(storageKey, bucket)) {
+        if (after && ns < after.ns) continue;
+        const names = bucket.get(ns);
+        if (!names) continue;
+        n += after && ns === after.ns
+          ? names.size - upperBound(this.#namesOf(storageKey, ns, names), after.name)
+          : names.size;
+      }
+    }
+    if (atRv === undefined || this.lastChangeRv(storageKey) <= atRv) return n;
+    const changes = this.since(storageKey, atRv);
+    if (typeof changes === "string") return n;
+    const start = after ? `${after.ns}\u0000${after.name}` : undefined;
+    const seen = new Set<string>();
+    for (const ev of changes) {
+      const key = positionKey(ev.object);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      if ((start !== undefined && key <= start) || !inNamespace(ev.object, namespace)) continue;
+      // Undo the net effect: the first change's `prev` is the state then; the object present now is counted above.
+      if (ev.type !== "ADDED" && ev.prev) n++;
+      const { namespace: ns = "", name = "" } = ev.object.metadata;
+      if (this.get(storageKey, ns, name)) n--;
+    }
+    return n;
+  }
+
+  /** The resourceVersion of the last change to a bucket (0 when it never changed since the store was created). */
+  lastChangeRv(storageKey: string): number {
+    return this.#lastChangeRv.get(storageKey) ?? 0;
+  }
+
+  #namespacesOf(storageKey: string, bucket: Bucket): string[] {
+    let namespaces = this.#sortedNamespaces.get(storageKey);
+    if (!namespaces) this.#sortedNamespaces.set(storageKey, namespaces = [...bucket.keys()].sort());
+    return namespaces;
+  }
+
+  #namesOf(storageKey: string, ns: string, names: Map<string, KubeObject>): string[] {
+    const cacheKey = `${storageKey}\u0000${ns}`;
+    let sorted = this.#sortedNames.get(cacheKey);
+    if (!sorted) this.#sortedNames.set(cacheKey, sorted = [...names.keys()].sort());
+    return sorted;
+  }
+
   /** Objects in key order, starting strictly after `after` (a continue position) when given. */
   *iterate(storageKey: string, namespace?: string, after?: { ns: string; name: string }): Generator<KubeObject> {
     const bucket = this.#buckets.get(storageKey);
     if (!bucket) return;
-    let namespaces: string[];
-    if (namespace !== undefined) namespaces = [namespace];
-    else {
-      namespaces = this.#sortedNamespaces.get(storageKey) ?? [...bucket.keys()].sort();
-      this.#sortedNamespaces.set(storageKey, namespaces);
-    }
+    const namespaces = namespace !== undefined ? [namespace] : this.#namespacesOf(storageKey, bucket);
     for (const ns of namespaces) {
       if (after && ns < after.ns) continue;
       const names = bucket.get(ns);
       if (!names) continue;
-      const cacheKey = `${storageKey}\u0000${ns}`;
-      const sorted = this.#sortedNames.get(cacheKey) ?? [...names.keys()].sort();
-      this.#sortedNames.set(cacheKey, sorted);
-      let start = 0;
-      if (after && ns === after.ns) {
-        let lo = 0;
-        let hi = sorted.length;
-        while (lo < hi) {
-          const mid = (lo + hi) >> 1;
-          if (sorted[mid] <= after.name) lo = mid + 1;
-          else hi = mid;
-        }
-        start = lo;
-      }
+      const sorted = this.#namesOf(storageKey, ns, names);
+      const start = after && ns === after.ns ? upperBound(sorted, after.name) : 0;
       for (let i = start; i < sorted.length; i++) {
         const obj = names.get(sorted[i]);
         if (obj) yield obj;
@@ -156,6 +200,9 @@ export class ObjectStore {
     atRv: number,
     after?: { ns: string; name: string },
   ): Iterable<KubeObject> | "expired" {
+    if (atRv < this.#compactedRv) return "expired";
+    // Nothing changed in this bucket since atRv (the usual case between pages): the current state is the state then.
+    if (this.lastChangeRv(storageKey) <= atRv) return this.iterate(storageKey, namespace, after);
     const changes = this.since(storageKey, atRv);
     if (changes === "expired") return "expired";
     if (changes === "too-large" || changes.length === 0) return this.iterate(storageKey, namespace, after);
@@ -167,7 +214,7 @@ export class ObjectStore {
     const start = after ? `${after.ns}\u0000${after.name}` : undefined;
     const restored = [...then.entries()]
       .filter(([key, obj]) =>
-        obj && (namespace === undefined || (obj.metadata.namespace ?? "") === namespace) &&
+        obj && inNamespace(obj, namespace) &&
         (start === undefined || key > start)
       )
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -304,6 +351,7 @@ export class ObjectStore {
   }
 
   #commit(ev: StoredEvent): StoredEvent {
+    this.#lastChangeRv.set(ev.storageKey, ev.rv);
     this.#history.push(ev);
     if (this.#history.length - this.#historyStart > this.#window) {
       this.#compactedRv = this.#history[this.#historyStart].rv;
@@ -316,6 +364,23 @@ export class ObjectStore {
     for (const l of this.#listeners) l(ev);
     return ev;
   }
+}
+
+/** Index of the first entry of `sorted` greater than `name`. */
+function upperBound(sorted: string[], name: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] <= name) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Whether an object is in `namespace` (every object when undefined). */
+function inNamespace(obj: KubeObject, namespace: string | undefined): boolean {
+  return namespace === undefined || (obj.metadata.namespace ?? "") === namespace;
 }
 
 /** `namespace NUL name`: sorts like {@link ObjectStore.iterate} (namespace, then name). */

@@ -92,3 +92,40 @@ Deno.test("iterateAt rebuilds every past state of a bucket (random puts and remo
   store.compact();
   assert.equal(store.iterateAt("/configmaps", undefined, past[0][0]), "expired");
 });
+
+Deno.test("countAfter counts objects after a position, now and as of an earlier RV, and agrees with iterateAt", () => {
+  const store = new ObjectStore();
+  for (const ns of ["a", "b"]) for (const n of ["x1", "x2", "x3", "x4"]) store.put("/configmaps", cm(n, ns));
+  const then = store.rv;
+  const names = (it: Iterable<{ metadata: { namespace?: string; name?: string } }> | "expired") =>
+    it === "expired" ? [] : [...it].map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
+  assert.equal(store.countAfter("/configmaps", undefined), 8);
+  assert.equal(store.countAfter("/configmaps", undefined, { ns: "a", name: "x2" }), 6);
+  assert.equal(store.countAfter("/configmaps", "b", { ns: "a", name: "x2" }), 4);
+  assert.equal(store.countAfter("/configmaps", "a", { ns: "a", name: "x2" }), 2);
+  assert.equal(store.countAfter("/configmaps", "a", { ns: "b", name: "" }), 0);
+  assert.equal(store.countAfter("/configmaps", undefined, { ns: "a", name: "x2" }, then), 6, "unchanged bucket");
+  store.remove("/configmaps", "a", "x3");
+  store.put("/configmaps", cm("x25", "a"));
+  store.put("/configmaps", { ...cm("x4", "b"), data: { v: "2" } } as never);
+  store.remove("/configmaps", "b", "x1");
+  store.put("/configmaps", cm("x0", "b"));
+  const after = { ns: "a", name: "x2" };
+  assert.equal(store.countAfter("/configmaps", undefined, after), 6);
+  assert.equal(store.countAfter("/configmaps", undefined, after, then), 6);
+  assert.equal(
+    store.countAfter("/configmaps", "b", after, then),
+    names(store.iterateAt("/configmaps", "b", then, after)).length,
+  );
+  for (const pos of [undefined, after, { ns: "a", name: "x3" }, { ns: "b", name: "x0" }]) {
+    for (const ns of [undefined, "a", "b"]) {
+      assert.equal(
+        store.countAfter("/configmaps", ns, pos, then),
+        names(store.iterateAt("/configmaps", ns, then, pos)).length,
+        `ns ${ns} after ${JSON.stringify(pos)}`,
+      );
+      assert.equal(store.countAfter("/configmaps", ns, pos), [...store.iterate("/configmaps", ns, pos)].length);
+    }
+  }
+  assert.deepEqual(names(store.iterateAt("/configmaps", "a", then, after)), ["a/x3", "a/x4"]);
+});
