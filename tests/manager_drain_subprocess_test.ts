@@ -1,0 +1,94 @@
+// Issue 5: SIGTERM to a leader-elected operator process drains the in-flight reconcile, starts no new one, and
+// releases the Lease only after that reconcile's last write (tests/support/slow_operator.ts as the child).
+import assert from "node:assert/strict";
+import { RealClock } from "../runtime/clock.ts";
+import type { LeaseObject } from "../runtime/lease_lock.ts";
+import { CoreTypes, type KubeObject } from "../runtime/types.ts";
+import { startFakeApiServer } from "../testing/mod.ts";
+import { SLOW_OPERATOR_LEASE } from "./support/slow_operator.ts";
+
+const OPERATOR = new URL("./support/slow_operator.ts", import.meta.url).pathname;
+const clock = new RealClock();
+
+async function eventually(cond: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = clock.now() + timeoutMs;
+  while (!cond()) {
+    if (clock.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await clock.sleep(25);
+  }
+}
+
+Deno.test("SIGTERM drains the in-flight reconcile, starts no new one, then releases the Lease (subprocess)", async () => {
+  const server = await startFakeApiServer();
+  const dir = await Deno.makeTempDir({ prefix: "kubeop-drain-" });
+  const kubeconfig = `${dir}/kubeconfig`;
+  await server.writeKubeconfig(kubeconfig);
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", OPERATOR, kubeconfig],
+    stdout: "null",
+    stderr: "piped",
+    env: { HOME: "/nonexistent", KUBECONFIG: "" },
+  }).spawn();
+  let stderr = "";
+  const drained = (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of child.stderr) stderr += decoder.decode(chunk, { stream: true });
+  })();
+  const lease = () => {
+    try {
+      return server.store.get(CoreTypes.Lease, SLOW_OPERATOR_LEASE, { namespace: "default" }) as LeaseObject;
+    } catch {
+      return undefined;
+    }
+  };
+  const configMap = (name: string) => server.store.get(CoreTypes.ConfigMap, name, { namespace: "default" });
+  const slowConfigMap = (name: string): KubeObject => ({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name, namespace: "default", labels: { slow: "yes" } },
+    data: {},
+  });
+  try {
+    await eventually(() => lease()?.spec?.holderIdentity === `slow-${child.pid}`, "the operator to hold the Lease");
+
+    server.store.create(CoreTypes.ConfigMap, slowConfigMap("first"));
+    await eventually(() => !!configMap("first").metadata.annotations?.started, "the first reconcile to start");
+    assert.equal(configMap("first").metadata.annotations?.finished, undefined, "finished before SIGTERM was sent");
+
+    child.kill("SIGTERM");
+    server.store.create(CoreTypes.ConfigMap, slowConfigMap("second"));
+
+    const status = await child.status;
+    await drained;
+    assert.equal(status.code, 0, stderr);
+
+    const first = configMap("first");
+    const { started, finished } = first.metadata.annotations ?? {};
+    assert.ok(finished, `the in-flight reconcile did not finish: ${JSON.stringify(first.metadata)}\n${stderr}`);
+    assert.equal(finished, started, "finished by a different reconcile than the one in flight at SIGTERM");
+
+    const released = lease()!;
+    assert.equal(released.spec?.holderIdentity, "", "the Lease is still held after exit");
+    // The fake server's resourceVersions grow with every write: the release must come after `finished`.
+    assert.ok(
+      Number(released.metadata.resourceVersion) > Number(first.metadata.resourceVersion),
+      `lease released at RV ${released.metadata.resourceVersion}, finished written at RV ${first.metadata.resourceVersion}`,
+    );
+
+    assert.equal(
+      configMap("second").metadata.annotations?.started,
+      undefined,
+      "a reconcile started after SIGTERM",
+    );
+  } finally {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // already exited
+    }
+    await child.status;
+    await drained;
+    await server.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
