@@ -2,10 +2,12 @@
  * Fake API server start-up: time from calling startFakeApiServer() to the first successful `GET /version` over
  * HTTP, and the time stop() takes; peer: a bare `Deno.serve` hello server started and probed the same way (the
  * ratio is peer/kubeop, so < 1 says how much slower than an empty server the fake is). Also reported: start with
- * the fake kubelet enabled (`kubelet: true`, what `kubeop dev` runs) and the share of start-up spent generating
- * the PKI (createServerPki, which runs on every start even without TLS).
+ * the fake kubelet enabled (`kubelet: true`, what `kubeop dev` runs), the process CPU time of a start, the time
+ * createServerPki takes (made at start only with TLS or default namespace objects; otherwise on the first configmaps
+ * request or aggregated proxy call), a start with TLS (`tls: true`, probed over HTTPS), and the first
+ * `GET kube-system/configmaps/extension-apiserver-authentication` of a non-TLS server (what pays for the PKI then).
  *
- * Every rep runs the cases interleaved (fake, bare, fake+kubelet, pki) so machine noise hits them alike.
+ * Every rep runs the cases interleaved (fake, bare, fake+kubelet, pki, tls) so machine noise hits them alike.
  *
  * Run: deno run --allow-all bench/fake_startup_bench.ts [--full]
  * @module
@@ -13,6 +15,7 @@
 
 import { startFakeApiServer } from "../testing/mod.ts";
 import { createServerPki } from "../testing/server_pki.ts";
+import process from "node:process";
 import { withDeadline } from "./fake_bench_util.ts";
 import { fullMode, lowerIsBetter, median, percentile, recordResult, round } from "./result.ts";
 
@@ -22,11 +25,15 @@ const PROBE_TIMEOUT_MS = 10_000;
 interface StartStop {
   readyMs: number;
   stopMs: number;
+  /** Process CPU (user + system) from the call to the first answer, in ms (includes the probing client). */
+  cpuMs?: number;
+  /** Non-TLS fake only: the first GET of the auth ConfigMap after ready, in ms. */
+  authConfigMapMs?: number;
 }
 
 /** GETs `${url}/version` until it answers 200 (a fresh connection each try, so no pooled socket outlives stop). */
-async function firstVersion(url: string): Promise<void> {
-  const client = Deno.createHttpClient({ poolMaxIdlePerHost: 0 });
+async function firstVersion(url: string, caPEM?: string): Promise<void> {
+  const client = Deno.createHttpClient({ poolMaxIdlePerHost: 0, ...(caPEM ? { caCerts: [caPEM] } : {}) });
   try {
     const deadline = performance.now() + PROBE_TIMEOUT_MS;
     while (true) {
@@ -45,15 +52,27 @@ async function firstVersion(url: string): Promise<void> {
 }
 
 /** startFakeApiServer() → first GET /version, then stop(). */
-async function fakeOnce(kubelet: boolean): Promise<StartStop> {
+async function fakeOnce(kind: "plain" | "kubelet" | "tls"): Promise<StartStop> {
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
-  const server = await startFakeApiServer(kubelet ? { kubelet: true } : {});
-  await firstVersion(server.url);
+  const server = await startFakeApiServer(kind === "kubelet" ? { kubelet: true } : kind === "tls" ? { tls: true } : {});
+  await firstVersion(server.url, server.caPEM);
   const t1 = performance.now();
-  await server.stop();
+  const cpu = process.cpuUsage(c0);
+  let authConfigMapMs: number | undefined;
+  if (kind === "plain") {
+    const res = await fetch(`${server.url}${AUTH_CONFIGMAP_PATH}`);
+    await res.arrayBuffer();
+    if (!res.ok) throw new Error(`GET ${AUTH_CONFIGMAP_PATH}: ${res.status}`);
+    authConfigMapMs = performance.now() - t1;
+  }
   const t2 = performance.now();
-  return { readyMs: t1 - t0, stopMs: t2 - t1 };
+  await server.stop();
+  const t3 = performance.now();
+  return { readyMs: t1 - t0, stopMs: t3 - t2, cpuMs: (cpu.user + cpu.system) / 1000, authConfigMapMs };
 }
+
+const AUTH_CONFIGMAP_PATH = "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication";
 
 /** A bare Deno.serve answering `/version` with a constant JSON body, started and probed like the fake. */
 async function bareOnce(): Promise<StartStop> {
@@ -87,16 +106,19 @@ if (import.meta.main) {
   const bare: StartStop[] = [];
   const kubelet: StartStop[] = [];
   const pki: number[] = [];
+  const tls: StartStop[] = [];
   for (let r = 0; r < warmup + reps; r++) {
-    const f = await withDeadline(fakeOnce(false), 30_000, "fake start");
+    const f = await withDeadline(fakeOnce("plain"), 30_000, "fake start");
     const b = await withDeadline(bareOnce(), 30_000, "bare start");
-    const k = await withDeadline(fakeOnce(true), 30_000, "fake+kubelet start");
+    const k = await withDeadline(fakeOnce("kubelet"), 30_000, "fake+kubelet start");
     const p = await pkiOnce();
+    const t = await withDeadline(fakeOnce("tls"), 30_000, "fake+tls start");
     if (r < warmup) continue;
     fake.push(f);
     bare.push(b);
     kubelet.push(k);
     pki.push(p);
+    tls.push(t);
   }
   const ready = (xs: StartStop[]) => xs.map((x) => x.readyMs);
   const stop = (xs: StartStop[]) => xs.map((x) => x.stopMs);
@@ -115,8 +137,11 @@ if (import.meta.main) {
     ratio: lowerIsBetter(fakeReady, bareReady),
     extra: {
       p90ReadyMs: round(percentile(ready(fake), 90)),
+      cpuMedianMs: round(median(fake.map((x) => x.cpuMs ?? 0))),
       pkiMedianMs: round(median(pki)),
-      pkiShareOfReady: round(median(pki) / fakeReady),
+      firstAuthConfigMapGetMs: round(median(fake.map((x) => x.authConfigMapMs ?? 0))),
+      tlsReadyMedianMs: round(median(ready(tls))),
+      tlsCpuMedianMs: round(median(tls.map((x) => x.cpuMs ?? 0))),
       samples: ready(fake).map(round),
     },
   });
@@ -130,7 +155,11 @@ if (import.meta.main) {
     peer: bareReady,
     peerName: "bare-deno-serve",
     ratio: lowerIsBetter(kubeletReady, bareReady),
-    extra: { p90ReadyMs: round(percentile(ready(kubelet), 90)), samples: ready(kubelet).map(round) },
+    extra: {
+      p90ReadyMs: round(percentile(ready(kubelet), 90)),
+      cpuMedianMs: round(median(kubelet.map((x) => x.cpuMs ?? 0))),
+      samples: ready(kubelet).map(round),
+    },
   });
 
   const fakeStop = round(median(stop(fake)));

@@ -37,8 +37,8 @@ export interface RouterContext extends ResourceContext {
   authenticated?: (req: Request) => boolean;
   /** `group/version` → target. */
   aggregated: Map<string, AggregatedTarget>;
-  /** Client certificate presented to aggregated servers (front-proxy), with the CA it chains to. */
-  proxyClientCert?: { certPEM: string; keyPEM: string };
+  /** Client certificate presented to aggregated servers (front-proxy); asked for only when proxying. */
+  proxyClientCert?: () => Promise<{ certPEM: string; keyPEM: string }>;
   preferredVersion: (group: string) => string | undefined;
   serverAddress: () => string;
   /** Extra non-resource paths (`/openapi/v3`, ...). */
@@ -86,7 +86,7 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Res
   const route = resourceRoute(segments, ctx);
   if (route && "proxy" in route) {
     await ctx.faults.apply(req.method.toLowerCase(), undefined);
-    return await proxy(req, url, route.proxy, ctx.proxyClientCert);
+    return await proxy(req, url, route.proxy, await ctx.proxyClientCert?.());
   }
   if (route) {
     const verb = verbOf(req.method, route, url);
@@ -96,7 +96,7 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Res
   }
   const openapi = path.match(/^\/openapi\/v3\/apis\/([^/]+)\/([^/]+)$/);
   const aggregatedDoc = openapi && ctx.aggregated.get(`${openapi[1]}/${openapi[2]}`);
-  if (aggregatedDoc) return await proxy(req, url, aggregatedDoc, ctx.proxyClientCert);
+  if (aggregatedDoc) return await proxy(req, url, aggregatedDoc, await ctx.proxyClientCert?.());
   await ctx.faults.apply("get", undefined);
   if (req.method !== "GET" && req.method !== "HEAD") {
     for (const extra of ctx.extraPaths) {
@@ -157,7 +157,7 @@ async function backendResources(req: Request, url: URL, gv: string, ctx: RouterC
   const probeUrl = new URL(`/apis/${gv}`, url);
   const probe = new Request(probeUrl, { headers: { accept: "application/json" }, signal: req.signal });
   try {
-    const res = await proxy(probe, probeUrl, target, ctx.proxyClientCert);
+    const res = await proxy(probe, probeUrl, target, await ctx.proxyClientCert?.());
     if (res.status !== 200) {
       await res.body?.cancel();
       return undefined;

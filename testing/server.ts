@@ -108,10 +108,13 @@ class Server implements FakeApiServer {
   #subresources: Map<string, (req: Request, route: ResourceRoute, url: URL) => Promise<Response>>;
   kubelet?: FakeKubelet;
 
-  #pki: ServerPki;
+  /** Generated when first needed (HTTPS, the auth ConfigMap, the front-proxy client certificate): ~14 ms. */
+  #pki?: ServerPki;
+  #pkiPending?: Promise<ServerPki>;
   #https?: HttpsListener;
 
-  constructor(opts: FakeApiServerOptions, pki: ServerPki) {
+  /** @param pki given when needed from the start (HTTPS, default namespace objects); otherwise made on demand. */
+  constructor(opts: FakeApiServerOptions, pki?: ServerPki) {
     this.#opts = opts;
     this.#pki = pki;
     this.#clock = opts.clock ?? new RealClock();
@@ -139,11 +142,11 @@ class Server implements FakeApiServer {
   }
 
   get caPEM(): string | undefined {
-    return this.#opts.tls ? this.#pki.caPEM : undefined;
+    return this.#opts.tls ? this.#pki?.caPEM : undefined;
   }
 
   get clientCert(): { certPEM: string; keyPEM: string } | undefined {
-    return this.#opts.tls ? this.#pki.adminClient : undefined;
+    return this.#opts.tls ? this.#pki?.adminClient : undefined;
   }
 
   get store(): FakeStore {
@@ -152,14 +155,16 @@ class Server implements FakeApiServer {
 
   get kubeconfig(): string {
     const b64 = (text: string) => btoa(text);
-    const user: Record<string, string> = this.#opts.token ? { token: this.#opts.token } : this.#opts.tls
+    const user: Record<string, string> = this.#opts.token
+      ? { token: this.#opts.token }
+      : this.#opts.tls && this.#pki
       ? {
         "client-certificate-data": b64(this.#pki.adminClient.certPEM),
         "client-key-data": b64(this.#pki.adminClient.keyPEM),
       }
       : {};
     const cluster: Record<string, string> = { server: this.url };
-    if (this.#opts.tls) cluster["certificate-authority-data"] = b64(this.#pki.caPEM);
+    if (this.#opts.tls && this.#pki) cluster["certificate-authority-data"] = b64(this.#pki.caPEM);
     return YAML.stringify({
       apiVersion: "v1",
       kind: "Config",
@@ -205,22 +210,41 @@ class Server implements FakeApiServer {
     }, (target, path, signal) => {
       const url = new URL(path, "http://aggregator.invalid");
       const req = new Request(url, { headers: { accept: "application/json" }, signal });
-      return proxy(req, url, target, this.#pki.frontProxyClient);
+      return this.#ensurePki().then((pki) => proxy(req, url, target, pki.frontProxyClient));
     });
     if (!snapshot) {
       for (const name of DEFAULT_NAMESPACES) {
         store.create({ group: "", version: "v1", plural: "namespaces" }, { metadata: { name } });
       }
     } else gc.enqueueAll();
-    this.#publishAuthConfig(store);
-    if (this.#opts.defaultNamespaceObjects) startNamespaceDefaults(store, this.#pki.caPEM);
+    if (this.#pki) this.#publishAuthConfig(store, this.#pki);
+    if (this.#opts.defaultNamespaceObjects) startNamespaceDefaults(store, this.#pki!.caPEM);
     return { objects, store, hub, gc, crds, persistence, apiServices };
   }
 
-  #publishAuthConfig(store: FakeStore): void {
+  /** The PKI, generated on first call; generating it publishes the auth ConfigMap into the current store. */
+  #ensurePki(): Promise<ServerPki> {
+    if (this.#pki) return Promise.resolve(this.#pki);
+    this.#pkiPending ??= createServerPki().then((pki) => {
+      this.#pki = pki;
+      this.#publishAuthConfig(this.#state.store, pki);
+      return pki;
+    });
+    return this.#pkiPending;
+  }
+
+  /** Routes a request, first generating the PKI when it may read the auth ConfigMap (any configmaps path). */
+  #route(req: Request): Promise<Response> {
+    if (!this.#pki && req.url.includes("/configmaps")) {
+      return this.#ensurePki().then(() => routeRequest(req, this.#context()));
+    }
+    return routeRequest(req, this.#context());
+  }
+
+  #publishAuthConfig(store: FakeStore, pki: ServerPki): void {
     const rt = { group: "", version: "v1", plural: "configmaps" };
     const clientCA = typeof this.#opts.tls === "object" ? this.#opts.tls.clientCA : undefined;
-    const data = extensionApiserverAuthentication(this.#pki, clientCA);
+    const data = extensionApiserverAuthentication(pki, clientCA);
     const name = "extension-apiserver-authentication";
     const existing = store.peek(store.def(rt), "kube-system", name);
     if (existing) store.update(rt, { ...structuredClone(existing), data }, { namespace: "kube-system", name });
@@ -240,7 +264,7 @@ class Server implements FakeApiServer {
       requireAuth: this.#opts.token !== undefined || (typeof this.#opts.tls === "object" && !!this.#opts.tls.clientCA),
       authenticated: this.#opts.tls ? (req) => req.headers.has(CLIENT_CERT_HEADER) : undefined,
       aggregated: this.#aggregated,
-      proxyClientCert: this.#pki.frontProxyClient,
+      proxyClientCert: async () => (await this.#ensurePki()).frontProxyClient,
       preferredVersion: (g) => this.#state.crds.preferredVersion(g),
       serverAddress: () => `127.0.0.1:${this.#port}`,
       extraPaths: [this.#openApi],
@@ -249,13 +273,14 @@ class Server implements FakeApiServer {
 
   async listen(port: number): Promise<void> {
     if (this.#opts.tls) {
+      const pki = await this.#ensurePki();
       const clientCA = typeof this.#opts.tls === "object" ? this.#opts.tls.clientCA : undefined;
       this.#https = await serveHttps({
         port,
-        certPEM: this.#pki.serving.certPEM,
-        keyPEM: this.#pki.serving.keyPEM,
-        clientCAs: [this.#pki.caPEM, ...(clientCA ? [clientCA] : [])],
-        handler: (req) => routeRequest(req, this.#context()),
+        certPEM: pki.serving.certPEM,
+        keyPEM: pki.serving.keyPEM,
+        clientCAs: [pki.caPEM, ...(clientCA ? [clientCA] : [])],
+        handler: (req) => this.#route(req),
       });
       this.#port = this.#https.port;
       return;
@@ -266,7 +291,7 @@ class Server implements FakeApiServer {
       port,
       onListen: () => resolve(),
       onError: () => new Response("internal error", { status: 500 }),
-    }, (req) => routeRequest(req, this.#context()));
+    }, (req) => this.#route(req));
     await promise;
     this.#port = this.#http.addr.port;
   }
@@ -312,7 +337,9 @@ class Server implements FakeApiServer {
  * ```
  */
 export async function startFakeApiServer(opts: FakeApiServerOptions = {}): Promise<FakeApiServer> {
-  const server = new Server(opts, await createServerPki());
+  // Certificates cost most of a start: made now only when the start needs them, otherwise on first use.
+  const needsPki = Boolean(opts.tls || opts.defaultNamespaceObjects);
+  const server = new Server(opts, needsPki ? await createServerPki() : undefined);
   await server.listen(opts.port ?? 0);
   return server;
 }
