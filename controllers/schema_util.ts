@@ -7,7 +7,7 @@
 
 import { FormatRegistry, type TLiteral, type TSchema, type TUnion, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import type { KubeObject } from "../runtime/types.ts";
+import type { KubeObject, ResourceType } from "../runtime/types.ts";
 
 // TypeBox refuses unknown formats; these are the two the CRDs use (kube-apiserver checks them the same loose way).
 if (!FormatRegistry.Has("date-time")) {
@@ -47,6 +47,15 @@ export const ConditionsSchema = Type.Array(ConditionSchema, {
   "x-kubernetes-list-type": "map",
   "x-kubernetes-list-map-keys": ["type"],
 });
+
+/**
+ * The status fields every kubeop custom resource reports (`observedGeneration`, `conditions`); spread them last into a
+ * status `Type.Object({...})`.
+ */
+export const ObservedStatusFields = {
+  observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
+  conditions: Type.Optional(ConditionsSchema),
+};
 
 /** metav1.LabelSelector. */
 export const LabelSelectorSchema = Type.Object({
@@ -167,6 +176,11 @@ export function objectSchema(cr: Pick<CustomResourceSpec, "spec" | "status">): T
     spec: cr.spec,
     status: Type.Optional(cr.status),
   });
+}
+
+/** How clients address the custom resource `cr` (always namespaced, like {@link customResourceDefinition}). */
+export function resourceTypeOf(cr: Pick<CustomResourceSpec, "group" | "version" | "plural" | "kind">): ResourceType {
+  return { group: cr.group, version: cr.version, plural: cr.plural, kind: cr.kind, namespaced: true };
 }
 
 /** The apiextensions.k8s.io/v1 CustomResourceDefinition for `cr` (namespaced, status subresource, category kubeop). */

@@ -6,10 +6,11 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { KubeObject, ResourceType } from "../../runtime/types.ts";
 import {
-  ConditionsSchema,
   customResourceDefinition,
   type CustomResourceSpec,
   objectSchema,
+  ObservedStatusFields,
+  resourceTypeOf,
   StringEnum,
 } from "../schema_util.ts";
 
@@ -39,8 +40,7 @@ export const AtStatusSchema = Type.Object({
   phase: Type.Optional(StringEnum(PHASES, { description: "PENDING → RUNNING → DONE, or FAILED." })),
   podName: Type.Optional(Type.String({ description: "The pod that runs the command." })),
   message: Type.Optional(Type.String()),
-  observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
-  conditions: Type.Optional(ConditionsSchema),
+  ...ObservedStatusFields,
 });
 
 /** An At object. */
@@ -70,13 +70,7 @@ export const AtResource: CustomResourceSpec = {
 };
 
 /** Addresses Ats. */
-export const AtType: ResourceType = {
-  group: "cnat.ishankhare.dev",
-  version: "v1alpha1",
-  plural: "ats",
-  kind: "At",
-  namespaced: true,
-};
+export const AtType: ResourceType = resourceTypeOf(AtResource);
 
 /** Whole-object schema for runtime validation. */
 export const AtObjectSchema = objectSchema(AtResource);

@@ -7,10 +7,11 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { KubeObject, ResourceType } from "../../runtime/types.ts";
 import {
-  ConditionsSchema,
   customResourceDefinition,
   type CustomResourceSpec,
   objectSchema,
+  ObservedStatusFields,
+  resourceTypeOf,
   StringEnum,
 } from "../schema_util.ts";
 
@@ -51,8 +52,7 @@ export const MachineStatusSchema = Type.Object({
     format: "date-time",
     description: "When the controller last flipped one of the Switches down (at most one flip per 5 s).",
   })),
-  observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
-  conditions: Type.Optional(ConditionsSchema),
+  ...ObservedStatusFields,
 });
 
 /** Switch.spec */
@@ -124,21 +124,9 @@ export const SwitchResource: CustomResourceSpec = {
 };
 
 /** Addresses Machines. */
-export const MachineType: ResourceType = {
-  group: GROUP,
-  version: VERSION,
-  plural: "machines",
-  kind: "Machine",
-  namespaced: true,
-};
+export const MachineType: ResourceType = resourceTypeOf(MachineResource);
 /** Addresses Switches. */
-export const SwitchType: ResourceType = {
-  group: GROUP,
-  version: VERSION,
-  plural: "switches",
-  kind: "Switch",
-  namespaced: true,
-};
+export const SwitchType: ResourceType = resourceTypeOf(SwitchResource);
 
 /** Whole-object schemas for runtime validation. */
 export const MachineObjectSchema = objectSchema(MachineResource);

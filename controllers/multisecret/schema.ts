@@ -6,11 +6,12 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { KubeObject, ResourceType } from "../../runtime/types.ts";
 import {
-  ConditionsSchema,
   customResourceDefinition,
   type CustomResourceSpec,
   LabelSelectorSchema,
   objectSchema,
+  ObservedStatusFields,
+  resourceTypeOf,
 } from "../schema_util.ts";
 
 const DNS_SUBDOMAIN = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
@@ -41,8 +42,7 @@ export const MultiSecretStatusSchema = Type.Object({
   wanted: Type.Optional(Type.Integer({ minimum: 0, description: "Namespaces that should hold a child." })),
   created: Type.Optional(Type.Integer({ minimum: 0, description: "Children that exist and are up to date." })),
   change_time: Type.Optional(Type.String({ description: "RFC 3339 time of the last change to the children." })),
-  observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
-  conditions: Type.Optional(ConditionsSchema),
+  ...ObservedStatusFields,
 });
 
 /** A MultiSecret object. */
@@ -72,13 +72,7 @@ export const MultiSecretResource: CustomResourceSpec = {
 };
 
 /** Addresses MultiSecrets. */
-export const MultiSecretType: ResourceType = {
-  group: "multi.ddnw.ml",
-  version: "v1alpha1",
-  plural: "multisecrets",
-  kind: "MultiSecret",
-  namespaced: true,
-};
+export const MultiSecretType: ResourceType = resourceTypeOf(MultiSecretResource);
 
 /** Whole-object schema for runtime validation. */
 export const MultiSecretObjectSchema = objectSchema(MultiSecretResource);

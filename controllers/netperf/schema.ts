@@ -7,10 +7,11 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { KubeObject, ResourceType } from "../../runtime/types.ts";
 import {
-  ConditionsSchema,
   customResourceDefinition,
   type CustomResourceSpec,
   objectSchema,
+  ObservedStatusFields,
+  resourceTypeOf,
   StringEnum,
 } from "../schema_util.ts";
 
@@ -56,8 +57,7 @@ export const NetperfStatusSchema = Type.Object({
   clientPod: Type.Optional(Type.String()),
   speedBitsPerSec: Type.Optional(Type.Number({ minimum: 0, description: "Measured throughput in bits per second." })),
   message: Type.Optional(Type.String()),
-  observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
-  conditions: Type.Optional(ConditionsSchema),
+  ...ObservedStatusFields,
 });
 
 /** A Netperf object. */
@@ -88,13 +88,7 @@ export const NetperfResource: CustomResourceSpec = {
 };
 
 /** Addresses Netperfs. */
-export const NetperfType: ResourceType = {
-  group: "app.example.com",
-  version: "v1alpha1",
-  plural: "netperfs",
-  kind: "Netperf",
-  namespaced: true,
-};
+export const NetperfType: ResourceType = resourceTypeOf(NetperfResource);
 
 /** Whole-object schema for runtime validation. */
 export const NetperfObjectSchema = objectSchema(NetperfResource);
