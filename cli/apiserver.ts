@@ -14,6 +14,8 @@ import { loadClusterConfig } from "../runtime/kubeconfig.ts";
 import { configureLogging, kubeopLogger, type LogLevel } from "../runtime/log.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { enumFlag, type FlagSpec, intFlag, listFlag, parseFlags, stringFlag, UsageError } from "./flags.ts";
+import { podNamespace } from "./pod_namespace.ts";
+import { stopOnSignals } from "./signals.ts";
 import { KUBEOP_VERSION } from "./version.ts";
 
 const SPEC: FlagSpec = {
@@ -162,14 +164,6 @@ export function parseApiserverFlags(args: string[]): ApiserverOptions | "help" {
   };
 }
 
-async function podNamespace(): Promise<string | undefined> {
-  try {
-    return (await Deno.readTextFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace")).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** `kubeop apiserver`: returns the exit code. */
 export async function apiserverCommand(args: string[]): Promise<number> {
   const opts = parseApiserverFlags(args);
@@ -237,8 +231,7 @@ export async function apiserverCommand(args: string[]): Promise<number> {
     storage: opts.storage,
   });
   const stopped = new Promise<void>((resolve) => stop.signal.addEventListener("abort", () => resolve()));
-  const onSignal = () => stop.abort();
-  for (const sig of ["SIGTERM", "SIGINT"] as const) Deno.addSignalListener(sig, onSignal);
+  const removeSignalListeners = stopOnSignals(stop);
   try {
     await stopped;
     log.info("shutting down");
@@ -246,7 +239,7 @@ export async function apiserverCommand(args: string[]): Promise<number> {
     await informersDone;
     return 0;
   } finally {
-    for (const sig of ["SIGTERM", "SIGINT"] as const) Deno.removeSignalListener(sig, onSignal);
+    removeSignalListeners();
     client?.close();
   }
 }

@@ -23,6 +23,8 @@ import {
   stringFlag,
   UsageError,
 } from "./flags.ts";
+import { podNamespace } from "./pod_namespace.ts";
+import { stopOnSignals } from "./signals.ts";
 import { KUBEOP_VERSION } from "./version.ts";
 
 const SPEC: FlagSpec = {
@@ -60,8 +62,6 @@ Flags:
   --log-level LEVEL                   trace|debug|info|warning|error|fatal (default info)
   --max-concurrent-reconciles N       workers per controller (default: each controller's own, usually 1)
   --graceful-shutdown-timeout-seconds N   longest drain of in-flight reconciles on shutdown (default 25)`;
-
-const SERVICE_ACCOUNT_NAMESPACE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
 
 /** Everything `kubeop run` was asked to do. */
 export interface RunOptions {
@@ -142,14 +142,6 @@ export function parseRunFlags(args: string[]): RunOptions | "help" {
   };
 }
 
-async function podNamespace(): Promise<string | undefined> {
-  try {
-    return (await Deno.readTextFile(SERVICE_ACCOUNT_NAMESPACE)).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** `kubeop run`: returns the exit code (0 after a graceful stop, 1 on failure or lost leadership). */
 export async function runCommand(args: string[]): Promise<number> {
   const opts = parseRunFlags(args);
@@ -164,17 +156,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const client = new KubeClient({ config, metrics, userAgent: `kubeop/${KUBEOP_VERSION}` });
 
   const stop = new AbortController();
-  let signals = 0;
-  const onSignal = (name: Deno.Signal) => () => {
-    if (++signals > 1) {
-      log.error("second {signal}: exiting without draining", { signal: name });
-      Deno.exit(1);
-    }
-    log.info("received {signal}: shutting down", { signal: name });
-    stop.abort();
-  };
-  const handlers = (["SIGTERM", "SIGINT"] as const).map((sig) => [sig, onSignal(sig)] as const);
-  for (const [sig, fn] of handlers) Deno.addSignalListener(sig, fn);
+  const removeSignalListeners = stopOnSignals(stop, { log, exitOnSecondSignal: true });
 
   try {
     const manager = new Manager({
@@ -211,7 +193,7 @@ export async function runCommand(args: string[]): Promise<number> {
     }
     throw err;
   } finally {
-    for (const [sig, fn] of handlers) Deno.removeSignalListener(sig, fn);
+    removeSignalListeners();
     client.close();
   }
 }
