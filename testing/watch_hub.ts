@@ -59,11 +59,12 @@ export class WatchHub {
     const byNs = this.#byKey.get(ev.storageKey);
     if (!byNs) return;
     const all = byNs.get(ALL);
-    if (all) { for (const sink of [...all]) sink.deliver(ev); }
+    // Set iteration tolerates the current sink removing itself (a stream closing while delivering): no copy needed.
+    if (all) { for (const sink of all) sink.deliver(ev); }
     const ns = ev.object.metadata.namespace;
     if (ns) {
       const set = byNs.get(ns);
-      if (set) { for (const sink of [...set]) sink.deliver(ev); }
+      if (set) { for (const sink of set) sink.deliver(ev); }
     }
   }
 

@@ -35,7 +35,8 @@ export interface WatchStreamOptions {
 }
 
 const encoder = new TextEncoder();
-const encodeCache = new WeakMap<StoredEvent, Map<string, Uint8Array>>();
+/** Per event, per presenter key, per frame type: the encoded frame (keys looked up, never concatenated per delivery). */
+const encodeCache = new WeakMap<StoredEvent, Map<string, Map<WatchEventType, Uint8Array>>>();
 
 /** An open watch response body. */
 export class WatchStream implements WatchSink {
@@ -90,11 +91,13 @@ export class WatchStream implements WatchSink {
     } else if (ev.type === "DELETED") {
       if (!(ev.prev ? this.#opts.matches(ev.prev) : now)) return;
     } else if (!now) return;
-    let cache = encodeCache.get(ev);
-    if (!cache) encodeCache.set(ev, cache = new Map());
-    const key = `${this.#opts.presenter.key}\u0000${type}`;
-    let bytes = cache.get(key);
-    if (!bytes) cache.set(key, bytes = this.#encode(type, ev.object));
+    let byPresenter = encodeCache.get(ev);
+    if (!byPresenter) encodeCache.set(ev, byPresenter = new Map());
+    const presenterKey = this.#opts.presenter.key;
+    let byType = byPresenter.get(presenterKey);
+    if (!byType) byPresenter.set(presenterKey, byType = new Map());
+    let bytes = byType.get(type);
+    if (!bytes) byType.set(type, bytes = this.#encode(type, ev.object));
     this.#write(bytes);
   }
 
