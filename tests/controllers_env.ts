@@ -6,11 +6,11 @@
 import { type ControllerName, CONTROLLERS, crdManifests } from "../controllers/mod.ts";
 import { KubeClient } from "../runtime/client.ts";
 import type { Clock } from "../runtime/clock.ts";
-import { loadKubeconfigFile } from "../runtime/kubeconfig.ts";
 import { Manager } from "../runtime/manager.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../runtime/types.ts";
-import { type FakeApiServer, startFakeApiServer } from "../testing/mod.ts";
+import type { FakeApiServer } from "../testing/mod.ts";
 import type { FakeKubeletOptions } from "../testing/kubelet.ts";
+import { startFakeEnv } from "./support/fake_env.ts";
 
 /** A running test environment. */
 export interface ControllerEnv {
@@ -28,10 +28,8 @@ export interface ControllerEnv {
 export async function startEnv(
   opts: { controllers: ControllerName[]; clock?: Clock; kubelet?: boolean | FakeKubeletOptions },
 ): Promise<ControllerEnv> {
-  const server = await startFakeApiServer({ clock: opts.clock, kubelet: opts.kubelet });
-  const dir = await Deno.makeTempDir({ prefix: "kubeop-ctl-" });
-  await server.writeKubeconfig(`${dir}/kubeconfig`);
-  const client = new KubeClient({ config: await loadKubeconfigFile(`${dir}/kubeconfig`), clock: opts.clock });
+  const fake = await startFakeEnv({ clock: opts.clock, kubelet: opts.kubelet });
+  const { server, client } = fake;
   for (const crd of crdManifests()) await client.create(CoreTypes.CustomResourceDefinition, crd);
   let stop: AbortController | undefined;
   let running: Promise<void> | undefined;
@@ -55,9 +53,7 @@ export async function startEnv(
     },
     async close() {
       await env.stopManager();
-      client.close();
-      await server.stop();
-      await Deno.remove(dir, { recursive: true });
+      await fake.close();
     },
   };
   env.startManager();

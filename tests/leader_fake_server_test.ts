@@ -1,28 +1,15 @@
 import assert from "node:assert/strict";
 import { KubeClient } from "../runtime/client.ts";
-import { RealClock } from "../runtime/clock.ts";
 import { isAlreadyExists, isConflict } from "../runtime/errors.ts";
-import { parseKubeconfig } from "../runtime/kubeconfig.ts";
 import { type LeaderElectionOutcome, LeaderElector } from "../runtime/leader.ts";
 import { kubeLeaseLock, type LeaseObject } from "../runtime/lease_lock.ts";
 import { CoreTypes } from "../runtime/types.ts";
-import { startFakeApiServer } from "../testing/mod.ts";
-
-const clock = new RealClock();
-
-async function eventually(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = clock.now() + timeoutMs;
-  while (!(await cond())) {
-    if (clock.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await clock.sleep(20);
-  }
-}
+import { eventually, startFakeEnv } from "./support/fake_env.ts";
 
 Deno.test("two electors on a real Lease: one leads, the other takes over after release", async () => {
-  const server = await startFakeApiServer();
+  const { server, config, close } = await startFakeEnv();
   const clients: KubeClient[] = [];
   try {
-    const config = await parseKubeconfig(server.kubeconfig);
     const lease = () => server.store.get(CoreTypes.Lease, "kubeop", { namespace: "default" }) as LeaseObject;
     const leading = new Set<string>();
     const violations: string[] = [];
@@ -77,6 +64,6 @@ Deno.test("two electors on a real Lease: one leads, the other takes over after r
     assert.deepEqual(violations, []);
   } finally {
     clients.forEach((c) => c.close());
-    await server.stop();
+    await close();
   }
 });

@@ -1,28 +1,18 @@
 // Issue 5: SIGTERM to a leader-elected operator process drains the in-flight reconcile, starts no new one, and
 // releases the Lease only after that reconcile's last write (tests/support/slow_operator.ts as the child).
 import assert from "node:assert/strict";
-import { RealClock } from "../runtime/clock.ts";
 import type { LeaseObject } from "../runtime/lease_lock.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
-import { startFakeApiServer } from "../testing/mod.ts";
+import { eventually, startFakeEnv } from "./support/fake_env.ts";
 import { SLOW_OPERATOR_LEASE } from "./support/slow_operator.ts";
 
 const OPERATOR = new URL("./support/slow_operator.ts", import.meta.url).pathname;
-const clock = new RealClock();
-
-async function eventually(cond: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = clock.now() + timeoutMs;
-  while (!cond()) {
-    if (clock.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await clock.sleep(25);
-  }
-}
+/** Child processes start slowly on a loaded machine. */
+const SUBPROCESS_TIMEOUT_MS = 30_000;
 
 Deno.test("SIGTERM drains the in-flight reconcile, starts no new one, then releases the Lease (subprocess)", async () => {
-  const server = await startFakeApiServer();
-  const dir = await Deno.makeTempDir({ prefix: "kubeop-drain-" });
-  const kubeconfig = `${dir}/kubeconfig`;
-  await server.writeKubeconfig(kubeconfig);
+  const env = await startFakeEnv();
+  const { server, kubeconfigPath: kubeconfig } = env;
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-all", OPERATOR, kubeconfig],
     stdout: "null",
@@ -49,10 +39,18 @@ Deno.test("SIGTERM drains the in-flight reconcile, starts no new one, then relea
     data: {},
   });
   try {
-    await eventually(() => lease()?.spec?.holderIdentity === `slow-${child.pid}`, "the operator to hold the Lease");
+    await eventually(
+      () => lease()?.spec?.holderIdentity === `slow-${child.pid}`,
+      "the operator to hold the Lease",
+      SUBPROCESS_TIMEOUT_MS,
+    );
 
     server.store.create(CoreTypes.ConfigMap, slowConfigMap("first"));
-    await eventually(() => !!configMap("first").metadata.annotations?.started, "the first reconcile to start");
+    await eventually(
+      () => !!configMap("first").metadata.annotations?.started,
+      "the first reconcile to start",
+      SUBPROCESS_TIMEOUT_MS,
+    );
     assert.equal(configMap("first").metadata.annotations?.finished, undefined, "finished before SIGTERM was sent");
 
     child.kill("SIGTERM");
@@ -88,7 +86,6 @@ Deno.test("SIGTERM drains the in-flight reconcile, starts no new one, then relea
     }
     await child.status;
     await drained;
-    await server.stop();
-    await Deno.remove(dir, { recursive: true });
+    await env.close();
   }
 });

@@ -1,23 +1,10 @@
 import assert from "node:assert/strict";
-import { KubeClient } from "../runtime/client.ts";
-import { RealClock } from "../runtime/clock.ts";
 import { Controller, done } from "../runtime/controller.ts";
-import { parseKubeconfig } from "../runtime/kubeconfig.ts";
 import type { LeaseObject } from "../runtime/lease_lock.ts";
 import { Manager } from "../runtime/manager.ts";
 import { Metrics } from "../runtime/metrics.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
-import { startFakeApiServer } from "../testing/mod.ts";
-
-const clock = new RealClock();
-
-async function eventually(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = clock.now() + timeoutMs;
-  while (!(await cond())) {
-    if (clock.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await clock.sleep(20);
-  }
-}
+import { eventually, startFakeEnv } from "./support/fake_env.ts";
 
 async function get(url: string): Promise<{ status: number; body: string }> {
   const res = await fetch(url);
@@ -25,10 +12,8 @@ async function get(url: string): Promise<{ status: number; body: string }> {
 }
 
 Deno.test("manager on the fake API server: leads, reconciles, serves probes and metrics, drains then releases", async () => {
-  const server = await startFakeApiServer();
-  const config = await parseKubeconfig(server.kubeconfig);
   const metrics = new Metrics(); // shared by client and manager, as `kubeop run` does
-  const client = new KubeClient({ config, metrics });
+  const { server, client, close } = await startFakeEnv({ metrics });
   try {
     const cm = (name: string): KubeObject => ({ metadata: { name, namespace: "default" }, data: { k: "v" } });
     await client.create(CoreTypes.ConfigMap, cm("first"));
@@ -92,15 +77,12 @@ Deno.test("manager on the fake API server: leads, reconciles, serves probes and 
     assert.equal(lease().spec?.leaseDurationSeconds, 1);
     await assert.rejects(() => fetch(`${probes}/healthz`), "the probe server is closed");
   } finally {
-    client.close();
-    await server.stop();
+    await close();
   }
 });
 
 Deno.test("manager on the fake API server: /readyz names the cache that cannot sync, and recovers", async () => {
-  const server = await startFakeApiServer();
-  const config = await parseKubeconfig(server.kubeconfig);
-  const client = new KubeClient({ config });
+  const { server, client, close } = await startFakeEnv();
   try {
     server.faults.inject({ resource: "configmaps", code: 500 });
     const controller = new Controller({
@@ -124,7 +106,6 @@ Deno.test("manager on the fake API server: /readyz names the cache that cannot s
     stop.abort();
     await running;
   } finally {
-    client.close();
-    await server.stop();
+    await close();
   }
 });

@@ -1,20 +1,13 @@
 import assert from "node:assert/strict";
 import { crdManifests } from "../controllers/mod.ts";
-import { RealClock } from "../runtime/clock.ts";
 import type { LeaseObject } from "../runtime/lease_lock.ts";
 import { CoreTypes } from "../runtime/types.ts";
-import { type FakeApiServer, startFakeApiServer } from "../testing/mod.ts";
+import type { FakeApiServer } from "../testing/mod.ts";
+import { eventually, startFakeEnv } from "./support/fake_env.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
-const clock = new RealClock();
-
-async function eventually(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = clock.now() + timeoutMs;
-  while (!(await cond())) {
-    if (clock.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await clock.sleep(25);
-  }
-}
+/** Child processes start slowly on a loaded machine. */
+const SUBPROCESS_TIMEOUT_MS = 30_000;
 
 /** `kubeop run` as a child process, its stderr collected as it arrives. */
 function spawnRun(args: string[]): { child: Deno.ChildProcess; stderr: () => string; drained: Promise<void> } {
@@ -60,18 +53,17 @@ function probeUrl(stderr: string): string | undefined {
 }
 
 async function withCluster(fn: (server: FakeApiServer, kubeconfig: string) => Promise<void>): Promise<void> {
-  const server = await startFakeApiServer();
-  const dir = await Deno.makeTempDir({ prefix: "kubeop-run-" });
+  const env = await startFakeEnv();
   try {
     for (const crd of crdManifests()) {
-      server.store.create({ group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions" }, crd);
+      env.server.store.create(
+        { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions" },
+        crd,
+      );
     }
-    const kubeconfig = `${dir}/kubeconfig`;
-    await server.writeKubeconfig(kubeconfig);
-    await fn(server, kubeconfig);
+    await fn(env.server, env.kubeconfigPath);
   } finally {
-    await server.stop();
-    await Deno.remove(dir, { recursive: true });
+    await env.close();
   }
 }
 
@@ -96,15 +88,23 @@ Deno.test("kubeop run --leader-elect: SIGTERM releases the lease and exits 0", a
           return undefined;
         }
       };
-      await eventually(() => !!lease()?.spec?.holderIdentity, "the lease to be held");
+      await eventually(() => !!lease()?.spec?.holderIdentity, "the lease to be held", SUBPROCESS_TIMEOUT_MS);
       const holder = lease()!.spec!.holderIdentity!;
-      await eventually(() => probeUrl(run.stderr()) !== undefined, "the probe server's address in the log");
+      await eventually(
+        () => probeUrl(run.stderr()) !== undefined,
+        "the probe server's address in the log",
+        SUBPROCESS_TIMEOUT_MS,
+      );
       const url = probeUrl(run.stderr())!;
-      await eventually(async () => {
-        const res = await fetch(`${url}/readyz`);
-        await res.body?.cancel();
-        return res.status === 200;
-      }, "readiness");
+      await eventually(
+        async () => {
+          const res = await fetch(`${url}/readyz`);
+          await res.body?.cancel();
+          return res.status === 200;
+        },
+        "readiness",
+        SUBPROCESS_TIMEOUT_MS,
+      );
 
       run.child.kill("SIGTERM");
       const status = await run.child.status;
@@ -140,7 +140,7 @@ Deno.test("kubeop run --leader-elect: a leader that cannot renew its lease stops
       "0",
     ]);
     try {
-      await eventually(() => /became leader/.test(run.stderr()), "leadership");
+      await eventually(() => /became leader/.test(run.stderr()), "leadership", SUBPROCESS_TIMEOUT_MS);
       // The API server starts refusing every Lease call: renewals fail until the renew deadline (10 s) passes.
       server.faults.inject({ resource: "leases.coordination.k8s.io", code: 500 });
       const status = await run.child.status;
@@ -190,18 +190,26 @@ Deno.test("two kubeop run replicas: the warm standby is ready, and takes over af
     const a = spawnRun(args);
     const replicas = [a];
     try {
-      await eventually(() => identityOf(a.stderr()) !== undefined && holder() === identityOf(a.stderr()), "a to lead");
+      await eventually(
+        () => identityOf(a.stderr()) !== undefined && holder() === identityOf(a.stderr()),
+        "a to lead",
+        SUBPROCESS_TIMEOUT_MS,
+      );
       const b = spawnRun(args);
       replicas.push(b);
-      await eventually(() => ready(b.stderr), "the standby to be ready");
+      await eventually(() => ready(b.stderr), "the standby to be ready", SUBPROCESS_TIMEOUT_MS);
       const idB = identityOf(b.stderr())!;
       assert.notEqual(holder(), idB, "the standby must not lead while a holds the lease");
       assert.doesNotMatch(b.stderr(), /starting \d+ controllers/, "the standby runs no controllers");
 
       a.child.kill("SIGTERM");
       assert.equal((await a.child.status).code, 0, a.stderr());
-      await eventually(() => holder() === idB, "the standby to take over");
-      await eventually(() => /starting \d+ controllers/.test(b.stderr()), "the new leader to start controllers");
+      await eventually(() => holder() === idB, "the standby to take over", SUBPROCESS_TIMEOUT_MS);
+      await eventually(
+        () => /starting \d+ controllers/.test(b.stderr()),
+        "the new leader to start controllers",
+        SUBPROCESS_TIMEOUT_MS,
+      );
 
       b.child.kill("SIGTERM");
       assert.equal((await b.child.status).code, 0, b.stderr());

@@ -1,21 +1,8 @@
 import assert from "node:assert/strict";
-import { KubeClient } from "../runtime/client.ts";
-import { RealClock } from "../runtime/clock.ts";
-import { parseKubeconfig } from "../runtime/kubeconfig.ts";
 import { Manager } from "../runtime/manager.ts";
 import { Metrics } from "../runtime/metrics.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
-import { startFakeApiServer } from "../testing/mod.ts";
-
-const clock = new RealClock();
-
-async function eventually(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = clock.now() + timeoutMs;
-  while (!(await cond())) {
-    if (clock.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await clock.sleep(20);
-  }
-}
+import { eventually, startFakeEnv } from "./support/fake_env.ts";
 
 async function scrape(url: string): Promise<string> {
   const res = await fetch(`${url}/metrics`);
@@ -29,10 +16,8 @@ function gauge(text: string, name: string, resource: string): number | undefined
 }
 
 Deno.test("a /metrics scrape shows fresh kubeop_cache_objects and watch gauges without anyone calling health()", async () => {
-  const server = await startFakeApiServer();
-  const config = await parseKubeconfig(server.kubeconfig);
   const metrics = new Metrics();
-  const client = new KubeClient({ config, metrics });
+  const { client, close } = await startFakeEnv({ metrics });
   const stop = new AbortController();
   let running: Promise<void> | undefined;
   try {
@@ -59,7 +44,6 @@ Deno.test("a /metrics scrape shows fresh kubeop_cache_objects and watch gauges w
   } finally {
     stop.abort();
     await running;
-    client.close();
-    await server.stop();
+    await close();
   }
 });

@@ -1,0 +1,72 @@
+/**
+ * Shared setup for integration tests against the fake API server: the server, its kubeconfig written to a temp
+ * file (for child processes and `loadKubeconfigFile`), the parsed config and one KubeClient — and a poll helper
+ * with a deadline (tests wait on conditions, never on sleeps).
+ * @module
+ */
+import { type ClientMetrics, KubeClient } from "../../runtime/client.ts";
+import { type Clock, RealClock } from "../../runtime/clock.ts";
+import { type ClusterConfig, loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
+import { type FakeApiServer, type FakeApiServerOptions, startFakeApiServer } from "../../testing/mod.ts";
+
+/** A running fake API server with a client for it. */
+export interface FakeEnv {
+  /** The fake API server (its `store` gives direct, synchronous access to objects). */
+  server: FakeApiServer;
+  /** Path of the server's kubeconfig file (in a temp dir removed by {@link FakeEnv.close}). */
+  kubeconfigPath: string;
+  /** The parsed kubeconfig, for more clients. */
+  config: ClusterConfig;
+  /** A client for the server. */
+  client: KubeClient;
+  /** Closes the client, stops the server and removes the temp dir. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link startFakeEnv}. */
+export interface FakeEnvOptions {
+  /** Time source of both the server and the client. */
+  clock?: Clock;
+  /** Run the fake kubelet (see FakeApiServerOptions.kubelet). */
+  kubelet?: FakeApiServerOptions["kubelet"];
+  /** Registry the client reports its requests to. */
+  metrics?: ClientMetrics;
+}
+
+/** Starts a fake API server, writes its kubeconfig to a temp file and connects a KubeClient through that file. */
+export async function startFakeEnv(opts: FakeEnvOptions = {}): Promise<FakeEnv> {
+  const server = await startFakeApiServer({ clock: opts.clock, kubelet: opts.kubelet });
+  const dir = await Deno.makeTempDir({ prefix: "kubeop-test-" });
+  const kubeconfigPath = `${dir}/kubeconfig`;
+  await server.writeKubeconfig(kubeconfigPath);
+  const config = await loadKubeconfigFile(kubeconfigPath);
+  const client = new KubeClient({ config, clock: opts.clock, metrics: opts.metrics });
+  return {
+    server,
+    kubeconfigPath,
+    config,
+    client,
+    async close() {
+      client.close();
+      await server.stop();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+/** Longest wait of {@link eventually} unless told otherwise. */
+export const EVENTUALLY_TIMEOUT_MS = 10_000;
+
+/** Polls `cond` (real time, every 20 ms) until it holds; throws `timed out waiting for <what>` at the deadline. */
+export async function eventually(
+  cond: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = EVENTUALLY_TIMEOUT_MS,
+): Promise<void> {
+  const clock = new RealClock();
+  const deadline = clock.now() + timeoutMs;
+  while (!(await cond())) {
+    if (clock.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await clock.sleep(20);
+  }
+}
