@@ -7,32 +7,55 @@ import { startFakeApiServer } from "../testing/mod.ts";
 
 const KUBECTL = "/usr/lib/google-cloud-sdk/bin/kubectl.1.32";
 
-async function kubectl(
+/** Runs `binary` (a kubectl) to completion with `env`. */
+async function runKubectl(
+  binary: string,
   env: Record<string, string>,
   ...args: string[]
 ): Promise<{ code: number; out: string; err: string }> {
-  const out = await new Deno.Command(KUBECTL, { args, env, stdout: "piped", stderr: "piped" }).output();
+  const out = await new Deno.Command(binary, { args, env, stdout: "piped", stderr: "piped" }).output();
   const dec = new TextDecoder();
   return { code: out.code, out: dec.decode(out.stdout), err: dec.decode(out.stderr) };
+}
+
+/** Runs kubectl 1.32 to completion with `env`. */
+function kubectl(env: Record<string, string>, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  return runKubectl(KUBECTL, env, ...args);
+}
+
+/** The farm API aggregated into a fake API server, and a kubectl environment (kubeconfig, cache) in a temp dir. */
+async function startFarmBehindFake(prefix: string) {
+  const fake = await startFakeApiServer({ port: 0 });
+  const dir = await Deno.makeTempDir({ prefix });
+  const farm = await startFarmApiServer({
+    port: 0,
+    bindAddress: "127.0.0.1",
+    certDir: join(dir, "certs"),
+    auth: "none",
+    log: () => {},
+  });
+  fake.registerAggregatedApi("farm.example.com", "v1alpha", farm.handler);
+  const kubeconfig = join(dir, "kubeconfig");
+  await fake.writeKubeconfig(kubeconfig);
+  const env = { KUBECONFIG: kubeconfig, KUBECACHEDIR: join(dir, "cache"), HOME: dir };
+  return {
+    farm,
+    dir,
+    env,
+    async close() {
+      await farm.stop();
+      await fake.stop();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
 }
 
 Deno.test({
   name: "kubectl get/describe/create/delete/-w llamas and get farmpods through the fake server",
   ignore: !(await Deno.stat(KUBECTL).then(() => true, () => false)),
   async fn() {
-    const fake = await startFakeApiServer({ port: 0 });
-    const dir = await Deno.makeTempDir({ prefix: "farm-kubectl-" });
-    const farm = await startFarmApiServer({
-      port: 0,
-      bindAddress: "127.0.0.1",
-      certDir: join(dir, "certs"),
-      auth: "none",
-      log: () => {},
-    });
-    fake.registerAggregatedApi("farm.example.com", "v1alpha", farm.handler);
-    const kubeconfig = join(dir, "kubeconfig");
-    await fake.writeKubeconfig(kubeconfig);
-    const env = { KUBECONFIG: kubeconfig, KUBECACHEDIR: join(dir, "cache"), HOME: dir };
+    const setup = await startFarmBehindFake("farm-kubectl-");
+    const { dir, env } = setup;
     try {
       const resources = await kubectl(env, "api-resources", "--api-group=farm.example.com");
       assert.equal(resources.code, 0, resources.err);
@@ -99,9 +122,7 @@ Deno.test({
       assert.equal(farmpods.code, 1, "no pod cache in this setup: a 503 Status, shown as an error");
       assert.match(farmpods.err, /ServiceUnavailable|no cluster connection/);
     } finally {
-      await farm.stop();
-      await fake.stop();
-      await Deno.remove(dir, { recursive: true });
+      await setup.close();
     }
   },
 });
@@ -112,24 +133,9 @@ Deno.test({
   name: "kubectl 1.35: apply (client- and server-side), explain, wait --for=delete (WatchList) on llamas",
   ignore: !(await Deno.stat(KUBECTL_135).then(() => true, () => false)),
   async fn() {
-    const fake = await startFakeApiServer({ port: 0 });
-    const dir = await Deno.makeTempDir({ prefix: "farm-kubectl135-" });
-    const farm = await startFarmApiServer({
-      port: 0,
-      bindAddress: "127.0.0.1",
-      certDir: join(dir, "certs"),
-      auth: "none",
-      log: () => {},
-    });
-    fake.registerAggregatedApi("farm.example.com", "v1alpha", farm.handler);
-    const kubeconfig = join(dir, "kubeconfig");
-    await fake.writeKubeconfig(kubeconfig);
-    const env = { KUBECONFIG: kubeconfig, KUBECACHEDIR: join(dir, "cache"), HOME: dir };
-    const run = async (...args: string[]) => {
-      const out = await new Deno.Command(KUBECTL_135, { args, env, stdout: "piped", stderr: "piped" }).output();
-      const dec = new TextDecoder();
-      return { code: out.code, out: dec.decode(out.stdout), err: dec.decode(out.stderr) };
-    };
+    const setup = await startFarmBehindFake("farm-kubectl135-");
+    const { farm, dir, env } = setup;
+    const run = (...args: string[]) => runKubectl(KUBECTL_135, env, ...args);
     const manifest = join(dir, "kuzco.yaml");
     const write = (weight: number) =>
       Deno.writeTextFile(
@@ -165,9 +171,7 @@ Deno.test({
       const waited = await waiter.output();
       assert.equal(waited.code, 0, new TextDecoder().decode(waited.stderr));
     } finally {
-      await farm.stop();
-      await fake.stop();
-      await Deno.remove(dir, { recursive: true });
+      await setup.close();
     }
   },
 });
