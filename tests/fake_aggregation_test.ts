@@ -9,6 +9,31 @@ async function availability(url: string, name: string, status: string): Promise<
   return cond?.status === status ? cond : undefined;
 }
 
+/** An HTTPS server on 127.0.0.1 (its own CA) standing in for an aggregated API's backend pod. */
+async function serveTlsBackend(handler: Deno.ServeHandler) {
+  const pki = await createServerPki();
+  const server = Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    cert: pki.serving.certPEM,
+    key: pki.serving.keyPEM,
+    onListen: () => {},
+  }, handler);
+  return { pki, server };
+}
+
+/** Creates Service `default/farm` (port 443 "https") with Endpoints pointing at `backendPort` on 127.0.0.1. */
+async function exposeAsFarmService(url: string, backendPort: number): Promise<void> {
+  await call(url, "POST", "/api/v1/namespaces/default/services", {
+    metadata: { name: "farm" },
+    spec: { ports: [{ name: "https", port: 443 }] },
+  });
+  await call(url, "POST", "/api/v1/namespaces/default/endpoints", {
+    metadata: { name: "farm" },
+    subsets: [{ addresses: [{ ip: "127.0.0.1" }], ports: [{ name: "https", port: backendPort }] }],
+  });
+}
+
 Deno.test("registerAggregatedApi: an in-process handler serves its group-version, listed in /apis", async () => {
   const s = await startFakeApiServer();
   try {
@@ -38,28 +63,14 @@ Deno.test("registerAggregatedApi: an in-process handler serves its group-version
 });
 
 Deno.test("an APIService with spec.service proxies to the Service's endpoint over TLS with remote-user headers", async () => {
-  const backendPki = await createServerPki();
   const seen: Array<string | null> = [];
-  const backend = Deno.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    cert: backendPki.serving.certPEM,
-    key: backendPki.serving.keyPEM,
-    onListen: () => {},
-  }, (req) => {
+  const { pki: backendPki, server: backend } = await serveTlsBackend((req) => {
     seen.push(req.headers.get("x-remote-user"));
     return Response.json({ kind: "LlamaList", apiVersion: "farm.example.com/v1alpha", items: [] });
   });
   const s = await startFakeApiServer();
   try {
-    await call(s.url, "POST", "/api/v1/namespaces/default/services", {
-      metadata: { name: "farm" },
-      spec: { ports: [{ name: "https", port: 443 }] },
-    });
-    await call(s.url, "POST", "/api/v1/namespaces/default/endpoints", {
-      metadata: { name: "farm" },
-      subsets: [{ addresses: [{ ip: "127.0.0.1" }], ports: [{ name: "https", port: backend.addr.port }] }],
-    });
+    await exposeAsFarmService(s.url, backend.addr.port);
     const created = await call(s.url, "POST", "/apis/apiregistration.k8s.io/v1/apiservices", {
       metadata: { name: "v1alpha.farm.example.com" },
       spec: {
@@ -87,15 +98,8 @@ Deno.test("an APIService with spec.service proxies to the Service's endpoint ove
 });
 
 Deno.test("APIService: insecureSkipTLSVerify proxies to an unverified backend; Available follows the discovery check", async () => {
-  const backendPki = await createServerPki();
   let answer = 200;
-  const backend = Deno.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    cert: backendPki.serving.certPEM,
-    key: backendPki.serving.keyPEM,
-    onListen: () => {},
-  }, (req) => {
+  const { pki: backendPki, server: backend } = await serveTlsBackend((req) => {
     const path = new URL(req.url).pathname;
     if (answer !== 200) return new Response("down", { status: answer });
     return Response.json({ kind: "APIResourceList", groupVersion: "farm.example.com/v1alpha", path, resources: [] });
@@ -124,14 +128,7 @@ Deno.test("APIService: insecureSkipTLSVerify proxies to an unverified backend; A
     assert.equal(created.status, 201);
     const missing = await eventually("ServiceNotFound", () => availability(s.url, name, "False"));
     assert.equal(missing.reason, "ServiceNotFound");
-    await call(s.url, "POST", "/api/v1/namespaces/default/services", {
-      metadata: { name: "farm" },
-      spec: { ports: [{ name: "https", port: 443 }] },
-    });
-    await call(s.url, "POST", "/api/v1/namespaces/default/endpoints", {
-      metadata: { name: "farm" },
-      subsets: [{ addresses: [{ ip: "127.0.0.1" }], ports: [{ name: "https", port: backend.addr.port }] }],
-    });
+    await exposeAsFarmService(s.url, backend.addr.port);
     const up = await eventually("Available True", () => availability(s.url, name, "True"));
     assert.equal(up.reason, "Passed");
     const proxied = await call(s.url, "GET", "/apis/farm.example.com/v1alpha");
