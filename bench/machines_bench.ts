@@ -7,10 +7,10 @@
  * @module
  */
 
-import { CONTROLLERS, crdManifests } from "../controllers/mod.ts";
+import { type ControllerName, CONTROLLERS, crdManifests } from "../controllers/mod.ts";
 import { MachineType } from "../controllers/machine/schema.ts";
 import { KubeClient } from "../runtime/client.ts";
-import { loadKubeconfigFile } from "../runtime/kubeconfig.ts";
+import { type ClusterConfig, loadKubeconfigFile } from "../runtime/kubeconfig.ts";
 import { configureLogging } from "../runtime/log.ts";
 import { Manager } from "../runtime/manager.ts";
 import { Metrics } from "../runtime/metrics.ts";
@@ -38,23 +38,78 @@ export function countingClient(client: KubeClient, counts: Map<string, number>):
   });
 }
 
-if (import.meta.main) {
-  await configureLogging({ level: "error" });
-  const machines = fullMode() ? 1000 : 200;
+/** A fake API server with the kubeop CRDs installed, and the bench's own (uncounted) client for it. */
+export async function startBenchCluster(): Promise<
+  { config: ClusterConfig; admin: KubeClient; close(): Promise<void> }
+> {
   const server = await startFakeApiServer();
   const dir = await Deno.makeTempDir({ prefix: "kubeop-bench-" });
   await server.writeKubeconfig(`${dir}/kubeconfig`);
   const config = await loadKubeconfigFile(`${dir}/kubeconfig`);
   const admin = new KubeClient({ config });
   for (const crd of crdManifests()) await admin.create(CoreTypes.CustomResourceDefinition, crd);
+  return {
+    config,
+    admin,
+    async close() {
+      admin.close();
+      await server.stop();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+/** A Manager running one seed controller (4 workers) through a client that counts its writes into `counts`. */
+export function runCountingOperator(config: ClusterConfig, controller: ControllerName): {
+  metrics: Metrics;
+  counts: Map<string, number>;
+  stop(): Promise<void>;
+} {
   const metrics = new Metrics();
   const counts = new Map<string, number>();
   const operatorClient = new KubeClient({ config, metrics });
-  const client = countingClient(operatorClient, counts);
-  const manager = new Manager({ client, metrics, maxConcurrentReconciles: 4 });
-  for (const c of CONTROLLERS.machine({ informers: manager.informers })) manager.add(c);
-  const stop = new AbortController();
-  const running = manager.start(stop.signal);
+  const manager = new Manager({ client: countingClient(operatorClient, counts), metrics, maxConcurrentReconciles: 4 });
+  for (const c of CONTROLLERS[controller]({ informers: manager.informers })) manager.add(c);
+  const abort = new AbortController();
+  const running = manager.start(abort.signal);
+  return {
+    metrics,
+    counts,
+    async stop() {
+      abort.abort();
+      await running;
+      operatorClient.close();
+    },
+  };
+}
+
+/**
+ * Lists `rt` in `default` every `pollMs` until `want` objects satisfy `isConverged` or `performance.now()` passes
+ * `deadline`; returns how many had converged.
+ */
+export async function waitForConverged(
+  admin: KubeClient,
+  rt: ResourceType,
+  isConverged: (obj: KubeObject) => boolean,
+  opts: { want: number; deadline: number; pollMs: number },
+): Promise<number> {
+  let converged = 0;
+  while (performance.now() < opts.deadline) {
+    const list = await admin.list<KubeObject>(rt, { namespace: "default" });
+    converged = list.items.filter(isConverged).length;
+    if (converged === opts.want) break;
+    await new Promise((r) => setTimeout(r, opts.pollMs));
+  }
+  return converged;
+}
+
+if (import.meta.main) {
+  await configureLogging({ level: "error" });
+  const machines = fullMode() ? 1000 : 200;
+  const cluster = await startBenchCluster();
+  const { admin } = cluster;
+  const operator = runCountingOperator(cluster.config, "machine");
+  const { metrics, counts } = operator;
 
   const rssBefore = Deno.memoryUsage().rss;
   const started = performance.now();
@@ -66,23 +121,16 @@ if (import.meta.main) {
     if (creates.length >= 50) await Promise.all(creates.splice(0));
   }
   await Promise.all(creates);
-  let converged = 0;
-  const deadline = started + 600_000;
-  while (performance.now() < deadline) {
-    const list = await admin.list<KubeObject>(MachineType, { namespace: "default" });
-    converged = list.items.filter((m) => m.status?.positions === "ddd").length;
-    if (converged === machines) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const converged = await waitForConverged(admin, MachineType, (m) => m.status?.positions === "ddd", {
+    want: machines,
+    deadline: started + 600_000,
+    pollMs: 100,
+  });
   const seconds = (performance.now() - started) / 1000;
   const reconciles = await metrics.value("controller_runtime_reconcile_total", { controller: "machine" });
   const rss = Deno.memoryUsage().rss;
-  stop.abort();
-  await running;
-  operatorClient.close();
-  admin.close();
-  await server.stop();
-  await Deno.remove(dir, { recursive: true });
+  await operator.stop();
+  await cluster.close();
 
   const controllerWrites = [...counts].filter(([k]) => !k.startsWith("events.")).reduce((n, [, v]) => n + v, 0);
   const eventWrites = [...counts].filter(([k]) => k.startsWith("events.")).reduce((n, [, v]) => n + v, 0);

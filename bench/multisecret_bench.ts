@@ -7,37 +7,22 @@
  * @module
  */
 
-import { CONTROLLERS, crdManifests } from "../controllers/mod.ts";
 import { MultiSecretType } from "../controllers/multisecret/schema.ts";
-import { KubeClient } from "../runtime/client.ts";
-import { loadKubeconfigFile } from "../runtime/kubeconfig.ts";
 import { configureLogging } from "../runtime/log.ts";
-import { Manager } from "../runtime/manager.ts";
-import { Metrics } from "../runtime/metrics.ts";
-import { CoreTypes, type KubeObject } from "../runtime/types.ts";
-import { startFakeApiServer } from "../testing/mod.ts";
-import { countingClient } from "./machines_bench.ts";
+import { CoreTypes } from "../runtime/types.ts";
+import { runCountingOperator, startBenchCluster, waitForConverged } from "./machines_bench.ts";
 import { fullMode, lowerIsBetter, recordResult, round } from "./result.ts";
 
 await configureLogging({ level: "error" });
 const namespaces = fullMode() ? 500 : 50;
 const multiSecrets = fullMode() ? 20 : 5;
-const server = await startFakeApiServer();
-const dir = await Deno.makeTempDir({ prefix: "kubeop-bench-" });
-await server.writeKubeconfig(`${dir}/kubeconfig`);
-const config = await loadKubeconfigFile(`${dir}/kubeconfig`);
-const admin = new KubeClient({ config });
-for (const crd of crdManifests()) await admin.create(CoreTypes.CustomResourceDefinition, crd);
+const cluster = await startBenchCluster();
+const { admin } = cluster;
 for (let i = 0; i < namespaces; i++) await admin.create(CoreTypes.Namespace, { metadata: { name: `ns-${i}` } });
 const totalNamespaces = (await admin.list(CoreTypes.Namespace)).items.length;
 
-const metrics = new Metrics();
-const counts = new Map<string, number>();
-const operatorClient = new KubeClient({ config, metrics });
-const manager = new Manager({ client: countingClient(operatorClient, counts), metrics, maxConcurrentReconciles: 4 });
-for (const c of CONTROLLERS.multisecret({ informers: manager.informers })) manager.add(c);
-const stop = new AbortController();
-const running = manager.start(stop.signal);
+const operator = runCountingOperator(cluster.config, "multisecret");
+const { metrics, counts } = operator;
 
 const rssBefore = Deno.memoryUsage().rss;
 const started = performance.now();
@@ -48,24 +33,17 @@ for (let i = 0; i < multiSecrets; i++) {
     spec: { data: { token: btoa(`value-${i}`) } },
   }, { namespace: "default" });
 }
-let converged = 0;
-const deadline = started + 900_000;
-while (performance.now() < deadline) {
-  const list = await admin.list<KubeObject>(MultiSecretType, { namespace: "default" });
-  converged = list.items.filter((m) => m.status?.wanted === totalNamespaces && m.status.created === totalNamespaces)
-    .length;
-  if (converged === multiSecrets) break;
-  await new Promise((r) => setTimeout(r, 200));
-}
+const converged = await waitForConverged(
+  admin,
+  MultiSecretType,
+  (m) => m.status?.wanted === totalNamespaces && m.status.created === totalNamespaces,
+  { want: multiSecrets, deadline: started + 900_000, pollMs: 200 },
+);
 const seconds = (performance.now() - started) / 1000;
 const reconciles = await metrics.value("controller_runtime_reconcile_total", { controller: "multisecret" });
 const rss = Deno.memoryUsage().rss;
-stop.abort();
-await running;
-operatorClient.close();
-admin.close();
-await server.stop();
-await Deno.remove(dir, { recursive: true });
+await operator.stop();
+await cluster.close();
 
 const children = multiSecrets * totalNamespaces;
 const writes = [...counts].filter(([k]) => !k.startsWith("events.")).reduce((n, [, v]) => n + v, 0);
