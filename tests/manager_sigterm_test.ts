@@ -25,6 +25,17 @@ function spawnRun(args: string[]): { child: Deno.ChildProcess; stderr: () => str
   return { child, stderr: () => text, drained };
 }
 
+/** Test cleanup: SIGKILL the child if it still runs, then wait for its exit and the end of its stderr. */
+async function killAndReap(run: { child: Deno.ChildProcess; drained: Promise<void> }): Promise<void> {
+  try {
+    run.child.kill("SIGKILL");
+  } catch {
+    // already exited
+  }
+  await run.child.status;
+  await run.drained;
+}
+
 /** The `properties` of every JSON log record in `stderr`. */
 function logRecords(stderr: string): { message: string; props: Record<string, unknown> }[] {
   const out = [];
@@ -113,13 +124,7 @@ Deno.test("kubeop run --leader-elect: SIGTERM releases the lease and exits 0", a
       assert.match(run.stderr(), /received \W*SIGTERM/);
       assert.equal(lease()!.spec!.holderIdentity, "", `lease still held by ${holder} after exit`);
     } finally {
-      try {
-        run.child.kill("SIGKILL");
-      } catch {
-        // already exited
-      }
-      await run.child.status;
-      await run.drained;
+      await killAndReap(run);
     }
   });
 });
@@ -148,13 +153,7 @@ Deno.test("kubeop run --leader-elect: a leader that cannot renew its lease stops
       assert.equal(status.code, 1, run.stderr());
       assert.match(run.stderr(), /leader election lost/);
     } finally {
-      try {
-        run.child.kill("SIGKILL");
-      } catch {
-        // already exited
-      }
-      await run.child.status;
-      await run.drained;
+      await killAndReap(run);
     }
   });
 });
@@ -215,15 +214,7 @@ Deno.test("two kubeop run replicas: the warm standby is ready, and takes over af
       assert.equal((await b.child.status).code, 0, b.stderr());
       assert.equal(holder(), "");
     } finally {
-      for (const r of replicas) {
-        try {
-          r.child.kill("SIGKILL");
-        } catch {
-          // already exited
-        }
-        await r.child.status;
-        await r.drained;
-      }
+      for (const r of replicas) await killAndReap(r);
     }
   });
 });
