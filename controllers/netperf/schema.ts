@@ -25,18 +25,15 @@ export type NetperfState = typeof NETPERF_STATES[number];
 
 const NODE_NAME = "^([a-z0-9]([-a-z0-9.]*[a-z0-9])?)?$";
 
+/** An optional node name (a DNS subdomain, or empty). */
+function optionalNodeName(description: string) {
+  return Type.Optional(Type.String({ maxLength: 253, pattern: NODE_NAME, description }));
+}
+
 /** Netperf.spec */
 export const NetperfSpecSchema = Type.Object({
-  serverNode: Type.Optional(Type.String({
-    maxLength: 253,
-    pattern: NODE_NAME,
-    description: "Node for the netserver pod; empty: the scheduler decides.",
-  })),
-  clientNode: Type.Optional(Type.String({
-    maxLength: 253,
-    pattern: NODE_NAME,
-    description: "Node for the netperf client pod; empty: the scheduler decides.",
-  })),
+  serverNode: optionalNodeName("Node for the netserver pod; empty: the scheduler decides."),
+  clientNode: optionalNodeName("Node for the netperf client pod; empty: the scheduler decides."),
   image: Type.Optional(Type.String({
     minLength: 1,
     default: DEFAULT_IMAGE,
