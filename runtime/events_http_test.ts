@@ -38,20 +38,17 @@ Deno.test("Events are POSTed to events.k8s.io/v1 in the object's namespace and r
       metadata: { name: "db", namespace: "prod", uid: "u1", resourceVersion: "7" },
       data: { password: "c2VjcmV0" },
     };
-    recorder.event(secret, {
+    // The same event twice, 2 s apart: the second becomes a series patch.
+    const copied = {
       type: "Normal",
       reason: "Copied",
       action: "CreateSecret",
       note: "copied to 3 namespaces",
-    });
+    } as const;
+    recorder.event(secret, copied);
     await recorder.flush();
     await clock.advance(2000);
-    recorder.event(secret, {
-      type: "Normal",
-      reason: "Copied",
-      action: "CreateSecret",
-      note: "copied to 3 namespaces",
-    });
+    recorder.event(secret, copied);
     await recorder.flush();
     assert.equal(seen.length, 2);
     const [create, patch] = seen;
