@@ -314,6 +314,19 @@ Deno.test("live changes are reconciled ahead of the initial list", async () => {
   await h.stop();
 });
 
+/**
+ * Read-your-writes setup: Machine ns/a at resourceVersion 5 is listed and reconciled once (the reconcile that makes
+ * the controller's own write); returns the Machine cache for the test to change next.
+ */
+async function firstReconcileOfA(h: ReturnType<typeof harness>) {
+  const machines = h.registry.of(MachineType);
+  machines.set(machine("a", "5"));
+  h.registry.syncAll();
+  await until(() => h.calls.length === 1);
+  await flushMicrotasks();
+  return machines;
+}
+
 Deno.test("the next reconcile waits until the cache shows the controller's own write", async () => {
   const seen: string[] = [];
   const client = {
@@ -330,11 +343,7 @@ Deno.test("the next reconcile waits until the cache shows the controller's own w
     undefined,
     client,
   );
-  const machines = h.registry.of(MachineType);
-  machines.set(machine("a", "5"));
-  h.registry.syncAll();
-  await until(() => h.calls.length === 1);
-  await flushMicrotasks();
+  const machines = await firstReconcileOfA(h);
   // Something else triggers the key before our write reached the cache: the reconcile must wait.
   machines.set(machine("a", "9"));
   await flushMicrotasks();
@@ -361,11 +370,7 @@ Deno.test("the read-your-writes wait is bounded and counts timeouts", async () =
     undefined,
     client,
   );
-  const machines = h.registry.of(MachineType);
-  machines.set(machine("a", "5"));
-  h.registry.syncAll();
-  await until(() => h.calls.length === 1);
-  await flushMicrotasks();
+  const machines = await firstReconcileOfA(h);
   machines.set(machine("a", "6"));
   await until(() => h.calls.length === 2, h.clock, "timeout then reconcile");
   assert.equal(h.clock.now(), 5000);
@@ -384,11 +389,7 @@ Deno.test("a delete is settled by that uid's DELETED event", async () => {
     undefined,
     client,
   );
-  const machines = h.registry.of(MachineType);
-  machines.set(machine("a", "5"));
-  h.registry.syncAll();
-  await until(() => h.calls.length === 1);
-  await flushMicrotasks();
+  const machines = await firstReconcileOfA(h);
   machines.set(machine("a", "6"));
   await h.clock.advance(100);
   assert.equal(h.calls.length, 1);
