@@ -63,6 +63,30 @@ function probeUrl(stderr: string): string | undefined {
   return rec && `http://127.0.0.1:${rec.props.port}`;
 }
 
+/** `kubeop run` flags for a leader-elected replica (Lease default/kubeop) with a probe server on a free port. */
+function leaderElectArgs(kubeconfig: string): string[] {
+  return [
+    "--kubeconfig",
+    kubeconfig,
+    "--leader-elect",
+    "--leader-election-namespace",
+    "default",
+    "--health-probe-bind-address",
+    "127.0.0.1:0",
+    "--metrics-bind-address",
+    "0",
+  ];
+}
+
+/** Lease default/kubeop, or undefined before the first replica created it. */
+function kubeopLease(server: FakeApiServer): LeaseObject | undefined {
+  try {
+    return server.store.get(CoreTypes.Lease, "kubeop", { namespace: "default" }) as LeaseObject;
+  } catch {
+    return undefined;
+  }
+}
+
 async function withCluster(fn: (server: FakeApiServer, kubeconfig: string) => Promise<void>): Promise<void> {
   const env = await startFakeEnv();
   try {
@@ -80,25 +104,9 @@ async function withCluster(fn: (server: FakeApiServer, kubeconfig: string) => Pr
 
 Deno.test("kubeop run --leader-elect: SIGTERM releases the lease and exits 0", async () => {
   await withCluster(async (server, kubeconfig) => {
-    const run = spawnRun([
-      "--kubeconfig",
-      kubeconfig,
-      "--leader-elect",
-      "--leader-election-namespace",
-      "default",
-      "--health-probe-bind-address",
-      "127.0.0.1:0",
-      "--metrics-bind-address",
-      "0",
-    ]);
+    const run = spawnRun(leaderElectArgs(kubeconfig));
     try {
-      const lease = () => {
-        try {
-          return server.store.get(CoreTypes.Lease, "kubeop", { namespace: "default" }) as LeaseObject;
-        } catch {
-          return undefined;
-        }
-      };
+      const lease = () => kubeopLease(server);
       await eventually(() => !!lease()?.spec?.holderIdentity, "the lease to be held", SUBPROCESS_TIMEOUT_MS);
       const holder = lease()!.spec!.holderIdentity!;
       await eventually(
@@ -160,25 +168,8 @@ Deno.test("kubeop run --leader-elect: a leader that cannot renew its lease stops
 
 Deno.test("two kubeop run replicas: the warm standby is ready, and takes over after the leader's SIGTERM", async () => {
   await withCluster(async (server, kubeconfig) => {
-    const args = [
-      "--kubeconfig",
-      kubeconfig,
-      "--leader-elect",
-      "--leader-election-namespace",
-      "default",
-      "--health-probe-bind-address",
-      "127.0.0.1:0",
-      "--metrics-bind-address",
-      "0",
-    ];
-    const holder = () => {
-      try {
-        return (server.store.get(CoreTypes.Lease, "kubeop", { namespace: "default" }) as LeaseObject).spec
-          ?.holderIdentity;
-      } catch {
-        return undefined;
-      }
-    };
+    const args = leaderElectArgs(kubeconfig);
+    const holder = () => kubeopLease(server)?.spec?.holderIdentity;
     const ready = async (stderr: () => string) => {
       const url = probeUrl(stderr());
       if (!url) return false;
