@@ -10,12 +10,12 @@
 import { type ControllerName, CONTROLLERS, crdManifests } from "../controllers/mod.ts";
 import { MachineType } from "../controllers/machine/schema.ts";
 import { KubeClient } from "../runtime/client.ts";
-import { type ClusterConfig, loadKubeconfigFile } from "../runtime/kubeconfig.ts";
+import type { ClusterConfig } from "../runtime/kubeconfig.ts";
 import { configureLogging } from "../runtime/log.ts";
 import { Manager } from "../runtime/manager.ts";
 import { Metrics } from "../runtime/metrics.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../runtime/types.ts";
-import { startFakeApiServer } from "../testing/mod.ts";
+import { startFakeEnv } from "../tests/support/fake_env.ts";
 import { fullMode, lowerIsBetter, recordResult, round } from "./result.ts";
 
 const WRITES = new Set(["create", "update", "updateStatus", "patch", "delete"]);
@@ -42,21 +42,9 @@ export function countingClient(client: KubeClient, counts: Map<string, number>):
 export async function startBenchCluster(): Promise<
   { config: ClusterConfig; admin: KubeClient; close(): Promise<void> }
 > {
-  const server = await startFakeApiServer();
-  const dir = await Deno.makeTempDir({ prefix: "kubeop-bench-" });
-  await server.writeKubeconfig(`${dir}/kubeconfig`);
-  const config = await loadKubeconfigFile(`${dir}/kubeconfig`);
-  const admin = new KubeClient({ config });
-  for (const crd of crdManifests()) await admin.create(CoreTypes.CustomResourceDefinition, crd);
-  return {
-    config,
-    admin,
-    async close() {
-      admin.close();
-      await server.stop();
-      await Deno.remove(dir, { recursive: true });
-    },
-  };
+  const env = await startFakeEnv();
+  for (const crd of crdManifests()) await env.client.create(CoreTypes.CustomResourceDefinition, crd);
+  return { config: env.config, admin: env.client, close: env.close };
 }
 
 /** A Manager running one seed controller (4 workers) through a client that counts its writes into `counts`. */
