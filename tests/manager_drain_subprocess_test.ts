@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import type { LeaseObject } from "../runtime/lease_lock.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
-import { eventually, startFakeEnv } from "./support/fake_env.ts";
+import { eventually, spawnDeno, startFakeEnv } from "./support/fake_env.ts";
 import { SLOW_OPERATOR_LEASE } from "./support/slow_operator.ts";
 
 const OPERATOR = new URL("./support/slow_operator.ts", import.meta.url).pathname;
@@ -13,17 +13,8 @@ const SUBPROCESS_TIMEOUT_MS = 30_000;
 Deno.test("SIGTERM drains the in-flight reconcile, starts no new one, then releases the Lease (subprocess)", async () => {
   const env = await startFakeEnv();
   const { server, kubeconfigPath: kubeconfig } = env;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", OPERATOR, kubeconfig],
-    stdout: "null",
-    stderr: "piped",
-    env: { HOME: "/nonexistent", KUBECONFIG: "" },
-  }).spawn();
-  let stderr = "";
-  const drained = (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of child.stderr) stderr += decoder.decode(chunk, { stream: true });
-  })();
+  const operator = spawnDeno(OPERATOR, [kubeconfig]);
+  const { child } = operator;
   const lease = () => {
     try {
       return server.store.get(CoreTypes.Lease, SLOW_OPERATOR_LEASE, { namespace: "default" }) as LeaseObject;
@@ -57,12 +48,15 @@ Deno.test("SIGTERM drains the in-flight reconcile, starts no new one, then relea
     server.store.create(CoreTypes.ConfigMap, slowConfigMap("second"));
 
     const status = await child.status;
-    await drained;
-    assert.equal(status.code, 0, stderr);
+    await operator.drained;
+    assert.equal(status.code, 0, operator.stderr());
 
     const first = configMap("first");
     const { started, finished } = first.metadata.annotations ?? {};
-    assert.ok(finished, `the in-flight reconcile did not finish: ${JSON.stringify(first.metadata)}\n${stderr}`);
+    assert.ok(
+      finished,
+      `the in-flight reconcile did not finish: ${JSON.stringify(first.metadata)}\n${operator.stderr()}`,
+    );
     assert.equal(finished, started, "finished by a different reconcile than the one in flight at SIGTERM");
 
     const released = lease()!;
@@ -79,13 +73,7 @@ Deno.test("SIGTERM drains the in-flight reconcile, starts no new one, then relea
       "a reconcile started after SIGTERM",
     );
   } finally {
-    try {
-      child.kill("SIGKILL");
-    } catch {
-      // already exited
-    }
-    await child.status;
-    await drained;
+    await operator.killAndReap();
     await env.close();
   }
 });

@@ -3,37 +3,15 @@ import { crdManifests } from "../controllers/mod.ts";
 import type { LeaseObject } from "../runtime/lease_lock.ts";
 import { CoreTypes } from "../runtime/types.ts";
 import type { FakeApiServer } from "../testing/mod.ts";
-import { eventually, startFakeEnv } from "./support/fake_env.ts";
+import { type DenoChild, eventually, spawnDeno, startFakeEnv } from "./support/fake_env.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 /** Child processes start slowly on a loaded machine. */
 const SUBPROCESS_TIMEOUT_MS = 30_000;
 
 /** `kubeop run` as a child process, its stderr collected as it arrives. */
-function spawnRun(args: string[]): { child: Deno.ChildProcess; stderr: () => string; drained: Promise<void> } {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", MAIN, "run", ...args],
-    stdout: "null",
-    stderr: "piped",
-    env: { HOME: "/nonexistent", KUBECONFIG: "" },
-  }).spawn();
-  let text = "";
-  const drained = (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of child.stderr) text += decoder.decode(chunk, { stream: true });
-  })();
-  return { child, stderr: () => text, drained };
-}
-
-/** Test cleanup: SIGKILL the child if it still runs, then wait for its exit and the end of its stderr. */
-async function killAndReap(run: { child: Deno.ChildProcess; drained: Promise<void> }): Promise<void> {
-  try {
-    run.child.kill("SIGKILL");
-  } catch {
-    // already exited
-  }
-  await run.child.status;
-  await run.drained;
+function spawnRun(args: string[]): DenoChild {
+  return spawnDeno(MAIN, ["run", ...args]);
 }
 
 /** The `properties` of every JSON log record in `stderr`. */
@@ -132,7 +110,7 @@ Deno.test("kubeop run --leader-elect: SIGTERM releases the lease and exits 0", a
       assert.match(run.stderr(), /received \W*SIGTERM/);
       assert.equal(lease()!.spec!.holderIdentity, "", `lease still held by ${holder} after exit`);
     } finally {
-      await killAndReap(run);
+      await run.killAndReap();
     }
   });
 });
@@ -161,7 +139,7 @@ Deno.test("kubeop run --leader-elect: a leader that cannot renew its lease stops
       assert.equal(status.code, 1, run.stderr());
       assert.match(run.stderr(), /leader election lost/);
     } finally {
-      await killAndReap(run);
+      await run.killAndReap();
     }
   });
 });
@@ -205,7 +183,7 @@ Deno.test("two kubeop run replicas: the warm standby is ready, and takes over af
       assert.equal((await b.child.status).code, 0, b.stderr());
       assert.equal(holder(), "");
     } finally {
-      for (const r of replicas) await killAndReap(r);
+      for (const r of replicas) await r.killAndReap();
     }
   });
 });

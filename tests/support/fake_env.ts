@@ -70,3 +70,47 @@ export async function eventually(
     await clock.sleep(20);
   }
 }
+
+/** A Deno program running as a child process, its stderr collected as it arrives. */
+export interface DenoChild {
+  /** The process (send signals, await `status`). */
+  child: Deno.ChildProcess;
+  /** Everything the child wrote to stderr so far. */
+  stderr(): string;
+  /** Resolves once the child's stderr has ended. */
+  drained: Promise<void>;
+  /** Test cleanup: SIGKILL the child if it still runs, then wait for its exit and the end of its stderr. */
+  killAndReap(): Promise<void>;
+}
+
+/**
+ * Runs `deno run --allow-all <script> ...args` with HOME and KUBECONFIG neutralised (so only an explicit
+ * `--kubeconfig` path reaches the fake server); stdout is discarded, stderr collected.
+ */
+export function spawnDeno(script: string, args: string[]): DenoChild {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", script, ...args],
+    stdout: "null",
+    stderr: "piped",
+    env: { HOME: "/nonexistent", KUBECONFIG: "" },
+  }).spawn();
+  let text = "";
+  const drained = (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of child.stderr) text += decoder.decode(chunk, { stream: true });
+  })();
+  return {
+    child,
+    stderr: () => text,
+    drained,
+    async killAndReap() {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // already exited
+      }
+      await child.status;
+      await drained;
+    },
+  };
+}
