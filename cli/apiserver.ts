@@ -13,7 +13,16 @@ import { InformerRegistry } from "../runtime/informers.ts";
 import { loadClusterConfig } from "../runtime/kubeconfig.ts";
 import { configureLogging, kubeopLogger, type LogLevel } from "../runtime/log.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
-import { enumFlag, type FlagSpec, intFlag, listFlag, parseFlags, stringFlag, UsageError } from "./flags.ts";
+import {
+  enumFlag,
+  type FlagSpec,
+  intFlag,
+  listFlag,
+  logLevelFlag,
+  parseFlags,
+  stringFlag,
+  UsageError,
+} from "./flags.ts";
 import { podNamespace } from "./pod_namespace.ts";
 import { stopOnSignals } from "./signals.ts";
 import { KUBEOP_VERSION } from "./version.ts";
@@ -103,8 +112,6 @@ export interface ApiserverOptions {
   logLevel: LogLevel;
 }
 
-const LOG_LEVELS = ["trace", "debug", "info", "warning", "warn", "error", "fatal"] as const;
-
 /** Parses the flags (usage errors throw {@link UsageError}, exit 2). */
 export function parseApiserverFlags(args: string[]): ApiserverOptions | "help" {
   const values = parseFlags("apiserver", args, SPEC);
@@ -127,7 +134,7 @@ export function parseApiserverFlags(args: string[]): ApiserverOptions | "help" {
     const v = listFlag(values, name);
     return v.length ? v : fallback;
   };
-  const level = enumFlag("apiserver", values, "log-level", LOG_LEVELS, "info");
+  const logLevel = logLevelFlag("apiserver", values);
   const certSecretFlag = stringFlag(values, "cert-secret");
   const certSecretParts = certSecretFlag?.split("/");
   if (certSecretFlag !== undefined && (certSecretParts?.length !== 2 || !certSecretParts[0] || !certSecretParts[1])) {
@@ -160,7 +167,7 @@ export function parseApiserverFlags(args: string[]): ApiserverOptions | "help" {
     storageNamespace: stringFlag(values, "storage-namespace"),
     storageName: stringFlag(values, "storage-name"),
     logFormat: enumFlag("apiserver", values, "log-format", ["json", "text"] as const, "json"),
-    logLevel: level === "warn" ? "warning" : level,
+    logLevel,
   };
 }
 
