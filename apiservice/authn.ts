@@ -105,6 +105,18 @@ function all(headers: Headers, names: string[]): string[] {
 }
 
 /**
+ * Adds `system:authenticated` to an authenticated user's groups, as k8s.io/apiserver's AuthenticatedGroupAdder does
+ * for every delegated authenticator: the aggregator's own OpenAPI downloads arrive as `system:aggregator` with no
+ * group, and RBAC grants /openapi/* (ClusterRole system:discovery) only to the group system:authenticated, so without
+ * it the SubjectAccessReview denies them and `kubectl explain` cannot find the farm's resources.
+ */
+function withAuthenticatedGroup(username: string, groups: string[]): string[] {
+  if (username === "system:anonymous") return groups;
+  if (groups.includes("system:authenticated") || groups.includes("system:unauthenticated")) return groups;
+  return [...groups, "system:authenticated"];
+}
+
+/**
  * Authenticates one request.
  *
  * @example
@@ -154,7 +166,7 @@ export class Authenticator {
         const key = decodeURIComponent(name.slice(prefix.length)).toLowerCase();
         (extra[key] ??= []).push(...value.split(",").map((s) => s.trim()));
       }
-      const user: UserInfo = { username, groups: all(headers, cfg.groupHeaders) };
+      const user: UserInfo = { username, groups: withAuthenticatedGroup(username, all(headers, cfg.groupHeaders)) };
       const uid = first(headers, cfg.uidHeaders);
       if (uid) user.uid = uid;
       if (Object.keys(extra).length) user.extra = extra;
@@ -165,7 +177,10 @@ export class Authenticator {
     if (token) {
       if (!this.#cluster?.tokenReview) return { kind: "anonymous", reason: "bearer tokens are not accepted here" };
       const review = await this.#cluster.tokenReview(token);
-      if (review.authenticated && review.user) return { kind: "user", user: review.user, via: "token" };
+      if (review.authenticated && review.user) {
+        const user = { ...review.user, groups: withAuthenticatedGroup(review.user.username, review.user.groups ?? []) };
+        return { kind: "user", user, via: "token" };
+      }
       return { kind: "anonymous", reason: "invalid bearer token" };
     }
     return { kind: "anonymous", reason: "no verified front-proxy client certificate and no bearer token" };

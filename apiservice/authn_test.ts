@@ -35,7 +35,7 @@ Deno.test("headers count only from a verified peer with an allowed CN", async ()
   assert.deepEqual(ok, {
     kind: "user",
     via: "requestheader",
-    user: { username: "alice", groups: ["a", "b"], extra: { "acme/scope": ["x"] } },
+    user: { username: "alice", groups: ["a", "b", "system:authenticated"], extra: { "acme/scope": ["x"] } },
   });
   assert.equal((await authn.authenticate(headers, { verified: true, commonName: "mallory" })).kind, "anonymous");
   assert.equal(
@@ -44,4 +44,21 @@ Deno.test("headers count only from a verified peer with an allowed CN", async ()
   );
   const noUser = await authn.authenticate(new Headers(), { verified: true, commonName: "front-proxy-client" });
   assert.equal(noUser.kind, "front-proxy");
+});
+
+Deno.test("front-proxy users get system:authenticated once, like k8s.io/apiserver's AuthenticatedGroupAdder", async () => {
+  const authn = new Authenticator({
+    requestHeader: { clientCAPEM: "PEM", ...REQUESTHEADER_DEFAULTS, allowedNames: [] },
+  });
+  const peer = { verified: true, commonName: "front-proxy-client" };
+  const groupsOf = async (entries: [string, string][]) => {
+    const r = await authn.authenticate(new Headers(entries), peer);
+    assert.equal(r.kind, "user");
+    return r.kind === "user" ? r.user.groups : [];
+  };
+  // The aggregator's OpenAPI downloads: user system:aggregator, no group header.
+  assert.deepEqual(await groupsOf([["X-Remote-User", "system:aggregator"]]), ["system:authenticated"]);
+  const already = [["X-Remote-User", "bob"], ["X-Remote-Group", "system:authenticated"]] as [string, string][];
+  assert.deepEqual(await groupsOf(already), ["system:authenticated"]);
+  assert.deepEqual(await groupsOf([["X-Remote-User", "system:anonymous"]]), []);
 });

@@ -127,6 +127,14 @@ Deno.test({
           const resources = ok(await kc(["api-resources", "--api-group=farm.example.com", "--no-headers"]), "api-r");
           assert.match(resources, /^llamas\s+lm\s+farm\.example\.com\/v1alpha\s+true\s+Llama$/m);
           assert.match(resources, /^farmpods\s+fp\s+farm\.example\.com\/v1alpha\s+true\s+FarmPod$/m);
+          // explain reads the aggregated /openapi/v3, which the aggregator downloads as "system:aggregator" (no groups).
+          const explain = await poll("kubectl explain llamas.spec", async () => {
+            const r = await kc(["explain", "llamas.spec"]);
+            if (r.code !== 0) throw new Error(r.stderr);
+            return r.stdout;
+          }, { deadlineMs: 30_000, intervalMs: 500 });
+          assert.match(explain, /weight\s+<number>/);
+          assert.match(explain, /height\s+<number>/);
 
           // get -w sees a change made by another client.
           const watcher = new Deno.Command(bin, {
