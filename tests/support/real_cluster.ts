@@ -110,7 +110,9 @@ async function makeCerts(dir: string): Promise<void> {
     "-extfile",
     "san.cnf",
   );
-  // Client cert the aggregator presents to extension API servers.
+  // Client cert the aggregator presents to extension API servers: X.509 v3 with clientAuth, as real clusters issue
+  // (a v1 certificate from a bare `openssl x509 -req` is not accepted as verified by node:tls under Deno).
+  await Deno.writeTextFile(`${dir}/client.cnf`, "extendedKeyUsage=clientAuth\nbasicConstraints=CA:FALSE\n");
   await ssl(
     "req",
     "-newkey",
@@ -137,6 +139,8 @@ async function makeCerts(dir: string): Promise<void> {
     "front-proxy-client.crt",
     "-days",
     "2",
+    "-extfile",
+    "client.cnf",
   );
 }
 
