@@ -150,7 +150,10 @@ export function setCondition(
   const list = [...(conditions ?? [])];
   const i = list.findIndex((c) => c.type === cond.type);
   const previous = i >= 0 ? list[i] : undefined;
-  const lastTransitionTime = previous && previous.status === cond.status ? previous.lastTransitionTime : nowIso;
+  // metav1.Time is RFC 3339 with whole seconds, as kube-apiserver and client-go write it.
+  const lastTransitionTime = previous && previous.status === cond.status
+    ? previous.lastTransitionTime
+    : nowIso.replace(/\.\d+Z$/, "Z");
   const next: Condition = { ...cond, lastTransitionTime };
   if (next.observedGeneration === undefined) delete next.observedGeneration;
   if (i >= 0) list[i] = next;
