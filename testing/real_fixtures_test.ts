@@ -9,7 +9,7 @@ import type { KubeObject } from "../runtime/types.ts";
 import { recordUpdateManagedFields, serverSideApply } from "./patch/apply.ts";
 import { applyMergePatch } from "./patch/merge.ts";
 import { applyStrategicMergePatch } from "./patch/strategic.ts";
-import type { PrintColumn, ResourceDef } from "./resource_def.ts";
+import { type PrintColumn, type ResourceDef, resourceDefFor } from "./resource_def.ts";
 import { invalidStatus, validateAndDefault } from "./schema.ts";
 import { toTable } from "./table.ts";
 
@@ -20,22 +20,7 @@ const fixtures: Record<string, Any> = JSON.parse(
   await Deno.readTextFile(new URL("./testdata/real/fixtures.json", import.meta.url)),
 );
 
-function def(group: string, kind: string, over: Partial<ResourceDef> = {}): ResourceDef {
-  return {
-    group,
-    version: "v1",
-    plural: kind.toLowerCase() + "s",
-    singular: kind.toLowerCase(),
-    kind,
-    listKind: kind + "List",
-    namespaced: true,
-    verbs: [],
-    subresources: [],
-    tracksGeneration: false,
-    custom: false,
-    ...over,
-  };
-}
+const def = resourceDefFor;
 
 const crdVersion = fixtures.crd.spec.versions[0];
 const FOO = def("example.com", "Foo", {

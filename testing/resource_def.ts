@@ -46,3 +46,32 @@ export interface ResourceDef {
   /** Stored and served but with no behaviour beyond CRUD (rbac, apps). */
   storedOnly?: boolean;
 }
+
+/**
+ * A namespaced, version v1 definition with the conventional names for `kind` (`foos`, `foo`, `FooList`), no verbs and
+ * no subresources; `over` replaces any field. For tests of the pure modules (patches, tables, schema) that need a
+ * definition without a registry.
+ *
+ * @example
+ * ```ts
+ * import { resourceDefFor } from "./resource_def.ts";
+ * const deploy = resourceDefFor("apps", "Deployment", { subresources: ["status", "scale"] });
+ * console.assert(deploy.plural === "deployments" && deploy.listKind === "DeploymentList");
+ * ```
+ */
+export function resourceDefFor(group: string, kind: string, over: Partial<ResourceDef> = {}): ResourceDef {
+  return {
+    group,
+    version: "v1",
+    plural: kind.toLowerCase() + "s",
+    singular: kind.toLowerCase(),
+    kind,
+    listKind: kind + "List",
+    namespaced: true,
+    verbs: [],
+    subresources: [],
+    tracksGeneration: false,
+    custom: false,
+    ...over,
+  };
+}

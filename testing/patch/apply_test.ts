@@ -1,28 +1,14 @@
 import assert from "node:assert/strict";
 import { ApiError } from "../../runtime/errors.ts";
 import type { KubeObject } from "../../runtime/types.ts";
-import type { ResourceDef } from "../resource_def.ts";
+import { type ResourceDef, resourceDefFor } from "../resource_def.ts";
 import { type ManagedFieldsEntry, recordUpdateManagedFields, serverSideApply } from "./apply.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
 
-function def(group: string, kind: string, over: Partial<ResourceDef> = {}): ResourceDef {
-  return {
-    group,
-    version: "v1",
-    plural: kind.toLowerCase() + "s",
-    singular: kind.toLowerCase(),
-    kind,
-    listKind: kind + "List",
-    namespaced: true,
-    verbs: [],
-    subresources: [],
-    tracksGeneration: true,
-    custom: false,
-    ...over,
-  };
-}
+const def = (group: string, kind: string, over: Partial<ResourceDef> = {}): ResourceDef =>
+  resourceDefFor(group, kind, { tracksGeneration: true, ...over });
 const DEPLOYMENT = def("apps", "Deployment", { subresources: ["status", "scale"] });
 const CONFIGMAP = def("", "ConfigMap");
 const T0 = "2025-01-01T00:00:00Z";

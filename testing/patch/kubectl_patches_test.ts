@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import type { KubeObject } from "../../runtime/types.ts";
-import type { ResourceDef } from "../resource_def.ts";
+import { type ResourceDef, resourceDefFor } from "../resource_def.ts";
 import { type ManagedFieldsEntry, recordUpdateManagedFields, serverSideApply } from "./apply.ts";
 import { applyStrategicMergePatch } from "./strategic.ts";
 
@@ -13,21 +13,8 @@ type Any = any;
 
 const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 
-function def(group: string, kind: string, subresources: string[]): ResourceDef {
-  return {
-    group,
-    version: "v1",
-    plural: kind.toLowerCase() + "s",
-    singular: kind.toLowerCase(),
-    kind,
-    listKind: kind + "List",
-    namespaced: true,
-    verbs: [],
-    subresources,
-    tracksGeneration: group === "apps",
-    custom: false,
-  };
-}
+const def = (group: string, kind: string, subresources: string[]): ResourceDef =>
+  resourceDefFor(group, kind, { subresources, tracksGeneration: group === "apps" });
 const DEPLOYMENT = def("apps", "Deployment", ["status", "scale"]);
 const CONFIGMAP = def("", "ConfigMap", []);
 

@@ -1,23 +1,9 @@
 import assert from "node:assert/strict";
 import { ApiError } from "../../runtime/errors.ts";
-import type { ResourceDef } from "../resource_def.ts";
+import { type ResourceDef, resourceDefFor } from "../resource_def.ts";
 import { applyStrategicMergePatch } from "./strategic.ts";
 
-function def(group: string, kind: string): ResourceDef {
-  return {
-    group,
-    version: "v1",
-    plural: kind.toLowerCase() + "s",
-    singular: kind.toLowerCase(),
-    kind,
-    listKind: kind + "List",
-    namespaced: true,
-    verbs: [],
-    subresources: [],
-    tracksGeneration: true,
-    custom: false,
-  };
-}
+const def = (group: string, kind: string): ResourceDef => resourceDefFor(group, kind, { tracksGeneration: true });
 const DEPLOYMENT = def("apps", "Deployment");
 const CONFIGMAP = def("", "ConfigMap");
 
