@@ -129,6 +129,13 @@ export class MemoryFarmCluster implements FarmCluster {
     }
   }
 
+  /** Stores a copy of `obj` under `key` with the next resourceVersion; returns another copy. */
+  #store<T extends ConfigMapObject | SecretObject>(map: Map<string, T>, key: string, obj: T): T {
+    const stored = { ...structuredClone(obj), metadata: { ...obj.metadata, resourceVersion: String(++this.#rv) } };
+    map.set(key, stored);
+    return structuredClone(stored);
+  }
+
   getConfigMap(namespace: string, name: string): Promise<ConfigMapObject | undefined> {
     this.#check("get", namespace, name);
     const cm = this.#configMaps.get(`${namespace}/${name}`);
@@ -147,9 +154,7 @@ export class MemoryFarmCluster implements FarmCluster {
         name,
       });
     }
-    const stored = { ...structuredClone(cm), metadata: { ...cm.metadata, resourceVersion: String(++this.#rv) } };
-    this.#configMaps.set(k, stored);
-    return Promise.resolve(structuredClone(stored));
+    return Promise.resolve(this.#store(this.#configMaps, k, cm));
   }
 
   updateConfigMap(cm: ConfigMapObject): Promise<ConfigMapObject> {
@@ -173,9 +178,7 @@ export class MemoryFarmCluster implements FarmCluster {
         name,
       });
     }
-    const stored = { ...structuredClone(cm), metadata: { ...cm.metadata, resourceVersion: String(++this.#rv) } };
-    this.#configMaps.set(k, stored);
-    return Promise.resolve(structuredClone(stored));
+    return Promise.resolve(this.#store(this.#configMaps, k, cm));
   }
 
   getSecret(namespace: string, name: string): Promise<SecretObject | undefined> {
@@ -193,12 +196,7 @@ export class MemoryFarmCluster implements FarmCluster {
         name,
       });
     }
-    const stored = {
-      ...structuredClone(secret),
-      metadata: { ...secret.metadata, resourceVersion: String(++this.#rv) },
-    };
-    this.#secrets.set(`${namespace}/${name}`, stored);
-    return Promise.resolve(structuredClone(stored));
+    return Promise.resolve(this.#store(this.#secrets, `${namespace}/${name}`, secret));
   }
 
   updateSecret(secret: SecretObject): Promise<SecretObject> {
@@ -212,12 +210,7 @@ export class MemoryFarmCluster implements FarmCluster {
         name,
       });
     }
-    const stored = {
-      ...structuredClone(secret),
-      metadata: { ...secret.metadata, resourceVersion: String(++this.#rv) },
-    };
-    this.#secrets.set(`${namespace}/${name}`, stored);
-    return Promise.resolve(structuredClone(stored));
+    return Promise.resolve(this.#store(this.#secrets, `${namespace}/${name}`, secret));
   }
 
   setAPIServiceCABundle(name: string, caBundle: string): Promise<boolean> {
