@@ -6,10 +6,10 @@ import { CacheSyncTimeoutError } from "../runtime/informers.ts";
 import { type LeaseLock, MemoryLeaseStore } from "../runtime/lease_lock.ts";
 import {
   LeadershipLostError,
-  type ManagedController,
   Manager,
   type ManagerInformers,
   type ManagerOptions,
+  type Runnable,
 } from "../runtime/manager.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../runtime/types.ts";
 import type { WatchHealth } from "../runtime/watch_runner.ts";
@@ -62,7 +62,7 @@ class FakeInformers implements ManagerInformers {
 }
 
 /** A controller whose one reconcile is held open until the test releases it. */
-class FakeController implements ManagedController {
+class FakeController implements Runnable {
   starts = 0;
   running = false;
   signal?: AbortSignal;
