@@ -160,13 +160,8 @@ export class FakeStore {
     if (def.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     const warnings = opts.warnings ?? [];
-    obj = this.#admit("mutating", {
-      def,
-      verb: "create",
-      object: obj,
-      fieldValidation: opts.fieldValidation,
-      warnings,
-    });
+    const admission = { def, verb: "create" as const, fieldValidation: opts.fieldValidation, warnings };
+    obj = this.#admit("mutating", { ...admission, object: obj });
     meta = obj.metadata;
     const name = String(meta.name);
     const storageKey = storageKeyOf(def);
@@ -186,13 +181,7 @@ export class FakeStore {
     strategy.default?.(obj, ctx);
     this.#check(def, name, strategy.validate?.(obj, ctx), "create");
     strategy.canonicalize?.(obj, undefined, ctx);
-    obj = this.#admit("validating", {
-      def,
-      verb: "create",
-      object: obj,
-      fieldValidation: opts.fieldValidation,
-      warnings,
-    });
+    obj = this.#admit("validating", { ...admission, object: obj });
     if (opts.fieldManager) obj = this.#record(def, undefined, obj, opts);
     return this.#persist(def, obj, opts.dryRun);
   }
