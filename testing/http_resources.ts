@@ -15,7 +15,6 @@ import { ApiError, failureStatus } from "../runtime/errors.ts";
 import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { type DeleteOptions, type FakeStore, parseRv } from "./fake_store.ts";
-import { eventsV1FieldSelector } from "./events_conversion.ts";
 import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";
 import {
   badRequest,
@@ -324,9 +323,7 @@ function openWatch(
   let fields: (o: KubeObject) => boolean;
   try {
     labels = parseLabelSelector(q.get("labelSelector"));
-    const fs = def.group === "events.k8s.io"
-      ? eventsV1FieldSelector(q.get("fieldSelector") ?? undefined)
-      : q.get("fieldSelector");
+    const fs = ctx.store.storageFieldSelector(def, q.get("fieldSelector") ?? undefined);
     fields = parseFieldSelector(fs, storageKey);
   } catch (err) {
     if (err instanceof SelectorError) throw badRequest(err.message, "watch");

@@ -4,6 +4,8 @@
  */
 export { type FakeApiServer, type FakeApiServerOptions, startFakeApiServer } from "./server.ts";
 export type { DeleteOptions, FakeStore, ListOptions, ResourceRef, WriteOptions } from "./fake_store.ts";
+export type { AdmissionChain, AdmissionContext, AdmissionHook } from "./admission.ts";
+export type { ResourceStrategy, StorageConversion, StrategyContext } from "./strategy.ts";
 export type { FaultHooks, InjectedFault, WatchFilter } from "./faults.ts";
 export type { AggregatedTarget } from "./http_router.ts";
 export type { ResourceDef } from "./resource_def.ts";
