@@ -92,6 +92,38 @@ export interface WatchOptions extends NamespaceOption {
 /** Patch flavours and their content types. */
 export type PatchType = "merge" | "json" | "apply" | "strategic";
 
+/** Options of a create call. */
+export interface CreateOptions extends NamespaceOption {
+  /** Validate and default on the server without persisting. */
+  dryRun?: boolean;
+}
+
+/** Options of an update (PUT) call. */
+export interface UpdateOptions extends NamespaceOption {
+  /** `status` writes the status subresource. */
+  subresource?: "status";
+}
+
+/** Options of a patch call. */
+export interface PatchOptions extends NamespaceOption {
+  /** Which patch flavour `body` is. */
+  type: PatchType;
+  /** e.g. `status`. */
+  subresource?: string;
+  /** Server-side apply: take over conflicting fields. */
+  force?: boolean;
+}
+
+/** Options of a delete call. */
+export interface DeleteOptions extends NamespaceOption {
+  /** How dependents are deleted. */
+  propagationPolicy?: "Background" | "Foreground" | "Orphan";
+  /** Delete only this uid / resourceVersion. */
+  preconditions?: { uid?: string; resourceVersion?: string };
+  /** Grace period for pods. */
+  gracePeriodSeconds?: number;
+}
+
 const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
   merge: "application/merge-patch+json",
   json: "application/json-patch+json",
@@ -252,7 +284,7 @@ export class KubeClient {
   async create<T extends KubeObject = KubeObject>(
     rt: ResourceType,
     obj: T,
-    opts: NamespaceOption & { dryRun?: boolean } = {},
+    opts: CreateOptions = {},
   ): Promise<T> {
     const namespace = opts.namespace ?? obj.metadata?.namespace;
     return await this.#json<T>("POST", resourcePath(rt, { namespace }), {
@@ -267,7 +299,7 @@ export class KubeClient {
   async update<T extends KubeObject = KubeObject>(
     rt: ResourceType,
     obj: T,
-    opts: NamespaceOption & { subresource?: "status" } = {},
+    opts: UpdateOptions = {},
   ): Promise<T> {
     const namespace = opts.namespace ?? obj.metadata?.namespace;
     const name = obj.metadata?.name;
@@ -294,7 +326,7 @@ export class KubeClient {
     rt: ResourceType,
     name: string,
     body: unknown,
-    opts: NamespaceOption & { type: PatchType; subresource?: string; force?: boolean },
+    opts: PatchOptions,
   ): Promise<T> {
     const apply = opts.type === "apply";
     return await this.#json<T>(
@@ -317,11 +349,7 @@ export class KubeClient {
   async delete(
     rt: ResourceType,
     name: string,
-    opts: NamespaceOption & {
-      propagationPolicy?: "Background" | "Foreground" | "Orphan";
-      preconditions?: { uid?: string; resourceVersion?: string };
-      gracePeriodSeconds?: number;
-    } = {},
+    opts: DeleteOptions = {},
   ): Promise<void> {
     const body: Record<string, unknown> = { apiVersion: "v1", kind: "DeleteOptions" };
     if (opts.propagationPolicy) body.propagationPolicy = opts.propagationPolicy;

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import type { KubeClient } from "./client.ts";
 import { flushMicrotasks, VirtualClock } from "./clock.ts";
 import {
   type Action,
@@ -13,6 +12,7 @@ import {
   type ReconcileContext,
   requeueAfter,
 } from "./controller.ts";
+import type { ControllerClient } from "./controller_client.ts";
 import { TerminalError } from "./errors.ts";
 import type { EventInput, EventRecorder } from "./events.ts";
 import { Metrics } from "./metrics.ts";
@@ -96,6 +96,24 @@ function machine(name: string, rv = "1", extra: Partial<KubeObject["metadata"]> 
   };
 }
 
+/** Loosely typed stand-ins for some {@link ControllerClient} methods (a test returns whatever object it needs). */
+type StubCalls = { [K in keyof ControllerClient]?: (...args: Parameters<ControllerClient[K]>) => Promise<unknown> };
+
+/** A ControllerClient whose unstubbed methods reject, naming the method. */
+function stubClient(calls: StubCalls = {}): ControllerClient {
+  const missing = (method: string) => () => Promise.reject(new Error(`stub client: ${method} was not stubbed`));
+  return {
+    get: (calls.get ?? missing("get")) as ControllerClient["get"],
+    list: (calls.list ?? missing("list")) as ControllerClient["list"],
+    request: (calls.request ?? missing("request")) as ControllerClient["request"],
+    create: (calls.create ?? missing("create")) as ControllerClient["create"],
+    update: (calls.update ?? missing("update")) as ControllerClient["update"],
+    updateStatus: (calls.updateStatus ?? missing("updateStatus")) as ControllerClient["updateStatus"],
+    patch: (calls.patch ?? missing("patch")) as ControllerClient["patch"],
+    delete: (calls.delete ?? missing("delete")) as ControllerClient["delete"],
+  };
+}
+
 interface Harness {
   clock: VirtualClock;
   registry: FakeRegistry;
@@ -111,14 +129,14 @@ interface Harness {
 function harness(
   reconcile: (ctx: ReconcileContext) => Action | Promise<Action>,
   wire: (c: Controller) => Controller = (c) => c,
-  client: Partial<KubeClient> = {},
+  client: ControllerClient = stubClient(),
   opts: { maxConcurrentReconciles?: number } = {},
 ): Harness {
   const clock = new VirtualClock(0);
   const registry = new FakeRegistry();
   const metrics = new Metrics();
   const recorder = new FakeRecorder();
-  const deps: ControllerDeps = { client: client as KubeClient, informers: registry, recorder, clock, metrics };
+  const deps: ControllerDeps = { client, informers: registry, recorder, clock, metrics };
   const calls: ReconcileContext[] = [];
   const ctl = wire(
     new Controller({
@@ -329,10 +347,9 @@ async function firstReconcileOfA(h: ReturnType<typeof harness>) {
 
 Deno.test("the next reconcile waits until the cache shows the controller's own write", async () => {
   const seen: string[] = [];
-  const client = {
-    update: (_rt: ResourceType, obj: KubeObject) =>
-      Promise.resolve({ ...obj, metadata: { ...obj.metadata, resourceVersion: "10" } }),
-  } as unknown as Partial<KubeClient>;
+  const client = stubClient({
+    update: (_rt, obj) => Promise.resolve({ ...obj, metadata: { ...obj.metadata, resourceVersion: "10" } }),
+  });
   let writes = 1;
   const h = harness(
     async (ctx) => {
@@ -357,10 +374,9 @@ Deno.test("the next reconcile waits until the cache shows the controller's own w
 });
 
 Deno.test("the read-your-writes wait is bounded and counts timeouts", async () => {
-  const client = {
-    patch: (_rt: ResourceType, name: string) =>
-      Promise.resolve({ metadata: { name, namespace: "ns", uid: "uid-a", resourceVersion: "99" } }),
-  } as unknown as Partial<KubeClient>;
+  const client = stubClient({
+    patch: (_rt, name) => Promise.resolve({ metadata: { name, namespace: "ns", uid: "uid-a", resourceVersion: "99" } }),
+  });
   let writes = 1;
   const h = harness(
     async (ctx) => {
@@ -379,7 +395,7 @@ Deno.test("the read-your-writes wait is bounded and counts timeouts", async () =
 });
 
 Deno.test("a delete is settled by that uid's DELETED event", async () => {
-  const client = { delete: () => Promise.resolve() } as unknown as Partial<KubeClient>;
+  const client = stubClient({ delete: () => Promise.resolve() });
   let deletes = 1;
   const h = harness(
     async (ctx) => {
@@ -414,7 +430,7 @@ Deno.test("maxConcurrentReconciles runs keys in parallel but never one key twice
         });
       }),
     undefined,
-    {},
+    stubClient(),
     { maxConcurrentReconciles: 2 },
   );
   const machines = h.registry.of(MachineType);
@@ -462,7 +478,7 @@ Deno.test("resyncPeriodMs re-queues every cached For object at low priority", as
       calls.push(ctx.key);
       return Promise.resolve(done());
     },
-    deps: { client: {} as KubeClient, informers: registry, recorder: new FakeRecorder(), clock },
+    deps: { client: stubClient(), informers: registry, recorder: new FakeRecorder(), clock },
   });
   const machines = registry.of(MachineType);
   machines.set(machine("a"));
