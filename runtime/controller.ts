@@ -9,7 +9,7 @@
 
 import type { Clock } from "./clock.ts";
 import type { ControllerClient } from "./controller_client.ts";
-import { TerminalError } from "./errors.ts";
+import { NotLeaderError, TerminalError } from "./errors.ts";
 import type { EventRecorder } from "./events.ts";
 import { kubeopLogger, type Logger, reconcileLogger } from "./log.ts";
 import { Metrics, type ReconcileResult } from "./metrics.ts";
@@ -18,6 +18,7 @@ import { OwnWritesClient } from "./own_writes_client.ts";
 import { type Action, done, type Priority, requeueAfter, WorkQueue } from "./queue.ts";
 import { defaultControllerRateLimiter, type RateLimiter } from "./rate_limiter.ts";
 import { apiVersionOf, type KubeObject, objectKey, type ResourceType, splitKey } from "./types.ts";
+import type { WriteFence } from "./write_fence.ts";
 
 export { type Action, done, requeueAfter };
 
@@ -111,6 +112,11 @@ export interface ControllerDeps {
   logger?: Logger;
   /** Workers for controllers whose options do not say (the `--max-concurrent-reconciles` flag). */
   maxConcurrentReconciles?: number;
+  /**
+   * The leader's write fence (runtime/write_fence.ts), when leader election is on: no reconcile starts while it is
+   * closed, and each reconcile's client is bound to its signal, so losing the Lease aborts in-flight calls.
+   */
+  fence?: WriteFence;
 }
 
 /** Options for {@link Controller}. */
@@ -390,6 +396,14 @@ export class Controller<T extends KubeObject = KubeObject> {
     if (signal.aborted) return;
     const reconcileID = crypto.randomUUID();
     const log = reconcileLogger(run.baseLog, { controller, key, reconcileID });
+    try {
+      deps.fence?.check({ verb: "reconcile", resource: resourceId(this.forType), ...splitKey(key) });
+    } catch (err) {
+      // Not (provably) the leader any more: the manager is stopping the controllers; the next leader reconciles.
+      log.info("not starting the reconcile: {error}", { error: err });
+      queue.forget(key);
+      return;
+    }
     const { namespace, name } = splitKey(key);
     const ctx: ReconcileContext<T> = {
       key,
@@ -397,7 +411,7 @@ export class Controller<T extends KubeObject = KubeObject> {
       name,
       object: withTypeMeta(run.forInformer.store.get(key), this.forType),
       signal,
-      client: new OwnWritesClient({ client: deps.client, key, tracker: ownWrites }),
+      client: new OwnWritesClient({ client: deps.client, key, tracker: ownWrites, leadership: deps.fence?.signal }),
       informers: deps.informers,
       recorder: deps.recorder,
       log,
@@ -427,7 +441,11 @@ export class Controller<T extends KubeObject = KubeObject> {
     } catch (err) {
       result = "error";
       metrics.reconcileErrors.inc(labels);
-      if (err instanceof TerminalError) {
+      if (err instanceof NotLeaderError) {
+        // Not retriable on this replica: its writes are refused until it leads again, and then it re-lists.
+        queue.forget(key);
+        log.info("reconcile stopped, this replica is not the leader: {error}", { error: err });
+      } else if (err instanceof TerminalError) {
         queue.forget(key);
         metrics.terminalReconcileErrors.inc(labels);
         log.error("reconcile failed permanently, not retrying until the object changes: {error}", { error: err });
