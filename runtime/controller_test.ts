@@ -13,10 +13,11 @@ import {
   requeueAfter,
 } from "./controller.ts";
 import type { ControllerClient } from "./controller_client.ts";
-import { TerminalError } from "./errors.ts";
+import { NotLeaderError, TerminalError } from "./errors.ts";
 import type { EventInput, EventRecorder } from "./events.ts";
 import { Metrics } from "./metrics.ts";
 import { type KubeObject, objectKey, type ResourceType } from "./types.ts";
+import { LeaderFence } from "./write_fence.ts";
 
 const MachineType: ResourceType = {
   group: "useless.container.training",
@@ -130,13 +131,13 @@ function harness(
   reconcile: (ctx: ReconcileContext) => Action | Promise<Action>,
   wire: (c: Controller) => Controller = (c) => c,
   client: ControllerClient = stubClient(),
-  opts: { maxConcurrentReconciles?: number } = {},
+  opts: { maxConcurrentReconciles?: number; fence?: (clock: VirtualClock) => LeaderFence } = {},
 ): Harness {
   const clock = new VirtualClock(0);
   const registry = new FakeRegistry();
   const metrics = new Metrics();
   const recorder = new FakeRecorder();
-  const deps: ControllerDeps = { client, informers: registry, recorder, clock, metrics };
+  const deps: ControllerDeps = { client, informers: registry, recorder, clock, metrics, fence: opts.fence?.(clock) };
   const calls: ReconcileContext[] = [];
   const ctl = wire(
     new Controller({
@@ -147,7 +148,7 @@ function harness(
         return await reconcile(ctx);
       },
       deps,
-      ...opts,
+      maxConcurrentReconciles: opts.maxConcurrentReconciles,
     }),
   );
   const ac = new AbortController();
@@ -262,6 +263,50 @@ Deno.test("a TerminalError is not retried and counts as terminal", async () => {
     await h.metrics.value("controller_runtime_terminal_reconcile_errors_total", { controller: "machine" }),
     1,
   );
+  await h.stop();
+});
+
+Deno.test("a NotLeaderError is not retried; no reconcile starts once the write fence closed", async () => {
+  let fence: LeaderFence | undefined;
+  let n = 0;
+  const h = harness(
+    () => {
+      // The second reconcile's write is refused by the fenced client (its deadline passed mid-reconcile).
+      if (++n === 2) {
+        throw new NotLeaderError({ call: { verb: "patch" }, lease: "ns/l", identity: "a", renewDeadlineMs: 10_000 });
+      }
+      return done();
+    },
+    undefined,
+    stubClient(),
+    {
+      fence: (clock) => {
+        fence = new LeaderFence({ clock, renewDeadlineMs: 10_000, lease: "ns/l", identity: "a" });
+        fence.open(clock.nowMonotonic());
+        return fence;
+      },
+    },
+  );
+  const machines = h.registry.of(MachineType);
+  machines.set(machine("a"));
+  h.registry.syncAll();
+  await until(() => h.calls.length === 1);
+  assert.equal(await results(h.metrics, "success"), 1);
+
+  machines.set(machine("a", "2"));
+  await until(() => h.calls.length === 2);
+  await flushMicrotasks();
+  assert.equal(await results(h.metrics, "error"), 1);
+  for (let i = 0; i < 3; i++) await h.clock.advance(3_000);
+  assert.equal(h.calls.length, 2, "a NotLeaderError is not retried with backoff");
+  assert.equal(h.recorder.events.length, 0, "no Warning Event (it would be refused too)");
+
+  await h.clock.advance(1_000); // 10 s after the fence opened, with no renew: the renew deadline has passed
+  machines.set(machine("a", "3"));
+  machines.set(machine("b"));
+  for (let i = 0; i < 5; i++) await h.clock.advance(1_000);
+  assert.equal(h.calls.length, 2, "no reconcile starts once the fence is closed");
+  assert.equal(fence!.signal.aborted, true, "in-flight calls bound to the fence are aborted");
   await h.stop();
 });
 
