@@ -1,6 +1,6 @@
 /**
  * Issue 11 item 1 over HTTP: a leader whose Lease renewals stall must not write once its renew deadline has passed —
- * the write is refused in the process and the fake API server never sees it.
+ * neither a reconcile's write nor an Event: they are refused in the process and the fake API server never sees them.
  */
 import assert from "node:assert/strict";
 import { VirtualClock } from "../runtime/clock.ts";
@@ -51,6 +51,7 @@ Deno.test("a leader whose renewals stalled writes nothing after its renew deadli
         } catch (err) {
           outcome = err;
         }
+        ctx.recorder.event(ctx.object!, { type: "Normal", reason: "Late", action: "Test", note: "after the deadline" });
         return done();
       },
     });
@@ -95,6 +96,8 @@ Deno.test("a leader whose renewals stalled writes nothing after its renew deadli
 
     for (let i = 0; i < 100 && !finished; i++) await clock.advance(500); // the lost-leadership grace, then stop
     assert.ok((await result) instanceof LeadershipLostError);
+    const events = server.store.list(CoreTypes.Event, { namespace: "default" }).items;
+    assert.deepEqual(events.filter((e) => e.reason === "Late"), [], "the Event recorder's write was fenced too");
   } finally {
     await close();
   }
