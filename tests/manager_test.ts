@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { KubeClient } from "../runtime/client.ts";
+import { KubeClient } from "../runtime/client.ts";
 import { type Clock, RealClock, VirtualClock } from "../runtime/clock.ts";
 import { Controller, done, type InformerLike, type InformerOptions } from "../runtime/controller.ts";
 import { CacheSyncTimeoutError } from "../runtime/informers.ts";
@@ -89,7 +89,8 @@ class FakeController implements Runnable {
   }
 }
 
-const dummyClient = {} as KubeClient;
+/** Never called: these tests replace the caches, the recorder and the Lease lock (nothing listens on port 1). */
+const dummyClient = new KubeClient({ config: { server: "http://127.0.0.1:1" } });
 const quietRecorder = { event() {}, close: () => Promise.resolve() };
 
 function managerOptions(
