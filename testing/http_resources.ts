@@ -8,7 +8,7 @@ import type { KubeObject } from "../runtime/types.ts";
 import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
 import { negotiateShape, shapeList, shapeObject, watchPresenter } from "./http_negotiation.ts";
 import { applyJsonPatch } from "./patch/json_patch.ts";
-import { applyMergePatch } from "./patch/merge.ts";
+import { applyMergePatch } from "../runtime/apimachinery/merge_patch.ts";
 import { applyStrategicMergePatch } from "./patch/strategic.ts";
 import { serverSideApply } from "./patch/apply.ts";
 import { ApiError, failureStatus } from "../runtime/errors.ts";

@@ -9,7 +9,7 @@ import type { FakeStore } from "./fake_store.ts";
 import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
 import { jsonResponse, type ResourceRoute } from "./http_resources.ts";
 import { applyJsonPatch } from "./patch/json_patch.ts";
-import { applyMergePatch } from "./patch/merge.ts";
+import { applyMergePatch } from "../runtime/apimachinery/merge_patch.ts";
 import { badRequest, conflict, invalid, methodNotAllowed, notFound, unsupportedMediaType } from "./status_errors.ts";
 
 const CRD_KEY = "apiextensions.k8s.io/customresourcedefinitions";

@@ -17,6 +17,7 @@
 import { addFinalizer, hasFinalizer, removeFinalizer, setCondition } from "../../runtime/apply.ts";
 import { Controller, type ReconcileContext } from "../../runtime/controller.ts";
 import { isAlreadyExists, isConflict, isNotFound } from "../../runtime/errors.ts";
+import { labelSelectorMatcher } from "../../runtime/apimachinery/label_selector.ts";
 import { type Action, done, requeueAfter } from "../../runtime/queue.ts";
 import { type Condition, CoreTypes, type KubeObject, objectKey } from "../../runtime/types.ts";
 import type { RbacRule } from "../rbac.ts";
@@ -41,22 +42,12 @@ export const RBAC: readonly RbacRule[] = [
   { group: "", resource: "namespaces", verbs: ["get", "list", "watch"] },
 ];
 
-/** metav1.LabelSelector semantics. */
+/** metav1.LabelSelector semantics; no selector selects every namespace. */
 export function selectorMatches(
   selector: MultiSecret["spec"]["namespaceSelector"],
   labels: Record<string, string> = {},
 ): boolean {
-  if (!selector) return true;
-  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (labels[k] !== v) return false;
-  for (const e of selector.matchExpressions ?? []) {
-    const has = Object.hasOwn(labels, e.key);
-    const inValues = has && (e.values ?? []).includes(labels[e.key]);
-    if (e.operator === "In" && !inValues) return false;
-    if (e.operator === "NotIn" && inValues) return false;
-    if (e.operator === "Exists" && !has) return false;
-    if (e.operator === "DoesNotExist" && has) return false;
-  }
-  return true;
+  return labelSelectorMatcher(selector)(labels);
 }
 
 function base64(text: string): string {

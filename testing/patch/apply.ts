@@ -21,7 +21,7 @@ import {
   toFieldsV1,
   valueAt,
 } from "./fieldset.ts";
-import { isPlainObject } from "./merge.ts";
+import { isPlainObject } from "../../runtime/apimachinery/equality.ts";
 import { childMeta, type PatchMeta, patchMetaFor } from "./patch_meta.ts";
 
 /** metav1.ManagedFieldsEntry. */

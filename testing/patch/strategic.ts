@@ -9,7 +9,7 @@
 
 import { ApiError, failureStatus } from "../../runtime/errors.ts";
 import type { ResourceDef } from "../resource_def.ts";
-import { isPlainObject } from "./merge.ts";
+import { isPlainObject } from "../../runtime/apimachinery/equality.ts";
 import { childMeta, type PatchMeta, patchMetaFor } from "./patch_meta.ts";
 
 type JsonMap = Record<string, unknown>;
