@@ -7,22 +7,13 @@
 import type { StatusCause } from "../runtime/errors.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import type { ResourceDef } from "./resource_def.ts";
+import { deepEqual } from "../runtime/apimachinery/equality.ts";
+import { dns1035LabelErrors, dns1123LabelErrors, dns1123SubdomainErrors } from "../runtime/apimachinery/names.ts";
 
 /** Kubernetes metav1.Time: RFC 3339 in UTC with whole seconds (`2026-01-01T00:00:00Z`). */
 export function rfc3339(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
 }
-
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-
-const SUBDOMAIN_MSG =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-const LABEL_MSG =
-  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-const DNS1035_MSG =
-  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 
 /** Name-format causes for `name` of a `def` object (empty when valid). */
 export function validateName(def: ResourceDef, name: string): StatusCause[] {
@@ -31,21 +22,19 @@ export function validateName(def: ResourceDef, name: string): StatusCause[] {
     message: `Invalid value: ${JSON.stringify(name)}: ${msg}`,
     field: "metadata.name",
   }];
+  const causes = (errs: string[]): StatusCause[] => errs.length ? bad(errs[0]) : [];
   if (def.group === "" && def.plural === "namespaces") {
-    if (name.length > 63) return bad("must be no more than 63 characters");
-    return DNS1123_LABEL.test(name) ? [] : bad(LABEL_MSG);
+    return causes(dns1123LabelErrors(name));
   }
   if (def.group === "" && def.plural === "services") {
-    if (name.length > 63) return bad("must be no more than 63 characters");
-    return DNS1035_LABEL.test(name) ? [] : bad(DNS1035_MSG);
+    return causes(dns1035LabelErrors(name));
   }
   if (def.group === "rbac.authorization.k8s.io" || def.group === "apiregistration.k8s.io") {
     return name && !name.includes("/") && !name.includes("%") && name !== "." && name !== ".."
       ? []
       : bad("may not contain '/' or '%'");
   }
-  if (name.length > 253) return bad("must be no more than 253 characters");
-  return DNS1123_SUBDOMAIN.test(name) ? [] : bad(SUBDOMAIN_MSG);
+  return causes(dns1123SubdomainErrors(name));
 }
 
 const GENERATE_CHARS = "bcdfghjklmnpqrstvwxz2456789";
@@ -58,20 +47,8 @@ export function generateName(prefix: string): string {
   return `${prefix.slice(0, 58)}${suffix}`;
 }
 
-/** True for deep-equal JSON values (key order ignored). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((v, i) => jsonEqual(v, bb[i]));
-  }
-  const ak = Object.keys(a as object).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
-  const bk = Object.keys(b as object).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-  if (ak.length !== bk.length) return false;
-  return ak.every((k) => jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
-}
+/** True for deep-equal JSON values (key order ignored): runtime/apimachinery's {@link deepEqual}. */
+export const jsonEqual: (a: unknown, b: unknown) => boolean = deepEqual;
 
 /** Whether a change from `old` to `next` bumps metadata.generation (anything outside metadata and status). */
 export function specChanged(old: KubeObject, next: KubeObject): boolean {

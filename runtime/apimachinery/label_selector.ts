@@ -6,6 +6,7 @@
  * {@link SelectorError} carrying kube's message.
  * @module
  */
+import { labelValueErrors, qualifiedNameErrors } from "./names.ts";
 
 /** A selector that could not be parsed (a server answers it as 400 BadRequest). */
 export class SelectorError extends Error {
@@ -41,72 +42,6 @@ export interface LabelSelector {
   matchLabels?: Record<string, string>;
   /** Set-based requirements. */
   matchExpressions?: ReadonlyArray<{ key: string; operator: string; values?: readonly string[] }>;
-}
-
-// ---- validation (k8s.io/apimachinery/pkg/util/validation) ----
-
-const QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-const QUALIFIED_NAME = new RegExp(`^${QUALIFIED_NAME_FMT}$`);
-const QUALIFIED_NAME_MSG =
-  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const LABEL_VALUE_FMT = `(${QUALIFIED_NAME_FMT})?`;
-const LABEL_VALUE = new RegExp(`^${LABEL_VALUE_FMT}$`);
-const LABEL_VALUE_MSG = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or " +
-  "'.', and must start and end with an alphanumeric character";
-const DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
-const DNS1123_SUBDOMAIN = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`);
-const DNS1123_SUBDOMAIN_MSG = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, " +
-  "'-' or '.', and must start and end with an alphanumeric character";
-
-/** validation.RegexError: the message with examples and the regular expression. */
-export function regexError(msg: string, fmt: string, ...examples: string[]): string {
-  if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
-  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(" or ")}regex used for validation is '${fmt}')`;
-}
-
-/** validation.IsDNS1123Subdomain: the problems with `value` (none when valid). */
-export function dns1123SubdomainErrors(value: string): string[] {
-  const errs: string[] = [];
-  if (value.length > 253) errs.push("must be no more than 253 characters");
-  if (!DNS1123_SUBDOMAIN.test(value)) {
-    errs.push(regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, "example.com"));
-  }
-  return errs;
-}
-
-/** validation.IsQualifiedName (label and annotation keys): the problems with `value` (none when valid). */
-export function qualifiedNameErrors(value: string): string[] {
-  const errs: string[] = [];
-  const parts = value.split("/");
-  let name: string;
-  if (parts.length === 1) {
-    name = parts[0];
-  } else if (parts.length === 2) {
-    const prefix = parts[0];
-    name = parts[1];
-    if (prefix.length === 0) errs.push("prefix part must be non-empty");
-    else errs.push(...dns1123SubdomainErrors(prefix).map((m) => `prefix part ${m}`));
-  } else {
-    return [
-      `a qualified name ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc")}` +
-      " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-    ];
-  }
-  if (name.length === 0) errs.push("name part must be non-empty");
-  else if (name.length > 63) errs.push("name part must be no more than 63 characters");
-  if (!QUALIFIED_NAME.test(name)) {
-    errs.push(`name part ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc")}`);
-  }
-  return errs;
-}
-
-/** validation.IsValidLabelValue: the problems with `value` (none when valid). */
-export function labelValueErrors(value: string): string[] {
-  const errs: string[] = [];
-  if (value.length > 63) errs.push("must be no more than 63 characters");
-  if (!LABEL_VALUE.test(value)) errs.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, "MyValue", "my_value", "12345"));
-  return errs;
 }
 
 function invalid(path: string, value: string, errs: string[]): string {

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { resourceId } from "../../runtime/apimachinery/names.ts";
 import { ApiError, type StatusCause } from "../../runtime/errors.ts";
 import type { KubeObject } from "../../runtime/types.ts";
 import type { ResourceDef } from "../resource_def.ts";
@@ -116,7 +117,7 @@ function conflictError(
       code: 409,
       details: { causes },
     },
-    { verb: "patch", resource: opts.def.group ? `${opts.def.plural}.${opts.def.group}` : opts.def.plural },
+    { verb: "patch", resource: resourceId(opts.def) },
   );
 }
 
