@@ -16,8 +16,10 @@
 
 import { addFinalizer, hasFinalizer, removeFinalizer, setCondition } from "../../runtime/apply.ts";
 import { Controller, type ReconcileContext } from "../../runtime/controller.ts";
-import { isAlreadyExists, isConflict, isNotFound } from "../../runtime/errors.ts";
+import { isAlreadyExists, isConflict } from "../../runtime/errors.ts";
 import { labelSelectorMatcher } from "../../runtime/apimachinery/label_selector.ts";
+import { deleteIgnoringNotFound } from "../../runtime/delete_ignoring_not_found.ts";
+import { patchStatusIfChanged } from "../../runtime/status_patch.ts";
 import { type Action, done, requeueAfter } from "../../runtime/queue.ts";
 import { type Condition, CoreTypes, type KubeObject, objectKey } from "../../runtime/types.ts";
 import type { RbacRule } from "../rbac.ts";
@@ -244,12 +246,13 @@ async function updateChild(ctx: ReconcileContext, ms: MultiSecret, have: KubeObj
 
 async function deleteChild(ctx: ReconcileContext, ms: MultiSecret, child: KubeObject) {
   try {
-    await ctx.client.delete(CoreTypes.Secret, child.metadata.name!, {
+    const deleted = await deleteIgnoringNotFound(ctx.client, CoreTypes.Secret, child.metadata.name!, {
       namespace: child.metadata.namespace,
       preconditions: { uid: child.metadata.uid },
     });
+    if (!deleted) return; // gone already
   } catch (err) {
-    if (isNotFound(err) || isConflict(err)) return; // gone already, or replaced by someone else: not ours to delete
+    if (isConflict(err)) return; // replaced by someone else (uid precondition): not ours to delete
     throw err;
   }
   ctx.recorder.event(ms, {
@@ -295,12 +298,7 @@ async function writeStatus(
   if (s.changed || changedCounts || !current.change_time) {
     status.change_time = now.replace(/\.\d{3}Z$/, "Z"); // RFC 3339 to the second, as the original's time.RFC3339
   }
-  if (Object.entries(status).every(([k, v]) => JSON.stringify(current[k]) === JSON.stringify(v))) return;
-  await ctx.client.patch(MultiSecretType, ms.metadata.name!, { status }, {
-    namespace: ctx.namespace,
-    type: "merge",
-    subresource: "status",
-  });
+  await patchStatusIfChanged(ctx.client, MultiSecretType, ms, status);
 }
 
 /** Secret → its owner's key, from the owner annotations. */
