@@ -2,6 +2,7 @@
  * The informer against testing/'s fake API server (real HTTP, and HTTPS with client certificates): sync, dropped
  * and stalled streams, compaction, injected errors, restart with lost state, and a seeded random-fault run.
  */
+import { seededRandom } from "../runtime/random.ts";
 import { eventually, type EventuallyOptions } from "../testing/eventually.ts";
 import assert from "node:assert/strict";
 import { Informer } from "../runtime/cache.ts";
@@ -43,14 +44,13 @@ async function rig(opts: { tls?: boolean; seed?: number } = {}): Promise<Rig> {
   const clock = new VirtualClock(0);
   const client = new KubeClient({ config, clock });
   const restarts: string[] = [];
-  let seed = opts.seed ?? 3;
   const informer = new Informer({
     client,
     resource: CoreTypes.ConfigMap,
     namespace: "ns",
     clock,
     logger: quiet,
-    random: () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31,
+    random: seededRandom(opts.seed ?? 3),
     metrics: { watchRestarts: { inc: (l) => void restarts.push(l.reason) } },
   });
   const ctrl = new AbortController();
@@ -174,8 +174,7 @@ Deno.test("fake server: restart with lost state → relist with synthetic delete
 
 Deno.test("fake server: property — 200 seeded random faults between writes; cache equals server, no event lost or duplicated", async () => {
   const r = await rig({ seed: 99 });
-  let seed = 424_242;
-  const rand = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const rand = seededRandom(424_242);
   const model = new Map<string, string>();
   const violations: string[] = [];
   r.informer.addHandler({
