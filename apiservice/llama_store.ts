@@ -5,6 +5,7 @@
  * persistence reports that someone else changed the backing object, the store reloads it and re-runs the change.
  * @module
  */
+import { deepEqual } from "../runtime/apimachinery/equality.ts";
 import { resourceId } from "../runtime/apimachinery/names.ts";
 import { ApiError, failureStatus } from "../runtime/errors.ts";
 import type { Clock } from "../runtime/clock.ts";
@@ -214,7 +215,7 @@ export class LlamaStore {
         uid: current.metadata.uid,
         creationTimestamp: current.metadata.creationTimestamp,
         generation: (current.metadata.generation ?? 1) +
-          (JSON.stringify(current.spec) === JSON.stringify(next.spec) ? 0 : 1),
+          (deepEqual(current.spec, next.spec) ? 0 : 1),
       };
       return { next, type: "MODIFIED" };
     });

@@ -4,6 +4,7 @@
  * one HTTPS listener. Used by `kubeop apiserver` and, in-process, by `kubeop dev`.
  * @module
  */
+import { deepEqual } from "../runtime/apimachinery/equality.ts";
 import { type Clock, RealClock } from "../runtime/clock.ts";
 import {
   AUTHENTICATION_CONFIGMAP,
@@ -219,7 +220,7 @@ export async function startFarmApiServer(opts: FarmApiServerOptions = {}): Promi
     const tick = async () => {
       const read = await readAuthConfigMap();
       if (stopped) return;
-      if (read && JSON.stringify(read.cfg) !== JSON.stringify(authenticator.requestHeader)) {
+      if (read && !deepEqual(read.cfg, authenticator.requestHeader)) {
         if (read.cfg) tls.update({ clientCAPEM: read.cfg.clientCAPEM });
         authenticator.requestHeader = read.cfg;
         log("farm apiserver: requestheader options changed in extension-apiserver-authentication; reloaded");

@@ -17,6 +17,7 @@
 import { addFinalizer, hasFinalizer, removeFinalizer, setCondition } from "../../runtime/apply.ts";
 import { Controller, type ReconcileContext } from "../../runtime/controller.ts";
 import { isAlreadyExists, isConflict } from "../../runtime/errors.ts";
+import { deepEqual } from "../../runtime/apimachinery/equality.ts";
 import { labelSelectorMatcher } from "../../runtime/apimachinery/label_selector.ts";
 import { deleteIgnoringNotFound } from "../../runtime/delete_ignoring_not_found.ts";
 import { patchStatusIfChanged } from "../../runtime/status_patch.ts";
@@ -92,13 +93,9 @@ function isOurs(secret: KubeObject, ms: MultiSecret): boolean {
   return a[OWNER_NAME] === ms.metadata.name && a[OWNER_NAMESPACE] === ms.metadata.namespace;
 }
 
-function sortedJson(map: Record<string, string>): string {
-  return JSON.stringify(Object.entries(map).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
-}
-
 function sameContent(have: KubeObject, want: KubeObject): boolean {
   const a = have.metadata.annotations ?? {};
-  return sortedJson(have.data ?? {}) === sortedJson(want.data) &&
+  return deepEqual(have.data ?? {}, want.data ?? {}) &&
     have.metadata.labels?.[OWNER_UID] === want.metadata.labels![OWNER_UID] &&
     [OWNER_NAME, OWNER_NAMESPACE, OWNER_UID].every((k) => a[k] === want.metadata.annotations![k]) &&
     !a["kubectl.kubernetes.io/last-applied-configuration"];
