@@ -5,6 +5,7 @@
  * shortNames, categories, schema); deleting the CRD removes the kind and its objects.
  * @module
  */
+import { resourceId } from "../runtime/apimachinery/names.ts";
 import { rfc3339 } from "./object_rules.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import { STANDARD_VERBS } from "./builtin_resources.ts";
@@ -99,7 +100,7 @@ export class CrdController {
         field: "spec.scope",
       });
     }
-    if (names.plural && spec.group && name !== `${names.plural}.${spec.group}`) {
+    if (names.plural && spec.group && name !== resourceId({ group: spec.group, plural: names.plural })) {
       causes.push({
         reason: "FieldValueInvalid",
         message: `Invalid value: ${JSON.stringify(name)}: must be spec.names.plural+"."+spec.group`,

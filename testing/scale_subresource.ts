@@ -4,6 +4,7 @@
  * `specReplicasPath` of the custom resource (what `kubectl scale` and HPAs do).
  * @module
  */
+import { resourceId } from "../runtime/apimachinery/names.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import type { FakeStore } from "./fake_store.ts";
 import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
@@ -22,7 +23,7 @@ interface ScalePaths {
 
 /** The CRD's `subresources.scale` paths for the version a route serves. */
 function scalePaths(store: FakeStore, route: ResourceRoute): ScalePaths | undefined {
-  const crd = store.objects.get(CRD_KEY, "", `${route.def.plural}.${route.def.group}`);
+  const crd = store.objects.get(CRD_KEY, "", resourceId(route.def));
   const version = (crd?.spec?.versions ?? []).find((v: KubeObject) => v.name === route.def.version);
   return version?.subresources?.scale;
 }
