@@ -16,9 +16,9 @@
 
 import { addFinalizer, hasFinalizer, removeFinalizer, setCondition } from "../../runtime/apply.ts";
 import { Controller, type ReconcileContext } from "../../runtime/controller.ts";
-import { isAlreadyExists, isConflict } from "../../runtime/errors.ts";
+import { isAlreadyExists, isConflict, TerminalError } from "../../runtime/errors.ts";
 import { deepEqual } from "../../runtime/apimachinery/equality.ts";
-import { labelSelectorMatcher } from "../../runtime/apimachinery/label_selector.ts";
+import { type LabelMatcher, labelSelectorMatcher, SelectorError } from "../../runtime/apimachinery/label_selector.ts";
 import { deleteIgnoringNotFound } from "../../runtime/delete_ignoring_not_found.ts";
 import { patchStatusIfChanged } from "../../runtime/status_patch.ts";
 import { type Action, done, requeueAfter } from "../../runtime/queue.ts";
@@ -45,12 +45,22 @@ export const RBAC: readonly RbacRule[] = [
   { group: "", resource: "namespaces", verbs: ["get", "list", "watch"] },
 ];
 
-/** metav1.LabelSelector semantics; no selector selects every namespace. */
-export function selectorMatches(
-  selector: MultiSecret["spec"]["namespaceSelector"],
-  labels: Record<string, string> = {},
-): boolean {
-  return labelSelectorMatcher(selector)(labels);
+/**
+ * The namespaces `ms` copies into: its `spec.namespaceSelector` (metav1.LabelSelector semantics; no selector selects
+ * every namespace). An invalid selector is a TerminalError: retrying cannot fix it, a spec change will.
+ */
+export function namespaceMatcher(ms: MultiSecret): LabelMatcher {
+  try {
+    return labelSelectorMatcher(ms.spec?.namespaceSelector);
+  } catch (err) {
+    if (!(err instanceof SelectorError)) throw err;
+    throw new TerminalError(
+      `MultiSecret ${ms.metadata.namespace}/${ms.metadata.name}: spec.namespaceSelector: ${err.message}`,
+      {
+        cause: err,
+      },
+    );
+  }
 }
 
 function base64(text: string): string {
@@ -133,10 +143,11 @@ export async function reconcileMultiSecret(ctx: ReconcileContext): Promise<Actio
   let pending = false;
   const conflicts: string[] = [];
   const selected = new Set<string>();
+  const selects = namespaceMatcher(ms);
   for (const ns of namespaces) {
     const nsName = ns.metadata.name!;
     if (ns.metadata.deletionTimestamp || ns.status?.phase === "Terminating") continue;
-    if (!selectorMatches(ms.spec?.namespaceSelector, ns.metadata.labels)) continue;
+    if (!selects(ns.metadata.labels)) continue;
     selected.add(nsName);
     wanted++;
     const want = desiredChild(ms, nsName);
