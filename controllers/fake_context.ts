@@ -22,21 +22,12 @@ import type { ControllerClient } from "../runtime/controller_client.ts";
 import type { InformerLike, InformerOptions, InformerSource, ReconcileContext } from "../runtime/controller.ts";
 import { ApiError, failureStatus } from "../runtime/errors.ts";
 import type { EventInput } from "../runtime/events.ts";
+import { parseLabelSelector } from "../runtime/apimachinery/label_selector.ts";
+import { applyMergePatch } from "../runtime/apimachinery/merge_patch.ts";
 import { type KubeList, type KubeObject, objectKey, type ResourceType, splitKey } from "../runtime/types.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
-
-/** RFC 7386 JSON merge patch. */
-export function mergePatch(target: Json, patch: Json): Json {
-  if (patch === null || typeof patch !== "object" || Array.isArray(patch)) return structuredClone(patch);
-  const out: Json = target && typeof target === "object" && !Array.isArray(target) ? { ...target } : {};
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    else out[k] = mergePatch(out[k], v);
-  }
-  return out;
-}
 
 /** One recorded client call. */
 export interface Call {
@@ -151,7 +142,7 @@ export class FakeCluster {
     if (rv && rv !== old.metadata.resourceVersion) {
       throw apiError(409, "Conflict", "the object has been modified", "patch", rt);
     }
-    const merged = mergePatch(old, body);
+    const merged = applyMergePatch(old, body) as KubeObject;
     const next: KubeObject = subresource === "status"
       ? { ...structuredClone(old), status: merged.status }
       : { ...merged, status: structuredClone(old.status) };
@@ -207,12 +198,11 @@ export class FakeCluster {
     }
   }
 
-  /** Informers reading this cluster (label selectors: `key` and `key=value` terms). */
+  /** Informers reading this cluster (label selectors as runtime/apimachinery parses them). */
   readonly informers: InformerSource = {
     get: <T extends KubeObject = KubeObject>(rt: ResourceType, opts?: InformerOptions): InformerLike<T> => {
-      const terms = (opts?.labelSelector ?? "").split(",").filter(Boolean).map((t) => t.split("="));
-      const ok = (o: KubeObject) =>
-        terms.every(([k, v]) => v === undefined ? k in (o.metadata.labels ?? {}) : o.metadata.labels?.[k] === v);
+      const selects = parseLabelSelector(opts?.labelSelector);
+      const ok = (o: KubeObject) => selects(o.metadata.labels);
       return {
         resource: rt,
         store: {

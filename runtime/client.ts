@@ -6,6 +6,7 @@
  * @module
  */
 
+import { resourceId as resourceName } from "./apimachinery/names.ts";
 import type { Clock } from "./clock.ts";
 import { RealClock } from "./clock.ts";
 import { BearerCredentials } from "./credentials.ts";
@@ -187,10 +188,6 @@ export function resourcePath(
   const name = opts.name !== undefined ? `/${encodeURIComponent(opts.name)}` : "";
   const sub = opts.subresource && opts.name !== undefined ? `/${opts.subresource}` : "";
   return `${base}${ns}/${rt.plural}${name}${sub}`;
-}
-
-function resourceName(rt: ResourceType): string {
-  return rt.group ? `${rt.plural}.${rt.group}` : rt.plural;
 }
 
 /**

@@ -10,4 +10,5 @@ export type { FaultHooks, InjectedFault, WatchFilter } from "./faults.ts";
 export type { AggregatedTarget } from "./http_router.ts";
 export type { ResourceDef } from "./resource_def.ts";
 export { BUILTIN_RESOURCES } from "./builtin_resources.ts";
+export { eventually, type EventuallyOptions } from "./eventually.ts";
 export { type ContainerOutcome, FakeKubelet, type FakeKubeletOptions, interpretCommand } from "./kubelet.ts";
