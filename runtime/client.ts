@@ -12,6 +12,7 @@ import { BearerCredentials } from "./credentials.ts";
 import { ApiError, type CallInfo, failureStatus, type Status } from "./errors.ts";
 import { openHttpStream } from "./http_transport.ts";
 import { LineSplitter } from "./json_lines.ts";
+import { ensureDefaultLogging } from "./log.ts";
 import type { ClusterConfig } from "./kubeconfig.ts";
 import { apiVersionOf, type KubeList, type KubeObject, type ResourceType, type WatchEvent } from "./types.ts";
 
@@ -179,6 +180,7 @@ export class KubeClient {
 
   /** One HTTP client per cluster; close() releases it. */
   constructor(opts: KubeClientOptions) {
+    ensureDefaultLogging();
     this.config = opts.config;
     this.clock = opts.clock ?? new RealClock();
     this.fieldManager = opts.fieldManager ?? "kubeop";

@@ -388,8 +388,16 @@ export class Controller<T extends KubeObject = KubeObject> {
     await ownWrites.wait(key, signal);
     if (signal.aborted) return;
     const reconcileID = crypto.randomUUID();
-    const log = reconcileLogger(run.baseLog, { controller, key, reconcileID });
     const { namespace, name } = splitKey(key);
+    const { group: controllerGroup, kind: controllerKind } = this.forType;
+    const log = reconcileLogger(run.baseLog, {
+      controller,
+      controllerGroup,
+      controllerKind,
+      namespace,
+      name,
+      reconcileID,
+    });
     const ctx: ReconcileContext<T> = {
       key,
       namespace,

@@ -14,7 +14,7 @@ import { type EventRecorder, KubeEventRecorder } from "./events.ts";
 import { InformerRegistry } from "./informers.ts";
 import { defaultIdentity, LeaderElector, LeadershipLostError } from "./leader.ts";
 import { kubeLeaseLock, type LeaseLock } from "./lease_lock.ts";
-import { kubeopLogger, type Logger } from "./log.ts";
+import { ensureDefaultLogging, kubeopLogger, type Logger } from "./log.ts";
 import { Metrics } from "./metrics.ts";
 import { namespacedInformers } from "./namespaced_informers.ts";
 import { type CheckResult, type EndpointsServer, type ProbeReport, serveEndpoints } from "./probes.ts";
@@ -152,6 +152,7 @@ export class Manager {
   /** Builds the caches, recorder and (when configured) the leader elector; validates election durations. */
   constructor(opts: ManagerOptions) {
     this.#opts = opts;
+    ensureDefaultLogging();
     this.#clock = opts.clock ?? new RealClock();
     this.#log = opts.logger ?? kubeopLogger("manager");
     this.metrics = opts.metrics ?? new Metrics();
