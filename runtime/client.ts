@@ -18,8 +18,10 @@ import { apiVersionOf, type KubeList, type KubeObject, type ResourceType, type W
 
 /** The metric hooks the client uses (structurally a subset of runtime/metrics.ts `Metrics`). */
 export interface ClientMetrics {
-  /** rest_client_requests_total{code,method,host}. */
+  /** rest_client_requests_total{code,method,host}; a request that got no response counts as code "<error>". */
   restClientRequests: { inc(labels: { code: string; method: string; host: string }): void };
+  /** rest_client_request_duration_seconds{verb,host}: until the response headers arrive or the request fails. */
+  restClientRequestDuration?: { observe(labels: { verb: string; host: string }, seconds: number): void };
 }
 
 /** Construction options. */
@@ -358,15 +360,19 @@ export class KubeClient {
       const auth = await this.#credentials.authorization();
       if (auth) headers["Authorization"] = auth;
       if (this.config.exec) await this.#useExecCertificate();
+      const sentMs = this.clock.now();
       const res = await fetch(url, {
         method,
         headers,
         body: bodyText,
         signal: opts.signal,
         client: this.#httpClient,
-      } as RequestInit);
+      } as RequestInit).catch((err) => {
+        this.#countRequest(method, "<error>", sentMs);
+        throw err;
+      });
+      this.#countRequest(method, String(res.status), sentMs);
       const body = new Uint8Array(await res.arrayBuffer());
-      this.#metrics?.restClientRequests.inc({ code: String(res.status), method, host: this.#host });
       if (res.status === 401 && !authRetried && this.#credentials.configured) {
         authRetried = true;
         this.#credentials.invalidate();
@@ -384,6 +390,15 @@ export class KubeClient {
       }
       return { status: res.status, headers: res.headers, body };
     }
+  }
+
+  /** client-go's request metrics: the result by code ("<error>" when no response came) and the latency. */
+  #countRequest(method: string, code: string, sentMs: number): void {
+    this.#metrics?.restClientRequests.inc({ code, method, host: this.#host });
+    this.#metrics?.restClientRequestDuration?.observe(
+      { verb: method, host: this.#host },
+      Math.max(0, this.clock.now() - sentMs) / 1000,
+    );
   }
 
   /** Rebuilds the HTTP client when an exec plugin hands out a (new) client certificate. */
@@ -444,6 +459,7 @@ export class KubeClient {
     if (auth) headers["Authorization"] = auth;
     const { caPEM } = this.config;
     const execCert = await this.#credentials.clientCertificate();
+    const sentMs = this.clock.now();
     const stream = await openHttpStream({
       url,
       headers,
@@ -453,8 +469,11 @@ export class KubeClient {
         cert: execCert?.certPEM ?? this.config.certPEM,
         key: execCert?.keyPEM ?? this.config.keyPEM,
       },
+    }).catch((err) => {
+      this.#countRequest("GET", "<error>", sentMs);
+      throw err;
     });
-    this.#metrics?.restClientRequests.inc({ code: String(stream.status), method: "GET", host: this.#host });
+    this.#countRequest("GET", String(stream.status), sentMs);
     if (stream.status !== 200) {
       const text = await stream.text(64 * 1024).catch(() => "");
       if (stream.status === 401) this.#credentials.invalidate();

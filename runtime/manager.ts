@@ -156,6 +156,7 @@ export class Manager {
     this.#clock = opts.clock ?? new RealClock();
     this.#log = opts.logger ?? kubeopLogger("manager");
     this.metrics = opts.metrics ?? new Metrics();
+    this.metrics.enableDefaultCollectors();
     this.#caches = opts.informers ?? new InformerRegistry({
       client: opts.client,
       clock: this.#clock,
@@ -212,6 +213,7 @@ export class Manager {
       throw new Error(`manager: a controller named "${controller.name}" was already added`);
     }
     this.#controllers.push(controller);
+    this.metrics.initController(controller.name);
     return this;
   }
 

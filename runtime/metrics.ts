@@ -1,11 +1,12 @@
 /**
- * Prometheus metrics with controller-runtime's names and labels, plus kubeop's watch/cache metrics. One
- * {@link Metrics} per Manager owns its own prom-client `Registry` (never the global default registry), so tests
- * create their own and assert on them.
+ * Prometheus metrics with controller-runtime's names, labels and bucket layouts, client-go's rest_client_* metrics,
+ * prom-client's process and runtime collectors, plus kubeop's watch/cache metrics. One {@link Metrics} per Manager
+ * owns its own prom-client `Registry` (never the global default registry), so tests create their own and assert on
+ * them.
  * @module
  */
 
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 
 /** Hooks the work queue calls (client-go's workqueue.MetricsProvider, flattened). */
 export interface QueueMetricsHooks {
@@ -43,6 +44,9 @@ export const noopQueueMetrics: QueueMetricsHooks = {
 
 /** Results of one reconcile, as controller-runtime labels them. */
 export type ReconcileResult = "success" | "error" | "requeue" | "requeue_after";
+
+/** Every {@link ReconcileResult}, in controller-runtime's order; each series starts at 0 per controller. */
+export const RECONCILE_RESULTS: readonly ReconcileResult[] = ["error", "requeue_after", "requeue", "success"];
 
 const RECONCILE_BUCKETS = [
   0.005,
@@ -86,8 +90,8 @@ const RECONCILE_BUCKETS = [
   50,
   60,
 ];
-/** workqueue's exponential buckets: 1e-8 s × 10^i, 10 buckets. */
-const QUEUE_BUCKETS = Array.from({ length: 10 }, (_, i) => 1e-8 * 10 ** i);
+/** controller-runtime's workqueue buckets, prometheus.ExponentialBuckets(10e-9, 10, 12): 1e-8 s × 10^i. */
+const QUEUE_BUCKETS = Array.from({ length: 12 }, (_, i) => Number((1e-8 * 10 ** i).toPrecision(12)));
 const REST_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];
 
 /**
@@ -95,11 +99,14 @@ const REST_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Metrics } from "./metrics.ts";
  * const metrics = new Metrics();
+ * metrics.initController("machine");
  * metrics.reconcileTotal.inc({ controller: "machine", result: "success" });
  * const text = await metrics.render();
- * console.assert(text.includes('controller_runtime_reconcile_total{controller="machine",result="success"} 1'));
+ * assert.ok(text.includes('controller_runtime_reconcile_total{controller="machine",result="success"} 1'));
+ * assert.ok(text.includes('controller_runtime_reconcile_total{controller="machine",result="error"} 0'));
  * ```
  */
 export class Metrics {
@@ -141,7 +148,7 @@ export class Metrics {
 
   /** rest_client_requests_total{code,method,host}. */
   readonly restClientRequests: Counter<"code" | "method" | "host">;
-  /** rest_client_request_duration_seconds{verb,host}. */
+  /** rest_client_request_duration_seconds{verb,host}: until the response headers arrive (or the request fails). */
   readonly restClientRequestDuration: Histogram<"verb" | "host">;
 
   /** kubeop_watch_restarts_total{resource,reason}. */
@@ -161,6 +168,7 @@ export class Metrics {
   /** kubeop_events_dropped_total{reason}: Events the recorder could not send. */
   readonly eventsDropped: Counter<"reason">;
 
+  #defaultCollectors = false;
   #probes = new Map<string, { labels: { name: string; controller: string }; probe: InFlightProbe }>();
   readonly #scrapeRefreshers = new Set<() => void>();
 
@@ -342,6 +350,42 @@ export class Metrics {
       labelNames: ["reason"],
       registers,
     });
+  }
+
+  /**
+   * Creates every per-controller series at 0 (reconcile totals for each result, errors, terminal errors, panics,
+   * active workers, reconcile time, and the workqueue series named after the controller), as controller-runtime
+   * does when a controller is created, so dashboards and alerts see the series before the first event. Idempotent.
+   */
+  initController(controller: string): void {
+    const labels = { controller };
+    for (const result of RECONCILE_RESULTS) this.reconcileTotal.inc({ controller, result }, 0);
+    this.reconcileErrors.inc(labels, 0);
+    this.terminalReconcileErrors.inc(labels, 0);
+    this.reconcilePanics.inc(labels, 0);
+    this.activeWorkers.inc(labels, 0);
+    this.reconcileTime.zero(labels);
+    const q = { name: controller, controller };
+    this.workqueueDepth.inc(q, 0);
+    this.workqueueAdds.inc(q, 0);
+    this.workqueueRetries.inc(q, 0);
+    this.workqueueQueueDuration.zero(q);
+    this.workqueueWorkDuration.zero(q);
+    this.workqueueUnfinishedWork.inc(q, 0);
+    this.workqueueLongestRunning.inc(q, 0);
+  }
+
+  /**
+   * Registers prom-client's default collectors on this registry (once): process_cpu_seconds_total,
+   * process_resident_memory_bytes, process_start_time_seconds, process_open_fds, process_max_fds, and the
+   * nodejs_* heap, event-loop and version series — the process panels of the usual controller dashboards. All of
+   * them work under Deno (the fd counts read /proc/self on Linux). The Manager turns them on for the registry it
+   * serves; a bare Metrics (tests) stays without them.
+   */
+  enableDefaultCollectors(): void {
+    if (this.#defaultCollectors) return;
+    this.#defaultCollectors = true;
+    collectDefaultMetrics({ register: this.registry });
   }
 
   /** Queue hooks that feed the workqueue_* metrics labelled `{name, controller}`. */
