@@ -17,9 +17,10 @@ function isObject(v: unknown): v is Record<string, Json> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { applyMergePatch } from "./patch.ts";
  * const out = applyMergePatch({ spec: { weight: 1, height: 2 } }, { spec: { weight: 3 } });
- * console.assert((out as any).spec.height === 2);
+ * assert.ok((out as any).spec.height === 2);
  * ```
  */
 export function applyMergePatch(target: unknown, patch: unknown): unknown {

@@ -40,9 +40,10 @@ const VALUE = String.raw`([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?`;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseLabelSelector } from "./selectors.ts";
  * const match = parseLabelSelector("farm=north,size in (s,m)");
- * console.assert(match({ metadata: { labels: { farm: "north", size: "m" } } }));
+ * assert.ok(match({ metadata: { labels: { farm: "north", size: "m" } } }));
  * ```
  */
 export function parseLabelSelector(selector: string | null | undefined): ObjectPredicate {

@@ -13,8 +13,9 @@ import { netperfCrds } from "./netperf/schema.ts";
  * Every CRD the four controllers serve.
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { crdManifests } from "./crds.ts";
- * console.assert(crdManifests().some((c) => c.metadata.name === "machines.useless.container.training"));
+ * assert.ok(crdManifests().some((c) => c.metadata.name === "machines.useless.container.training"));
  * ```
  */
 export function crdManifests(): KubeObject[] {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { VirtualClock } from "./clock.ts";
 import { isConflict } from "./errors.ts";
 import {
-  LeaderElectionOutcome,
+  type LeaderElectionOutcome,
   LeaderElector,
   type LeaderElectorOptions,
   LeadershipLostError,

@@ -8,20 +8,58 @@
  * @module
  */
 
-import {
-  type Config,
-  configure,
-  configureSync,
-  getConfig,
-  getLogger,
-  type Logger,
-  type LogLevel,
-  type LogRecord,
-  type Sink,
-} from "@logtape/logtape";
+import { type Config, configure, configureSync, getConfig, getLogger } from "@logtape/logtape";
 import { keyValueTextFormatter, type LineFormatter, zapJsonFormatter } from "./log_format.ts";
 
-export type { Logger, LogLevel, LogRecord, Sink };
+/** Severity, lowest first (logtape's levels). */
+export type LogLevel = "trace" | "debug" | "info" | "warning" | "error" | "fatal";
+
+/** Structured fields of a log record. */
+export type LogProperties = Record<string, unknown>;
+
+/**
+ * The logger kubeop hands out (`ctx.log` in a reconcile): logtape's Logger, reduced to the methods kubeop uses. The
+ * message is a template whose `{name}` placeholders are filled from `properties`.
+ */
+export interface Logger {
+  /** The category, e.g. `["kubeop", "controller", "machine"]`. */
+  readonly category: readonly string[];
+  /** A logger one level down, e.g. `getChild("watch")` or `getChild(["controller", "x"])`. */
+  getChild(subcategory: string | readonly [string, ...string[]]): Logger;
+  /** A logger whose records all carry `properties`. */
+  with(properties: LogProperties): Logger;
+  /** Logs at trace level. */
+  trace(message: string, properties?: LogProperties): void;
+  /** Logs at debug level. */
+  debug(message: string, properties?: LogProperties): void;
+  /** Logs at info level. */
+  info(message: string, properties?: LogProperties): void;
+  /** Logs at warning level. */
+  warn(message: string, properties?: LogProperties): void;
+  /** Logs at error level. */
+  error(message: string, properties?: LogProperties): void;
+  /** Logs at fatal level. */
+  fatal(message: string, properties?: LogProperties): void;
+}
+
+/** One log record as a sink receives it (logtape's LogRecord). */
+export interface LogRecord {
+  /** Category of the logger that wrote it. */
+  readonly category: readonly string[];
+  /** Its level. */
+  readonly level: LogLevel;
+  /** The message, template parts at even indexes and interpolated values at odd ones. */
+  readonly message: readonly unknown[];
+  /** The template as written. */
+  readonly rawMessage: string | TemplateStringsArray;
+  /** Epoch milliseconds. */
+  readonly timestamp: number;
+  /** Structured fields. */
+  readonly properties: LogProperties;
+}
+
+/** Receives every record that passes the level filter. */
+export type Sink = (record: LogRecord) => void;
 
 /** The root category of every kubeop logger. */
 export const ROOT_CATEGORY = "kubeop";
@@ -190,8 +228,7 @@ export function captureSink(): CapturedLogs {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import type { LogRecord } from "@logtape/logtape";
- * import { redactingSink } from "./log.ts";
+ * import { type LogRecord, redactingSink } from "./log.ts";
  * const seen: LogRecord[] = [];
  * redactingSink((r) => void seen.push(r))({
  *   category: ["kubeop"], level: "info", timestamp: 0,
@@ -253,7 +290,12 @@ function redactError(err: Error): Error {
  * assert.deepEqual(redact(secret), { kind: "Secret", metadata: { name: "db" }, data: { password: "[REDACTED]" } });
  * ```
  */
-export function redact(value: unknown, depth = 0, seen = new WeakSet<object>(), inSecretList = false): unknown {
+export function redact(
+  value: unknown,
+  depth = 0,
+  seen: WeakSet<object> = new WeakSet<object>(),
+  inSecretList = false,
+): unknown {
   if (typeof value === "string") return value.replace(BEARER, `$1 ${REDACTED}`);
   if (value === null || typeof value !== "object") return value;
   if (value instanceof Error) return redactError(value);

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { LogLevel, LogRecord } from "@logtape/logtape";
+import type { LogLevel, LogRecord } from "./log.ts";
 
 /** A function from a log record to one formatted line (with its trailing newline). */
 export type LineFormatter = (record: LogRecord) => string;

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Logger } from "@logtape/logtape";
+import type { Logger } from "./log.ts";
 import { kubeopLogger } from "./log.ts";
 
 /** One named check of a probe. */
@@ -102,6 +102,7 @@ function text(status: number, body: string, contentType = "text/plain; charset=u
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { serveEndpoints } from "./probes.ts";
  * const server = (await serveEndpoints({
  *   bindAddress: "127.0.0.1:0",
@@ -109,7 +110,7 @@ function text(status: number, body: string, contentType = "text/plain; charset=u
  *   readiness: () => ({ ok: false, checks: [{ name: "informer-sync", ok: false, reason: "pods not synced" }] }),
  * }))!;
  * const res = await fetch(`${server.url}/readyz`);
- * console.assert(res.status === 500 && (await res.text()).includes("[-]informer-sync failed: pods not synced"));
+ * assert.ok(res.status === 500 && (await res.text()).includes("[-]informer-sync failed: pods not synced"));
  * await server.shutdown();
  * ```
  */

@@ -18,7 +18,7 @@ import {
   specChanged,
   validateName,
 } from "./object_rules.ts";
-import { ResourceRegistry, storageKeyOf } from "./registry.ts";
+import { type ResourceRegistry, storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";
 import {
@@ -31,7 +31,7 @@ import {
   notFound,
   tooLargeResourceVersion,
 } from "./status_errors.ts";
-import { ObjectStore, rvString } from "./store.ts";
+import { type ObjectStore, rvString } from "./store.ts";
 import { ApiError, failureStatus } from "../runtime/errors.ts";
 import { recordUpdateManagedFields } from "./patch/apply.ts";
 
@@ -40,21 +40,31 @@ export type ResourceRef = Pick<ResourceType, "group" | "version" | "plural">;
 
 /** List options (query parameters of a list call). */
 export interface ListOptions {
+  /** Namespace to list in; absent: all namespaces. */
   namespace?: string;
+  /** Label selector, e.g. `app=web,tier!=db`. */
   labelSelector?: string;
+  /** Field selector, e.g. `metadata.name=x`. */
   fieldSelector?: string;
+  /** Page size; the response carries a continue token when more remain. */
   limit?: number;
+  /** Continue token from the previous page. */
   continue?: string;
+  /** List at (or after) this resourceVersion. */
   resourceVersion?: string;
+  /** Exact or NotOlderThan, for `resourceVersion`. */
   resourceVersionMatch?: string;
 }
 
 /** Write options. */
 export interface WriteOptions {
+  /** Namespace of the object. */
   namespace?: string;
   /** The name in the URL (update/status); must match the body. */
   name?: string;
+  /** Write the status subresource. */
   subresource?: "status";
+  /** Validate and admit, but do not persist. */
   dryRun?: boolean;
   /** Records the write in managedFields under this manager (operation Update). */
   fieldManager?: string;
@@ -66,9 +76,13 @@ export interface WriteOptions {
 
 /** Delete options (DeleteOptions body fields). */
 export interface DeleteOptions {
+  /** Namespace of the object. */
   namespace?: string;
+  /** What happens to dependents. */
   propagationPolicy?: "Background" | "Foreground" | "Orphan";
+  /** Delete only if the object still has this uid / resourceVersion. */
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** Validate, but do not delete. */
   dryRun?: boolean;
   /** DeleteOptions.gracePeriodSeconds (pods: 0 deletes at once). */
   gracePeriodSeconds?: number;
@@ -76,11 +90,17 @@ export interface DeleteOptions {
 
 /** What an admission hook sees; it may mutate `object` or throw an ApiError. */
 export interface AdmissionContext {
+  /** The resource written. */
   def: ResourceDef;
+  /** The write. */
   verb: "create" | "update";
+  /** The object about to be stored; hooks may mutate it. */
   object: KubeObject;
+  /** The stored object an update replaces. */
   old?: KubeObject;
+  /** The subresource written (status, scale), if any. */
   subresource?: string;
+  /** Strict, Warn or Ignore. */
   fieldValidation?: string;
   /** Append texts here to send `Warning: 299 - "..."` headers. */
   warnings: string[];
@@ -97,8 +117,17 @@ const CREATE_ON_UPDATE = new Set(["coordination.k8s.io/leases", "/events", "/end
 
 /** Object semantics over an {@link ObjectStore}. */
 export class FakeStore {
+  /**
+   * The served resources (built-in kinds and CRDs).
+   * @ignore
+   */
   readonly registry: ResourceRegistry;
+  /**
+   * The raw object storage behind the semantics.
+   * @ignore
+   */
   readonly objects: ObjectStore;
+  /** Time source (creation timestamps, graceful deletion). */
   readonly clock: Clock;
   /** Run in order before every create/update commit. */
   readonly admission: AdmissionHook[] = [];
@@ -109,6 +138,13 @@ export class FakeStore {
   gracefulPodDeletion: boolean;
   #nextIp = 10;
 
+  /**
+
+   * Built by the fake server.
+
+   * @ignore
+
+   */
   constructor(
     opts: { registry: ResourceRegistry; objects: ObjectStore; clock: Clock; gracefulPodDeletion?: boolean },
   ) {
