@@ -1,5 +1,5 @@
 /**
- * The CRDs: crds/*.yaml are exactly `kubeop crds` output, every sample (the tutorials' manifests and richer ones)
+ * The CRDs: deploy/crds/*.yaml are exactly `kubeop crds` output, every sample (the tutorials' manifests and richer ones)
  * validates against its schema, and the schemas refuse what the tutorials' bonus points ask them to refuse.
  */
 
@@ -53,17 +53,17 @@ spec:
 `,
 ];
 
-Deno.test("crds/*.yaml are exactly the output of kubeop crds (regenerate: deno task crds --out-dir crds)", async () => {
+Deno.test("deploy/crds/*.yaml are exactly the output of kubeop crds (regenerate: deno task crds)", async () => {
   const crds = crdManifests();
   const expected = new Set(crds.map((c) => `${c.metadata.name}.yaml`));
   const present = new Set<string>();
-  for await (const entry of Deno.readDir(new URL("crds/", root))) {
+  for await (const entry of Deno.readDir(new URL("deploy/crds/", root))) {
     if (entry.name.endsWith(".yaml")) present.add(entry.name);
   }
   assert.deepEqual([...present].sort(), [...expected].sort());
   for (const crd of crds) {
-    const onDisk = await Deno.readTextFile(new URL(`crds/${crd.metadata.name}.yaml`, root));
-    assert.equal(onDisk, crdYaml(crd), `crds/${crd.metadata.name}.yaml drifted from the schema`);
+    const onDisk = await Deno.readTextFile(new URL(`deploy/crds/${crd.metadata.name}.yaml`, root));
+    assert.equal(onDisk, crdYaml(crd), `deploy/crds/${crd.metadata.name}.yaml drifted from the schema (regenerate: deno task crds)`);
   }
 });
 
