@@ -203,3 +203,31 @@ Deno.test("kubeop crds prints every CRD as one multi-document YAML stream", asyn
   const docs = YAML.parseAllDocuments(text).map((d) => d.toJS() as KubeObject);
   assert.deepEqual(docs.map((d) => d.metadata.name), crdManifests().map((c) => c.metadata.name));
 });
+
+/** Paths of schema nodes without a description (`kubectl explain` would print `<empty>` for them). */
+function undescribed(schema: Record<string, unknown>, path: string): string[] {
+  const out: string[] = [];
+  if (path && typeof schema.description !== "string") out.push(path);
+  const props = schema.properties as Record<string, Record<string, unknown>> | undefined;
+  for (const [k, v] of Object.entries(props ?? {})) out.push(...undescribed(v, `${path}.${k}`));
+  const items = schema.items as Record<string, unknown> | undefined;
+  if (items?.properties) out.push(...undescribed({ ...items, description: "" }, `${path}[]`));
+  const additional = schema.additionalProperties as Record<string, unknown> | undefined;
+  if (additional?.properties) out.push(...undescribed({ ...additional, description: "" }, `${path}{}`));
+  return out;
+}
+
+Deno.test("every field of every CRD schema has a description, so kubectl explain shows one", () => {
+  const missing = crdManifests().flatMap((crd) =>
+    undescribed(crd.spec.versions[0].schema.openAPIV3Schema, "").map((p) => `${crd.spec.names.kind}${p}`)
+  );
+  assert.deepEqual(missing, []);
+});
+
+Deno.test("every kind has a Ready printer column reading the Ready condition", () => {
+  for (const crd of crdManifests()) {
+    const columns = crd.spec.versions[0].additionalPrinterColumns as { name: string; jsonPath: string }[];
+    const ready = columns.find((c) => c.name === "Ready");
+    assert.equal(ready?.jsonPath, '.status.conditions[?(@.type=="Ready")].status', crd.metadata.name);
+  }
+});
