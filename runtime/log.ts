@@ -97,10 +97,10 @@ export interface LoggingOptions {
  */
 export async function configureLogging(opts: LoggingOptions = {}): Promise<void> {
   await configure(loggingConfig(opts));
-  defaulted = false;
 }
 
-let defaulted = false;
+/** The configuration {@link ensureDefaultLogging} installed (logtape's getConfig() returns that very object). */
+let defaultConfig: Config<"main", string> | undefined;
 
 /**
  * Turns logging on (info, text lines on stderr) when nothing in the process configured @logtape/logtape yet, as
@@ -119,14 +119,14 @@ let defaulted = false;
  */
 export function ensureDefaultLogging(): boolean {
   if (getConfig() !== null) return false;
-  configureSync(loggingConfig({ format: "text", level: "info" }));
-  defaulted = true;
+  defaultConfig = loggingConfig({ format: "text", level: "info" });
+  configureSync(defaultConfig);
   return true;
 }
 
 /** Whether the current configuration is the one {@link ensureDefaultLogging} made. */
 export function isDefaultLogging(): boolean {
-  return defaulted && getConfig() !== null;
+  return defaultConfig !== undefined && getConfig() === defaultConfig;
 }
 
 function loggingConfig(opts: LoggingOptions): Config<"main", string> {

@@ -63,7 +63,11 @@ Deno.test("deploy/crds/*.yaml are exactly the output of kubeop crds (regenerate:
   assert.deepEqual([...present].sort(), [...expected].sort());
   for (const crd of crds) {
     const onDisk = await Deno.readTextFile(new URL(`deploy/crds/${crd.metadata.name}.yaml`, root));
-    assert.equal(onDisk, crdYaml(crd), `deploy/crds/${crd.metadata.name}.yaml drifted from the schema (regenerate: deno task crds)`);
+    assert.equal(
+      onDisk,
+      crdYaml(crd),
+      `deploy/crds/${crd.metadata.name}.yaml drifted from the schema (regenerate: deno task crds)`,
+    );
   }
 });
 
