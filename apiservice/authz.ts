@@ -26,6 +26,7 @@ export interface AuthorizerOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { VirtualClock } from "../runtime/clock.ts";
  * import { CachingAuthorizer } from "./authz.ts";
  * import { MemoryFarmCluster } from "./memory_cluster.ts";
@@ -34,7 +35,7 @@ export interface AuthorizerOptions {
  * const user = { username: "alice", groups: [] };
  * await authz.authorize(user, { verb: "get" });
  * await authz.authorize(user, { verb: "get" });
- * console.assert(cluster.reviews.length === 1);
+ * assert.ok(cluster.reviews.length === 1);
  * ```
  */
 export class CachingAuthorizer {

@@ -87,6 +87,7 @@ interface Waiter {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { OwnWritesTracker } from "./own_writes.ts";
  * import { VirtualClock } from "./clock.ts";
  * const store = new Map([["ns/a", { metadata: { name: "a", namespace: "ns", resourceVersion: "5" } }]]);
@@ -96,7 +97,7 @@ interface Waiter {
  * const waited = tracker.wait("ns/a");
  * store.set("ns/a", { metadata: { name: "a", namespace: "ns", resourceVersion: "7" } });
  * tracker.notify();
- * console.assert((await waited) === "seen");
+ * assert.ok((await waited) === "seen");
  * ```
  */
 export class OwnWritesTracker {

@@ -5,7 +5,7 @@
 
 import { eventually } from "../testing/eventually.ts";
 import { type ControllerName, CONTROLLERS, crdManifests } from "../controllers/mod.ts";
-import { KubeClient } from "../runtime/client.ts";
+import type { KubeClient } from "../runtime/client.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { Manager } from "../runtime/manager.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../runtime/types.ts";

@@ -7,7 +7,14 @@
 import { eventually, type EventuallyOptions } from "../../testing/eventually.ts";
 import assert from "node:assert/strict";
 import { KubeClient } from "../../runtime/client.ts";
-import { ApiError, isAlreadyExists, isConflict, isForbidden, isInvalid, isNotFound } from "../../runtime/errors.ts";
+import {
+  type ApiError,
+  isAlreadyExists,
+  isConflict,
+  isForbidden,
+  isInvalid,
+  isNotFound,
+} from "../../runtime/errors.ts";
 import { loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
 import { CoreTypes, type KubeObject, type ResourceType, type WatchEvent } from "../../runtime/types.ts";
 
