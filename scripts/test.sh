@@ -12,6 +12,6 @@ deno fmt --check || status=1
 deno lint || status=1
 deno check main.ts bench/*.ts || status=1
 bash scripts/clients.sh || echo "warning: could not fetch kubectl 1.35 / helm; their tests will be skipped" >&2
-deno test --doc --allow-all --parallel --ignore=tests/real,docs "$@" 2>&1 | tee .cache/test-output.txt
+deno test --doc --allow-all --parallel --ignore=tests/real,docs,.cache,node_modules,dist,.kubeop "$@" 2>&1 | tee .cache/test-output.txt
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 exit $status
