@@ -66,7 +66,7 @@ Deno.test("a fresh manager's /metrics carries process_*, zeroed controller and w
     const clientMetrics = new KubeClient({ config: client.config, metrics: manager.metrics });
     manager.add(new Controller({ name: "quiet", for: CoreTypes.Service, reconcile: () => Promise.resolve(done()) }));
     running = manager.start(stop.signal);
-    await eventually(() => manager.endpoints.metrics !== undefined, "the metrics endpoint");
+    await eventually("the metrics endpoint", () => manager.endpoints.metrics !== undefined);
     await clientMetrics.list(CoreTypes.Namespace);
     clientMetrics.close();
     const text = await scrape(manager.endpoints.metrics!);
