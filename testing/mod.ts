@@ -1,5 +1,6 @@
 /**
- * The fake Kubernetes API server, importable by tests: {@link startFakeApiServer} and its types.
+ * The fake Kubernetes API server, importable by tests: {@link startFakeApiServer} and its types, and
+ * {@link FakeCluster}, the same object semantics without HTTP for unit tests of reconcile functions.
  * @module
  */
 export { type FakeApiServer, type FakeApiServerOptions, startFakeApiServer } from "./server.ts";
@@ -11,4 +12,7 @@ export type { AggregatedTarget } from "./http_router.ts";
 export type { ResourceDef } from "./resource_def.ts";
 export { BUILTIN_RESOURCES } from "./builtin_resources.ts";
 export { eventually, type EventuallyOptions } from "./eventually.ts";
+export { FakeCluster, type FakeClusterOptions, type RecordedEvent } from "./reconcile_context.ts";
+export { FakeControllerClient, type FakeControllerClientOptions, type RecordedCall } from "./fake_client.ts";
+export { FakeInformers } from "./fake_informers.ts";
 export { type ContainerOutcome, FakeKubelet, type FakeKubeletOptions, interpretCommand } from "./kubelet.ts";
