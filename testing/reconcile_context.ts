@@ -111,7 +111,7 @@ export class FakeCluster {
   }
 
   /** Creates an object as a user would (the server's defaults apply; status is the server's). Returns it stored. */
-  create<T extends KubeObject = KubeObject>(rt: ResourceType, obj: T): T {
+  create<T extends KubeObject = KubeObject>(rt: ResourceType, obj: KubeObject): T {
     return this.#settled(() => this.store.create(rt, obj, { namespace: obj.metadata.namespace }) as T);
   }
 
@@ -141,7 +141,7 @@ export class FakeCluster {
   }
 
   /** PUTs the object (or its status); its resourceVersion must be current. */
-  update<T extends KubeObject = KubeObject>(rt: ResourceType, obj: T, subresource?: "status"): T {
+  update<T extends KubeObject = KubeObject>(rt: ResourceType, obj: KubeObject, subresource?: "status"): T {
     return this.#settled(() => this.store.update(rt, obj, { namespace: obj.metadata.namespace, subresource }) as T);
   }
 
