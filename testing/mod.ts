@@ -1,5 +1,6 @@
 /**
- * The fake Kubernetes API server, importable by tests: {@link startFakeApiServer} and its types.
+ * The fake Kubernetes API server, importable by tests: {@link startFakeApiServer} and its types, and
+ * {@link FakeCluster}, the same object semantics without HTTP for unit tests of reconcile functions.
  * @module
  */
 export type {
@@ -27,3 +28,6 @@ export {
   interpretCommand,
   type Json as ContainerJson,
 } from "./kubelet.ts";
+export { FakeCluster, type FakeClusterOptions, type RecordedEvent } from "./reconcile_context.ts";
+export { FakeControllerClient, type FakeControllerClientOptions, type RecordedCall } from "./fake_client.ts";
+export { FakeInformers } from "./fake_informers.ts";

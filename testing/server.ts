@@ -25,6 +25,7 @@ import { loadSnapshot, Persistence } from "./persistence.ts";
 import { openApiHandler } from "./http_openapi.ts";
 import { ObjectStore, type StoreSnapshot } from "./store.ts";
 import { WatchHub } from "./watch_hub.ts";
+import { DEFAULT_NAMESPACES } from "./strategies/namespaces.ts";
 
 /** Options of {@link startFakeApiServer}. */
 export interface FakeApiServerOptions {
@@ -82,9 +83,6 @@ export interface FakeApiServer {
   /** An admin client certificate signed by the cluster CA (HTTPS only). */
   readonly clientCert?: { certPEM: string; keyPEM: string };
 }
-
-/** The default namespaces every cluster has. */
-const DEFAULT_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];
 
 interface State {
   objects: ObjectStore;

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { FakeCluster } from "../fake_context.ts";
+import { FakeCluster } from "../../testing/mod.ts";
 import { FLIP_DELAY_MS, MachineMemory, machinesOfSwitch, reconcileMachine } from "./controller.ts";
-import { type Machine, MachineType, type Switch, SwitchType } from "./schema.ts";
+import { type Machine, machineCrds, MachineType, type Switch, SwitchType } from "./schema.ts";
 
 function setup(spec: Machine["spec"], name = "machine-1") {
-  const cluster = new FakeCluster();
+  const cluster = new FakeCluster({ crds: machineCrds() });
   const memory = new MachineMemory();
   cluster.create(MachineType, { metadata: { name, namespace: "default" }, spec });
   const run = () => reconcileMachine(cluster.context(MachineType, `default/${name}`), memory);
