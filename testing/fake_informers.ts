@@ -32,6 +32,7 @@ export class FakeInformers implements InformerSource {
   readonly #store: FakeStore;
   readonly #informers = new Map<string, FakeInformer>();
 
+  /** Informers reading `store` synchronously. */
   constructor(store: FakeStore) {
     this.#store = store;
   }
