@@ -74,6 +74,7 @@ export class FakeControllerClient implements ControllerClient {
   readonly #store: FakeStore;
   readonly #fieldManager: string;
 
+  /** A client over `opts.store` that records every call. */
   constructor(opts: FakeControllerClientOptions) {
     this.#store = opts.store;
     this.#fieldManager = opts.fieldManager ?? "kubeop";
