@@ -4,6 +4,7 @@
  * (name, generateName, namespace, labels, annotations, resourceVersion) and spec, then validated (422 with causes).
  * @module
  */
+import { parseJsonBody } from "../runtime/json_depth.ts";
 import { ApiError, failureStatus } from "../runtime/errors.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { KubeObject, WatchEvent } from "../runtime/types.ts";
@@ -266,7 +267,7 @@ export async function deleteLlama(
   if (text.trim()) {
     let opts: unknown;
     try {
-      opts = JSON.parse(text);
+      opts = parseJsonBody(text);
     } catch (err) {
       badRequest(`the request body is not valid DeleteOptions JSON: ${(err as Error).message}`);
     }
