@@ -13,7 +13,7 @@ import https from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { TLSSocket } from "node:tls";
-import { type ConnectionDeadlines, enforceConnectionDeadlines } from "../runtime/http_deadlines.ts";
+import { closeAfterAnswer, type ConnectionDeadlines, enforceConnectionDeadlines } from "../runtime/http_deadlines.ts";
 import type { PeerInfo } from "./authn.ts";
 
 /** Options of {@link startTlsServer}. */
@@ -84,8 +84,9 @@ function peerOf(req: IncomingMessage): PeerInfo {
   return { verified: socket.authorized === true, commonName: Array.isArray(cn) ? cn[0] : cn };
 }
 
-function tooLarge(res: ServerResponse): void {
+function tooLarge(req: IncomingMessage, res: ServerResponse): void {
   refuse(
+    req,
     res,
     new Response(
       JSON.stringify({
@@ -103,7 +104,7 @@ function tooLarge(res: ServerResponse): void {
 }
 
 /** Sends a short answer to a request whose body stays unread, then closes the connection (never drains the body). */
-function refuse(res: ServerResponse, response: Response): void {
+function refuse(req: IncomingMessage, res: ServerResponse, response: Response): void {
   void response.arrayBuffer().then((body) => {
     const headers: Record<string, string> = {};
     response.headers.forEach((v, k) => headers[k] = v);
@@ -111,7 +112,7 @@ function refuse(res: ServerResponse, response: Response): void {
     headers["content-length"] = String(body.byteLength);
     res.shouldKeepAlive = false;
     res.writeHead(response.status, headers);
-    res.end(new Uint8Array(body), () => res.socket?.destroy());
+    res.end(new Uint8Array(body), () => closeAfterAnswer(req));
   });
 }
 
@@ -123,13 +124,13 @@ async function serve(opts: TlsServerOptions, req: IncomingMessage, res: ServerRe
   const headers = toHeaders(req);
   const peer = peerOf(req);
   const refused = await opts.admit?.(new Request(url, { method, headers }), peer);
-  if (refused) return refuse(res, refused);
+  if (refused) return refuse(req, res, refused);
   let body: Uint8Array | undefined;
   if (method !== "GET" && method !== "HEAD") {
     const maxBytes = opts.maxBodyBytes ?? 3 * 1024 * 1024;
-    if (Number(req.headers["content-length"] ?? 0) > maxBytes) return tooLarge(res);
+    if (Number(req.headers["content-length"] ?? 0) > maxBytes) return tooLarge(req, res);
     const read = await readAll(req, maxBytes);
-    if (read === "too-large") return tooLarge(res);
+    if (read === "too-large") return tooLarge(req, res);
     body = read;
   }
   const response = await opts.handler(new Request(url, { method, headers, body: body as BodyInit | undefined }), peer);

@@ -97,3 +97,23 @@ export function enforceConnectionDeadlines(server: Server, opts: ConnectionDeadl
     res.once("close", end);
   });
 }
+
+/** How long a connection answered with its body unread stays half-open so the client can read the answer (Go: 500 ms). */
+export const CLOSE_LINGER_MS = 500;
+
+/**
+ * Closes a connection whose request body was left unread, once its response is written: sends FIN at once (the
+ * client sees the answer and the end of the connection), discards whatever of the body still arrives for at most a
+ * short linger, then destroys the socket — as Go's closeWriteAndWait does. Closing at once with unread bytes in the
+ * receive buffer would send a TCP reset that can destroy the answer before the client reads it. The body is never
+ * buffered: what arrives during the linger is dropped, and no more than the linger's worth is read.
+ */
+export function closeAfterAnswer(req: IncomingMessage, lingerMs = CLOSE_LINGER_MS): void {
+  const socket = req.socket;
+  if (!socket || socket.destroyed) return;
+  const timer = setTimeout(() => socket.destroy(), lingerMs);
+  socket.once("close", () => clearTimeout(timer));
+  req.removeAllListeners("data");
+  req.resume();
+  socket.end();
+}
