@@ -4,9 +4,8 @@
  * 400 BadRequest (nesting deeper than kube's 10 000 levels included) and an unknown media type into a 415.
  * @module
  */
-import YAML from "yaml";
 import { ApiError, failureStatus, type Status } from "../runtime/errors.ts";
-import { assertValueDepth, parseJsonBody } from "../runtime/json_depth.ts";
+import { parseJsonBody, parseYamlBody } from "../runtime/body_decode.ts";
 
 /** A JSON response. */
 export function jsonResponse(body: unknown, code = 200, contentType = "application/json"): Response {
@@ -83,11 +82,7 @@ export async function readBody(req: Request, maxBytes = 3 * 1024 * 1024): Promis
   if (!text.trim()) badRequest("the request body is empty");
   const type = mediaType(req);
   try {
-    if (type.endsWith("yaml")) {
-      const value = YAML.parse(text);
-      assertValueDepth(value);
-      return value;
-    }
+    if (type.endsWith("yaml")) return parseYamlBody(text);
     return parseJsonBody(text);
   } catch (err) {
     badRequest(`the request body is not valid ${type.endsWith("yaml") ? "YAML" : "JSON"}: ${(err as Error).message}`);

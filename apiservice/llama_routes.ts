@@ -4,7 +4,7 @@
  * (name, generateName, namespace, labels, annotations, resourceVersion) and spec, then validated (422 with causes).
  * @module
  */
-import { parseJsonBody } from "../runtime/json_depth.ts";
+import { parseJsonBody } from "../runtime/body_decode.ts";
 import { ApiError, failureStatus } from "../runtime/errors.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { KubeObject, WatchEvent } from "../runtime/types.ts";

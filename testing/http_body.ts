@@ -1,12 +1,11 @@
 /**
  * Request bodies for the fake server: size-limited reads (413 past the limit, like kube-apiserver's 3 MiB) and
  * decoding by Content-Type (JSON, YAML, patch types). Bad input becomes a Kubernetes Status, never a crash; nesting
- * deeper than kube's 10 000 levels is a 400 (../runtime/json_depth.ts).
+ * deeper than kube's 10 000 levels is a 400 (../runtime/body_decode.ts).
  * @module
  */
-import YAML from "yaml";
 import { ApiError, failureStatus } from "../runtime/errors.ts";
-import { assertValueDepth, parseJsonBody } from "../runtime/json_depth.ts";
+import { parseJsonBody, parseYamlBody } from "../runtime/body_decode.ts";
 import { decodeKubernetesProtobuf } from "./protobuf.ts";
 import { badRequest, unsupportedMediaType } from "./status_errors.ts";
 
@@ -78,9 +77,7 @@ export function decodeBody(bytes: Uint8Array, contentType: string, verb: string)
   }
   if (YAML_TYPES.has(contentType)) {
     try {
-      const value = YAML.parse(text);
-      assertValueDepth(value);
-      return value;
+      return parseYamlBody(text);
     } catch (err) {
       throw badRequest(`error decoding YAML: ${(err as Error).message.split("\n")[0]}`, verb);
     }

@@ -134,6 +134,23 @@ Deno.test("JSON nested 100 000 levels deep gets 400 BadRequest, not 500", async 
       assert.equal(status.reason, "BadRequest");
       assert.match(status.message, /exceeded max depth/);
     }
+    // At the limit (1 000 levels) the body is decoded and answered — whatever the answer, never a 500.
+    for (const type of ["application/merge-patch+json", "application/json-patch+json"]) {
+      const res = await fx.call(`${NS}/dolly`, {
+        method: "PATCH",
+        body: deep(1000),
+        headers: { "content-type": type },
+      });
+      assert.ok(res.status >= 400 && res.status < 500, `${type}: ${res.status}`);
+      await res.body?.cancel();
+    }
+    const over = await fx.call(`${NS}/dolly`, {
+      method: "PATCH",
+      body: deep(1001),
+      headers: { "content-type": "application/merge-patch+json" },
+    });
+    assert.equal(over.status, 400);
+    await over.body?.cancel();
     const ok = await fx.call(`${NS}/dolly`, {
       method: "PATCH",
       body: JSON.stringify({ metadata: { annotations: { a: "b" } } }),
