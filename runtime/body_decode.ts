@@ -82,9 +82,13 @@ export function assertValueDepth(value: unknown, maxDepth = MAX_BODY_DEPTH): voi
  * wording (with our limit); other syntax errors are the parser's.
  */
 export function parseYamlBody(text: string, maxDepth = MAX_BODY_DEPTH): unknown {
+  // Flow collections (`[[[[…`) first, with the JSON scanner: the parser takes milliseconds per level before it
+  // overflows, so a 3 MiB body of brackets would cost seconds. Brackets inside plain scalars count too (harmless).
+  if (jsonDepthError(text, maxDepth)) throw new SyntaxError(`yaml: exceeded max depth of ${maxDepth}`);
   let value: unknown;
   try {
-    value = YAML.parse(text);
+    // logLevel error: a client's odd directives are not worth a warning on the server's stderr.
+    value = YAML.parse(text, { logLevel: "error" });
   } catch (err) {
     // The parser recurses; it reports its own stack overflow as a RangeError or wrapped in a YAMLParseError.
     if (err instanceof RangeError || /Maximum call stack size exceeded/.test(String((err as Error)?.message))) {

@@ -74,6 +74,8 @@ export interface FakeApiServer {
   writeKubeconfig(path: string): Promise<void>;
   /** Closes open watches and the listener. */
   stop(): Promise<void>;
+  /** Answers one request in-process, as the listener would but with no socket (tests, fuzzing). */
+  handle(req: Request): Promise<Response>;
   /** Stops and starts again on the same port, keeping the objects unless `keepState` is false. */
   restart(opts?: { keepState?: boolean }): Promise<void>;
   readonly faults: FaultHooks;
@@ -188,6 +190,10 @@ class Server implements FakeApiServer {
     const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "";
     if (dir) await Deno.mkdir(dir, { recursive: true });
     await Deno.writeTextFile(path, this.kubeconfig, { mode: 0o600 });
+  }
+
+  handle(req: Request): Promise<Response> {
+    return this.#route(req);
   }
 
   registerAggregatedApi(group: string, version: string, target: AggregatedTarget): void {
