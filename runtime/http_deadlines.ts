@@ -1,7 +1,8 @@
 /**
  * Header-read and idle deadlines for node:http / node:https servers under Deno. Deno's node:http ignores
- * `server.headersTimeout`, `requestTimeout` and `keepAliveTimeout`, and Deno.serve has no such options, so a client
- * that dribbles a request header one byte at a time (or opens a connection and says nothing) would hold it forever.
+ * `server.headersTimeout` and `requestTimeout` (it honours only `keepAliveTimeout`), and Deno.serve has no such
+ * options, so a client that dribbles a request header one byte at a time (or opens a connection and says nothing)
+ * would hold it forever.
  * {@link enforceConnectionDeadlines} follows each connection through the server's own events: `connection` (accepted;
  * the TLS handshake and the first request's headers must finish within the header timeout), `request` (headers
  * complete: no deadline while a request is being served, so watches and other long responses are never cut), and the
@@ -47,6 +48,10 @@ interface Connection {
 export function enforceConnectionDeadlines(server: Server, opts: ConnectionDeadlines = {}): void {
   const headerMs = opts.headerTimeoutMs ?? DEFAULT_HEADER_TIMEOUT_MS;
   const idleMs = opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  // Deno's node:http does honour keepAliveTimeout (node's default is 5 s): make it the idle deadline too, so the
+  // Keep-Alive header tells clients the truth. headersTimeout is ignored under Deno; set for node.
+  server.keepAliveTimeout = idleMs;
+  server.headersTimeout = headerMs;
   const connections = new WeakMap<Socket, Connection>();
   const disarm = (conn: Connection) => {
     if (conn.timer !== undefined) clearTimeout(conn.timer);
