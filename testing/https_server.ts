@@ -17,7 +17,7 @@ import { closeAfterAnswer, type ConnectionDeadlines, enforceConnectionDeadlines 
 export const CLIENT_CERT_HEADER = "x-kubeop-fake-client-cert-cn";
 
 /** A running listener. */
-export interface HttpsListener {
+export interface HttpListener {
   port: number;
   close(): Promise<void>;
 }
@@ -40,7 +40,7 @@ export interface NodeHttpOptions {
 }
 
 /** Starts an HTTP or HTTPS listener on 127.0.0.1. */
-export function serveNodeHttp(opts: NodeHttpOptions): Promise<HttpsListener> {
+export function serveNodeHttp(opts: NodeHttpOptions): Promise<HttpListener> {
   const sockets = new Set<Socket>();
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     void bridge(req, res, opts.handler, opts.tls ? "https" : "http").catch(() => {

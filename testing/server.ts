@@ -20,7 +20,7 @@ import { scaleHandler } from "./scale_subresource.ts";
 import { startNamespaceDefaults } from "./namespace_defaults.ts";
 import { ApiServiceController } from "./apiservice_controller.ts";
 import { createServerPki, extensionApiserverAuthentication, type ServerPki } from "./server_pki.ts";
-import { CLIENT_CERT_HEADER, type HttpsListener, serveNodeHttp } from "./https_server.ts";
+import { CLIENT_CERT_HEADER, type HttpListener, serveNodeHttp } from "./https_server.ts";
 import type { ConnectionDeadlines } from "../runtime/http_deadlines.ts";
 import { loadSnapshot, Persistence } from "./persistence.ts";
 import { openApiHandler } from "./http_openapi.ts";
@@ -109,7 +109,7 @@ class Server implements FakeApiServer {
   #opts: FakeApiServerOptions;
   #clock: Clock;
   #state!: State;
-  #http?: HttpsListener;
+  #http?: HttpListener;
   #port = 0;
   #aggregated = new Map<string, AggregatedTarget>();
   #openApi = openApiHandler(() => this.#state.store.registry, () => [...this.#aggregated.keys()]);
