@@ -9,8 +9,12 @@ const binaries = await kubectlBinaries();
 const serverMinor = (Deno.env.get("KUBEOP_K8S_VERSION") ?? DEFAULT_K8S_VERSION).replace(/^v/, "").split(".").slice(0, 2)
   .join(".");
 const helm = await helmBinary();
-defineKubectlSuite(`real, kubectl ${serverMinor} (server's version)`, binDir && `${binDir}/kubectl`, () =>
-  startRealCluster({ binDir }), { helm, ignore: !binDir });
+defineKubectlSuite(
+  `real, kubectl ${serverMinor} (server's version)`,
+  binDir && `${binDir}/kubectl`,
+  () => startRealCluster({ binDir }),
+  { helm, ignore: !binDir },
+);
 defineKubectlSuite("real, kubectl 1.33 (older client)", binaries["1.33"], () => startRealCluster({ binDir }), {
   ignore: !binDir,
 });

@@ -543,7 +543,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "real cluster with --feature-gates=WatchList=false: sendInitialEvents is refused, the informer falls back to one list",
+  name:
+    "real cluster with --feature-gates=WatchList=false: sendInitialEvents is refused, the informer falls back to one list",
   ignore: !binDir,
   sanitizeResources: false,
   sanitizeOps: false,
