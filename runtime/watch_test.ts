@@ -32,6 +32,11 @@ function run(state: WatchState, inputs: WatchInput[], e: StepEnv): { state: Watc
   return { state, effects };
 }
 
+/** The effect that starts the next I/O: a list, a watch, or the backoff timer. */
+function isNextIo(e: WatchEffect): boolean {
+  return e.type === "list" || e.type === "watch" || (e.type === "setTimer" && e.timer === "backoff");
+}
+
 function types(effects: WatchEffect[]): string[] {
   return effects.map((e) => e.type);
 }
@@ -44,6 +49,13 @@ function watching(rv = "10"): { state: WatchState; e: ReturnType<typeof env> } {
     { type: "opened" },
   ], e);
   return { state, e };
+}
+
+const BACKOFF_FIRED: WatchInput = { type: "timer", timer: "backoff" };
+
+function backoffDelay(effects: WatchEffect[]): number | undefined {
+  const t = effects.find((x) => x.type === "setTimer" && x.timer === "backoff");
+  return t?.type === "setTimer" ? t.ms : undefined;
 }
 
 const gone = new ApiError(failureStatus(410, "Expired", "too old resource version"), { verb: "watch" });
@@ -72,7 +84,8 @@ Deno.test("step: BOOKMARK advances the RV only and arms the idle deadline", () =
   );
   assert.equal(r.state.kind, "Watching");
   assert.equal(r.state.mem.rv, "55");
-  assert.deepEqual(r.effects, [{ type: "armIdle", ms: 100_000 }]); // 2.5 × 40 s gap
+  assert.equal(r.state.kind === "Watching" && r.state.stream.idleMs, 100_000);
+  assert.deepEqual(r.effects, [{ type: "setTimer", timer: "idle", ms: 100_000 }]); // 2.5 × 40 s gap
   assert.ok(!r.effects.some((x) => x.type === "apply"));
 });
 
@@ -88,9 +101,9 @@ Deno.test("step: events are applied and move the RV; a re-watch resumes from it"
     { type: "event", event: { type: "DELETED", object: obj("a", "12") } },
     { type: "streamEnded" },
   ], e);
-  assert.deepEqual(types(r.effects), ["apply", "apply", "restart", "sleep"]);
+  assert.deepEqual(types(r.effects), ["apply", "apply", "cancelTimer", "cancelTimer", "restart", "setTimer"]);
   assert.equal(r.state.kind, "Backoff");
-  const after = step(r.state, { type: "backoffDone" }, e);
+  const after = step(r.state, BACKOFF_FIRED, e);
   const w = after.effects[0] as Extract<WatchEffect, { type: "watch" }>;
   assert.equal(w.type, "watch");
   assert.equal(w.resourceVersion, "12");
@@ -100,7 +113,7 @@ Deno.test("step: 410 as HTTP status → relist; relisted items replace the store
   const { state, e } = watching();
   let r = step(state, { type: "streamFailed", error: gone }, e);
   assert.equal(r.state.kind, "Listing");
-  assert.deepEqual(types(r.effects), ["relist", "list"]);
+  assert.deepEqual(types(r.effects), ["cancelTimer", "cancelTimer", "relist", "list"]);
   r = step(r.state, { type: "listed", items: [obj("c", "30")], rv: "30" }, e);
   assert.deepEqual(types(r.effects), ["replace", "watch"]);
 });
@@ -115,7 +128,7 @@ Deno.test("step: 504 'Too large resource version' (a server that lost its state)
   );
   const r = step(state, { type: "streamFailed", error: tooLarge }, e);
   assert.equal(r.state.kind, "Listing");
-  assert.deepEqual(types(r.effects), ["relist", "list"]);
+  assert.deepEqual(types(r.effects), ["cancelTimer", "cancelTimer", "relist", "list"]);
 });
 
 Deno.test("step: 410 in-stream ERROR → close stream, relist", () => {
@@ -125,7 +138,7 @@ Deno.test("step: 410 in-stream ERROR → close stream, relist", () => {
     event: { type: "ERROR", object: failureStatus(410, "Expired", "too old") },
   }, e);
   assert.equal(r.state.kind, "Listing");
-  assert.deepEqual(types(r.effects), ["closeStream", "relist", "list"]);
+  assert.deepEqual(types(r.effects), ["closeStream", "cancelTimer", "cancelTimer", "relist", "list"]);
 });
 
 Deno.test("step: other in-stream ERROR → close stream and back off, then re-watch from the last RV", () => {
@@ -136,8 +149,8 @@ Deno.test("step: other in-stream ERROR → close stream and back off, then re-wa
     e,
   );
   assert.equal(r.state.kind, "Backoff");
-  assert.deepEqual(types(r.effects), ["closeStream", "restart", "sleep"]);
-  const w = step(r.state, { type: "backoffDone" }, e).effects[0];
+  assert.deepEqual(types(r.effects), ["closeStream", "cancelTimer", "cancelTimer", "restart", "setTimer"]);
+  const w = step(r.state, BACKOFF_FIRED, e).effects[0];
   assert.deepEqual(w.type === "watch" && w.resourceVersion, "20");
 });
 
@@ -151,21 +164,23 @@ Deno.test("step: backoff doubles from 800 ms, jitters, caps at 30 s, and resets 
   const delays: number[] = [];
   for (let i = 0; i < 4; i++) {
     const r = run(s, [{ type: "streamFailed", error: new Error("reset") }], e);
-    delays.push((r.effects.find((x) => x.type === "sleep") as { ms: number }).ms);
-    s = run(r.state, [{ type: "backoffDone" }, { type: "opened" }], e).state;
+    delays.push(backoffDelay(r.effects)!);
+    s = run(r.state, [BACKOFF_FIRED, { type: "opened" }], e).state;
   }
   assert.deepEqual(delays, [800, 1_600, 3_200, 6_400]);
   e.t += 120_000; // the last stream stayed healthy for two minutes
   const r = step(s, { type: "streamFailed", error: new Error("reset") }, e);
-  assert.equal((r.effects.find((x) => x.type === "sleep") as { ms: number }).ms, 800);
+  assert.equal(backoffDelay(r.effects), 800);
 });
 
 Deno.test("step: idle deadline → close the stream, back off, re-watch", () => {
   const { state, e } = watching();
-  const r = step(state, { type: "idle" }, e);
+  const armed = step(state, { type: "event", event: { type: "BOOKMARK", object: { metadata: {} } } }, e).state;
+  e.t += 90_000;
+  const r = step(armed, { type: "timer", timer: "idle" }, e);
   assert.equal(r.state.kind, "Backoff");
-  assert.deepEqual(types(r.effects), ["closeStream", "restart", "sleep"]);
-  assert.equal((r.effects[1] as { reason: string }).reason, "idle-deadline");
+  assert.deepEqual(types(r.effects), ["closeStream", "cancelTimer", "cancelTimer", "restart", "setTimer"]);
+  assert.equal((r.effects[3] as { reason: string }).reason, "idle-deadline");
 });
 
 Deno.test("step: 401 refreshes credentials before retrying", () => {
@@ -177,7 +192,7 @@ Deno.test("step: 401 refreshes credentials before retrying", () => {
   const lf = step(l.state, { type: "listFailed", error: err401 }, e);
   assert.ok(types(lf.effects).includes("refreshCredentials"));
   assert.equal(lf.state.kind, "Backoff");
-  assert.deepEqual(step(lf.state, { type: "backoffDone" }, e).effects, [{ type: "list", cause: "initial" }]);
+  assert.deepEqual(step(lf.state, BACKOFF_FIRED, e).effects, [{ type: "list", cause: "initial" }]);
 });
 
 Deno.test("step: WatchList collects initial events until the end bookmark, then replaces", () => {
@@ -192,7 +207,7 @@ Deno.test("step: WatchList collects initial events until the end bookmark, then 
     { type: "event", event: { type: "ADDED", object: obj("a", "1") } },
     { type: "event", event: { type: "ADDED", object: obj("b", "2") } },
   ], e);
-  assert.deepEqual(r.effects, []);
+  assert.deepEqual(r.effects, [{ type: "setTimer", timer: "overdue", ms: 330_000 }]); // timeoutSeconds 300 + 30 s
   r = step(r.state, {
     type: "event",
     event: {
@@ -215,7 +230,7 @@ Deno.test("step: WatchList refused with a 4xx falls back to list, and stays off"
   r = step(r.state, { type: "streamFailed", error: refused }, e);
   assert.equal(r.state.kind, "Listing");
   assert.equal(r.state.mem.watchList, "off");
-  assert.deepEqual(types(r.effects), ["relist", "list"]);
+  assert.deepEqual(types(r.effects), ["cancelTimer", "cancelTimer", "relist", "list"]);
   // After a later 410, relists use list directly.
   r = run(r.state, [{ type: "listed", items: [], rv: "5" }, { type: "streamFailed", error: gone }], e);
   assert.deepEqual(types(r.effects).slice(-2), ["relist", "list"]);
@@ -235,19 +250,19 @@ Deno.test("step: malformed frames, unknown types and objects without metadata ar
   assert.equal(r.state.mem.rv, "13");
 });
 
-Deno.test("step: no state is terminal — 5 000 random outcomes always lead to a next list, watch or sleep", () => {
+Deno.test("step: no state is terminal — 5 000 random outcomes always lead to a next list, watch or backoff timer", () => {
   let seed = 42;
   const rand = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
   const e = env();
   let state = initialState();
   const pending = step(state, { type: "start" }, e);
   state = pending.state;
-  let io = pending.effects.find((x) => x.type === "list" || x.type === "watch" || x.type === "sleep");
+  let io = pending.effects.find(isNextIo);
   let rv = 1;
   for (let i = 0; i < 5_000; i++) {
     assert.ok(io, `no next I/O in state ${state.kind}`);
     let outcome: WatchInput;
-    if (io.type === "sleep") outcome = { type: "backoffDone" };
+    if (io.type === "setTimer") outcome = BACKOFF_FIRED;
     else if (io.type === "list") {
       outcome = rand() < 0.7
         ? { type: "listed", items: [], rv: String(rv++) }
@@ -272,7 +287,7 @@ Deno.test("step: no state is terminal — 5 000 random outcomes always lead to a
       for (const ev of events) {
         const r = step(state, ev, e);
         state = r.state;
-        midStream ??= r.effects.find((x) => x.type === "list" || x.type === "watch" || x.type === "sleep") as
+        midStream ??= r.effects.find(isNextIo) as
           | typeof io
           | undefined;
       }
@@ -285,7 +300,7 @@ Deno.test("step: no state is terminal — 5 000 random outcomes always lead to a
         : pick < 0.5
         ? { type: "streamFailed", error: gone }
         : pick < 0.75
-        ? { type: "idle" }
+        ? { type: "timer", timer: "overdue" }
         : {
           type: "streamFailed",
           error: new ApiError(failureStatus(rand() < 0.5 ? 400 : 503, "X", "x"), { verb: "watch" }),
@@ -294,6 +309,125 @@ Deno.test("step: no state is terminal — 5 000 random outcomes always lead to a
     e.t += 1_000;
     const r = step(state, outcome, e);
     state = r.state;
-    io = r.effects.find((x) => x.type === "list" || x.type === "watch" || x.type === "sleep");
+    io = r.effects.find(isNextIo);
   }
+});
+
+Deno.test("step: timer effects — a table of inputs and the timers they arm, cancel or answer", () => {
+  const bookmark = (rv: string): WatchInput => ({
+    type: "event",
+    event: { type: "BOOKMARK", object: { metadata: { resourceVersion: rv } } },
+  });
+  const cases: {
+    name: string;
+    before: WatchInput[];
+    atMs: number;
+    input: WatchInput;
+    effects: WatchEffect[] | string[];
+    kind: WatchState["kind"];
+  }[] = [
+    {
+      name: "a stream that opens arms the overdue deadline (timeoutSeconds + 30 s)",
+      before: [],
+      atMs: 0,
+      input: { type: "opened" },
+      effects: [{ type: "setTimer", timer: "overdue", ms: 330_000 }],
+      kind: "Watching",
+    },
+    {
+      name: "a bookmark arms the read-idle deadline (2.5× the gap, 90 s floor)",
+      before: [{ type: "opened" }],
+      atMs: 10_000,
+      input: bookmark("11"),
+      effects: [{ type: "setTimer", timer: "idle", ms: 90_000 }],
+      kind: "Watching",
+    },
+    {
+      name: "the idle timer with data since re-arms for the remainder",
+      before: [{ type: "opened" }, bookmark("11")],
+      atMs: 60_000,
+      input: { type: "timer", timer: "idle" },
+      effects: [{ type: "setTimer", timer: "idle", ms: 30_000 }],
+      kind: "Watching",
+    },
+    {
+      name: "the idle timer after a quiet deadline closes the stream and backs off",
+      before: [{ type: "opened" }, bookmark("11")],
+      atMs: 90_000,
+      input: { type: "timer", timer: "idle" },
+      effects: ["closeStream", "cancelTimer", "cancelTimer", "restart", "setTimer"],
+      kind: "Backoff",
+    },
+    {
+      name: "the overdue timer closes the stream and backs off",
+      before: [{ type: "opened" }],
+      atMs: 330_000,
+      input: { type: "timer", timer: "overdue" },
+      effects: ["closeStream", "cancelTimer", "cancelTimer", "restart", "setTimer"],
+      kind: "Backoff",
+    },
+    {
+      name: "a stream the server ends takes its deadlines with it",
+      before: [{ type: "opened" }, bookmark("11")],
+      atMs: 1_000,
+      input: { type: "streamEnded" },
+      effects: [
+        { type: "cancelTimer", timer: "idle" },
+        { type: "cancelTimer", timer: "overdue" },
+        { type: "restart", reason: "stream-ended", detail: undefined },
+        { type: "setTimer", timer: "backoff", ms: 800 },
+      ],
+      kind: "Backoff",
+    },
+    {
+      name: "the backoff timer re-watches from the last RV",
+      before: [{ type: "opened" }, bookmark("11"), { type: "streamEnded" }],
+      atMs: 1_000,
+      input: BACKOFF_FIRED,
+      effects: [{ type: "watch", resourceVersion: "11", timeoutSeconds: 300, sendInitialEvents: false }],
+      kind: "Watching",
+    },
+    {
+      name: "a stale idle timer in Backoff does nothing",
+      before: [{ type: "opened" }, { type: "streamEnded" }],
+      atMs: 1_000,
+      input: { type: "timer", timer: "idle" },
+      effects: [],
+      kind: "Backoff",
+    },
+    {
+      name: "a stale backoff timer while watching does nothing",
+      before: [{ type: "opened" }],
+      atMs: 1_000,
+      input: BACKOFF_FIRED,
+      effects: [],
+      kind: "Watching",
+    },
+    {
+      name: "an idle timer before any bookmark does nothing",
+      before: [{ type: "opened" }],
+      atMs: 200_000,
+      input: { type: "timer", timer: "idle" },
+      effects: [],
+      kind: "Watching",
+    },
+  ];
+  for (const c of cases) {
+    const { state, e } = watching();
+    const { state: before } = run(state, c.before, e);
+    e.t = c.atMs;
+    const r = step(before, c.input, e);
+    const got = typeof c.effects[0] === "string" ? types(r.effects) : r.effects;
+    assert.deepEqual(got, c.effects, c.name);
+    assert.equal(r.state.kind, c.kind, c.name);
+  }
+});
+
+Deno.test("step: the overdue timer during WatchList's initial events backs off and then lists", () => {
+  const e = env();
+  let r = run(initialState(), [{ type: "start" }, { type: "opened" }], e);
+  assert.equal(r.state.kind, "InitialEvents");
+  r = run(r.state, [{ type: "timer", timer: "overdue" }], e);
+  assert.equal(r.state.kind === "Backoff" && r.state.then, "list");
+  assert.equal(step(r.state, BACKOFF_FIRED, e).state.kind, "InitialEvents");
 });
