@@ -10,10 +10,13 @@
 import { getLogger } from "@logtape/logtape";
 import type { KubeClient } from "../runtime/client.ts";
 import { VirtualClock } from "../runtime/clock.ts";
-import type { InformerLike, InformerOptions, InformerSource, ReconcileContext } from "../runtime/controller.ts";
+import type { InformerLike, InformerSource } from "../runtime/cache.ts";
+import type { ReconcileContext } from "../runtime/controller.ts";
 import { ApiError, failureStatus } from "../runtime/errors.ts";
 import type { EventInput } from "../runtime/events.ts";
+import { StoreWriter } from "../runtime/store.ts";
 import { type KubeObject, objectKey, type ResourceType, splitKey } from "../runtime/types.ts";
+import type { WatchScope } from "../runtime/watch_runner.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -197,10 +200,15 @@ export class FakeCluster {
 
   /** Informers reading this cluster (label selectors: `key` and `key=value` terms). */
   readonly informers: InformerSource = {
-    get: <T extends KubeObject = KubeObject>(rt: ResourceType, opts?: InformerOptions): InformerLike<T> => {
+    get: <T extends KubeObject = KubeObject>(rt: ResourceType, opts?: WatchScope): InformerLike<T> => {
       const terms = (opts?.labelSelector ?? "").split(",").filter(Boolean).map((t) => t.split("="));
       const ok = (o: KubeObject) =>
         terms.every(([k, v]) => v === undefined ? k in (o.metadata.labels ?? {}) : o.metadata.labels?.[k] === v);
+      const snapshot = () => {
+        const writer = new StoreWriter<T>();
+        writer.replace(this.list(rt).filter(ok) as T[]);
+        return writer.reader;
+      };
       return {
         resource: rt,
         store: {
@@ -209,6 +217,13 @@ export class FakeCluster {
             return o && ok(o) ? deepFreeze(o) as T : undefined;
           },
           list: (ns) => this.list(rt, ns).filter(ok).map(deepFreeze) as T[],
+          // The rest of the reader surface reads a snapshot of the matching objects.
+          byIndex: (index, value) => snapshot().byIndex(index, value),
+          keys: () => snapshot().keys(),
+          getByUid: (uid) => snapshot().getByUid(uid),
+          get size() {
+            return snapshot().size;
+          },
         },
         addHandler: () => () => {},
         hasSynced: () => true,

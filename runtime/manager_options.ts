@@ -6,7 +6,7 @@
 
 import type { KubeClient } from "./client.ts";
 import type { Clock } from "./clock.ts";
-import type { InformerSource } from "./controller.ts";
+import type { InformerSource } from "./cache.ts";
 import type { EventRecorder } from "./events.ts";
 import type { LeaseLock } from "./lease_lock.ts";
 import type { Logger } from "./log.ts";
