@@ -156,6 +156,13 @@ export class Metrics {
   readonly watchLastEvent: Gauge<"resource">;
   /** kubeop_watch_decode_errors_total{resource}: malformed frames skipped. */
   readonly watchDecodeErrors: Counter<"resource">;
+  /** kubeop_watch_list_failures_total{resource,code}: failed lists of the watch loops (`<error>`: no HTTP answer). */
+  readonly watchListFailures: Counter<"resource" | "code"> = new Counter({
+    name: "kubeop_watch_list_failures_total",
+    help: "Failed lists of the watch loops, by resource and HTTP code (<error> for transport failures).",
+    labelNames: ["resource", "code"],
+    registers: [this.registry],
+  });
   /** kubeop_read_your_writes_timeouts_total{controller}. */
   readonly readYourWritesTimeouts: Counter<"controller">;
   /** kubeop_events_dropped_total{reason}: Events the recorder could not send. */

@@ -9,13 +9,13 @@
  *
  * Behaviour (client-go reflector): list (paginated) then watch from the list's RV with bookmarks and a random
  * `timeoutSeconds` in [300, 600]; BOOKMARK moves the RV only; 410 (HTTP or in-stream) → relist; other errors and
- * stream ends → re-watch from the last RV after backoff 800 ms ×2 with jitter, cap 30 s, reset after 2 min of
- * health; WatchList (`sendInitialEvents`) preferred, falling back to list when refused; a read-idle deadline once
+ * stream ends → re-watch from the last RV after backoff 800 ms ×2 with jitter, cap 30 s, reset whenever the server
+ * answers (a list succeeds or a stream opens); WatchList (`sendInitialEvents`) preferred, falling back to list when refused; a read-idle deadline once
  * bookmarks have been seen (2.5× the observed gap, 90 s floor) catches half-open connections.
  * @module
  */
 
-import { ApiError, isGone, isUnauthorized } from "./errors.ts";
+import { ApiError, isGone, isNotFound, isUnauthorized } from "./errors.ts";
 import { type KubeObject, objectKey, type WatchEvent } from "./types.ts";
 import { invalidFrame, isUnservableRv } from "./watch_frames.ts";
 
@@ -29,7 +29,10 @@ export type TimerName = "backoff" | "idle" | "overdue";
 export interface WatchMemory {
   /** Last resourceVersion seen (list, event or bookmark): the one value a re-watch resumes from. */
   rv?: string;
-  /** Consecutive backoffs (drives the backoff delay; reset after a healthy stream of ≥ 2 min). */
+  /**
+   * Backoffs since the server last answered (drives the backoff delay). Reset by a successful list or an opened
+   * stream, so an outage after a recovery starts again from the initial delay, not from the cap of an earlier one.
+   */
   failures: number;
   /** Failed lists/watches since the last successful list or stream open (for health). */
   consecutiveFailures: number;
@@ -41,6 +44,8 @@ export interface WatchMemory {
   synced: boolean;
   /** When the last frame (event or bookmark) or stream open was seen, on any stream. */
   lastEventAtMs?: number;
+  /** Since when no stream has been open (set on start and when a stream ends, cleared when one opens). */
+  disconnectedSinceMs?: number;
 }
 
 /** The open (or opening) stream of InitialEvents and Watching: its deadlines live here. */
@@ -96,6 +101,8 @@ export type WatchEffect =
   | { type: "replace"; items: KubeObject[]; rv: string }
   | { type: "apply"; eventType: "ADDED" | "MODIFIED" | "DELETED"; object: KubeObject }
   | { type: "refreshCredentials" }
+  /** A list failed: `code` is the HTTP status, or `<error>` for a transport failure (client-go's label). */
+  | { type: "listError"; code: string; detail: string }
   | { type: "skip"; reason: string; detail: string }
   | { type: "restart"; reason: string; detail?: string }
   | { type: "relist"; cause: RelistCause };
@@ -120,7 +127,6 @@ export interface StepEnv {
 export const WATCH_DEFAULTS = {
   initialBackoffMs: 800,
   maxBackoffMs: 30_000,
-  backoffResetAfterMs: 120_000,
   minTimeoutSeconds: 300,
   maxTimeoutSeconds: 600,
   idleFloorMs: 90_000,
@@ -191,18 +197,14 @@ interface BackoffRequest {
   detail?: string;
   /** What the backoff timer leads to. */
   then: "list" | "watch";
-  /** When the stream that just ended opened: a stream healthy for long enough resets the backoff. */
-  healthySinceMs?: number;
   /** Effects before the restart (closing the stream, refreshing credentials). */
   before?: WatchEffect[];
 }
 
 function backoff(req: BackoffRequest, env: StepEnv): StepResult {
-  const { mem, cause, detail, then, healthySinceMs, before = [] } = req;
+  const { mem, cause, detail, then, before = [] } = req;
   const now = env.now();
-  let failures = mem.failures;
-  if (healthySinceMs !== undefined && now - healthySinceMs >= WATCH_DEFAULTS.backoffResetAfterMs) failures = 0;
-  failures++;
+  const failures = mem.failures + 1;
   const ms = backoffMs(failures, env.random());
   return {
     state: { kind: "Backoff", mem: { ...mem, failures }, untilMs: now + ms, cause, detail, then },
@@ -237,6 +239,17 @@ function describe(error: unknown): string {
  * ```
  */
 export function step(state: WatchState, input: WatchInput, env: StepEnv): StepResult {
+  const result = advance(state, input, env);
+  const next = result.state;
+  const open = (next.kind === "Watching" || next.kind === "InitialEvents") && next.stream.openedAtMs !== undefined;
+  if (!open && next.mem.disconnectedSinceMs === undefined) {
+    // No open stream (lost, or not yet opened): the shell owns the state, so the memory is completed in place.
+    next.mem.disconnectedSinceMs = env.now();
+  }
+  return result;
+}
+
+function advance(state: WatchState, input: WatchInput, env: StepEnv): StepResult {
   const mem = state.mem;
   switch (input.type) {
     case "start":
@@ -248,13 +261,19 @@ export function step(state: WatchState, input: WatchInput, env: StepEnv): StepRe
 
     case "listed": {
       if (state.kind !== "Listing") return { state, effects: [] };
-      const next: WatchMemory = { ...mem, rv: input.rv, synced: true, consecutiveFailures: 0 };
+      const next: WatchMemory = { ...mem, rv: input.rv, synced: true, consecutiveFailures: 0, failures: 0 };
       return startWatch(next, env, [{ type: "replace", items: input.items, rv: input.rv }]);
     }
 
     case "listFailed": {
       if (state.kind !== "Listing") return { state, effects: [] };
-      const before: WatchEffect[] = isUnauthorized(input.error) ? [{ type: "refreshCredentials" }] : [];
+      const code = errorCode(input.error);
+      const before: WatchEffect[] = [{
+        type: "listError",
+        code: code === undefined ? "<error>" : String(code),
+        detail: describe(input.error),
+      }];
+      if (isUnauthorized(input.error)) before.push({ type: "refreshCredentials" });
       return backoff({
         mem: failed(mem, input.error),
         cause: "list-error",
@@ -268,7 +287,13 @@ export function step(state: WatchState, input: WatchInput, env: StepEnv): StepRe
       if (state.kind !== "Watching" && state.kind !== "InitialEvents") return { state, effects: [] };
       const now = env.now();
       const stream: StreamState = { ...state.stream, openedAtMs: now };
-      const next: WatchMemory = { ...mem, consecutiveFailures: 0, lastEventAtMs: now };
+      const next: WatchMemory = {
+        ...mem,
+        consecutiveFailures: 0,
+        failures: 0,
+        lastEventAtMs: now,
+        disconnectedSinceMs: undefined,
+      };
       const overdueMs = stream.timeoutSeconds * 1000 + WATCH_DEFAULTS.overdueGraceMs;
       return {
         state: { ...state, mem: next, stream },
@@ -296,7 +321,6 @@ export function step(state: WatchState, input: WatchInput, env: StepEnv): StepRe
         mem,
         cause: "stream-ended",
         then: "watch",
-        healthySinceMs: state.stream.openedAtMs,
         before: leaveStream(false),
       }, env);
     }
@@ -315,8 +339,9 @@ function onStreamFailed(state: WatchState, error: unknown, env: StepEnv): StepRe
   const code = errorCode(error);
   const left = leaveStream(false);
   if (state.kind === "InitialEvents") {
+    // 404 is not a refusal of WatchList: the resource itself is not served (a deleted CRD); the list says so.
     const refused = code !== undefined && code >= 400 && code < 500 && code !== 401 && code !== 429 &&
-      code !== 410;
+      code !== 410 && code !== 404;
     const nextMem: WatchMemory = refused ? { ...mem, watchList: "off" } : mem;
     if (code === 401) {
       return backoff({
@@ -347,8 +372,9 @@ function onStreamFailed(state: WatchState, error: unknown, env: StepEnv): StepRe
   return backoff({
     mem,
     cause: code !== undefined ? `http-${code}` : "stream-error",
-    then: "watch",
-    healthySinceMs: state.stream.openedAtMs,
+    // A 404 means the resource is no longer served (its CRD deleted): relist, as client-go does, so the failure
+    // is reported as a list failure and the cache is replaced once the resource returns.
+    then: isNotFound(error) ? "list" : "watch",
     before,
     detail: describe(error),
   }, env);
@@ -375,7 +401,6 @@ function onTimer(state: WatchState, timer: TimerName, env: StepEnv): StepResult 
         cause: "idle-deadline",
         detail: `no data for ${quiet} ms: presumed half-open`,
         then: "watch",
-        healthySinceMs: state.stream.openedAtMs,
         before: leaveStream(true),
       }, env);
     }
@@ -388,7 +413,6 @@ function onTimer(state: WatchState, timer: TimerName, env: StepEnv): StepResult 
         cause: "idle-deadline",
         detail: `watch open past its ${state.stream.timeoutSeconds} s timeout: presumed dead`,
         then: state.kind === "Watching" ? "watch" : "list",
-        healthySinceMs: state.kind === "Watching" ? state.stream.openedAtMs : undefined,
         before: leaveStream(true),
       }, env);
     }
@@ -426,7 +450,6 @@ function onEvent(state: WatchState, event: WatchEvent<unknown>, env: StepEnv): S
       cause: "in-stream-error",
       detail,
       then: state.kind === "Watching" ? "watch" : "list",
-      healthySinceMs: state.kind === "Watching" ? state.stream.openedAtMs : undefined,
       before,
     }, env);
   }

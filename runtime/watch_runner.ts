@@ -35,6 +35,8 @@ export interface WatchMetrics {
   watchRestarts?: { inc(labels: { resource: string; reason: string }): void };
   /** kubeop_watch_relists_total. */
   watchRelists?: { inc(labels: { resource: string; cause: string }): void };
+  /** kubeop_watch_list_failures_total. */
+  watchListFailures?: { inc(labels: { resource: string; code: string }): void };
   /** kubeop_watch_decode_errors_total. */
   watchDecodeErrors?: { inc(labels: { resource: string }): void };
   /** kubeop_watch_age_seconds. */
@@ -103,6 +105,8 @@ export interface WatchHealth {
   resourceVersion?: string;
   /** Failed lists/watches since the last successful list or stream open. */
   consecutiveFailures: number;
+  /** ms without an open stream (undefined while one is open): an outage, a deleted CRD, a long relist. */
+  disconnectedMs?: number;
   /** The most recent failure, for operators. */
   lastError?: string;
 }
@@ -169,6 +173,7 @@ export class WatchRunner {
     if (openedAtMs !== undefined) h.watchAgeMs = now - openedAtMs;
     if (s.mem.lastEventAtMs !== undefined) h.sinceLastEventMs = now - s.mem.lastEventAtMs;
     if (s.mem.lastError) h.lastError = s.mem.lastError;
+    if (s.mem.disconnectedSinceMs !== undefined) h.disconnectedMs = now - s.mem.disconnectedSinceMs;
     if (s.mem.rv !== undefined) h.resourceVersion = s.mem.rv;
     const labels = { resource: this.#resourceName };
     this.#opts.metrics?.watchAge?.set(labels, (h.watchAgeMs ?? 0) / 1000);
@@ -232,13 +237,25 @@ export class WatchRunner {
       case "skip":
         this.#skip(e.reason, e.detail);
         return;
-      case "restart":
+      case "restart": {
         this.#opts.metrics?.watchRestarts?.inc({ resource: this.#resourceName, reason: e.reason });
-        this.#log.info("watch for {resource} restarting: {reason}", {
+        // A stream the server ended is routine (it does so every timeoutSeconds); anything else is a failure.
+        const level = e.reason === "stream-ended" ? "info" : "warn";
+        this.#log[level]("watch for {resource} restarting: {reason}", {
           resource: this.#resourceName,
           reason: e.reason,
           detail: e.detail,
         });
+        return;
+      }
+      case "listError":
+        this.#opts.metrics?.watchListFailures?.inc({ resource: this.#resourceName, code: e.code });
+        this.#log.warn(
+          e.code === "404"
+            ? "listing {resource} failed with 404: the server does not serve it (CRD deleted or API not installed?): {detail}"
+            : "listing {resource} failed with {code}: {detail}",
+          { resource: this.#resourceName, code: e.code, detail: e.detail },
+        );
         return;
       case "relist":
         this.#opts.metrics?.watchRelists?.inc({ resource: this.#resourceName, cause: e.cause });

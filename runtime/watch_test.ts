@@ -154,7 +154,7 @@ Deno.test("step: other in-stream ERROR → close stream and back off, then re-wa
   assert.deepEqual(w.type === "watch" && w.resourceVersion, "20");
 });
 
-Deno.test("step: backoff doubles from 800 ms, jitters, caps at 30 s, and resets after 2 min healthy", () => {
+Deno.test("step: backoff doubles from 800 ms while the server does not answer, jitters and caps at 30 s", () => {
   assert.equal(backoffMs(1, 0), 800);
   assert.equal(backoffMs(2, 0), 1_600);
   assert.equal(backoffMs(3, 0.5), 4_800);
@@ -162,15 +162,69 @@ Deno.test("step: backoff doubles from 800 ms, jitters, caps at 30 s, and resets 
   const { state, e } = watching();
   let s = state;
   const delays: number[] = [];
-  for (let i = 0; i < 4; i++) {
-    const r = run(s, [{ type: "streamFailed", error: new Error("reset") }], e);
+  for (let i = 0; i < 8; i++) {
+    const r = run(s, [{ type: "streamFailed", error: new Error("connection refused") }], e);
     delays.push(backoffDelay(r.effects)!);
-    s = run(r.state, [BACKOFF_FIRED, { type: "opened" }], e).state;
+    s = run(r.state, [BACKOFF_FIRED], e).state; // the re-watch fails before the server answers
   }
-  assert.deepEqual(delays, [800, 1_600, 3_200, 6_400]);
-  e.t += 120_000; // the last stream stayed healthy for two minutes
-  const r = step(s, { type: "streamFailed", error: new Error("reset") }, e);
+  assert.deepEqual(delays, [800, 1_600, 3_200, 6_400, 12_800, 25_600, 30_000, 30_000]);
+});
+
+Deno.test("step: the backoff resets once the server answers — a later short outage starts from 800 ms, not the cap", () => {
+  const { state, e } = watching();
+  let s = state;
+  for (let i = 0; i < 8; i++) {
+    s = run(s, [{ type: "streamFailed", error: new Error("connection refused") }, BACKOFF_FIRED], e).state;
+  }
+  assert.equal(s.mem.failures, 8);
+  e.t += 1_000;
+  s = step(s, { type: "opened" }, e).state; // the server answers again
+  assert.equal(s.mem.failures, 0);
+  e.t += 10_000; // well under client-go's 2 min of health
+  const r = step(s, { type: "streamEnded" }, e);
   assert.equal(backoffDelay(r.effects), 800);
+  // A successful list resets it as well.
+  const l = run(initialState({ watchList: false }), [
+    { type: "start" },
+    { type: "listFailed", error: new Error("x") },
+    BACKOFF_FIRED,
+    { type: "listFailed", error: new Error("x") },
+    BACKOFF_FIRED,
+    { type: "listed", items: [], rv: "3" },
+  ], e);
+  assert.equal(l.state.mem.failures, 0);
+});
+
+Deno.test("step: disconnectedSinceMs marks when the loop lost its stream and clears when one opens", () => {
+  const { state, e } = watching();
+  assert.equal(state.mem.disconnectedSinceMs, undefined);
+  e.t = 5_000;
+  let r = step(state, { type: "streamEnded" }, e);
+  assert.equal(r.state.mem.disconnectedSinceMs, 5_000);
+  e.t = 6_000;
+  r = run(r.state, [BACKOFF_FIRED, { type: "streamFailed", error: new Error("refused") }], e);
+  assert.equal(r.state.mem.disconnectedSinceMs, 5_000, "a failed reconnect does not restart the clock");
+  r = run(r.state, [BACKOFF_FIRED, { type: "opened" }], e);
+  assert.equal(r.state.mem.disconnectedSinceMs, undefined);
+});
+
+Deno.test("step: a watch refused with 404 (the CRD was deleted) relists and reports the list failure by code", () => {
+  const { state, e } = watching();
+  const notFound = new ApiError(failureStatus(404, "NotFound", "the server could not find the requested resource"), {
+    verb: "watch",
+    resource: "widgets.example.com",
+  });
+  let r = step(state, { type: "streamFailed", error: notFound }, e);
+  assert.equal(r.state.kind === "Backoff" && r.state.then, "list");
+  r = step(r.state, BACKOFF_FIRED, e);
+  assert.equal(r.state.kind, "Listing");
+  r = step(r.state, { type: "listFailed", error: notFound }, e);
+  assert.deepEqual(r.effects[0], { type: "listError", code: "404", detail: notFound.message });
+  assert.equal(r.state.kind, "Backoff");
+  // Under WatchList a 404 is not a refusal of WatchList: it stays on.
+  const w = run(initialState(), [{ type: "start" }, { type: "streamFailed", error: notFound }], e);
+  assert.equal(w.state.kind, "Listing");
+  assert.equal(w.state.mem.watchList, "try");
 });
 
 Deno.test("step: idle deadline → close the stream, back off, re-watch", () => {

@@ -202,7 +202,9 @@ class Server implements FakeApiServer {
     });
     const hub = new WatchHub(objects);
     const gc = new GarbageCollector(store);
-    const crds = new CrdController(store);
+    const crds = new CrdController(store, (storageKey) => {
+      for (const sink of hub.sinks()) if (sink.storageKey === storageKey) sink.drop();
+    });
     store.admission.push(schemaAdmission);
     const apiServices = new ApiServiceController(store, (gv, target) => {
       if (target) this.#aggregated.set(gv, target);
