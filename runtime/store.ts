@@ -103,7 +103,7 @@ export class StoreWriter<T extends KubeObject = KubeObject> implements Store<T> 
     this.addIndex(BUILTIN_INDEXES.namespace, namespaceIndex);
     this.addIndex(BUILTIN_INDEXES.owner, ownerIndex);
     this.addIndex(BUILTIN_INDEXES.label, labelIndex);
-    this.reader = Object.freeze(new StoreReader(this));
+    this.reader = Object.freeze(new ReadOnlyStore(this));
   }
 
   get size(): number {
@@ -244,7 +244,7 @@ export class StoreWriter<T extends KubeObject = KubeObject> implements Store<T> 
 }
 
 /** The read-only handle of a {@link StoreWriter}: it keeps the writer in a private field, out of readers' reach. */
-class StoreReader<T extends KubeObject> implements Store<T> {
+class ReadOnlyStore<T extends KubeObject> implements Store<T> {
   readonly #writer: StoreWriter<T>;
   constructor(writer: StoreWriter<T>) {
     this.#writer = writer;
