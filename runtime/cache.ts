@@ -14,6 +14,7 @@
  */
 
 import { getLogger } from "@logtape/logtape";
+import { resourceId } from "./apimachinery/names.ts";
 import type { KubeClient } from "./client.ts";
 import type { Clock } from "./clock.ts";
 import { type IndexFunc, type StoreChange, StoreWriter } from "./store.ts";
@@ -178,7 +179,7 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
     this.#log = opts.logger ?? getLogger(["kubeop", "cache"]);
     this.#clock = opts.clock ?? opts.client.clock;
     const rt = opts.resource;
-    this.#resourceName = rt.group ? `${rt.plural}.${rt.group}` : rt.plural;
+    this.#resourceName = resourceId(rt);
     // The loop writes through this private sink: the informer's only write path.
     const sink: WatchSink = {
       replace: (items) => this.#replace(items),

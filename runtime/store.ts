@@ -75,13 +75,14 @@ function labelIndex(obj: KubeObject): string[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { StoreWriter } from "./store.ts";
  * const writer = new StoreWriter();
  * const store = writer.reader; // what readers get: no upsert/remove/replace
  * writer.upsert({ metadata: { name: "a", namespace: "ns", uid: "u1", resourceVersion: "1", labels: { app: "x" } } });
- * console.assert(store.byIndex("label", "app=x").length === 1);
- * console.assert(Object.isFrozen(store.get("ns/a")));
- * console.assert(!("upsert" in store));
+ * assert.ok(store.byIndex("label", "app=x").length === 1);
+ * assert.ok(Object.isFrozen(store.get("ns/a")));
+ * assert.ok(!("upsert" in store));
  * ```
  */
 export class StoreWriter<T extends KubeObject = KubeObject> implements Store<T> {

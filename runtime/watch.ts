@@ -56,8 +56,9 @@ export interface StreamState {
   openedAtMs?: number;
   /** The read-idle deadline once bookmarks were seen: no frame for this long means half-open. */
   idleMs?: number;
-  /** The last bookmark, and the largest gap between bookmarks so far (they size `idleMs`). */
+  /** When the last bookmark arrived (with {@link StreamState.maxBookmarkGapMs}, sizes `idleMs`). */
   lastBookmarkAtMs?: number;
+  /** The largest gap between bookmarks so far. */
   maxBookmarkGapMs?: number;
 }
 
@@ -230,12 +231,13 @@ function describe(error: unknown): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { initialState, step } from "./watch.ts";
  * const env = { now: () => 0, random: () => 0 };
  * let r = step(initialState({ watchList: false }), { type: "start" }, env);
- * console.assert(r.effects[0].type === "list");
+ * assert.ok(r.effects[0].type === "list");
  * r = step(r.state, { type: "listed", items: [], rv: "5" }, env);
- * console.assert(r.state.kind === "Watching" && r.state.mem.rv === "5");
+ * assert.ok(r.state.kind === "Watching" && r.state.mem.rv === "5");
  * ```
  */
 export function step(state: WatchState, input: WatchInput, env: StepEnv): StepResult {
