@@ -15,6 +15,8 @@ export interface CompositeStore<T extends KubeObject> {
   get(key: string): T | undefined;
   /** Objects of one namespace, or of all configured namespaces. */
   list(namespace?: string): T[];
+  /** Objects filed under `value` in index `index`, across namespaces (each member's index). */
+  byIndex(index: string, value: string): T[];
   /** Every key across namespaces. */
   keys(): string[];
   /** Number of objects across namespaces. */
@@ -24,6 +26,7 @@ export interface CompositeStore<T extends KubeObject> {
 interface MemberStore<T extends KubeObject> {
   get(key: string): T | undefined;
   list(namespace?: string): T[];
+  byIndex?(index: string, value: string): T[];
   keys?(): string[];
   readonly size?: number;
 }
@@ -48,12 +51,25 @@ export class MultiNamespaceInformer<T extends KubeObject = KubeObject> implement
         namespace === undefined
           ? stores().flatMap((s) => s.list())
           : (members.get(namespace)?.store.list(namespace) ?? []),
+      byIndex: (index, value) =>
+        stores().flatMap((s) => {
+          if (!s.byIndex) throw new Error(`${this.resource.plural}: a namespace's cache offers no indexes`);
+          return s.byIndex(index, value);
+        }),
       keys: () =>
         stores().flatMap((s) => s.keys?.() ?? s.list().map((o) => `${o.metadata.namespace}/${o.metadata.name}`)),
       get size() {
         return stores().reduce((n, s) => n + (s.size ?? s.list().length), 0);
       },
     };
+  }
+
+  /** Adds index `name` to every member's cache. */
+  addIndex(name: string, fn: (obj: T) => string[]): void {
+    for (const [namespace, member] of this.#members) {
+      if (!member.addIndex) throw new Error(`${this.resource.plural}: the cache of namespace ${namespace} offers no indexes`);
+      member.addIndex(name, fn);
+    }
   }
 
   /** Registers `handler` on every member; `synced` fires once, after all members synced. */

@@ -1,18 +1,26 @@
 import assert from "node:assert/strict";
 import type { InformerHandler, InformerLike, InformerOptions } from "./controller.ts";
 import { namespacedInformers } from "./namespaced_informers.ts";
+import { Store } from "./store.ts";
 import { CoreTypes, type KubeObject, objectKey, type ResourceType } from "./types.ts";
 
 /** An informer over a fixed set of objects that syncs when told. */
 class ListInformer implements InformerLike {
   readonly handlers = new Set<InformerHandler>();
   synced = false;
-  constructor(readonly resource: ResourceType, readonly opts: InformerOptions, readonly objects: KubeObject[]) {}
+  readonly indexed = new Store();
+  constructor(readonly resource: ResourceType, readonly opts: InformerOptions, readonly objects: KubeObject[]) {
+    for (const o of objects) this.indexed.upsert(structuredClone(o));
+  }
   get store() {
     return {
       get: (key: string) => this.objects.find((o) => objectKey(o) === key),
       list: (ns?: string) => this.objects.filter((o) => ns === undefined || o.metadata.namespace === ns),
+      byIndex: (index: string, value: string) => this.indexed.byIndex(index, value),
     };
+  }
+  addIndex(name: string, fn: (obj: KubeObject) => string[]): void {
+    this.indexed.addIndex(name, fn);
   }
   addHandler(h: InformerHandler): () => void {
     this.handlers.add(h);
@@ -90,4 +98,14 @@ Deno.test("several namespaces: one informer each, read and notified as one", () 
   assert.equal(synced, 1);
   off();
   assert.equal(inner.made[0].handlers.size + inner.made[1].handlers.size, 0);
+});
+
+Deno.test("several namespaces: an index is added to every namespace's cache and read across them", () => {
+  const inner = registry();
+  const pods = namespacedInformers(inner, ["a", "b"]).get(CoreTypes.Pod);
+  pods.addIndex!("name", (o) => [o.metadata.name!]);
+  assert.deepEqual(pods.store.byIndex!("name", "p2").map(objectKey), ["b/p2"]);
+  assert.deepEqual(pods.store.byIndex!("namespace", "a").map(objectKey), ["a/p1"]);
+  assert.deepEqual(pods.store.byIndex!("name", "p3"), [], "namespace c is not cached");
+  assert.throws(() => pods.store.byIndex!("nope", "x"), /no index "nope"/);
 });

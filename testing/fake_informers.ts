@@ -4,10 +4,12 @@
  * watch select them (namespace, label and field selectors, metadata-only), presented as served, and handed out deeply
  * frozen, as the runtime cache hands them out — a reconcile that mutates a cached object fails here too. Handlers see
  * `added | modified | deleted | synced` from the store's commits (an object leaving the selector is `deleted`).
+ * Indexes ({@link FakeInformer.addIndex}, `store.byIndex`) are runtime/store.ts's own: the built-in `namespace`,
+ * `owner` uid and `label` `key=value` indexes plus any added, evaluated over what the informer selects now.
  * @module
  */
 import type { InformerHandler, InformerLike, InformerOptions, InformerSource } from "../runtime/controller.ts";
-import { deepFreeze } from "../runtime/store.ts";
+import { deepFreeze, type IndexFunc, Store } from "../runtime/store.ts";
 import { type KubeObject, type ResourceType, splitKey } from "../runtime/types.ts";
 import type { FakeStore } from "./fake_store.ts";
 import { toPartialObjectMetadata } from "./partial_metadata.ts";
@@ -59,6 +61,7 @@ class FakeInformer implements InformerLike {
   readonly resource: ResourceType;
   readonly #store: FakeStore;
   readonly #opts: InformerOptions;
+  readonly #indexes = new Map<string, IndexFunc<KubeObject>>();
   #matcher?: (obj: KubeObject) => boolean;
 
   constructor(store: FakeStore, rt: ResourceType, opts: InformerOptions) {
@@ -85,7 +88,14 @@ class FakeInformer implements InformerLike {
       });
       return list.items.map((o) => this.#frozen(o));
     },
+    byIndex: (index: string, value: string): KubeObject[] => this.#indexed().byIndex(index, value),
   };
+
+  /** Adds index `name` (runtime/store.ts semantics: a name already taken, built-in or added, is an error). */
+  addIndex(name: string, fn: IndexFunc<KubeObject>): void {
+    this.#indexed().addIndex(name, fn); // throws for a taken name, as the runtime store does
+    this.#indexes.set(name, fn);
+  }
 
   addHandler(handler: InformerHandler): () => void {
     for (const obj of this.store.list()) handler.added?.(obj);
@@ -108,6 +118,14 @@ class FakeInformer implements InformerLike {
 
   waitForSync(): Promise<void> {
     return Promise.resolve();
+  }
+
+  /** A runtime {@link Store} over the selected objects with this informer's indexes: the runtime's index semantics. */
+  #indexed(): Store<KubeObject> {
+    const view = new Store<KubeObject>({ freeze: false });
+    for (const [name, fn] of this.#indexes) view.addIndex(name, fn);
+    for (const obj of this.store.list()) view.upsert(obj);
+    return view;
   }
 
   #def(): ResourceDef {

@@ -1,16 +1,17 @@
 import assert from "node:assert/strict";
 import { FakeCluster } from "../../testing/mod.ts";
-import { FLIP_DELAY_MS, MachineMemory, machinesOfSwitch, reconcileMachine } from "./controller.ts";
+import { FLIP_DELAY_MS, MachineReconciler } from "./controller.ts";
+import { machinesOfSwitch } from "./indexes.ts";
 import { type Machine, machineCrds, MachineType, type Switch, SwitchType } from "./schema.ts";
 
 function setup(spec: Machine["spec"], name = "machine-1") {
   const cluster = new FakeCluster({ crds: machineCrds() });
-  const memory = new MachineMemory();
+  const reconciler = new MachineReconciler(cluster.informers);
   cluster.create(MachineType, { metadata: { name, namespace: "default" }, spec });
-  const run = () => reconcileMachine(cluster.context(MachineType, `default/${name}`), memory);
+  const run = () => reconciler.reconcile(cluster.context(MachineType, `default/${name}`));
   const machine = () => cluster.get(MachineType, `default/${name}`) as Machine;
   const switches = () => cluster.list(SwitchType, "default") as Switch[];
-  return { cluster, memory, run, machine, switches };
+  return { cluster, reconciler, run, machine, switches };
 }
 
 Deno.test("stage 1: seenAt is recorded, then ≥ 5 s later the switch goes down and seenAt is cleared; again on up", async () => {
@@ -127,11 +128,11 @@ Deno.test("stage 2: adopts a matching orphan, ignores a switch another live Mach
 Deno.test("stage 2: relabelling a switch releases it; the map function names both machines; deletion cascades", async () => {
   const { cluster, run, switches } = setup({ switches: 1 });
   cluster.create(MachineType, { metadata: { name: "machine-2", namespace: "default" }, spec: {} });
-  const run2 = () => reconcileMachine(cluster.context(MachineType, "default/machine-2"), new MachineMemory());
+  const run2 = () => new MachineReconciler(cluster.informers).reconcile(cluster.context(MachineType, "default/machine-2"));
   await run();
   const [sw] = switches();
   cluster.patch(SwitchType, `default/${sw.metadata.name}`, { metadata: { labels: { machine: "machine-2" } } });
-  const map = machinesOfSwitch(() => cluster.list(MachineType) as Machine[]);
+  const map = machinesOfSwitch(new MachineReconciler(cluster.informers).caches.machines);
   assert.deepEqual(map(cluster.get(SwitchType, `default/${sw.metadata.name}`) as Switch).sort(), [
     "default/machine-1",
     "default/machine-2",
@@ -146,13 +147,17 @@ Deno.test("stage 2: relabelling a switch releases it; the map function names bot
 });
 
 Deno.test("what the controller remembers about a deleted machine is forgotten", async () => {
-  const { cluster, memory, run } = setup({ switches: 1, switchPosition: "up" });
+  const { cluster, reconciler, run, switches } = setup({ switches: 1 });
   await run();
-  assert.equal(memory.expectations.size, 1);
+  cluster.patch(SwitchType, `default/${switches()[0].metadata.name}`, { spec: { position: "up" } });
+  await run();
+  await cluster.clock.advance(FLIP_DELAY_MS);
+  await run();
+  assert.equal(switches()[0].spec.position, "down");
+  assert.equal(reconciler.memory.size, 1, "the flip is remembered");
   cluster.delete(MachineType, "default/machine-1");
   await run();
-  assert.equal(memory.expectations.size, 0);
-  assert.equal(memory.lastFlipMs.size, 0);
+  assert.equal(reconciler.memory.size, 0);
 });
 
 Deno.test("a converged Machine reconciled again sends no status write, whatever key order the server keeps", async () => {
