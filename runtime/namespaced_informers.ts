@@ -67,7 +67,9 @@ export class MultiNamespaceInformer<T extends KubeObject = KubeObject> implement
   /** Adds index `name` to every member's cache. */
   addIndex(name: string, fn: (obj: T) => string[]): void {
     for (const [namespace, member] of this.#members) {
-      if (!member.addIndex) throw new Error(`${this.resource.plural}: the cache of namespace ${namespace} offers no indexes`);
+      if (!member.addIndex) {
+        throw new Error(`${this.resource.plural}: the cache of namespace ${namespace} offers no indexes`);
+      }
       member.addIndex(name, fn);
     }
   }

@@ -128,7 +128,8 @@ Deno.test("stage 2: adopts a matching orphan, ignores a switch another live Mach
 Deno.test("stage 2: relabelling a switch releases it; the map function names both machines; deletion cascades", async () => {
   const { cluster, run, switches } = setup({ switches: 1 });
   cluster.create(MachineType, { metadata: { name: "machine-2", namespace: "default" }, spec: {} });
-  const run2 = () => new MachineReconciler(cluster.informers).reconcile(cluster.context(MachineType, "default/machine-2"));
+  const run2 = () =>
+    new MachineReconciler(cluster.informers).reconcile(cluster.context(MachineType, "default/machine-2"));
   await run();
   const [sw] = switches();
   cluster.patch(SwitchType, `default/${sw.metadata.name}`, { metadata: { labels: { machine: "machine-2" } } });

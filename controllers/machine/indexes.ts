@@ -27,7 +27,10 @@ export function selectorOf(machine: Machine): Record<string, string> {
 }
 
 /** Whether `labels` carry every entry of `selector`. */
-export function matches(labels: Readonly<Record<string, string>> | undefined, selector: Record<string, string>): boolean {
+export function matches(
+  labels: Readonly<Record<string, string>> | undefined,
+  selector: Record<string, string>,
+): boolean {
   return Object.entries(selector).every(([k, v]) => labels?.[k] === v);
 }
 
