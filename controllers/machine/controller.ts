@@ -242,5 +242,5 @@ export function machineController(deps: { informers: InformerSource }): Controll
     name: "machine",
     for: MachineType,
     reconcile: (ctx) => reconciler.reconcile(ctx),
-  }).watches<Switch>(SwitchType, machinesOfSwitch(reconciler.caches.machines));
+  }).watches(SwitchType, machinesOfSwitch(reconciler.caches.machines));
 }
