@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { FakeCluster } from "../../testing/mod.ts";
-import { FLIP_DELAY_MS, MachineReconciler } from "./controller.ts";
+import { OwnWritesTracker, resourceId } from "../../runtime/own_writes.ts";
+import { OwnWritesClient } from "../../runtime/own_writes_client.ts";
+import { type KubeObject, objectKey } from "../../runtime/types.ts";
+import { FLIP_DELAY_MS, machineController, MachineReconciler } from "./controller.ts";
 import { machinesOfSwitch } from "./indexes.ts";
 import { type Machine, machineCrds, MachineType, type Switch, SwitchType } from "./schema.ts";
 
@@ -177,4 +180,46 @@ Deno.test("a converged Machine reconciled again sends no status write, whatever 
   await run();
   const statusWrites = cluster.writes().slice(before).filter((c) => c.resource === "machines");
   assert.deepEqual(statusWrites, [], "no status PATCH for a status that did not change");
+});
+
+Deno.test("creates and deletes of Switches hold the machine's next reconcile until the Switch cache shows them", async () => {
+  const { cluster, reconciler, switches } = setup({ switches: 2 });
+  const key = "default/machine-1";
+  const controller = machineController({ informers: cluster.informers });
+  assert.ok(
+    controller.watchedResources().some((w) => w.rt === SwitchType && w.opts === undefined),
+    "one unfiltered Switch watch: its cache is the one the runtime waits on",
+  );
+  // The Switch cache as the runtime's tracker sees it: frozen at a snapshot while lagging.
+  const live = cluster.informers.get(SwitchType).store;
+  let snapshot: Map<string, KubeObject> | undefined;
+  const lag = () => snapshot = new Map(live.list().map((s) => [objectKey(s), s]));
+  const lagging = { get: (k: string) => (snapshot ? snapshot.get(k) : live.get(k)) };
+  const machines = cluster.informers.get(MachineType).store;
+  const tracker = new OwnWritesTracker({
+    clock: cluster.clock,
+    storeFor: (id) => id === resourceId(SwitchType) ? lagging : id === resourceId(MachineType) ? machines : undefined,
+  });
+  const client = new OwnWritesClient({ client: cluster.client, key, tracker });
+  const nextReconcileWaits = async () => {
+    let outcome: string | undefined;
+    const waited = tracker.wait(key).then((o) => outcome = o);
+    await Promise.resolve();
+    assert.equal(outcome, undefined, "the next reconcile waits while the cache lags");
+    snapshot = undefined;
+    tracker.notify();
+    await waited;
+    assert.equal(outcome, "seen");
+  };
+
+  lag();
+  await reconciler.reconcile({ ...cluster.context(MachineType, key), client });
+  assert.equal(switches().length, 2, "created");
+  await nextReconcileWaits();
+
+  cluster.patch(MachineType, key, { spec: { switches: 1 } });
+  lag();
+  await reconciler.reconcile({ ...cluster.context(MachineType, key), client });
+  assert.equal(switches().length, 1, "deleted");
+  await nextReconcileWaits();
 });
