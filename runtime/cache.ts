@@ -63,6 +63,8 @@ export interface InformerLike<T extends KubeObject = KubeObject> {
   readonly resource: ResourceType;
   /** Read-only view of the cache, by `namespace/name` key. */
   readonly store: Store<T>;
+  /** Adds a custom index to the store (names are unique per informer); optional for test doubles. */
+  addIndex?(name: string, fn: IndexFunc<T>): void;
   /** Registers handlers; returns their removal. */
   addHandler(handler: InformerHandler<T>): () => void;
   /** Whether the first full list is in the store. */

@@ -46,6 +46,16 @@ export class MultiNamespaceInformer<T extends KubeObject = KubeObject> implement
     };
   }
 
+  /** Adds index `name` to every member's cache. */
+  addIndex(name: string, fn: (obj: T) => string[]): void {
+    for (const [namespace, member] of this.#members) {
+      if (!member.addIndex) {
+        throw new Error(`${this.resource.plural}: the cache of namespace ${namespace} offers no indexes`);
+      }
+      member.addIndex(name, fn);
+    }
+  }
+
   /** Registers `handler` on every member; `synced` fires once, after all members synced. */
   addHandler(handler: InformerHandler<T>): () => void {
     let pending = this.#members.size;

@@ -16,6 +16,9 @@ class ListInformer implements InformerLike {
   get store() {
     return this.#objects.reader;
   }
+  addIndex(name: string, fn: (obj: KubeObject) => string[]): void {
+    this.#objects.addIndex(name, fn);
+  }
   addHandler(h: InformerHandler): () => void {
     this.handlers.add(h);
     if (this.synced) h.synced?.();
@@ -92,4 +95,14 @@ Deno.test("several namespaces: one informer each, read and notified as one", () 
   assert.equal(synced, 1);
   off();
   assert.equal(inner.made[0].handlers.size + inner.made[1].handlers.size, 0);
+});
+
+Deno.test("several namespaces: an index is added to every namespace's cache and read across them", () => {
+  const inner = registry();
+  const pods = namespacedInformers(inner, ["a", "b"]).get(CoreTypes.Pod);
+  pods.addIndex!("name", (o) => [o.metadata.name!]);
+  assert.deepEqual(pods.store.byIndex!("name", "p2").map(objectKey), ["b/p2"]);
+  assert.deepEqual(pods.store.byIndex!("namespace", "a").map(objectKey), ["a/p1"]);
+  assert.deepEqual(pods.store.byIndex!("name", "p3"), [], "namespace c is not cached");
+  assert.throws(() => pods.store.byIndex!("nope", "x"), /no index "nope"/);
 });

@@ -4,10 +4,12 @@
  * watch select them (namespace, label and field selectors, metadata-only), presented as served, and handed out deeply
  * frozen, as the runtime cache hands them out — a reconcile that mutates a cached object fails here too. Handlers see
  * `added | modified | deleted | synced` from the store's commits (an object leaving the selector is `deleted`).
+ * Indexes ({@link FakeInformer.addIndex}, `store.byIndex`) are runtime/store.ts's own: the built-in `namespace`,
+ * `owner` uid and `label` `key=value` indexes plus any added, evaluated over what the informer selects now.
  * @module
  */
 import type { InformerHandler, InformerLike, InformerSource, Store } from "../runtime/cache.ts";
-import { deepFreeze, StoreWriter } from "../runtime/store.ts";
+import { deepFreeze, type IndexFunc, StoreWriter } from "../runtime/store.ts";
 import { type KubeObject, type ResourceType, splitKey } from "../runtime/types.ts";
 import type { WatchScope } from "../runtime/watch_runner.ts";
 import type { FakeStore } from "./fake_store.ts";
@@ -60,6 +62,7 @@ class FakeInformer implements InformerLike {
   readonly resource: ResourceType;
   readonly #store: FakeStore;
   readonly #opts: WatchScope;
+  readonly #indexes = new Map<string, IndexFunc<KubeObject>>();
   #matcher?: (obj: KubeObject) => boolean;
 
   constructor(store: FakeStore, rt: ResourceType, opts: WatchScope) {
@@ -86,14 +89,20 @@ class FakeInformer implements InformerLike {
       });
       return list.items.map((o) => this.#frozen(o));
     },
-    // The rest of the reader surface reads a snapshot of the selected objects (built-in indexes only).
-    byIndex: (index: string, value: string): KubeObject[] => this.#snapshot().byIndex(index, value),
-    keys: (): string[] => this.#snapshot().keys(),
-    getByUid: (uid: string): KubeObject | undefined => this.#snapshot().getByUid(uid),
+    // The rest of the reader surface reads a snapshot of the selected objects with this informer's indexes.
+    byIndex: (index: string, value: string): KubeObject[] => this.#indexed().byIndex(index, value),
+    keys: (): string[] => this.#indexed().keys(),
+    getByUid: (uid: string): KubeObject | undefined => this.#indexed().getByUid(uid),
     get size(): number {
       return this.list().length;
     },
   };
+
+  /** Adds index `name` (runtime/store.ts semantics: a name already taken, built-in or added, is an error). */
+  addIndex(name: string, fn: IndexFunc<KubeObject>): void {
+    this.#writer().addIndex(name, fn); // throws for a taken name, as the runtime store does
+    this.#indexes.set(name, fn);
+  }
 
   addHandler(handler: InformerHandler): () => void {
     for (const obj of this.store.list()) handler.added?.(obj);
@@ -118,11 +127,17 @@ class FakeInformer implements InformerLike {
     return Promise.resolve();
   }
 
-  /** The selected objects, indexed as the runtime cache indexes them. */
-  #snapshot(): Store {
-    const writer = new StoreWriter({ freeze: false });
+  /** A runtime {@link Store} over the selected objects with this informer's indexes: the runtime's index semantics. */
+  #indexed(): Store {
+    return this.#writer().reader;
+  }
+
+  /** A runtime StoreWriter holding the selected objects, with this informer's indexes. */
+  #writer(): StoreWriter<KubeObject> {
+    const writer = new StoreWriter<KubeObject>({ freeze: false });
+    for (const [name, fn] of this.#indexes) writer.addIndex(name, fn);
     writer.replace(this.store.list());
-    return writer.reader;
+    return writer;
   }
 
   #def(): ResourceDef {

@@ -70,3 +70,21 @@ Deno.test("the store is the runtime's whole reader surface: byIndex, keys, getBy
   assert.ok(Object.isFrozen(web.store.getByUid(uid)));
   assert.equal(web.store.getByUid(cluster.get(CoreTypes.Pod, "a/db")!.metadata.uid!), undefined);
 });
+
+Deno.test("indexes: the runtime store's built-ins and added ones, over what the informer selects, kept current", () => {
+  const cluster = new FakeCluster({ namespaces: ["a", "b"] });
+  cluster.create(CoreTypes.Pod, pod("web", "a", { app: "web" }));
+  cluster.create(CoreTypes.Pod, pod("db", "a", { app: "db" }));
+  cluster.create(CoreTypes.Pod, pod("web", "b", { app: "web" }));
+  const pods = cluster.informers.get(CoreTypes.Pod, { namespace: "a" });
+  const names = (objs: KubeObject[]) => objs.map((p) => `${p.metadata.namespace}/${p.metadata.name}`).sort();
+  assert.deepEqual(names(pods.store.byIndex!("label", "app=web")), ["a/web"], "built-in label index, in scope only");
+  pods.addIndex!("by-name", (p) => [p.metadata.name!]);
+  assert.deepEqual(names(pods.store.byIndex!("by-name", "db")), ["a/db"]);
+  cluster.patch(CoreTypes.Pod, "a/db", { metadata: { labels: { app: "web" } } });
+  assert.deepEqual(names(pods.store.byIndex!("label", "app=web")), ["a/db", "a/web"], "reads the current objects");
+  assert.ok(pods.store.byIndex!("by-name", "web").every((p) => Object.isFrozen(p)));
+  assert.throws(() => pods.addIndex!("by-name", () => []), /index "by-name" already exists/);
+  assert.throws(() => pods.addIndex!("owner", () => []), /index "owner" already exists/);
+  assert.throws(() => pods.store.byIndex!("nope", "x"), /no index "nope"/);
+});
