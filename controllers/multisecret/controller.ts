@@ -10,7 +10,22 @@
  *   through it).
  * - A Secret of the same name that is not ours is left alone and reported (Degraded=True, reason SecretConflict,
  *   and a Warning Event).
- * - Terminating namespaces are skipped. No Secret value ever reaches a log line or an Event.
+ * - Children are independent: each namespace is written on its own, so one failing child neither stops the others
+ *   nor the status write (observedGeneration advances). Failed namespaces are listed in `status.failedNamespaces`
+ *   and named in the Ready/Degraded message, with a Warning Event each; a transient failure is retried with
+ *   backoff, a refusal retrying cannot fix (runtime/child_write_failure.ts) is Degraded ChildWriteRejected and
+ *   terminal until something changes.
+ * - An immutable child (someone set `immutable: true`) whose data must change is replaced: kube refuses the update,
+ *   so it is deleted (uid precondition) and re-created — immutable again, the flag is the user's choice.
+ * - After the API server lost its state the cache may show a MultiSecret that is gone: nothing is created or
+ *   adopted before an uncached GET confirms the owner and its uid. A child whose owner-uid names an owner that no
+ *   longer exists is an orphan: adopted (owner label and annotations rewritten) when this MultiSecret wants that
+ *   Secret — a re-applied MultiSecret converges instead of reporting "not ours" — deleted otherwise; and when the
+ *   owner is not in the cache, its labelled children are deleted once an uncached GET answers 404 (event-driven:
+ *   every child event enqueues its owner).
+ * - An invalid `namespaceSelector` (e.g. `In` without values) is Degraded InvalidSelector with kube's message and a
+ *   Warning Event, terminal until the spec changes. Terminating namespaces are skipped. No Secret value ever
+ *   reaches a log line or an Event.
  * @module
  */
 
@@ -26,20 +41,25 @@ import { type Action, done, requeueAfter } from "../../runtime/queue.ts";
 import { type Condition, CoreTypes, type KubeObject, objectKey } from "../../runtime/types.ts";
 import type { RbacRule } from "../rbac.ts";
 import { type MultiSecret, MultiSecretType } from "./schema.ts";
+import {
+  CHILD_SELECTOR,
+  childNameOf,
+  desiredChild,
+  isOurs,
+  namesOwner,
+  OWNER_NAME,
+  OWNER_NAMESPACE,
+  OWNER_UID,
+  ownerOfSecret,
+  sameContent,
+} from "./children.ts";
+
+export { CHILD_SELECTOR, childNameOf, desiredChild, OWNER_NAME, OWNER_NAMESPACE, OWNER_UID, ownerOfSecret };
 
 /** The finalizer that deletes children in other namespaces. */
 export const FINALIZER = "multi.ddnw.ml/finalizer";
-/** Owner annotations on every child. */
-export const OWNER_NAME = "multi.ddnw.ml/owner-name";
-/** Owner namespace annotation. */
-export const OWNER_NAMESPACE = "multi.ddnw.ml/owner-namespace";
-/** Owner uid annotation (and label: the Secret watch selects on it). */
-export const OWNER_UID = "multi.ddnw.ml/owner-uid";
 /** The Degraded reason of a spec whose namespaceSelector cannot be parsed (terminal until the spec changes). */
 export const INVALID_SELECTOR = "InvalidSelector";
-/** The label selector of the Secret informer: only our children are cached. */
-export const CHILD_SELECTOR = OWNER_UID;
-
 /** The API calls this file makes. */
 export const RBAC: readonly RbacRule[] = [
   { group: "multi.ddnw.ml", resource: "multisecrets", verbs: ["get", "list", "watch", "patch"] },
@@ -64,54 +84,6 @@ export function namespaceMatcher(ms: MultiSecret): LabelMatcher {
       },
     );
   }
-}
-
-function base64(text: string): string {
-  const bytes = new TextEncoder().encode(text);
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin);
-}
-
-/** The child Secret `ms` wants in `namespace` (data = spec.data with stringData folded in, base64). */
-export function desiredChild(ms: MultiSecret, namespace: string): KubeObject {
-  const data: Record<string, string> = { ...(ms.spec?.data ?? {}) };
-  for (const [k, v] of Object.entries(ms.spec?.stringData ?? {})) data[k] = base64(v);
-  return {
-    apiVersion: "v1",
-    kind: "Secret",
-    metadata: {
-      name: childNameOf(ms),
-      namespace,
-      labels: { [OWNER_UID]: ms.metadata.uid! },
-      annotations: {
-        [OWNER_NAME]: ms.metadata.name!,
-        [OWNER_NAMESPACE]: ms.metadata.namespace!,
-        [OWNER_UID]: ms.metadata.uid!,
-      },
-    },
-    type: ms.spec?.type ?? "Opaque",
-    data,
-  };
-}
-
-/** The children's name. */
-export function childNameOf(ms: MultiSecret): string {
-  return ms.spec?.secretName ?? ms.metadata.name!;
-}
-
-function isOurs(secret: KubeObject, ms: MultiSecret): boolean {
-  const a = secret.metadata.annotations ?? {};
-  if (a[OWNER_UID]) return a[OWNER_UID] === ms.metadata.uid;
-  return a[OWNER_NAME] === ms.metadata.name && a[OWNER_NAMESPACE] === ms.metadata.namespace;
-}
-
-function sameContent(have: KubeObject, want: KubeObject): boolean {
-  const a = have.metadata.annotations ?? {};
-  return deepEqual(have.data ?? {}, want.data ?? {}) &&
-    have.metadata.labels?.[OWNER_UID] === want.metadata.labels![OWNER_UID] &&
-    [OWNER_NAME, OWNER_NAMESPACE, OWNER_UID].every((k) => a[k] === want.metadata.annotations![k]) &&
-    !a["kubectl.kubernetes.io/last-applied-configuration"];
 }
 
 /**
@@ -282,12 +254,6 @@ class OwnerNotConfirmed extends Error {
   constructor(key: string) {
     super(`MultiSecret ${key} is not on the API server with the cached uid`);
   }
-}
-
-/** Whether `child`'s owner annotations name `ms` (whatever uid it carries). */
-function namesOwner(child: KubeObject, ms: MultiSecret): boolean {
-  const a = child.metadata.annotations ?? {};
-  return a[OWNER_NAME] === ms.metadata.name && a[OWNER_NAMESPACE] === ms.metadata.namespace;
 }
 
 function summary(failures: readonly Failure[]): string {
@@ -531,12 +497,6 @@ async function writeInvalidSelectorStatus(ctx: ReconcileContext, ms: MultiSecret
     observedGeneration: generation,
   }, now);
   await patchStatusIfChanged(ctx.client, MultiSecretType, ms, { observedGeneration: generation, conditions });
-}
-
-/** Secret → its owner's key, from the owner annotations. */
-export function ownerOfSecret(secret: KubeObject): string[] {
-  const a = secret.metadata.annotations ?? {};
-  return a[OWNER_NAME] && a[OWNER_NAMESPACE] ? [`${a[OWNER_NAMESPACE]}/${a[OWNER_NAME]}`] : [];
 }
 
 /** The MultiSecret controller: For(MultiSecret), Watches(our Secrets → owner), Watches(Namespace → every MultiSecret). */
