@@ -1,18 +1,20 @@
 import assert from "node:assert/strict";
-import type { InformerHandler, InformerLike, InformerOptions } from "./controller.ts";
+import type { InformerHandler, InformerLike } from "./cache.ts";
 import { namespacedInformers } from "./namespaced_informers.ts";
+import { StoreWriter } from "./store.ts";
 import { CoreTypes, type KubeObject, objectKey, type ResourceType } from "./types.ts";
+import type { WatchScope } from "./watch_runner.ts";
 
 /** An informer over a fixed set of objects that syncs when told. */
 class ListInformer implements InformerLike {
   readonly handlers = new Set<InformerHandler>();
   synced = false;
-  constructor(readonly resource: ResourceType, readonly opts: InformerOptions, readonly objects: KubeObject[]) {}
+  readonly #objects = new StoreWriter();
+  constructor(readonly resource: ResourceType, readonly opts: WatchScope, objects: KubeObject[]) {
+    this.#objects.replace(objects);
+  }
   get store() {
-    return {
-      get: (key: string) => this.objects.find((o) => objectKey(o) === key),
-      list: (ns?: string) => this.objects.filter((o) => ns === undefined || o.metadata.namespace === ns),
-    };
+    return this.#objects.reader;
   }
   addHandler(h: InformerHandler): () => void {
     this.handlers.add(h);
@@ -38,7 +40,7 @@ function registry() {
   const made: ListInformer[] = [];
   return {
     made,
-    get<T extends KubeObject>(rt: ResourceType, opts: InformerOptions = {}): InformerLike<T> {
+    get<T extends KubeObject>(rt: ResourceType, opts: WatchScope = {}): InformerLike<T> {
       const inf = new ListInformer(
         rt,
         opts,

@@ -6,9 +6,10 @@
  * `added | modified | deleted | synced` from the store's commits (an object leaving the selector is `deleted`).
  * @module
  */
-import type { InformerHandler, InformerLike, InformerOptions, InformerSource } from "../runtime/controller.ts";
-import { deepFreeze } from "../runtime/store.ts";
+import type { InformerHandler, InformerLike, InformerSource, Store } from "../runtime/cache.ts";
+import { deepFreeze, StoreWriter } from "../runtime/store.ts";
 import { type KubeObject, type ResourceType, splitKey } from "../runtime/types.ts";
+import type { WatchScope } from "../runtime/watch_runner.ts";
 import type { FakeStore } from "./fake_store.ts";
 import { toPartialObjectMetadata } from "./partial_metadata.ts";
 import { storageKeyOf } from "./registry.ts";
@@ -38,7 +39,7 @@ export class FakeInformers implements InformerSource {
   }
 
   /** The informer of `rt` with `opts` (the same one for equal arguments). */
-  get<T extends KubeObject = KubeObject>(rt: ResourceType, opts: InformerOptions = {}): InformerLike<T> {
+  get<T extends KubeObject = KubeObject>(rt: ResourceType, opts: WatchScope = {}): InformerLike<T> {
     const id = JSON.stringify([
       rt.group,
       rt.version,
@@ -58,16 +59,16 @@ export class FakeInformers implements InformerSource {
 class FakeInformer implements InformerLike {
   readonly resource: ResourceType;
   readonly #store: FakeStore;
-  readonly #opts: InformerOptions;
+  readonly #opts: WatchScope;
   #matcher?: (obj: KubeObject) => boolean;
 
-  constructor(store: FakeStore, rt: ResourceType, opts: InformerOptions) {
+  constructor(store: FakeStore, rt: ResourceType, opts: WatchScope) {
     this.#store = store;
     this.resource = rt;
     this.#opts = opts;
   }
 
-  readonly store = {
+  readonly store: Store = {
     get: (key: string): KubeObject | undefined => {
       const { namespace, name } = splitKey(key);
       const def = this.#def();
@@ -84,6 +85,13 @@ class FakeInformer implements InformerLike {
         fieldSelector: this.#opts.fieldSelector,
       });
       return list.items.map((o) => this.#frozen(o));
+    },
+    // The rest of the reader surface reads a snapshot of the selected objects (built-in indexes only).
+    byIndex: (index: string, value: string): KubeObject[] => this.#snapshot().byIndex(index, value),
+    keys: (): string[] => this.#snapshot().keys(),
+    getByUid: (uid: string): KubeObject | undefined => this.#snapshot().getByUid(uid),
+    get size(): number {
+      return this.list().length;
     },
   };
 
@@ -108,6 +116,13 @@ class FakeInformer implements InformerLike {
 
   waitForSync(): Promise<void> {
     return Promise.resolve();
+  }
+
+  /** The selected objects, indexed as the runtime cache indexes them. */
+  #snapshot(): Store {
+    const writer = new StoreWriter({ freeze: false });
+    writer.replace(this.store.list());
+    return writer.reader;
   }
 
   #def(): ResourceDef {

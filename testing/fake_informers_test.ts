@@ -54,3 +54,19 @@ Deno.test("handlers: existing objects replayed then synced; commits become added
   cluster.create(CoreTypes.ConfigMap, { metadata: { name: "late", namespace: "default", labels: { keep: "yes" } } });
   assert.deepEqual(seen, ["added one", "synced", "added two", "modified -→1", "deleted two", "deleted one"]);
 });
+
+Deno.test("the store is the runtime's whole reader surface: byIndex, keys, getByUid and size over the selected objects", () => {
+  const cluster = new FakeCluster({ namespaces: ["a", "b"] });
+  cluster.create(CoreTypes.Pod, pod("web", "a", { app: "web" }));
+  cluster.create(CoreTypes.Pod, pod("db", "a", { app: "db" }));
+  cluster.create(CoreTypes.Pod, pod("web", "b", { app: "web" }));
+  const web = cluster.informers.get(CoreTypes.Pod, { labelSelector: "app=web" });
+  assert.equal(web.store.size, 2);
+  assert.deepEqual(web.store.keys().sort(), ["a/web", "b/web"]);
+  assert.deepEqual(web.store.byIndex("namespace", "a").map((p) => p.metadata.name), ["web"]);
+  assert.deepEqual(web.store.byIndex("label", "app=db"), [], "the selector applies to the indexes too");
+  const uid = cluster.get(CoreTypes.Pod, "b/web")!.metadata.uid!;
+  assert.equal(web.store.getByUid(uid)?.metadata.namespace, "b");
+  assert.ok(Object.isFrozen(web.store.getByUid(uid)));
+  assert.equal(web.store.getByUid(cluster.get(CoreTypes.Pod, "a/db")!.metadata.uid!), undefined);
+});
