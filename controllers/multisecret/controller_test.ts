@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { CHILD_WRITE_REJECTED } from "../../runtime/child_write_failure.ts";
-import type { InformerOptions, InformerSource } from "../../runtime/controller.ts";
+import type { InformerSource, WatchScope } from "../../runtime/controller.ts";
 import { ApiError, failureStatus, TerminalError } from "../../runtime/errors.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../../runtime/types.ts";
 import { FakeCluster } from "../../testing/mod.ts";
@@ -268,10 +268,14 @@ Deno.test("a MultiSecret the cache still shows but the API server does not have 
   loseOwner(cluster);
   const ctx = cluster.context(MultiSecretType, "default/ms");
   const informers: InformerSource = {
-    get: <T extends KubeObject>(rt: ResourceType, opts?: InformerOptions) => {
-      const informer = cluster.informers.get<T>(rt, opts);
+    get: <T extends KubeObject>(rt: ResourceType, scope?: WatchScope) => {
+      const informer = cluster.informers.get<T>(rt, scope);
       if (rt !== MultiSecretType) return informer;
-      return { ...informer, store: { get: () => stale as unknown as T, list: () => [stale as unknown as T] } };
+      const store = new Proxy(informer.store, {
+        get: (target, prop, receiver) =>
+          prop === "get" ? () => stale : prop === "list" ? () => [stale] : Reflect.get(target, prop, receiver),
+      });
+      return { ...informer, store };
     },
   };
   await reconcileMultiSecret({ ...ctx, informers });
