@@ -214,7 +214,7 @@ export async function reconcileMultiSecret(ctx: ReconcileContext): Promise<Actio
     for (const child of children.list()) {
       const namespace = child.metadata.namespace!;
       const misplaced = child.metadata.name !== name || !selected.has(namespace);
-      if (!misplaced || !isOurs(child, ms) && !namesOwner(child, ms)) continue;
+      if (!misplaced || (!isOurs(child, ms) && !namesOwner(child, ms))) continue;
       const ns = namespaces.find((n) => n.metadata.name === namespace);
       if (child.metadata.name === name && ns && (ns.metadata.deletionTimestamp || ns.status?.phase === "Terminating")) {
         continue;

@@ -282,3 +282,22 @@ Deno.test("a MultiSecret the cache still shows but the API server does not have 
   assert.equal(cluster.list(CoreTypes.Secret).filter((s) => s.metadata.name === "ms").length, 0);
   assert.ok(!cluster.writes().some((c) => c.verb === "create"), "nothing created for an unconfirmed owner");
 });
+
+Deno.test("a same-named Secret of another MultiSecret: left alone while it exists, adopted once an uncached GET says it is gone", async () => {
+  const { cluster, run, ms } = setup({ data: { k: "djE=" } }, ["team-a"]);
+  cluster.create(MultiSecretType, { metadata: { name: "other", namespace: "default" }, spec: { secretName: "ms" } });
+  const other = cluster.get(MultiSecretType, "default/other")!;
+  const owned = (uid: string) => ({
+    labels: { [OWNER_UID]: uid },
+    annotations: { [OWNER_NAME]: "other", [OWNER_NAMESPACE]: "default", [OWNER_UID]: uid },
+  });
+  cluster.create(CoreTypes.Secret, { metadata: { name: "ms", namespace: "team-a", ...owned(other.metadata.uid!) } });
+  await run();
+  assert.equal(cluster.get(CoreTypes.Secret, "team-a/ms")!.metadata.labels![OWNER_UID], other.metadata.uid);
+  assert.equal(ms().status?.conditions?.find((c) => c.type === "Degraded")?.reason, "SecretConflict");
+  cluster.delete(MultiSecretType, "default/other");
+  await run();
+  assert.equal(cluster.get(CoreTypes.Secret, "team-a/ms")!.metadata.labels![OWNER_UID], ms().metadata.uid);
+  assert.equal(cluster.get(CoreTypes.Secret, "team-a/ms")!.data.k, "djE=");
+  assert.equal(ms().status?.conditions?.find((c) => c.type === "Ready")?.status, "True");
+});
