@@ -1,0 +1,132 @@
+/**
+ * What the conformance cases share: the target and case types, the conformance CRD, and helpers that wait on
+ * conditions with deadlines.
+ * @module
+ */
+import assert from "node:assert/strict";
+import type { KubeClient } from "../../runtime/client.ts";
+import type { ApiError } from "../../runtime/errors.ts";
+import type { ResourceType, WatchEvent } from "../../runtime/types.ts";
+
+/** A started API server to run cases against. */
+export interface ConformanceTarget {
+  kubeconfigPath: string;
+  stop(): Promise<void>;
+}
+
+/** Which server a run talks to. */
+export type TargetName = "fake" | "real";
+
+/** What a case gets: a client for the target and a fresh namespace shared by the run. */
+export interface ConformanceContext {
+  client: KubeClient;
+  ns: string;
+  target: TargetName;
+}
+
+/** One behaviour of kube-apiserver, asserted the same way on both targets. */
+export interface ConformanceCase {
+  name: string;
+  /** Set only for a single-target case; `reason` says why (listed in testing/README.md). */
+  only?: { target: TargetName; reason: string };
+  run(ctx: ConformanceContext): Promise<void>;
+}
+
+/** The conformance CRD's kind. */
+export const Widget: ResourceType = {
+  group: "conformance.kubeop.dev",
+  version: "v1",
+  plural: "widgets",
+  kind: "Widget",
+  namespaced: true,
+};
+
+/** A namespaced CRD with a status subresource, a defaulted enum and bounds. */
+export const WIDGET_CRD = {
+  apiVersion: "apiextensions.k8s.io/v1",
+  kind: "CustomResourceDefinition",
+  metadata: { name: "widgets.conformance.kubeop.dev" },
+  spec: {
+    group: Widget.group,
+    scope: "Namespaced",
+    names: { plural: "widgets", singular: "widget", kind: "Widget", listKind: "WidgetList", shortNames: ["wdg"] },
+    versions: [{
+      name: "v1",
+      served: true,
+      storage: true,
+      subresources: { status: {} },
+      schema: {
+        openAPIV3Schema: {
+          type: "object",
+          properties: {
+            spec: {
+              type: "object",
+              required: ["size"],
+              properties: {
+                size: { type: "integer", minimum: 0, maximum: 100 },
+                color: { type: "string", enum: ["red", "blue"], default: "red" },
+              },
+            },
+            status: { type: "object", properties: { phase: { type: "string" } } },
+          },
+        },
+      },
+    }],
+  },
+};
+
+/** The namespaces/finalize subresource (the client types only `status` for PUT subresources). */
+export const FINALIZE = "finalize" as "status";
+
+/** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await probe();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 50)); // poll interval, bounded by the deadline
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${last}` : ""}`);
+}
+
+/** Awaits `p`, which must fail with an error `check` accepts; returns it. */
+export async function expectError(
+  p: Promise<unknown>,
+  check: (e: unknown) => boolean,
+  what: string,
+): Promise<ApiError> {
+  try {
+    await p;
+  } catch (err) {
+    assert.ok(check(err), `${what}: unexpected error ${err}`);
+    return err as ApiError;
+  }
+  assert.fail(`${what}: expected an error`);
+}
+
+/** Reads `count` events of a watch (20 s deadline), then closes it. */
+export async function readEvents(
+  client: KubeClient,
+  rt: ResourceType,
+  opts: { namespace: string; resourceVersion: string; labelSelector?: string },
+  count: number,
+): Promise<WatchEvent[]> {
+  const ac = new AbortController();
+  const events: WatchEvent[] = [];
+  const timer = setTimeout(() => ac.abort(new Error("watch deadline")), 20_000);
+  try {
+    for await (const ev of client.watch(rt, { ...opts, signal: ac.signal })) {
+      events.push(ev);
+      if (events.length >= count) break;
+    }
+  } finally {
+    clearTimeout(timer);
+    ac.abort();
+  }
+  return events;
+}
