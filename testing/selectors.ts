@@ -1,6 +1,6 @@
 /**
- * Label and field selectors as kube-apiserver parses them: labels support `=`, `==`, `!=`, `in`, `notin`, `key` and
- * `!key`; fields support `=`, `==`, `!=` on metadata.name/namespace plus per-kind fields (pods, events, secrets, ...).
+ * Label and field selectors as kube-apiserver parses them: labels support `=`, `==`, `!=`, `in`, `notin`, `key`,
+ * `!key` and the integer comparisons `key>n` / `key<n` (Gt/Lt: labels whose value is not an integer never match); fields support `=`, `==`, `!=` on metadata.name/namespace plus per-kind fields (pods, events, secrets, ...).
  * Parse errors are 400 BadRequest.
  * @module
  */
@@ -35,6 +35,8 @@ function splitTerms(selector: string): string[] {
 }
 
 const LABEL_KEY = /^([a-z0-9A-Z]([-a-z0-9A-Z_.]*[a-z0-9A-Z])?\/)?[a-z0-9A-Z]([-a-z0-9A-Z_.]*[a-z0-9A-Z])?$/;
+/** strconv.ParseInt's accepted form (base 10). */
+const INTEGER = /^[+-]?\d+$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
 function checkKey(key: string, selector: string): string {
@@ -71,6 +73,18 @@ export function parseLabelSelector(selector: string | null | undefined): Matcher
       const values = new Set(m[3].split(",").map((v) => checkValue(v.trim(), selector)));
       if (m[2] === "in") tests.push((l) => key in l && values.has(l[key]));
       else tests.push((l) => !(key in l) || !values.has(l[key]));
+    } else if ((m = term.match(/^([^=!<>\s]+)\s*([<>])\s*(\S*)$/))) {
+      const key = checkKey(m[1], selector);
+      if (!INTEGER.test(m[3])) {
+        throw new SelectorError(
+          `unable to parse requirement: for 'Gt', 'Lt' operators, the value must be an integer in "${selector}"`,
+        );
+      }
+      const bound = Number(m[3]);
+      const greater = m[2] === ">";
+      tests.push((l) =>
+        key in l && INTEGER.test(l[key]) && (greater ? Number(l[key]) > bound : Number(l[key]) < bound)
+      );
     } else if ((m = term.match(/^([^=!\s]+)\s*(==|=|!=)\s*(\S*)$/))) {
       const key = checkKey(m[1], selector);
       const value = checkValue(m[3], selector);

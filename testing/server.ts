@@ -216,6 +216,9 @@ class Server implements FakeApiServer {
       for (const name of DEFAULT_NAMESPACES) {
         store.create({ group: "", version: "v1", plural: "namespaces" }, { metadata: { name } });
       }
+      // The watch cache starts after the bootstrap objects exist (the cacher's first list): watches from an older
+      // resourceVersion get 410 Expired, as on a real server.
+      objects.compact();
     } else gc.enqueueAll();
     if (this.#pki) this.#publishAuthConfig(store, this.#pki);
     if (this.#opts.defaultNamespaceObjects) startNamespaceDefaults(store, this.#pki!.caPEM);

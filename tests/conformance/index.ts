@@ -42,7 +42,9 @@ export function defineConformance(
     sanitizeOps: false,
     async fn(t) {
       const target = await start();
-      const client = new KubeClient({ config: await loadKubeconfigFile(target.kubeconfigPath) });
+      const config = await loadKubeconfigFile(target.kubeconfigPath);
+      const client = new KubeClient({ config });
+      const noRetry = new KubeClient({ config, maxRetries: 0 });
       const ns = `conf-${crypto.randomUUID().slice(0, 8)}`;
       try {
         await client.create<KubeObject>(CoreTypes.Namespace, { metadata: { name: ns } });
@@ -51,12 +53,13 @@ export function defineConformance(
             await t.step({
               name: `${topic}: ${c.name}`,
               ignore: c.only !== undefined && c.only.target !== targetName,
-              fn: () => c.run({ client, ns, target: targetName }),
+              fn: () => c.run({ client, noRetry, ns, target: targetName }),
             });
           }
         }
       } finally {
         client.close();
+        noRetry.close();
         await target.stop();
       }
     },

@@ -20,6 +20,8 @@ export type TargetName = "fake" | "real";
 /** What a case gets: a client for the target and a fresh namespace shared by the run. */
 export interface ConformanceContext {
   client: KubeClient;
+  /** The same credentials without retries (to see a 5xx with Retry-After as the server sends it). */
+  noRetry: KubeClient;
   ns: string;
   target: TargetName;
 }
@@ -129,4 +131,45 @@ export async function readEvents(
     ac.abort();
   }
   return events;
+}
+
+/** A frame of a watch stream as sent (the object left untyped: it may be a Table or a Status). */
+export interface RawWatchEvent {
+  type: string;
+  // deno-lint-ignore no-explicit-any
+  object: any;
+}
+
+/**
+ * A bounded watch read whole: GET `path` with `query` (which should carry `timeoutSeconds`, or end in an ERROR) and
+ * the frames the server sent before it closed the stream.
+ */
+export async function boundedWatch(
+  client: KubeClient,
+  path: string,
+  query: Record<string, string | number | boolean>,
+  accept?: string,
+): Promise<{ status: number; events: RawWatchEvent[] }> {
+  const res = await client.request("GET", path, { query, accept });
+  const text = new TextDecoder().decode(res.body);
+  if (res.status !== 200) return { status: res.status, events: [JSON.parse(text)] };
+  const events = text.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as RawWatchEvent);
+  return { status: res.status, events };
+}
+
+/** The Status of a failed raw request (asserting its HTTP code). */
+export async function rawStatus(
+  client: KubeClient,
+  method: string,
+  path: string,
+  query: Record<string, string | number | boolean>,
+  code: number,
+  // deno-lint-ignore no-explicit-any
+): Promise<any> {
+  const res = await client.request(method, path, { query });
+  const status = JSON.parse(new TextDecoder().decode(res.body));
+  assert.equal(res.status, code, `${method} ${path}: ${JSON.stringify(status)}`);
+  assert.equal(status.kind, "Status");
+  assert.equal(status.code, code);
+  return status;
 }
