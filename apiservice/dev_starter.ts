@@ -12,7 +12,8 @@ import { parseKubeconfig } from "../runtime/kubeconfig.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { KubeFarmCluster, podCacheFromInformer } from "./kube_cluster.ts";
 import { FARM_GROUP, FARM_VERSION } from "./llama.ts";
-import { startFarmApiServer } from "./mod.ts";
+import { startRunnable } from "../runtime/runnable.ts";
+import { FarmApiServer } from "./mod.ts";
 
 /** What `kubeop dev`'s fake API server offers (a subset of testing's FakeApiServer). */
 export interface DevHost {
@@ -47,24 +48,29 @@ export async function startFarmForDev(host: DevHost, opts: FarmDevOptions = {}):
   const informers = new InformerRegistry({ client, clock: opts.clock });
   const pods = podCacheFromInformer(informers.get<KubeObject>(CoreTypes.Pod));
   const running = informers.start(ctrl.signal);
+  const farm = new FarmApiServer({
+    port: 0,
+    bindAddress: "127.0.0.1",
+    certDir: opts.certDir,
+    cluster: new KubeFarmCluster({ client, pods }),
+    storage: opts.persist === false ? "memory" : "configmap",
+    auth: "none",
+    clock: opts.clock,
+  });
+  const farmStop = new AbortController();
+  const serving = startRunnable(farm, farmStop.signal);
   try {
-    const farm = await startFarmApiServer({
-      port: 0,
-      bindAddress: "127.0.0.1",
-      certDir: opts.certDir,
-      cluster: new KubeFarmCluster({ client, pods }),
-      storage: opts.persist === false ? "memory" : "configmap",
-      auth: "none",
-      clock: opts.clock,
-    });
+    await serving.ready;
     host.registerAggregatedApi(FARM_GROUP, FARM_VERSION, farm.handler);
     return async () => {
-      await farm.stop();
+      farmStop.abort();
+      await serving.done;
       ctrl.abort();
       await running;
       client.close();
     };
   } catch (err) {
+    farmStop.abort();
     ctrl.abort();
     await running;
     client.close();

@@ -4,6 +4,7 @@
  * cache answers 503 ServiceUnavailable.
  * @module
  */
+import { resourceId } from "../runtime/apimachinery/names.ts";
 import { ApiError, failureStatus } from "../runtime/errors.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import type { PodCache, PodObject } from "./cluster.ts";
@@ -84,7 +85,7 @@ export function getFarmPod(pods: PodCache | undefined, namespace: string, name: 
     : undefined;
   if (!pod) {
     throw new ApiError(
-      failureStatus(404, "NotFound", `${FARMPODS.plural}.${FARMPODS.group} "${name}" not found`, {
+      failureStatus(404, "NotFound", `${resourceId(FARMPODS)} "${name}" not found`, {
         name,
         group: FARMPODS.group,
         kind: FARMPODS.plural,

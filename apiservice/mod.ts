@@ -1,10 +1,12 @@
 /**
- * The farm aggregated API server (seed 001, `farm.example.com/v1alpha`): {@link startFarmApiServer} wires the
+ * The farm aggregated API server (seed 001, `farm.example.com/v1alpha`): {@link FarmApiServer}, a Runnable, wires the
  * serving certificate, the Llama store (memory or ConfigMap), the FarmPod cache, delegated auth and the router into
  * one HTTPS listener. Used by `kubeop apiserver` and, in-process, by `kubeop dev`.
  * @module
  */
+import { deepEqual } from "../runtime/apimachinery/equality.ts";
 import { type Clock, RealClock } from "../runtime/clock.ts";
+import type { Runnable } from "../runtime/runnable.ts";
 import {
   AUTHENTICATION_CONFIGMAP,
   Authenticator,
@@ -27,7 +29,7 @@ export { REQUESTHEADER_DEFAULTS } from "./authn.ts";
 export { MemoryFarmCluster } from "./memory_cluster.ts";
 export { FARM_API_VERSION, FARM_GROUP, FARM_VERSION } from "./llama.ts";
 
-/** Options of {@link startFarmApiServer}. */
+/** Options of {@link FarmApiServer}. */
 export interface FarmApiServerOptions {
   /** Default 8443; 0 = a free port. */
   port?: number;
@@ -78,171 +80,244 @@ export interface FarmApiServerOptions {
   log?: (message: string) => void;
 }
 
-/** A running farm API server. */
-export interface FarmApiServer {
-  /** `https://<bind or 127.0.0.1>:<port>`. */
+/** What a listening farm API server offers (see {@link FarmApiServer}'s getters). */
+interface Serving {
   url: string;
-  /** The bound port (useful with port 0). */
   port: number;
-  /** PEM to trust for the serving cert (APIService.spec.caBundle, base64-encoded there). */
   caPEM: string;
-  /** The router without the auth gate, for trusted in-process callers (e.g. `kubeop dev`'s fake API server). */
   handler: (req: Request) => Promise<Response>;
-  /** The Llama store (for tests and diagnostics). */
   store: LlamaStore;
-  /** Stops the listener, watches and timers. */
-  stop(): Promise<void>;
 }
 
 /**
- * Starts the farm API server.
+ * The farm API server, a {@link Runnable}: `start(signal)` loads the serving cert, opens the Llama store, listens and
+ * serves until `signal` aborts, then stops the listener, watches and timers. The getters work once it is ready.
  *
  * @example
  * ```ts ignore
- * const farm = await startFarmApiServer({ port: 0, bindAddress: "127.0.0.1", auth: "none", certDir: tmp });
+ * import { startRunnable } from "../runtime/runnable.ts";
+ * const farm = new FarmApiServer({ port: 0, bindAddress: "127.0.0.1", auth: "none", certDir: tmp });
+ * const stop = new AbortController();
+ * const run = startRunnable(farm, stop.signal);
+ * await run.ready;
  * // fake.registerAggregatedApi("farm.example.com", "v1alpha", { url: farm.url, caPEM: farm.caPEM });
- * await farm.stop();
+ * stop.abort();
+ * await run.done;
  * ```
  */
-export async function startFarmApiServer(opts: FarmApiServerOptions = {}): Promise<FarmApiServer> {
-  const clock = opts.clock ?? new RealClock();
-  const log = opts.log ?? ((m: string) => console.error(m));
-  const auth = opts.auth ?? "delegated";
-  const cluster = opts.cluster;
-  if (auth === "delegated" && !cluster) {
-    throw new Error("delegated auth needs a cluster connection (SubjectAccessReview); use --auth=none for local use");
-  }
-  if (opts.storage === "configmap" && !cluster) throw new Error("--storage=configmap needs a cluster connection");
-  if (opts.certSecret && !cluster) throw new Error("--cert-secret needs a cluster connection");
+export class FarmApiServer implements Runnable {
+  /** Names the server in logs. */
+  readonly name = "farm-apiserver";
+  /** An HTTP server: in a Manager it starts with the servers group. */
+  readonly group = "servers";
+  readonly #opts: FarmApiServerOptions;
+  readonly #ready: Promise<void>;
+  #listening: () => void = () => {};
+  #failed: (error: unknown) => void = () => {};
+  #serving: Serving | undefined;
 
-  const svc = `${opts.serviceName ?? "kubeop-farm"}.${opts.serviceNamespace ?? "kubeop-system"}.svc`;
-  const hosts = opts.hosts ?? ["localhost", "127.0.0.1", svc];
-  const cert = opts.certSecret && !opts.tlsCertFile
-    ? {
-      ...await servingCertFromSecret({ cluster: cluster!, ...opts.certSecret, hosts, clock }),
-      certFile: "",
-      keyFile: "",
-    }
-    : await loadServingCert({
-      tlsCertFile: opts.tlsCertFile,
-      tlsPrivateKeyFile: opts.tlsPrivateKeyFile,
-      certDir: opts.certDir,
-      hosts,
-      clock,
+  /** Keeps the options; nothing happens before {@link FarmApiServer.start}. */
+  constructor(opts: FarmApiServerOptions = {}) {
+    this.#opts = opts;
+    this.#ready = new Promise<void>((resolve, reject) => {
+      this.#listening = resolve;
+      this.#failed = reject;
     });
-  if (opts.apiServiceName && cluster?.setAPIServiceCABundle) {
+    this.#ready.catch(() => {}); // start() rejects with the same error
+  }
+
+  /** `https://<bind or 127.0.0.1>:<port>`. */
+  get url(): string {
+    return this.#get().url;
+  }
+  /** The bound port (useful with port 0). */
+  get port(): number {
+    return this.#get().port;
+  }
+  /** PEM to trust for the serving cert (APIService.spec.caBundle, base64-encoded there). */
+  get caPEM(): string {
+    return this.#get().caPEM;
+  }
+  /** The router without the auth gate, for trusted in-process callers (e.g. `kubeop dev`'s fake API server). */
+  get handler(): (req: Request) => Promise<Response> {
+    return this.#get().handler;
+  }
+  /** The Llama store (for tests and diagnostics). */
+  get store(): LlamaStore {
+    return this.#get().store;
+  }
+
+  /** Resolves once listening; rejects when setup or listening failed. */
+  ready(): Promise<void> {
+    return this.#ready;
+  }
+
+  /** Sets up and serves until `signal` aborts, then closes everything and resolves. Rejects when setup fails. */
+  async start(signal: AbortSignal): Promise<void> {
+    let stop: () => Promise<void>;
     try {
-      if (await cluster.setAPIServiceCABundle(opts.apiServiceName, btoa(cert.caPEM))) {
-        log(`farm apiserver: set spec.caBundle of APIService ${opts.apiServiceName}`);
+      stop = await this.#listen();
+    } catch (error) {
+      this.#failed(error);
+      throw error;
+    }
+    this.#listening();
+    if (!signal.aborted) {
+      await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+    }
+    await stop();
+  }
+
+  #get(): Serving {
+    if (!this.#serving) throw new Error("farm apiserver: not listening yet (await ready())");
+    return this.#serving;
+  }
+
+  /** Everything up to a listening TLS server; returns how to stop it. */
+  async #listen(): Promise<() => Promise<void>> {
+    const opts = this.#opts;
+    const clock = opts.clock ?? new RealClock();
+    const log = opts.log ?? ((m: string) => console.error(m));
+    const auth = opts.auth ?? "delegated";
+    const cluster = opts.cluster;
+    if (auth === "delegated" && !cluster) {
+      throw new Error("delegated auth needs a cluster connection (SubjectAccessReview); use --auth=none for local use");
+    }
+    if (opts.storage === "configmap" && !cluster) throw new Error("--storage=configmap needs a cluster connection");
+    if (opts.certSecret && !cluster) throw new Error("--cert-secret needs a cluster connection");
+
+    const svc = `${opts.serviceName ?? "kubeop-farm"}.${opts.serviceNamespace ?? "kubeop-system"}.svc`;
+    const hosts = opts.hosts ?? ["localhost", "127.0.0.1", svc];
+    const cert = opts.certSecret && !opts.tlsCertFile
+      ? {
+        ...await servingCertFromSecret({ cluster: cluster!, ...opts.certSecret, hosts, clock }),
+        certFile: "",
+        keyFile: "",
       }
-    } catch (err) {
-      log(`farm apiserver: cannot set caBundle of APIService ${opts.apiServiceName}: ${(err as Error).message}`);
-    }
-  }
-
-  let requestHeader = opts.requestHeader;
-  const fromConfigMap = auth === "delegated" && !requestHeader;
-  const readAuthConfigMap = async () => {
-    try {
-      const cm = await cluster!.getConfigMap(AUTHENTICATION_CONFIGMAP.namespace, AUTHENTICATION_CONFIGMAP.name);
-      return { cfg: requestHeaderFromConfigMap(cm) };
-    } catch (err) {
-      log(
-        `farm apiserver: cannot read ${AUTHENTICATION_CONFIGMAP.namespace}/${AUTHENTICATION_CONFIGMAP.name}: ` +
-          `${(err as Error).message}`,
-      );
-      return undefined;
-    }
-  };
-  if (fromConfigMap) {
-    requestHeader = (await readAuthConfigMap())?.cfg;
-    if (!requestHeader) log("farm apiserver: no requestheader client CA yet; only bearer tokens (TokenReview) work");
-  }
-
-  const store = await LlamaStore.open({
-    clock,
-    persistence: opts.storage === "configmap"
-      ? new ConfigMapStorage({ cluster: cluster!, namespace: opts.storageNamespace, name: opts.storageName })
-      : undefined,
-  });
-  const router = createFarmRouter({
-    store,
-    pods: cluster?.pods,
-    clock,
-    bookmarkIntervalMs: opts.bookmarkIntervalMs,
-  });
-  const authenticator = new Authenticator({ requestHeader, cluster });
-  const gate = auth === "delegated"
-    ? createAuthGate({
-      authenticator,
-      authorizer: new CachingAuthorizer({
-        cluster: cluster!,
+      : await loadServingCert({
+        tlsCertFile: opts.tlsCertFile,
+        tlsPrivateKeyFile: opts.tlsPrivateKeyFile,
+        certDir: opts.certDir,
+        hosts,
         clock,
-        allowTtlMs: opts.authorizationAllowTtlMs,
-        denyTtlMs: opts.authorizationDenyTtlMs,
-      }),
-      onError: (m) => log(`farm apiserver: ${m}`),
-    })
-    : undefined;
+      });
+    if (opts.apiServiceName && cluster?.setAPIServiceCABundle) {
+      try {
+        if (await cluster.setAPIServiceCABundle(opts.apiServiceName, btoa(cert.caPEM))) {
+          log(`farm apiserver: set spec.caBundle of APIService ${opts.apiServiceName}`);
+        }
+      } catch (err) {
+        log(`farm apiserver: cannot set caBundle of APIService ${opts.apiServiceName}: ${(err as Error).message}`);
+      }
+    }
 
-  const tls = await startTlsServer({
-    hostname: opts.bindAddress ?? "0.0.0.0",
-    port: opts.port ?? 8443,
-    certPEM: cert.certPEM,
-    keyPEM: cert.keyPEM,
-    clientCAPEM: requestHeader?.clientCAPEM,
-    requestClientCert: auth === "delegated",
-    handler: async (req, peer) => {
-      if (gate) {
-        const verdict = await gate(req, peer);
-        if ("response" in verdict) return verdict.response;
+    let requestHeader = opts.requestHeader;
+    const fromConfigMap = auth === "delegated" && !requestHeader;
+    const readAuthConfigMap = async () => {
+      try {
+        const cm = await cluster!.getConfigMap(AUTHENTICATION_CONFIGMAP.namespace, AUTHENTICATION_CONFIGMAP.name);
+        return { cfg: requestHeaderFromConfigMap(cm) };
+      } catch (err) {
+        log(
+          `farm apiserver: cannot read ${AUTHENTICATION_CONFIGMAP.namespace}/${AUTHENTICATION_CONFIGMAP.name}: ` +
+            `${(err as Error).message}`,
+        );
+        return undefined;
       }
-      return router(req);
-    },
-  });
-  const stopWatching = !cert.certFile ? () => {} : watchFiles({
-    paths: [cert.certFile, cert.keyFile],
-    clock,
-    intervalMs: opts.certReloadIntervalMs ?? 60_000,
-    onChange: async () => {
-      const [certPEM, keyPEM] = await Promise.all([Deno.readTextFile(cert.certFile), Deno.readTextFile(cert.keyFile)]);
-      tls.update({ certPEM, keyPEM });
-      log(`farm apiserver: reloaded serving certificate from ${cert.certFile}`);
-    },
-    onError: (err) => log(`farm apiserver: checking ${cert.certFile}: ${(err as Error).message}`),
-  });
-  // Like k8s.io/apiserver's dynamic CA: follow a rotated front-proxy CA without a restart.
-  let stopAuthRefresh = () => {};
-  const refreshMs = opts.authConfigRefreshMs ?? 60_000;
-  if (fromConfigMap && refreshMs > 0) {
-    let stopped = false;
-    const tick = async () => {
-      const read = await readAuthConfigMap();
-      if (stopped) return;
-      if (read && JSON.stringify(read.cfg) !== JSON.stringify(authenticator.requestHeader)) {
-        if (read.cfg) tls.update({ clientCAPEM: read.cfg.clientCAPEM });
-        authenticator.requestHeader = read.cfg;
-        log("farm apiserver: requestheader options changed in extension-apiserver-authentication; reloaded");
-      }
-      cancel = clock.setTimer(refreshMs, tick);
     };
-    let cancel = clock.setTimer(refreshMs, tick);
-    stopAuthRefresh = () => {
-      stopped = true;
-      cancel();
+    if (fromConfigMap) {
+      requestHeader = (await readAuthConfigMap())?.cfg;
+      if (!requestHeader) log("farm apiserver: no requestheader client CA yet; only bearer tokens (TokenReview) work");
+    }
+
+    const store = await LlamaStore.open({
+      clock,
+      persistence: opts.storage === "configmap"
+        ? new ConfigMapStorage({ cluster: cluster!, namespace: opts.storageNamespace, name: opts.storageName })
+        : undefined,
+    });
+    const router = createFarmRouter({
+      store,
+      pods: cluster?.pods,
+      clock,
+      bookmarkIntervalMs: opts.bookmarkIntervalMs,
+    });
+    const authenticator = new Authenticator({ requestHeader, cluster });
+    const gate = auth === "delegated"
+      ? createAuthGate({
+        authenticator,
+        authorizer: new CachingAuthorizer({
+          cluster: cluster!,
+          clock,
+          allowTtlMs: opts.authorizationAllowTtlMs,
+          denyTtlMs: opts.authorizationDenyTtlMs,
+        }),
+        onError: (m) => log(`farm apiserver: ${m}`),
+      })
+      : undefined;
+
+    const tls = await startTlsServer({
+      hostname: opts.bindAddress ?? "0.0.0.0",
+      port: opts.port ?? 8443,
+      certPEM: cert.certPEM,
+      keyPEM: cert.keyPEM,
+      clientCAPEM: requestHeader?.clientCAPEM,
+      requestClientCert: auth === "delegated",
+      handler: async (req, peer) => {
+        if (gate) {
+          const verdict = await gate(req, peer);
+          if ("response" in verdict) return verdict.response;
+        }
+        return router(req);
+      },
+    });
+    const stopWatching = !cert.certFile ? () => {} : watchFiles({
+      paths: [cert.certFile, cert.keyFile],
+      clock,
+      intervalMs: opts.certReloadIntervalMs ?? 60_000,
+      onChange: async () => {
+        const [certPEM, keyPEM] = await Promise.all([
+          Deno.readTextFile(cert.certFile),
+          Deno.readTextFile(cert.keyFile),
+        ]);
+        tls.update({ certPEM, keyPEM });
+        log(`farm apiserver: reloaded serving certificate from ${cert.certFile}`);
+      },
+      onError: (err) => log(`farm apiserver: checking ${cert.certFile}: ${(err as Error).message}`),
+    });
+    // Like k8s.io/apiserver's dynamic CA: follow a rotated front-proxy CA without a restart.
+    let stopAuthRefresh = () => {};
+    const refreshMs = opts.authConfigRefreshMs ?? 60_000;
+    if (fromConfigMap && refreshMs > 0) {
+      let stopped = false;
+      const tick = async () => {
+        const read = await readAuthConfigMap();
+        if (stopped) return;
+        if (read && !deepEqual(read.cfg, authenticator.requestHeader)) {
+          if (read.cfg) tls.update({ clientCAPEM: read.cfg.clientCAPEM });
+          authenticator.requestHeader = read.cfg;
+          log("farm apiserver: requestheader options changed in extension-apiserver-authentication; reloaded");
+        }
+        cancel = clock.setTimer(refreshMs, tick);
+      };
+      let cancel = clock.setTimer(refreshMs, tick);
+      stopAuthRefresh = () => {
+        stopped = true;
+        cancel();
+      };
+    }
+    const host = !opts.bindAddress || opts.bindAddress === "0.0.0.0" ? "127.0.0.1" : opts.bindAddress;
+    this.#serving = {
+      url: `https://${host.includes(":") ? `[${host}]` : host}:${tls.port}`,
+      port: tls.port,
+      caPEM: cert.caPEM,
+      handler: router,
+      store,
     };
-  }
-  const host = !opts.bindAddress || opts.bindAddress === "0.0.0.0" ? "127.0.0.1" : opts.bindAddress;
-  return {
-    url: `https://${host.includes(":") ? `[${host}]` : host}:${tls.port}`,
-    port: tls.port,
-    caPEM: cert.caPEM,
-    handler: router,
-    store,
-    async stop() {
+    return async () => {
       stopWatching();
       stopAuthRefresh();
       await tls.close();
-    },
-  };
+    };
+  }
 }

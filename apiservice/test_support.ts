@@ -9,7 +9,8 @@ import type { KubeObject } from "../runtime/types.ts";
 import { REQUESTHEADER_DEFAULTS } from "./authn.ts";
 import type { AccessAttributes, FarmCluster, UserInfo } from "./cluster.ts";
 import { MemoryFarmCluster } from "./memory_cluster.ts";
-import { type FarmApiServer, type FarmApiServerOptions, startFarmApiServer } from "./mod.ts";
+import { startRunnable } from "../runtime/runnable.ts";
+import { FarmApiServer, type FarmApiServerOptions } from "./mod.ts";
 import { type CertAuthority, type CertKeyPEM, createCA } from "../runtime/pki.ts";
 
 /** How a test request identifies itself. */
@@ -26,7 +27,7 @@ export interface CallAs {
 
 /** A running fixture. */
 export interface FarmFixture<C extends FarmCluster = MemoryFarmCluster> {
-  /** The running server. */
+  /** The running server (stopped by {@link FarmFixture.close}). */
   farm: FarmApiServer;
   /** The cluster (SubjectAccessReview, ConfigMaps, Secrets, Pods). */
   cluster: C;
@@ -63,7 +64,7 @@ export async function startFarmFixture<C extends FarmCluster = MemoryFarmCluster
   const rogueCert = await rogueCA.issue({ commonName: "front-proxy-client", usage: "client" });
   const cluster = (opts.cluster ?? new MemoryFarmCluster({ authorize: opts.authorize })) as C;
   const certDir = opts.certDir ?? await Deno.makeTempDir({ prefix: "farm-certs-" });
-  const farm = await startFarmApiServer({
+  const farm = new FarmApiServer({
     port: 0,
     bindAddress: "127.0.0.1",
     certDir,
@@ -77,6 +78,9 @@ export async function startFarmFixture<C extends FarmCluster = MemoryFarmCluster
     log: () => {},
     ...opts,
   });
+  const stop = new AbortController();
+  const serving = startRunnable(farm, stop.signal);
+  await serving.ready;
   const clients = new Map<string, Deno.HttpClient>();
   const clientFor = (kind: NonNullable<CallAs["cert"]>) => {
     let client = clients.get(kind);
@@ -112,7 +116,8 @@ export async function startFarmFixture<C extends FarmCluster = MemoryFarmCluster
       return fetch(`${farm.url}${path}`, { ...init, headers, client: clientFor(cert) });
     },
     async close(closeOpts = {}) {
-      await farm.stop();
+      stop.abort();
+      await serving.done;
       for (const c of clients.values()) c.close();
       if (!closeOpts.keepCertDir && !opts.certDir) await Deno.remove(certDir, { recursive: true });
     },

@@ -7,11 +7,12 @@
 import { REQUESTHEADER_DEFAULTS, type RequestHeaderConfig } from "../apiservice/authn.ts";
 import type { FarmCluster } from "../apiservice/cluster.ts";
 import { KubeFarmCluster, podCacheFromInformer } from "../apiservice/kube_cluster.ts";
-import { startFarmApiServer } from "../apiservice/mod.ts";
+import { FarmApiServer } from "../apiservice/mod.ts";
 import { KubeClient } from "../runtime/client.ts";
 import { InformerRegistry } from "../runtime/informers.ts";
 import { loadClusterConfig } from "../runtime/kubeconfig.ts";
 import { configureLogging, kubeopLogger, type LogLevel } from "../runtime/log.ts";
+import { startRunnable } from "../runtime/runnable.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import {
   enumFlag,
@@ -205,7 +206,7 @@ export async function apiserverCommand(args: string[]): Promise<number> {
   }
   const serviceNamespace = opts.serviceNamespace ?? await podNamespace() ?? "kubeop-system";
   const svc = `${opts.serviceName}.${serviceNamespace}.svc`;
-  const farm = await startFarmApiServer({
+  const farm = new FarmApiServer({
     port: opts.securePort,
     bindAddress: opts.bindAddress,
     tlsCertFile: opts.tlsCertFile,
@@ -231,6 +232,15 @@ export async function apiserverCommand(args: string[]): Promise<number> {
     authorizationDenyTtlMs: opts.authorizationCacheTtlMs,
     log: (m) => log.warn("{message}", { message: m }),
   });
+  const serving = startRunnable(farm, stop.signal);
+  try {
+    await serving.ready;
+  } catch (err) {
+    stop.abort();
+    await informersDone;
+    client?.close();
+    throw err;
+  }
   log.info("kubeop {version} serving farm.example.com/v1alpha on {url} (auth {auth}, storage {storage})", {
     version: KUBEOP_VERSION,
     url: farm.url,
@@ -242,7 +252,7 @@ export async function apiserverCommand(args: string[]): Promise<number> {
   try {
     await stopped;
     log.info("shutting down");
-    await farm.stop();
+    await serving.done;
     await informersDone;
     return 0;
   } finally {

@@ -1,122 +1,72 @@
 /**
- * The Manager owns the lifecycle of one operator process (controller-runtime's manager): it starts the shared
- * caches on every replica (warm standby), serves /healthz, /readyz and /metrics, waits for the caches to sync, then
- * — when leader election is on — waits for the Lease before starting the controllers. On shutdown it stops intake,
- * drains in-flight reconciles (bounded), releases the Lease, stops the servers and the caches, in that order.
- * Losing the Lease stops the controllers at once and rejects with {@link LeadershipLostError}.
+ * The Manager owns the lifecycle of one operator process (controller-runtime's manager). Everything long-lived is a
+ * {@link Runnable}, started in groups (runtime/runnable_group.ts): servers (/metrics, /healthz /readyz), then the
+ * shared caches (on every replica: warm standby) until they sync, then runnables with `needLeaderElection: false`,
+ * then — once this replica holds the Lease, when leader election is on — the leader-gated ones (controllers). On
+ * shutdown it stops intake, drains the leader-gated and every-replica runnables (bounded), releases the Lease, closes
+ * the Event recorder, then stops the caches and the servers. Losing the Lease stops the controllers at once and
+ * rejects with {@link LeadershipLostError}.
  * @module
  */
 
 import type { KubeClient } from "./client.ts";
 import { type Clock, RealClock } from "./clock.ts";
-import type { ControllerDeps, InformerOptions, InformerSource } from "./controller.ts";
+import type { ControllerDeps, InformerSource } from "./controller.ts";
 import { type EventRecorder, KubeEventRecorder } from "./events.ts";
 import { InformerRegistry } from "./informers.ts";
 import { defaultIdentity, LeaderElector, LeadershipLostError } from "./leader.ts";
-import { kubeLeaseLock, type LeaseLock } from "./lease_lock.ts";
+import { kubeLeaseLock } from "./lease_lock.ts";
 import { kubeopLogger, type Logger } from "./log.ts";
 import { Metrics } from "./metrics.ts";
 import { namespacedInformers } from "./namespaced_informers.ts";
-import { type CheckResult, type EndpointsServer, type ProbeReport, serveEndpoints } from "./probes.ts";
-import type { ResourceType } from "./types.ts";
-import type { WatchHealth } from "./watch_runner.ts";
+import { type CheckResult, EndpointsServer, parseBindAddress, type ProbeReport } from "./probes.ts";
+import type { ManagerEndpoints, ManagerInformers, ManagerLeaderElection, ManagerOptions } from "./manager_options.ts";
+import type { Runnable } from "./runnable.ts";
+import { RunnableGroup } from "./runnable_group.ts";
 
 export { LeadershipLostError };
-
-/** What the manager runs (runtime/controller.ts `Controller` satisfies it). */
-export interface ManagedController {
-  /** Unique per manager; names logs and metrics. */
-  readonly name: string;
-  /** Receives the runtime services before {@link ManagedController.start}. */
-  bind(deps: ControllerDeps): unknown;
-  /** Runs until `signal` aborts, then drains in-flight reconciles and resolves. */
-  start(signal: AbortSignal): Promise<void>;
-  /**
-   * The informers the controller will use. When present, the manager requests them before leadership so a standby
-   * replica's caches are warm when it takes over.
-   */
-  watchedResources?(): { rt: ResourceType; opts?: InformerOptions }[];
-}
-
-/** The shared caches (runtime/informers.ts `InformerRegistry` satisfies it). */
-export interface ManagerInformers extends InformerSource {
-  /** Runs every informer until `signal` aborts. */
-  start(signal: AbortSignal): Promise<void>;
-  /** Resolves once all informers listed; rejects (naming them) after `timeoutMs`. */
-  waitForSync(timeoutMs: number, signal?: AbortSignal): Promise<void>;
-  /** True when every informer has synced. */
-  hasSynced(): boolean;
-  /** Per-watch health, for /readyz. */
-  health?(): WatchHealth[];
-}
-
-/** Leader election settings (DESIGN §3). */
-export interface ManagerLeaderElection {
-  /** Lease name (`--leader-election-id`). */
-  id: string;
-  /** Lease namespace (`--leader-election-namespace`). */
-  namespace: string;
-  /** Default 15. */
-  leaseSeconds?: number;
-  /** Default 10. */
-  renewDeadlineSeconds?: number;
-  /** Default 2. */
-  retryPeriodSeconds?: number;
-  /** Default `hostname_uuid`. */
-  identity?: string;
-  /** Replaces the Lease lock on the API server (tests). */
-  lock?: LeaseLock;
-  /** Random source for retry jitter (tests). */
-  random?: () => number;
-}
-
-/** Construction options of {@link Manager}. */
-export interface ManagerOptions {
-  /** The cluster client (controllers write through it; caches list/watch through it). */
-  client: KubeClient;
-  /** Time source (default the wall clock). */
-  clock?: Clock;
-  /** Parent logger (default `kubeop.manager`). */
-  logger?: Logger;
-  /** Registry served on /metrics (default a new one). */
-  metrics?: Metrics;
-  /** Restrict namespaced caches to these namespaces (default: all). */
-  namespaces?: string[];
-  /** When set, only the Lease holder runs controllers. */
-  leaderElection?: ManagerLeaderElection;
-  /** `/metrics` address; "0" (the default) disables it. The CLI default is ":8080". */
-  metricsBindAddress?: string;
-  /** `/healthz` `/readyz` address; "0" (the default) disables it. The CLI default is ":8081". */
-  healthProbeBindAddress?: string;
-  /** Longest wait for in-flight reconciles on shutdown. Default 25 000 ms (inside a pod's 30 s grace period). */
-  gracefulShutdownMs?: number;
-  /** Longest wait for the caches' first sync. Default 120 000 ms. */
-  cacheSyncTimeoutMs?: number;
-  /** Workers of every controller that does not set its own (`--max-concurrent-reconciles`). */
-  maxConcurrentReconciles?: number;
-  /** Replaces the shared caches (default: an InformerRegistry over `client`). */
-  informers?: ManagerInformers;
-  /** Replaces the Event recorder (default: events.k8s.io/v1 through `client`). */
-  recorder?: EventRecorder & { close?(): Promise<void> };
-  /** Watches failing this many times in a row make /readyz fail. Default 3. */
-  unhealthyWatchFailures?: number;
-}
-
-/** Addresses the manager's servers listen on, once started. */
-export interface ManagerEndpoints {
-  /** e.g. `http://127.0.0.1:41234`; /healthz, /livez, /readyz. */
-  healthProbe?: string;
-  /** /metrics. */
-  metrics?: string;
-}
+export type { ManagerEndpoints, ManagerInformers, ManagerLeaderElection, ManagerOptions, Runnable };
 
 /** Longest wait for in-flight reconciles after leadership was lost. */
 export const LOST_LEADERSHIP_GRACE_MS = 2_000;
 
 type StopReason = { kind: "signal" } | { kind: "lost" } | { kind: "error"; error: unknown };
 
+/** The four groups, in start order; shutdown walks them in reverse. */
+interface Groups {
+  servers: RunnableGroup;
+  caches: RunnableGroup;
+  everyReplica: RunnableGroup;
+  leaderElected: RunnableGroup;
+}
+
+/** One start() of the manager: its groups and how it ends. */
+interface Run {
+  /** The caller's stop signal. */
+  signal: AbortSignal;
+  /** Settles with the first reason to stop. */
+  stopped: Promise<StopReason>;
+  /** Settles {@link Run.stopped} (first call wins). */
+  stopWith(reason: StopReason): void;
+  groups: Groups;
+  /** Aborted after the leader-gated runnables drained: releases the Lease. */
+  election: AbortController;
+  /** Settles when the elector stopped. */
+  electionDone: Promise<unknown>;
+}
+
+/** What a failing member of each group is called in the log ("controller pods failed: …"). */
+const MEMBER_NOUN: Record<keyof Groups, string> = {
+  servers: "server",
+  caches: "cache",
+  everyReplica: "runnable",
+  leaderElected: "controller",
+};
+
 /**
- * Runs controllers with shared caches, probes, metrics and leader election.
+ * Runs {@link Runnable}s — controllers and anything else long-lived — with shared caches, probes, metrics and leader
+ * election. Start order: servers (metrics, probes), caches (until synced), runnables with `needLeaderElection:
+ * false`, then — once this replica holds the Lease — the leader-gated ones; shutdown in reverse.
  *
  * @example
  * ```ts ignore
@@ -143,7 +93,9 @@ export class Manager {
   readonly #caches: ManagerInformers;
   readonly #recorder: EventRecorder & { close?(): Promise<void> };
   readonly #elector: LeaderElector | undefined;
-  readonly #controllers: ManagedController[] = [];
+  readonly #runnables: Runnable[] = [];
+  /** The client controllers and Events write through: fenced by the elector when leader election is on. */
+  readonly #writer: KubeClient;
   #started = false;
   #shuttingDown = false;
   #endpoints: ManagerEndpoints = {};
@@ -164,14 +116,6 @@ export class Manager {
     this.informers = namespacedInformers(this.#caches, opts.namespaces ?? []);
     const le = opts.leaderElection;
     const identity = le?.identity ?? defaultIdentity();
-    this.#recorder = opts.recorder ?? new KubeEventRecorder({
-      sink: opts.client,
-      clock: this.#clock,
-      reportingController: "kubeop",
-      reportingInstance: identity,
-      metrics: this.metrics,
-      log: this.#log.getChild("events"),
-    });
     if (le) {
       this.#elector = new LeaderElector({
         lock: le.lock ?? kubeLeaseLock({ client: opts.client, namespace: le.namespace, name: le.id }),
@@ -187,6 +131,17 @@ export class Manager {
         onStartedLeading: (signal) => this.#onLeading(signal),
       });
     }
+    // Fencing (issue 11): controllers and Events write through a view that refuses writes once the last successful
+    // renew was sent a renew deadline ago; the Lease lock above keeps the unfenced client so renewals still go out.
+    this.#writer = this.#elector ? opts.client.withWriteFence(this.#elector.fence) : opts.client;
+    this.#recorder = opts.recorder ?? new KubeEventRecorder({
+      sink: this.#writer,
+      clock: this.#clock,
+      reportingController: "kubeop",
+      reportingInstance: identity,
+      metrics: this.metrics,
+      log: this.#log.getChild("events"),
+    });
   }
 
   /** This replica's identity in the Lease (undefined without leader election). */
@@ -194,23 +149,26 @@ export class Manager {
     return this.#elector?.identity;
   }
 
-  /** True while this replica runs the controllers. */
+  /** True while this replica runs the leader-gated runnables. */
   isLeader(): boolean {
     return this.#elector ? this.#elector.isLeader() : this.#started && !this.#shuttingDown;
   }
 
-  /** Where the servers listen (filled in by {@link Manager.start} before the caches sync). */
+  /** Where the servers listen (filled in by {@link Manager.start} once they listen, before the caches sync). */
   get endpoints(): ManagerEndpoints {
     return { ...this.#endpoints };
   }
 
-  /** Registers a controller; it runs only on the leader. */
-  add(controller: ManagedController): this {
-    if (this.#started) throw new Error(`manager: add(${controller.name}) after start()`);
-    if (this.#controllers.some((c) => c.name === controller.name)) {
-      throw new Error(`manager: a controller named "${controller.name}" was already added`);
+  /**
+   * Registers a runnable: a controller (leader-gated), a runnable with `needLeaderElection: false` (every replica,
+   * after the caches synced), or one of the `servers` / `caches` groups. Names must be unique; throws after start.
+   */
+  add(runnable: Runnable): this {
+    if (this.#started) throw new Error(`manager: add(${runnable.name}) after start()`);
+    if (this.#runnables.some((r) => r.name === runnable.name)) {
+      throw new Error(`manager: a runnable named "${runnable.name}" was already added`);
     }
-    this.#controllers.push(controller);
+    this.#runnables.push(runnable);
     return this;
   }
 
@@ -239,14 +197,15 @@ export class Manager {
 
   /**
    * Runs until `signal` aborts (then shuts down gracefully and resolves) or leadership is lost (then stops the
-   * controllers and rejects with {@link LeadershipLostError}). Also rejects when the caches do not sync within
-   * `cacheSyncTimeoutMs` (the error names them) or a controller fails to start.
+   * leader-gated runnables and rejects with {@link LeadershipLostError}). Also rejects when a server cannot listen,
+   * the caches do not sync within `cacheSyncTimeoutMs` (the error names them) or a runnable fails.
    */
   async start(signal: AbortSignal): Promise<void> {
     if (this.#started) throw new Error("manager: start() called twice");
     this.#started = true;
     const deps: ControllerDeps = {
-      client: this.#opts.client,
+      client: this.#writer,
+      fence: this.#elector?.fence,
       informers: this.informers,
       recorder: this.#recorder,
       clock: this.#clock,
@@ -254,156 +213,160 @@ export class Manager {
       logger: this.#log,
       maxConcurrentReconciles: this.#opts.maxConcurrentReconciles,
     };
-    for (const c of this.#controllers) {
-      c.bind(deps);
-      for (const { rt, opts } of c.watchedResources?.() ?? []) this.informers.get(rt, opts); // warm standby
+    for (const r of this.#runnables) {
+      r.bind?.(deps);
+      for (const { rt, opts } of r.watchedResources?.() ?? []) this.informers.get(rt, opts); // warm standby
     }
-
-    const caches = new AbortController();
-    const cachesDone = this.#caches.start(caches.signal);
     // A /metrics scrape refreshes the watch-age and cache-size gauges (they are set by health()).
     const stopScrapeRefresh = this.metrics.refreshOnScrape(() => void this.#caches.health?.());
-    const controllers = new AbortController();
-    const election = new AbortController();
-    const runs: Promise<void>[] = [];
-    let electionDone: Promise<unknown> = Promise.resolve();
-    let servers: EndpointsServer[] = [];
 
     let stopWith: (reason: StopReason) => void = () => {};
     const stopped = new Promise<StopReason>((resolve) => stopWith = resolve);
     const onSignal = () => stopWith({ kind: "signal" });
     signal.addEventListener("abort", onSignal, { once: true });
     if (signal.aborted) onSignal();
-
-    const startControllers = () => {
-      if (controllers.signal.aborted) return;
-      this.#log.info("starting {count} controllers", { count: this.#controllers.length });
-      for (const c of this.#controllers) {
-        runs.push(
-          c.start(controllers.signal).catch((error) => {
-            this.#log.error("controller {name} failed: {error}", { name: c.name, error: String(error) });
-            stopWith({ kind: "error", error });
-          }),
-        );
-      }
+    const run: Run = {
+      signal,
+      stopped,
+      stopWith,
+      groups: this.#groups((noun, r, error) => {
+        this.#log.error(`${noun} {name} failed: {error}`, { name: r.name, error: String(error) });
+        stopWith({ kind: "error", error });
+      }),
+      election: new AbortController(),
+      electionDone: Promise.resolve(),
     };
 
     let reason: StopReason;
     try {
-      servers = await this.#startServers();
-      const sync = await Promise.race([
-        this.#caches.waitForSync(this.#opts.cacheSyncTimeoutMs ?? 120_000, signal).then(
-          () => ({ synced: true, error: undefined as unknown }),
-          (error: unknown) => ({ synced: false, error }),
-        ),
-        stopped.then(() => ({ synced: false, error: undefined })),
-      ]);
-      if (signal.aborted) reason = { kind: "signal" };
-      else if (!sync.synced) reason = { kind: "error", error: sync.error };
-      else reason = await this.#run(startControllers, controllers, election, stopped, (p) => electionDone = p);
+      reason = await this.#run(run);
     } catch (error) {
-      reason = { kind: "error", error };
+      reason = signal.aborted ? { kind: "signal" } : { kind: "error", error };
     } finally {
       signal.removeEventListener("abort", onSignal);
     }
     try {
-      await this.#shutdown({ reason, controllers, runs, election, electionDone, servers, caches, cachesDone });
+      await this.#shutdown(reason, run);
     } finally {
       stopScrapeRefresh();
     }
   }
 
-  /** After sync: campaign (or not) and start controllers; resolves with why we stop. */
-  #run(
-    startControllers: () => void,
-    controllers: AbortController,
-    election: AbortController,
-    stopped: Promise<StopReason>,
-    setElectionDone: (p: Promise<unknown>) => void,
-  ): Promise<StopReason> {
-    if (!this.#elector) {
-      startControllers();
-      return stopped;
-    }
-    this.#onLeading = (leading) => {
-      leading.addEventListener("abort", () => controllers.abort(leading.reason), { once: true });
-      startControllers();
+  /** The manager's own servers and caches plus the added runnables, sorted into their groups. */
+  #groups(onError: (noun: string, r: Runnable, error: unknown) => void): Groups {
+    const group = (name: keyof Groups) =>
+      new RunnableGroup({ name, onError: (r, e) => onError(MEMBER_NOUN[name], r, e) });
+    const groups: Groups = {
+      servers: group("servers"),
+      caches: group("caches"),
+      everyReplica: group("everyReplica"),
+      leaderElected: group("leaderElected"),
     };
-    const lost = this.#elector.run(election.signal).then((outcome) => outcome === "lost");
-    setElectionDone(lost);
-    return Promise.race([stopped, lost.then((l) => l ? { kind: "lost" } as const : stopped)]);
+    for (const server of this.#endpointServers()) groups.servers.add(server);
+    const timeoutMs = this.#opts.cacheSyncTimeoutMs ?? 120_000;
+    groups.caches.add({
+      name: "informers",
+      group: "caches",
+      start: (signal) => this.#caches.start(signal),
+      ready: (signal) => this.#caches.waitForSync(timeoutMs, signal),
+    });
+    for (const r of this.#runnables) {
+      if (r.group) groups[r.group].add(r);
+      else if (r.needLeaderElection === false) groups.everyReplica.add(r);
+      else groups.leaderElected.add(r);
+    }
+    return groups;
   }
 
-  async #startServers(): Promise<EndpointsServer[]> {
+  /** The /metrics and /healthz /readyz servers that are enabled ("0" disables one). */
+  #endpointServers(): EndpointsServer[] {
     const servers: EndpointsServer[] = [];
-    const metricsServer = await serveEndpoints({
-      bindAddress: this.#opts.metricsBindAddress ?? "0",
-      metrics: this.metrics,
-      logger: this.#log,
-      name: "metrics",
-    });
-    if (metricsServer) {
-      servers.push(metricsServer);
-      this.#endpoints.metrics = metricsServer.url;
+    const metricsAddress = this.#opts.metricsBindAddress ?? "0";
+    if (parseBindAddress(metricsAddress)) {
+      const server = new EndpointsServer({
+        bindAddress: metricsAddress,
+        metrics: this.metrics,
+        logger: this.#log,
+        name: "metrics",
+      });
+      server.ready().then(() => this.#endpoints.metrics = server.url, () => {});
+      servers.push(server);
     }
-    try {
-      const probeServer = await serveEndpoints({
-        bindAddress: this.#opts.healthProbeBindAddress ?? "0",
+    const probeAddress = this.#opts.healthProbeBindAddress ?? "0";
+    if (parseBindAddress(probeAddress)) {
+      const server = new EndpointsServer({
+        bindAddress: probeAddress,
         liveness: true,
         readiness: () => this.readiness(),
         logger: this.#log,
         name: "health probe",
       });
-      if (probeServer) {
-        servers.push(probeServer);
-        this.#endpoints.healthProbe = probeServer.url;
-      }
-    } catch (err) {
-      await Promise.all(servers.map((s) => s.shutdown()));
-      throw err;
+      server.ready().then(() => this.#endpoints.healthProbe = server.url, () => {});
+      servers.push(server);
     }
     return servers;
   }
 
-  /** Stop intake → drain (bounded) → release the Lease → stop servers → stop caches; then resolve or reject. */
-  async #shutdown(s: {
-    reason: StopReason;
-    controllers: AbortController;
-    runs: Promise<void>[];
-    election: AbortController;
-    electionDone: Promise<unknown>;
-    servers: EndpointsServer[];
-    caches: AbortController;
-    cachesDone: Promise<void>;
-  }): Promise<void> {
+  /** Starts the groups in order (servers → caches → every replica → Lease → leader-gated); resolves with why we stop. */
+  async #run(run: Run): Promise<StopReason> {
+    const { groups, signal, stopped } = run;
+    const untilStopped = (p: Promise<void>) => Promise.race([p.then(() => undefined), stopped]);
+    for (const group of [groups.servers, groups.caches, groups.everyReplica]) {
+      const why = await untilStopped(group.start(signal));
+      if (signal.aborted) return { kind: "signal" };
+      if (why) return why;
+    }
+    const leaderElected = groups.leaderElected;
+    const startLeaderElected = () => {
+      if (leaderElected.stopping) return;
+      this.#log.info("starting {count} controllers", { count: leaderElected.members.length });
+      leaderElected.start(signal).catch((error) => run.stopWith({ kind: "error", error }));
+    };
+    if (!this.#elector) {
+      startLeaderElected();
+      return stopped;
+    }
+    this.#onLeading = (leading) => {
+      leading.addEventListener("abort", () => leaderElected.stop(leading.reason), { once: true });
+      startLeaderElected();
+    };
+    const lost = this.#elector.run(run.election.signal).then((outcome) => outcome === "lost");
+    run.electionDone = lost;
+    return Promise.race([stopped, lost.then((l) => l ? { kind: "lost" } as const : stopped)]);
+  }
+
+  /** Stop intake → drain (bounded) → release the Lease → close the recorder → caches → servers; then resolve or reject. */
+  async #shutdown(reason: StopReason, { groups, election, electionDone }: Run): Promise<void> {
     this.#shuttingDown = true;
-    const why = s.reason.kind === "signal"
+    const why = reason.kind === "signal"
       ? "shutdown requested"
-      : s.reason.kind === "lost"
+      : reason.kind === "lost"
       ? "leadership lost"
-      : `error: ${String((s.reason as { error: unknown }).error)}`;
+      : `error: ${String((reason as { error: unknown }).error)}`;
     this.#log.info("stopping ({why}): draining in-flight reconciles", { why });
-    s.controllers.abort();
+    groups.leaderElected.stop();
+    groups.everyReplica.stop();
     // After losing the Lease another replica may take over once it has expired (≥ lease − renew deadline
     // later): reconciles were told to stop (their signal aborted) and get only a short grace.
     const graceMs = Math.min(
       this.#opts.gracefulShutdownMs ?? 25_000,
-      s.reason.kind === "lost" ? LOST_LEADERSHIP_GRACE_MS : Infinity,
+      reason.kind === "lost" ? LOST_LEADERSHIP_GRACE_MS : Infinity,
     );
-    if (!await this.#within(Promise.all(s.runs), graceMs)) {
+    if (!await this.#within(Promise.all([groups.leaderElected.done(), groups.everyReplica.done()]), graceMs)) {
       this.#log.warn("reconciles still running after {graceMs} ms; stopping anyway", { graceMs });
     }
-    s.election.abort(); // releases the Lease, now that no reconcile runs
-    await s.electionDone;
+    election.abort(); // releases the Lease, now that no reconcile runs
+    await electionDone;
     await this.#within(this.#recorder.close?.() ?? Promise.resolve(), 2_000);
-    await Promise.all(s.servers.map((srv) => srv.shutdown()));
-    s.caches.abort();
-    await s.cachesDone;
+    for (const group of [groups.caches, groups.servers]) {
+      group.stop();
+      await group.done();
+    }
     this.#log.info("stopped");
-    if (s.reason.kind === "lost") {
+    if (reason.kind === "lost") {
       throw new LeadershipLostError(this.#opts.leaderElection?.id ?? "lease", this.identity ?? "");
     }
-    if (s.reason.kind === "error") throw s.reason.error;
+    if (reason.kind === "error") throw reason.error;
   }
 
   /** True when `p` settles within `ms` of the manager's clock. */

@@ -2,12 +2,13 @@
  * The manager's HTTP endpoints: `/healthz` (and `/livez`) say the process is alive, `/readyz` whether caches have
  * synced and watches are healthy (kube-apiserver's `[+]check ok` / `[-]check failed: reason` format), `/metrics`
  * the Prometheus text exposition. controller-runtime serves metrics and probes on two addresses (`:8080`,
- * `:8081`); {@link serveEndpoints} is called once for each.
+ * `:8081`); the Manager runs one {@link EndpointsServer} for each.
  * @module
  */
 
 import type { Logger } from "@logtape/logtape";
 import { kubeopLogger } from "./log.ts";
+import type { Runnable } from "./runnable.ts";
 
 /** One named check of a probe. */
 export interface CheckResult {
@@ -58,9 +59,9 @@ export function parseBindAddress(address: string): BindAddress | undefined {
   return { hostname: m[1] ?? (m[2] || "0.0.0.0"), port };
 }
 
-/** Options of {@link serveEndpoints}. Each route exists only when its source is given. */
+/** Options of {@link EndpointsServer}. Each route exists only when its source is given. */
 export interface EndpointsOptions {
-  /** e.g. ":8081"; "0" disables the server (then {@link serveEndpoints} returns undefined). */
+  /** e.g. ":8081" (see {@link parseBindAddress}); "0" (disabled) is refused: check with parseBindAddress first. */
   bindAddress: string;
   /** `/healthz` and `/livez`. Given `true`, the process is alive whenever it answers. */
   liveness?: true | (() => ProbeReport);
@@ -72,16 +73,6 @@ export interface EndpointsOptions {
   logger?: Logger;
   /** Names the server in logs ("metrics", "health probe"). */
   name?: string;
-}
-
-/** A running endpoints server. */
-export interface EndpointsServer {
-  /** The address actually bound (port 0 resolved). */
-  readonly addr: BindAddress;
-  /** `http://host:port` (loopback substituted for a wildcard host). */
-  readonly url: string;
-  /** Stops accepting connections and closes the listener. */
-  shutdown(): Promise<void>;
 }
 
 function renderReport(kind: string, report: ProbeReport, verbose: boolean): { status: number; body: string } {
@@ -98,52 +89,121 @@ function text(status: number, body: string, contentType = "text/plain; charset=u
 }
 
 /**
- * Serves the probe and/or metrics routes on `bindAddress`; undefined when the address is "0".
+ * Serves the probe and/or metrics routes on `bindAddress`: a {@link Runnable} of the Manager's servers group. It
+ * listens when started, is ready once listening ({@link EndpointsServer.url} is then set), and closes the listener
+ * when the start signal aborts.
  *
  * @example
  * ```ts
- * import { serveEndpoints } from "./probes.ts";
- * const server = (await serveEndpoints({
+ * import { EndpointsServer } from "./probes.ts";
+ * import { startRunnable } from "./runnable.ts";
+ * const server = new EndpointsServer({
  *   bindAddress: "127.0.0.1:0",
  *   liveness: true,
  *   readiness: () => ({ ok: false, checks: [{ name: "informer-sync", ok: false, reason: "pods not synced" }] }),
- * }))!;
+ * });
+ * const stop = new AbortController();
+ * const run = startRunnable(server, stop.signal);
+ * await run.ready;
  * const res = await fetch(`${server.url}/readyz`);
  * console.assert(res.status === 500 && (await res.text()).includes("[-]informer-sync failed: pods not synced"));
- * await server.shutdown();
+ * stop.abort();
+ * await run.done;
  * ```
  */
-export function serveEndpoints(opts: EndpointsOptions): Promise<EndpointsServer | undefined> {
-  const bind = parseBindAddress(opts.bindAddress);
-  if (!bind) return Promise.resolve(undefined);
-  const log = opts.logger ?? kubeopLogger("probes");
-  const name = opts.name ?? "endpoints";
+export class EndpointsServer implements Runnable {
+  /** Names the server in logs ("metrics", "health probe"). */
+  readonly name: string;
+  /** Starts with the Manager's other HTTP servers, before the caches. */
+  readonly group = "servers";
+  readonly #opts: EndpointsOptions;
+  readonly #bind: BindAddress;
+  readonly #log: Logger;
+  readonly #listening: Promise<void>;
+  #listened: (addr: BindAddress) => void = () => {};
+  #failed: (error: unknown) => void = () => {};
+  #addr: BindAddress | undefined;
 
-  const probe = (kind: string, source: () => ProbeReport, url: URL): Response => {
-    let report: ProbeReport;
+  /** Parses `bindAddress` (RangeError when invalid or "0"); listens only in {@link EndpointsServer.start}. */
+  constructor(opts: EndpointsOptions) {
+    const bind = parseBindAddress(opts.bindAddress);
+    if (!bind) throw new RangeError(`${opts.name ?? "endpoints"} server: bind address "${opts.bindAddress}" is "0"`);
+    this.name = opts.name ?? "endpoints";
+    this.#opts = opts;
+    this.#bind = bind;
+    this.#log = opts.logger ?? kubeopLogger("probes");
+    this.#listening = new Promise<void>((resolve, reject) => {
+      this.#listened = (addr) => {
+        this.#addr = addr;
+        resolve();
+      };
+      this.#failed = reject;
+    });
+    this.#listening.catch(() => {}); // start() reports the same error
+  }
+
+  /** The address actually bound (port 0 resolved), once listening. */
+  get addr(): BindAddress | undefined {
+    return this.#addr;
+  }
+
+  /** `http://host:port` (loopback substituted for a wildcard host), once listening. */
+  get url(): string | undefined {
+    const addr = this.#addr;
+    if (!addr) return undefined;
+    const host = addr.hostname === "0.0.0.0" || addr.hostname === "::" ? "127.0.0.1" : addr.hostname;
+    return `http://${host.includes(":") ? `[${host}]` : host}:${addr.port}`;
+  }
+
+  /** Resolves once listening; rejects when the address cannot be bound. */
+  ready(): Promise<void> {
+    return this.#listening;
+  }
+
+  /** Listens until `signal` aborts, then closes the listener. Rejects when the address cannot be bound. */
+  async start(signal: AbortSignal): Promise<void> {
+    const { name } = this;
+    let server: Deno.HttpServer<Deno.NetAddr>;
     try {
-      report = source();
+      server = Deno.serve({
+        hostname: this.#bind.hostname,
+        port: this.#bind.port,
+        signal,
+        onListen: (addr) => {
+          this.#log.info("{name} server listening on {hostname}:{port}", {
+            name,
+            hostname: addr.hostname,
+            port: addr.port,
+          });
+          this.#listened({ hostname: addr.hostname, port: addr.port });
+        },
+        onError: (err) => {
+          this.#log.error("{name} server handler failed: {error}", { name, error: String(err) });
+          return text(500, "internal error\n");
+        },
+      }, (req) => this.#handle(req));
     } catch (err) {
-      report = { ok: false, checks: [{ name: "probe", ok: false, reason: String(err) }] };
+      const error = new Error(`${name} server: cannot listen on ${this.#opts.bindAddress}: ${(err as Error).message}`);
+      this.#failed(error);
+      throw error;
     }
-    const { status, body } = renderReport(kind, report, url.searchParams.has("verbose"));
-    if (status !== 200) log.debug("{kind} failed: {body}", { kind, body });
-    return text(status, body);
-  };
+    await server.finished;
+  }
 
-  const handler = async (req: Request): Promise<Response> => {
+  async #handle(req: Request): Promise<Response> {
+    const opts = this.#opts;
     const url = new URL(req.url);
     if (req.method !== "GET" && req.method !== "HEAD") return text(405, "method not allowed\n");
     const path = url.pathname.replace(/\/+$/, "") || "/";
     if ((path === "/healthz" || path === "/livez") && opts.liveness) {
       const live = opts.liveness;
-      return probe(
+      return this.#probe(
         path.slice(1),
         live === true ? () => ({ ok: true, checks: [{ name: "ping", ok: true }] }) : live,
         url,
       );
     }
-    if (path === "/readyz" && opts.readiness) return probe("readyz", opts.readiness, url);
+    if (path === "/readyz" && opts.readiness) return this.#probe("readyz", opts.readiness, url);
     if (path === "/metrics" && opts.metrics) {
       try {
         return text(200, await opts.metrics.render(), opts.metrics.contentType);
@@ -152,31 +212,17 @@ export function serveEndpoints(opts: EndpointsOptions): Promise<EndpointsServer 
       }
     }
     return text(404, "404 page not found\n");
-  };
+  }
 
-  return new Promise((resolve, reject) => {
-    let server: Deno.HttpServer<Deno.NetAddr>;
+  #probe(kind: string, source: () => ProbeReport, url: URL): Response {
+    let report: ProbeReport;
     try {
-      server = Deno.serve({
-        hostname: bind.hostname,
-        port: bind.port,
-        onListen: (addr) => {
-          const host = addr.hostname === "0.0.0.0" || addr.hostname === "::" ? "127.0.0.1" : addr.hostname;
-          const urlHost = host.includes(":") ? `[${host}]` : host;
-          log.info("{name} server listening on {hostname}:{port}", { name, hostname: addr.hostname, port: addr.port });
-          resolve({
-            addr: { hostname: addr.hostname, port: addr.port },
-            url: `http://${urlHost}:${addr.port}`,
-            shutdown: () => server.shutdown(),
-          });
-        },
-        onError: (err) => {
-          log.error("{name} server handler failed: {error}", { name, error: String(err) });
-          return text(500, "internal error\n");
-        },
-      }, handler);
+      report = source();
     } catch (err) {
-      reject(new Error(`${name} server: cannot listen on ${opts.bindAddress}: ${(err as Error).message}`));
+      report = { ok: false, checks: [{ name: "probe", ok: false, reason: String(err) }] };
     }
-  });
+    const { status, body } = renderReport(kind, report, url.searchParams.has("verbose"));
+    if (status !== 200) this.#log.debug("{kind} failed: {body}", { kind, body });
+    return text(status, body);
+  }
 }

@@ -1,6 +1,23 @@
 import assert from "node:assert/strict";
 import { Metrics } from "./metrics.ts";
-import { parseBindAddress, type ProbeReport, serveEndpoints } from "./probes.ts";
+import { type EndpointsOptions, EndpointsServer, parseBindAddress, type ProbeReport } from "./probes.ts";
+import { startRunnable } from "./runnable.ts";
+
+/** Starts an endpoints server and waits until it listens; `shutdown()` aborts it and waits for it to stop. */
+async function serve(opts: EndpointsOptions) {
+  const server = new EndpointsServer(opts);
+  const stop = new AbortController();
+  const run = startRunnable(server, stop.signal);
+  await run.ready;
+  return {
+    url: server.url!,
+    addr: server.addr!,
+    async shutdown() {
+      stop.abort();
+      await run.done;
+    },
+  };
+}
 
 Deno.test("bind addresses: ':port' means all interfaces, '0' disables, garbage is rejected", () => {
   assert.deepEqual(parseBindAddress(":8081"), { hostname: "0.0.0.0", port: 8081 });
@@ -14,8 +31,8 @@ Deno.test("bind addresses: ':port' means all interfaces, '0' disables, garbage i
   }
 });
 
-Deno.test("a '0' bind address starts no server", async () => {
-  assert.equal(await serveEndpoints({ bindAddress: "0", liveness: true }), undefined);
+Deno.test("an endpoints server refuses the '0' (disabled) bind address", () => {
+  assert.throws(() => new EndpointsServer({ bindAddress: "0", liveness: true }), /bind address "0"/);
 });
 
 Deno.test("/readyz fails with kube-style reasons until ready; /healthz answers while alive", async () => {
@@ -26,7 +43,7 @@ Deno.test("/readyz fails with kube-style reasons until ready; /healthz answers w
       { name: "informer-sync", ok: false, reason: "not synced: pods ns=default" },
     ],
   };
-  const server = (await serveEndpoints({ bindAddress: "127.0.0.1:0", liveness: true, readiness: () => report }))!;
+  const server = await serve({ bindAddress: "127.0.0.1:0", liveness: true, readiness: () => report });
   try {
     assert.notEqual(server.addr.port, 0);
     const notReady = await fetch(`${server.url}/readyz`);
@@ -56,12 +73,12 @@ Deno.test("/readyz fails with kube-style reasons until ready; /healthz answers w
 });
 
 Deno.test("a readiness callback that throws reports not ready instead of crashing", async () => {
-  const server = (await serveEndpoints({
+  const server = await serve({
     bindAddress: "127.0.0.1:0",
     readiness: () => {
       throw new Error("boom");
     },
-  }))!;
+  });
   try {
     const res = await fetch(`${server.url}/readyz`);
     assert.equal(res.status, 500);
@@ -74,7 +91,7 @@ Deno.test("a readiness callback that throws reports not ready instead of crashin
 Deno.test("/metrics serves the registry's text format with its content type", async () => {
   const metrics = new Metrics();
   metrics.leaderElectionMasterStatus.set({ name: "kubeop" }, 1);
-  const server = (await serveEndpoints({ bindAddress: "127.0.0.1:0", metrics }))!;
+  const server = await serve({ bindAddress: "127.0.0.1:0", metrics });
   try {
     const res = await fetch(`${server.url}/metrics`);
     assert.equal(res.status, 200);
@@ -89,12 +106,16 @@ Deno.test("/metrics serves the registry's text format with its content type", as
 });
 
 Deno.test("listening on a taken port fails with the address in the error", async () => {
-  const first = (await serveEndpoints({ bindAddress: "127.0.0.1:0", liveness: true }))!;
+  const first = await serve({ bindAddress: "127.0.0.1:0", liveness: true });
   try {
-    await assert.rejects(
-      () => serveEndpoints({ bindAddress: `127.0.0.1:${first.addr.port}`, liveness: true, name: "health probe" }),
-      /health probe server: cannot listen on 127\.0\.0\.1:\d+/,
-    );
+    const second = new EndpointsServer({
+      bindAddress: `127.0.0.1:${first.addr.port}`,
+      liveness: true,
+      name: "health probe",
+    });
+    const run = startRunnable(second, new AbortController().signal);
+    await assert.rejects(run.ready, /health probe server: cannot listen on 127\.0\.0\.1:\d+/);
+    await assert.rejects(run.done, /health probe server: cannot listen/, "start() fails with the same error");
   } finally {
     await first.shutdown();
   }

@@ -9,10 +9,9 @@
  */
 import { rfc3339 } from "./object_rules.ts";
 import type { KubeObject } from "../runtime/types.ts";
-import type { AdmissionContext, FakeStore } from "./fake_store.ts";
+import type { FakeStore } from "./fake_store.ts";
 import type { AggregatedTarget } from "./http_router.ts";
 import type { StoredEvent } from "./store.ts";
-import { invalid } from "./status_errors.ts";
 
 /** Sends `GET <path>` to an aggregated target (the router's proxy). */
 export type AggregatedProbe = (target: AggregatedTarget, path: string, signal: AbortSignal) => Promise<Response>;
@@ -71,27 +70,11 @@ export class ApiServiceController {
     this.#store = store;
     this.#register = register;
     this.#probe = probe;
-    store.admission.push((ctx) => this.#admit(ctx));
     store.objects.onCommit((ev) => this.#onCommit(ev));
     for (const obj of store.objects.list(KEY)) {
       this.#apply(obj);
       this.#schedule(obj.metadata.name!);
     }
-  }
-
-  #admit(ctx: AdmissionContext): void {
-    if (ctx.def.group !== "apiregistration.k8s.io" || ctx.subresource === "status") return;
-    const spec = ctx.object.spec ?? {};
-    if (spec.insecureSkipTLSVerify === true && spec.caBundle) {
-      throw invalid(ctx.def, ctx.object.metadata.name ?? "", [{
-        reason: "FieldValueInvalid",
-        message: "Invalid value: true: may not be true if caBundle is present",
-        field: "spec.insecureSkipTLSVerify",
-      }], ctx.verb);
-    }
-    // The status is the availability check's; a write of the main resource keeps it.
-    if (ctx.old) ctx.object.status = ctx.old.status;
-    else delete ctx.object.status;
   }
 
   /** Re-checks the availability of every APIService (after backends changed outside the store). */

@@ -1,16 +1,14 @@
 /**
- * CustomResourceDefinitions that start serving their kinds: on create/update the CRD gets `status.acceptedNames`,
- * `NamesAccepted`/`Established` conditions and `storedVersions` (kubectl wait --for=condition=Established works at
- * once); each served version becomes a {@link ResourceDef} (scope, status/scale subresources, printer columns,
- * shortNames, categories, schema); deleting the CRD removes the kind and its objects.
+ * CustomResourceDefinitions that serve their kinds at once: each served version of a stored CRD becomes a
+ * {@link ResourceDef} (scope, status/scale subresources, printer columns, shortNames, categories, schema); deleting
+ * the CRD removes the kind and its objects. Validation and the accepted status are the CRD strategy's
+ * (strategies/crds.ts).
  * @module
  */
-import { rfc3339 } from "./object_rules.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import { STANDARD_VERBS } from "./builtin_resources.ts";
-import type { AdmissionContext, FakeStore } from "./fake_store.ts";
+import type { FakeStore } from "./fake_store.ts";
 import type { ResourceDef } from "./resource_def.ts";
-import { invalid } from "./status_errors.ts";
 import type { StoredEvent } from "./store.ts";
 
 const CRD_KEY = "apiextensions.k8s.io/customresourcedefinitions";
@@ -54,14 +52,13 @@ export function versionPriority(a: string, b: string): number {
   return a.localeCompare(b);
 }
 
-/** Wires CRD handling into a store: admission (names, status) and serving (registry updates). */
+/** Serves the kinds of stored CRDs (registry updates); validation and status are the CRD strategy's (strategies/crds.ts). */
 export class CrdController {
   #store: FakeStore;
   #served = new Map<string, ResourceDef[]>();
 
   constructor(store: FakeStore) {
     this.#store = store;
-    store.admission.push((ctx) => this.#admit(ctx));
     store.objects.onCommit((ev) => this.#onCommit(ev));
     for (const crd of store.objects.list(CRD_KEY)) this.#serve(crd);
   }
@@ -70,75 +67,6 @@ export class CrdController {
   preferredVersion(group: string): string | undefined {
     const versions = [...this.#served.values()].flat().filter((d) => d.group === group).map((d) => d.version);
     return versions.sort(versionPriority)[0];
-  }
-
-  #admit(ctx: AdmissionContext): void {
-    const { def, object } = ctx;
-    if (def.group !== "apiextensions.k8s.io" || def.plural !== "customresourcedefinitions") return;
-    if (ctx.subresource === "status") return;
-    const spec = object.spec ?? {};
-    const names = spec.names ?? {};
-    const name = object.metadata.name ?? "";
-    const causes = [];
-    if (!spec.group) causes.push({ reason: "FieldValueRequired", message: "Required value", field: "spec.group" });
-    if (!names.plural) {
-      causes.push({ reason: "FieldValueRequired", message: "Required value", field: "spec.names.plural" });
-    }
-    if (!names.kind) causes.push({ reason: "FieldValueRequired", message: "Required value", field: "spec.names.kind" });
-    if (!Array.isArray(spec.versions) || spec.versions.length === 0) {
-      causes.push({
-        reason: "FieldValueRequired",
-        message: "Required value: must have exactly one version marked as storage version",
-        field: "spec.versions",
-      });
-    }
-    if (spec.scope !== "Namespaced" && spec.scope !== "Cluster") {
-      causes.push({
-        reason: "FieldValueNotSupported",
-        message: `Unsupported value: ${JSON.stringify(spec.scope)}: supported values: "Cluster", "Namespaced"`,
-        field: "spec.scope",
-      });
-    }
-    if (names.plural && spec.group && name !== `${names.plural}.${spec.group}`) {
-      causes.push({
-        reason: "FieldValueInvalid",
-        message: `Invalid value: ${JSON.stringify(name)}: must be spec.names.plural+"."+spec.group`,
-        field: "metadata.name",
-      });
-    }
-    if (causes.length) throw invalid(def, name, causes, ctx.verb);
-    const now = rfc3339(this.#store.clock.now());
-    const old = ctx.old?.status?.conditions as KubeObject[] | undefined;
-    const since = (type: string) => old?.find((c) => c.type === type)?.lastTransitionTime ?? now;
-    const storage = spec.versions.find((v: KubeObject) => v.storage) ?? spec.versions[0];
-    const stored = new Set<string>([...(ctx.old?.status?.storedVersions ?? []), storage.name]);
-    object.status = {
-      acceptedNames: {
-        plural: names.plural,
-        singular: names.singular ?? String(names.kind).toLowerCase(),
-        kind: names.kind,
-        listKind: names.listKind ?? `${names.kind}List`,
-        ...(names.shortNames ? { shortNames: names.shortNames } : {}),
-        ...(names.categories ? { categories: names.categories } : {}),
-      },
-      conditions: [
-        {
-          type: "NamesAccepted",
-          status: "True",
-          lastTransitionTime: since("NamesAccepted"),
-          reason: "NoConflicts",
-          message: "no conflicts found",
-        },
-        {
-          type: "Established",
-          status: "True",
-          lastTransitionTime: since("Established"),
-          reason: "InitialNamesAccepted",
-          message: "the initial names have been accepted",
-        },
-      ],
-      storedVersions: [...stored],
-    };
   }
 
   #onCommit(ev: StoredEvent): void {

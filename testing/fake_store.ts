@@ -1,53 +1,34 @@
 /**
  * The fake server's object semantics, synchronous and HTTP-free: create/get/list/update/delete with kube-apiserver's
  * rules (uid, creationTimestamp, generation, generateName, resourceVersion preconditions, status subresource,
- * finalizers + deletionTimestamp, propagation policies, namespace lifecycle). The HTTP layer and tests both use it;
- * errors are {@link ApiError}s carrying the Status the server sends.
+ * finalizers + deletionTimestamp, propagation policies, graceful deletion). One commit path serves every resource:
+ * what differs per resource is its {@link ResourceStrategy} (testing/strategies/), and writes pass the admission
+ * chain in kube's order — mutating admission → strategy (prepare, default, validate) → validating admission →
+ * storage. The HTTP layer and tests both use it; errors are {@link ApiError}s carrying the Status the server sends.
  * @module
  */
 import type { Clock } from "../runtime/clock.ts";
-import type { StatusCause } from "../runtime/errors.ts";
+import { ApiError, failureStatus, type StatusCause } from "../runtime/errors.ts";
 import { apiVersionOf, type KubeList, type KubeObject, type ResourceType } from "../runtime/types.ts";
-import { coreToEventsV1, eventsV1FieldSelector, eventsV1ToCore } from "./events_conversion.ts";
-import {
-  applyCreateDefaults,
-  checkUpdate,
-  generateName,
-  jsonEqual,
-  rfc3339,
-  specChanged,
-  validateName,
-} from "./object_rules.ts";
+import { type AdmissionChain, type AdmissionContext, namespaceLifecycle, runAdmission } from "./admission.ts";
+import { listObjects, type ListOptions } from "./fake_list.ts";
+import { generateName, jsonEqual, rfc3339, specChanged } from "./object_rules.ts";
+import { recordUpdateManagedFields } from "./patch/apply.ts";
 import { ResourceRegistry, storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
-import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";
-import {
-  alreadyExists,
-  badRequest,
-  conflict,
-  expired,
-  forbidden,
-  invalid,
-  notFound,
-  tooLargeResourceVersion,
-} from "./status_errors.ts";
-import { ObjectStore, rvString } from "./store.ts";
-import { ApiError, failureStatus } from "../runtime/errors.ts";
-import { recordUpdateManagedFields } from "./patch/apply.ts";
+import { alreadyExists, badRequest, conflict, invalid, notFound } from "./status_errors.ts";
+import { ObjectStore } from "./store.ts";
+import { BUILTIN_STRATEGIES, CUSTOM_RESOURCES } from "./strategies/builtin.ts";
+import { type ResourceStrategy, type StrategyContext, StrategyRegistry } from "./strategy.ts";
+
+export type { AdmissionContext, AdmissionHook } from "./admission.ts";
+export { isNamespaceDef } from "./strategies/namespaces.ts";
+export { parseRv } from "./fake_list.ts";
 
 /** Addresses a resource: a ResourceType, a ResourceDef, or just group/version/plural. */
 export type ResourceRef = Pick<ResourceType, "group" | "version" | "plural">;
 
-/** List options (query parameters of a list call). */
-export interface ListOptions {
-  namespace?: string;
-  labelSelector?: string;
-  fieldSelector?: string;
-  limit?: number;
-  continue?: string;
-  resourceVersion?: string;
-  resourceVersionMatch?: string;
-}
+export type { ListOptions } from "./fake_list.ts";
 
 /** Write options. */
 export interface WriteOptions {
@@ -74,37 +55,25 @@ export interface DeleteOptions {
   gracePeriodSeconds?: number;
 }
 
-/** What an admission hook sees; it may mutate `object` or throw an ApiError. */
-export interface AdmissionContext {
-  def: ResourceDef;
-  verb: "create" | "update";
-  object: KubeObject;
-  old?: KubeObject;
-  subresource?: string;
-  fieldValidation?: string;
-  /** Append texts here to send `Warning: 299 - "..."` headers. */
-  warnings: string[];
-}
-
-/** A mutating/validating step before a write is committed. */
-export type AdmissionHook = (ctx: AdmissionContext) => void;
-
 const FOREGROUND = "foregroundDeletion";
 const ORPHAN = "orphan";
-
-/** Resources whose PUT creates a missing object (AllowCreateOnUpdate in kube-apiserver). */
-const CREATE_ON_UPDATE = new Set(["coordination.k8s.io/leases", "/events", "/endpoints"]);
 
 /** Object semantics over an {@link ObjectStore}. */
 export class FakeStore {
   readonly registry: ResourceRegistry;
   readonly objects: ObjectStore;
   readonly clock: Clock;
-  /** Run in order before every create/update commit. */
-  readonly admission: AdmissionHook[] = [];
+  /** Per-resource behaviour; `strategies.set("group/plural", strategy)` adds or replaces one. */
+  readonly strategies: StrategyRegistry;
   /**
-   * Pods bound to a node are deleted gracefully (deletionTimestamp + grace period; removed when the kubelet deletes
-   * them again with grace 0), as kube-apiserver does. Off: every pod goes at once (no kubelet to acknowledge).
+   * The admission chain around the strategy: `mutating` hooks run first (NamespaceLifecycle is the first), then the
+   * strategy's defaulting and validation, then the `validating` hooks, then storage.
+   */
+  readonly admission: AdmissionChain;
+  /**
+   * Graceful deletion (the strategy's grace period, pods bound to a node: deletionTimestamp + grace; removed when the
+   * kubelet deletes them again with grace 0), as kube-apiserver does. Off: every object goes at once (no kubelet to
+   * acknowledge).
    */
   gracefulPodDeletion: boolean;
   #nextIp = 10;
@@ -116,6 +85,8 @@ export class FakeStore {
     this.objects = opts.objects;
     this.clock = opts.clock;
     this.gracefulPodDeletion = opts.gracefulPodDeletion ?? false;
+    this.strategies = new StrategyRegistry(BUILTIN_STRATEGIES, CUSTOM_RESOURCES);
+    this.admission = { mutating: [namespaceLifecycle(this.objects)], validating: [] };
   }
 
   /** The served definition for a ref, or 404. */
@@ -130,10 +101,16 @@ export class FakeStore {
     return def;
   }
 
-  /** The object as served by `def` (kind/apiVersion set, events converted); shares nested values with the store. */
+  /** The object as served by `def` (kind/apiVersion set, versions converted); shares nested values with the store. */
   present(def: ResourceDef, obj: KubeObject): KubeObject {
-    if (def.group === "events.k8s.io") return coreToEventsV1(obj);
-    return withType(def, obj);
+    const conversion = this.strategies.for(def).conversion;
+    return conversion ? conversion.fromStorage(obj) : withType(def, obj);
+  }
+
+  /** A field selector of `def`'s served version in the stored object's field names (watches and lists). */
+  storageFieldSelector(def: ResourceDef, selector: string | undefined): string | undefined {
+    const conversion = this.strategies.for(def).conversion;
+    return conversion ? conversion.fieldSelector(selector) : selector;
   }
 
   /** GET one object (a deep copy). */
@@ -152,65 +129,11 @@ export class FakeStore {
   /** LIST with selectors, limit/continue and resourceVersion semantics. Items share values with the store. */
   listShared(ref: ResourceRef, opts: ListOptions = {}): KubeList {
     const def = this.def(ref);
-    const storageKey = storageKeyOf(def);
-    const current = this.objects.rv;
-    let listRv = current;
-    const rvParam = opts.resourceVersion;
-    if (rvParam && rvParam !== "0") {
-      const rv = parseRv(rvParam, "list");
-      if (rv > current) throw tooLargeResourceVersion(rv, current, "list");
-      if (opts.resourceVersionMatch === "Exact") {
-        if (rv < this.objects.compactedRv) {
-          throw expired(`too old resource version: ${rv} (${this.objects.compactedRv})`, "list");
-        }
-        listRv = rv;
-      }
-    }
-    let after: { ns: string; name: string } | undefined;
-    if (opts.continue) {
-      const token = decodeContinue(opts.continue);
-      if (token.rv < this.objects.compactedRv) {
-        throw expired(
-          "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.",
-          "list",
-        );
-      }
-      listRv = token.rv;
-      after = { ns: token.ns, name: token.name };
-    }
-    const labels = compileSelector(() => parseLabelSelector(opts.labelSelector));
-    const fieldSel = def.group === "events.k8s.io" ? eventsV1FieldSelector(opts.fieldSelector) : opts.fieldSelector;
-    const fields = compileSelector(() => parseFieldSelector(fieldSel, storageKey));
-    const namespace = def.namespaced ? opts.namespace || undefined : undefined;
-    const items: KubeObject[] = [];
-    const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
-    const filtered = Boolean(opts.labelSelector || opts.fieldSelector);
-    let more = false;
-    // A continue token or an Exact resourceVersion lists the state at that RV (etcd serves it from its revision).
-    const past = listRv < current ? this.objects.iterateAt(storageKey, namespace, listRv, after) : undefined;
-    if (past === "expired") throw expired(`too old resource version: ${listRv} (${this.objects.compactedRv})`, "list");
-    const iterator = (past ?? this.objects.iterate(storageKey, namespace, after))[Symbol.iterator]();
-    for (let step = iterator.next(); !step.done; step = iterator.next()) {
-      const obj = step.value;
-      if (!labels(obj) || !fields(obj)) continue;
-      if (items.length >= limit) {
-        more = true;
-        break;
-      }
-      items.push(obj);
-    }
-    const metadata: KubeList["metadata"] = { resourceVersion: rvString(listRv) };
-    if (more) {
-      const last = items[items.length - 1].metadata;
-      metadata.continue = encodeContinue({ rv: listRv, ns: last.namespace ?? "", name: last.name ?? "" });
-      // Objects after the last one returned, at listRv (binary search in the sorted names, not a walk).
-      if (!filtered) {
-        const at = { ns: last.namespace ?? "", name: last.name ?? "" };
-        metadata.remainingItemCount = this.objects.countAfter(storageKey, namespace, at, past ? listRv : undefined);
-      }
-    }
-    const asListed = def.group === "events.k8s.io" ? items.map(coreToEventsV1) : items.map((o) => withType(def, o));
-    return { apiVersion: apiVersionOf(def), kind: def.listKind, metadata, items: asListed };
+    const conversion = this.strategies.for(def).conversion;
+    return listObjects(this.objects, def, opts, {
+      present: conversion ? (o) => conversion.fromStorage(o) : (o) => withType(def, o),
+      fieldSelector: conversion ? (s) => conversion.fieldSelector(s) : (s) => s,
+    });
   }
 
   /** LIST (deep copies). */
@@ -221,13 +144,9 @@ export class FakeStore {
   /** CREATE. Returns the stored object (a copy). */
   create(ref: ResourceRef, body: KubeObject, opts: WriteOptions = {}): KubeObject {
     const def = this.def(ref);
-    let obj = structuredClone(body) as KubeObject;
-    if (!obj || typeof obj !== "object" || Array.isArray(obj)) {
-      throw badRequest("the request body must be a JSON object", "create");
-    }
-    if (def.group === "events.k8s.io") obj = eventsV1ToCore(obj);
-    obj.metadata = obj.metadata && typeof obj.metadata === "object" ? obj.metadata : {};
-    const meta = obj.metadata;
+    const strategy = this.strategies.for(def);
+    let obj = decodeBody(strategy, body, "create");
+    let meta = obj.metadata;
     const namespace = this.#bodyNamespace(def, meta.namespace, opts.namespace, "create");
     if (!meta.name && meta.generateName) meta.name = generateName(String(meta.generateName));
     if (!meta.name) {
@@ -237,15 +156,18 @@ export class FakeStore {
         field: "metadata.name",
       }]);
     }
-    const nameCauses = validateName(def, String(meta.name));
-    if (nameCauses.length) throw invalid(def, String(meta.name), nameCauses);
-    if (def.namespaced) {
-      meta.namespace = namespace;
-      this.#checkNamespaceOpen(def, namespace!, meta.name);
-    } else delete meta.namespace;
+    this.#check(def, String(meta.name), strategy.validateName!(String(meta.name)), "create");
+    if (def.namespaced) meta.namespace = namespace;
+    else delete meta.namespace;
+    const warnings = opts.warnings ?? [];
+    const admission = { def, verb: "create" as const, fieldValidation: opts.fieldValidation, warnings };
+    obj = this.#admit("mutating", { ...admission, object: obj });
+    meta = obj.metadata;
+    const name = String(meta.name);
     const storageKey = storageKeyOf(def);
-    if (this.objects.get(storageKey, namespace ?? "", meta.name)) throw alreadyExists(def, meta.name);
-    obj.apiVersion = def.group === "events.k8s.io" ? "v1" : apiVersionOf(def);
+    if (this.objects.get(storageKey, namespace ?? "", name)) throw alreadyExists(def, name);
+    // System fields (kube: FillObjectMetaSystemFields), then the strategy (kube: rest.BeforeCreate).
+    obj.apiVersion = strategy.conversion?.storageApiVersion ?? apiVersionOf(def);
     obj.kind = def.kind;
     meta.uid = crypto.randomUUID();
     meta.creationTimestamp = rfc3339(this.clock.now());
@@ -254,28 +176,22 @@ export class FakeStore {
     delete meta.deletionGracePeriodSeconds;
     if (def.tracksGeneration) meta.generation = 1;
     else delete meta.generation;
-    if (def.custom && def.subresources.includes("status")) delete obj.status;
-    applyCreateDefaults(def, obj, () => this.#allocateIp());
-    const warnings = opts.warnings ?? [];
-    for (const hook of this.admission) {
-      hook({ def, verb: "create", object: obj, fieldValidation: opts.fieldValidation, warnings });
-    }
+    const ctx = this.#context(def, "create", opts, warnings);
+    strategy.prepareForCreate?.(obj, ctx);
+    strategy.default?.(obj, ctx);
+    this.#check(def, name, strategy.validate?.(obj, ctx), "create");
+    strategy.canonicalize?.(obj, undefined, ctx);
+    obj = this.#admit("validating", { ...admission, object: obj });
     if (opts.fieldManager) obj = this.#record(def, undefined, obj, opts);
-    if (opts.dryRun) return structuredClone(this.present(def, obj));
-    this.objects.put(storageKey, obj);
-    return structuredClone(this.present(def, obj));
+    return this.#persist(def, obj, opts.dryRun);
   }
 
   /** UPDATE (PUT) of the object or its status subresource. */
   update(ref: ResourceRef, body: KubeObject, opts: WriteOptions = {}): KubeObject {
     const def = this.def(ref);
-    const verb = "update";
-    if (!body || typeof body !== "object" || Array.isArray(body)) {
-      throw badRequest("the request body must be a JSON object", verb);
-    }
-    let obj = structuredClone(body) as KubeObject;
-    if (def.group === "events.k8s.io") obj = eventsV1ToCore(obj);
-    obj.metadata = obj.metadata && typeof obj.metadata === "object" ? obj.metadata : {};
+    const strategy = this.strategies.for(def);
+    const verb = "update" as const;
+    const obj = decodeBody(strategy, body, verb);
     const name = opts.name ?? obj.metadata.name;
     if (!name) throw badRequest("name is required in the object metadata", verb);
     if (obj.metadata.name && obj.metadata.name !== name) {
@@ -289,12 +205,12 @@ export class FakeStore {
     const storageKey = storageKeyOf(def);
     const old = this.objects.get(storageKey, namespace ?? "", name);
     if (!old) {
-      if (CREATE_ON_UPDATE.has(storageKey) && !opts.subresource) return this.create(ref, body, opts);
+      if (strategy.allowCreateOnUpdate && !opts.subresource) return this.create(ref, body, opts);
       throw notFound(def, name, verb);
     }
     const givenRv = obj.metadata.resourceVersion;
     if (givenRv && givenRv !== old.metadata.resourceVersion) throw conflict(def, name, verb);
-    if (!givenRv && def.custom) {
+    if (!givenRv && !strategy.allowUnconditionalUpdate) {
       throw invalid(def, name, [{
         reason: "FieldValueInvalid",
         message: "Invalid value: 0x0: must be specified for an update",
@@ -311,11 +227,22 @@ export class FakeStore {
       next = obj;
       next.apiVersion = old.apiVersion;
       next.kind = old.kind;
-      if (def.subresources.includes("status") || (def.group === "" && def.plural === "namespaces")) {
+      if (def.subresources.includes("status")) {
         if (old.status === undefined) delete next.status;
         else next.status = structuredClone(old.status);
       }
     }
+    const warnings = opts.warnings ?? [];
+    const admission = {
+      def,
+      verb,
+      old,
+      subresource: opts.subresource,
+      fieldValidation: opts.fieldValidation,
+      warnings,
+    };
+    next = this.#admit("mutating", { ...admission, object: next });
+    // System fields an update cannot change, then the strategy (kube: rest.BeforeUpdate).
     const m = next.metadata;
     const o = old.metadata;
     m.namespace = o.namespace;
@@ -341,37 +268,31 @@ export class FakeStore {
         }], verb);
       }
     }
-    const causes: StatusCause[] = checkUpdate(def, old, next);
-    if (causes.length) throw invalid(def, name, causes, verb);
-    const warnings = opts.warnings ?? [];
-    for (const hook of this.admission) {
-      hook({
-        def,
-        verb,
-        object: next,
-        old,
-        subresource: opts.subresource,
-        fieldValidation: opts.fieldValidation,
-        warnings,
-      });
-    }
+    const ctx = this.#context(def, verb, opts, warnings);
+    strategy.prepareForUpdate?.(next, old, ctx);
+    strategy.default?.(next, ctx);
+    this.#check(def, name, strategy.validateUpdate?.(next, old, ctx), verb);
+    strategy.canonicalize?.(next, old, ctx);
+    next = this.#admit("validating", { ...admission, object: next });
+    // Read before managedFields are recorded into a copy: a finished deletion's removed object keeps what was sent.
+    const nm = next.metadata;
     if (opts.fieldManager) next = this.#record(def, old, next, opts);
     const comparable = { ...next, metadata: { ...next.metadata, resourceVersion: o.resourceVersion } };
     if (jsonEqual(comparable, old)) return structuredClone(this.present(def, old));
     if (opts.dryRun) return structuredClone(this.present(def, next));
-    const graceful = (m.deletionGracePeriodSeconds ?? 0) > 0;
-    if (m.deletionTimestamp && (m.finalizers ?? []).length === 0 && !isNamespaceDef(def) && !graceful) {
-      delete m.finalizers;
+    const graceful = (nm.deletionGracePeriodSeconds ?? 0) > 0;
+    if (nm.deletionTimestamp && (nm.finalizers ?? []).length === 0 && !strategy.terminate && !graceful) {
+      delete nm.finalizers;
       const ev = this.objects.remove(storageKey, namespace ?? "", name, next)!;
       return structuredClone(this.present(def, ev.object));
     }
-    this.objects.put(storageKey, next);
-    return structuredClone(this.present(def, next));
+    return this.#persist(def, next, false);
   }
 
   /** DELETE: marks for deletion when finalizers remain (or a policy adds one), otherwise removes. */
   delete(ref: ResourceRef, name: string, opts: DeleteOptions = {}): KubeObject {
     const def = this.def(ref);
+    const strategy = this.strategies.for(def);
     const namespace = this.#ns(def, opts.namespace);
     const storageKey = storageKeyOf(def);
     const old = this.objects.get(storageKey, namespace, name);
@@ -394,21 +315,20 @@ export class FakeStore {
       );
     }
     const next = structuredClone(old);
+    if (strategy.terminate) {
+      // Deleted by its own controller once terminated: the delete only marks it.
+      if (old.metadata.deletionTimestamp) return structuredClone(this.present(def, old));
+      next.metadata.deletionTimestamp = rfc3339(this.clock.now());
+      next.metadata.deletionGracePeriodSeconds = 0;
+      strategy.terminate(next);
+      return this.#persist(def, next, opts.dryRun);
+    }
     const finalizers = new Set(next.metadata.finalizers ?? []);
     if (opts.propagationPolicy === "Foreground" && this.objects.dependentsOf(old.metadata.uid!).length > 0) {
       finalizers.add(FOREGROUND);
     }
     if (opts.propagationPolicy === "Orphan" && this.objects.dependentsOf(old.metadata.uid!).length > 0) {
       finalizers.add(ORPHAN);
-    }
-    if (isNamespaceDef(def)) {
-      if (old.metadata.deletionTimestamp) return structuredClone(this.present(def, old));
-      next.metadata.deletionTimestamp = rfc3339(this.clock.now());
-      next.metadata.deletionGracePeriodSeconds = 0;
-      next.status = { ...next.status, phase: "Terminating" };
-      if (opts.dryRun) return structuredClone(this.present(def, next));
-      this.objects.put(storageKey, next);
-      return structuredClone(this.present(def, next));
     }
     if (finalizers.size > 0) {
       const changedFinalizers = finalizers.size !== (old.metadata.finalizers ?? []).length;
@@ -419,11 +339,9 @@ export class FakeStore {
         next.metadata.deletionGracePeriodSeconds = 0;
         if (def.tracksGeneration) next.metadata.generation = (old.metadata.generation ?? 1) + 1;
       }
-      if (opts.dryRun) return structuredClone(this.present(def, next));
-      this.objects.put(storageKey, next);
-      return structuredClone(this.present(def, next));
+      return this.#persist(def, next, opts.dryRun);
     }
-    const grace = this.#podGrace(def, old, opts.gracePeriodSeconds);
+    const grace = this.gracefulPodDeletion ? strategy.gracePeriodSeconds!(old, opts.gracePeriodSeconds) : 0;
     if (grace > 0) {
       const prior = old.metadata.deletionGracePeriodSeconds;
       // A later delete may only shorten a pending grace period.
@@ -432,9 +350,7 @@ export class FakeStore {
       }
       next.metadata.deletionTimestamp = rfc3339(this.clock.now() + grace * 1000);
       next.metadata.deletionGracePeriodSeconds = grace;
-      if (opts.dryRun) return structuredClone(this.present(def, next));
-      this.objects.put(storageKey, next);
-      return structuredClone(this.present(def, next));
+      return this.#persist(def, next, opts.dryRun);
     }
     if (opts.dryRun) return structuredClone(this.present(def, old));
     if (!next.metadata.deletionTimestamp || (next.metadata.deletionGracePeriodSeconds ?? 0) > 0) {
@@ -445,17 +361,38 @@ export class FakeStore {
     return structuredClone(this.present(def, ev.object));
   }
 
-  /** The grace period a pod deletion waits for (0: at once), as the pod strategy's CheckGracefulDelete decides. */
-  #podGrace(def: ResourceDef, pod: KubeObject, requested: number | undefined): number {
-    if (!this.gracefulPodDeletion || def.group !== "" || def.plural !== "pods") return 0;
-    if (!pod.spec?.nodeName || pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return 0;
-    const grace = requested ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
-    return Number.isFinite(grace) && grace > 0 ? Math.floor(grace) : 0;
-  }
-
   /** Removes an object regardless of finalizers (namespace controller / CRD cleanup). */
   forceRemove(def: ResourceDef, namespace: string, name: string): void {
     this.objects.remove(storageKeyOf(def), namespace, name);
+  }
+
+  /** Stores `obj` (unless a dry run) and answers it as served. */
+  #persist(def: ResourceDef, obj: KubeObject, dryRun: boolean | undefined): KubeObject {
+    if (!dryRun) this.objects.put(storageKeyOf(def), obj);
+    return structuredClone(this.present(def, obj));
+  }
+
+  /** Runs one admission phase; hooks may replace `ctx.object`. */
+  #admit(phase: keyof AdmissionChain, ctx: AdmissionContext): KubeObject {
+    runAdmission(this.admission[phase], ctx);
+    return ctx.object;
+  }
+
+  #context(def: ResourceDef, verb: "create" | "update", opts: WriteOptions, warnings: string[]): StrategyContext {
+    return {
+      def,
+      verb,
+      subresource: opts.subresource,
+      fieldValidation: opts.fieldValidation,
+      warnings,
+      clock: this.clock,
+      allocateClusterIp: () => this.#allocateIp(),
+    };
+  }
+
+  /** Throws 422 Invalid when a strategy reported causes. */
+  #check(def: ResourceDef, name: string, causes: StatusCause[] | undefined, verb: string): void {
+    if (causes && causes.length > 0) throw invalid(def, name, causes, verb);
   }
 
   #record(def: ResourceDef, old: KubeObject | undefined, next: KubeObject, opts: WriteOptions): KubeObject {
@@ -485,28 +422,21 @@ export class FakeStore {
     return out;
   }
 
-  #checkNamespaceOpen(def: ResourceDef, namespace: string, name: string): void {
-    const ns = this.objects.get("/namespaces", "", namespace);
-    if (!ns) {
-      throw new ApiError(
-        failureStatus(404, "NotFound", `namespaces "${namespace}" not found`, { name: namespace, kind: "namespaces" }),
-        { verb: "create", resource: "namespaces", name: namespace },
-      );
-    }
-    if (ns.metadata.deletionTimestamp) {
-      throw forbidden(
-        def,
-        name,
-        `unable to create new content in namespace ${namespace} because it is being terminated`,
-        "create",
-      );
-    }
-  }
-
   #allocateIp(): string {
     const n = this.#nextIp++;
     return `10.96.${(n >> 8) & 255}.${n & 255}`;
   }
+}
+
+/** A copy of a request body in the stored form, with an object `metadata`; 400 when the body is not an object. */
+function decodeBody(strategy: ResourceStrategy, body: KubeObject, verb: string): KubeObject {
+  if (!body || typeof body !== "object" || Array.isArray(body)) {
+    throw badRequest("the request body must be a JSON object", verb);
+  }
+  let obj = structuredClone(body) as KubeObject;
+  if (strategy.conversion) obj = strategy.conversion.toStorage(obj);
+  obj.metadata = obj.metadata && typeof obj.metadata === "object" ? obj.metadata : {};
+  return obj;
 }
 
 /** A shallow copy with the definition's apiVersion and kind (first keys when new). */
@@ -515,45 +445,4 @@ function withType(def: ResourceDef, obj: KubeObject): KubeObject {
   out.apiVersion = apiVersionOf(def);
   out.kind = def.kind;
   return out;
-}
-
-/** True for the core namespaces resource. */
-export function isNamespaceDef(def: Pick<ResourceDef, "group" | "plural">): boolean {
-  return def.group === "" && def.plural === "namespaces";
-}
-
-function compileSelector<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (err) {
-    if (err instanceof SelectorError) throw badRequest(err.message, "list");
-    throw err;
-  }
-}
-
-/** Parses a resourceVersion query value, 400 when not a number. */
-export function parseRv(value: string, verb: string): number {
-  if (!/^\d+$/.test(value)) throw badRequest(`invalid resource version: ${JSON.stringify(value)}`, verb);
-  return Number(value);
-}
-
-interface ContinueToken {
-  rv: number;
-  ns: string;
-  name: string;
-}
-
-function encodeContinue(token: ContinueToken): string {
-  return btoa(JSON.stringify({ v: 1, ...token })).replace(/=+$/, "");
-}
-
-function decodeContinue(value: string): ContinueToken {
-  try {
-    const t = JSON.parse(atob(value.replace(/-/g, "+").replace(/_/g, "/")));
-    if (typeof t.rv === "number" && typeof t.ns === "string" && typeof t.name === "string") return t;
-  } catch { /* fall through */ }
-  throw badRequest(
-    "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)",
-    "list",
-  );
 }

@@ -4,6 +4,7 @@
  * SubjectAccessReviews.
  * @module
  */
+import { resourceId } from "../runtime/apimachinery/names.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { ApiError, failureStatus } from "../runtime/errors.ts";
 import type { KubeObject } from "../runtime/types.ts";
@@ -135,7 +136,7 @@ export class FaultHooks {
       if (filter.namespace !== undefined && s.namespace !== filter.namespace) return false;
       if (filter.resource !== undefined) {
         const [group, plural] = s.storageKey.split("/");
-        const name = group ? `${plural}.${group}` : plural;
+        const name = resourceId({ group, plural });
         if (name !== filter.resource && plural !== filter.resource) return false;
       }
       return true;

@@ -3,19 +3,19 @@
  * `/apis/{group}/{version}` — get, list, watch, create, update, patch, delete, deletecollection.
  * @module
  */
+import { requestVerb } from "../runtime/apimachinery/verbs.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
 import { negotiateShape, shapeList, shapeObject, watchPresenter } from "./http_negotiation.ts";
 import { applyJsonPatch } from "./patch/json_patch.ts";
-import { applyMergePatch } from "./patch/merge.ts";
+import { applyMergePatch } from "../runtime/apimachinery/merge_patch.ts";
 import { applyStrategicMergePatch } from "./patch/strategic.ts";
 import { serverSideApply } from "./patch/apply.ts";
 import { ApiError, failureStatus } from "../runtime/errors.ts";
 import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { type DeleteOptions, type FakeStore, parseRv } from "./fake_store.ts";
-import { eventsV1FieldSelector } from "./events_conversion.ts";
 import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";
 import {
   badRequest,
@@ -27,7 +27,7 @@ import {
 } from "./status_errors.ts";
 import type { WatchHub } from "./watch_hub.ts";
 import { WatchStream } from "./watch_stream.ts";
-import { type ListQuery, parseListQuery, queryBool } from "./list_options.ts";
+import { type ListQuery, parseListQuery } from "./list_options.ts";
 
 /** A parsed resource URL. */
 export interface ResourceRoute {
@@ -59,25 +59,11 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 
 const truthy = (v: string | null): boolean => v === "true" || v === "1";
 
-/** The Kubernetes verb of a request. */
+/** The Kubernetes verb of a request (runtime/apimachinery/verbs.ts). */
 export function verbOf(method: string, route: ResourceRoute, url: URL): string {
-  const q = url.searchParams;
-  switch (method) {
-    case "GET":
-    case "HEAD":
-      if (route.watch || queryBool(q.getAll("watch"))) return "watch";
-      return route.name ? "get" : "list";
-    case "POST":
-      return "create";
-    case "PUT":
-      return "update";
-    case "PATCH":
-      return "patch";
-    case "DELETE":
-      return route.name ? "delete" : "deletecollection";
-    default:
-      return method.toLowerCase();
-  }
+  // The deprecated /watch/ paths are watches whatever the query says.
+  if (route.watch && (method === "GET" || method === "HEAD")) return "watch";
+  return requestVerb(method, Boolean(route.name), url.searchParams);
 }
 
 /** Serves one resource request. */
@@ -338,9 +324,7 @@ function openWatch(
   let fields: (o: KubeObject) => boolean;
   try {
     labels = parseLabelSelector(q.get("labelSelector"));
-    const fs = def.group === "events.k8s.io"
-      ? eventsV1FieldSelector(q.get("fieldSelector") ?? undefined)
-      : q.get("fieldSelector");
+    const fs = ctx.store.storageFieldSelector(def, q.get("fieldSelector") ?? undefined);
     fields = parseFieldSelector(fs, storageKey);
   } catch (err) {
     if (err instanceof SelectorError) throw badRequest(err.message, "watch");

@@ -40,24 +40,24 @@ function queryInt(q: URLSearchParams, name: string, verb: string): number | unde
 
 /**
  * Decodes and validates the list/watch query; throws the ApiError kube-apiserver answers before it reads storage.
- * `forceWatch` is the legacy `/watch/` path.
+ * `watch` is the request's verb being watch (the `watch` parameter or the legacy `/watch/` path).
  *
  * @example
  * ```ts
  * import { parseListQuery } from "./list_options.ts";
- * const opts = parseListQuery(new URLSearchParams("watch=1&resourceVersion=5"), false);
+ * const opts = parseListQuery(new URLSearchParams("watch=1&resourceVersion=5"), true);
  * console.assert(opts.watch && opts.resourceVersion === "5");
  * ```
  */
 export function parseListQuery(
   q: URLSearchParams,
-  forceWatch: boolean,
-  verb = forceWatch ? "watch" : "list",
+  watch: boolean,
+  verb = watch ? "watch" : "list",
 ): ListQuery {
   const timeoutSeconds = queryInt(q, "timeoutSeconds", verb);
   const limit = queryInt(q, "limit", verb);
   const opts: ListQuery = {
-    watch: forceWatch || queryBool(q.getAll("watch")),
+    watch,
     resourceVersion: q.get("resourceVersion") ?? "",
     resourceVersionMatch: q.get("resourceVersionMatch") ?? "",
     continue: q.get("continue") ?? "",

@@ -1,51 +1,52 @@
 /**
- * kube-apiserver's per-object rules the fake applies on write: name validation, generateName, the defaults and
- * immutability checks of built-in kinds (Namespace phase, Pod Pending, Secret stringData/type/immutable, Service
- * clusterIP), and which part of an object counts for metadata.generation.
+ * kube-apiserver's generic per-object rules the fake applies on write: name formats, generateName, metav1.Time, JSON
+ * equality and which part of an object counts for metadata.generation. Kind-specific rules live in the strategies
+ * (testing/strategies/).
  * @module
  */
 import type { StatusCause } from "../runtime/errors.ts";
 import type { KubeObject } from "../runtime/types.ts";
-import type { ResourceDef } from "./resource_def.ts";
+import { deepEqual } from "../runtime/apimachinery/equality.ts";
+import { dns1035LabelErrors, dns1123LabelErrors, dns1123SubdomainErrors } from "../runtime/apimachinery/names.ts";
 
 /** Kubernetes metav1.Time: RFC 3339 in UTC with whole seconds (`2026-01-01T00:00:00Z`). */
 export function rfc3339(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
 }
 
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-
-const SUBDOMAIN_MSG =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-const LABEL_MSG =
-  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-const DNS1035_MSG =
-  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
-
-/** Name-format causes for `name` of a `def` object (empty when valid). */
-export function validateName(def: ResourceDef, name: string): StatusCause[] {
-  const bad = (msg: string): StatusCause[] => [{
+function nameInvalid(name: string, detail: string): StatusCause[] {
+  return [{
     reason: "FieldValueInvalid",
-    message: `Invalid value: ${JSON.stringify(name)}: ${msg}`,
+    message: `Invalid value: ${JSON.stringify(name)}: ${detail}`,
     field: "metadata.name",
   }];
-  if (def.group === "" && def.plural === "namespaces") {
-    if (name.length > 63) return bad("must be no more than 63 characters");
-    return DNS1123_LABEL.test(name) ? [] : bad(LABEL_MSG);
-  }
-  if (def.group === "" && def.plural === "services") {
-    if (name.length > 63) return bad("must be no more than 63 characters");
-    return DNS1035_LABEL.test(name) ? [] : bad(DNS1035_MSG);
-  }
-  if (def.group === "rbac.authorization.k8s.io" || def.group === "apiregistration.k8s.io") {
-    return name && !name.includes("/") && !name.includes("%") && name !== "." && name !== ".."
-      ? []
-      : bad("may not contain '/' or '%'");
-  }
-  if (name.length > 253) return bad("must be no more than 253 characters");
-  return DNS1123_SUBDOMAIN.test(name) ? [] : bad(SUBDOMAIN_MSG);
+}
+
+/** The first problem apimachinery's name check reports, as a metadata.name cause (none when valid). */
+function firstProblem(name: string, problems: string[]): StatusCause[] {
+  return problems.length ? nameInvalid(name, problems[0]) : [];
+}
+
+/** Causes for a name that is not a DNS-1123 subdomain of at most 253 characters (most kinds). */
+export function validateSubdomainName(name: string): StatusCause[] {
+  return firstProblem(name, dns1123SubdomainErrors(name));
+}
+
+/** Causes for a name that is not a DNS-1123 label of at most 63 characters (Namespace). */
+export function validateLabelName(name: string): StatusCause[] {
+  return firstProblem(name, dns1123LabelErrors(name));
+}
+
+/** Causes for a name that is not a DNS-1035 label of at most 63 characters (Service). */
+export function validateDns1035Name(name: string): StatusCause[] {
+  return firstProblem(name, dns1035LabelErrors(name));
+}
+
+/** Causes for a name that is not a valid path segment (rbac, apiregistration: `:` allowed, `/` and `%` not). */
+export function validatePathSegmentName(name: string): StatusCause[] {
+  return name && !name.includes("/") && !name.includes("%") && name !== "." && name !== ".."
+    ? []
+    : nameInvalid(name, "may not contain '/' or '%'");
 }
 
 const GENERATE_CHARS = "bcdfghjklmnpqrstvwxz2456789";
@@ -58,20 +59,8 @@ export function generateName(prefix: string): string {
   return `${prefix.slice(0, 58)}${suffix}`;
 }
 
-/** True for deep-equal JSON values (key order ignored). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((v, i) => jsonEqual(v, bb[i]));
-  }
-  const ak = Object.keys(a as object).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
-  const bk = Object.keys(b as object).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-  if (ak.length !== bk.length) return false;
-  return ak.every((k) => jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
-}
+/** True for deep-equal JSON values (key order ignored): runtime/apimachinery's {@link deepEqual}. */
+export const jsonEqual: (a: unknown, b: unknown) => boolean = deepEqual;
 
 /** Whether a change from `old` to `next` bumps metadata.generation (anything outside metadata and status). */
 export function specChanged(old: KubeObject, next: KubeObject): boolean {
@@ -80,94 +69,4 @@ export function specChanged(old: KubeObject, next: KubeObject): boolean {
     return rest;
   };
   return !jsonEqual(strip(old), strip(next));
-}
-
-function isCore(def: ResourceDef, plural: string): boolean {
-  return def.group === "" && def.plural === plural;
-}
-
-function base64(text: string): string {
-  const bytes = new TextEncoder().encode(text);
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin);
-}
-
-/** Fills kind defaults on create (mutates `obj`). `allocateIp` hands out Service cluster IPs. */
-export function applyCreateDefaults(def: ResourceDef, obj: KubeObject, allocateIp: () => string): void {
-  if (isCore(def, "namespaces")) {
-    obj.metadata.labels = { ...obj.metadata.labels, "kubernetes.io/metadata.name": obj.metadata.name! };
-    obj.spec = { finalizers: ["kubernetes"], ...obj.spec };
-    obj.status = { phase: "Active" };
-  } else if (isCore(def, "pods")) {
-    obj.spec = { restartPolicy: "Always", dnsPolicy: "ClusterFirst", schedulerName: "default-scheduler", ...obj.spec };
-    obj.spec.serviceAccountName ??= "default";
-    obj.spec.terminationGracePeriodSeconds ??= 30;
-    obj.status = { phase: "Pending", qosClass: "BestEffort" };
-  } else if (isCore(def, "services")) {
-    obj.spec = { type: "ClusterIP", sessionAffinity: "None", ...obj.spec };
-    if (obj.spec.type !== "ExternalName" && !obj.spec.clusterIP) {
-      obj.spec.clusterIP = allocateIp();
-      obj.spec.clusterIPs = [obj.spec.clusterIP];
-    }
-    for (const p of obj.spec.ports ?? []) {
-      p.protocol ??= "TCP";
-      p.targetPort ??= p.port;
-    }
-    obj.status ??= { loadBalancer: {} };
-  }
-  normaliseData(def, obj);
-}
-
-/** Secret `stringData` folds into `data`; type defaults to Opaque. */
-function normaliseData(def: ResourceDef, obj: KubeObject): void {
-  if (!isCore(def, "secrets")) return;
-  obj.type ??= "Opaque";
-  if (obj.stringData && typeof obj.stringData === "object") {
-    obj.data = { ...obj.data };
-    for (const [k, v] of Object.entries(obj.stringData)) obj.data[k] = base64(String(v));
-    delete obj.stringData;
-  }
-}
-
-/** Update rules of built-in kinds: causes for forbidden changes (mutates `next` for defaults). */
-export function checkUpdate(def: ResourceDef, old: KubeObject, next: KubeObject): StatusCause[] {
-  normaliseData(def, next);
-  const causes: StatusCause[] = [];
-  if (isCore(def, "secrets") || isCore(def, "configmaps")) {
-    if (old.immutable === true) {
-      if (!jsonEqual(old.data, next.data) || !jsonEqual(old.binaryData, next.binaryData)) {
-        causes.push({
-          reason: "FieldValueForbidden",
-          message: "Forbidden: field is immutable when `immutable` is set",
-          field: "data",
-        });
-      }
-      if (next.immutable !== true) {
-        causes.push({
-          reason: "FieldValueForbidden",
-          message: "Forbidden: field is immutable when `immutable` is set",
-          field: "immutable",
-        });
-      }
-    }
-    if (isCore(def, "secrets") && (next.type ?? "Opaque") !== (old.type ?? "Opaque")) {
-      causes.push({
-        reason: "FieldValueInvalid",
-        message: `Invalid value: ${JSON.stringify(next.type)}: field is immutable`,
-        field: "type",
-      });
-    }
-  }
-  if (isCore(def, "namespaces")) {
-    next.status = old.status;
-    // spec.finalizers change only through the finalize subresource.
-    next.spec = { ...(next.spec ?? old.spec), finalizers: old.spec?.finalizers };
-    if (next.spec.finalizers === undefined) delete next.spec.finalizers;
-  }
-  if (isCore(def, "services") && old.spec?.clusterIP && next.spec && next.spec.clusterIP === undefined) {
-    next.spec.clusterIP = old.spec.clusterIP;
-    next.spec.clusterIPs = old.spec.clusterIPs;
-  }
-  return causes;
 }

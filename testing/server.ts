@@ -23,7 +23,6 @@ import { createServerPki, extensionApiserverAuthentication, type ServerPki } fro
 import { CLIENT_CERT_HEADER, type HttpsListener, serveHttps } from "./https_server.ts";
 import { loadSnapshot, Persistence } from "./persistence.ts";
 import { openApiHandler } from "./http_openapi.ts";
-import { schemaAdmission } from "./schema_admission.ts";
 import { ObjectStore, type StoreSnapshot } from "./store.ts";
 import { WatchHub } from "./watch_hub.ts";
 
@@ -203,7 +202,6 @@ class Server implements FakeApiServer {
     const hub = new WatchHub(objects);
     const gc = new GarbageCollector(store);
     const crds = new CrdController(store);
-    store.admission.push(schemaAdmission);
     const apiServices = new ApiServiceController(store, (gv, target) => {
       if (target) this.#aggregated.set(gv, target);
       else this.#aggregated.delete(gv);

@@ -4,7 +4,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { KubeFarmCluster } from "../apiservice/kube_cluster.ts";
-import { startFarmApiServer } from "../apiservice/mod.ts";
+import { FarmApiServer } from "../apiservice/mod.ts";
+import { startRunnable } from "../runtime/runnable.ts";
 import { KubeClient } from "../runtime/client.ts";
 import { parseKubeconfig } from "../runtime/kubeconfig.ts";
 import { startFakeApiServer } from "../testing/mod.ts";
@@ -13,7 +14,7 @@ Deno.test("delegated auth through the aggregator: front-proxy cert + SubjectAcce
   const fake = await startFakeApiServer({ port: 0 });
   const dir = await Deno.makeTempDir({ prefix: "farm-agg-" });
   const client = new KubeClient({ config: await parseKubeconfig(fake.kubeconfig) });
-  const farm = await startFarmApiServer({
+  const farm = new FarmApiServer({
     port: 0,
     bindAddress: "127.0.0.1",
     certDir: join(dir, "certs"),
@@ -21,6 +22,9 @@ Deno.test("delegated auth through the aggregator: front-proxy cert + SubjectAcce
     auth: "delegated",
     log: () => {},
   });
+  const stopFarm = new AbortController();
+  const serving = startRunnable(farm, stopFarm.signal);
+  await serving.ready;
   fake.registerAggregatedApi("farm.example.com", "v1alpha", { url: farm.url, caPEM: farm.caPEM });
   const get = async (path: string) => {
     const res = await client.request("GET", path);
@@ -56,7 +60,8 @@ Deno.test("delegated auth through the aggregator: front-proxy cert + SubjectAcce
       direct.close();
     }
   } finally {
-    await farm.stop();
+    stopFarm.abort();
+    await serving.done;
     client.close();
     await fake.stop();
     await Deno.remove(dir, { recursive: true });

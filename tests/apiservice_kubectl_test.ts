@@ -2,7 +2,8 @@
 // as `kubeop dev` registers it): api-resources, get (Table columns), describe, create -f, get -w, delete.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { startFarmApiServer } from "../apiservice/mod.ts";
+import { FarmApiServer } from "../apiservice/mod.ts";
+import { startRunnable } from "../runtime/runnable.ts";
 import { startFakeApiServer } from "../testing/mod.ts";
 
 const KUBECTL = "/usr/lib/google-cloud-sdk/bin/kubectl.1.32";
@@ -27,13 +28,16 @@ function kubectl(env: Record<string, string>, ...args: string[]): Promise<{ code
 async function startFarmBehindFake(prefix: string) {
   const fake = await startFakeApiServer({ port: 0 });
   const dir = await Deno.makeTempDir({ prefix });
-  const farm = await startFarmApiServer({
+  const farm = new FarmApiServer({
     port: 0,
     bindAddress: "127.0.0.1",
     certDir: join(dir, "certs"),
     auth: "none",
     log: () => {},
   });
+  const stopFarm = new AbortController();
+  const serving = startRunnable(farm, stopFarm.signal);
+  await serving.ready;
   fake.registerAggregatedApi("farm.example.com", "v1alpha", farm.handler);
   const kubeconfig = join(dir, "kubeconfig");
   await fake.writeKubeconfig(kubeconfig);
@@ -43,7 +47,8 @@ async function startFarmBehindFake(prefix: string) {
     dir,
     env,
     async close() {
-      await farm.stop();
+      stopFarm.abort();
+      await serving.done;
       await fake.stop();
       await Deno.remove(dir, { recursive: true });
     },

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { Manager } from "../runtime/manager.ts";
 import { Metrics } from "../runtime/metrics.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
-import { eventually, startFakeEnv } from "./support/fake_env.ts";
+import { startFakeEnv } from "./support/fake_env.ts";
+import { eventually } from "../testing/eventually.ts";
 
 async function scrape(url: string): Promise<string> {
   const res = await fetch(`${url}/metrics`);
@@ -28,14 +29,14 @@ Deno.test("a /metrics scrape shows fresh kubeop_cache_objects and watch gauges w
     const informer = manager.informers.get(CoreTypes.ConfigMap, { namespace: "default" });
     running = manager.start(stop.signal);
     await informer.waitForSync();
-    await eventually(() => manager.endpoints.metrics !== undefined, "the metrics endpoint");
+    await eventually("the metrics endpoint", () => manager.endpoints.metrics !== undefined);
     const url = manager.endpoints.metrics!;
 
     assert.equal(gauge(await scrape(url), "kubeop_cache_objects", "configmaps"), 2);
 
     // A change after sync: only the watch sees it; the scrape must still report it (nothing calls health()).
     await client.create(CoreTypes.ConfigMap, cm("c"));
-    await eventually(() => informer.store.list().length === 3, "the watch to deliver the third ConfigMap");
+    await eventually("the watch to deliver the third ConfigMap", () => informer.store.list().length === 3);
     const text = await scrape(url);
     assert.equal(gauge(text, "kubeop_cache_objects", "configmaps"), 3);
     const age = gauge(text, "kubeop_watch_age_seconds", "configmaps");

@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { isInvalid } from "../../runtime/errors.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
-import { type ConformanceCase, eventually, expectError, Widget, WIDGET_CRD } from "./support.ts";
+import { eventually } from "../../testing/eventually.ts";
+import { type ConformanceCase, expectError, POLL, Widget, WIDGET_CRD } from "./support.ts";
 
 /** CustomResourceDefinitions: establishment, defaulting, schema validation, generation and the status subresource. */
 export const crdCases: ConformanceCase[] = [
@@ -20,14 +21,14 @@ export const crdCases: ConformanceCase[] = [
         const crd = await client.get(CoreTypes.CustomResourceDefinition, WIDGET_CRD.metadata.name);
         const established = (crd.status?.conditions ?? []).find((c: { type: string }) => c.type === "Established");
         return established?.status === "True" ? true : undefined;
-      });
+      }, POLL);
       const w = await eventually("widgets served", () =>
         client.create<KubeObject>(Widget, {
           apiVersion: "conformance.kubeop.dev/v1",
           kind: "Widget",
           metadata: { name: "w1", namespace: ns },
           spec: { size: 3 },
-        }, { namespace: ns }));
+        }, { namespace: ns }), POLL);
       assert.equal(w.spec.color, "red");
       assert.equal(w.metadata.generation, 1);
       const bad = await expectError(

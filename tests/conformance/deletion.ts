@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { isForbidden, isNotFound } from "../../runtime/errors.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
-import { type ConformanceCase, eventually, expectError, FINALIZE } from "./support.ts";
+import { eventually } from "../../testing/eventually.ts";
+import { type ConformanceCase, expectError, FINALIZE, POLL } from "./support.ts";
 
 /** Deletion: graceful deletion, finalizers, garbage collection and namespace termination. */
 export const deletionCases: ConformanceCase[] = [
@@ -42,7 +43,7 @@ export const deletionCases: ConformanceCase[] = [
         } catch (err) {
           return isNotFound(err) ? true : undefined;
         }
-      });
+      }, POLL);
     },
   },
   {
@@ -88,7 +89,7 @@ export const deletionCases: ConformanceCase[] = [
         } catch (err) {
           return isNotFound(err) ? true : undefined;
         }
-      });
+      }, POLL);
     },
   },
   {
@@ -117,7 +118,7 @@ export const deletionCases: ConformanceCase[] = [
         } catch (err) {
           return isNotFound(err) ? true : undefined;
         }
-      }, 60_000);
+      }, { ...POLL, timeoutMs: 60_000 });
     },
   },
   {
@@ -142,7 +143,7 @@ export const deletionCases: ConformanceCase[] = [
       await eventually("finalizer-held object marked for deletion", async () => {
         const keep = await client.get(CoreTypes.ConfigMap, "keep", { namespace: doomed });
         return keep.metadata.deletionTimestamp ? true : undefined;
-      }, 60_000);
+      }, { ...POLL, timeoutMs: 60_000 });
       await client.patch(CoreTypes.ConfigMap, "keep", { metadata: { finalizers: null } }, {
         namespace: doomed,
         type: "merge",
@@ -154,7 +155,7 @@ export const deletionCases: ConformanceCase[] = [
         } catch (err) {
           return isNotFound(err) ? true : undefined;
         }
-      }, 90_000);
+      }, { ...POLL, timeoutMs: 90_000 });
     },
   },
 ];

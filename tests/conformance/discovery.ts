@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { isInvalid } from "../../runtime/errors.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../../runtime/types.ts";
-import { type ConformanceCase, eventually, expectError, Widget } from "./support.ts";
+import { eventually } from "../../testing/eventually.ts";
+import { type ConformanceCase, expectError, POLL, Widget } from "./support.ts";
 
 /** Discovery and aggregation: aggregated discovery v2 and APIService availability. */
 export const discoveryCases: ConformanceCase[] = [
@@ -50,7 +51,7 @@ export const discoveryCases: ConformanceCase[] = [
         assert.ok(apis.items.every((g: { metadata: { name: string } }) => g.metadata.name !== ""), "no core group");
         const group = apis.items.find((g: { metadata: { name: string } }) => g.metadata.name === Widget.group);
         return group?.versions[0]?.resources.find((r: { resource: string }) => r.resource === "widgets");
-      });
+      }, POLL);
       assert.deepEqual(widgets.responseKind, { group: Widget.group, version: "v1", kind: "Widget" });
       assert.equal(widgets.singularResource, "widget");
       assert.deepEqual(widgets.shortNames, ["wdg"]);
@@ -91,13 +92,13 @@ export const discoveryCases: ConformanceCase[] = [
           const cond = (svc.status?.conditions ?? []).find((c: { type: string }) => c.type === "Available");
           return cond?.status === "False" && cond.reason === reason ? cond : undefined;
         };
-        const missing = await eventually("ServiceNotFound", () => available("ServiceNotFound"));
+        const missing = await eventually("ServiceNotFound", () => available("ServiceNotFound"), POLL);
         assert.match(missing.message, /service\/agg-backend in ".*" is not present/);
         await client.create<KubeObject>(CoreTypes.Service, {
           metadata: { name: "agg-backend", namespace: ns },
           spec: { ports: [{ name: "https", port: 443, targetPort: 8443 }] },
         }, { namespace: ns });
-        const noEndpoints = await eventually("EndpointsNotFound", () => available("EndpointsNotFound"));
+        const noEndpoints = await eventually("EndpointsNotFound", () => available("EndpointsNotFound"), POLL);
         assert.match(noEndpoints.message, /cannot find endpoints for service\/agg-backend in ".*"/);
       } finally {
         await client.delete(APIService, name);

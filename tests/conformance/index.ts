@@ -17,7 +17,7 @@ import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.t
 import { watchCases } from "./watch.ts";
 
 export type { ConformanceCase, ConformanceContext, ConformanceTarget, TargetName } from "./support.ts";
-export { eventually } from "./support.ts";
+export { POLL } from "./support.ts";
 
 /** Every topic's cases, in run order. */
 export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> = [

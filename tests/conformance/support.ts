@@ -4,6 +4,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import type { EventuallyOptions } from "../../testing/eventually.ts";
 import type { KubeClient } from "../../runtime/client.ts";
 import type { ApiError } from "../../runtime/errors.ts";
 import type { ResourceType, WatchEvent } from "../../runtime/types.ts";
@@ -80,21 +81,8 @@ export const WIDGET_CRD = {
 /** The namespaces/finalize subresource (the client types only `status` for PUT subresources). */
 export const FINALIZE = "finalize" as "status";
 
-/** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 50)); // poll interval, bounded by the deadline
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${last}` : ""}`);
-}
+/** How the cases poll: the real tier needs long deadlines; an error (not served yet, 404) means "not yet". */
+export const POLL: EventuallyOptions = { timeoutMs: 30_000, intervalMs: 50, retryErrors: true };
 
 /** Awaits `p`, which must fail with an error `check` accepts; returns it. */
 export async function expectError(

@@ -78,7 +78,11 @@ export const watchCases: ConformanceCase[] = [
   {
     name: "a watch from a resourceVersion older than the watch cache gets 200 and an ERROR event: 410 Expired",
     async run({ client, ns }) {
-      const { status, events } = await boundedWatch(client, cmPath(ns), { watch: true, resourceVersion: "1" });
+      const { status, events } = await boundedWatch(client, cmPath(ns), {
+        watch: true,
+        resourceVersion: "1",
+        timeoutSeconds: 5,
+      });
       assert.equal(status, 200, "the error comes in the stream, not as the HTTP status");
       assert.equal(events.length, 1, JSON.stringify(events));
       assert.equal(events[0].type, "ERROR");

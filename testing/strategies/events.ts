@@ -1,10 +1,12 @@
 /**
- * One event store, two APIs: objects are stored as core v1 Events and served through events.k8s.io/v1 with the
- * field mapping kube-apiserver uses (regarding ↔ involvedObject, note ↔ message, reportingController ↔
- * reportingComponent, deprecated* ↔ source/firstTimestamp/lastTimestamp/count).
+ * Events: one store, two APIs. Core v1 Events are the storage version; events.k8s.io/v1 Events are converted on the
+ * way in and out with the field mapping kube-apiserver uses (regarding ↔ involvedObject, note ↔ message,
+ * reportingController ↔ reportingComponent, deprecated* ↔ source/firstTimestamp/lastTimestamp/count), field
+ * selectors included. Both may be created by PUT, as in kube.
  * @module
  */
-import type { KubeObject } from "../runtime/types.ts";
+import type { KubeObject } from "../../runtime/types.ts";
+import type { ResourceStrategy, StorageConversion } from "../strategy.ts";
 
 const PAIRS: Array<[events: string, core: string]> = [
   ["regarding", "involvedObject"],
@@ -44,3 +46,17 @@ export function eventsV1FieldSelector(selector: string | undefined): string | un
     "$1reportingComponent",
   );
 }
+
+/** events.k8s.io/v1 stored as core v1. */
+export const EVENTS_V1_CONVERSION: StorageConversion = {
+  storageApiVersion: "v1",
+  toStorage: eventsV1ToCore,
+  fromStorage: coreToEventsV1,
+  fieldSelector: eventsV1FieldSelector,
+};
+
+/** The strategy of core v1 events. */
+export const CORE_EVENTS: ResourceStrategy = { allowCreateOnUpdate: true };
+
+/** The strategy of events.k8s.io/v1 events (stored with the core ones). */
+export const EVENTS_V1: ResourceStrategy = { allowCreateOnUpdate: true, conversion: EVENTS_V1_CONVERSION };

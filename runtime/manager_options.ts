@@ -1,0 +1,86 @@
+/**
+ * The configuration types of runtime/manager.ts: construction options (client, addresses, durations, leader
+ * election), the shared-cache view the Manager needs, and the addresses it reports once its servers listen.
+ * @module
+ */
+
+import type { KubeClient } from "./client.ts";
+import type { Clock } from "./clock.ts";
+import type { InformerSource } from "./controller.ts";
+import type { EventRecorder } from "./events.ts";
+import type { LeaseLock } from "./lease_lock.ts";
+import type { Logger } from "./log.ts";
+import type { Metrics } from "./metrics.ts";
+import type { WatchHealth } from "./watch_runner.ts";
+
+/** The shared caches (runtime/informers.ts `InformerRegistry` satisfies it). */
+export interface ManagerInformers extends InformerSource {
+  /** Runs every informer until `signal` aborts. */
+  start(signal: AbortSignal): Promise<void>;
+  /** Resolves once all informers listed; rejects (naming them) after `timeoutMs`. */
+  waitForSync(timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  /** True when every informer has synced. */
+  hasSynced(): boolean;
+  /** Per-watch health, for /readyz. */
+  health?(): WatchHealth[];
+}
+
+/** Leader election settings (DESIGN §3). */
+export interface ManagerLeaderElection {
+  /** Lease name (`--leader-election-id`). */
+  id: string;
+  /** Lease namespace (`--leader-election-namespace`). */
+  namespace: string;
+  /** Default 15. */
+  leaseSeconds?: number;
+  /** Default 10. */
+  renewDeadlineSeconds?: number;
+  /** Default 2. */
+  retryPeriodSeconds?: number;
+  /** Default `hostname_uuid`. */
+  identity?: string;
+  /** Replaces the Lease lock on the API server (tests). */
+  lock?: LeaseLock;
+  /** Random source for retry jitter (tests). */
+  random?: () => number;
+}
+
+/** Construction options of {@link Manager}. */
+export interface ManagerOptions {
+  /** The cluster client (controllers write through it; caches list/watch through it). */
+  client: KubeClient;
+  /** Time source (default the wall clock). */
+  clock?: Clock;
+  /** Parent logger (default `kubeop.manager`). */
+  logger?: Logger;
+  /** Registry served on /metrics (default a new one). */
+  metrics?: Metrics;
+  /** Restrict namespaced caches to these namespaces (default: all). */
+  namespaces?: string[];
+  /** When set, only the Lease holder runs controllers. */
+  leaderElection?: ManagerLeaderElection;
+  /** `/metrics` address; "0" (the default) disables it. The CLI default is ":8080". */
+  metricsBindAddress?: string;
+  /** `/healthz` `/readyz` address; "0" (the default) disables it. The CLI default is ":8081". */
+  healthProbeBindAddress?: string;
+  /** Longest wait for in-flight reconciles on shutdown. Default 25 000 ms (inside a pod's 30 s grace period). */
+  gracefulShutdownMs?: number;
+  /** Longest wait for the caches' first sync. Default 120 000 ms. */
+  cacheSyncTimeoutMs?: number;
+  /** Workers of every controller that does not set its own (`--max-concurrent-reconciles`). */
+  maxConcurrentReconciles?: number;
+  /** Replaces the shared caches (default: an InformerRegistry over `client`). */
+  informers?: ManagerInformers;
+  /** Replaces the Event recorder (default: events.k8s.io/v1 through `client`). */
+  recorder?: EventRecorder & { close?(): Promise<void> };
+  /** Watches failing this many times in a row make /readyz fail. Default 3. */
+  unhealthyWatchFailures?: number;
+}
+
+/** Addresses the manager's servers listen on, once started. */
+export interface ManagerEndpoints {
+  /** e.g. `http://127.0.0.1:41234`; /healthz, /livez, /readyz. */
+  healthProbe?: string;
+  /** /metrics. */
+  metrics?: string;
+}

@@ -1,0 +1,35 @@
+/**
+ * Namespaces: DNS-1123 label names, created Active with the `kubernetes` finalizer and the
+ * `kubernetes.io/metadata.name` label; status and spec.finalizers are server-owned on updates (the finalize
+ * subresource and the namespace controller change them); a delete marks the namespace Terminating and it stays until
+ * the namespace controller (testing/gc.ts) has emptied and removed it.
+ * @module
+ */
+import type { KubeObject } from "../../runtime/types.ts";
+import { validateLabelName } from "../object_rules.ts";
+import type { ResourceDef } from "../resource_def.ts";
+import type { ResourceStrategy } from "../strategy.ts";
+
+/** The strategy of core v1 namespaces. */
+export const NAMESPACES: ResourceStrategy = {
+  validateName: validateLabelName,
+  prepareForCreate(obj: KubeObject): void {
+    obj.metadata.labels = { ...obj.metadata.labels, "kubernetes.io/metadata.name": obj.metadata.name! };
+    obj.spec = { finalizers: ["kubernetes"], ...obj.spec };
+    obj.status = { phase: "Active" };
+  },
+  prepareForUpdate(next: KubeObject, old: KubeObject): void {
+    next.status = old.status;
+    // spec.finalizers change only through the finalize subresource.
+    next.spec = { ...(next.spec ?? old.spec), finalizers: old.spec?.finalizers };
+    if (next.spec.finalizers === undefined) delete next.spec.finalizers;
+  },
+  terminate(obj: KubeObject): void {
+    obj.status = { ...obj.status, phase: "Terminating" };
+  },
+};
+
+/** True for the core namespaces resource. */
+export function isNamespaceDef(def: Pick<ResourceDef, "group" | "plural">): boolean {
+  return def.group === "" && def.plural === "namespaces";
+}
