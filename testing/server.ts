@@ -67,7 +67,10 @@ export interface FakeApiServer {
   writeKubeconfig(path: string): Promise<void>;
   /** Closes open watches and the listener. */
   stop(): Promise<void>;
-  /** Stops and starts again on the same port, keeping the objects unless `keepState` is false. */
+  /**
+   * Stops and starts again on the same port, keeping the objects unless `keepState` is false. Without the state,
+   * resourceVersions still count up from where they were, so a client resuming a watch gets 410 Expired and relists.
+   */
   restart(opts?: { keepState?: boolean }): Promise<void>;
   readonly faults: FaultHooks;
   /** Direct, synchronous object access for test setup and assertions. */
@@ -188,8 +191,8 @@ class Server implements FakeApiServer {
     this.#aggregated.set(`${group}/${version}`, target);
   }
 
-  #build(snapshot?: StoreSnapshot): State {
-    const objects = new ObjectStore({ compactionWindow: this.#opts.compactionWindow, snapshot });
+  #build(snapshot?: StoreSnapshot, startRv?: number): State {
+    const objects = new ObjectStore({ compactionWindow: this.#opts.compactionWindow, snapshot, startRv });
     // Record from the first commit so the default namespaces are persisted too.
     const persistence = this.#opts.dataDir ? new Persistence(this.#opts.dataDir, objects) : undefined;
     const registry = new ResourceRegistry();
@@ -316,7 +319,7 @@ class Server implements FakeApiServer {
     if (opts.keepState === false) {
       this.#state.gc.stop();
       if (this.#opts.dataDir) new Persistence(this.#opts.dataDir, this.#state.objects).discard();
-      this.#state = this.#build();
+      this.#state = this.#build(undefined, this.#state.objects.rv);
     } else if (this.#opts.dataDir) {
       this.#state.persistence = new Persistence(this.#opts.dataDir, this.#state.objects);
     }

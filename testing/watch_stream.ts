@@ -74,7 +74,7 @@ export class WatchStream implements WatchSink {
       // cacheWatcher.nextBookmarkTime: a bookmark 2 s before the deadline, when that is still ahead.
       if (opts.allowBookmarks && opts.timeoutMs > PRE_TIMEOUT_BOOKMARK_MS) {
         this.#cancelPreTimeout = opts.clock.setTimer(opts.timeoutMs - PRE_TIMEOUT_BOOKMARK_MS, () => {
-          if (!this.#closed && !this.#stalled) this.sendBookmark();
+          if (!this.#closed && !this.#stalled && this.#bookmarkDue()) this.sendBookmark();
         });
       }
     }
@@ -156,9 +156,14 @@ export class WatchStream implements WatchSink {
     if (!this.#opts.allowBookmarks || this.#opts.bookmarkIntervalMs <= 0) return;
     this.#cancelBookmark = this.#opts.clock.setTimer(this.#opts.bookmarkIntervalMs, () => {
       if (this.#closed || this.#stalled) return;
-      this.sendBookmark();
+      if (this.#bookmarkDue()) this.sendBookmark();
       this.#armBookmark();
     });
+  }
+
+  /** A watch from a future resourceVersion gets no bookmark until the store has passed it. */
+  #bookmarkDue(): boolean {
+    return this.#opts.afterRv === undefined || this.#opts.currentRv() > this.#opts.afterRv;
   }
 
   #finish(closeBody: boolean): void {
