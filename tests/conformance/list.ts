@@ -170,7 +170,7 @@ export const listCases: ConformanceCase[] = [
       const requested = current + 1_000_000;
       const st = await rawStatus(noRetry, "GET", cmPath(ns), { resourceVersion: String(requested) }, 504);
       assert.equal(st.reason, "Timeout");
-      assert.match(st.message, new RegExp(`^Too large resource version: ${requested}, current: \\d+$`));
+      assert.match(st.message, new RegExp(`^Timeout: Too large resource version: ${requested}, current: \\d+$`));
       assert.deepEqual(st.details.causes, [{
         reason: "ResourceVersionTooLarge",
         message: "Too large resource version",

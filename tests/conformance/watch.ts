@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import type { KubeClient } from "../../runtime/client.ts";
-import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
+import { CoreTypes, type KubeObject, type WatchEvent } from "../../runtime/types.ts";
 import { boundedWatch, type ConformanceCase, rawStatus, readEvents } from "./support.ts";
 
 const TABLE = "application/json;as=Table;g=meta.k8s.io;v=v1";
@@ -143,17 +143,20 @@ export const watchCases: ConformanceCase[] = [
     name: "with allowWatchBookmarks a BOOKMARK comes before timeoutSeconds ends the watch",
     async run({ client, ns }) {
       const from = await currentRv(client, ns);
-      const unrelated = await client.create<KubeObject>(CoreTypes.ConfigMap, cm(ns, "bm-unrelated"), {
+      let write: Promise<KubeObject> | undefined;
+      const events: WatchEvent[] = [];
+      // The cacher only sends a bookmark newer than what the watch has seen: a change after it opened provides one.
+      await client.watchStream(CoreTypes.ConfigMap, {
         namespace: ns,
-      });
-      const { status, events } = await boundedWatch(client, cmPath(ns), {
-        watch: true,
         resourceVersion: from,
         labelSelector: "bookmark=none",
         allowWatchBookmarks: true,
         timeoutSeconds: 4,
-      });
-      assert.equal(status, 200);
+        onOpen: () => {
+          write = client.create<KubeObject>(CoreTypes.ConfigMap, cm(ns, "bm-unrelated"), { namespace: ns });
+        },
+      }, (ev) => void events.push(ev));
+      const unrelated = await write!;
       assert.ok(events.length >= 1, "a bookmark before the timeout");
       for (const ev of events) {
         assert.equal(ev.type, "BOOKMARK");
