@@ -26,6 +26,7 @@ export interface AuthorizerOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { VirtualClock } from "../runtime/clock.ts";
  * import { CachingAuthorizer } from "./authz.ts";
  * import { MemoryFarmCluster } from "./memory_cluster.ts";
@@ -34,7 +35,7 @@ export interface AuthorizerOptions {
  * const user = { username: "alice", groups: [] };
  * await authz.authorize(user, { verb: "get" });
  * await authz.authorize(user, { verb: "get" });
- * console.assert(cluster.reviews.length === 1);
+ * assert.ok(cluster.reviews.length === 1);
  * ```
  */
 export class CachingAuthorizer {
@@ -85,9 +86,18 @@ export interface ResourcePath {
   subresource?: string;
 }
 
+/** A path segment percent-decoded; a malformed escape (`%ZZ`) stays as sent, as the fake server does. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 /** Parses `/apis/{g}/{v}[/namespaces/{ns}]/{resource}[/{name}[/{sub}]]`; undefined for other paths. */
 export function parseResourcePath(pathname: string): ResourcePath | undefined {
-  const parts = pathname.split("/").filter(Boolean).map(decodeURIComponent);
+  const parts = pathname.split("/").filter(Boolean).map(decodeSegment);
   if (parts[0] !== "apis" || parts.length < 4) return undefined;
   const [, group, version, ...rest] = parts;
   let namespace: string | undefined;

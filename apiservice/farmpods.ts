@@ -24,9 +24,10 @@ export interface FarmPod extends KubeObject {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { toFarmPod } from "./farmpods.ts";
  * const fp = toFarmPod({ metadata: { name: "web", namespace: "default" }, spec: { containers: [{}, {}] } });
- * console.assert(fp.metadata.name === "farm-web" && fp.spec.containers === 2);
+ * assert.ok(fp.metadata.name === "farm-web" && fp.spec.containers === 2);
  * ```
  */
 export function toFarmPod(pod: PodObject): FarmPod {

@@ -86,9 +86,10 @@ function positiveNumber(value: unknown, field: string, causes: StatusCause[]): v
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { validateLlama } from "./llama.ts";
  * const causes = validateLlama({ metadata: { name: "x" }, spec: { weight: 1 } });
- * console.assert(causes[0].field === "spec.height");
+ * assert.ok(causes[0].field === "spec.height");
  * ```
  */
 export function validateLlama(obj: KubeObject): StatusCause[] {

@@ -5,6 +5,7 @@
  * @module
  */
 import { resourceId } from "../runtime/apimachinery/names.ts";
+import { parseJsonBody } from "../runtime/body_decode.ts";
 import { ApiError, failureStatus } from "../runtime/errors.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { KubeObject, WatchEvent } from "../runtime/types.ts";
@@ -267,7 +268,7 @@ export async function deleteLlama(
   if (text.trim()) {
     let opts: unknown;
     try {
-      opts = JSON.parse(text);
+      opts = parseJsonBody(text);
     } catch (err) {
       badRequest(`the request body is not valid DeleteOptions JSON: ${(err as Error).message}`);
     }

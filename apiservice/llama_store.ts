@@ -101,10 +101,11 @@ type Mutation = (current: Llama | undefined) => { next: Llama | undefined; type:
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { RealClock } from "../runtime/clock.ts";
  * import { LlamaStore } from "./llama_store.ts";
  * const store = await LlamaStore.open({ clock: new RealClock() });
- * console.assert(store.get("default", "dolly").spec.weight === 31.4);
+ * assert.ok(store.get("default", "dolly").spec.weight === 31.4);
  * ```
  */
 export class LlamaStore {

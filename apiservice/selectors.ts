@@ -38,9 +38,10 @@ function splitTerms(selector: string): string[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseLabelSelector } from "./selectors.ts";
  * const match = parseLabelSelector("farm=north,size in (s,m)");
- * console.assert(match({ metadata: { labels: { farm: "north", size: "m" } } }));
+ * assert.ok(match({ metadata: { labels: { farm: "north", size: "m" } } }));
  * ```
  */
 export function parseLabelSelector(selector: string | null | undefined): ObjectPredicate {

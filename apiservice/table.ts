@@ -87,11 +87,12 @@ export function tableColumns(resource: FarmResource): TableColumn[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { toTable } from "./table.ts";
  * import { LLAMAS } from "./llama.ts";
  * const t = toTable([{ metadata: { name: "dolly", creationTimestamp: "2026-01-01T00:00:00Z" }, spec: { weight: 31.4, height: 0.5 } }],
  *   LLAMAS, { nowMs: Date.UTC(2026, 0, 1, 0, 1), resourceVersion: "7" });
- * console.assert(t.rows[0].cells.join(" ") === "dolly 31.4 0.5 60s");
+ * assert.ok(t.rows[0].cells.join(" ") === "dolly 31.4 0.5 60s");
  * ```
  */
 export function toTable(

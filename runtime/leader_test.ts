@@ -3,7 +3,7 @@ import { seededRandom } from "./random.ts";
 import { VirtualClock } from "./clock.ts";
 import { isConflict } from "./errors.ts";
 import {
-  LeaderElectionOutcome,
+  type LeaderElectionOutcome,
   LeaderElector,
   type LeaderElectorOptions,
   LeadershipLostError,

@@ -10,14 +10,9 @@
  */
 
 import { resourceId } from "./apimachinery/names.ts";
+import type { Store } from "./cache.ts";
 import type { Clock } from "./clock.ts";
 import { type KubeObject, objectKey, type ResourceType } from "./types.ts";
-
-/** What the tracker needs from an informer's store. */
-export interface StoreReader {
-  /** The cached object at `namespace/name` (or `name`). */
-  get(key: string): KubeObject | undefined;
-}
 
 /** One write whose effect the cache must show before the next reconcile of the writer's key. */
 export interface Expectation {
@@ -71,7 +66,7 @@ export interface OwnWritesOptions {
   /** Longest wait before a reconcile proceeds anyway. Default 5000 ms. */
   timeoutMs?: number;
   /** The store for a resource id, when this controller has an informer for it (others are not tracked). */
-  storeFor(resource: string): StoreReader | undefined;
+  storeFor(resource: string): Pick<Store, "get"> | undefined;
   /** Called when a wait times out. */
   onTimeout?(key: string): void;
 }
@@ -87,6 +82,7 @@ interface Waiter {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { OwnWritesTracker } from "./own_writes.ts";
  * import { VirtualClock } from "./clock.ts";
  * const store = new Map([["ns/a", { metadata: { name: "a", namespace: "ns", resourceVersion: "5" } }]]);
@@ -96,7 +92,7 @@ interface Waiter {
  * const waited = tracker.wait("ns/a");
  * store.set("ns/a", { metadata: { name: "a", namespace: "ns", resourceVersion: "7" } });
  * tracker.notify();
- * console.assert((await waited) === "seen");
+ * assert.ok((await waited) === "seen");
  * ```
  */
 export class OwnWritesTracker {

@@ -30,6 +30,7 @@ export interface InjectedFault {
   retryAfterSeconds?: number;
   /** How many requests it applies to; absent: until clear(). */
   times?: number;
+  /** Message of the injected Status. */
   message?: string;
 }
 
@@ -57,6 +58,13 @@ export class FaultHooks {
   #rules: InjectedFault[] = [];
   #decider: AccessDecider | undefined;
 
+  /**
+
+   * Built by the fake server.
+
+   * @ignore
+
+   */
   constructor(opts: { hub: () => WatchHub; objects: () => ObjectStore; clock: Clock }) {
     this.#hub = opts.hub;
     this.#objects = opts.objects;

@@ -18,9 +18,10 @@ export type Matcher = (obj: KubeObject) => boolean;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseLabelSelector } from "./selectors.ts";
  * const m = parseLabelSelector("app=web,tier in (a,b),!legacy");
- * console.assert(m({ metadata: { labels: { app: "web", tier: "a" } } }));
+ * assert.ok(m({ metadata: { labels: { app: "web", tier: "a" } } }));
  * ```
  */
 export function parseLabelSelector(selector: string | null | undefined): Matcher {
@@ -107,9 +108,10 @@ function splitFieldTerms(selector: string): string[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseFieldSelector } from "./selectors.ts";
  * const m = parseFieldSelector("metadata.name=a,status.phase!=Failed", "/pods");
- * console.assert(m({ metadata: { name: "a" }, status: { phase: "Running" } }));
+ * assert.ok(m({ metadata: { name: "a" }, status: { phase: "Running" } }));
  * ```
  */
 export function parseFieldSelector(selector: string | null | undefined, storageKey: string): Matcher {

@@ -15,14 +15,14 @@ function spawnRun(args: string[]): DenoChild {
   return spawnDeno(MAIN, ["run", ...args]);
 }
 
-/** The `properties` of every JSON log record in `stderr`. */
+/** Every JSON log record in `stderr` (flat zap lines: `msg` and the fields beside it). */
 function logRecords(stderr: string): { message: string; props: Record<string, unknown> }[] {
   const out = [];
   for (const line of stderr.split("\n")) {
     if (!line.startsWith("{")) continue;
     try {
       const rec = JSON.parse(line);
-      out.push({ message: String(rec.message), props: rec.properties ?? {} });
+      out.push({ message: String(rec.msg), props: rec });
     } catch {
       // not a log record
     }

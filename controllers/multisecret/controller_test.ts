@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { TerminalError } from "../../runtime/errors.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
-import { FakeCluster } from "../fake_context.ts";
+import { FakeCluster } from "../../testing/mod.ts";
 import { FINALIZER, OWNER_NAME, OWNER_NAMESPACE, OWNER_UID, reconcileMultiSecret } from "./controller.ts";
-import { type MultiSecret, MultiSecretType } from "./schema.ts";
+import { type MultiSecret, multiSecretCrds, MultiSecretType } from "./schema.ts";
 
-function setup(spec: MultiSecret["spec"], namespaces = ["default", "team-a", "team-b"]) {
-  const cluster = new FakeCluster();
-  for (const ns of namespaces) cluster.create(CoreTypes.Namespace, { metadata: { name: ns } });
+/** A cluster with the MultiSecret `default/ms`; `namespaces` exist besides `default` (its own). */
+function setup(spec: MultiSecret["spec"], namespaces = ["team-a", "team-b"]) {
+  const cluster = new FakeCluster({ crds: multiSecretCrds(), namespaces: ["default", ...namespaces] });
   cluster.create(MultiSecretType, {
     metadata: {
       name: "ms",
@@ -67,10 +67,12 @@ Deno.test("selector, Terminating namespaces skipped; a foreign same-named Secret
   const { cluster, run, ms } = setup({ data: {}, namespaceSelector: { matchLabels: { team: "x" } } }, []);
   cluster.create(CoreTypes.Namespace, { metadata: { name: "a", labels: { team: "x" } } });
   cluster.create(CoreTypes.Namespace, { metadata: { name: "b", labels: { team: "y" } } });
+  // A namespace is Terminating once deleted, until its content and finalizers are gone (the server sets the phase).
   cluster.create(CoreTypes.Namespace, {
-    metadata: { name: "dying", labels: { team: "x" } },
-    status: { phase: "Terminating" },
+    metadata: { name: "dying", labels: { team: "x" }, finalizers: ["test/hold"] },
   });
+  cluster.delete(CoreTypes.Namespace, "dying");
+  assert.equal(cluster.get(CoreTypes.Namespace, "dying")?.status?.phase, "Terminating");
   cluster.create(CoreTypes.Namespace, { metadata: { name: "c", labels: { team: "x" } } });
   cluster.create(CoreTypes.Secret, { metadata: { name: "ms", namespace: "c" }, data: { mine: "eA==" } });
   await run();

@@ -44,9 +44,10 @@ export const clientPodName = (np: Netperf): string => `${np.metadata.name}-netpe
  * header's unit (`10^6bits/sec` by default; `10^3`, `10^9` and `-f` units too). Undefined when unparseable.
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseNetperfOutput } from "./controller.ts";
  * const out = "Recv   Send    Send\nbytes  bytes   bytes    secs.    10^6bits/sec\n\n 87380  16384  16384    10.00    9416.96\n";
- * console.assert(parseNetperfOutput(out) === 9_416_960_000);
+ * assert.ok(parseNetperfOutput(out) === 9_416_960_000);
  * ```
  */
 export function parseNetperfOutput(output: string): number | undefined {
