@@ -62,6 +62,8 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
     namespaced: false,
     shortNames: ["ns"],
     subresources: ["status", "finalize"],
+    // kube-apiserver serves no deletecollection on namespaces (405).
+    verbs: STANDARD_VERBS.filter((v) => v !== "deletecollection"),
   }),
   def({
     plural: "pods",

@@ -16,6 +16,7 @@ import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selecto
 import { badRequest, expired, methodNotAllowed, notFound, tooLargeResourceVersion } from "./status_errors.ts";
 import type { WatchHub } from "./watch_hub.ts";
 import { WatchStream } from "./watch_stream.ts";
+import { checkDeleteOptions, checkWriteOptions } from "./validation/request_options.ts";
 
 /** A parsed resource URL. */
 export interface ResourceRoute {
@@ -71,6 +72,7 @@ export async function handleResource(
   const shape = negotiateShape(req.headers.get("accept"));
   const includeObject = q.get("includeObject") ?? undefined;
   const now = ctx.clock.now();
+  checkWriteOptions(verb, q);
   const dryRun = q.getAll("dryRun").includes("All");
   switch (verb) {
     case "get": {
@@ -118,23 +120,27 @@ export async function handleResource(
     case "patch":
       return await handlePatch(req, url, route, ctx, dryRun, shape);
     case "delete": {
-      const opts = await readDeleteOptions(req, q);
-      const deleted = ctx.store.delete(def, name!, { ...opts, namespace, dryRun });
-      // kube-apiserver answers 202 only for a foreground deletion that did not finish at once.
-      const pending = opts.propagationPolicy === "Foreground" && ctx.store.peek(def, namespace, name!) !== undefined;
-      return jsonResponse(pending ? 202 : 200, deleted);
+      const opts = await readDeleteOptions(req, q, verb);
+      const { object, deleted } = ctx.store.deleteWithOutcome(def, name!, { ...opts, namespace, dryRun });
+      // kube-apiserver answers 202 only when orphanDependents=false was sent and the object is still there.
+      const status = !deleted && opts.orphanDependents === false ? 202 : 200;
+      if (deleted && !ctx.store.strategies.for(def).returnDeletedObject) {
+        return jsonResponse(status, deletedStatus(def, object));
+      }
+      return jsonResponse(status, object);
     }
     case "deletecollection": {
-      const opts = await readDeleteOptions(req, q);
-      const list = ctx.store.listShared(def, {
+      const opts = await readDeleteOptions(req, q, verb);
+      const list = ctx.store.list(def, {
         namespace,
         labelSelector: q.get("labelSelector") ?? undefined,
         fieldSelector: q.get("fieldSelector") ?? undefined,
       });
-      const items = list.items.map((o) =>
-        ctx.store.delete(def, o.metadata.name!, { ...opts, namespace: o.metadata.namespace, dryRun })
-      );
-      return jsonResponse(200, { ...list, items });
+      // kube answers with the items as listed before it deleted them.
+      for (const o of list.items) {
+        ctx.store.delete(def, o.metadata.name!, { ...opts, namespace: o.metadata.namespace, dryRun });
+      }
+      return jsonResponse(200, list);
     }
   }
   throw methodNotAllowed(def, verb);
@@ -166,17 +172,37 @@ async function readObject(req: Request, verb: string): Promise<Record<string, un
   return requireObject(decodeBody(bytes, mediaType(req.headers.get("content-type")), verb), verb);
 }
 
-async function readDeleteOptions(req: Request, q: URLSearchParams): Promise<DeleteOptions> {
+/** kube's answer to a DELETE that removed the object at once (unless the resource returns deleted objects). */
+function deletedStatus(def: ResourceDef, obj: KubeObject): Record<string, unknown> {
+  const details: Record<string, unknown> = { name: obj.metadata.name };
+  if (def.group) details.group = def.group;
+  details.kind = def.plural;
+  details.uid = obj.metadata.uid;
+  return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details };
+}
+
+async function readDeleteOptions(
+  req: Request,
+  q: URLSearchParams,
+  verb: string,
+): Promise<DeleteOptions & { orphanDependents?: boolean }> {
   const bytes = await readBody(req);
   let body: Record<string, unknown> = {};
   if (bytes.byteLength > 0) {
     body = requireObject(decodeBody(bytes, mediaType(req.headers.get("content-type")), "delete"), "delete");
   }
-  const policy = (q.get("propagationPolicy") ?? body.propagationPolicy) as string | undefined;
-  const orphan = q.get("orphanDependents") === "true" || body.orphanDependents === true;
-  if (policy && !["Background", "Foreground", "Orphan"].includes(policy)) {
-    throw badRequest(`propagationPolicy: Unsupported value: "${policy}"`, "delete");
-  }
+  const policy = (q.get("propagationPolicy") ?? body.propagationPolicy ?? undefined) as string | undefined;
+  const orphanParam = q.get("orphanDependents") ?? body.orphanDependents;
+  const orphanDependents = orphanParam === undefined || orphanParam === null
+    ? undefined
+    : orphanParam === true || orphanParam === "true";
+  const dryRunBody = Array.isArray(body.dryRun) ? body.dryRun.map(String) : [];
+  checkDeleteOptions(verb, {
+    dryRun: [...q.getAll("dryRun"), ...dryRunBody],
+    propagationPolicy: policy,
+    orphanDependents,
+  });
+  const orphan = orphanDependents === true;
   const graceParam = q.get("gracePeriodSeconds") ?? body.gracePeriodSeconds;
   const gracePeriodSeconds = graceParam === undefined || graceParam === null ? undefined : Number(graceParam);
   if (gracePeriodSeconds !== undefined && !Number.isInteger(gracePeriodSeconds)) {
@@ -186,6 +212,7 @@ async function readDeleteOptions(req: Request, q: URLSearchParams): Promise<Dele
     propagationPolicy: (policy ?? (orphan ? "Orphan" : undefined)) as DeleteOptions["propagationPolicy"],
     preconditions: body.preconditions as DeleteOptions["preconditions"],
     gracePeriodSeconds,
+    orphanDependents,
   };
 }
 
