@@ -470,7 +470,11 @@ export class FakeStore {
 
   /** Throws 422 Invalid when a strategy reported causes. */
   #check(def: ResourceDef, name: string, causes: StatusCause[] | undefined, verb: string): void {
-    if (causes && causes.length > 0) throw invalid(def, name, causes, verb);
+    if (!causes || causes.length === 0) return;
+    // kube names the internal (storage) group's kind: events.k8s.io Events are invalid as core `Event`s.
+    const storage = this.strategies.for(def).conversion?.storageApiVersion;
+    const group = storage === undefined ? def.group : storage.includes("/") ? storage.split("/")[0] : "";
+    throw invalid({ ...def, group }, name, causes, verb);
   }
 
   #record(def: ResourceDef, old: KubeObject | undefined, next: KubeObject, opts: WriteOptions): KubeObject {

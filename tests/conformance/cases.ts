@@ -17,6 +17,17 @@ import {
 } from "../../runtime/errors.ts";
 import { loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
 import { CoreTypes, type KubeObject, type ResourceType, type WatchEvent } from "../../runtime/types.ts";
+import { defaultingCases } from "./defaulting.ts";
+import { deletionApiCases } from "./deletion_api.ts";
+import type { ConformanceCase, TargetName } from "./support.ts";
+import { validationCases } from "./validation.ts";
+
+/** The topics split into their own files (tests/conformance/<topic>.ts), run after the cases below. */
+const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> = [
+  { topic: "validation", cases: validationCases },
+  { topic: "defaulting", cases: defaultingCases },
+  { topic: "deletion", cases: deletionApiCases },
+];
 
 /** A started API server to run cases against. */
 export interface ConformanceTarget {
@@ -116,6 +127,20 @@ export function defineConformance(targetName: string, start: () => Promise<Confo
       try {
         await client.create<KubeObject>(CoreTypes.Namespace, { metadata: { name: ns } });
         await cases(t, client, ns);
+        const noRetry = new KubeClient({ config: client.config, maxRetries: 0 });
+        try {
+          for (const { topic, cases: list } of TOPICS) {
+            for (const c of list) {
+              await t.step({
+                name: `${topic}: ${c.name}`,
+                ignore: c.only !== undefined && c.only.target !== targetName,
+                fn: () => c.run({ client, noRetry, ns, target: targetName as TargetName }),
+              });
+            }
+          }
+        } finally {
+          noRetry.close();
+        }
       } finally {
         client.close();
         await target.stop();
