@@ -121,7 +121,7 @@ export async function handleResource(
       return await handlePatch(req, url, route, ctx, dryRun, shape);
     case "delete": {
       const opts = await readDeleteOptions(req, q, verb);
-      const { object, deleted } = ctx.store.deleteWithOutcome(def, name!, { ...opts, namespace, dryRun });
+      const { object, deleted } = ctx.store.deleteWithOutcome(def, name!, { ...opts, namespace });
       // kube-apiserver answers 202 only when orphanDependents=false was sent and the object is still there.
       const status = !deleted && opts.orphanDependents === false ? 202 : 200;
       if (deleted && !ctx.store.strategies.for(def).returnDeletedObject) {
@@ -138,7 +138,7 @@ export async function handleResource(
       });
       // kube answers with the items as listed before it deleted them.
       for (const o of list.items) {
-        ctx.store.delete(def, o.metadata.name!, { ...opts, namespace: o.metadata.namespace, dryRun });
+        ctx.store.delete(def, o.metadata.name!, { ...opts, namespace: o.metadata.namespace });
       }
       return jsonResponse(200, list);
     }
@@ -185,34 +185,36 @@ async function readDeleteOptions(
   req: Request,
   q: URLSearchParams,
   verb: string,
-): Promise<DeleteOptions & { orphanDependents?: boolean }> {
+): Promise<DeleteOptions & { orphanDependents?: boolean; dryRun: boolean }> {
   const bytes = await readBody(req);
-  let body: Record<string, unknown> = {};
+  // kube reads DeleteOptions from the body when there is one, else from the query (never both).
+  let opts: Record<string, unknown>;
+  let dryRun: string[];
   if (bytes.byteLength > 0) {
-    body = requireObject(decodeBody(bytes, mediaType(req.headers.get("content-type")), "delete"), "delete");
+    opts = requireObject(decodeBody(bytes, mediaType(req.headers.get("content-type")), "delete"), "delete");
+    dryRun = Array.isArray(opts.dryRun) ? opts.dryRun.map(String) : [];
+  } else {
+    opts = Object.fromEntries(q.entries());
+    dryRun = q.getAll("dryRun");
   }
-  const policy = (q.get("propagationPolicy") ?? body.propagationPolicy ?? undefined) as string | undefined;
-  const orphanParam = q.get("orphanDependents") ?? body.orphanDependents;
+  const policy = (opts.propagationPolicy ?? undefined) as string | undefined;
+  const orphanParam = opts.orphanDependents;
   const orphanDependents = orphanParam === undefined || orphanParam === null
     ? undefined
     : orphanParam === true || orphanParam === "true";
-  const dryRunBody = Array.isArray(body.dryRun) ? body.dryRun.map(String) : [];
-  checkDeleteOptions(verb, {
-    dryRun: [...q.getAll("dryRun"), ...dryRunBody],
-    propagationPolicy: policy,
-    orphanDependents,
-  });
+  checkDeleteOptions(verb, { dryRun, propagationPolicy: policy, orphanDependents });
   const orphan = orphanDependents === true;
-  const graceParam = q.get("gracePeriodSeconds") ?? body.gracePeriodSeconds;
+  const graceParam = opts.gracePeriodSeconds;
   const gracePeriodSeconds = graceParam === undefined || graceParam === null ? undefined : Number(graceParam);
   if (gracePeriodSeconds !== undefined && !Number.isInteger(gracePeriodSeconds)) {
     throw badRequest(`gracePeriodSeconds: invalid value ${JSON.stringify(graceParam)}`, "delete");
   }
   return {
     propagationPolicy: (policy ?? (orphan ? "Orphan" : undefined)) as DeleteOptions["propagationPolicy"],
-    preconditions: body.preconditions as DeleteOptions["preconditions"],
+    preconditions: opts.preconditions as DeleteOptions["preconditions"],
     gracePeriodSeconds,
     orphanDependents,
+    dryRun: dryRun.includes("All"),
   };
 }
 
