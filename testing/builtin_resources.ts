@@ -71,6 +71,8 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
     shortNames: ["po"],
     categories: ["all"],
     subresources: ["status", "log", "binding", "eviction"],
+    // v1.37 pods carry metadata.generation (PodObservedGenerationTracking).
+    tracksGeneration: true,
   }),
   def({ plural: "secrets", kind: "Secret" }),
   def({ plural: "configmaps", kind: "ConfigMap", shortNames: ["cm"] }),

@@ -268,6 +268,9 @@ export class FakeStore {
       );
     }
     const givenRv = obj.metadata.resourceVersion;
+    if (givenRv && !/^\d+$/.test(givenRv)) {
+      throw internalError(`strconv.ParseUint: parsing ${JSON.stringify(givenRv)}: invalid syntax`, verb);
+    }
     if (givenRv && givenRv !== old.metadata.resourceVersion) throw conflict(def, name, verb);
     if (!givenRv && !strategy.allowUnconditionalUpdate) {
       throw invalid(def, name, [{
@@ -391,7 +394,6 @@ export class FakeStore {
       // Deleted by its own controller once terminated: the delete only marks it.
       if (old.metadata.deletionTimestamp) return { object: structuredClone(this.present(def, old)), deleted: false };
       next.metadata.deletionTimestamp = rfc3339(this.clock.now());
-      next.metadata.deletionGracePeriodSeconds = 0;
       strategy.terminate(next);
       return { object: this.#persist(def, next, opts.dryRun), deleted: false };
     }
@@ -414,7 +416,7 @@ export class FakeStore {
       if (!old.metadata.deletionTimestamp) {
         next.metadata.deletionTimestamp = rfc3339(this.clock.now());
         next.metadata.deletionGracePeriodSeconds = 0;
-        if (def.tracksGeneration) next.metadata.generation = (old.metadata.generation ?? 1) + 1;
+        bumpGeneration(next);
       }
       return { object: this.#persist(def, next, opts.dryRun), deleted: false };
     }
@@ -425,12 +427,14 @@ export class FakeStore {
       if (old.metadata.deletionTimestamp && prior !== undefined && prior <= grace) {
         return { object: structuredClone(this.present(def, old)), deleted: false };
       }
+      if (!old.metadata.deletionTimestamp) bumpGeneration(next);
       next.metadata.deletionTimestamp = rfc3339(this.clock.now() + grace * 1000);
       next.metadata.deletionGracePeriodSeconds = grace;
       return { object: this.#persist(def, next, opts.dryRun), deleted: false };
     }
     if (opts.dryRun) return { object: structuredClone(this.present(def, old)), deleted: true };
     if (!next.metadata.deletionTimestamp || (next.metadata.deletionGracePeriodSeconds ?? 0) > 0) {
+      if (!next.metadata.deletionTimestamp) bumpGeneration(next);
       next.metadata.deletionTimestamp = rfc3339(this.clock.now());
       next.metadata.deletionGracePeriodSeconds = 0;
     }
@@ -545,6 +549,11 @@ function decodeBody(
   if (strategy.conversion) obj = strategy.conversion.toStorage(obj);
   obj.metadata = obj.metadata && typeof obj.metadata === "object" ? obj.metadata : {};
   return obj;
+}
+
+/** kube's rest.BeforeDelete: marking an object for deletion bumps a generation it tracks. */
+function bumpGeneration(obj: KubeObject): void {
+  if ((obj.metadata.generation ?? 0) > 0) obj.metadata.generation! += 1;
 }
 
 /** The etcd key kube-apiserver names in storage errors (`/registry/configmaps/ns/name`). */

@@ -11,7 +11,7 @@ type Def = Pick<ResourceDef, "group" | "plural" | "kind">;
 
 function err(code: number, reason: string, message: string, verb: string, def?: Def, name?: string, extra = {}) {
   const details = def
-    ? { name, group: def.group, kind: def.plural, ...extra }
+    ? { name, group: def.group || undefined, kind: def.plural, ...extra }
     : Object.keys(extra).length
     ? extra
     : undefined;
@@ -51,7 +51,7 @@ export function invalid(def: Def, name: string, causes: StatusCause[], verb = "c
   return new ApiError(
     failureStatus(422, "Invalid", `${gk} "${name}" is invalid: ${list}`, {
       name,
-      group: def.group,
+      group: def.group || undefined,
       kind: def.kind,
       causes,
     }),

@@ -172,8 +172,11 @@ export const CRONJOBS: ResourceStrategy = {
     spec.successfulJobsHistoryLimit ??= 3;
     spec.failedJobsHistoryLimit ??= 1;
     spec.jobTemplate ??= {};
+    spec.jobTemplate.metadata ??= {};
     spec.jobTemplate.spec ??= {};
-    defaultPodTemplate(spec.jobTemplate.spec.template ??= {});
+    const template = (spec.jobTemplate.spec.template ??= {});
+    template.metadata ??= {};
+    defaultPodTemplate(template);
   },
   validate: validateCronJob,
   validateUpdate: (next, _old, ctx) => validateCronJob(next, ctx),

@@ -28,6 +28,13 @@ function validateLease(lease: KubeObject): StatusCause[] {
 /** The strategy of coordination.k8s.io/v1 leases. */
 export const LEASES: ResourceStrategy = {
   allowCreateOnUpdate: true,
+  // strategy and preferredHolder belong to the CoordinatedLeaderElection feature, off by default: dropped.
+  default(lease: KubeObject): void {
+    if (lease.spec && typeof lease.spec === "object") {
+      delete lease.spec.strategy;
+      delete lease.spec.preferredHolder;
+    }
+  },
   decodeError: (body) => microTimeError(body.spec?.acquireTime) ?? microTimeError(body.spec?.renewTime),
   validate: validateLease,
   validateUpdate: validateLease,

@@ -7,6 +7,7 @@
  * @module
  */
 import type { KubeObject } from "../../runtime/types.ts";
+import { jsonEqual } from "../object_rules.ts";
 import type { ResourceStrategy } from "../strategy.ts";
 import { defaultPodSpec, validatePodSpec, validatePodSpecUpdate } from "../validation/pod_spec.ts";
 
@@ -23,6 +24,14 @@ export const PODS: ResourceStrategy = {
     defaultPodSpec(obj.spec);
     obj.spec.enableServiceLinks ??= true;
     if (obj.spec.serviceAccountName) obj.spec.serviceAccount ??= obj.spec.serviceAccountName;
+  },
+  prepareForUpdate(next: KubeObject, old: KubeObject): void {
+    // Scheduling (the binding subresource; the fake kubelet sets nodeName itself) does not bump the generation.
+    if (
+      !old.spec?.nodeName && next.spec?.nodeName && jsonEqual({ ...next.spec, nodeName: undefined }, { ...old.spec })
+    ) {
+      next.metadata.generation = old.metadata.generation;
+    }
   },
   validate: (obj) => validatePodSpec(obj.spec, "spec"),
   validateUpdate: (next, old, ctx) => ctx.subresource === "status" ? [] : validatePodSpecUpdate(next.spec, old.spec),

@@ -309,6 +309,38 @@ export const defaultingCases: ConformanceCase[] = [
     },
   },
   {
+    name: "Pods track generation: 1, bumped by spec changes (not labels), and once more by the deletion",
+    async run({ client, ns }) {
+      const pod = await client.create<KubeObject>(CoreTypes.Pod, {
+        metadata: { name: "def-podgen", namespace: ns },
+        spec: { containers: [{ name: "c", image: "busybox:1.36" }] },
+      }, { namespace: ns });
+      assert.equal(pod.metadata.generation, 1);
+      const labelled = await client.patch(CoreTypes.Pod, "def-podgen", { metadata: { labels: { a: "b" } } }, {
+        namespace: ns,
+        type: "merge",
+      });
+      assert.equal(labelled.metadata.generation, 1);
+      const image = await client.patch(CoreTypes.Pod, "def-podgen", {
+        spec: { containers: [{ name: "c", image: "busybox:1.37" }] },
+      }, { namespace: ns, type: "strategic" });
+      assert.equal(image.metadata.generation, 2);
+      const res = await client.request("DELETE", `/api/v1/namespaces/${ns}/pods/def-podgen`, { throwOnError: true });
+      const deleted = JSON.parse(new TextDecoder().decode(res.body));
+      assert.deepEqual([deleted.metadata.generation, deleted.metadata.deletionGracePeriodSeconds], [3, 0]);
+    },
+  },
+  {
+    name: "Leases drop the fields of the CoordinatedLeaderElection feature (off by default)",
+    async run({ client, ns }) {
+      const lease = await client.create<KubeObject>(CoreTypes.Lease, {
+        metadata: { name: "def-lease", namespace: ns },
+        spec: { holderIdentity: "me", strategy: "OldestEmulationVersion", preferredHolder: "you" },
+      }, { namespace: ns });
+      assert.deepEqual(lease.spec, { holderIdentity: "me" });
+    },
+  },
+  {
     name: "Secret stringData folds into data with type Opaque; RoleBinding User subjects get the rbac apiGroup",
     async run({ client, ns }) {
       const secret = await client.create<KubeObject>(CoreTypes.Secret, {

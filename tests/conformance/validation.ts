@@ -268,6 +268,21 @@ export const validationCases: ConformanceCase[] = [
     },
   },
   {
+    name: "update with a resourceVersion that is not a number is a 500 from storage",
+    async run({ noRetry, ns }) {
+      const cm = await noRetry.create<KubeObject>(CoreTypes.ConfigMap, {
+        metadata: { name: "val-badrv", namespace: ns },
+      }, {
+        namespace: ns,
+      });
+      await expectStatus(
+        noRetry.update(CoreTypes.ConfigMap, { ...cm, metadata: { ...cm.metadata, resourceVersion: "abc" } }),
+        { code: 500, message: 'strconv.ParseUint: parsing "abc": invalid syntax' },
+        "non-numeric resourceVersion",
+      );
+    },
+  },
+  {
     name: "request options: dryRun other than All and a fieldManager over 128 bytes are 422 on CreateOptions",
     async run({ noRetry, ns }) {
       const path = `/api/v1/namespaces/${ns}/configmaps`;
@@ -638,6 +653,17 @@ export const validationCases: ConformanceCase[] = [
           'Invalid value: "TZ=UTC * * * * *": cannot use TZ or CRON_TZ in schedule, use timeZone field instead',
         ),
         "TZ in schedule",
+      );
+      await expectStatus(
+        cron("val-cron4", "61 * * * *"),
+        single(
+          "CronJob.batch",
+          "val-cron4",
+          INVALID,
+          "spec.schedule",
+          'Invalid value: "61 * * * *": end of range (61) above maximum (59): 61',
+        ),
+        "minute out of range",
       );
       await expectStatus(
         cron("val-cron3"),
