@@ -14,7 +14,7 @@ import { jsonEqual } from "../object_rules.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
 import { fieldInvalid, fieldRequired } from "../validation/field_errors.ts";
 import { defaultPodTemplate, validatePodSpec } from "../validation/pod_spec.ts";
-import { selectorJson, validateSelectorAndTemplate } from "./workloads.ts";
+import { immutableSpecFields, selectorJson, validateSelectorAndTemplate } from "./workloads.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -82,7 +82,7 @@ export const JOBS: ResourceStrategy = {
         message: `Invalid value: ${JSON.stringify(selectorJson(next.spec?.selector))}: field is immutable`,
       });
     }
-    return causes;
+    return [...causes, ...immutableSpecFields(next, old, ["completionMode"])];
   },
 };
 

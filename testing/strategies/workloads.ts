@@ -98,8 +98,19 @@ function selectorImmutable(next: KubeObject, old: KubeObject): StatusCause[] {
   }];
 }
 
-/** A workload strategy from its kind's defaults and create-time status. */
-function workload(defaults: (spec: Json) => void, initialStatus: () => Record<string, unknown>): ResourceStrategy {
+/** Causes for spec fields (strings) an update may not change, in the order given. */
+export function immutableSpecFields(next: KubeObject, old: KubeObject, fields: readonly string[]): StatusCause[] {
+  return fields.filter((f) => !jsonEqual(next.spec?.[f], old.spec?.[f])).map((f) =>
+    fieldImmutable(`spec.${f}`, next.spec?.[f] ?? "")
+  );
+}
+
+/** A workload strategy from its kind's defaults, create-time status and spec fields fixed after create. */
+function workload(
+  defaults: (spec: Json) => void,
+  initialStatus: () => Record<string, unknown>,
+  immutable: readonly string[] = [],
+): ResourceStrategy {
   const main = (ctx: StrategyContext) => ctx.subresource !== "status";
   return {
     prepareForCreate(obj: KubeObject): void {
@@ -112,7 +123,13 @@ function workload(defaults: (spec: Json) => void, initialStatus: () => Record<st
     },
     validate: (obj, ctx) => main(ctx) ? validateSelectorAndTemplate(obj, { restartAlways: true }) : [],
     validateUpdate: (next, old, ctx) =>
-      main(ctx) ? [...validateSelectorAndTemplate(next, { restartAlways: true }), ...selectorImmutable(next, old)] : [],
+      main(ctx)
+        ? [
+          ...validateSelectorAndTemplate(next, { restartAlways: true }),
+          ...selectorImmutable(next, old),
+          ...immutableSpecFields(next, old, immutable),
+        ]
+        : [],
   };
 }
 
@@ -131,21 +148,25 @@ export const DEPLOYMENTS: ResourceStrategy = workload((spec) => {
 }, () => ({}));
 
 /** apps/v1 statefulsets. */
-export const STATEFULSETS: ResourceStrategy = workload((spec) => {
-  spec.replicas ??= 1;
-  spec.podManagementPolicy ??= "OrderedReady";
-  spec.updateStrategy ??= {};
-  spec.updateStrategy.type ??= "RollingUpdate";
-  if (spec.updateStrategy.type === "RollingUpdate") {
-    spec.updateStrategy.rollingUpdate ??= {};
-    spec.updateStrategy.rollingUpdate.partition ??= 0;
-    spec.updateStrategy.rollingUpdate.maxUnavailable ??= 1;
-  }
-  spec.revisionHistoryLimit ??= 10;
-  spec.persistentVolumeClaimRetentionPolicy ??= {};
-  spec.persistentVolumeClaimRetentionPolicy.whenDeleted ??= "Retain";
-  spec.persistentVolumeClaimRetentionPolicy.whenScaled ??= "Retain";
-}, () => ({ replicas: 0, availableReplicas: 0 }));
+export const STATEFULSETS: ResourceStrategy = workload(
+  (spec) => {
+    spec.replicas ??= 1;
+    spec.podManagementPolicy ??= "OrderedReady";
+    spec.updateStrategy ??= {};
+    spec.updateStrategy.type ??= "RollingUpdate";
+    if (spec.updateStrategy.type === "RollingUpdate") {
+      spec.updateStrategy.rollingUpdate ??= {};
+      spec.updateStrategy.rollingUpdate.partition ??= 0;
+      spec.updateStrategy.rollingUpdate.maxUnavailable ??= 1;
+    }
+    spec.revisionHistoryLimit ??= 10;
+    spec.persistentVolumeClaimRetentionPolicy ??= {};
+    spec.persistentVolumeClaimRetentionPolicy.whenDeleted ??= "Retain";
+    spec.persistentVolumeClaimRetentionPolicy.whenScaled ??= "Retain";
+  },
+  () => ({ replicas: 0, availableReplicas: 0 }),
+  ["serviceName", "podManagementPolicy"],
+);
 
 /** apps/v1 daemonsets. */
 export const DAEMONSETS: ResourceStrategy = workload((spec) => {

@@ -611,6 +611,51 @@ export const validationCases: ConformanceCase[] = [
     },
   },
   {
+    name: "StatefulSets keep serviceName and podManagementPolicy; Jobs keep completionMode",
+    async run({ noRetry, ns }) {
+      const StatefulSet = rt("apps", "statefulsets", "StatefulSet");
+      await noRetry.create(StatefulSet, {
+        metadata: { name: "val-sts", namespace: ns },
+        spec: {
+          serviceName: "a",
+          selector: { matchLabels: { a: "s" } },
+          template: { metadata: { labels: { a: "s" } }, spec: POD_SPEC },
+        },
+      }, { namespace: ns });
+      await expectStatus(
+        noRetry.patch(StatefulSet, "val-sts", { spec: { serviceName: "b", podManagementPolicy: "Parallel" } }, {
+          namespace: ns,
+          type: "merge",
+        }),
+        several("StatefulSet.apps", "val-sts", [
+          [INVALID, "spec.serviceName", 'Invalid value: "b": field is immutable'],
+          [INVALID, "spec.podManagementPolicy", 'Invalid value: "Parallel": field is immutable'],
+        ]),
+        "StatefulSet immutable fields",
+      );
+      await expectStatus(
+        noRetry.patch(StatefulSet, "val-sts", { spec: { replicas: -1 } }, { namespace: ns, type: "merge" }),
+        single(
+          "StatefulSet.apps",
+          "val-sts",
+          INVALID,
+          "spec.replicas",
+          "Invalid value: -1: must be greater than or equal to 0",
+        ),
+        "negative replicas",
+      );
+      await noRetry.create(Job, {
+        metadata: { name: "val-job2", namespace: ns },
+        spec: { template: { spec: { ...POD_SPEC, restartPolicy: "Never" } } },
+      }, { namespace: ns });
+      await expectStatus(
+        noRetry.patch(Job, "val-job2", { spec: { completionMode: "Indexed" } }, { namespace: ns, type: "merge" }),
+        single("Job.batch", "val-job2", INVALID, "spec.completionMode", 'Invalid value: "Indexed": field is immutable'),
+        "Job completionMode",
+      );
+    },
+  },
+  {
     name: "Jobs need restartPolicy OnFailure or Never; CronJobs a five-field schedule without TZ",
     async run({ noRetry, ns }) {
       await expectStatus(
