@@ -12,6 +12,7 @@ import type { KubeObject } from "../../runtime/types.ts";
 import { regexError } from "../../runtime/apimachinery/names.ts";
 import { jsonEqual } from "../object_rules.ts";
 import type { ResourceStrategy } from "../strategy.ts";
+import { goJsonObjectError } from "../validation/go_json.ts";
 import { byteLength } from "../validation/object_meta.ts";
 import { fieldForbidden, fieldInvalid, fieldRequired, fieldTooLong } from "../validation/field_errors.ts";
 
@@ -120,6 +121,21 @@ function immutableCauses(next: KubeObject, old: KubeObject, binaryData: boolean)
   return causes;
 }
 
+/** A docker config key must hold a JSON object; kube reports Go's error and redacts the value. */
+function jsonCauses(data: Record<string, string>, key: string): StatusCause[] {
+  const err = goJsonObjectError(decodeBase64Text(String(data[key])));
+  return err ? [fieldInvalid(`data[${key}]`, "<secret contents redacted>", err)] : [];
+}
+
+/** The bytes of a base64 value as a (Latin-1 preserving) string. */
+function decodeBase64Text(value: string): string {
+  try {
+    return new TextDecoder().decode(Uint8Array.from(atob(value.replace(/[\r\n]/g, "")), (c) => c.charCodeAt(0)));
+  } catch {
+    return "";
+  }
+}
+
 /** The keys a typed Secret must carry. */
 function typedSecretCauses(secret: KubeObject): StatusCause[] {
   const data: Record<string, string> = secret.data ?? {};
@@ -131,9 +147,9 @@ function typedSecretCauses(secret: KubeObject): StatusCause[] {
         ? []
         : [fieldRequired("metadata.annotations[kubernetes.io/service-account.name]")];
     case "kubernetes.io/dockercfg":
-      return has(".dockercfg") ? [] : [required(".dockercfg")];
+      return has(".dockercfg") ? jsonCauses(data, ".dockercfg") : [required(".dockercfg")];
     case "kubernetes.io/dockerconfigjson":
-      return has(".dockerconfigjson") ? [] : [required(".dockerconfigjson")];
+      return has(".dockerconfigjson") ? jsonCauses(data, ".dockerconfigjson") : [required(".dockerconfigjson")];
     case "kubernetes.io/basic-auth":
       return has("username") || has("password") ? [] : [required("username"), required("password")];
     case "kubernetes.io/ssh-auth":

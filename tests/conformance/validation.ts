@@ -381,6 +381,20 @@ export const validationCases: ConformanceCase[] = [
         "dockerconfigjson",
       );
       await expectStatus(
+        secret("val-sdock2", {
+          type: "kubernetes.io/dockerconfigjson",
+          stringData: { ".dockerconfigjson": "{not json" },
+        }),
+        single(
+          "Secret",
+          "val-sdock2",
+          INVALID,
+          "data[.dockerconfigjson]",
+          "Invalid value: \"<secret contents redacted>\": invalid character 'n' looking for beginning of object key string",
+        ),
+        "dockerconfigjson not JSON",
+      );
+      await expectStatus(
         secret("val-sbasic", { type: "kubernetes.io/basic-auth", data: {} }),
         several("Secret", "val-sbasic", [
           [REQUIRED, "data[username]", "Required value"],
