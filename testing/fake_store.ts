@@ -282,9 +282,12 @@ export class FakeStore {
     let next: KubeObject;
     if (opts.subresource === "status") {
       next = structuredClone(old);
-      next.status = obj.status;
+      if (obj.status === undefined) delete next.status;
+      else next.status = obj.status;
       if (obj.metadata.labels !== undefined) next.metadata.labels = obj.metadata.labels;
       if (obj.metadata.annotations !== undefined) next.metadata.annotations = obj.metadata.annotations;
+      // An apply through /status brings the applier's entry (subresource "status").
+      if (obj.metadata.managedFields !== undefined) next.metadata.managedFields = obj.metadata.managedFields;
     } else {
       next = obj;
       next.apiVersion = old.apiVersion;
