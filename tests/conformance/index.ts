@@ -15,6 +15,7 @@ import { deletionCases } from "./deletion.ts";
 import { deletionApiCases } from "./deletion_api.ts";
 import { discoveryCases } from "./discovery.ts";
 import { listCases } from "./list.ts";
+import { patchCases } from "./patch.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
 import { validationCases } from "./validation.ts";
 import { watchCases } from "./watch.ts";
@@ -33,6 +34,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "validation", cases: validationCases },
   { topic: "defaulting", cases: defaultingCases },
   { topic: "deletion", cases: deletionApiCases },
+  { topic: "patch", cases: patchCases },
 ];
 
 /** Registers every conformance case as a step of one Deno test against the target `start` returns. */
