@@ -14,6 +14,7 @@ import { defaultingCases } from "./defaulting.ts";
 import { deletionCases } from "./deletion.ts";
 import { deletionApiCases } from "./deletion_api.ts";
 import { discoveryCases } from "./discovery.ts";
+import { httpCases } from "./http.ts";
 import { listCases } from "./list.ts";
 import { patchCases } from "./patch.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
@@ -35,6 +36,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "defaulting", cases: defaultingCases },
   { topic: "deletion", cases: deletionApiCases },
   { topic: "patch", cases: patchCases },
+  { topic: "http", cases: httpCases },
 ];
 
 /** Registers every conformance case as a step of one Deno test against the target `start` returns. */
