@@ -20,7 +20,7 @@ import type { FaultHooks } from "./faults.ts";
 import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
 import { handleResource, jsonResponse, type ResourceContext, type ResourceRoute, verbOf } from "./http_resources.ts";
 import { acceptsAny, OBJECT_MEDIA_TYPES, STREAM_MEDIA_TYPES } from "./http_negotiation.ts";
-import { methodNotAllowedPath, noSuchResource, notAcceptable } from "./status_errors.ts";
+import { methodNotAllowedPath, noSuchResource, notAcceptable, notAcceptableDiscovery } from "./status_errors.ts";
 import { qualifiedResource } from "./registry.ts";
 import { insecureFetch } from "./insecure_fetch.ts";
 
@@ -92,8 +92,9 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Res
     }
   }
   const segments = path.split("/").filter(Boolean).map(decodeSegment);
-  // kube-apiserver serves HEAD on no API path (only the OpenAPI documents).
-  if (req.method === "HEAD" && !path.startsWith("/openapi/")) throw methodNotAllowedPath();
+  // kube-apiserver serves HEAD only on the OpenAPI documents, /apis and /apis/<group> (go-restful vs plain mux).
+  const groupDiscovery = segments[0] === "apis" && segments.length <= 2;
+  if (req.method === "HEAD" && !path.startsWith("/openapi/") && !groupDiscovery) throw methodNotAllowedPath();
   const route = resourceRoute(segments, ctx);
   if (route && "proxy" in route) {
     await ctx.faults.apply(req.method.toLowerCase(), undefined);
@@ -126,7 +127,11 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Res
   }
   if (discovery) {
     const offered = path === "/version" ? ["application/json"] : OBJECT_MEDIA_TYPES;
-    if (!acceptsAny(req.headers.get("accept"), offered)) throw notAcceptable(offered);
+    if (!acceptsAny(req.headers.get("accept"), offered)) {
+      // /apis and /apis/<group> negotiate in the discovery handler, with other wording (and no details).
+      if (groupDiscovery) throw notAcceptableDiscovery(offered);
+      throw notAcceptable(offered);
+    }
   }
   if (path === "/version") return jsonResponse(200, versionInfo());
   if ((path === "/api" || path === "/apis") && wantsDiscoveryV2(req.headers.get("accept"))) {

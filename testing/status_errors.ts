@@ -93,6 +93,13 @@ export const notAcceptable = (types: readonly string[]): ApiError =>
     { verb: "get" },
   );
 
+/** 406 as `/apis` and `/apis/<group>` word it (discovery's own negotiation). */
+export const notAcceptableDiscovery = (types: readonly string[]): ApiError =>
+  new ApiError(
+    failureStatus(406, "NotAcceptable", `only the following media types are accepted: ${types.join(", ")}`),
+    { verb: "get" },
+  );
+
 /** 404 for a path kube-apiserver's resource handlers do not serve (unknown resource, subresource, version). */
 export const noSuchResource = (verb = "get"): ApiError =>
   new ApiError(failureStatus(404, "NotFound", "the server could not find the requested resource", {}), { verb });

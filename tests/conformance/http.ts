@@ -103,12 +103,21 @@ export const httpCases: ConformanceCase[] = [
   {
     name: "discovery documents answer 406 to XML; /version offers only JSON",
     async run({ noRetry }) {
-      for (const path of ["/api/v1", "/apis", "/apis/apps/v1"]) {
+      for (const path of ["/api", "/api/v1", "/apis/apps/v1"]) {
         assertStatus(
           await call(noRetry, "GET", path, { accept: "application/xml" }),
           406,
           "NotAcceptable",
           notAcceptable(OBJECT_TYPES),
+        );
+      }
+      // /apis and /apis/<group> negotiate in the discovery handler, worded differently.
+      for (const path of ["/apis", "/apis/apps"]) {
+        assertStatus(
+          await call(noRetry, "GET", path, { accept: "application/xml" }),
+          406,
+          "NotAcceptable",
+          `only the following media types are accepted: ${OBJECT_TYPES}`,
         );
       }
       assertStatus(
@@ -120,14 +129,18 @@ export const httpCases: ConformanceCase[] = [
     },
   },
   {
-    name: "HEAD is 405 on resources, discovery and /version; the OpenAPI documents answer it",
+    name: "HEAD is 405 on resources, /api, group versions and /version; /apis, /apis/<group> and OpenAPI answer it",
     async run({ noRetry, ns }) {
       await configMap(noRetry, ns, "http-head");
       for (const path of [`/api/v1/namespaces/${ns}/configmaps/http-head`, `/api/v1/namespaces/${ns}/configmaps`]) {
         assert.equal((await call(noRetry, "HEAD", path)).code, 405, path);
       }
-      for (const path of ["/api/v1", "/apis", "/version"]) assert.equal((await call(noRetry, "HEAD", path)).code, 405);
-      assert.equal((await call(noRetry, "HEAD", "/openapi/v3")).code, 200);
+      for (const path of ["/api", "/api/v1", "/apis/apps/v1", "/version"]) {
+        assert.equal((await call(noRetry, "HEAD", path)).code, 405, path);
+      }
+      for (const path of ["/apis", "/apis/apps", "/openapi/v3"]) {
+        assert.equal((await call(noRetry, "HEAD", path)).code, 200, path);
+      }
     },
   },
   {
