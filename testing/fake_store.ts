@@ -14,6 +14,7 @@ import { type AdmissionChain, type AdmissionContext, namespaceLifecycle, runAdmi
 import { listObjects, type ListOptions } from "./fake_list.ts";
 import { generateName, jsonEqual, rfc3339, specChanged } from "./object_rules.ts";
 import { recordUpdateManagedFields } from "./patch/apply.ts";
+import { dropAdded } from "./patch/fieldset.ts";
 import { type ResourceRegistry, storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import {
@@ -217,7 +218,9 @@ export class FakeStore {
     if (def.tracksGeneration) meta.generation = 1;
     else delete meta.generation;
     const ctx = this.#context(def, "create", opts, warnings);
+    const beforePrepare = opts.fieldManager ? structuredClone(obj) : undefined;
     strategy.prepareForCreate?.(obj, ctx);
+    const afterPrepare = beforePrepare ? structuredClone(obj) : undefined;
     strategy.default?.(obj, ctx);
     this.#check(def, name, [
       ...(prefix !== undefined ? validateGenerateName(prefix, strategy.validateName!) : []),
@@ -230,7 +233,13 @@ export class FakeStore {
     if (sentResourceVersion) {
       throw internalError("resourceVersion should not be set on objects to be created", "create");
     }
-    if (opts.fieldManager) obj = this.#record(def, undefined, obj, opts);
+    if (opts.fieldManager) {
+      // kube's field manager runs before the strategy: what PrepareForCreate set belongs to no manager.
+      const view = structuredClone(obj);
+      dropAdded(view, beforePrepare, afterPrepare);
+      obj.metadata.managedFields = this.#record(def, undefined, view, opts).metadata.managedFields;
+      if (obj.metadata.managedFields === undefined) delete obj.metadata.managedFields;
+    }
     return this.#persist(def, obj, opts.dryRun);
   }
 

@@ -256,6 +256,40 @@ export const patchCases: ConformanceCase[] = [
     },
   },
   {
+    name: "FieldsV1: atomic maps (a Service's selector) and ownerReference elements are owned whole",
+    async run({ noRetry, ns }) {
+      const svc = await send(noRetry, "POST", `/api/v1/namespaces/${ns}/services`, "application/json", {
+        metadata: { name: "fv1-svc" },
+        spec: { selector: { app: "x" }, ports: [{ port: 80, targetPort: 8080 }] },
+      }, { fieldManager: "creator" });
+      assert.equal(svc.code, 201, JSON.stringify(svc.json));
+      const spec = svc.json.metadata.managedFields[0].fieldsV1["f:spec"];
+      assert.deepEqual(spec["f:selector"], {});
+      assert.deepEqual(spec["f:ports"], {
+        ".": {},
+        'k:{"port":80,"protocol":"TCP"}': { ".": {}, "f:port": {}, "f:protocol": {}, "f:targetPort": {} },
+      });
+      // A live owner, so the real garbage collector leaves the dependent alone.
+      const uid = (await configMap(noRetry, ns, "fv1-owner")).metadata.uid!;
+      const owned = await send(noRetry, "POST", `/api/v1/namespaces/${ns}/configmaps`, "application/json", {
+        metadata: {
+          name: "fv1-owned",
+          ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: "fv1-owner", uid }],
+          finalizers: ["example.com/f"],
+        },
+      }, { fieldManager: "creator" });
+      assert.equal(owned.code, 201, JSON.stringify(owned.json));
+      assert.deepEqual(owned.json.metadata.managedFields[0].fieldsV1, {
+        "f:metadata": {
+          "f:finalizers": { ".": {}, 'v:"example.com/f"': {} },
+          "f:ownerReferences": { ".": {}, [`k:{"uid":"${uid}"}`]: {} },
+        },
+      });
+      const cleared = await send(noRetry, "PATCH", cmPath(ns, "fv1-owned"), MERGE, { metadata: { finalizers: null } });
+      assert.equal(cleared.code, 200, JSON.stringify(cleared.json));
+    },
+  },
+  {
     name: "apply through /status records a manager with subresource status; stopping to apply a field removes it",
     async run({ client, noRetry, ns }) {
       const base = `/apis/${Widget.group}/${Widget.version}/namespaces/${ns}/widgets`;
