@@ -338,6 +338,14 @@ export const patchCases: ConformanceCase[] = [
       assert.equal(second.json.status, undefined);
       assert.deepEqual(second.json.metadata.managedFields.map((e: Any) => e.manager), ["creator"]);
       await client.delete(Widget, "st-apply", { namespace: ns });
+      // An apply through /status does not create the object.
+      const missing = await send(noRetry, "PATCH", `${base}/st-missing/status`, APPLY, {
+        apiVersion: `${Widget.group}/v1`,
+        kind: "Widget",
+        metadata: { name: "st-missing" },
+        status: { phase: "Ready" },
+      }, { fieldManager: "status-writer" });
+      assertStatus(missing, 404, "NotFound", `widgets.${Widget.group} "st-missing" not found`);
     },
   },
   {
