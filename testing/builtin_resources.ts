@@ -173,6 +173,14 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
     namespaced: false,
     verbs: CREATE_ONLY,
   }),
+  ...[
+    "authorization.k8s.io:localsubjectaccessreviews:LocalSubjectAccessReview:ns",
+    "authorization.k8s.io:selfsubjectrulesreviews:SelfSubjectRulesReview:",
+    "authentication.k8s.io:selfsubjectreviews:SelfSubjectReview:",
+  ].map((s) => {
+    const [group, plural, kind, ns] = s.split(":");
+    return def({ group, plural, kind, namespaced: ns === "ns", verbs: CREATE_ONLY });
+  }),
 ];
 
 /** Resources whose objects are never stored (create answers with a computed status). */
