@@ -127,7 +127,9 @@ export function answerReview(body: KubeObject, route: ResourceRoute, ctx: Review
       } else {
         out.status = {
           user: {},
-          error: id ? `token audiences ${JSON.stringify(id.audiences)} is invalid for the target audiences` : "invalid bearer token",
+          error: id
+            ? `token audiences ${JSON.stringify(id.audiences)} is invalid for the target audiences`
+            : "invalid bearer token",
         };
       }
       break;
@@ -174,7 +176,12 @@ export function answerReview(body: KubeObject, route: ResourceRoute, ctx: Review
             },
         ]);
       }
-      if (metaNs !== ns) throw badRequest(`the namespace of the provided object does not match the namespace sent on the request`, "create");
+      if (metaNs !== ns) {
+        throw badRequest(
+          `the namespace of the provided object does not match the namespace sent on the request`,
+          "create",
+        );
+      }
       out.metadata.namespace = ns;
       out.status = accessStatus(ctx, attributesOf(specUser(spec), spec), body, true);
       break;

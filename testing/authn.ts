@@ -110,7 +110,13 @@ export function impersonate(
   }
   const extra: Record<string, string[]> = {};
   for (const [key, value] of extras) {
-    check({ apiGroup: "authentication.k8s.io", apiVersion: "v1", resource: "userextras", subresource: key, name: value });
+    check({
+      apiGroup: "authentication.k8s.io",
+      apiVersion: "v1",
+      resource: "userextras",
+      subresource: key,
+      name: value,
+    });
     (extra[key] ??= []).push(value);
   }
   if (uid !== null) check({ apiGroup: "authentication.k8s.io", apiVersion: "v1", resource: "uids", name: uid });

@@ -186,9 +186,10 @@ export function ruleAllows(attrs: Omit<RequestAttributes, "user">, rule: PolicyR
   const verbs = rule.verbs ?? [];
   const verbOk = verbs.includes("*") || verbs.includes(attrs.verb);
   if (!attrs.resourceRequest) {
-    return verbOk && (rule.nonResourceURLs ?? []).some((u) =>
-      u === "*" || u === attrs.path || (u.endsWith("*") && (attrs.path ?? "").startsWith(u.replace(/\*+$/, "")))
-    );
+    return verbOk &&
+      (rule.nonResourceURLs ?? []).some((u) =>
+        u === "*" || u === attrs.path || (u.endsWith("*") && (attrs.path ?? "").startsWith(u.replace(/\*+$/, "")))
+      );
   }
   const sub = attrs.subresource ?? "";
   const combined = sub ? `${attrs.resource}/${sub}` : attrs.resource ?? "";

@@ -37,8 +37,9 @@ export interface TokenIdentity {
   audiences: string[];
 }
 
-const b64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")
-  .replace(/=+$/, "");
+const b64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")
+    .replace(/=+$/, "");
 const b64json = (value: unknown) => b64url(new TextEncoder().encode(JSON.stringify(value)));
 
 /** The tokens one fake server issued. */
