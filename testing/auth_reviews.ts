@@ -35,10 +35,16 @@ interface ResourceAttributes {
   name?: string;
 }
 
-function exactlyOne(kind: string, spec: KubeObject["spec"]): void {
+/**
+ * kube-apiserver names review kinds from the decoded object, whose kind is already cleared: its 422s read
+ * `.authorization.k8s.io "" is invalid: ...`.
+ */
+const NO_KIND = { group: "authorization.k8s.io", kind: "", plural: "" };
+
+function exactlyOne(_kind: string, spec: KubeObject["spec"]): void {
   const both = Boolean(spec?.resourceAttributes) === Boolean(spec?.nonResourceAttributes);
   if (!both) return;
-  throw invalid({ group: "authorization.k8s.io", kind, plural: "" }, "", [{
+  throw invalid({ group: "authorization.k8s.io", kind: "", plural: "" }, "", [{
     reason: "FieldValueInvalid",
     field: "spec",
     message: `Invalid value: ${
@@ -147,7 +153,7 @@ export function answerReview(body: KubeObject, route: ResourceRoute, ctx: Review
     case "subjectaccessreviews": {
       exactlyOne("SubjectAccessReview", spec);
       if (!spec.user && !(Array.isArray(spec.groups) && spec.groups.length)) {
-        throw invalid({ group: "authorization.k8s.io", kind: "SubjectAccessReview", plural: "" }, "", [{
+        throw invalid(NO_KIND, "", [{
           reason: "FieldValueInvalid",
           field: "spec.user",
           message: 'Invalid value: "": at least one of user or group must be specified',
@@ -162,7 +168,7 @@ export function answerReview(body: KubeObject, route: ResourceRoute, ctx: Review
       const metaNs = body.metadata?.namespace || ns;
       const attrNs = spec.resourceAttributes?.namespace ?? "";
       if (spec.nonResourceAttributes || attrNs !== metaNs) {
-        throw invalid({ group: "authorization.k8s.io", kind: "LocalSubjectAccessReview", plural: "" }, "", [
+        throw invalid(NO_KIND, "", [
           spec.nonResourceAttributes
             ? {
               reason: "FieldValueInvalid",

@@ -61,68 +61,137 @@ export function authenticate(req: Request, ctx: AuthnContext): UserInfo | undefi
   return ctx.requireAuth ? undefined : ADMIN_USER;
 }
 
+interface WantedUser {
+  username: string;
+  groups: string[];
+  uid?: string;
+  extra: Array<[string, string]>;
+}
+
+type Check = Omit<RequestAttributes, "user" | "verb" | "resourceRequest">;
+
 /**
- * Applies impersonation headers: checks `impersonate` on each requested user, group, uid and extra with
- * `authorize`, and returns the impersonated identity (the requester when there are no such headers).
- * @throws ApiError 403 when an impersonation is not allowed, 400 when groups come without a user.
+ * Applies impersonation headers as kube-apiserver v1.37 does (ConstrainedImpersonation, beta and on since v1.36):
+ * each applicable constrained mode (`arbitrary-node`, `serviceaccount`, `user-info`) first needs
+ * `impersonate-on:<mode>:<verb>` on the request itself and then `impersonate:<mode>` on the identity; the legacy
+ * mode needs `impersonate` on users, groups, serviceaccounts, uids and userextras. The first mode that passes
+ * decides; when none does, the first refusal is answered. Returns the requester when there are no such headers.
+ * @throws ApiError 403 when no mode allows it, 400 when groups or a uid come without a user.
  */
 export function impersonate(
   req: Request,
   requester: UserInfo,
+  request: Omit<RequestAttributes, "user">,
   authorize: (attrs: RequestAttributes) => Decision,
 ): UserInfo {
   const h = req.headers;
   const user = h.get("impersonate-user");
-  const groupsAsked = h.get("impersonate-group") !== null;
-  const groupList = groupsAsked ? (h.get("impersonate-group") ?? "").split(",").map((g) => g.trim()) : [];
-  const uid = h.get("impersonate-uid");
-  const extras: Array<[string, string]> = [];
+  const groupHeader = h.get("impersonate-group");
+  const groups = groupHeader === null ? [] : groupHeader.split(",").map((g) => g.trim());
+  const uid = h.get("impersonate-uid") ?? undefined;
+  const extra: Array<[string, string]> = [];
   h.forEach((value, name) => {
     if (!name.startsWith("impersonate-extra-")) return;
     const key = decodeURIComponent(name.slice("impersonate-extra-".length));
-    for (const v of value.split(",")) extras.push([key, v.trim()]);
+    for (const v of value.split(",")) extra.push([key, v.trim()]);
   });
-  if (user === null && !groupsAsked && uid === null && extras.length === 0) return requester;
+  if (user === null && groupHeader === null && uid === undefined && extra.length === 0) return requester;
   if (user === null) {
-    const asked = [...groupList.map((g) => `Group=${g}`), ...(uid !== null ? [`UID=${uid}`] : [])];
+    const asked = [...groups.map((g) => `Group=${g}`), ...(uid !== undefined ? [`UID=${uid}`] : [])];
     throw new ApiError(
       failureStatus(400, "BadRequest", `requested [${asked.join(" ")}] without impersonating a user`),
       { verb: "impersonate" },
     );
   }
-  const check = (attrs: Omit<RequestAttributes, "user" | "verb" | "resourceRequest">) => {
-    const full: RequestAttributes = { user: requester, verb: "impersonate", resourceRequest: true, ...attrs };
-    const decision = authorize(full);
-    if (!decision.allowed) throw new ApiError(forbiddenStatus(full, decision.reason), { verb: "impersonate" });
+  const wanted: WantedUser = { username: user, groups, uid, extra };
+  const check = (attrs: RequestAttributes): ApiError | undefined => {
+    const decision = authorize(attrs);
+    return decision.allowed ? undefined : new ApiError(forbiddenStatus(attrs, decision.reason), { verb: attrs.verb });
   };
-  let username = user;
-  let groups: string[] = [];
-  const sa = user.match(/^system:serviceaccount:([^:]+):([^:]+)$/);
-  if (sa) {
-    check({ apiGroup: "", apiVersion: "v1", resource: "serviceaccounts", namespace: sa[1], name: sa[2] });
-    if (!groupsAsked) groups = serviceAccountGroups(sa[1]).filter((g) => g !== AUTHENTICATED);
-  } else {
-    check({ apiGroup: "", apiVersion: "v1", resource: "users", name: user });
+  const onlyUsername = groups.length === 0 && uid === undefined && extra.length === 0;
+  const node = /^system:node:(.+)$/.test(user);
+  const sa = /^system:serviceaccount:[^:]+:[^:]+$/.test(user);
+  const modes: Array<[string, boolean]> = [
+    ["arbitrary-node", onlyUsername && node],
+    ["serviceaccount", onlyUsername && sa],
+    ["user-info", !node && !sa],
+  ];
+  let firstErr: ApiError | undefined;
+  for (const [mode, applies] of modes) {
+    if (!applies) continue;
+    const verb = `impersonate-on:${mode}:${request.verb}`;
+    const err = check({ ...request, user: requester, verb }) ??
+      identityCheck(
+        wanted,
+        `impersonate:${mode}`,
+        "authentication.k8s.io",
+        (c, v) => check({ user: requester, verb: v, resourceRequest: true, ...c }),
+      );
+    if (!err) return impersonatedUser(wanted);
+    firstErr ??= err;
   }
-  for (const g of groupList) {
-    check({ apiGroup: "", apiVersion: "v1", resource: "groups", name: g });
-    groups.push(g);
+  const legacyErr = identityCheck(
+    wanted,
+    "impersonate",
+    "",
+    (c, v) => check({ user: requester, verb: v, resourceRequest: true, ...c }),
+  );
+  if (!legacyErr) return impersonatedUser(wanted);
+  throw firstErr ?? legacyErr;
+}
+
+/** The `impersonate[:<mode>]` checks of one identity (impersonationModeState.check); the first refusal. */
+function identityCheck(
+  wanted: WantedUser,
+  verb: string,
+  userGroup: string,
+  check: (attrs: Check, verb: string) => ApiError | undefined,
+): ApiError | undefined {
+  const version = userGroup ? "v1" : "v1";
+  const node = wanted.username.match(/^system:node:(.+)$/);
+  const sa = wanted.username.match(/^system:serviceaccount:([^:]+):([^:]+)$/);
+  const constrained = verb !== "impersonate";
+  const usernameCheck: Check = node && constrained
+    ? { apiGroup: userGroup, apiVersion: version, resource: "nodes", name: node[1] }
+    : sa
+    ? { apiGroup: userGroup, apiVersion: version, resource: "serviceaccounts", namespace: sa[1], name: sa[2] }
+    : { apiGroup: userGroup, apiVersion: version, resource: "users", name: wanted.username };
+  const checks: Check[] = [usernameCheck];
+  if (wanted.uid !== undefined) {
+    checks.push({ apiGroup: "authentication.k8s.io", apiVersion: "v1", resource: "uids", name: wanted.uid });
   }
-  const extra: Record<string, string[]> = {};
-  for (const [key, value] of extras) {
-    check({
+  for (const g of wanted.groups) checks.push({ apiGroup: userGroup, apiVersion: version, resource: "groups", name: g });
+  for (const [key, value] of wanted.extra) {
+    checks.push({
       apiGroup: "authentication.k8s.io",
       apiVersion: "v1",
       resource: "userextras",
       subresource: key,
       name: value,
     });
-    (extra[key] ??= []).push(value);
   }
-  if (uid !== null) check({ apiGroup: "authentication.k8s.io", apiVersion: "v1", resource: "uids", name: uid });
-  if (username !== "system:anonymous") {
-    if (!groups.includes(AUTHENTICATED) && !groups.includes(UNAUTHENTICATED)) groups.push(AUTHENTICATED);
-  } else if (!groups.includes(UNAUTHENTICATED)) groups.push(UNAUTHENTICATED);
-  username = user;
-  return { username, groups, ...(uid !== null ? { uid } : {}), ...(extras.length ? { extra } : {}) };
+  for (const c of checks) {
+    const err = check(c, verb);
+    if (err) return err;
+  }
+  return undefined;
+}
+
+function impersonatedUser(wanted: WantedUser): UserInfo {
+  const sa = wanted.username.match(/^system:serviceaccount:([^:]+):([^:]+)$/);
+  const node = /^system:node:/.test(wanted.username) && wanted.groups.length === 0;
+  let groups = [...wanted.groups];
+  if (sa && groups.length === 0) groups = serviceAccountGroups(sa[1]).filter((g) => g !== AUTHENTICATED);
+  else if (node) groups = ["system:nodes"];
+  if (wanted.username === "system:anonymous") {
+    if (!groups.includes(UNAUTHENTICATED)) groups.push(UNAUTHENTICATED);
+  } else if (!groups.includes(UNAUTHENTICATED) && !groups.includes(AUTHENTICATED)) groups.push(AUTHENTICATED);
+  const extra: Record<string, string[]> = {};
+  for (const [key, value] of wanted.extra) (extra[key] ??= []).push(value);
+  return {
+    username: wanted.username,
+    groups,
+    ...(wanted.uid !== undefined ? { uid: wanted.uid } : {}),
+    ...(wanted.extra.length ? { extra } : {}),
+  };
 }

@@ -33,9 +33,15 @@ export async function admitRequest(req: Request, url: URL, ctx: AuthContext): Pr
     throw unauthorized();
   }
   const rbac = ctx.authorizer;
-  const effective = impersonate(req, user, (attrs) => rbac ? rbac.authorize(attrs) : { allowed: true, reason: "" });
+  const info = requestInfo(req.method, url);
+  const effective = impersonate(
+    req,
+    user,
+    info,
+    (attrs) => rbac ? rbac.authorize(attrs) : { allowed: true, reason: "" },
+  );
   if (!rbac) return effective;
-  const attrs = { ...requestInfo(req.method, url), user: effective };
+  const attrs = { ...info, user: effective };
   const decision = rbac.authorize(attrs);
   if (!decision.allowed) {
     if (req.body && !req.bodyUsed) await req.body.cancel().catch(() => {});

@@ -97,7 +97,8 @@ export class RbacAuthorizer {
     });
     if (reason) return { allowed: true, reason };
     if (errors.length === 0) return { allowed: false, reason: "" };
-    return { allowed: false, reason: `RBAC: ${errors.length === 1 ? errors[0] : `[${errors.join(", ")}]`}` };
+    // kube-apiserver's union authorizer prefixes a denying authorizer's reason with its name.
+    return { allowed: false, reason: `rbac: RBAC: ${errors.length === 1 ? errors[0] : `[${errors.join(", ")}]`}` };
   }
 
   /** Every rule that applies to `user` in `namespace` (cluster-wide ones included), and the resolution errors. */

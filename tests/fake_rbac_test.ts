@@ -200,7 +200,7 @@ Deno.test("impersonation needs the impersonate verb; the impersonated user is au
     assert.equal(refused.status, 403);
     assert.equal(
       refused.body.message,
-      'users "dave" is forbidden: User "system:serviceaccount:default:imp" cannot impersonate resource "users" in API group "" at the cluster scope',
+      'namespaces is forbidden: User "system:serviceaccount:default:imp" cannot impersonate-on:user-info:list resource "namespaces" in API group "" at the cluster scope',
     );
     const asDave = await call(s.url, "GET", "/api/v1/namespaces", undefined, { "impersonate-user": "dave" });
     assert.equal(asDave.status, 403);

@@ -235,9 +235,13 @@ export async function authzCases(t: Deno.TestContext, admin: KubeClient, ns: str
       }, POLL);
       assert.equal(
         err.status.message,
-        `pods is forbidden: User "${sa.user}" cannot list resource "pods" in API group "" in the namespace "${ns}": RBAC: role.rbac.authorization.k8s.io "no-such-role" not found`,
+        `pods is forbidden: User "${sa.user}" cannot list resource "pods" in API group "" in the namespace "${ns}": rbac: RBAC: role.rbac.authorization.k8s.io "no-such-role" not found`,
       );
       await admin.delete(RoleBinding, "dangling", { namespace: ns });
+      await eventually("the error is gone with the binding", async () => {
+        const e = await expectStatus(sa.client.list(CoreTypes.Pod, { namespace: ns }), isForbidden, "list pods");
+        return e.status.message?.includes("RBAC:") ? undefined : true;
+      }, POLL);
     });
 
     await t.step("authz: SubjectAccessReview answers for a ServiceAccount with the allowing binding", async () => {
@@ -271,9 +275,10 @@ export async function authzCases(t: Deno.TestContext, admin: KubeClient, ns: str
         isInvalid,
         "SAR without user",
       );
+      // kube-apiserver names the kind from the decoded object, whose kind is already cleared.
       assert.equal(
         noUser.status.message,
-        'SubjectAccessReview.authorization.k8s.io "" is invalid: spec.user: Invalid value: "": at least one of user or group must be specified',
+        '.authorization.k8s.io "" is invalid: spec.user: Invalid value: "": at least one of user or group must be specified',
       );
     });
 
@@ -305,7 +310,7 @@ export async function authzCases(t: Deno.TestContext, admin: KubeClient, ns: str
       );
       assert.equal(
         err.status.message,
-        `LocalSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes.namespace: Invalid value: "${other}": must match metadata.namespace`,
+        `.authorization.k8s.io "" is invalid: spec.resourceAttributes.namespace: Invalid value: "${other}": must match metadata.namespace`,
       );
     });
 
@@ -410,15 +415,39 @@ export async function authzCases(t: Deno.TestContext, admin: KubeClient, ns: str
       assert.ok(lifetime > 3500_000 && lifetime <= 3601_000, `expires in about an hour (${lifetime} ms)`);
     });
 
-    await t.step("authz: impersonation needs the impersonate verb; admins act as the impersonated user", async () => {
+    await t.step("authz: impersonation is refused with the constrained-impersonation check first", async () => {
+      // v1.37 (ConstrainedImpersonation on): the first refusal is `impersonate-on:user-info:<verb>` on the request.
       const refused = await rawCall(sa.config, "GET", `/api/v1/namespaces/${ns}/configmaps`, {
         headers: { "Impersonate-User": "dave" },
       });
       assert.equal(refused.status, 403);
+      assert.equal(refused.body.reason, "Forbidden");
       assert.equal(
         refused.body.message,
-        `users "dave" is forbidden: User "${sa.user}" cannot impersonate resource "users" in API group "" at the cluster scope`,
+        `configmaps is forbidden: User "${sa.user}" cannot impersonate-on:user-info:list resource "configmaps" in API group "" in the namespace "${ns}"`,
       );
+      // Granted only the impersonate-on verb, the identity check is the refusal.
+      await admin.create(Role, {
+        metadata: { name: "impersonate-on", namespace: ns },
+        rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["impersonate-on:user-info:list"] }],
+      }, { namespace: ns });
+      await admin.create(RoleBinding, bindingTo("impersonate-on", ns, "Role", "impersonate-on", saSubject), {
+        namespace: ns,
+      });
+      const second = await eventually("the identity check refuses", async () => {
+        const r = await rawCall(sa.config, "GET", `/api/v1/namespaces/${ns}/configmaps`, {
+          headers: { "Impersonate-User": "dave" },
+        });
+        return r.body?.message?.includes("impersonate:user-info") ? r : undefined;
+      }, POLL);
+      assert.equal(second.status, 403);
+      assert.equal(
+        second.body.message,
+        `users.authentication.k8s.io "dave" is forbidden: User "${sa.user}" cannot impersonate:user-info resource "users" in API group "authentication.k8s.io" at the cluster scope`,
+      );
+    });
+
+    await t.step("authz: an admin impersonating acts as the impersonated user", async () => {
       const asDave = await rawCall(admin.config, "GET", `/api/v1/namespaces/${ns}/configmaps`, {
         headers: { "Impersonate-User": "dave" },
       });
