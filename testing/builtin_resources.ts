@@ -111,7 +111,8 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
         kind,
         shortNames: [short],
         categories: ["all"],
-        subresources: ["status", "scale"],
+        // DaemonSets have no scale subresource in kube-apiserver.
+        subresources: plural === "daemonsets" ? ["status"] : ["status", "scale"],
         tracksGeneration: true,
         storedOnly: true,
       });

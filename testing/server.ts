@@ -144,6 +144,9 @@ class Server implements FakeApiServer {
     this.#subresources = podSubresources(() => this.#state.store, () => this.kubelet);
     this.#subresources.set("/namespaces/finalize", namespaceFinalizeHandler(() => this.#state.store));
     this.#subresources.set("*/*/scale", scaleHandler(() => this.#state.store));
+    for (const plural of ["deployments", "replicasets", "statefulsets"]) {
+      this.#subresources.set(`apps/${plural}/scale`, scaleHandler(() => this.#state.store));
+    }
     this.#tokens = new ServiceAccountTokens(() => this.#state.store, this.#clock);
     this.#rbac = opts.rbac === false ? undefined : new RbacAuthorizer(() => this.#state.store);
     this.#subresources.set(

@@ -487,6 +487,84 @@ export async function authzCases(t: Deno.TestContext, admin: KubeClient, ns: str
       await admin.delete(ClusterRole, `${ns}-part`);
     });
 
+    await t.step("subresources: pods/eviction deletes the pod and answers 201 Success", async () => {
+      const pod = await eventually(
+        "pod created (default ServiceAccount present)",
+        () =>
+          admin.create<KubeObject>(CoreTypes.Pod, {
+            metadata: { name: "evictee", namespace: ns },
+            spec: { containers: [{ name: "c", image: "registry.k8s.io/pause:3.10" }] },
+          }, { namespace: ns }),
+        POLL,
+      );
+      const res = await admin.request("POST", `/api/v1/namespaces/${ns}/pods/evictee/eviction`, {
+        body: { apiVersion: "policy/v1", kind: "Eviction", metadata: { name: "evictee", namespace: ns } },
+        throwOnError: true,
+      });
+      assert.equal(res.status, 201);
+      const status = JSON.parse(new TextDecoder().decode(res.body));
+      assert.equal(status.kind, "Status");
+      assert.equal(status.status, "Success");
+      assert.equal(status.code, 201);
+      await eventually("pod gone", async () => {
+        try {
+          const p = await admin.get(CoreTypes.Pod, "evictee", { namespace: ns });
+          return p.metadata.uid !== pod.metadata.uid ? true : undefined;
+        } catch (err) {
+          return isNotFound(err) ? true : undefined;
+        }
+      }, POLL);
+      const missing = await expectStatus(
+        admin.request("POST", `/api/v1/namespaces/${ns}/pods/ghost/eviction`, {
+          body: { apiVersion: "policy/v1", kind: "Eviction", metadata: { name: "ghost", namespace: ns } },
+          throwOnError: true,
+        }),
+        isNotFound,
+        "evict a missing pod",
+      );
+      assert.equal(missing.status.message, 'pods "ghost" not found');
+    });
+
+    await t.step(
+      "subresources: deployments/scale reads and writes spec.replicas as an autoscaling/v1 Scale",
+      async () => {
+        const Deployment: ResourceType = {
+          group: "apps",
+          version: "v1",
+          plural: "deployments",
+          kind: "Deployment",
+          namespaced: true,
+        };
+        await admin.create(Deployment, {
+          metadata: { name: "scaled", namespace: ns },
+          spec: {
+            replicas: 2,
+            selector: { matchLabels: { app: "scaled", tier: "web" } },
+            template: {
+              metadata: { labels: { app: "scaled", tier: "web" } },
+              spec: { containers: [{ name: "c", image: "registry.k8s.io/pause:3.10" }] },
+            },
+          },
+        }, { namespace: ns });
+        const path = `/apis/apps/v1/namespaces/${ns}/deployments/scaled/scale`;
+        const got = JSON.parse(
+          new TextDecoder().decode((await admin.request("GET", path, { throwOnError: true })).body),
+        );
+        assert.equal(got.kind, "Scale");
+        assert.equal(got.apiVersion, "autoscaling/v1");
+        assert.equal(got.spec.replicas, 2);
+        assert.equal(got.status.selector, "app=scaled,tier=web");
+        const patched = await admin.request("PATCH", path, {
+          body: { spec: { replicas: 5 } },
+          contentType: "application/merge-patch+json",
+          throwOnError: true,
+        });
+        assert.equal(JSON.parse(new TextDecoder().decode(patched.body)).spec.replicas, 5);
+        const dep = await admin.get<KubeObject>(Deployment, "scaled", { namespace: ns });
+        assert.equal(dep.spec.replicas, 5);
+      },
+    );
+
     await t.step("authn: deleting the ServiceAccount invalidates its tokens (401)", async () => {
       await admin.delete(ServiceAccount, "authz-robot", { namespace: ns });
       const res = await eventually("token refused", async () => {
