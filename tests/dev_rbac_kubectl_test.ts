@@ -1,7 +1,6 @@
 // RBAC in `kubeop dev` as a user meets it with kubectl: `auth can-i --as`, `create token`, a ServiceAccount
 // kubeconfig refused what its bindings do not grant (kube's 403 wording), `auth whoami` and `auth can-i --list`.
 import assert from "node:assert/strict";
-import YAML from "yaml";
 import { startDev } from "../cli/dev.ts";
 import { kubectlBinaries } from "./kubectl/suite.ts";
 
@@ -57,11 +56,11 @@ Deno.test({
 
       const token = await ok(admin("create", "token", "ci", "-n", "default", "--duration", "1h"), "create token");
       assert.match(token, /^[\w-]+\.[\w-]+\.[\w-]+$/, "a JWT-shaped token");
-      // deno-lint-ignore no-explicit-any
-      const doc = YAML.parse(dev.server.kubeconfig) as any;
-      doc.users[0].user = { token };
+      // The README's recipe: the admin kubeconfig, minified, with a user holding the token as its current user.
       const saKubeconfig = `${dir}/ci.kubeconfig`;
-      await Deno.writeTextFile(saKubeconfig, YAML.stringify(doc));
+      await Deno.writeTextFile(saKubeconfig, await ok(admin("config", "view", "--raw", "--minify"), "config view"));
+      await ok(run(saKubeconfig, "config", "set-credentials", "ci", "--token", token), "set-credentials");
+      await ok(run(saKubeconfig, "config", "set-context", "--current", "--user", "ci"), "set-context");
       const sa = (...args: string[]) => run(saKubeconfig, ...args);
 
       await ok(sa("get", "pods", "-n", "default"), "ServiceAccount lists pods");
