@@ -41,10 +41,10 @@ interface ResourceAttributes {
  */
 const NO_KIND = { group: "authorization.k8s.io", kind: "", plural: "" };
 
-function exactlyOne(_kind: string, spec: KubeObject["spec"]): void {
+function exactlyOne(spec: KubeObject["spec"]): void {
   const both = Boolean(spec?.resourceAttributes) === Boolean(spec?.nonResourceAttributes);
   if (!both) return;
-  throw invalid({ group: "authorization.k8s.io", kind: "", plural: "" }, "", [{
+  throw invalid(NO_KIND, "", [{
     reason: "FieldValueInvalid",
     field: "spec",
     message: `Invalid value: ${
@@ -151,7 +151,7 @@ export function answerReview(body: KubeObject, route: ResourceRoute, ctx: Review
       };
       break;
     case "subjectaccessreviews": {
-      exactlyOne("SubjectAccessReview", spec);
+      exactlyOne(spec);
       if (!spec.user && !(Array.isArray(spec.groups) && spec.groups.length)) {
         throw invalid(NO_KIND, "", [{
           reason: "FieldValueInvalid",
@@ -163,7 +163,7 @@ export function answerReview(body: KubeObject, route: ResourceRoute, ctx: Review
       break;
     }
     case "localsubjectaccessreviews": {
-      exactlyOne("LocalSubjectAccessReview", spec);
+      exactlyOne(spec);
       const ns = route.namespace ?? "";
       const metaNs = body.metadata?.namespace || ns;
       const attrNs = spec.resourceAttributes?.namespace ?? "";
@@ -193,7 +193,7 @@ export function answerReview(body: KubeObject, route: ResourceRoute, ctx: Review
       break;
     }
     case "selfsubjectaccessreviews":
-      exactlyOne("SelfSubjectAccessReview", spec);
+      exactlyOne(spec);
       out.status = accessStatus(ctx, attributesOf(ctx.user, spec), body, false);
       break;
     case "selfsubjectrulesreviews":

@@ -147,7 +147,7 @@ function identityCheck(
   userGroup: string,
   check: (attrs: Check, verb: string) => ApiError | undefined,
 ): ApiError | undefined {
-  const version = userGroup ? "v1" : "v1";
+  const version = "v1";
   const node = wanted.username.match(/^system:node:(.+)$/);
   const sa = wanted.username.match(/^system:serviceaccount:([^:]+):([^:]+)$/);
   const constrained = verb !== "impersonate";

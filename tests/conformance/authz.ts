@@ -178,6 +178,20 @@ export async function authzCases(t: Deno.TestContext, admin: KubeClient, ns: str
         isInvalid,
         "SAR without user",
       );
+      const neither = await expectStatus(
+        admin.create<KubeObject>(CoreTypes.SubjectAccessReview, {
+          apiVersion: "authorization.k8s.io/v1",
+          kind: "SubjectAccessReview",
+          metadata: {},
+          spec: { user: "someone" },
+        }),
+        isInvalid,
+        "SAR without attributes",
+      );
+      assert.equal(
+        neither.status.message,
+        '.authorization.k8s.io "" is invalid: spec: Invalid value: null: exactly one of nonResourceAttributes or resourceAttributes must be specified',
+      );
       // kube-apiserver names the kind from the decoded object, whose kind is already cleared.
       assert.equal(
         noUser.status.message,
