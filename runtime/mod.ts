@@ -39,7 +39,6 @@ export {
   type ControllerOptions,
   type InformerHandler,
   type InformerLike,
-  type InformerOptions,
   type InformerSource,
   type MapFn,
   type ReconcileContext,
@@ -173,6 +172,18 @@ export type {
   QueueMetricsHooks,
 } from "./metrics.ts";
 export type { LogProperties, LogRecord, Sink } from "./log.ts";
-export type { InformerHandler as CacheEventHandler } from "./cache.ts";
-export type { IndexFunc, StoreReader } from "./store.ts";
-export type { RelistCause, WatchMemory, WatchState } from "./watch.ts";
+export type { Store } from "./cache.ts";
+export type { IndexFunc } from "./store.ts";
+export type { RelistCause, StreamState, WatchMemory, WatchState } from "./watch.ts";
+export { patchStatusIfChanged, type StatusChangeOptions, statusChanges, type StatusPatcher } from "./status_patch.ts";
+export { deleteIgnoringNotFound, type Deleter } from "./delete_ignoring_not_found.ts";
+export {
+  CHILD_WRITE_REJECTED,
+  type ChildWrite,
+  type ChildWriteRejection,
+  childWriteRejection,
+  isUnfixableWriteError,
+  rejectChildWrite,
+  type RejectionContext,
+  stalledCondition,
+} from "./child_write_failure.ts";
