@@ -19,6 +19,7 @@
  */
 
 import { getControllerOf, setCondition, setControllerReference } from "../../runtime/apply.ts";
+import { childName, labelValueFor } from "../../runtime/apimachinery/names.ts";
 import { Controller, type ReconcileContext } from "../../runtime/controller.ts";
 import {
   CHILD_WRITE_REJECTED,
@@ -49,10 +50,10 @@ export const RBAC: readonly RbacRule[] = [
   { group: "", resource: "nodes", verbs: ["get"] },
 ];
 
-/** Server pod name. */
-export const serverPodName = (np: Netperf): string => `${np.metadata.name}-netperf-server`;
-/** Client pod name. */
-export const clientPodName = (np: Netperf): string => `${np.metadata.name}-netperf-client`;
+/** Server pod name: `<netperf>-netperf-server`, cut and hashed when too long (runtime's childName). */
+export const serverPodName = (np: Netperf): string => childName(np.metadata.name!, "netperf-server");
+/** Client pod name: `<netperf>-netperf-client`, cut and hashed when too long (runtime's childName). */
+export const clientPodName = (np: Netperf): string => childName(np.metadata.name!, "netperf-client");
 
 /**
  * Throughput in bits per second from netperf's TCP_STREAM output: the last data row's last column, scaled by the
@@ -82,7 +83,11 @@ function podBase(np: Netperf, name: string, role: string, node: string | undefin
     metadata: {
       name,
       namespace: np.metadata.namespace,
-      labels: { "app.kubernetes.io/name": "netperf", "app.kubernetes.io/instance": np.metadata.name!, role },
+      labels: {
+        "app.kubernetes.io/name": "netperf",
+        "app.kubernetes.io/instance": labelValueFor(np.metadata.name!),
+        role,
+      },
     },
     spec: { restartPolicy: "Never", ...(node ? { nodeName: node } : {}), containers: [] },
   });
