@@ -13,7 +13,7 @@
  * - A schedule that is not a real UTC time, or a command of only whitespace (nothing to run): Degraded condition +
  *   Warning Event + TerminalError, up front — no retry until the spec changes (the CRD's pattern already refuses
  *   most bad strings; this catches 2021-02-30T00:00:00Z).
- * - A pod the API server refuses for good (422 for a name over 253 characters, 400/413): the generic path of
+ * - A pod the API server refuses for good (422 e.g. an admission policy or a bad image, 400/413): the generic path of
  *   runtime/child_write_failure.ts — PENDING stays, Degraded=True reason ChildWriteRejected with the server's
  *   message, a Warning Event, no retry until the spec changes.
  * @module
