@@ -12,7 +12,7 @@
  *
  * Bad specs show in status: a `serverNode`/`clientNode` that names no Node (checked with an uncached GET before
  * a pod is created for it) is Degraded=True reason NodeNotFound, rechecked every {@link NODE_RECHECK_MS} (the
- * Node may join); a pod the API server refuses for good (422 for a name over 253 characters, an invalid image)
+ * Node may join); a pod the API server refuses for good (422 for an invalid image, an admission policy)
  * takes the generic path of runtime/child_write_failure.ts (long Netperf names no longer get there: pod names and
  * the instance label are cut and hashed to fit, runtime/apimachinery/names.ts): Degraded=True reason ChildWriteRejected, a Warning
  * Event, no retry until the spec changes.
