@@ -96,6 +96,12 @@ function conflict(namespace: string, name: string, verb: string): ApiError {
 /** A change requested by a caller: what the store should hold for one key afterwards. */
 type Mutation = (current: Llama | undefined) => { next: Llama | undefined; type: LlamaChange["type"] };
 
+/** Options of every write. */
+export interface WriteOptions {
+  /** dryRun=All: validate and answer as the write would, but persist nothing and tell no watcher. */
+  dryRun?: boolean;
+}
+
 /**
  * In-memory llamas with resourceVersions, history and optional persistence.
  *
@@ -175,8 +181,44 @@ export class LlamaStore {
     return { items, rv: this.resourceVersion };
   }
 
+  /**
+   * The llamas of one namespace (or all) as they were at resourceVersion `rv` (a paged list's consistent snapshot),
+   * rebuilt from the change history; 410 Expired when `rv` is older than the history reaches.
+   */
+  listAt(
+    rv: number,
+    namespace: string | undefined,
+    match: (l: Llama) => boolean = () => true,
+  ): Llama[] {
+    if (rv < this.#compactedRV || rv > this.#rv) {
+      throw new ApiError(
+        failureStatus(
+          410,
+          "Expired",
+          "The provided continue parameter is too old to display a consistent list result. You can start a new list " +
+            "without the continue parameter.",
+        ),
+        call("list", namespace),
+      );
+    }
+    const items = new Map(this.#items);
+    for (const change of [...this.#history].reverse()) {
+      if (change.resourceVersion <= rv) break;
+      const k = key(change.object.metadata.namespace!, change.object.metadata.name!);
+      if (change.type === "ADDED") items.delete(k);
+      else if (change.type === "MODIFIED") items.set(k, change.previous ?? change.object);
+      else items.set(k, change.object);
+    }
+    return [...items.values()]
+      .filter((l) => (namespace === undefined || l.metadata.namespace === namespace) && match(l))
+      .sort((a, b) =>
+        key(a.metadata.namespace!, a.metadata.name!) < key(b.metadata.namespace!, b.metadata.name!) ? -1 : 1
+      )
+      .map((l) => structuredClone(l));
+  }
+
   /** Creates a llama (409 AlreadyExists when the name is taken). `obj` must be validated already. */
-  create(obj: Llama): Promise<Llama> {
+  create(obj: Llama, opts: WriteOptions = {}): Promise<Llama> {
     const { namespace, name } = obj.metadata as { namespace: string; name: string };
     return this.#mutate(namespace, name, (current) => {
       if (current) {
@@ -195,14 +237,20 @@ export class LlamaStore {
       next.metadata.generation = 1;
       delete next.metadata.deletionTimestamp;
       return { next, type: "ADDED" };
-    });
+    }, opts);
   }
 
   /**
    * Replaces a llama through `change(current) → desired`; a desired metadata.resourceVersion must equal the current
    * one (409 Conflict otherwise). uid and creationTimestamp are kept; generation grows when the spec changes.
    */
-  update(namespace: string, name: string, change: (current: Llama) => Llama, verb = "update"): Promise<Llama> {
+  update(
+    namespace: string,
+    name: string,
+    change: (current: Llama) => Llama,
+    verb = "update",
+    opts: WriteOptions = {},
+  ): Promise<Llama> {
     return this.#mutate(namespace, name, (current) => {
       if (!current) throw llamaNotFound(namespace, name, verb);
       const desired = change(structuredClone(current));
@@ -219,11 +267,16 @@ export class LlamaStore {
           (deepEqual(current.spec, next.spec) ? 0 : 1),
       };
       return { next, type: "MODIFIED" };
-    });
+    }, opts);
   }
 
   /** Deletes a llama (404 when absent; 409 when a resourceVersion/uid precondition fails); returns its last state. */
-  delete(namespace: string, name: string, preconditions?: { uid?: string; resourceVersion?: string }): Promise<Llama> {
+  delete(
+    namespace: string,
+    name: string,
+    preconditions?: { uid?: string; resourceVersion?: string },
+    opts: WriteOptions = {},
+  ): Promise<Llama> {
     return this.#mutate(namespace, name, (current) => {
       if (!current) throw llamaNotFound(namespace, name, "delete");
       if (preconditions?.uid && preconditions.uid !== current.metadata.uid) throw conflict(namespace, name, "delete");
@@ -231,7 +284,27 @@ export class LlamaStore {
         throw conflict(namespace, name, "delete");
       }
       return { next: undefined, type: "DELETED" };
-    });
+    }, opts);
+  }
+
+  /**
+   * deletecollection: deletes every llama of `namespace` (or all) that `match`es, one at a time as kube-apiserver's
+   * registry does (each a DELETED event); answers the deleted objects. One already gone meanwhile is skipped.
+   */
+  async deleteCollection(
+    namespace: string | undefined,
+    match: (l: Llama) => boolean,
+    opts: WriteOptions = {},
+  ): Promise<Llama[]> {
+    const deleted: Llama[] = [];
+    for (const l of this.list(namespace, match).items) {
+      try {
+        deleted.push(await this.delete(l.metadata.namespace!, l.metadata.name!, undefined, opts));
+      } catch (err) {
+        if (!(err instanceof ApiError && err.code === 404)) throw err;
+      }
+    }
+    return deleted;
   }
 
   /**
@@ -293,7 +366,7 @@ export class LlamaStore {
     for (const listener of [...this.#listeners]) listener(structuredClone(change));
   }
 
-  #mutate(namespace: string, name: string, mutation: Mutation): Promise<Llama> {
+  #mutate(namespace: string, name: string, mutation: Mutation, opts: WriteOptions): Promise<Llama> {
     const run = async (): Promise<Llama> => {
       for (let attempt = 0;; attempt++) {
         const k = key(namespace, name);
@@ -304,6 +377,12 @@ export class LlamaStore {
         const object = next ?? structuredClone(current!);
         object.apiVersion = FARM_API_VERSION;
         object.kind = "Llama";
+        if (opts.dryRun) {
+          // As kube's dry-run storage: nothing is versioned; a new object has no resourceVersion, others keep theirs.
+          if (type === "ADDED") delete object.metadata.resourceVersion;
+          else object.metadata.resourceVersion = current!.metadata.resourceVersion;
+          return structuredClone(object);
+        }
         object.metadata.resourceVersion = String(nextRV);
         const items = new Map(this.#items);
         if (next) items.set(k, object);

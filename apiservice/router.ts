@@ -18,7 +18,15 @@ import {
 import { farmPodsReadOnly, getFarmPodResponse, listOrWatchFarmPods } from "./farmpod_routes.ts";
 import { acceptsJson, errorResponse, jsonResponse, statusResponse } from "./http.ts";
 import { FARM_GROUP, FARM_VERSION } from "./llama.ts";
-import { createLlama, deleteLlama, getLlama, listOrWatchLlamas, patchLlama, replaceLlama } from "./llama_routes.ts";
+import {
+  createLlama,
+  deleteLlama,
+  deleteLlamaCollection,
+  getLlama,
+  listOrWatchLlamas,
+  patchLlama,
+  replaceLlama,
+} from "./llama_routes.ts";
 import type { LlamaStore } from "./llama_store.ts";
 import { openApiV2Document, openApiV3Document, openApiV3Index } from "./openapi.ts";
 import { parseResourcePath } from "./authz.ts";
@@ -118,6 +126,7 @@ export function createFarmRouter(opts: FarmRouterOptions): (req: Request) => Pro
       if (!name) {
         if (req.method === "GET") return listOrWatchLlamas(req, url, llamaCtx, namespace);
         if (req.method === "POST" && namespace) return await createLlama(req, llamaCtx, namespace);
+        if (req.method === "DELETE") return await deleteLlamaCollection(req, url, llamaCtx, namespace);
         methodNotAllowed(req.method, "llamas collections");
       }
       if (!namespace) notFound(path);
