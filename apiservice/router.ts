@@ -28,6 +28,7 @@ import {
   replaceLlama,
 } from "./llama_routes.ts";
 import type { LlamaStore } from "./llama_store.ts";
+import { FarmPodHistory } from "./farmpod_history.ts";
 import { openApiV2Document, openApiV3Document, openApiV3Index } from "./openapi.ts";
 import { parseResourcePath } from "./authz.ts";
 
@@ -43,6 +44,8 @@ export interface FarmRouterOptions {
   bookmarkIntervalMs?: number;
   /** Extra readiness check (e.g. serving cert loaded); default ready. */
   ready?: () => string | undefined;
+  /** FarmPod changes kept for watch resumption (default 1000). */
+  farmPodHistorySize?: number;
 }
 
 /** The paths anyone may reach, authenticated or not. */
@@ -78,7 +81,12 @@ function methodNotAllowed(method: string, what: string): never {
  */
 export function createFarmRouter(opts: FarmRouterOptions): (req: Request) => Promise<Response> {
   const llamaCtx = { store: opts.store, clock: opts.clock, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000 };
-  const podCtx = { pods: opts.pods, clock: opts.clock, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000 };
+  const podCtx = {
+    pods: opts.pods,
+    clock: opts.clock,
+    bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000,
+    history: opts.pods ? new FarmPodHistory(opts.pods, { size: opts.farmPodHistorySize }) : undefined,
+  };
   const v3Key = `/openapi/v3/apis/${FARM_GROUP}/${FARM_VERSION}`;
 
   const route = async (req: Request): Promise<Response> => {

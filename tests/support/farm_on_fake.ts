@@ -28,10 +28,17 @@ export interface FarmOnFake {
 
 /** Starts the fake API server and `replicas` farm servers (default 1) with `storage` (default memory). */
 export async function startFarmOnFake(
-  opts: { replicas?: number; storage?: "memory" | "configmap"; clock?: Clock } = {},
+  opts: {
+    replicas?: number;
+    storage?: "memory" | "configmap";
+    clock?: Clock;
+    /** Runs against the fake before the farm's Pod informer starts (objects the farm finds at start). */
+    before?: (client: KubeClient) => Promise<void>;
+  } = {},
 ): Promise<FarmOnFake> {
   const fake = await startFakeApiServer({ port: 0 });
   const client = new KubeClient({ config: await parseKubeconfig(fake.kubeconfig) });
+  await opts.before?.(client);
   const ctrl = new AbortController();
   const informers = new InformerRegistry({ client });
   const pods = podCacheFromInformer(informers.get<KubeObject>(CoreTypes.Pod));
