@@ -35,6 +35,8 @@ export interface LlamaPersistence {
   load(): Promise<LlamaState | undefined>;
   /** Saves `state`; throws {@link StorageConflictError} on a lost optimistic-concurrency race. */
   save(state: LlamaState): Promise<void>;
+  /** Optional: calls `onChange` when the saved state may have changed (another writer), until `signal` aborts. */
+  watch?(onChange: () => void, signal: AbortSignal): Promise<void>;
 }
 
 /** One change, as delivered to watchers. */
@@ -151,6 +153,25 @@ export class LlamaStore {
     }
     store.#compactedRV = store.#rv;
     return store;
+  }
+
+  /**
+   * Follows the persistence's other writers until `signal` aborts: on each change the saved state is reloaded (in
+   * turn with this store's own writes) and, when it is newer than memory, adopted and sent to watchers — so replicas
+   * sharing a ConfigMap see each other's writes on their watches. Resolves at once without such a persistence.
+   */
+  async follow(signal: AbortSignal, onError: (err: unknown) => void = () => {}): Promise<void> {
+    const persistence = this.#persistence;
+    if (!persistence?.watch) return;
+    const reload = async () => {
+      const latest = await persistence.load();
+      if (latest && latest.resourceVersion > this.#rv) this.#adopt(latest);
+    };
+    await persistence.watch(() => {
+      if (signal.aborted) return;
+      const next = this.#chain.then(reload, reload);
+      this.#chain = next.catch(onError);
+    }, signal);
   }
 
   /** The current resourceVersion (of the whole collection). */
@@ -343,21 +364,20 @@ export class LlamaStore {
     const before = this.#items;
     this.#items = new Map(state.llamas.map((l) => [key(l.metadata.namespace!, l.metadata.name!), l]));
     this.#rv = Math.max(this.#rv, state.resourceVersion);
+    const changes: LlamaChange[] = [];
     for (const [k, l] of this.#items) {
       const old = before.get(k);
-      if (!old) this.#emit({ type: "ADDED", object: l, resourceVersion: Number(l.metadata.resourceVersion) });
+      const resourceVersion = Number(l.metadata.resourceVersion);
+      if (!old) changes.push({ type: "ADDED", object: l, resourceVersion });
       else if (old.metadata.resourceVersion !== l.metadata.resourceVersion) {
-        this.#emit({
-          type: "MODIFIED",
-          object: l,
-          previous: old,
-          resourceVersion: Number(l.metadata.resourceVersion),
-        });
+        changes.push({ type: "MODIFIED", object: l, previous: old, resourceVersion });
       }
     }
     for (const [k, l] of before) {
-      if (!this.#items.has(k)) this.#emit({ type: "DELETED", object: l, resourceVersion: this.#rv });
+      if (!this.#items.has(k)) changes.push({ type: "DELETED", object: l, resourceVersion: this.#rv });
     }
+    // In resourceVersion order, as the writer made them (history and paging rely on it).
+    for (const change of changes.sort((a, b) => a.resourceVersion - b.resourceVersion)) this.#emit(change);
   }
 
   #emit(change: LlamaChange): void {
