@@ -15,6 +15,7 @@ import { applyJsonPatch, applyMergePatch } from "./patch.ts";
 import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 import { toTable } from "./table.ts";
 import { decodeContinue, dryRunOf, limitOf, pageOf } from "./request_options.ts";
+import { applyConfiguration, managerOf, recordUpdate } from "./field_ownership.ts";
 import { badRequest, jsonResponse, mediaType, readBody, readObjectBody, unsupportedPatch, wantsTable } from "./http.ts";
 import { watchErrorResponse, watchResponse } from "./watch_stream.ts";
 
@@ -79,6 +80,24 @@ function checked(llama: Llama): Llama {
   const causes = validateLlama(llama);
   if (causes.length) throw invalid(llama.metadata.name, causes);
   return llama;
+}
+
+/** Now, as managedFields times are written: RFC 3339 in whole seconds. */
+function nowSeconds(ctx: LlamaRouteContext): string {
+  return new Date(ctx.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/** 422 on PatchOptions, as ValidatePatchOptions answers an apply without fieldManager. */
+function fieldManagerRequired(): never {
+  const message = "Required value: is required for apply patch";
+  throw new ApiError(
+    failureStatus(422, "Invalid", `PatchOptions.meta.k8s.io "" is invalid: fieldManager: ${message}`, {
+      group: "meta.k8s.io",
+      kind: "PatchOptions",
+      causes: [{ reason: "FieldValueRequired", message, field: "fieldManager" }],
+    }),
+    { verb: "patch", resource: resourceId(LLAMAS) },
+  );
 }
 
 function randomSuffix(): string {
@@ -257,7 +276,10 @@ export async function createLlama(req: Request, ctx: LlamaRouteContext, namespac
   if (!llama.metadata.name && llama.metadata.generateName) {
     llama.metadata.name = `${llama.metadata.generateName}${randomSuffix()}`;
   }
-  const dryRun = dryRunOf(new URL(req.url).searchParams.getAll("dryRun"), "CreateOptions");
+  const q = new URL(req.url).searchParams;
+  const dryRun = dryRunOf(q.getAll("dryRun"), "CreateOptions");
+  const manager = managerOf(q.get("fieldManager"), req.headers.get("user-agent"));
+  llama.metadata.managedFields = recordUpdate(undefined, llama, manager, nowSeconds(ctx));
   const created = await ctx.store.create(checked(llama), { dryRun });
   return render(req, created, ctx, 201);
 }
@@ -273,8 +295,19 @@ export async function replaceLlama(
   if (llama.metadata.name !== name) {
     badRequest(`the name of the object (${llama.metadata.name ?? ""}) does not match the name on the URL (${name})`);
   }
-  const dryRun = dryRunOf(new URL(req.url).searchParams.getAll("dryRun"), "UpdateOptions");
-  const updated = await ctx.store.update(namespace, name, () => checked(llama), "update", { dryRun });
+  const q = new URL(req.url).searchParams;
+  const dryRun = dryRunOf(q.getAll("dryRun"), "UpdateOptions");
+  const manager = managerOf(q.get("fieldManager"), req.headers.get("user-agent"));
+  const updated = await ctx.store.update(
+    namespace,
+    name,
+    (current) => {
+      llama.metadata.managedFields = recordUpdate(current, llama, manager, nowSeconds(ctx));
+      return checked(llama);
+    },
+    "update",
+    { dryRun },
+  );
   return render(req, updated, ctx);
 }
 
@@ -290,20 +323,44 @@ export async function patchLlama(
     unsupportedPatch(type);
   }
   const patch = await readBody(req);
-  const dryRun = dryRunOf(new URL(req.url).searchParams.getAll("dryRun"), "PatchOptions");
+  const q = new URL(req.url).searchParams;
+  const dryRun = dryRunOf(q.getAll("dryRun"), "PatchOptions");
+  const time = nowSeconds(ctx);
   if (type === "application/apply-patch+yaml") {
     if (typeof patch !== "object" || patch === null || Array.isArray(patch)) {
       badRequest("apply patch must be an object");
     }
+    const manager = q.get("fieldManager");
+    if (!manager) fieldManagerRequired();
+    if ((patch as { metadata?: { managedFields?: unknown } }).metadata?.managedFields !== undefined) {
+      badRequest("metadata.managedFields must be nil");
+    }
     const applied = cleanLlama(patch as Record<string, unknown>, namespace);
     if (applied.metadata.name !== name) badRequest("the name of the object does not match the name on the URL");
+    const force = q.get("force") === "true";
     try {
       ctx.store.get(namespace, name);
     } catch {
       delete applied.metadata.resourceVersion;
-      return render(req, await ctx.store.create(checked(applied), { dryRun }), ctx, 201);
+      const fresh = { ...applied, metadata: { ...applied.metadata, managedFields: [] } };
+      const created = applyConfiguration(fresh, applied, { manager, force, time });
+      return render(req, await ctx.store.create(checked(created), { dryRun }), ctx, 201);
     }
+    const updated = await ctx.store.update(
+      namespace,
+      name,
+      (current) => {
+        const next = applyConfiguration(current, applied, { manager, force, time });
+        // A resourceVersion in the configuration is a precondition, as for any write.
+        if (applied.metadata.resourceVersion) next.metadata.resourceVersion = applied.metadata.resourceVersion;
+        return checked(next);
+      },
+      "patch",
+      { dryRun },
+    );
+    return render(req, updated, ctx);
   }
+  const manager = managerOf(q.get("fieldManager"), req.headers.get("user-agent"));
   const updated = await ctx.store.update(
     namespace,
     name,
@@ -316,6 +373,7 @@ export async function patchLlama(
       }
       const next = cleanLlama(patched as Record<string, unknown>, namespace);
       next.metadata.name = name;
+      next.metadata.managedFields = recordUpdate(current, next, manager, time);
       // A patch may carry a resourceVersion precondition; one equal to the current state's is the unpatched value.
       return checked(next);
     },
