@@ -222,7 +222,9 @@ function printManager(raw: ManagedFieldsEntry): string {
   );
 }
 
-function conflictError(conflicts: { entry: Entry; key: string }[]): ApiError {
+function conflictError(unsorted: { entry: Entry; key: string }[]): ApiError {
+  // structured-merge-diff reports conflicts in field-path order.
+  const conflicts = unsorted.toSorted((a, b) => display(a.key) < display(b.key) ? -1 : 1);
   const causes: StatusCause[] = conflicts.map((c) => ({
     reason: "FieldManagerConflict",
     message: `conflict with ${printManager(c.entry.raw)}`,
