@@ -8,6 +8,7 @@
 import { KubeClient } from "../../runtime/client.ts";
 import { loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
+import { authzCases } from "./authz.ts";
 import { crdCases } from "./crd.ts";
 import { crudCases } from "./crud.ts";
 import { defaultingCases } from "./defaulting.ts";
@@ -67,6 +68,7 @@ export function defineConformance(
             });
           }
         }
+        await authzCases(t, client, ns); // authz: each behaviour is a step (identities need a ServiceAccount set-up)
       } finally {
         client.close();
         noRetry.close();
