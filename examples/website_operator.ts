@@ -8,6 +8,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import {
   type Action,
   addFinalizer,
+  type Condition,
   ConditionsSchema,
   Controller,
   CoreTypes,
@@ -41,7 +42,7 @@ export const WebsiteSpecSchema = Type.Object({
 export const WebsiteStatusSchema = Type.Object({
   observedGeneration: Type.Optional(Type.Integer({ minimum: 0, description: "The generation last reconciled." })),
   availableReplicas: Type.Optional(Type.Integer({ minimum: 0, description: "Available Pods of the Deployment." })),
-  conditions: Type.Optional(ConditionsSchema),
+  conditions: Type.Optional(Type.Unsafe<Condition[]>(ConditionsSchema)),
 });
 
 /** A Website object. */
@@ -255,7 +256,10 @@ async function register(ctx: ReconcileContext<Website>, site: Website, registryN
         ...entry,
       }, { namespace: registryNamespace });
     } else {
-      await ctx.client.patch(CoreTypes.ConfigMap, REGISTRY_NAME, entry, { namespace: registryNamespace, type: "merge" });
+      await ctx.client.patch(CoreTypes.ConfigMap, REGISTRY_NAME, entry, {
+        namespace: registryNamespace,
+        type: "merge",
+      });
     }
   } catch (err) {
     if (!isAlreadyExists(err)) throw err; // created meanwhile (the cache lagged): add the key to it

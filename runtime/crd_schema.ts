@@ -3,10 +3,11 @@
  * the CRD's structural openAPIV3Schema, so the type a reconcile reads and what the API server validates cannot drift
  * apart. {@link crdFromSchema} builds the apiextensions.k8s.io/v1 object (one served and stored version, the status
  * subresource, a Ready printer column), {@link customResourceType} the address clients use, and
- * {@link ConditionsSchema} is metav1.Condition's list with the validations apimachinery declares.
+ * {@link ConditionsSchema} is metav1.Condition's list with the validations apimachinery declares. The schemas are
+ * TypeBox schemas (or any JSON Schema objects of that shape).
  * @module
  */
-import { type TSchema, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import type { KubeObject, ResourceType } from "./types.ts";
 
 /** A structural OpenAPI v3 schema node as a CRD carries it. */
@@ -58,7 +59,7 @@ const KEPT_KEYWORDS = new Set([
  * });
  * ```
  */
-export function structuralSchema(schema: TSchema): StructuralSchema {
+export function structuralSchema(schema: object): StructuralSchema {
   const s = schema as Record<string, unknown>;
   const literals = Array.isArray(s.anyOf) ? (s.anyOf as Record<string, unknown>[]) : undefined;
   if (literals?.length && literals.every((l) => typeof l.const === "string")) {
@@ -74,25 +75,21 @@ export function structuralSchema(schema: TSchema): StructuralSchema {
   if (s.type === "object") {
     if (s.properties) {
       out.properties = Object.fromEntries(
-        Object.entries(s.properties as Record<string, TSchema>).map(([k, v]) => [k, structuralSchema(v)]),
+        Object.entries(s.properties as Record<string, object>).map(([k, v]) => [k, structuralSchema(v)]),
       );
     }
     if (s.patternProperties) {
-      const [values] = Object.values(s.patternProperties as Record<string, TSchema>);
+      const [values] = Object.values(s.patternProperties as Record<string, object>);
       out.additionalProperties = structuralSchema(values);
     }
     if (Array.isArray(out.required) && out.required.length === 0) delete out.required;
   }
-  if (s.type === "array" && s.items) out.items = structuralSchema(s.items as TSchema);
+  if (s.type === "array" && s.items) out.items = structuralSchema(s.items as object);
   return out;
 }
 
-/**
- * metav1.Condition with apimachinery's validations: a qualified-name `type`, `status` True/False/Unknown, a
- * CamelCase `reason`, a `message`, an RFC 3339 `lastTransitionTime` and an optional `observedGeneration`.
- * (`format: date-time` is for the API server; TypeBox's `Value.Check` needs the format registered to use it.)
- */
-export const ConditionSchema = Type.Object({
+// metav1.Condition with the validations k8s.io/apimachinery declares on it.
+const ConditionSchema = Type.Object({
   type: Type.String({
     maxLength: 316,
     pattern:
@@ -120,12 +117,28 @@ export const ConditionSchema = Type.Object({
   })),
 }, { description: "One aspect of the object's current state (metav1.Condition)." });
 
-/** `status.conditions`: a list of {@link ConditionSchema} keyed by type, as Kubernetes' own condition lists. */
-export const ConditionsSchema = Type.Array(ConditionSchema, {
+/**
+ * `status.conditions` as a CRD schema: metav1.Condition's list keyed by type, with apimachinery's validations (a
+ * qualified-name `type`, `status` True/False/Unknown, a CamelCase `reason`, a `message`, an RFC 3339
+ * `lastTransitionTime`, an optional `observedGeneration`). Plain JSON, so it fits any schema library; with TypeBox,
+ * `Type.Unsafe<Condition[]>(ConditionsSchema)` gives the field the runtime's `Condition[]` type.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Type } from "@sinclair/typebox";
+ * import { ConditionsSchema, structuralSchema } from "./crd_schema.ts";
+ * import type { Condition } from "./types.ts";
+ * const Status = Type.Object({ conditions: Type.Optional(Type.Unsafe<Condition[]>(ConditionsSchema)) });
+ * const conditions = structuralSchema(Status).properties as Record<string, Record<string, unknown>>;
+ * assert.equal(conditions.conditions["x-kubernetes-list-type"], "map");
+ * ```
+ */
+export const ConditionsSchema: StructuralSchema = structuralSchema(Type.Array(ConditionSchema, {
   "x-kubernetes-list-type": "map",
   "x-kubernetes-list-map-keys": ["type"],
   description: "The latest observations of the object's state, one per type; Ready says whether it converged.",
-});
+}));
 
 /** An additionalPrinterColumns entry (what `kubectl get` shows after NAME). */
 export interface PrinterColumn {
@@ -157,10 +170,10 @@ export interface CustomResourceSchema {
   shortNames?: string[];
   /** Namespaced (default) or cluster-scoped. */
   scope?: "Namespaced" | "Cluster";
-  /** The `spec` schema (required in every object). */
-  spec: TSchema;
-  /** The `status` schema, served through the status subresource. */
-  status: TSchema;
+  /** The `spec` schema, a TypeBox schema (required in every object). */
+  spec: object;
+  /** The `status` schema, a TypeBox schema, served through the status subresource. */
+  status: object;
   /** The object's description (`kubectl explain <kind>`). */
   description?: string;
   /** Columns of `kubectl get` after NAME; a Ready column and Age are appended. */
@@ -197,7 +210,10 @@ export function crdFromSchema(cr: CustomResourceSchema): KubeObject {
       kind: { type: "string", description: "The REST resource this object represents, in CamelCase." },
       metadata: { type: "object" }, // kube-apiserver refuses anything but type (and name) under the root metadata
       spec: { description: `Desired state of the ${cr.kind}.`, ...structuralSchema(cr.spec) },
-      status: { description: `Observed state of the ${cr.kind}, written by its controller.`, ...structuralSchema(cr.status) },
+      status: {
+        description: `Observed state of the ${cr.kind}, written by its controller.`,
+        ...structuralSchema(cr.status),
+      },
     },
     required: ["spec"],
   };

@@ -186,7 +186,6 @@ export type { IndexFunc } from "./store.ts";
 export type { RelistCause, StreamState, WatchMemory, WatchState } from "./watch.ts";
 export { patchStatusIfChanged, type StatusChangeOptions, statusChanges, type StatusPatcher } from "./status_patch.ts";
 export {
-  ConditionSchema,
   ConditionsSchema,
   crdFromSchema,
   type CustomResourceSchema,
