@@ -199,7 +199,8 @@ export interface CustomResourceSchema {
  *   status: Type.Object({}),
  * });
  * assert.equal(crd.metadata.name, "websites.examples.kubeop.dev");
- * assert.deepEqual(crd.spec.versions[0].subresources, { status: {} });
+ * const [version] = (crd.spec as { versions: { subresources: unknown }[] }).versions;
+ * assert.deepEqual(version.subresources, { status: {} });
  * ```
  */
 export function crdFromSchema(cr: CustomResourceSchema): KubeObject {

@@ -37,12 +37,21 @@ Deno.test("crdFromSchema: cluster scope, default singular, user columns before R
     status: Type.Object({}),
     printerColumns: [{ name: "Owner", type: "string" as const, jsonPath: ".spec.owner" }],
   };
-  const crd = crdFromSchema(cr);
+  const crd = crdFromSchema(cr) as unknown as {
+    spec: {
+      scope: string;
+      names: Record<string, string>;
+      versions: {
+        additionalPrinterColumns: { name: string }[];
+        schema: { openAPIV3Schema: { required: string[]; properties: { spec: { required: string[] } } } };
+      }[];
+    };
+  };
   assert.equal(crd.spec.scope, "Cluster");
   assert.equal(crd.spec.names.singular, "tenant");
   assert.equal(crd.spec.names.listKind, "TenantList");
   const version = crd.spec.versions[0];
-  assert.deepEqual(version.additionalPrinterColumns.map((c: { name: string }) => c.name), ["Owner", "Ready", "Age"]);
+  assert.deepEqual(version.additionalPrinterColumns.map((c) => c.name), ["Owner", "Ready", "Age"]);
   assert.deepEqual(version.schema.openAPIV3Schema.required, ["spec"]);
   assert.deepEqual(version.schema.openAPIV3Schema.properties.spec.required, ["owner"]);
   assert.deepEqual(customResourceType(cr), {
