@@ -19,7 +19,7 @@ import * as k8s from "@kubernetes/client-node";
 import { Informer } from "../runtime/cache.ts";
 import { KubeClient } from "../runtime/client.ts";
 import { LineSplitter } from "../runtime/json_lines.ts";
-import { CoreTypes } from "../runtime/types.ts";
+import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { fullMode, higherIsBetter, median, recordResult, round } from "./result.ts";
 import { encodeWatchBody } from "./watch_stream_server.ts";
 
@@ -41,6 +41,20 @@ export async function startServerWorker(
 }
 
 const quiet = { debug() {}, info() {}, warn() {} };
+
+/**
+ * The consumer every timed informer run feeds (kubeop's and client-node's alike): it reads each object's body
+ * (`data`, a ConfigMap's spec) and its labels, as a controller's handler and predicate do, then counts it.
+ */
+export function benchConsumer(count: () => void): { added(obj: KubeObject): void } {
+  return {
+    added(obj: KubeObject) {
+      const body = (obj as KubeObject & { data?: Record<string, string> }).data;
+      if (body?.payload === undefined || obj.metadata.labels?.app !== "bench") throw new Error("bench object unread");
+      count();
+    },
+  };
+}
 const RUN_TIMEOUT_MS = 120_000;
 
 function deadline<T>(p: Promise<T>, what: string): Promise<T> {
@@ -64,7 +78,7 @@ export async function kubeopRun(url: string, events: number): Promise<number> {
   let count = 0;
   let done!: () => void;
   const finished = new Promise<void>((r) => done = r);
-  informer.addHandler({ added: () => void (++count === events && done()) });
+  informer.addHandler(benchConsumer(() => void (++count === events && done())));
   const ctrl = new AbortController();
   const start = performance.now();
   const running = informer.start(ctrl.signal);
@@ -91,7 +105,8 @@ export async function clientNodeRun(url: string, events: number): Promise<number
   let count = 0;
   let done!: () => void;
   const finished = new Promise<void>((r) => done = r);
-  informer.on("add", () => void (++count === events && done()));
+  const consumer = benchConsumer(() => void (++count === events && done()));
+  informer.on("add", (obj) => consumer.added(obj as KubeObject));
   informer.on("error", () => {});
   const start = performance.now();
   await informer.start();

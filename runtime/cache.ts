@@ -105,6 +105,12 @@ export interface InformerOptions<T extends KubeObject> extends WatchScope {
   watchList?: boolean;
   /** Deep-freeze stored objects (default true). */
   freeze?: boolean;
+  /**
+   * Decode watched objects lazily: metadata at once, `spec`/`status`/other top-level fields parsed (frozen, cached)
+   * on first read (default off; ignored when `freeze` is false: lazy objects are always frozen). Pays off when
+   * objects carry large `spec`/`status` that handlers rarely read; costs more than it saves on small objects.
+   */
+  lazyObjects?: boolean;
 }
 
 /** Options of the read-your-own-writes waits. */
@@ -187,7 +193,8 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
       replace: (items) => this.#replace(items),
       apply: (type, obj) => this.#apply(type, obj),
     };
-    this.#runner = new WatchRunner({ ...opts, sink, logger: opts.logger });
+    const lazyObjects = opts.freeze !== false && (opts.lazyObjects ?? false);
+    this.#runner = new WatchRunner({ ...opts, lazyObjects, sink, logger: opts.logger });
   }
 
   /** The read-only, frozen view of the cache. */
