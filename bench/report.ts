@@ -119,7 +119,7 @@ export function renderSvg(rows: BenchResult[]): string {
 /** Renders the rows as a Markdown table. */
 export function renderTable(rows: BenchResult[]): string {
   const lines = [
-    "| benchmark | peer | unit | kubeop | peer value | ratio | goal | met | taken |",
+    "| benchmark | peer | unit | kubeop | peer value | ratio | goal | met | taken (UTC, load) |",
     "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
   ];
   for (const r of rows) {
@@ -129,7 +129,9 @@ export function renderTable(rows: BenchResult[]): string {
     lines.push(
       `| ${r.name}${mode} | ${r.peerName ?? "—"} | ${r.unit} | ${fmt(r.kubeop)} | ${fmt(r.peer)} | ${fmt(r.ratio)} | ${
         goal ? `${goal.text} (ratio ≥ ${goal.min})` : "—"
-      } | ${met} | ${(r.time ?? "").slice(0, 16).replace("T", " ")} |`,
+      } | ${met} | ${(r.time ?? "").slice(0, 16).replace("T", " ")}${
+        r.load1 !== undefined ? `, load ${r.load1}` : ""
+      } |`,
     );
   }
   return lines.join("\n") + "\n";

@@ -214,14 +214,23 @@ function members(s: string, i: number, member: (ks: number, ke: number, vs: numb
   }
 }
 
-/** Builds the lazy object for the object value starting at `start` of `s`, or undefined when it cannot. */
+/** Where the object {@link lazyObject} built last ended (index past its closing brace). */
+let lazyEnd = -1;
+
+/**
+ * Builds the lazy object for the object value starting at `start` of `s` (setting {@link lazyEnd}), or undefined
+ * when it cannot.
+ */
 function lazyObject(s: string, start: number): Record<string, unknown> | undefined {
   const obj: Record<string, unknown> = {};
   let st: LazyState | undefined;
   let i = start + 1;
   if (s.charCodeAt(start) !== LBRACE) return undefined;
   i = skipSpace(s, i);
-  if (s.charCodeAt(i) === RBRACE) return obj;
+  if (s.charCodeAt(i) === RBRACE) {
+    lazyEnd = i + 1;
+    return obj;
+  }
   for (;;) {
     if (s.charCodeAt(i) !== Q) return undefined;
     const ke = skipString(s, i);
@@ -254,6 +263,7 @@ function lazyObject(s: string, start: number): Record<string, unknown> | undefin
     i = skipSpace(s, i + 1);
   }
   if (st) LazyStamp.attach(obj, st);
+  lazyEnd = i + 1;
   return obj;
 }
 
@@ -278,6 +288,25 @@ const OBJECT_EVENTS = new Set(["ADDED", "MODIFIED", "DELETED"]);
  * ```
  */
 export function parseWatchLine(line: string): unknown {
+  // kube-apiserver's layout, `{"type":"…","object":{…}}`, is read in one pass over the object.
+  if (line.startsWith(TYPE_PREFIX)) {
+    const q = line.indexOf('"', TYPE_PREFIX.length);
+    const type = line.slice(TYPE_PREFIX.length, q);
+    if (q > 0 && OBJECT_EVENTS.has(type) && line.startsWith(OBJECT_INFIX, q)) {
+      const object = lazyObject(line, q + OBJECT_INFIX.length);
+      if (object && line.charCodeAt(lazyEnd) === RBRACE && skipSpace(line, lazyEnd + 1) === line.length) {
+        return { type, object };
+      }
+    }
+  }
+  return parseAnyLayout(line);
+}
+
+const TYPE_PREFIX = '{"type":"';
+const OBJECT_INFIX = '","object":';
+
+/** {@link parseWatchLine} for any member order and spacing. */
+function parseAnyLayout(line: string): unknown {
   let type: string | undefined;
   let objStart = -1;
   const end = members(line, skipSpace(line, 0), (ks, ke, vs, ve) => {
