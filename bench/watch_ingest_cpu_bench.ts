@@ -19,7 +19,7 @@ import { LineSplitter } from "../runtime/json_lines.ts";
 import { parseWatchLine } from "../runtime/lazy_object.ts";
 import { CoreTypes, type KubeObject, type WatchEvent } from "../runtime/types.ts";
 import { fullMode, median } from "./result.ts";
-import { benchConsumer } from "./watch_ingest_bench.ts";
+import { benchConsumer, useControllerIndexes } from "./watch_ingest_bench.ts";
 import { encodeWatchBody } from "./watch_stream_server.ts";
 
 const READ_BYTES = 64 * 1024;
@@ -82,6 +82,7 @@ async function informerPath(
     freeze: opts.freeze,
     lazyObjects: opts.lazyObjects,
   });
+  useControllerIndexes(informer);
   let seen = 0;
   informer.addHandler(benchConsumer(() => seen++));
   await informer.start(ctrl.signal);
