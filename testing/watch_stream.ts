@@ -43,6 +43,10 @@ const encoder = new TextEncoder();
 const PRE_TIMEOUT_BOOKMARK_MS = 2000;
 /** Per event, per presenter key, per frame type: the encoded frame (keys looked up, never concatenated per delivery). */
 const encodeCache = new WeakMap<StoredEvent, Map<string, Map<WatchEventType, Uint8Array>>>();
+/** The most recent entry of {@link encodeCache} (fan-out hands one event to every watch in a row). */
+let lastEncoded: { ev?: StoredEvent; presenterKey?: string; type?: WatchEventType; bytes: Uint8Array } = {
+  bytes: new Uint8Array(0),
+};
 
 /**
  * Batches frames per stream until the next macrotask: every frame a burst of writes produces for one watch goes out
@@ -171,13 +175,19 @@ export class WatchStream implements WatchSink {
     } else if (ev.type === "DELETED") {
       if (!(ev.prev ? this.#opts.matches(ev.prev) : now)) return;
     } else if (!now) return;
+    const presenterKey = this.#opts.presenter.key;
+    // One event goes to every watch in turn: the last encoding is remembered before the cache is consulted.
+    if (ev === lastEncoded.ev && presenterKey === lastEncoded.presenterKey && type === lastEncoded.type) {
+      this.#write(lastEncoded.bytes);
+      return;
+    }
     let byPresenter = encodeCache.get(ev);
     if (!byPresenter) encodeCache.set(ev, byPresenter = new Map());
-    const presenterKey = this.#opts.presenter.key;
     let byType = byPresenter.get(presenterKey);
     if (!byType) byPresenter.set(presenterKey, byType = new Map());
     let bytes = byType.get(type);
     if (!bytes) byType.set(type, bytes = this.#encode(type, type === "DELETED" ? lastMatching(ev) : ev.object));
+    lastEncoded = { ev, presenterKey, type, bytes };
     this.#write(bytes);
   }
 
