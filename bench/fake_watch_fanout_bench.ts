@@ -23,10 +23,13 @@
  *   means other processes took the cores and wall-clock figures are pessimistic).
  * - `fake-watch-fanout-latency` (ms): p99 write→arrival at a paced M events/s (quick 40 events at 20/s, full 100 at
  *   50/s) — the latency of a lightly loaded server; peer = the same with N = 1, ratio = peer/kubeop.
+ * - `fake-watch-fanout-p99` (ms): p99 write→arrival with 1 000 watchers at a fixed 1 000 writes/s (quick 500 writes,
+ *   full 2 000; 1 M deliveries/s asked of the server), against the goal of 50 ms (ratio = 50 / p99, > 1 = met).
  *
  * Set BENCH_DEBUG=1 for one progress line per run on stderr.
  *
- * Run: deno run --allow-all --v8-flags=--expose-gc bench/fake_watch_fanout_bench.ts [--full]
+ * Run: deno run --allow-all --v8-flags=--expose-gc bench/fake_watch_fanout_bench.ts [--full] [--only-p99]
+ * (`--only-p99`: the fixed-rate row alone).
  * @module
  */
 
@@ -40,6 +43,10 @@ const SAMPLES_PER_RUN = 50;
 const CONNECT_BATCH = 200;
 const RUN_TIMEOUT_MS = 120_000;
 const CLIENT_FLAG = "--watch-client";
+/** The fixed-rate row: watchers, writes/s and the p99 goal. */
+const FIXED_RATE_WATCHERS = 1_000;
+const FIXED_RATE_PER_SEC = 1_000;
+const FIXED_RATE_P99_GOAL_MS = 50;
 
 /** What the watch client prints when every watcher has its events (one JSON line). */
 interface ClientReport {
@@ -375,20 +382,27 @@ async function main(): Promise<void> {
     const seq = { next: 0 };
     await runFanout(server, 10, 200, null, seq); // warm-up: JIT, subprocess module cache
 
+    const onlyFixed = Deno.args.includes("--only-p99");
     const maxRuns = new Map<number, RunResult[]>();
     const pacedRuns = new Map<number, RunResult>();
-    for (let r = 0; r < reps; r++) {
+    for (let r = 0; r < (onlyFixed ? 0 : reps); r++) {
       for (const n of [1, ...sizes]) {
         const list = maxRuns.get(n) ?? [];
         list.push(await runFanout(server, n, eventsFor(n), null, seq));
         maxRuns.set(n, list);
       }
     }
-    for (const n of [1, ...sizes]) pacedRuns.set(n, await runFanout(server, n, pacedEvents, pacedRate, seq));
+    for (const n of onlyFixed ? [] : [1, ...sizes]) {
+      pacedRuns.set(n, await runFanout(server, n, pacedEvents, pacedRate, seq));
+    }
+    const fixedRuns: RunResult[] = [];
+    for (let r = 0; r < reps; r++) {
+      fixedRuns.push(await runFanout(server, FIXED_RATE_WATCHERS, full ? 2_000 : 500, FIXED_RATE_PER_SEC, seq));
+    }
 
     const med = (runs: RunResult[], f: (r: RunResult) => number) => round(median(runs.map(f)));
-    const single = maxRuns.get(1)!;
-    const singleRate = med(single, (r) => r.deliveredPerSec);
+    const single = maxRuns.get(1) ?? [];
+    const singleRate = onlyFixed ? 0 : med(single, (r) => r.deliveredPerSec);
     const singlePaced = pacedRuns.get(1)!;
     const common = {
       namespace: NAMESPACE,
@@ -401,7 +415,7 @@ async function main(): Promise<void> {
       gcForced: typeof (globalThis as { gc?: unknown }).gc === "function",
       mode: full ? "full" : "quick",
     };
-    for (const n of sizes) {
+    for (const n of onlyFixed ? [] : sizes) {
       const runs = maxRuns.get(n)!;
       const delivered = med(runs, (r) => r.deliveredPerSec);
       const linear = round(singleRate * n);
@@ -438,7 +452,7 @@ async function main(): Promise<void> {
         },
       });
     }
-    for (const n of sizes) {
+    for (const n of onlyFixed ? [] : sizes) {
       const paced = pacedRuns.get(n)!;
       await recordResult({
         name: "fake-watch-fanout-latency",
@@ -455,6 +469,31 @@ async function main(): Promise<void> {
         },
       });
     }
+    const fixedP99 = med(fixedRuns, (r) => r.latencyP99Ms);
+    await recordResult({
+      name: "fake-watch-fanout-p99",
+      params: {
+        ...common,
+        watchers: FIXED_RATE_WATCHERS,
+        events: fixedRuns[0].events,
+        writeRatePerSec: FIXED_RATE_PER_SEC,
+        ratioMeaning: "goal ÷ p99 (> 1 = under the goal)",
+      },
+      unit: "ms",
+      kubeop: fixedP99,
+      peer: FIXED_RATE_P99_GOAL_MS,
+      peerName: "goal",
+      ratio: lowerIsBetter(fixedP99, FIXED_RATE_P99_GOAL_MS),
+      extra: {
+        latencyP50Ms: med(fixedRuns, (r) => r.latencyP50Ms),
+        writesPerSec: med(fixedRuns, (r) => r.writesPerSec),
+        deliveredPerSec: med(fixedRuns, (r) => r.deliveredPerSec),
+        serverCpuUsPerDelivery: round(med(fixedRuns, (r) => (r.serverCpuMs * 1000) / (r.watchers * r.events))),
+        clientCpuUsPerDelivery: round(med(fixedRuns, (r) => (r.clientCpuMs * 1000) / (r.watchers * r.events))),
+        cpuBusyShareOfWall: round(med(fixedRuns, (r) => (r.serverCpuMs + r.clientCpuMs) / r.wallMs)),
+        samplesP99Ms: fixedRuns.map((r) => round(r.latencyP99Ms)),
+      },
+    });
   } finally {
     await server.stop();
   }

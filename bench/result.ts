@@ -27,6 +27,8 @@ export interface BenchResult {
   machine?: string;
   /** Optional extra numbers (e.g. p50 beside a p99). */
   extra?: Record<string, unknown>;
+  /** The host's 1-minute load average when recorded (filled in when absent; > cores means the figures are pessimistic). */
+  load1?: number;
 }
 
 /** Where results are appended. */
@@ -39,6 +41,15 @@ export function machineDescription(): string {
     model = Deno.readTextFileSync("/proc/cpuinfo").match(/model name\s*:\s*(.+)/)?.[1]?.trim() ?? "";
   } catch { /* not Linux */ }
   return `${Deno.build.os}-${Deno.build.arch}, ${navigator.hardwareConcurrency} cpu${model ? `, ${model}` : ""}`;
+}
+
+/** The 1-minute load average, or undefined where it cannot be read (no --allow-sys, not Linux/macOS). */
+export function loadAverage(): number | undefined {
+  try {
+    return round(Deno.loadavg()[0]);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Ratio for a higher-is-better unit (ops/s): kubeop / peer. */
@@ -80,6 +91,7 @@ export async function recordResult(r: BenchResult): Promise<void> {
     ...r,
     time: r.time ?? new Date().toISOString(),
     machine: r.machine ?? machineDescription(),
+    load1: r.load1 ?? loadAverage(),
   });
   console.log(line);
   await Deno.mkdir(new URL("./results/", import.meta.url), { recursive: true });

@@ -5,7 +5,7 @@
  * parse (the transport), and the whole path into the Informer (pure step → store → handler), with and without
  * deep freezing. Prints one line per stage; records nothing (watch_ingest_bench.ts is the reported benchmark).
  *
- * Run: deno run --allow-all --v8-flags=--expose-gc bench/watch_ingest_cpu_bench.ts [--full]
+ * Run: deno run --allow-all --v8-flags=--expose-gc bench/watch_ingest_cpu_bench.ts [--full] [--stages=informer,…]
  * @module
  */
 
@@ -16,8 +16,10 @@ import type { KubeClient } from "../runtime/client.ts";
 import { RealClock } from "../runtime/clock.ts";
 import { dechunkInPlace } from "../runtime/http_transport.ts";
 import { LineSplitter } from "../runtime/json_lines.ts";
+import { parseWatchLine } from "../runtime/lazy_object.ts";
 import { CoreTypes, type KubeObject, type WatchEvent } from "../runtime/types.ts";
 import { fullMode, median } from "./result.ts";
+import { benchConsumer, useControllerIndexes } from "./watch_ingest_bench.ts";
 import { encodeWatchBody } from "./watch_stream_server.ts";
 
 const READ_BYTES = 64 * 1024;
@@ -45,7 +47,11 @@ function feed(body: Uint8Array, onLine: (line: string) => void): void {
  * The informer's whole path (its own loop: pure step → store → handler) ingesting `body` as its one watch stream,
  * from a stub client whose list is empty; the CPU time of feeding the stream is returned.
  */
-async function informerPath(body: Uint8Array, events: number, freeze: boolean): Promise<number> {
+async function informerPath(
+  body: Uint8Array,
+  events: number,
+  opts: { freeze: boolean; lazyObjects: boolean },
+): Promise<number> {
   let ms = -1;
   const ctrl = new AbortController();
   const client = {
@@ -53,14 +59,17 @@ async function informerPath(body: Uint8Array, events: number, freeze: boolean): 
     listAll: () => Promise.resolve({ items: [], metadata: { resourceVersion: "1" } }),
     async watchStream(
       _rt: unknown,
-      opts: { signal?: AbortSignal; onOpen?: () => void },
+      opts: { signal?: AbortSignal; onOpen?: () => void; lazyObjects?: boolean },
       onEvent: (ev: WatchEvent<KubeObject>) => void,
     ): Promise<void> {
       opts.onOpen?.();
       const start = cpuMs();
-      feed(body, (line) => onEvent(JSON.parse(line)));
+      const parse = opts.lazyObjects ? parseWatchLine : JSON.parse;
+      feed(body, (line) => onEvent(parse(line) as WatchEvent<KubeObject>));
       ms = cpuMs() - start;
       ctrl.abort();
+      // The informer's abort reaches this stream's signal synchronously: it may already be aborted here.
+      if (opts.signal?.aborted) return;
       await new Promise((resolve) => opts.signal?.addEventListener("abort", resolve, { once: true }));
     },
   } as unknown as KubeClient;
@@ -70,10 +79,12 @@ async function informerPath(body: Uint8Array, events: number, freeze: boolean): 
     namespace: "bench",
     logger: quiet,
     watchList: false,
-    freeze,
+    freeze: opts.freeze,
+    lazyObjects: opts.lazyObjects,
   });
+  useControllerIndexes(informer);
   let seen = 0;
-  informer.addHandler({ added: () => void seen++ });
+  informer.addHandler(benchConsumer(() => seen++));
   await informer.start(ctrl.signal);
   if (seen !== events || ms < 0) throw new Error(`informer saw ${seen} of ${events} events`);
   return ms;
@@ -108,9 +119,12 @@ if (import.meta.main) {
       if (n !== events) throw new Error("transport");
       return cpuMs() - start;
     },
-    "informer": () => informerPath(body, events, true),
-    "informer-no-freeze": () => informerPath(body, events, false),
+    "informer": () => informerPath(body, events, { freeze: true, lazyObjects: true }),
+    "informer-eager": () => informerPath(body, events, { freeze: true, lazyObjects: false }),
+    "informer-no-freeze": () => informerPath(body, events, { freeze: false, lazyObjects: false }),
   };
+  const only = Deno.args.find((a) => a.startsWith("--stages="))?.slice("--stages=".length).split(",");
+  if (only) { for (const name of Object.keys(stages)) if (!only.includes(name)) delete stages[name]; }
   const samples: Record<string, number[]> = {};
   for (let r = 0; r < reps; r++) {
     for (const [name, run] of Object.entries(stages)) {

@@ -13,6 +13,7 @@ import { BearerCredentials } from "./credentials.ts";
 import { ApiError, type CallInfo, failureStatus, type Status } from "./errors.ts";
 import { openHttpStream } from "./http_transport.ts";
 import { LineSplitter } from "./json_lines.ts";
+import { parseWatchLine } from "./lazy_object.ts";
 import { ensureDefaultLogging } from "./log.ts";
 import type { ClusterConfig } from "./kubeconfig.ts";
 import type { WriteFence } from "./write_fence.ts";
@@ -104,6 +105,11 @@ export interface WatchOptions extends NamespaceOption {
   metadataOnly?: boolean;
   /** Called once the server accepted the watch (HTTP 200), before any event. */
   onOpen?: () => void;
+  /**
+   * Decode ADDED/MODIFIED/DELETED objects lazily (lazy_object.ts): metadata at once, other top-level fields on
+   * first read, frozen. For caches that freeze what they keep.
+   */
+  lazyObjects?: boolean;
   /** Called for frames that are not JSON (the stream continues). */
   onMalformed?: (line: string, error: unknown) => void;
 }
@@ -547,10 +553,13 @@ export class KubeClient {
     }
     opts.onOpen?.();
     const onMalformed = opts.onMalformed ?? (() => {});
+    const parse: (line: string) => WatchEvent<T> = opts.lazyObjects
+      ? (parseWatchLine as (line: string) => WatchEvent<T>)
+      : JSON.parse;
     const splitter = new LineSplitter((line) => {
       let event: WatchEvent<T>;
       try {
-        event = JSON.parse(line);
+        event = parse(line);
       } catch (err) {
         onMalformed(line, err);
         return;
