@@ -12,7 +12,7 @@
  * @module
  */
 
-import { ApiError } from "./errors.ts";
+import { ApiError, isClientError, isGone, isServerError, isTooManyRequests, isUnauthorized } from "./errors.ts";
 import type { KubeObject, WatchEvent } from "./types.ts";
 
 /** Why a full list is (re)done. */
@@ -187,7 +187,7 @@ function describe(error: unknown): string {
 function isUnservableRv(obj: unknown): boolean {
   // deno-lint-ignore no-explicit-any
   const s = obj as any;
-  if (s?.code === 410 || s?.reason === "Expired" || s?.reason === "Gone") return true;
+  if (isGone(s) || s?.reason === "Expired" || s?.reason === "Gone") return true;
   // deno-lint-ignore no-explicit-any
   if (s?.details?.causes?.some((c: any) => c?.reason === "ResourceVersionTooLarge")) return true;
   return typeof s?.message === "string" && /too large resource version/i.test(s.message);
@@ -249,7 +249,7 @@ export function step(state: WatchState, input: WatchInput, env: StepEnv): StepRe
 
     case "listFailed": {
       if (state.kind !== "Listing") return { state, effects: [] };
-      const extra: WatchEffect[] = errorCode(input.error) === 401 ? [{ type: "refreshCredentials" }] : [];
+      const extra: WatchEffect[] = isUnauthorized(input.error) ? [{ type: "refreshCredentials" }] : [];
       return backoff(mem, "list-error", "list", env, undefined, extra, describe(input.error));
     }
 
@@ -278,14 +278,14 @@ export function step(state: WatchState, input: WatchInput, env: StepEnv): StepRe
     case "streamFailed": {
       const code = errorCode(input.error);
       if (state.kind === "InitialEvents") {
-        const refused = code !== undefined && code >= 400 && code < 500 && code !== 401 && code !== 429 &&
-          code !== 410;
+        const err = input.error;
+        const refused = isClientError(err) && !isUnauthorized(err) && !isTooManyRequests(err) && !isGone(err);
         const nextMem: WatchMemory = refused ? { ...mem, watchList: "off" } : mem;
         const extra: WatchEffect[] = [{ type: "relist", cause: "watchlist-fallback" }];
-        if (code === 401) {
+        if (isUnauthorized(err)) {
           return backoff(nextMem, "unauthorized", "list", env, undefined, [{ type: "refreshCredentials" }]);
         }
-        if (!refused && state.openedAtMs === undefined && code !== undefined && code >= 500) {
+        if (!refused && state.openedAtMs === undefined && isServerError(err)) {
           return backoff(nextMem, "watchlist-error", "list", env, undefined, [], describe(input.error));
         }
         return {
@@ -294,10 +294,10 @@ export function step(state: WatchState, input: WatchInput, env: StepEnv): StepRe
         };
       }
       if (state.kind !== "Watching") return { state, effects: [] };
-      if (code === 410 || (input.error instanceof ApiError && isUnservableRv(input.error.status))) {
+      if (isGone(input.error) || (input.error instanceof ApiError && isUnservableRv(input.error.status))) {
         return startListing(mem, "expired", env, [{ type: "relist", cause: "expired" }]);
       }
-      const extra: WatchEffect[] = code === 401 ? [{ type: "refreshCredentials" }] : [];
+      const extra: WatchEffect[] = isUnauthorized(input.error) ? [{ type: "refreshCredentials" }] : [];
       const reason = code !== undefined ? `http-${code}` : "stream-error";
       return backoff(mem, reason, "watch", env, state.openedAtMs, extra, describe(input.error));
     }
@@ -341,7 +341,7 @@ function onEvent(state: WatchState, event: WatchEvent<unknown>, env: StepEnv): S
     const status = event.object as any;
     const reason = "in-stream-error";
     const detail = `${status?.code ?? ""} ${status?.reason ?? ""} ${status?.message ?? ""}`.trim();
-    if (status?.code === 401) effects.push({ type: "refreshCredentials" });
+    if (isUnauthorized(status)) effects.push({ type: "refreshCredentials" });
     const healthy = state.kind === "Watching" ? state.openedAtMs : undefined;
     return backoff(mem, reason, state.kind === "Watching" ? "watch" : "list", env, healthy, effects, detail);
   }
