@@ -4,11 +4,12 @@ import { loadClusterConfig } from "../runtime/kubeconfig.ts";
 import { KubeClient } from "../runtime/client.ts";
 import { Manager } from "../runtime/manager.ts";
 import { type Action, done } from "../runtime/queue.ts";
-import { CoreTypes, type KubeObject } from "../runtime/types.ts";
+import { CoreTypes } from "../runtime/types.ts";
+import type { ConfigMap } from "../runtime/builtin_types.ts";
 
 /** Builds the controller; the manager gives it a cache, a queue, metrics and Events. */
-export function helloController(): Controller<KubeObject> {
-  return new Controller<KubeObject>({
+export function helloController(): Controller<ConfigMap> {
+  return new Controller<ConfigMap>({
     name: "hello",
     for: CoreTypes.ConfigMap,
     forOptions: { labelSelector: "greet=yes" },

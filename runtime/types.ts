@@ -37,8 +37,7 @@ export interface KubeObject {
   apiVersion?: string;
   kind?: string;
   metadata: ObjectMeta;
-  // deno-lint-ignore no-explicit-any
-  [field: string]: any;
+  [field: string]: unknown;
 }
 
 /** metav1.ListMeta. */

@@ -6,7 +6,7 @@
  */
 import type { Clock } from "../runtime/clock.ts";
 import { ApiError, failureStatus } from "../runtime/errors.ts";
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { ObjectStore } from "./store.ts";
 import type { WatchHub, WatchSink } from "./watch_hub.ts";
 

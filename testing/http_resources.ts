@@ -4,7 +4,7 @@
  * @module
  */
 import type { Clock } from "../runtime/clock.ts";
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
 import { negotiateShape, shapeList, shapeObject, watchPresenter } from "./http_negotiation.ts";
 import { applyJsonPatch } from "./patch/json_patch.ts";

@@ -4,7 +4,7 @@
  * A Terminating namespace with no finalizers left is then removed by the namespace controller (gc.ts).
  * @module
  */
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { FakeStore } from "./fake_store.ts";
 import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
 import { jsonResponse, type ResourceRoute } from "./http_resources.ts";

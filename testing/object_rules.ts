@@ -5,7 +5,7 @@
  * @module
  */
 import type { StatusCause } from "../runtime/errors.ts";
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 
 /** Kubernetes metav1.Time: RFC 3339 in UTC with whole seconds (`2026-01-01T00:00:00Z`). */
 export function rfc3339(ms: number): string {

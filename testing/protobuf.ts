@@ -11,7 +11,7 @@
  */
 
 import { ApiError, failureStatus } from "../runtime/errors.ts";
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { MESSAGES } from "./protobuf_types.ts";
 
 interface FieldDesc {

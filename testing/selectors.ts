@@ -4,7 +4,7 @@
  * Parse errors are 400 BadRequest.
  * @module
  */
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 
 /** A compiled selector: true when an object matches. */
 export type Matcher = (obj: KubeObject) => boolean;

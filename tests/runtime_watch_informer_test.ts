@@ -4,6 +4,7 @@ import { KubeClient } from "../runtime/client.ts";
 import { VirtualClock } from "../runtime/clock.ts";
 import { CacheSyncTimeoutError, InformerRegistry } from "../runtime/informers.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
+import { nestedString } from "../runtime/unstructured.ts";
 import { WatchStub } from "./runtime_watch_stub.ts";
 
 const quietLogger = { debug() {}, info() {}, warn() {} };
@@ -108,7 +109,7 @@ Deno.test("informer: syncs through WatchList, then follows events; objects are f
     await until(() => h.log.includes("deleted b"), h.clock, "delete");
     assert.deepEqual(h.log, ["added a 101", "added b 102", "synced", "modified a 103", "deleted b"]);
     const a = h.informer.store.get("ns/a")!;
-    assert.equal(a.data.v, "2");
+    assert.equal(nestedString(a, "data", "v"), "2");
     assert.equal(a.metadata.managedFields, undefined);
     assert.ok(Object.isFrozen(a) && Object.isFrozen(a.data));
   } finally {

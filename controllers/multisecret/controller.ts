@@ -18,7 +18,8 @@ import { addFinalizer, hasFinalizer, removeFinalizer, setCondition } from "../..
 import { Controller, type ReconcileContext } from "../../runtime/controller.ts";
 import { isAlreadyExists, isConflict, isNotFound } from "../../runtime/errors.ts";
 import { type Action, done, requeueAfter } from "../../runtime/queue.ts";
-import { type Condition, CoreTypes, type KubeObject, objectKey } from "../../runtime/types.ts";
+import type { Namespace, Secret } from "../../runtime/builtin_types.ts";
+import { type Condition, CoreTypes, objectKey } from "../../runtime/types.ts";
 import type { RbacRule } from "../rbac.ts";
 import { type MultiSecret, MultiSecretType } from "./schema.ts";
 
@@ -67,7 +68,7 @@ function base64(text: string): string {
 }
 
 /** The child Secret `ms` wants in `namespace` (data = spec.data with stringData folded in, base64). */
-export function desiredChild(ms: MultiSecret, namespace: string): KubeObject {
+export function desiredChild(ms: MultiSecret, namespace: string): Secret {
   const data: Record<string, string> = { ...(ms.spec?.data ?? {}) };
   for (const [k, v] of Object.entries(ms.spec?.stringData ?? {})) data[k] = base64(v);
   return {
@@ -93,7 +94,7 @@ export function childNameOf(ms: MultiSecret): string {
   return ms.spec?.secretName ?? ms.metadata.name!;
 }
 
-function isOurs(secret: KubeObject, ms: MultiSecret): boolean {
+function isOurs(secret: Secret, ms: MultiSecret): boolean {
   const a = secret.metadata.annotations ?? {};
   if (a[OWNER_UID]) return a[OWNER_UID] === ms.metadata.uid;
   return a[OWNER_NAME] === ms.metadata.name && a[OWNER_NAMESPACE] === ms.metadata.namespace;
@@ -103,9 +104,9 @@ function sortedJson(map: Record<string, string>): string {
   return JSON.stringify(Object.entries(map).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
 }
 
-function sameContent(have: KubeObject, want: KubeObject): boolean {
+function sameContent(have: Secret, want: Secret): boolean {
   const a = have.metadata.annotations ?? {};
-  return sortedJson(have.data ?? {}) === sortedJson(want.data) &&
+  return sortedJson(have.data ?? {}) === sortedJson(want.data!) &&
     have.metadata.labels?.[OWNER_UID] === want.metadata.labels![OWNER_UID] &&
     [OWNER_NAME, OWNER_NAMESPACE, OWNER_UID].every((k) => a[k] === want.metadata.annotations![k]) &&
     !a["kubectl.kubernetes.io/last-applied-configuration"];
@@ -115,8 +116,8 @@ function sameContent(have: KubeObject, want: KubeObject): boolean {
 export async function reconcileMultiSecret(ctx: ReconcileContext): Promise<Action> {
   const ms = ctx.informers.get<MultiSecret>(MultiSecretType).store.get(ctx.key);
   if (!ms) return done();
-  const children = ctx.informers.get(CoreTypes.Secret, { labelSelector: CHILD_SELECTOR }).store;
-  const namespaces = ctx.informers.get(CoreTypes.Namespace).store.list();
+  const children = ctx.informers.get<Secret>(CoreTypes.Secret, { labelSelector: CHILD_SELECTOR }).store;
+  const namespaces = ctx.informers.get<Namespace>(CoreTypes.Namespace).store.list();
   const name = childNameOf(ms);
 
   if (ms.metadata.deletionTimestamp) {
@@ -200,7 +201,7 @@ export async function reconcileMultiSecret(ctx: ReconcileContext): Promise<Actio
 
 type CreateOutcome = "created" | "ours" | "conflict";
 
-async function createChild(ctx: ReconcileContext, ms: MultiSecret, want: KubeObject): Promise<CreateOutcome> {
+async function createChild(ctx: ReconcileContext, ms: MultiSecret, want: Secret): Promise<CreateOutcome> {
   const ns = want.metadata.namespace!;
   try {
     await ctx.client.create(CoreTypes.Secret, want, { namespace: ns });
@@ -214,7 +215,7 @@ async function createChild(ctx: ReconcileContext, ms: MultiSecret, want: KubeObj
       });
       throw err;
     }
-    const existing = await ctx.client.get(CoreTypes.Secret, want.metadata.name!, { namespace: ns });
+    const existing = await ctx.client.get<Secret>(CoreTypes.Secret, want.metadata.name!, { namespace: ns });
     if (!isOurs(existing, ms)) return "conflict";
     return "ours"; // ours, not yet in the cache
   }
@@ -232,10 +233,10 @@ async function createChild(ctx: ReconcileContext, ms: MultiSecret, want: KubeObj
   return "created";
 }
 
-async function updateChild(ctx: ReconcileContext, ms: MultiSecret, have: KubeObject, want: KubeObject) {
+async function updateChild(ctx: ReconcileContext, ms: MultiSecret, have: Secret, want: Secret) {
   const annotations = { ...(have.metadata.annotations ?? {}), ...want.metadata.annotations };
   delete annotations["kubectl.kubernetes.io/last-applied-configuration"];
-  const next: KubeObject = {
+  const next: Secret = {
     ...have,
     metadata: { ...have.metadata, labels: { ...(have.metadata.labels ?? {}), ...want.metadata.labels }, annotations },
     data: want.data,
@@ -251,7 +252,7 @@ async function updateChild(ctx: ReconcileContext, ms: MultiSecret, have: KubeObj
   });
 }
 
-async function deleteChild(ctx: ReconcileContext, ms: MultiSecret, child: KubeObject) {
+async function deleteChild(ctx: ReconcileContext, ms: MultiSecret, child: Secret) {
   try {
     await ctx.client.delete(CoreTypes.Secret, child.metadata.name!, {
       namespace: child.metadata.namespace,
@@ -313,7 +314,7 @@ async function writeStatus(
 }
 
 /** Secret → its owner's key, from the owner annotations. */
-export function ownerOfSecret(secret: KubeObject): string[] {
+export function ownerOfSecret(secret: Secret): string[] {
   const a = secret.metadata.annotations ?? {};
   return a[OWNER_NAME] && a[OWNER_NAMESPACE] ? [`${a[OWNER_NAMESPACE]}/${a[OWNER_NAME]}`] : [];
 }

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import type { Secret } from "../../runtime/builtin_types.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { FakeCluster } from "../fake_context.ts";
 import { FINALIZER, OWNER_NAME, OWNER_NAMESPACE, OWNER_UID, reconcileMultiSecret } from "./controller.ts";
@@ -19,7 +20,7 @@ function setup(spec: MultiSecret["spec"], namespaces = ["default", "team-a", "te
   });
   const run = () => reconcileMultiSecret(cluster.context(MultiSecretType, "default/ms"));
   const ms = () => cluster.get(MultiSecretType, "default/ms") as MultiSecret;
-  const children = () => cluster.list(CoreTypes.Secret).filter((s) => s.metadata.name === "ms");
+  const children = () => (cluster.list(CoreTypes.Secret) as Secret[]).filter((s) => s.metadata.name === "ms");
   return { cluster, run, ms, children };
 }
 
@@ -52,7 +53,7 @@ Deno.test("new namespace gets it, deleted child re-created, spec change propagat
   assert.deepEqual(children().map((s) => s.metadata.namespace).sort(), ["default", "late", "team-a", "team-b"]);
   cluster.patch(MultiSecretType, "default/ms", { spec: { data: { k: "djI=" } } });
   await run();
-  assert.ok(children().every((s) => s.data.k === "djI="));
+  assert.ok(children().every((s) => s.data?.k === "djI="));
   const uidBefore = cluster.get(CoreTypes.Secret, "team-b/ms")!.metadata.uid;
   cluster.patch(MultiSecretType, "default/ms", { spec: { type: "example.com/custom" } });
   await run();

@@ -8,7 +8,7 @@
  */
 
 import { ApiError, type StatusCause } from "../../runtime/errors.ts";
-import type { KubeObject } from "../../runtime/types.ts";
+import type { Unstructured as KubeObject } from "../unstructured.ts";
 import type { ResourceDef } from "../resource_def.ts";
 import {
   type FieldPath,

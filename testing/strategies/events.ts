@@ -5,7 +5,7 @@
  * selectors included. Both may be created by PUT, as in kube.
  * @module
  */
-import type { KubeObject } from "../../runtime/types.ts";
+import type { Unstructured as KubeObject } from "../unstructured.ts";
 import type { ResourceStrategy, StorageConversion } from "../strategy.ts";
 
 const PAIRS: Array<[events: string, core: string]> = [

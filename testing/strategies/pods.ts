@@ -4,7 +4,7 @@
  * finished is deleted gracefully (kube: the pod strategy's CheckGracefulDelete).
  * @module
  */
-import type { KubeObject } from "../../runtime/types.ts";
+import type { Unstructured as KubeObject } from "../unstructured.ts";
 import type { ResourceStrategy } from "../strategy.ts";
 
 /** The strategy of core v1 pods. */

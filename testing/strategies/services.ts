@@ -4,7 +4,7 @@
  * an update that omits spec.clusterIP keeps the allocated one. Endpoints, like kube, may be created by PUT.
  * @module
  */
-import type { KubeObject } from "../../runtime/types.ts";
+import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { validateDns1035Name } from "../object_rules.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
 

@@ -8,6 +8,12 @@ import assert from "node:assert/strict";
 import { KubeClient } from "../../runtime/client.ts";
 import { ApiError, isAlreadyExists, isConflict, isForbidden, isInvalid, isNotFound } from "../../runtime/errors.ts";
 import { loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
+import type {
+  APIService as APIServiceObject,
+  ConfigMap,
+  CustomResourceDefinition,
+  Namespace,
+} from "../../runtime/builtin_types.ts";
 import { CoreTypes, type KubeObject, type ResourceType, type WatchEvent } from "../../runtime/types.ts";
 
 /** A started API server to run cases against. */
@@ -15,6 +21,9 @@ export interface ConformanceTarget {
   kubeconfigPath: string;
   stop(): Promise<void>;
 }
+
+/** A Widget of the conformance CRD. */
+type WidgetObject = KubeObject & { spec: { size: number; color?: string }; status?: { phase?: string } };
 
 const Widget: ResourceType = {
   group: "conformance.kubeop.dev",
@@ -173,12 +182,15 @@ async function cases(t: Deno.TestContext, client: KubeClient, ns: string): Promi
       structuredClone(WIDGET_CRD) as unknown as KubeObject,
     );
     await eventually("CRD Established", async () => {
-      const crd = await client.get(CoreTypes.CustomResourceDefinition, WIDGET_CRD.metadata.name);
-      const established = (crd.status?.conditions ?? []).find((c: { type: string }) => c.type === "Established");
+      const crd = await client.get<CustomResourceDefinition>(
+        CoreTypes.CustomResourceDefinition,
+        WIDGET_CRD.metadata.name,
+      );
+      const established = (crd.status?.conditions ?? []).find((c) => c.type === "Established");
       return established?.status === "True" ? true : undefined;
     });
     const w = await eventually("widgets served", () =>
-      client.create<KubeObject>(Widget, {
+      client.create<WidgetObject>(Widget, {
         apiVersion: "conformance.kubeop.dev/v1",
         kind: "Widget",
         metadata: { name: "w1", namespace: ns },
@@ -254,18 +266,23 @@ async function cases(t: Deno.TestContext, client: KubeClient, ns: string): Promi
       type: "merge",
     });
     assert.equal(labelled.metadata.generation, w.metadata.generation);
-    const resized = await client.patch(Widget, "w1", { spec: { size: 4 }, status: { phase: "ignored" } }, {
-      namespace: ns,
-      type: "merge",
-    });
+    const resized = await client.patch<WidgetObject>(
+      Widget,
+      "w1",
+      { spec: { size: 4 }, status: { phase: "ignored" } },
+      {
+        namespace: ns,
+        type: "merge",
+      },
+    );
     assert.equal(resized.metadata.generation, w.metadata.generation! + 1);
     assert.equal(resized.status?.phase, undefined, "main resource ignores status");
-    const st = await client.patch(Widget, "w1", { spec: { size: 99 }, status: { phase: "Ready" } }, {
+    const st = await client.patch<WidgetObject>(Widget, "w1", { spec: { size: 99 }, status: { phase: "Ready" } }, {
       namespace: ns,
       type: "merge",
       subresource: "status",
     });
-    assert.equal(st.status.phase, "Ready");
+    assert.equal(st.status?.phase, "Ready");
     assert.equal(st.spec.size, 4, "status subresource ignores spec");
     assert.equal(st.metadata.generation, resized.metadata.generation);
   });
@@ -315,7 +332,7 @@ async function cases(t: Deno.TestContext, client: KubeClient, ns: string): Promi
     }, { namespace: ns });
     await client.delete(CoreTypes.ConfigMap, "pg-3", { namespace: ns });
     await client.patch(CoreTypes.ConfigMap, "pg-4", { data: { late: "yes" } }, { namespace: ns, type: "merge" });
-    const rest = await client.list(CoreTypes.ConfigMap, {
+    const rest = await client.list<ConfigMap>(CoreTypes.ConfigMap, {
       namespace: ns,
       labelSelector: "pg",
       limit: 10,
@@ -340,7 +357,7 @@ async function cases(t: Deno.TestContext, client: KubeClient, ns: string): Promi
     "namespaces: spec.finalizers [kubernetes] on create, kept by updates, replaced by /finalize",
     async () => {
       const name = `${ns}-fin`;
-      const created = await client.create<KubeObject>(CoreTypes.Namespace, { metadata: { name } });
+      const created = await client.create<Namespace>(CoreTypes.Namespace, { metadata: { name } });
       assert.deepEqual(created.spec?.finalizers, ["kubernetes"]);
       assert.equal(created.status?.phase, "Active");
       assert.equal(created.metadata.labels?.["kubernetes.io/metadata.name"], name);
@@ -356,7 +373,7 @@ async function cases(t: Deno.TestContext, client: KubeClient, ns: string): Promi
       }, { subresource: FINALIZE });
       assert.deepEqual(finalized.spec?.finalizers, ["kubernetes", "conformance.kubeop.dev/extra"]);
       await client.delete(CoreTypes.Namespace, name);
-      const terminating = await client.get(CoreTypes.Namespace, name);
+      const terminating = await client.get<Namespace>(CoreTypes.Namespace, name);
       assert.equal(terminating.status?.phase, "Terminating");
       const cleared = await client.update(CoreTypes.Namespace, { ...terminating, spec: { finalizers: [] } }, {
         subresource: FINALIZE,
@@ -493,18 +510,18 @@ async function cases(t: Deno.TestContext, client: KubeClient, ns: string): Promi
       await client.create<KubeObject>(APIService, { metadata: { name }, spec });
       try {
         const available = async (reason: string) => {
-          const svc = await client.get(APIService, name);
-          const cond = (svc.status?.conditions ?? []).find((c: { type: string }) => c.type === "Available");
+          const svc = await client.get<APIServiceObject>(APIService, name);
+          const cond = (svc.status?.conditions ?? []).find((c) => c.type === "Available");
           return cond?.status === "False" && cond.reason === reason ? cond : undefined;
         };
         const missing = await eventually("ServiceNotFound", () => available("ServiceNotFound"));
-        assert.match(missing.message, /service\/agg-backend in ".*" is not present/);
+        assert.match(missing.message ?? "", /service\/agg-backend in ".*" is not present/);
         await client.create<KubeObject>(CoreTypes.Service, {
           metadata: { name: "agg-backend", namespace: ns },
           spec: { ports: [{ name: "https", port: 443, targetPort: 8443 }] },
         }, { namespace: ns });
         const noEndpoints = await eventually("EndpointsNotFound", () => available("EndpointsNotFound"));
-        assert.match(noEndpoints.message, /cannot find endpoints for service\/agg-backend in ".*"/);
+        assert.match(noEndpoints.message ?? "", /cannot find endpoints for service\/agg-backend in ".*"/);
       } finally {
         await client.delete(APIService, name);
       }
@@ -518,7 +535,7 @@ async function cases(t: Deno.TestContext, client: KubeClient, ns: string): Promi
       metadata: { name: "keep", namespace: doomed, finalizers: ["conformance.kubeop.dev/hold"] },
     }, { namespace: doomed });
     await client.delete(CoreTypes.Namespace, doomed);
-    const nsObj = await client.get(CoreTypes.Namespace, doomed);
+    const nsObj = await client.get<Namespace>(CoreTypes.Namespace, doomed);
     assert.equal(nsObj.status?.phase, "Terminating");
     const forbidden = await expectError(
       client.create<KubeObject>(CoreTypes.ConfigMap, { metadata: { name: "late", namespace: doomed } }, {
