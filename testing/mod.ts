@@ -11,3 +11,4 @@ export type { AggregatedTarget } from "./http_router.ts";
 export type { ResourceDef } from "./resource_def.ts";
 export { BUILTIN_RESOURCES } from "./builtin_resources.ts";
 export { type ContainerOutcome, FakeKubelet, type FakeKubeletOptions, interpretCommand } from "./kubelet.ts";
+export { seededRandom } from "./seeded_random.ts";

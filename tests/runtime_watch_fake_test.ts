@@ -9,7 +9,7 @@ import { VirtualClock } from "../runtime/clock.ts";
 import { isNotFound } from "../runtime/errors.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { nestedString } from "../runtime/unstructured.ts";
-import { type FakeApiServer, startFakeApiServer } from "../testing/mod.ts";
+import { type FakeApiServer, seededRandom, startFakeApiServer } from "../testing/mod.ts";
 
 const quiet = { debug() {}, info() {}, warn() {} };
 
@@ -47,14 +47,14 @@ async function rig(opts: { tls?: boolean; seed?: number } = {}): Promise<Rig> {
   const clock = new VirtualClock(0);
   const client = new KubeClient({ config, clock });
   const restarts: string[] = [];
-  let seed = opts.seed ?? 3;
+  const random = seededRandom(opts.seed ?? 3);
   const informer = new Informer({
     client,
     resource: CoreTypes.ConfigMap,
     namespace: "ns",
     clock,
     logger: quiet,
-    random: () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31,
+    random,
     metrics: { watchRestarts: { inc: (l) => void restarts.push(l.reason) } },
   });
   const ctrl = new AbortController();
@@ -178,8 +178,7 @@ Deno.test("fake server: restart with lost state → relist with synthetic delete
 
 Deno.test("fake server: property — 200 seeded random faults between writes; cache equals server, no event lost or duplicated", async () => {
   const r = await rig({ seed: 99 });
-  let seed = 424_242;
-  const rand = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const rand = seededRandom(424_242);
   const model = new Map<string, string>();
   const violations: string[] = [];
   r.informer.addHandler({

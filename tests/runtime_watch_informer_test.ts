@@ -6,6 +6,7 @@ import { CacheSyncTimeoutError, InformerRegistry } from "../runtime/informers.ts
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { nestedString } from "../runtime/unstructured.ts";
 import { WatchStub } from "./runtime_watch_stub.ts";
+import { seededRandom } from "../testing/seeded_random.ts";
 
 const quietLogger = { debug() {}, info() {}, warn() {} };
 
@@ -52,8 +53,7 @@ function harness(opts: { watchList?: boolean; seed?: number } = {}): Harness {
   const clock = new VirtualClock(0);
   const client = new KubeClient({ config: { server: stub.url }, clock });
   const metrics = new RecordingMetrics();
-  let seed = opts.seed ?? 7;
-  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const random = seededRandom(opts.seed ?? 7);
   const informer = new Informer({
     client,
     resource: CoreTypes.ConfigMap,
@@ -309,8 +309,7 @@ Deno.test("registry: one informer per (resource, scope); waitForSync names the u
 
 Deno.test("informer: property — 1 000 random faults interleaved with writes; the cache ends equal to the server, no event lost or duplicated", async () => {
   const h = harness({ seed: 1234 });
-  let seed = 20_261_123;
-  const rand = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const rand = seededRandom(20_261_123);
   const model = new Map<string, string>();
   const violations: string[] = [];
   h.informer.addHandler({

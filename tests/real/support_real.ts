@@ -37,14 +37,8 @@ export async function poll<T>(
   }
 }
 
-/** A deterministic uniform [0, 1) source (LCG) for reproducible random workloads. */
-export function seededRandom(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1_103_515_245) + 12_345) >>> 0;
-    return s / 2 ** 32;
-  };
-}
+/** The fixed-seed random source (testing/seeded_random.ts), re-exported for the real-cluster tests. */
+export { seededRandom } from "../../testing/seeded_random.ts";
 
 /** A TCP forwarder on 127.0.0.1:0 to `target`; {@link TcpProxy.cutAll} drops every open connection. */
 export interface TcpProxy {
