@@ -4,6 +4,10 @@
  * {@link Action}. A thrown error retries with per-key backoff, a {@link TerminalError} stops until the object changes,
  * an unexpected exception (a TypeError, a non-Error throw) is caught and counted as a panic. Before reconciling a key
  * the worker waits (bounded) until the cache shows that key's own last writes ({@link OwnWritesTracker}).
+ *
+ * This file holds the public shape (options, context, builder) and start()'s order; the parts live beside it:
+ * controller_sources.ts (informer events and resync → keys), controller_workers.ts (key → reconcile) and
+ * reconcile_outcome.ts (result → queue operation, metrics, Warning Event; pure).
  * @module
  */
 
