@@ -225,6 +225,8 @@ export class Controller<T extends KubeObject = KubeObject> {
   /** Provides the runtime services (the Manager calls this before {@link Controller.start}). */
   bind(deps: ControllerDeps): this {
     this.#deps = deps;
+    // controller-runtime creates a controller's reconcile and workqueue series at 0 (alerts rely on them existing).
+    deps.metrics?.initController(this.name);
     return this;
   }
 

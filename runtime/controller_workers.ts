@@ -75,16 +75,24 @@ export async function reconcileKey<T extends KubeObject>(key: string, run: Recon
   await ownWrites.wait(key, signal);
   if (signal.aborted) return;
   const reconcileID = crypto.randomUUID();
-  const log = reconcileLogger(run.baseLog, { controller, key, reconcileID });
+  const { namespace, name } = splitKey(key);
+  const { group: controllerGroup, kind: controllerKind } = run.forType;
+  const log = reconcileLogger(run.baseLog, {
+    controller,
+    controllerGroup,
+    controllerKind,
+    namespace,
+    name,
+    reconcileID,
+  });
   try {
-    deps.fence?.check({ verb: "reconcile", resource: resourceId(run.forType), ...splitKey(key) });
+    deps.fence?.check({ verb: "reconcile", resource: resourceId(run.forType), namespace, name });
   } catch (err) {
     // Not (provably) the leader any more: the manager is stopping the controllers; the next leader reconciles.
     log.info("not starting the reconcile: {error}", { error: err });
     queue.forget(key);
     return;
   }
-  const { namespace, name } = splitKey(key);
   const ctx: ReconcileContext<T> = {
     key,
     namespace,

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
+import { seededRandom } from "./random.ts";
 import { VirtualClock } from "./clock.ts";
 import { isConflict } from "./errors.ts";
 import {
-  LeaderElectionOutcome,
+  type LeaderElectionOutcome,
   LeaderElector,
   type LeaderElectorOptions,
   LeadershipLostError,
@@ -11,7 +12,6 @@ import {
 } from "./leader.ts";
 import { type LeaseLock, MemoryLeaseStore } from "./lease_lock.ts";
 import { captureSink, configureLogging } from "./log.ts";
-import { seededRandom } from "../testing/seeded_random.ts";
 
 const RETRY_MS = 2_000;
 const LEASE_MS = 15_000;

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { seededRandom } from "./random.ts";
 import { ApiError, failureStatus } from "./errors.ts";
 import type { KubeObject } from "./types.ts";
 import {
@@ -12,7 +13,6 @@ import {
   type WatchInput,
   type WatchState,
 } from "./watch.ts";
-import { seededRandom } from "../testing/seeded_random.ts";
 
 function env(nowMs = 0, random = 0): StepEnv & { t: number } {
   const e = { t: nowMs, now: () => e.t, random: () => random };

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
+import { randomInt, seededRandom } from "../runtime/random.ts";
 import { ObjectStore } from "./store.ts";
-import { seededRandom } from "./seeded_random.ts";
 
 const cm = (name: string, ns = "default") => ({ metadata: { name, namespace: ns, uid: `uid-${ns}-${name}` } });
 
@@ -67,7 +67,7 @@ Deno.test("owner and uid indexes follow puts and removals", () => {
 Deno.test("iterateAt rebuilds every past state of a bucket (random puts and removes), after a position too", () => {
   const store = new ObjectStore();
   const random = seededRandom(7);
-  const rand = (n: number) => Math.floor(random() * n);
+  const rand = (n: number) => randomInt(random, n);
   const view = (objs: Iterable<{ metadata: { namespace?: string; name?: string; resourceVersion?: string } }>) =>
     [...objs].map((o) => `${o.metadata.namespace}/${o.metadata.name}@${o.metadata.resourceVersion}`);
   const past: Array<[number, string[]]> = [];
