@@ -229,7 +229,7 @@ export function customResourceDefinition(cr: CustomResourceSpec): CustomResource
         description: "Kind is a string value representing the REST resource this object represents. Servers may " +
           "infer this from the endpoint the client submits requests to. In CamelCase.",
       },
-      metadata: { type: "object", description: "Standard object metadata (name, namespace, labels, …)." },
+      metadata: { type: "object" }, // kube refuses anything but type (and name/generateName) under the root metadata
       spec: { description: `Desired state of the ${cr.kind}.`, ...toOpenApi(cr.spec) },
       status: { description: `Observed state of the ${cr.kind}, written by its controller.`, ...toOpenApi(cr.status) },
     },

@@ -6,18 +6,20 @@
  */
 
 import type { Clock } from "./clock.ts";
-import type { InformerLike, InformerOptions, MapFn } from "./controller.ts";
+import type { InformerLike } from "./cache.ts";
+import type { MapFn } from "./controller.ts";
 import type { Logger } from "./log.ts";
 import { type OwnWritesTracker, resourceId } from "./own_writes.ts";
 import type { Priority, WorkQueue } from "./queue.ts";
 import { type KubeObject, objectKey, type ResourceType } from "./types.ts";
+import type { WatchScope } from "./watch_runner.ts";
 
 /** One watched resource and how its objects map to For keys (For itself maps to its own key). */
 export interface Source {
   /** The watched resource. */
   rt: ResourceType;
   /** Its informer options. */
-  opts?: InformerOptions;
+  opts?: WatchScope;
   /** Its objects → For keys. */
   map: MapFn;
 }

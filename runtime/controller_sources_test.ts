@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { VirtualClock } from "./clock.ts";
-import type { InformerHandler, InformerLike } from "./controller.ts";
+import type { InformerHandler, InformerLike } from "./cache.ts";
 import { controllerOwnerKeys, ownWritesStores, type Source, startResync, wireSources } from "./controller_sources.ts";
 import { kubeopLogger } from "./log.ts";
 import { OwnWritesTracker } from "./own_writes.ts";
 import { WorkQueue } from "./queue.ts";
+import { StoreWriter } from "./store.ts";
 import { CoreTypes, type KubeObject, objectKey, type OwnerReference, type ResourceType } from "./types.ts";
 
 const SECRET = CoreTypes.Secret;
@@ -41,9 +42,11 @@ Deno.test("controllerOwnerKeys maps a controller ownerRef of the For group and k
 function fakeInformer(resource: ResourceType, initial: KubeObject[] = []) {
   const handlers = new Set<InformerHandler>();
   let synced = false;
+  const store = new StoreWriter();
+  store.replace(initial);
   const informer: InformerLike & { sync(): void; fire: Required<InformerHandler>; handlers(): number } = {
     resource,
-    store: { get: (key) => initial.find((o) => objectKey(o) === key), list: () => initial },
+    store: store.reader,
     addHandler(h) {
       for (const o of initial) h.added?.(o);
       handlers.add(h);

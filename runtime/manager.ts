@@ -11,7 +11,8 @@
 
 import type { KubeClient } from "./client.ts";
 import { type Clock, RealClock } from "./clock.ts";
-import type { ControllerDeps, InformerSource } from "./controller.ts";
+import type { InformerSource } from "./cache.ts";
+import type { ControllerDeps } from "./controller.ts";
 import { type EventRecorder, KubeEventRecorder } from "./events.ts";
 import { InformerRegistry } from "./informers.ts";
 import { defaultIdentity, LeaderElector, LeadershipLostError } from "./leader.ts";
@@ -22,6 +23,7 @@ import { namespacedInformers } from "./namespaced_informers.ts";
 import { type CheckResult, EndpointsServer, parseBindAddress, type ProbeReport } from "./probes.ts";
 import type { ManagerEndpoints, ManagerInformers, ManagerLeaderElection, ManagerOptions } from "./manager_options.ts";
 import type { Runnable } from "./runnable.ts";
+import type { WatchHealth } from "./watch_runner.ts";
 import { RunnableGroup } from "./runnable_group.ts";
 
 export { LeadershipLostError };
@@ -185,14 +187,10 @@ export class Manager {
       ok: this.#started && synced,
       reason: !this.#started ? "manager not started" : `not synced: ${unsynced.join(", ") || "caches"}`,
     });
-    const limit = this.#opts.unhealthyWatchFailures ?? 3;
-    const failing = health.filter((h) => h.consecutiveFailures >= limit);
-    checks.push({
-      name: "watches",
-      ok: failing.length === 0,
-      reason: failing.map((h) => `${h.resource}: ${h.consecutiveFailures} failures (${h.lastError ?? h.state})`)
-        .join("; "),
-    });
+    checks.push(watchesCheck(health, {
+      failures: this.#opts.unhealthyWatchFailures ?? 3,
+      disconnectGraceMs: this.#opts.watchDisconnectGraceMs ?? 5_000,
+    }));
     if (this.#shuttingDown) checks.push({ name: "shutdown", ok: false, reason: "shutting down" });
     return { ok: checks.every((c) => c.ok), checks };
   }
@@ -381,4 +379,21 @@ export class Manager {
       cancel();
     }
   }
+}
+
+/**
+ * The /readyz `watches` check: a watch is unhealthy after `failures` failures in a row, or when it has synced and
+ * then been without an open stream for `disconnectGraceMs` (unsynced ones are reported by `informer-sync`).
+ */
+function watchesCheck(health: WatchHealth[], limits: { failures: number; disconnectGraceMs: number }): CheckResult {
+  const reasons: string[] = [];
+  for (const h of health) {
+    const why = h.lastError ?? h.state;
+    if (h.synced && h.disconnectedMs !== undefined && h.disconnectedMs >= limits.disconnectGraceMs) {
+      reasons.push(`${h.resource}: disconnected for ${Math.floor(h.disconnectedMs / 1000)} s (${why})`);
+    } else if (h.consecutiveFailures >= limits.failures) {
+      reasons.push(`${h.resource}: ${h.consecutiveFailures} failures (${why})`);
+    }
+  }
+  return { name: "watches", ok: reasons.length === 0, reason: reasons.join("; ") };
 }

@@ -193,6 +193,8 @@ export class Metrics {
   readonly watchLastEvent: GaugeMetric<"resource">;
   /** kubeop_watch_decode_errors_total{resource}: malformed frames skipped. */
   readonly watchDecodeErrors: CounterMetric<"resource">;
+  /** kubeop_watch_list_failures_total{resource,code}: failed lists of the watch loops (`<error>`: no HTTP answer). */
+  readonly watchListFailures: CounterMetric<"resource" | "code">;
   /** kubeop_read_your_writes_timeouts_total{controller}. */
   readonly readYourWritesTimeouts: CounterMetric<"controller">;
   /** kubeop_events_dropped_total{reason}: Events the recorder could not send. */
@@ -366,6 +368,12 @@ export class Metrics {
       name: "kubeop_watch_decode_errors_total",
       help: "Malformed or unknown watch frames skipped, by resource.",
       labelNames: ["resource"],
+      registers,
+    });
+    this.watchListFailures = new Counter({
+      name: "kubeop_watch_list_failures_total",
+      help: "Failed lists of the watch loops, by resource and HTTP code (<error> for transport failures).",
+      labelNames: ["resource", "code"],
       registers,
     });
     this.readYourWritesTimeouts = new Counter({

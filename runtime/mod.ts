@@ -39,7 +39,6 @@ export {
   type ControllerOptions,
   type InformerHandler,
   type InformerLike,
-  type InformerOptions,
   type InformerSource,
   type MapFn,
   type ReconcileContext,
@@ -196,6 +195,6 @@ export type {
   QueueMetricsHooks,
 } from "./metrics.ts";
 export type { LogProperties, LogRecord, Sink } from "./log.ts";
-export type { InformerHandler as CacheEventHandler } from "./cache.ts";
-export type { IndexFunc, StoreReader } from "./store.ts";
-export type { RelistCause, WatchMemory, WatchState } from "./watch.ts";
+export type { Store } from "./cache.ts";
+export type { IndexFunc } from "./store.ts";
+export type { RelistCause, StreamState, WatchMemory, WatchState } from "./watch.ts";

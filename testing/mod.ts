@@ -13,6 +13,7 @@ export type {
   ResourceType,
 } from "../runtime/mod.ts";
 export { type FakeApiServer, type FakeApiServerOptions, startFakeApiServer } from "./server.ts";
+export type { ConnectionDeadlines } from "../runtime/http_deadlines.ts";
 export type { DeleteOptions, FakeStore, ListOptions, ResourceRef, WriteOptions } from "./fake_store.ts";
 export type { AdmissionChain, AdmissionContext, AdmissionHook } from "./admission.ts";
 export type { ResourceStrategy, StorageConversion, StrategyContext, StrategyRegistry } from "./strategy.ts";

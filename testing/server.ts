@@ -211,7 +211,9 @@ class Server implements FakeApiServer {
     });
     const hub = new WatchHub(objects);
     const gc = new GarbageCollector(store);
-    const crds = new CrdController(store);
+    const crds = new CrdController(store, (storageKey) => {
+      for (const sink of hub.sinks()) if (sink.storageKey === storageKey) sink.drop();
+    });
     const apiServices = new ApiServiceController(store, (gv, target) => {
       if (target) this.#aggregated.set(gv, target);
       else this.#aggregated.delete(gv);

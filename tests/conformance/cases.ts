@@ -516,7 +516,7 @@ async function cases(t: Deno.TestContext, client: KubeClient, ns: string): Promi
           spec: { ports: [{ name: "https", port: 443, targetPort: 8443 }] },
         }, { namespace: ns });
         const noEndpoints = await eventually("EndpointsNotFound", () => available("EndpointsNotFound"), POLL);
-        assert.match(noEndpoints.message ?? "", /cannot find endpoints for service\/agg-backend in ".*"/);
+        assert.match(noEndpoints.message ?? "", /cannot find endpointslices for service\/agg-backend in ".*"/);
       } finally {
         await client.delete(APIService, name);
       }

@@ -1,4 +1,5 @@
-// KubeClient against a REAL kube-apiserver v1.33 (scripts/k8s-bin.sh): pages, patches, apply conflicts, dry // preconditions, typed errors, authentication failures.
+// KubeClient against a REAL kube-apiserver (scripts/k8s-bin.sh): pages, patches, apply conflicts, dry run,
+// preconditions, typed errors, authentication failures.
 import assert from "node:assert/strict";
 import { KubeClient } from "../../runtime/client.ts";
 import { ApiError, isAlreadyExists, isConflict, isForbidden, isInvalid, isNotFound } from "../../runtime/errors.ts";
@@ -10,7 +11,7 @@ import { configMap, createNamespace, withRealCluster } from "./support_real.ts";
 const binDir = await realClusterBinDir();
 
 Deno.test({
-  name: "real cluster: KubeClient verbs against kube-apiserver v1.33",
+  name: "real cluster: KubeClient verbs against kube-apiserver",
   ignore: !binDir,
   sanitizeResources: false,
   sanitizeOps: false,

@@ -1,4 +1,4 @@
-// The events.k8s.io/v1 recorder against a REAL kube-apiserver v1.33 (scripts/k8s-bin.sh).
+// The events.k8s.io/v1 recorder against a REAL kube-apiserver (scripts/k8s-bin.sh).
 import assert from "node:assert/strict";
 import { RealClock } from "../../runtime/clock.ts";
 import { KubeEventRecorder } from "../../runtime/events.ts";
@@ -10,7 +10,7 @@ import { configMap, createNamespace, withRealCluster } from "./support_real.ts";
 const binDir = await realClusterBinDir();
 
 Deno.test({
-  name: "real cluster: Event recorder against kube-apiserver v1.33",
+  name: "real cluster: Event recorder against kube-apiserver",
   ignore: !binDir,
   sanitizeResources: false,
   sanitizeOps: false,

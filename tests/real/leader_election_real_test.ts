@@ -1,4 +1,4 @@
-// Lease leader election against a REAL kube-apiserver v1.33 (scripts/k8s-bin.sh): hand-over on release and on a
+// Lease leader election against a REAL kube-apiserver (scripts/k8s-bin.sh): hand-over on release and on a
 // leader cut off from the server.
 import assert from "node:assert/strict";
 import { KubeClient } from "../../runtime/client.ts";
@@ -13,7 +13,7 @@ import { createNamespace, poll, rewriteKubeconfig, startTcpProxy, withRealCluste
 const binDir = await realClusterBinDir();
 
 Deno.test({
-  name: "real cluster: Lease leader election against kube-apiserver v1.33",
+  name: "real cluster: Lease leader election against kube-apiserver",
   ignore: !binDir,
   sanitizeResources: false,
   sanitizeOps: false,

@@ -22,12 +22,15 @@ export interface RealCluster {
   stop(): Promise<void>;
 }
 
+/** The Kubernetes release scripts/k8s-bin.sh builds by default (keep the two in step). */
+export const DEFAULT_K8S_VERSION = "v1.37.2";
+
 /** Where scripts/k8s-bin.sh caches the binaries, or undefined when they are not built. */
 export async function realClusterBinDir(): Promise<string | undefined> {
   const explicit = Deno.env.get("KUBEOP_K8S_BIN");
-  const version = Deno.env.get("KUBEOP_K8S_VERSION") ?? "v1.33.13";
+  const version = Deno.env.get("KUBEOP_K8S_VERSION") ?? DEFAULT_K8S_VERSION;
   const dir = explicit ?? `${Deno.env.get("HOME")}/.cache/kubeop/k8s-bin/${version}`;
-  for (const name of ["etcd", "kube-apiserver", "kube-controller-manager"]) {
+  for (const name of ["etcd", "kube-apiserver", "kube-controller-manager", "kubectl"]) {
     try {
       await Deno.stat(`${dir}/${name}`);
     } catch {
