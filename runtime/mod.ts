@@ -198,3 +198,15 @@ export type { LogProperties, LogRecord, Sink } from "./log.ts";
 export type { Store } from "./cache.ts";
 export type { IndexFunc } from "./store.ts";
 export type { RelistCause, StreamState, WatchMemory, WatchState } from "./watch.ts";
+export { patchStatusIfChanged, type StatusChangeOptions, statusChanges, type StatusPatcher } from "./status_patch.ts";
+export { deleteIgnoringNotFound, type Deleter } from "./delete_ignoring_not_found.ts";
+export {
+  CHILD_WRITE_REJECTED,
+  type ChildWrite,
+  type ChildWriteRejection,
+  childWriteRejection,
+  isUnfixableWriteError,
+  rejectChildWrite,
+  type RejectionContext,
+  stalledCondition,
+} from "./child_write_failure.ts";

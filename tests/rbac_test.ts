@@ -26,6 +26,7 @@ const TYPES: Record<string, { group: string; resource: string }> = {
   "CoreTypes.Pod": { group: "", resource: "pods" },
   "CoreTypes.Secret": { group: "", resource: "secrets" },
   "CoreTypes.Namespace": { group: "", resource: "namespaces" },
+  "CoreTypes.Node": { group: "", resource: "nodes" },
 };
 
 const FILES: [string, readonly RbacRule[]][] = [
