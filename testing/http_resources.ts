@@ -16,6 +16,7 @@ import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selecto
 import { badRequest, expired, methodNotAllowed, notFound, tooLargeResourceVersion } from "./status_errors.ts";
 import type { WatchHub } from "./watch_hub.ts";
 import { WatchStream } from "./watch_stream.ts";
+import { type ListQuery, parseListQuery } from "./list_options.ts";
 
 /** A parsed resource URL. */
 export interface ResourceRoute {
@@ -23,6 +24,8 @@ export interface ResourceRoute {
   namespace?: string;
   name?: string;
   subresource?: string;
+  /** The deprecated `/watch/` path form (`/api/v1/watch/namespaces/{ns}/{plural}[/{name}]`). */
+  watch?: boolean;
 }
 
 /** What the resource handlers need from the server. */
@@ -47,6 +50,8 @@ const truthy = (v: string | null): boolean => v === "true" || v === "1";
 
 /** The Kubernetes verb of a request (runtime/apimachinery/verbs.ts). */
 export function verbOf(method: string, route: ResourceRoute, url: URL): string {
+  // The deprecated /watch/ paths are watches whatever the query says.
+  if (route.watch && (method === "GET" || method === "HEAD")) return "watch";
   return requestVerb(method, Boolean(route.name), url.searchParams);
 }
 
@@ -78,19 +83,27 @@ export async function handleResource(
       return jsonResponse(200, shapeObject(shape, def, obj, now, includeObject));
     }
     case "list": {
+      const opts = parseListQuery(q, false);
+      const rv = opts.resourceVersion;
+      if (opts.continue && rv && rv !== "0") {
+        throw badRequest("specifying resource version is not allowed when using continue", "list");
+      }
       const list = ctx.store.listShared(def, {
         namespace,
         labelSelector: q.get("labelSelector") ?? undefined,
         fieldSelector: q.get("fieldSelector") ?? undefined,
-        limit: q.has("limit") ? Number(q.get("limit")) || undefined : undefined,
-        continue: q.get("continue") ?? undefined,
-        resourceVersion: q.get("resourceVersion") ?? undefined,
-        resourceVersionMatch: q.get("resourceVersionMatch") ?? undefined,
+        // resourceVersion=0 is served whole from the watch cache: the cacher ignores limit (computeListLimit).
+        limit: rv === "0" ? undefined : opts.limit || undefined,
+        continue: opts.continue || undefined,
+        resourceVersion: rv || undefined,
+        // A limit with a non-zero resourceVersion and no match is the legacy exact read (etcd3 GetList).
+        resourceVersionMatch: opts.resourceVersionMatch ||
+          (rv && rv !== "0" && opts.limit && opts.limit > 0 ? "Exact" : undefined),
       });
       return jsonResponse(200, shapeList(shape, def, list, now, includeObject));
     }
     case "watch":
-      return openWatch(url, route, ctx, shape, includeObject);
+      return openWatch(url, route, ctx, shape, parseListQuery(q, true), includeObject);
     case "create": {
       if (name) throw methodNotAllowed(def, "create");
       const body = await readObject(req, verb);
@@ -125,6 +138,7 @@ export async function handleResource(
       return jsonResponse(pending ? 202 : 200, deleted);
     }
     case "deletecollection": {
+      parseListQuery(q, false, verb);
       const opts = await readDeleteOptions(req, q);
       const list = ctx.store.listShared(def, {
         namespace,
@@ -223,9 +237,11 @@ function openWatch(
   route: ResourceRoute,
   ctx: ResourceContext,
   shape: ReturnType<typeof negotiateShape>,
+  opts: ListQuery,
   includeObject?: string,
 ): Response {
-  const { def, namespace } = route;
+  const { def } = route;
+  const namespace = def.namespaced ? route.namespace : undefined;
   const q = url.searchParams;
   const storageKey = storageKeyOf(def);
   let labels: (o: KubeObject) => boolean;
@@ -239,38 +255,41 @@ function openWatch(
     throw err;
   }
   const nameFilter = route.name;
-  const matches = (o: KubeObject) => (!nameFilter || o.metadata.name === nameFilter) && labels(o) && fields(o);
-  const rvParam = q.get("resourceVersion") ?? "";
-  const sendInitialEvents = truthy(q.get("sendInitialEvents"));
-  const allowBookmarks = truthy(q.get("allowWatchBookmarks"));
-  const timeoutSeconds = q.has("timeoutSeconds") ? Number(q.get("timeoutSeconds")) : undefined;
-  if (sendInitialEvents && q.get("resourceVersionMatch") !== "NotOlderThan") {
-    throw badRequest(
-      "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless resourceVersionMatch is set to NotOlderThan",
-      "watch",
-    );
-  }
+  // The namespace is part of the match: a replay from the history holds every namespace's changes.
+  const matches = (o: KubeObject) =>
+    (namespace === undefined || o.metadata.namespace === namespace) &&
+    (!nameFilter || o.metadata.name === nameFilter) && labels(o) && fields(o);
+  const rvParam = opts.resourceVersion;
+  const sendInitialEvents = opts.sendInitialEvents === true;
   const objects = ctx.store.objects;
   let replay: ReturnType<typeof objects.since> | undefined;
   const fromRv = rvParam && rvParam !== "0" ? parseRv(rvParam, "watch") : undefined;
-  if (fromRv !== undefined && fromRv > objects.rv) throw tooLargeResourceVersion(fromRv, objects.rv);
-  if (fromRv !== undefined && !sendInitialEvents) replay = objects.since(storageKey, fromRv);
+  // sendInitialEvents waits for the cache to reach the RV (waitUntilFreshAndBlock), then fails; a plain watch from a
+  // future RV is accepted and stays silent until the store passes it (the cacher skips events up to that RV).
+  if (fromRv !== undefined && fromRv > objects.rv && sendInitialEvents) {
+    throw tooLargeResourceVersion(fromRv, objects.rv);
+  }
+  const future = fromRv !== undefined && fromRv > objects.rv;
+  if (fromRv !== undefined && !sendInitialEvents && !future) replay = objects.since(storageKey, fromRv);
   const present = (o: KubeObject) => ctx.store.present(def, o);
   const stream: WatchStream = new WatchStream({
     storageKey,
-    namespace: def.namespaced ? namespace : undefined,
+    namespace,
     matches,
     presenter: watchPresenter(shape, def, present, () => ctx.clock.now(), includeObject),
     clock: ctx.clock,
-    allowBookmarks,
+    allowBookmarks: opts.allowWatchBookmarks,
     bookmarkIntervalMs: ctx.bookmarkIntervalMs,
-    timeoutMs: timeoutSeconds !== undefined && Number.isFinite(timeoutSeconds) ? timeoutSeconds * 1000 : undefined,
+    timeoutMs: opts.timeoutSeconds !== undefined ? opts.timeoutSeconds * 1000 : undefined,
+    afterRv: future ? fromRv : undefined,
     currentRv: () => objects.rv,
     description: `${url.pathname}?${q.toString()}`,
     onClose: () => remove(),
   });
   const remove = ctx.hub.add(stream);
-  if (replay === "expired") {
+  if (future) {
+    // Nothing to replay: live events past fromRv only.
+  } else if (replay === "expired") {
     const status = expired(`too old resource version: ${fromRv} (${objects.compactedRv})`).status;
     stream.sendErrorAndClose(status);
   } else if (replay === "too-large") {
@@ -279,7 +298,7 @@ function openWatch(
     for (const ev of replay) stream.deliver(ev);
   } else {
     // No RV (or "0"), or sendInitialEvents: synthetic ADDED for the current state.
-    for (const obj of objects.list(storageKey, def.namespaced ? namespace : undefined)) {
+    for (const obj of objects.list(storageKey, namespace)) {
       if (matches(obj)) stream.sendObject("ADDED", obj);
     }
     if (sendInitialEvents) stream.sendBookmark({ "k8s.io/initial-events-end": "true" });

@@ -198,18 +198,24 @@ function resourceRoute(
     if (target) return { proxy: target };
     if (rest.length === 0) return undefined;
   } else return undefined;
+  // The deprecated watch paths (`.../watch/namespaces/{ns}/{plural}[/{name}]`), still served: no subresources.
+  const watch = rest[0] === "watch" && rest.length >= 2 ? true : undefined;
+  if (watch) rest = rest.slice(1);
   const registry = ctx.store.registry;
   if (rest[0] === "namespaces" && rest.length >= 3) {
     const def = registry.lookup(group, version, rest[2]);
-    if (def?.namespaced) return { def, namespace: rest[1], name: rest[3], subresource: rest[4] };
+    if (def?.namespaced) {
+      if (watch && rest.length > 4) throw notFoundPath();
+      return { def, namespace: rest[1], name: rest[3], subresource: rest[4], watch };
+    }
   }
   const def = registry.lookup(group, version, rest[0]);
   if (!def) {
     if (ctx.store.registry.forGroupVersion(group, version).length === 0 && rest.length > 0) throw notFoundPath();
     throw notFoundPath();
   }
-  if (rest.length > 3) throw notFoundPath();
-  return { def, name: rest[1], subresource: rest[2] };
+  if (rest.length > (watch ? 2 : 3)) throw notFoundPath();
+  return { def, name: rest[1], subresource: rest[2], watch };
 }
 
 async function handleReview(req: Request, route: ResourceRoute, ctx: RouterContext): Promise<Response> {

@@ -76,7 +76,10 @@ export interface FakeApiServer {
   stop(): Promise<void>;
   /** Answers one request in-process, as the listener would but with no socket (tests, fuzzing). */
   handle(req: Request): Promise<Response>;
-  /** Stops and starts again on the same port, keeping the objects unless `keepState` is false. */
+  /**
+   * Stops and starts again on the same port, keeping the objects unless `keepState` is false. Without the state,
+   * resourceVersions still count up from where they were, so a client resuming a watch gets 410 Expired and relists.
+   */
   restart(opts?: { keepState?: boolean }): Promise<void>;
   /** Inject failures, latency and authorization decisions. */
   readonly faults: FaultHooks;
@@ -198,8 +201,8 @@ class Server implements FakeApiServer {
     this.#aggregated.set(`${group}/${version}`, target);
   }
 
-  #build(snapshot?: StoreSnapshot): State {
-    const objects = new ObjectStore({ compactionWindow: this.#opts.compactionWindow, snapshot });
+  #build(snapshot?: StoreSnapshot, startRv?: number): State {
+    const objects = new ObjectStore({ compactionWindow: this.#opts.compactionWindow, snapshot, startRv });
     // Record from the first commit so the default namespaces are persisted too.
     const persistence = this.#opts.dataDir ? new Persistence(this.#opts.dataDir, objects) : undefined;
     const registry = new ResourceRegistry();
@@ -226,6 +229,9 @@ class Server implements FakeApiServer {
       for (const name of DEFAULT_NAMESPACES) {
         store.create({ group: "", version: "v1", plural: "namespaces" }, { metadata: { name } });
       }
+      // The watch cache starts after the bootstrap objects exist (the cacher's first list): watches from an older
+      // resourceVersion get 410 Expired, as on a real server.
+      objects.compact();
     } else gc.enqueueAll();
     if (this.#pki) this.#publishAuthConfig(store, this.#pki);
     if (this.#opts.defaultNamespaceObjects) startNamespaceDefaults(store, this.#pki!.caPEM);
@@ -313,7 +319,7 @@ class Server implements FakeApiServer {
     if (opts.keepState === false) {
       this.#state.gc.stop();
       if (this.#opts.dataDir) new Persistence(this.#opts.dataDir, this.#state.objects).discard();
-      this.#state = this.#build();
+      this.#state = this.#build(undefined, this.#state.objects.rv);
     } else if (this.#opts.dataDir) {
       this.#state.persistence = new Persistence(this.#opts.dataDir, this.#state.objects);
     }

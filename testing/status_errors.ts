@@ -73,10 +73,10 @@ export const methodNotAllowed = (def: Def, verb: string): ApiError =>
 /** 410 Expired: the resourceVersion was compacted. */
 export const expired = (message: string, verb = "watch"): ApiError => err(410, "Expired", message, verb);
 
-/** 504 Timeout with cause ResourceVersionTooLarge (a resourceVersion ahead of the server). */
+/** 504 Timeout with cause ResourceVersionTooLarge (a resourceVersion ahead of the server); NewTimeoutError's prefix. */
 export const tooLargeResourceVersion = (requested: number, current: number, verb = "watch"): ApiError =>
   new ApiError(
-    failureStatus(504, "Timeout", `Too large resource version: ${requested}, current: ${current}`, {
+    failureStatus(504, "Timeout", `Timeout: Too large resource version: ${requested}, current: ${current}`, {
       causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }],
       retryAfterSeconds: 1,
     }),
