@@ -107,6 +107,15 @@ export {
   KubeEventRecorder,
 } from "./events.ts";
 export { Metrics, type ReconcileResult } from "./metrics.ts";
+export {
+  MetricsAuthFilter,
+  type MetricsAuthOptions,
+  type MetricsAuthResult,
+  type ReviewClient,
+  type ReviewedUser,
+} from "./metrics_auth.ts";
+export { loadMetricsServingCert, type MetricsCertOptions } from "./metrics_cert.ts";
+export type { CertKeyPEM } from "./pki.ts";
 export { type Clock, RealClock, VirtualClock } from "./clock.ts";
 export {
   apiVersionOf,

@@ -62,6 +62,8 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
     namespaced: false,
     shortNames: ["ns"],
     subresources: ["status", "finalize"],
+    // kube-apiserver serves no deletecollection on namespaces (405).
+    verbs: STANDARD_VERBS.filter((v) => v !== "deletecollection"),
   }),
   def({
     plural: "pods",
@@ -69,6 +71,8 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
     shortNames: ["po"],
     categories: ["all"],
     subresources: ["status", "log", "binding", "eviction"],
+    // v1.37 pods carry metadata.generation (PodObservedGenerationTracking).
+    tracksGeneration: true,
   }),
   def({ plural: "secrets", kind: "Secret" }),
   def({ plural: "configmaps", kind: "ConfigMap", shortNames: ["cm"] }),

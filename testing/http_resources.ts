@@ -17,6 +17,7 @@ import { badRequest, expired, methodNotAllowed, notFound, tooLargeResourceVersio
 import type { WatchHub } from "./watch_hub.ts";
 import { WatchStream } from "./watch_stream.ts";
 import { type ListQuery, parseListQuery } from "./list_options.ts";
+import { checkDeleteOptions, checkWriteOptions } from "./validation/request_options.ts";
 
 /** A parsed resource URL. */
 export interface ResourceRoute {
@@ -76,6 +77,7 @@ export async function handleResource(
   const shape = negotiateShape(req.headers.get("accept"));
   const includeObject = q.get("includeObject") ?? undefined;
   const now = ctx.clock.now();
+  checkWriteOptions(verb, q);
   const dryRun = q.getAll("dryRun").includes("All");
   switch (verb) {
     case "get": {
@@ -131,24 +133,28 @@ export async function handleResource(
     case "patch":
       return await handlePatch(req, url, route, ctx, dryRun, shape);
     case "delete": {
-      const opts = await readDeleteOptions(req, q);
-      const deleted = ctx.store.delete(def, name!, { ...opts, namespace, dryRun });
-      // kube-apiserver answers 202 only for a foreground deletion that did not finish at once.
-      const pending = opts.propagationPolicy === "Foreground" && ctx.store.peek(def, namespace, name!) !== undefined;
-      return jsonResponse(pending ? 202 : 200, deleted);
+      const opts = await readDeleteOptions(req, q, verb);
+      const { object, deleted } = ctx.store.deleteWithOutcome(def, name!, { ...opts, namespace });
+      // kube-apiserver answers 202 only when orphanDependents=false was sent and the object is still there.
+      const status = !deleted && opts.orphanDependents === false ? 202 : 200;
+      if (deleted && !ctx.store.strategies.for(def).returnDeletedObject) {
+        return jsonResponse(status, deletedStatus(def, object));
+      }
+      return jsonResponse(status, object);
     }
     case "deletecollection": {
       parseListQuery(q, false, verb);
-      const opts = await readDeleteOptions(req, q);
+      const opts = await readDeleteOptions(req, q, verb);
       const list = ctx.store.listShared(def, {
         namespace,
         labelSelector: q.get("labelSelector") ?? undefined,
         fieldSelector: q.get("fieldSelector") ?? undefined,
       });
-      const items = list.items.map((o) =>
-        ctx.store.delete(def, o.metadata.name!, { ...opts, namespace: o.metadata.namespace, dryRun })
-      );
-      return jsonResponse(200, { ...list, items });
+      // kube answers with the items as listed before it deleted them.
+      for (const o of list.items) {
+        ctx.store.delete(def, o.metadata.name!, { ...opts, namespace: o.metadata.namespace });
+      }
+      return jsonResponse(200, list);
     }
   }
   throw methodNotAllowed(def, verb);
@@ -180,26 +186,49 @@ async function readObject(req: Request, verb: string): Promise<Record<string, un
   return requireObject(decodeBody(bytes, mediaType(req.headers.get("content-type")), verb), verb);
 }
 
-async function readDeleteOptions(req: Request, q: URLSearchParams): Promise<DeleteOptions> {
+/** kube's answer to a DELETE that removed the object at once (unless the resource returns deleted objects). */
+function deletedStatus(def: ResourceDef, obj: KubeObject): Record<string, unknown> {
+  const details: Record<string, unknown> = { name: obj.metadata.name };
+  if (def.group) details.group = def.group;
+  details.kind = def.plural;
+  details.uid = obj.metadata.uid;
+  return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details };
+}
+
+async function readDeleteOptions(
+  req: Request,
+  q: URLSearchParams,
+  verb: string,
+): Promise<DeleteOptions & { orphanDependents?: boolean; dryRun: boolean }> {
   const bytes = await readBody(req);
-  let body: Record<string, unknown> = {};
+  // kube reads DeleteOptions from the body when there is one, else from the query (never both).
+  let opts: Record<string, unknown>;
+  let dryRun: string[];
   if (bytes.byteLength > 0) {
-    body = requireObject(decodeBody(bytes, mediaType(req.headers.get("content-type")), "delete"), "delete");
+    opts = requireObject(decodeBody(bytes, mediaType(req.headers.get("content-type")), "delete"), "delete");
+    dryRun = Array.isArray(opts.dryRun) ? opts.dryRun.map(String) : [];
+  } else {
+    opts = Object.fromEntries(q.entries());
+    dryRun = q.getAll("dryRun");
   }
-  const policy = (q.get("propagationPolicy") ?? body.propagationPolicy) as string | undefined;
-  const orphan = q.get("orphanDependents") === "true" || body.orphanDependents === true;
-  if (policy && !["Background", "Foreground", "Orphan"].includes(policy)) {
-    throw badRequest(`propagationPolicy: Unsupported value: "${policy}"`, "delete");
-  }
-  const graceParam = q.get("gracePeriodSeconds") ?? body.gracePeriodSeconds;
+  const policy = (opts.propagationPolicy ?? undefined) as string | undefined;
+  const orphanParam = opts.orphanDependents;
+  const orphanDependents = orphanParam === undefined || orphanParam === null
+    ? undefined
+    : orphanParam === true || orphanParam === "true";
+  checkDeleteOptions(verb, { dryRun, propagationPolicy: policy, orphanDependents });
+  const orphan = orphanDependents === true;
+  const graceParam = opts.gracePeriodSeconds;
   const gracePeriodSeconds = graceParam === undefined || graceParam === null ? undefined : Number(graceParam);
   if (gracePeriodSeconds !== undefined && !Number.isInteger(gracePeriodSeconds)) {
     throw badRequest(`gracePeriodSeconds: invalid value ${JSON.stringify(graceParam)}`, "delete");
   }
   return {
     propagationPolicy: (policy ?? (orphan ? "Orphan" : undefined)) as DeleteOptions["propagationPolicy"],
-    preconditions: body.preconditions as DeleteOptions["preconditions"],
+    preconditions: opts.preconditions as DeleteOptions["preconditions"],
     gracePeriodSeconds,
+    orphanDependents,
+    dryRun: dryRun.includes("All"),
   };
 }
 

@@ -80,7 +80,10 @@ Deno.test("falls back to the pod log; unparseable output → Error with message"
 
 Deno.test("server pod failing → Error; restart mid-test resumes without duplicate pods; foreign pods untouched", async () => {
   const { cluster, run, np, podStatus, restart } = setup();
-  cluster.create(CoreTypes.Pod, { metadata: { name: "bystander", namespace: "default" }, spec: {} });
+  cluster.create(CoreTypes.Pod, {
+    metadata: { name: "bystander", namespace: "default" },
+    spec: { containers: [{ name: "c", image: "busybox" }] },
+  });
   await run();
   restart();
   await run();

@@ -10,10 +10,13 @@ import { loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { crdCases } from "./crd.ts";
 import { crudCases } from "./crud.ts";
+import { defaultingCases } from "./defaulting.ts";
 import { deletionCases } from "./deletion.ts";
+import { deletionApiCases } from "./deletion_api.ts";
 import { discoveryCases } from "./discovery.ts";
 import { listCases } from "./list.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
+import { validationCases } from "./validation.ts";
 import { watchCases } from "./watch.ts";
 
 export type { ConformanceCase, ConformanceContext, ConformanceTarget, TargetName } from "./support.ts";
@@ -27,6 +30,9 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "list", cases: listCases },
   { topic: "watch", cases: watchCases },
   { topic: "deletion", cases: deletionCases },
+  { topic: "validation", cases: validationCases },
+  { topic: "defaulting", cases: defaultingCases },
+  { topic: "deletion", cases: deletionApiCases },
 ];
 
 /** Registers every conformance case as a step of one Deno test against the target `start` returns. */

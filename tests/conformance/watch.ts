@@ -78,6 +78,12 @@ export const watchCases: ConformanceCase[] = [
   },
   {
     name: "a watch from a resourceVersion older than the watch cache gets 200 and an ERROR event: 410 Expired",
+    only: {
+      target: "fake",
+      reason: "a real server answers 410 only once etcd has compacted that revision (kube-apiserver compacts every " +
+        "5 min): v1.33 answered from its watch cache, v1.37 replays the history etcd still holds; a short test " +
+        "cannot force a compaction",
+    },
     async run({ client, ns }) {
       const { status, events } = await boundedWatch(client, cmPath(ns), {
         watch: true,
