@@ -177,6 +177,9 @@ export class EndpointsServer implements Runnable {
     let server: Deno.HttpServer<Deno.NetAddr>;
     try {
       const tls = this.#opts.tls ? await this.#opts.tls() : undefined;
+      // Stopped while the certificate was being made: Deno.serve would never see the abort of a signal that has
+      // already fired, and `finished` would never settle.
+      if (signal.aborted) return;
       server = Deno.serve({
         ...(tls ? { cert: tls.certPEM, key: tls.keyPEM } : {}),
         hostname: this.#bind.hostname,

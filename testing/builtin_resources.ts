@@ -115,7 +115,8 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
         kind,
         shortNames: [short],
         categories: ["all"],
-        subresources: ["status", "scale"],
+        // DaemonSets have no scale subresource in kube-apiserver.
+        subresources: plural === "daemonsets" ? ["status"] : ["status", "scale"],
         tracksGeneration: true,
         storedOnly: true,
       });
@@ -176,6 +177,14 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
     kind: "TokenReview",
     namespaced: false,
     verbs: CREATE_ONLY,
+  }),
+  ...[
+    "authorization.k8s.io:localsubjectaccessreviews:LocalSubjectAccessReview:ns",
+    "authorization.k8s.io:selfsubjectrulesreviews:SelfSubjectRulesReview:",
+    "authentication.k8s.io:selfsubjectreviews:SelfSubjectReview:",
+  ].map((s) => {
+    const [group, plural, kind, ns] = s.split(":");
+    return def({ group, plural, kind, namespaced: ns === "ns", verbs: CREATE_ONLY });
   }),
 ];
 

@@ -273,7 +273,7 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     }, { timeoutMs: 120_000, intervalMs: 200, retryErrors: true });
     spawn("kube-controller-manager", [
       `--kubeconfig=${kubeconfigPath}`,
-      "--controllers=garbagecollector,namespace,serviceaccount",
+      "--controllers=garbagecollector,namespace,serviceaccount,clusterrole-aggregation",
       "--leader-elect=false",
       `--service-account-private-key-file=${dir}/sa.key`,
       "--use-service-account-credentials=false",

@@ -15,6 +15,7 @@ import { deletionCases } from "./deletion.ts";
 import { deletionApiCases } from "./deletion_api.ts";
 import { discoveryCases } from "./discovery.ts";
 import { listCases } from "./list.ts";
+import { authzCases } from "./authz.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
 import { validationCases } from "./validation.ts";
 import { watchCases } from "./watch.ts";
@@ -63,6 +64,7 @@ export function defineConformance(
             });
           }
         }
+        await authzCases(t, client, ns); // authz: each behaviour is a step (identities need a ServiceAccount set-up)
       } finally {
         client.close();
         noRetry.close();
