@@ -5,7 +5,7 @@
  * a wanted SAN or expires within 30 days is re-issued from the same CA.
  * @module
  */
-import { isAlreadyExists } from "../runtime/errors.ts";
+import { isAlreadyExists, isConflict } from "../runtime/errors.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { FarmCluster, SecretObject } from "./cluster.ts";
 import { certificateHosts, certificateNotAfterMs, createCA, importCA } from "../runtime/pki.ts";
@@ -95,7 +95,7 @@ export async function servingCertFromSecret(opts: CertSecretOptions): Promise<Se
       return { certPEM: leaf.certPEM, keyPEM: leaf.keyPEM, caPEM: ca.certPEM };
     } catch (err) {
       // Another replica wrote it first: use theirs.
-      if (isAlreadyExists(err) || (err as { code?: number }).code === 409) continue;
+      if (isAlreadyExists(err) || isConflict(err)) continue;
       throw err;
     }
   }

@@ -5,7 +5,14 @@
  * and retries. One ConfigMap holds at most ~1 MiB, which bounds the farm to a few thousand llamas.
  * @module
  */
-import { ApiError, failureStatus, isAlreadyExists, isConflict } from "../runtime/errors.ts";
+import {
+  ApiError,
+  failureStatus,
+  isAlreadyExists,
+  isConflict,
+  isServerError,
+  isTooManyRequests,
+} from "../runtime/errors.ts";
 import type { ConfigMapObject, FarmCluster } from "./cluster.ts";
 import type { Llama } from "./llama.ts";
 import { type LlamaPersistence, type LlamaState, StorageConflictError } from "./llama_store.ts";
@@ -95,7 +102,7 @@ export class ConfigMapStorage implements LlamaPersistence {
 /** A cluster error while persisting is the farm server's internal error, not the caller's (e.g. a 403 on configmaps). */
 function storageFailure(what: string, err: unknown): ApiError {
   const cause = err instanceof ApiError ? `${err.code} ${err.reason}: ${err.status.message ?? ""}` : String(err);
-  const retriable = !(err instanceof ApiError) || err.code === 429 || err.code >= 500;
+  const retriable = !(err instanceof ApiError) || isTooManyRequests(err) || isServerError(err);
   return new ApiError(
     failureStatus(
       retriable ? 503 : 500,

@@ -7,6 +7,7 @@
 import { isNotFound } from "../runtime/errors.ts";
 import { Informer } from "../runtime/cache.ts";
 import type { KubeClient } from "../runtime/client.ts";
+import type { APIService, SubjectAccessReview, TokenReview } from "../runtime/builtin_types.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import type {
   AccessAttributes,
@@ -65,7 +66,7 @@ export class KubeFarmCluster implements FarmCluster {
   /** Asks the cluster whether `user` may do `attrs`. */
   async subjectAccessReview(user: UserInfo, attrs: AccessAttributes): Promise<AccessDecision> {
     const { path, verb, ...resource } = attrs;
-    const review = await this.#client.create<KubeObject>(CoreTypes.SubjectAccessReview, {
+    const review = await this.#client.create<SubjectAccessReview>(CoreTypes.SubjectAccessReview, {
       metadata: {},
       spec: {
         user: user.username,
@@ -79,7 +80,7 @@ export class KubeFarmCluster implements FarmCluster {
   }
 
   async tokenReview(token: string): Promise<TokenDecision> {
-    const review = await this.#client.create<KubeObject>(CoreTypes.TokenReview, { metadata: {}, spec: { token } });
+    const review = await this.#client.create<TokenReview>(CoreTypes.TokenReview, { metadata: {}, spec: { token } });
     const u = review.status?.user;
     if (review.status?.authenticated !== true || !u?.username) return { authenticated: false };
     return { authenticated: true, user: { username: u.username, uid: u.uid, groups: u.groups ?? [], extra: u.extra } };
@@ -132,7 +133,7 @@ export class KubeFarmCluster implements FarmCluster {
   }
 
   async setAPIServiceCABundle(name: string, caBundle: string): Promise<boolean> {
-    const current = await this.#client.get<KubeObject>(CoreTypes.APIService, name);
+    const current = await this.#client.get<APIService>(CoreTypes.APIService, name);
     if (current.spec?.caBundle === caBundle && !current.spec?.insecureSkipTLSVerify) return false;
     await this.#client.patch(CoreTypes.APIService, name, {
       metadata: { resourceVersion: current.metadata.resourceVersion },

@@ -113,8 +113,8 @@ export function validateLlama(obj: KubeObject): StatusCause[] {
     causes.push({ reason: "FieldValueTypeInvalid", message: "Invalid value: must be an object", field: "spec" });
     return causes;
   }
-  positiveNumber(spec.weight, "spec.weight", causes);
-  positiveNumber(spec.height, "spec.height", causes);
+  positiveNumber((spec as Record<string, unknown>).weight, "spec.weight", causes);
+  positiveNumber((spec as Record<string, unknown>).height, "spec.height", causes);
   for (const key of Object.keys(spec)) {
     if (key !== "weight" && key !== "height") {
       causes.push({

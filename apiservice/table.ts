@@ -5,6 +5,7 @@
  */
 import { humanDuration } from "../runtime/apimachinery/durations.ts";
 import type { KubeObject } from "../runtime/types.ts";
+import { nestedField } from "../runtime/unstructured.ts";
 import type { FarmResource } from "./llama.ts";
 
 /** One column of a Table. */
@@ -42,11 +43,11 @@ const COLUMNS: Record<string, Array<{ column: TableColumn; cell: (o: KubeObject)
   Llama: [
     {
       column: { name: "Weight", type: "number", format: "", description: "Weight of the llama in kg.", priority: 0 },
-      cell: (o) => o.spec?.weight ?? null,
+      cell: (o) => nestedField(o, "spec", "weight") ?? null,
     },
     {
       column: { name: "Height", type: "number", format: "", description: "Height of the llama in m.", priority: 0 },
-      cell: (o) => o.spec?.height ?? null,
+      cell: (o) => nestedField(o, "spec", "height") ?? null,
     },
   ],
   FarmPod: [
@@ -58,7 +59,7 @@ const COLUMNS: Record<string, Array<{ column: TableColumn; cell: (o: KubeObject)
         description: "Number of containers in the pod.",
         priority: 0,
       },
-      cell: (o) => o.spec?.containers ?? null,
+      cell: (o) => nestedField(o, "spec", "containers") ?? null,
     },
   ],
 };

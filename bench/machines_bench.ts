@@ -8,7 +8,7 @@
  */
 
 import { type ControllerName, CONTROLLERS, crdManifests } from "../controllers/mod.ts";
-import { MachineType } from "../controllers/machine/schema.ts";
+import { type Machine, MachineType } from "../controllers/machine/schema.ts";
 import { KubeClient } from "../runtime/client.ts";
 import type { ClusterConfig } from "../runtime/kubeconfig.ts";
 import { configureLogging } from "../runtime/log.ts";
@@ -75,15 +75,15 @@ export function runCountingOperator(config: ClusterConfig, controller: Controlle
  * Lists `rt` in `default` every `pollMs` until `want` objects satisfy `isConverged` or `performance.now()` passes
  * `deadline`; returns how many had converged.
  */
-export async function waitForConverged(
+export async function waitForConverged<T extends KubeObject>(
   admin: KubeClient,
   rt: ResourceType,
-  isConverged: (obj: KubeObject) => boolean,
+  isConverged: (obj: T) => boolean,
   opts: { want: number; deadline: number; pollMs: number },
 ): Promise<number> {
   let converged = 0;
   while (performance.now() < opts.deadline) {
-    const list = await admin.list<KubeObject>(rt, { namespace: "default" });
+    const list = await admin.list<T>(rt, { namespace: "default" });
     converged = list.items.filter(isConverged).length;
     if (converged === opts.want) break;
     await new Promise((r) => setTimeout(r, opts.pollMs));
@@ -109,7 +109,7 @@ if (import.meta.main) {
     if (creates.length >= 50) await Promise.all(creates.splice(0));
   }
   await Promise.all(creates);
-  const converged = await waitForConverged(admin, MachineType, (m) => m.status?.positions === "ddd", {
+  const converged = await waitForConverged(admin, MachineType, (m: Machine) => m.status?.positions === "ddd", {
     want: machines,
     deadline: started + 600_000,
     pollMs: 100,

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { MultiSecretType } from "../controllers/multisecret/schema.ts";
+import { type MultiSecret, MultiSecretType } from "../controllers/multisecret/schema.ts";
 import { configureLogging } from "../runtime/log.ts";
 import { CoreTypes } from "../runtime/types.ts";
 import { runCountingOperator, startBenchCluster, waitForConverged } from "./machines_bench.ts";
@@ -36,7 +36,7 @@ for (let i = 0; i < multiSecrets; i++) {
 const converged = await waitForConverged(
   admin,
   MultiSecretType,
-  (m) => m.status?.wanted === totalNamespaces && m.status.created === totalNamespaces,
+  (m: MultiSecret) => m.status?.wanted === totalNamespaces && m.status.created === totalNamespaces,
   { want: multiSecrets, deadline: started + 900_000, pollMs: 200 },
 );
 const seconds = (performance.now() - started) / 1000;

@@ -3,7 +3,7 @@
  * @module
  */
 
-import type { KubeObject } from "../runtime/types.ts";
+import type { CustomResourceDefinition } from "../runtime/builtin_types.ts";
 import { atCrds } from "./at/schema.ts";
 import { machineCrds } from "./machine/schema.ts";
 import { multiSecretCrds } from "./multisecret/schema.ts";
@@ -18,6 +18,6 @@ import { netperfCrds } from "./netperf/schema.ts";
  * assert.ok(crdManifests().some((c) => c.metadata.name === "machines.useless.container.training"));
  * ```
  */
-export function crdManifests(): KubeObject[] {
+export function crdManifests(): CustomResourceDefinition[] {
   return [...machineCrds(), ...atCrds(), ...netperfCrds(), ...multiSecretCrds()];
 }

@@ -4,7 +4,7 @@ import { parseKubeconfig } from "../runtime/kubeconfig.ts";
 import { CoreTypes } from "../runtime/types.ts";
 import { startFakeApiServer } from "../testing/mod.ts";
 import { startSeedControllers } from "./dev.ts";
-import { MachineType } from "./machine/schema.ts";
+import { type Machine, MachineType } from "./machine/schema.ts";
 
 Deno.test("startSeedControllers installs the CRDs (twice is fine) and runs the controllers until stopped", async () => {
   const server = await startFakeApiServer();
@@ -18,7 +18,7 @@ Deno.test("startSeedControllers installs the CRDs (twice is fine) and runs the c
     const deadline = Date.now() + 10_000;
     let positions: string | undefined;
     while (Date.now() < deadline && positions !== "dd") {
-      positions = (await client.get(MachineType, "m", { namespace: "default" })).status?.positions;
+      positions = (await client.get<Machine>(MachineType, "m", { namespace: "default" })).status?.positions;
       if (positions !== "dd") await new Promise((r) => setTimeout(r, 10));
     }
     assert.equal(positions, "dd");

@@ -7,7 +7,8 @@
 
 import { FormatRegistry, type TLiteral, type TSchema, type TUnion, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import type { KubeObject, ResourceType } from "../runtime/types.ts";
+import type { CustomResourceDefinition } from "../runtime/builtin_types.ts";
+import type { ResourceType } from "../runtime/types.ts";
 
 // TypeBox refuses unknown formats; these are the two the CRDs use (kube-apiserver checks them the same loose way).
 if (!FormatRegistry.Has("date-time")) {
@@ -227,7 +228,7 @@ export function resourceTypeOf(cr: Pick<CustomResourceSpec, "group" | "version" 
 }
 
 /** The apiextensions.k8s.io/v1 CustomResourceDefinition for `cr` (namespaced, status subresource, category kubeop). */
-export function customResourceDefinition(cr: CustomResourceSpec): KubeObject {
+export function customResourceDefinition(cr: CustomResourceSpec): CustomResourceDefinition {
   const openAPIV3Schema: Json = {
     type: "object",
     properties: {

@@ -1,18 +1,10 @@
 // A complete operator on the kubeop runtime: every ConfigMap labelled greet=yes gets data.greeting.
-import {
-  type Action,
-  Controller,
-  CoreTypes,
-  done,
-  KubeClient,
-  type KubeObject,
-  loadClusterConfig,
-  Manager,
-} from "../runtime/mod.ts";
+import { type Action, Controller, CoreTypes, done, KubeClient, loadClusterConfig, Manager } from "../runtime/mod.ts";
+import type { ConfigMap } from "../runtime/builtin_types.ts";
 
 /** Builds the controller; the manager gives it a cache, a queue, metrics and Events. */
-export function helloController(): Controller<KubeObject> {
-  return new Controller<KubeObject>({
+export function helloController(): Controller<ConfigMap> {
+  return new Controller<ConfigMap>({
     name: "hello",
     for: CoreTypes.ConfigMap,
     forOptions: { labelSelector: "greet=yes" },

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import type { ConfigMap } from "../runtime/builtin_types.ts";
 import { CoreTypes, KubeClient, type KubeObject, Manager, parseKubeconfig } from "../runtime/mod.ts";
 import { startFakeApiServer } from "../testing/mod.ts";
 import { helloController } from "./hello_operator.ts";
@@ -16,9 +17,9 @@ Deno.test("the README's example operator greets labelled ConfigMaps and leaves o
       metadata: { name: "friendly", namespace: "default", labels: { greet: "yes" } },
     }, { namespace: "default" });
     const deadline = Date.now() + 10_000;
-    let greeted: KubeObject | undefined;
+    let greeted: ConfigMap | undefined;
     while (Date.now() < deadline) {
-      greeted = await client.get(CoreTypes.ConfigMap, "friendly", { namespace: "default" });
+      greeted = await client.get<ConfigMap>(CoreTypes.ConfigMap, "friendly", { namespace: "default" });
       if (greeted.data?.greeting === "hello") break;
       await new Promise((r) => setTimeout(r, 20)); // poll with a deadline
     }

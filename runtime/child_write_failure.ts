@@ -21,6 +21,7 @@
 import type { EventInput } from "./events.ts";
 import { ApiError, TerminalError } from "./errors.ts";
 import type { Condition, KubeObject } from "./types.ts";
+import { nestedField } from "./unstructured.ts";
 
 /** The Degraded reason of an owner whose child write was refused for good. */
 export const CHILD_WRITE_REJECTED = "ChildWriteRejected";
@@ -146,7 +147,7 @@ export async function rejectChildWrite(
  * ```
  */
 export function stalledCondition(owner: KubeObject, reasons: readonly string[]): Condition | undefined {
-  const conditions = (owner.status?.conditions ?? []) as Condition[];
+  const conditions = (nestedField(owner, "status", "conditions") ?? []) as Condition[];
   const degraded = conditions.find((c) => c.type === "Degraded");
   if (!degraded || degraded.status !== "True" || !reasons.includes(degraded.reason)) return undefined;
   return degraded.observedGeneration === owner.metadata.generation ? degraded : undefined;

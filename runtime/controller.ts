@@ -4,21 +4,25 @@
  * {@link Action}. A thrown error retries with per-key backoff, a {@link TerminalError} stops until the object changes,
  * an unexpected exception (a TypeError, a non-Error throw) is caught and counted as a panic. Before reconciling a key
  * the worker waits (bounded) until the cache shows that key's own last writes ({@link OwnWritesTracker}).
+ *
+ * This file holds the public shape (options, context, builder) and start()'s order; the parts live beside it:
+ * controller_sources.ts (informer events and resync → keys), controller_workers.ts (key → reconcile) and
+ * reconcile_outcome.ts (result → queue operation, metrics, Warning Event; pure).
  * @module
  */
 
 import type { InformerLike, InformerSource } from "./cache.ts";
 import type { Clock } from "./clock.ts";
 import type { ControllerClient } from "./controller_client.ts";
-import { NotLeaderError, TerminalError } from "./errors.ts";
 import type { EventRecorder } from "./events.ts";
-import { kubeopLogger, type Logger, reconcileLogger } from "./log.ts";
-import { Metrics, type ReconcileResult } from "./metrics.ts";
-import { OwnWritesTracker, resourceId } from "./own_writes.ts";
-import { OwnWritesClient } from "./own_writes_client.ts";
+import { controllerOwnerKeys, ownWritesStores, type Source, startResync, wireSources } from "./controller_sources.ts";
+import { reconcileKey, type ReconcileRun, runWorkers } from "./controller_workers.ts";
+import { kubeopLogger, type Logger } from "./log.ts";
+import { Metrics } from "./metrics.ts";
+import { OwnWritesTracker } from "./own_writes.ts";
 import { type Action, done, type Priority, requeueAfter, WorkQueue } from "./queue.ts";
 import { defaultControllerRateLimiter, type RateLimiter } from "./rate_limiter.ts";
-import { apiVersionOf, type KubeObject, objectKey, type ResourceType, splitKey } from "./types.ts";
+import { type KubeObject, objectKey, type ResourceType } from "./types.ts";
 import type { WatchScope } from "./watch_runner.ts";
 import type { WriteFence } from "./write_fence.ts";
 
@@ -112,29 +116,6 @@ export interface ControllerOptions<T extends KubeObject> {
 /** Maps a watched object to the keys of the For objects to reconcile. */
 export type MapFn<O extends KubeObject = KubeObject> = (obj: O) => string[];
 
-interface Source {
-  rt: ResourceType;
-  opts?: WatchScope;
-  map: MapFn;
-}
-
-const GROUP_OF = (apiVersion: string) => (apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "");
-
-/**
- * List items from kube-apiserver carry no apiVersion/kind; fill them from the resource type (a shallow copy: cached
- * objects are frozen) so owner references and Events built from the object are complete.
- */
-function withTypeMeta<T extends KubeObject>(obj: T | undefined, rt: ResourceType): T | undefined {
-  if (!obj || (obj.apiVersion && obj.kind)) return obj;
-  return { ...obj, apiVersion: obj.apiVersion ?? apiVersionOf(rt), kind: obj.kind ?? rt.kind };
-}
-
-/** An unexpected exception: a bug in the reconcile rather than a failed operation. */
-function isPanic(err: unknown): boolean {
-  return !(err instanceof Error) || err instanceof TypeError || err instanceof ReferenceError ||
-    err instanceof RangeError || err instanceof SyntaxError;
-}
-
 /**
  * A controller for one resource type.
  *
@@ -175,14 +156,7 @@ export class Controller<T extends KubeObject = KubeObject> {
 
   /** Reconciles the controlling owner (a For object) whenever an `rt` object with a controller ownerRef changes. */
   owns(rt: ResourceType, opts?: WatchScope): this {
-    const group = this.forType.group;
-    const kind = this.forType.kind;
-    const clusterScoped = !this.forType.namespaced;
-    return this.watches(rt, (obj) => {
-      const ref = obj.metadata.ownerReferences?.find((r) => r.controller === true);
-      if (!ref || ref.kind !== kind || GROUP_OF(ref.apiVersion) !== group) return [];
-      return [clusterScoped || !obj.metadata.namespace ? ref.name : `${obj.metadata.namespace}/${ref.name}`];
-    }, opts);
+    return this.watches(rt, controllerOwnerKeys(this.forType), opts);
   }
 
   /** Reconciles the keys `map` returns for every changed `rt` object (old and new, on a modification). */
@@ -246,13 +220,7 @@ export class Controller<T extends KubeObject = KubeObject> {
 
     const informers = this.#sources.map((s) => deps.informers.get<KubeObject>(s.rt, s.opts));
     const forInformer = informers[0] as unknown as InformerLike<T>;
-    const stores = new Map<string, InformerLike["store"]>();
-    informers.forEach((inf, i) => {
-      const { rt, opts } = this.#sources[i];
-      // A selector-scoped cache may never show an object we wrote (it stopped matching): do not wait on it.
-      if (opts?.labelSelector || opts?.fieldSelector) return;
-      if (!stores.has(resourceId(rt))) stores.set(resourceId(rt), inf.store);
-    });
+    const stores = ownWritesStores(this.#sources, informers);
     const ownWrites = new OwnWritesTracker({
       clock,
       timeoutMs: this.#opts.readYourWritesTimeoutMs,
@@ -260,44 +228,11 @@ export class Controller<T extends KubeObject = KubeObject> {
       onTimeout: () => metrics.readYourWritesTimeouts.inc({ controller: this.name }),
     });
 
-    const unregister: (() => void)[] = [];
-    informers.forEach((inf, i) => {
-      const map = this.#sources[i].map;
-      let replaying = true; // objects replayed by addHandler are initial state: low priority
-      const priority = (): Priority => (replaying || !inf.hasSynced() ? "low" : "high");
-      const enqueue = (obj: KubeObject, p: Priority) => {
-        let keys: string[];
-        try {
-          keys = map(obj);
-        } catch (err) {
-          baseLog.error("map function for {resource} failed: {error}", { resource: inf.resource.plural, error: err });
-          return;
-        }
-        for (const key of keys) queue.add(key, p);
-      };
-      unregister.push(inf.addHandler({
-        added: (obj) => {
-          ownWrites.notify();
-          enqueue(obj, priority());
-        },
-        modified: (old, obj) => {
-          ownWrites.notify();
-          const p = priority();
-          enqueue(obj, p);
-          if (i > 0) enqueue(old, p); // a relabel or re-parent: the previous owner must hear of it too
-        },
-        deleted: (obj) => {
-          ownWrites.notify(obj.metadata?.uid);
-          enqueue(obj, priority());
-        },
-      }));
-      replaying = false;
-    });
-
+    const unregister = wireSources({ sources: this.#sources, informers, queue, ownWrites, log: baseLog });
     let cancelResync = () => {};
     const stop = () => {
       cancelResync();
-      unregister.forEach((u) => u());
+      unregister();
       ownWrites.clear();
     };
     try {
@@ -316,142 +251,27 @@ export class Controller<T extends KubeObject = KubeObject> {
 
     metrics.maxConcurrentReconciles.set({ controller: this.name }, this.maxConcurrentReconciles);
     metrics.activeWorkers.set({ controller: this.name }, 0);
-    const resyncMs = this.#opts.resyncPeriodMs;
-    if (resyncMs !== undefined && resyncMs > 0) {
-      const resync = () => {
-        for (const obj of forInformer.store.list()) queue.add(objectKey(obj), "low");
-        cancelResync = clock.setTimer(resyncMs, resync);
-      };
-      cancelResync = clock.setTimer(resyncMs, resync);
-    }
+    cancelResync = startResync({ clock, periodMs: this.#opts.resyncPeriodMs, forStore: forInformer.store, queue });
     const onAbort = () => void queue.shutdown();
     signal.addEventListener("abort", onAbort, { once: true });
-    const worker = async () => {
-      for (;;) {
-        const key = await queue.get(signal);
-        if (key === undefined) return;
-        try {
-          await this.#reconcileOne(key, { deps, metrics, baseLog, queue, ownWrites, forInformer, signal });
-        } finally {
-          queue.done(key);
-        }
-      }
+    const run: ReconcileRun<T> = {
+      controller: this.name,
+      forType: this.forType,
+      reconcile: (ctx) => this.#opts.reconcile(ctx),
+      deps,
+      metrics,
+      baseLog,
+      queue,
+      ownWrites,
+      forInformer,
+      signal,
     };
     try {
-      await Promise.all(Array.from({ length: this.maxConcurrentReconciles }, worker));
+      await runWorkers({ queue, count: this.maxConcurrentReconciles, signal, handle: (key) => reconcileKey(key, run) });
       await queue.shutdown({ drain: true });
     } finally {
       signal.removeEventListener("abort", onAbort);
       stop();
     }
-  }
-
-  async #reconcileOne(key: string, run: {
-    deps: ControllerDeps;
-    metrics: Metrics;
-    baseLog: Logger;
-    queue: WorkQueue;
-    ownWrites: OwnWritesTracker;
-    forInformer: InformerLike<T>;
-    signal: AbortSignal;
-  }): Promise<void> {
-    const { deps, metrics, queue, ownWrites, signal } = run;
-    const controller = this.name;
-    await ownWrites.wait(key, signal);
-    if (signal.aborted) return;
-    const reconcileID = crypto.randomUUID();
-    const { namespace, name } = splitKey(key);
-    const { group: controllerGroup, kind: controllerKind } = this.forType;
-    const log = reconcileLogger(run.baseLog, {
-      controller,
-      controllerGroup,
-      controllerKind,
-      namespace,
-      name,
-      reconcileID,
-    });
-    try {
-      deps.fence?.check({ verb: "reconcile", resource: resourceId(this.forType), namespace, name });
-    } catch (err) {
-      // Not (provably) the leader any more: the manager is stopping the controllers; the next leader reconciles.
-      log.info("not starting the reconcile: {error}", { error: err });
-      queue.forget(key);
-      return;
-    }
-    const ctx: ReconcileContext<T> = {
-      key,
-      namespace,
-      name,
-      object: withTypeMeta(run.forInformer.store.get(key), this.forType),
-      signal,
-      client: new OwnWritesClient({ client: deps.client, key, tracker: ownWrites, leadership: deps.fence?.signal }),
-      informers: deps.informers,
-      recorder: deps.recorder,
-      log,
-      clock: deps.clock,
-      reconcileID,
-      expectWrite: (rt, written) => ownWrites.recordWrite(key, rt, written),
-      expectDelete: (rt, obj) => ownWrites.recordDelete(key, rt, objectKey(obj), obj.metadata.uid),
-    };
-    const labels = { controller };
-    const started = deps.clock.now();
-    metrics.activeWorkers.inc(labels);
-    let result: ReconcileResult;
-    try {
-      const action = await this.#opts.reconcile(ctx);
-      const after = action?.requeueAfterMs;
-      if (after === 0) {
-        // controller-runtime's `Requeue: true`: again soon, but through the backoff so it cannot spin.
-        queue.addRateLimited(key);
-        result = "requeue";
-      } else {
-        queue.forget(key);
-        if (after !== undefined && after > 0) {
-          queue.addAfter(key, after);
-          result = "requeue_after";
-        } else result = "success";
-      }
-    } catch (err) {
-      result = "error";
-      metrics.reconcileErrors.inc(labels);
-      if (err instanceof NotLeaderError) {
-        // Not retriable on this replica: its writes are refused until it leads again, and then it re-lists.
-        queue.forget(key);
-        log.info("reconcile stopped, this replica is not the leader: {error}", { error: err });
-      } else if (err instanceof TerminalError) {
-        queue.forget(key);
-        metrics.terminalReconcileErrors.inc(labels);
-        log.error("reconcile failed permanently, not retrying until the object changes: {error}", { error: err });
-        this.#warn(deps, ctx.object, "ReconcileFailed", err);
-      } else {
-        queue.addRateLimited(key);
-        if (isPanic(err)) {
-          metrics.reconcilePanics.inc(labels);
-          log.error("reconcile panicked (unexpected exception), retrying: {error}", { error: err });
-        } else if (signal.aborted) {
-          log.debug("reconcile interrupted by shutdown: {error}", { error: err });
-        } else {
-          log.error("reconcile failed, retrying in backoff (attempt {attempt}): {error}", {
-            error: err,
-            attempt: queue.numRequeues(key),
-          });
-          this.#warn(deps, ctx.object, "ReconcileError", err);
-        }
-      }
-    } finally {
-      metrics.activeWorkers.dec(labels);
-      metrics.reconcileTime.observe(labels, (deps.clock.now() - started) / 1000);
-    }
-    metrics.reconcileTotal.inc({ controller, result });
-  }
-
-  #warn(deps: ControllerDeps, obj: KubeObject | undefined, reason: string, err: unknown): void {
-    if (!obj) return;
-    deps.recorder.event(obj, {
-      type: "Warning",
-      reason,
-      action: "Reconcile",
-      note: err instanceof Error ? err.message : String(err),
-    });
   }
 }

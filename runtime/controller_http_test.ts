@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { KubeClient } from "./client.ts";
 import { RealClock } from "./clock.ts";
+import type { ConfigMap } from "./builtin_types.ts";
 import { Controller, done } from "./controller.ts";
 import { InformerRegistry } from "./informers.ts";
 import { Metrics } from "./metrics.ts";
@@ -107,7 +108,7 @@ Deno.test("over HTTP, the reconcile after our own write waits until the watch de
   const metrics = new Metrics();
   const informers = new InformerRegistry({ client, clock, watchList: false });
   const seen: (string | undefined)[] = [];
-  const controller = new Controller({
+  const controller = new Controller<ConfigMap>({
     name: "stamp",
     for: CoreTypes.ConfigMap,
     reconcile: async (ctx) => {

@@ -99,31 +99,55 @@ export class ApiError extends Error {
   }
 }
 
-function codeOf(err: unknown): number | undefined {
-  return err instanceof ApiError ? err.code : undefined;
+/** A Status object as sent by the server (e.g. the object of a watch ERROR frame), not thrown. */
+function isStatusObject(obj: unknown): obj is Pick<Status, "code" | "reason"> {
+  return typeof obj === "object" && obj !== null && (obj as { kind?: unknown }).kind === "Status" &&
+    typeof (obj as { code?: unknown }).code === "number";
 }
+
+/** The HTTP code of a thrown {@link ApiError} or of a {@link Status} object; undefined for anything else. */
+function codeOf(err: unknown): number | undefined {
+  if (err instanceof ApiError) return err.code;
+  return isStatusObject(err) ? err.code : undefined;
+}
+
+function reasonOf(err: unknown): string | undefined {
+  if (err instanceof ApiError) return err.reason;
+  return isStatusObject(err) ? err.reason ?? "" : undefined;
+}
+
+// The predicates below accept a thrown ApiError or a Status object met in a watch stream.
 
 /** 404. */
 export const isNotFound = (err: unknown): boolean => codeOf(err) === 404;
 /** 409 AlreadyExists (create of an existing name). */
-export const isAlreadyExists = (err: unknown): boolean =>
-  err instanceof ApiError && err.code === 409 && err.reason === "AlreadyExists";
+export const isAlreadyExists = (err: unknown): boolean => codeOf(err) === 409 && reasonOf(err) === "AlreadyExists";
 /** 409 Conflict (stale resourceVersion, or an apply conflict). */
-export const isConflict = (err: unknown): boolean =>
-  err instanceof ApiError && err.code === 409 && err.reason !== "AlreadyExists";
+export const isConflict = (err: unknown): boolean => codeOf(err) === 409 && reasonOf(err) !== "AlreadyExists";
 /** 410 Gone / Expired: the resourceVersion was compacted. */
 export const isGone = (err: unknown): boolean => codeOf(err) === 410;
 /** 422 Invalid. */
 export const isInvalid = (err: unknown): boolean => codeOf(err) === 422;
 /** 403 Forbidden. */
 export const isForbidden = (err: unknown): boolean => codeOf(err) === 403;
-/** 401 Unauthorized. */
+/** 401 Unauthorized: the credentials were refused (refresh them). */
 export const isUnauthorized = (err: unknown): boolean => codeOf(err) === 401;
+/** 429 TooManyRequests: throttled by API Priority and Fairness or a rate limit. */
+export const isTooManyRequests = (err: unknown): boolean => codeOf(err) === 429;
+/** Any 4xx: the server refused the request as made. */
+export const isClientError = (err: unknown): boolean => {
+  const code = codeOf(err);
+  return code !== undefined && code >= 400 && code < 500;
+};
+/** Any 5xx: the server (or something between) failed. */
+export const isServerError = (err: unknown): boolean => {
+  const code = codeOf(err);
+  return code !== undefined && code >= 500;
+};
 /** Worth retrying as-is: 429, 5xx, or a network error (not an ApiError at all, nor a refused write). */
 export function isRetriable(err: unknown): boolean {
-  const code = codeOf(err);
-  if (code === undefined) return !(err instanceof TerminalError) && !(err instanceof NotLeaderError);
-  return code === 429 || code >= 500;
+  if (err instanceof ApiError) return isTooManyRequests(err) || isServerError(err);
+  return !(err instanceof TerminalError) && !(err instanceof NotLeaderError);
 }
 
 /** This replica may not write: it is not (or no longer provably) the leader. See runtime/write_fence.ts. */

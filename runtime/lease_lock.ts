@@ -5,7 +5,7 @@
  * @module
  */
 
-import { ApiError, failureStatus } from "./errors.ts";
+import { ApiError, failureStatus, isNotFound } from "./errors.ts";
 import { CoreTypes, type KubeObject } from "./types.ts";
 
 /** coordination.k8s.io/v1 LeaseSpec. Times are MicroTime strings (RFC 3339 with microseconds). */
@@ -73,10 +73,6 @@ export interface LeaseClient {
   ): Promise<T>;
 }
 
-function is404(err: unknown): boolean {
-  return err instanceof ApiError && err.code === 404;
-}
-
 /**
  * A {@link LeaseLock} on the Lease `namespace/name`, through the API server.
  *
@@ -101,7 +97,7 @@ export function kubeLeaseLock(opts: { client: LeaseClient; namespace: string; na
       try {
         return record(await client.get<LeaseObject>(rt, name, { namespace, signal }));
       } catch (err) {
-        if (is404(err)) return undefined;
+        if (isNotFound(err)) return undefined;
         throw err;
       }
     },

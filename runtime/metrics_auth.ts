@@ -70,12 +70,14 @@ function plain(status: number, body: string): Response {
  * import { VirtualClock } from "./clock.ts";
  * import { MetricsAuthFilter } from "./metrics_auth.ts";
  * import type { KubeObject } from "./types.ts";
+ * import { nestedString } from "./unstructured.ts";
  * const reviews: string[] = [];
  * const client = {
  *   create<T extends KubeObject>(_rt: unknown, obj: T): Promise<T> {
  *     reviews.push(String(obj.kind ?? ""));
- *     const status = obj.spec?.token !== undefined
- *       ? { authenticated: obj.spec.token === "good", user: { username: "prometheus", groups: [] } }
+ *     const token = nestedString(obj, "spec", "token");
+ *     const status = token !== undefined
+ *       ? { authenticated: token === "good", user: { username: "prometheus", groups: [] } }
  *       : { allowed: true };
  *     return Promise.resolve({ ...obj, status } as T);
  *   },

@@ -12,9 +12,9 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { Controller, CoreTypes, done, type KubeObject } from "./mod.ts";
+ * import { type ConfigMap, Controller, CoreTypes, done } from "./mod.ts";
  *
- * const hello = new Controller<KubeObject>({
+ * const hello = new Controller<ConfigMap>({
  *   name: "hello",
  *   for: CoreTypes.ConfigMap,
  *   async reconcile(ctx) {
@@ -83,6 +83,7 @@ export {
   ApiError,
   type CallInfo,
   isAlreadyExists,
+  isClientError,
   isConflict,
   isForbidden,
   isGone,
@@ -90,6 +91,8 @@ export {
   isNotFound,
   isNotLeader,
   isRetriable,
+  isServerError,
+  isTooManyRequests,
   isUnauthorized,
   NotLeaderError,
   type Status,
@@ -129,6 +132,9 @@ export {
   type WatchEvent,
   type WatchEventType,
 } from "./types.ts";
+// Typed built-ins (runtime/builtin_types.ts: Pod, Secret, Lease, … over client-node's models) are imported from that
+// module directly: re-exported here, `deno doc --lint` would have to document client-node's whole model tree.
+export { nestedField, nestedRecord, nestedString } from "./unstructured.ts";
 export {
   addFinalizer,
   AlreadyOwnedError,

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { StoreWriter } from "./store.ts";
 import type { KubeObject } from "./types.ts";
+import { nestedString } from "./unstructured.ts";
 
 function pod(name: string, rv: string, extra: Partial<KubeObject["metadata"]> = {}): KubeObject {
   return { metadata: { name, namespace: extra.namespace ?? "ns", uid: `uid-${name}`, resourceVersion: rv, ...extra } };
@@ -17,7 +18,10 @@ Deno.test("store: relist diff emits synthetic deletes, no duplicate adds, no spu
 
 Deno.test("store: indexes by namespace, owner uid, label and a custom function follow updates", () => {
   const store = new StoreWriter();
-  store.addIndex("byNode", (o) => (o.spec?.nodeName ? [o.spec.nodeName] : []));
+  store.addIndex("byNode", (o) => {
+    const node = nestedString(o, "spec", "nodeName");
+    return node ? [node] : [];
+  });
   const owned = pod("a", "1", {
     labels: { app: "x" },
     ownerReferences: [{ apiVersion: "v1", kind: "X", name: "o", uid: "o1" }],

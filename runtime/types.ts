@@ -60,9 +60,8 @@ export interface KubeObject {
   kind?: string;
   /** Standard object metadata. */
   metadata: ObjectMeta;
-  /** Kind-specific fields: spec, status, data, … */
-  // deno-lint-ignore no-explicit-any
-  [field: string]: any;
+  /** Kind-specific fields (spec, status, data, …): `unknown` until narrowed — see builtin_types.ts, unstructured.ts. */
+  [field: string]: unknown;
 }
 
 /** metav1.ListMeta. */

@@ -15,7 +15,15 @@
  * @module
  */
 
-import { ApiError, isGone, isNotFound, isUnauthorized } from "./errors.ts";
+import {
+  ApiError,
+  isClientError,
+  isGone,
+  isNotFound,
+  isServerError,
+  isTooManyRequests,
+  isUnauthorized,
+} from "./errors.ts";
 import { type KubeObject, objectKey, type WatchEvent } from "./types.ts";
 import { invalidFrame, isUnservableRv } from "./watch_frames.ts";
 
@@ -342,10 +350,10 @@ function onStreamFailed(state: WatchState, error: unknown, env: StepEnv): StepRe
   const left = leaveStream(false);
   if (state.kind === "InitialEvents") {
     // 404 is not a refusal of WatchList: the resource itself is not served (a deleted CRD); the list says so.
-    const refused = code !== undefined && code >= 400 && code < 500 && code !== 401 && code !== 429 &&
-      code !== 410 && code !== 404;
+    const refused = isClientError(error) && !isUnauthorized(error) && !isTooManyRequests(error) && !isGone(error) &&
+      !isNotFound(error);
     const nextMem: WatchMemory = refused ? { ...mem, watchList: "off" } : mem;
-    if (code === 401) {
+    if (isUnauthorized(error)) {
       return backoff({
         mem: nextMem,
         cause: "unauthorized",
@@ -353,7 +361,7 @@ function onStreamFailed(state: WatchState, error: unknown, env: StepEnv): StepRe
         before: [...left, { type: "refreshCredentials" }],
       }, env);
     }
-    if (!refused && state.stream.openedAtMs === undefined && code !== undefined && code >= 500) {
+    if (!refused && state.stream.openedAtMs === undefined && isServerError(error)) {
       return backoff(
         { mem: nextMem, cause: "watchlist-error", then: "list", before: left, detail: describe(error) },
         env,
@@ -370,7 +378,7 @@ function onStreamFailed(state: WatchState, error: unknown, env: StepEnv): StepRe
   if (isGone(error) || (error instanceof ApiError && isUnservableRv(error.status))) {
     return startListing(mem, "expired", env, [...left, { type: "relist", cause: "expired" }]);
   }
-  const before: WatchEffect[] = code === 401 ? [...left, { type: "refreshCredentials" }] : left;
+  const before: WatchEffect[] = isUnauthorized(error) ? [...left, { type: "refreshCredentials" }] : left;
   return backoff({
     mem,
     cause: code !== undefined ? `http-${code}` : "stream-error",
@@ -446,7 +454,7 @@ function onEvent(state: WatchState, event: WatchEvent<unknown>, env: StepEnv): S
     // deno-lint-ignore no-explicit-any
     const status = event.object as any;
     const detail = `${status?.code ?? ""} ${status?.reason ?? ""} ${status?.message ?? ""}`.trim();
-    if (status?.code === 401) before.push({ type: "refreshCredentials" });
+    if (isUnauthorized(status)) before.push({ type: "refreshCredentials" });
     return backoff({
       mem,
       cause: "in-stream-error",

@@ -4,6 +4,7 @@
  * @module
  */
 
+import { isGone } from "./errors.ts";
 import type { WatchEvent } from "./types.ts";
 
 /**
@@ -13,7 +14,7 @@ import type { WatchEvent } from "./types.ts";
 export function isUnservableRv(obj: unknown): boolean {
   // deno-lint-ignore no-explicit-any
   const s = obj as any;
-  if (s?.code === 410 || s?.reason === "Expired" || s?.reason === "Gone") return true;
+  if (isGone(s) || s?.reason === "Expired" || s?.reason === "Gone") return true;
   // deno-lint-ignore no-explicit-any
   if (s?.details?.causes?.some((c: any) => c?.reason === "ResourceVersionTooLarge")) return true;
   return typeof s?.message === "string" && /too large resource version/i.test(s.message);

@@ -6,7 +6,7 @@
  * @module
  */
 import { ApiError, failureStatus } from "../runtime/errors.ts";
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { forbidden } from "./status_errors.ts";
 import type { ObjectStore } from "./store.ts";

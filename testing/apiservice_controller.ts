@@ -8,7 +8,7 @@
  * @module
  */
 import { rfc3339 } from "./object_rules.ts";
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { FakeStore } from "./fake_store.ts";
 import type { AggregatedTarget } from "./http_router.ts";
 import type { StoredEvent } from "./store.ts";

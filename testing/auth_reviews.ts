@@ -5,7 +5,7 @@
  * the test hook `faults.denySubjectAccess`.
  * @module
  */
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { ADMIN_USER } from "./authn.ts";
 import type { FaultHooks } from "./faults.ts";
 import type { PolicyRule } from "./rbac_bootstrap.ts";

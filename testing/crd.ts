@@ -5,7 +5,7 @@
  * (strategies/crds.ts).
  * @module
  */
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { STANDARD_VERBS } from "./builtin_resources.ts";
 import type { FakeStore } from "./fake_store.ts";
 import type { ResourceDef } from "./resource_def.ts";

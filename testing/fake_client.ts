@@ -19,7 +19,8 @@ import type {
 import { resourceId } from "../runtime/apimachinery/names.ts";
 import type { ControllerClient } from "../runtime/controller_client.ts";
 import { ApiError, type CallInfo, failureStatus } from "../runtime/errors.ts";
-import { apiVersionOf, type KubeList, type KubeObject, type ResourceType } from "../runtime/types.ts";
+import { apiVersionOf, type KubeList, type ResourceType } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { FakeStore } from "./fake_store.ts";
 import { toPartialObjectMetadataList } from "./partial_metadata.ts";
 import { patchObject } from "./patch_object.ts";

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { ApiError, isConflict, isNotFound } from "../runtime/errors.ts";
-import { CoreTypes, type KubeObject, type ResourceType } from "../runtime/types.ts";
+import { CoreTypes, type ResourceType } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { FakeCluster } from "./reconcile_context.ts";
 
 const WidgetType: ResourceType = {

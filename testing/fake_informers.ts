@@ -10,8 +10,9 @@
  */
 import type { InformerHandler, InformerLike, InformerSource, Store } from "../runtime/cache.ts";
 import { deepFreeze, type IndexFunc, StoreWriter } from "../runtime/store.ts";
-import { type KubeObject, type ResourceType, splitKey } from "../runtime/types.ts";
+import { type ResourceType, splitKey } from "../runtime/types.ts";
 import type { WatchScope } from "../runtime/watch_runner.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { FakeStore } from "./fake_store.ts";
 import { toPartialObjectMetadata } from "./partial_metadata.ts";
 import { storageKeyOf } from "./registry.ts";

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { CoreTypes, type KubeObject } from "../runtime/types.ts";
+import { CoreTypes } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { FakeCluster } from "./reconcile_context.ts";
 
 function pod(name: string, namespace: string, labels: Record<string, string> = {}): KubeObject {

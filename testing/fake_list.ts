@@ -4,7 +4,8 @@
  * lists the past state, as etcd serves a revision; 410 Expired once compacted).
  * @module
  */
-import { apiVersionOf, type KubeList, type KubeObject } from "../runtime/types.ts";
+import { apiVersionOf, type KubeList } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";

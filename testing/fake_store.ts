@@ -9,7 +9,8 @@
  */
 import type { Clock } from "../runtime/clock.ts";
 import { ApiError, failureStatus, type StatusCause } from "../runtime/errors.ts";
-import { apiVersionOf, type KubeList, type KubeObject, type ResourceType } from "../runtime/types.ts";
+import { apiVersionOf, type KubeList, type ResourceType } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { type AdmissionChain, type AdmissionContext, namespaceLifecycle, runAdmission } from "./admission.ts";
 import { listObjects, type ListOptions } from "./fake_list.ts";
 import { generateName, jsonEqual, rfc3339, specChanged } from "./object_rules.ts";

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { isInvalid, isNotFound } from "../runtime/errors.ts";
 import { VirtualClock } from "../runtime/clock.ts";
-import type { KubeObject } from "../runtime/types.ts";
+import { nestedString } from "../runtime/unstructured.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { AdmissionContext } from "./admission.ts";
 import { FakeStore } from "./fake_store.ts";
 import { ResourceRegistry } from "./registry.ts";
@@ -119,7 +120,7 @@ Deno.test("events.k8s.io Events are stored as core Events and converted back, fi
   const core = store.get(CORE_EVENTS, "e", { namespace: "default" });
   assert.deepEqual([core.apiVersion, core.involvedObject?.name, core.message], ["v1", "p", "hello"]);
   const listed = store.list(EVENTS_V1, { namespace: "default", fieldSelector: "regarding.name=p" });
-  assert.deepEqual(listed.items.map((e) => [e.apiVersion, e.regarding?.name, e.note]), [
+  assert.deepEqual(listed.items.map((e) => [e.apiVersion, nestedString(e, "regarding", "name"), e.note]), [
     ["events.k8s.io/v1", "p", "hello"],
   ]);
   assert.equal(store.list(EVENTS_V1, { namespace: "default", fieldSelector: "regarding.name=q" }).items.length, 0);

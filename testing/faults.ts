@@ -7,7 +7,7 @@
 import { resourceId } from "../runtime/apimachinery/names.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { ApiError, failureStatus } from "../runtime/errors.ts";
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { ObjectStore } from "./store.ts";
 import type { WatchHub, WatchSink } from "./watch_hub.ts";
 

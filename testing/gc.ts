@@ -5,7 +5,7 @@
  * (a Terminating namespace empties, then disappears). Work is coalesced per microtask turn; it never needs time.
  * @module
  */
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { type FakeStore, isNamespaceDef } from "./fake_store.ts";
 import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";

@@ -3,7 +3,8 @@
  * (`as=Table`, kubectl get), or PartialObjectMetadata(List) (metadata-only informers). Replies are always JSON.
  * @module
  */
-import type { KubeList, KubeObject, WatchEventType } from "../runtime/types.ts";
+import type { KubeList, WatchEventType } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { toPartialObjectMetadata, toPartialObjectMetadataList } from "./partial_metadata.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { toTable } from "./table.ts";

@@ -5,7 +5,7 @@
  */
 import { requestVerb } from "../runtime/apimachinery/verbs.ts";
 import type { Clock } from "../runtime/clock.ts";
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
 import { negotiateShape, shapeList, shapeObject, watchPresenter } from "./http_negotiation.ts";
 import { patchObject, servedPatchType } from "./patch_object.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import { ApiError, failureStatus } from "../runtime/errors.ts";
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { answerReview } from "./auth_reviews.ts";
 import { ADMIN_USER } from "./authn.ts";
 import { isReviewResource } from "./builtin_resources.ts";

@@ -9,7 +9,7 @@
  */
 import { rfc3339 } from "./object_rules.ts";
 import type { Clock } from "../runtime/clock.ts";
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { FakeStore } from "./fake_store.ts";
 import type { StoredEvent } from "./store.ts";
 

@@ -41,3 +41,4 @@ export {
   type RealControlPlaneOptions,
   startRealControlPlane,
 } from "./real_control_plane.ts";
+export type { Unstructured } from "./unstructured.ts";

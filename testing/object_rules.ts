@@ -5,7 +5,7 @@
  * @module
  */
 import type { StatusCause } from "../runtime/errors.ts";
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { deepEqual } from "../runtime/apimachinery/equality.ts";
 import { dns1035LabelErrors, dns1123LabelErrors, dns1123SubdomainErrors } from "../runtime/apimachinery/names.ts";
 

@@ -5,7 +5,8 @@
  * @module
  */
 
-import type { KubeObject, ListMeta, ObjectMeta } from "../runtime/types.ts";
+import type { ListMeta, ObjectMeta } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 
 /** A metadata-only view of an object. */
 export interface PartialObjectMetadata {

@@ -8,7 +8,7 @@
  */
 import type { PatchType } from "../runtime/client.ts";
 import { ApiError, failureStatus } from "../runtime/errors.ts";
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { FakeStore } from "./fake_store.ts";
 import { requireObject } from "./http_body.ts";
 import { rfc3339 } from "./object_rules.ts";

@@ -4,7 +4,7 @@
  * the log. Start-up loads the snapshot and replays the log, so nothing acknowledged is lost.
  * @module
  */
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { ObjectStore, StoredEvent, StoreSnapshot } from "./store.ts";
 
 const SNAPSHOT = "snapshot.json";

@@ -12,7 +12,7 @@
 
 import { formatGoDuration } from "../runtime/apimachinery/durations.ts";
 import { ApiError, failureStatus } from "../runtime/errors.ts";
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { MESSAGES } from "./protobuf_types.ts";
 
 interface FieldDesc {

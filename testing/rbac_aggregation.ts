@@ -5,7 +5,7 @@
  * controller runs after the watch event.
  * @module
  */
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { FakeStore } from "./fake_store.ts";
 import type { PolicyRule } from "./rbac_bootstrap.ts";
 import type { StoredEvent } from "./store.ts";

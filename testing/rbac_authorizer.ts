@@ -7,7 +7,7 @@
  * @module
  */
 import { failureStatus, type Status } from "../runtime/errors.ts";
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { FakeStore } from "./fake_store.ts";
 import type { PolicyRule } from "./rbac_bootstrap.ts";
 

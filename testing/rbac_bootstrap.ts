@@ -6,7 +6,7 @@
  * aggregated roles (admin, edit, view) get theirs from ./rbac_aggregation.ts, as on a real cluster.
  * @module
  */
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { FakeStore } from "./fake_store.ts";
 
 /** One rbac/v1 PolicyRule. */

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { ApiError, type StatusCause } from "../runtime/errors.ts";
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { recordUpdateManagedFields, serverSideApply } from "./patch/apply.ts";
 import { applyMergePatch } from "../runtime/apimachinery/merge_patch.ts";
 import { applyStrategicMergePatch } from "./patch/strategic.ts";

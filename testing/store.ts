@@ -4,7 +4,7 @@
  * by uid and by owner uid for garbage collection. Objects handed in are owned by the store and never mutated again.
  * @module
  */
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 
 /** One committed change. */
 export interface StoredEvent {

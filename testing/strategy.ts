@@ -7,7 +7,7 @@
  */
 import type { Clock } from "../runtime/clock.ts";
 import type { StatusCause } from "../runtime/errors.ts";
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { validateSubdomainName } from "./object_rules.ts";
 import type { ResourceDef } from "./resource_def.ts";
 

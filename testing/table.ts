@@ -7,7 +7,8 @@
  * @module
  */
 
-import type { KubeObject, ListMeta } from "../runtime/types.ts";
+import type { ListMeta } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { ageOf, humanDuration } from "../runtime/apimachinery/durations.ts";
 import { toPartialObjectMetadata } from "./partial_metadata.ts";
 import type { PrintColumn, ResourceDef } from "./resource_def.ts";

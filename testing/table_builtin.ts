@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { ageOf, humanDuration } from "../runtime/apimachinery/durations.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { COLUMN_DESCRIPTIONS } from "./table_descriptions.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { evalJsonPath, toTable } from "./table.ts";
 

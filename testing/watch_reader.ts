@@ -3,7 +3,8 @@
  * protocol): newline-delimited JSON, split across or within chunks.
  * @module
  */
-import type { KubeObject, WatchEvent } from "../runtime/types.ts";
+import type { WatchEvent } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 
 /** A pull-based reader of watch frames. */
 export class WatchReader {

@@ -7,7 +7,8 @@
  * @module
  */
 import type { Clock } from "../runtime/clock.ts";
-import type { KubeObject, WatchEventType } from "../runtime/types.ts";
+import type { WatchEventType } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { StoredEvent } from "./store.ts";
 import type { WatchSink } from "./watch_hub.ts";
 

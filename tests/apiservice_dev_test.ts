@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { startFarmForDev } from "../apiservice/dev_starter.ts";
 import { KubeClient } from "../runtime/client.ts";
 import { parseKubeconfig } from "../runtime/kubeconfig.ts";
+import type { ConfigMap } from "../runtime/builtin_types.ts";
 import { CoreTypes } from "../runtime/types.ts";
 import { startFakeApiServer } from "../testing/mod.ts";
 
@@ -20,8 +21,8 @@ Deno.test("startFarmForDev serves llamas and farmpods through the fake API serve
     const dolly = await get("/apis/farm.example.com/v1alpha/namespaces/default/llamas/dolly");
     assert.equal(dolly.status, 200);
     assert.equal(dolly.body.spec.height, 0.5);
-    const cm = await client.get(CoreTypes.ConfigMap, "farm-llamas", { namespace: "kube-system" });
-    assert.ok(cm.data["llamas.json"].includes("dolly"));
+    const cm = await client.get<ConfigMap>(CoreTypes.ConfigMap, "farm-llamas", { namespace: "kube-system" });
+    assert.ok(cm.data?.["llamas.json"].includes("dolly"));
 
     await client.create(CoreTypes.Pod, {
       metadata: { name: "web", namespace: "default" },

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { KubeClient } from "../runtime/client.ts";
 import { InformerRegistry } from "../runtime/informers.ts";
 import { parseKubeconfig } from "../runtime/kubeconfig.ts";
+import type { ConfigMap } from "../runtime/builtin_types.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { KubeFarmCluster, podCacheFromInformer } from "../apiservice/kube_cluster.ts";
 import { startFarmFixture } from "../apiservice/test_support.ts";
@@ -62,8 +63,8 @@ Deno.test("farm server on the fake cluster: farmpods from the informer, SAR via 
     });
     assert.equal(created.status, 201);
     const rv = (await created.json()).metadata.resourceVersion;
-    const cm = await client.get<KubeObject>(CoreTypes.ConfigMap, "farm-llamas", { namespace: "kube-system" });
-    assert.equal(cm.data.resourceVersion, rv);
+    const cm = await client.get<ConfigMap>(CoreTypes.ConfigMap, "farm-llamas", { namespace: "kube-system" });
+    assert.equal(cm.data?.resourceVersion, rv);
 
     await fx.close();
     fx = await startFarmFixture(opts);

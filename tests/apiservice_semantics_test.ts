@@ -2,6 +2,7 @@
 // dryRun on every write, deletecollection, and limit/continue paging from a consistent snapshot.
 import assert from "node:assert/strict";
 import { readWatch } from "../apiservice/test_support.ts";
+import type { ConfigMap } from "../runtime/builtin_types.ts";
 import { LLAMAS, postLlama, startFarmOnFake } from "./support/farm_on_fake.ts";
 
 type Llama = { metadata: { name: string; resourceVersion?: string; uid?: string }; spec: { weight: number } };
@@ -57,12 +58,12 @@ Deno.test("dryRun=All: create, update, patch and delete validate and answer, but
     assert.deepEqual(after, dolly, "dolly unchanged");
     const list = await (await fx.call(LLAMAS)).json();
     assert.equal(list.metadata.resourceVersion, before.metadata.resourceVersion, "no write happened");
-    const cm = await env.client.get(
+    const cm = await env.client.get<ConfigMap>(
       { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true },
       "farm-llamas",
       { namespace: "kube-system" },
     );
-    assert.equal(cm.data.resourceVersion, before.metadata.resourceVersion, "the ConfigMap was not written");
+    assert.equal(cm.data?.resourceVersion, before.metadata.resourceVersion, "the ConfigMap was not written");
 
     // A real write after the dry runs is the first event the watch sees.
     (await fx.call(LLAMAS, postLlama("real"))).body?.cancel();

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { MAX_RESTARTS } from "../controllers/at/controller.ts";
 import { type At, AtType } from "../controllers/at/schema.ts";
 import { VirtualClock } from "../runtime/clock.ts";
+import type { Pod } from "../runtime/builtin_types.ts";
 import { CoreTypes } from "../runtime/types.ts";
 import { type ControllerEnv, getOrUndefined, startEnv, waitFor } from "./controllers_env.ts";
 
@@ -28,15 +29,15 @@ Deno.test("the tutorial's at-sample (schedule in the past) runs now: pod <at>-po
       metadata: { name: "at-sample" },
       spec: { schedule: "2020-11-16T10:12:00Z", command: "echo hello world!" },
     }, ns);
-    const pod = await waitFor("pod", () => getOrUndefined(env.client, CoreTypes.Pod, "at-sample-pod"));
+    const pod = await waitFor("pod", () => getOrUndefined<Pod>(env.client, CoreTypes.Pod, "at-sample-pod"));
     const a = await waitFor(
       "RUNNING",
       async () => (await at(env, "at-sample")).status?.phase === "RUNNING" && at(env, "at-sample"),
     );
-    assert.deepEqual(pod.spec.containers.map((c: { image: string; command: string[] }) => [c.image, c.command]), [
+    assert.deepEqual(pod.spec!.containers.map((c) => [c.image, c.command]), [
       ["busybox", ["echo", "hello", "world!"]],
     ]);
-    assert.equal(pod.spec.restartPolicy, "OnFailure");
+    assert.equal(pod.spec!.restartPolicy, "OnFailure");
     assert.deepEqual(pod.metadata.ownerReferences?.map((r) => [r.kind, r.uid, r.controller]), [[
       "At",
       a.metadata.uid,

@@ -7,6 +7,7 @@ import { eventually } from "../testing/eventually.ts";
 import { type ControllerName, CONTROLLERS, crdManifests } from "../controllers/mod.ts";
 import type { KubeClient } from "../runtime/client.ts";
 import type { Clock } from "../runtime/clock.ts";
+import { isNotFound } from "../runtime/errors.ts";
 import { Manager } from "../runtime/manager.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../runtime/types.ts";
 import type { FakeApiServer } from "../testing/mod.ts";
@@ -79,16 +80,16 @@ export function waitFor<T>(
 }
 
 /** GET or undefined on 404. */
-export async function getOrUndefined(
+export async function getOrUndefined<T extends KubeObject = KubeObject>(
   client: KubeClient,
   rt: ResourceType,
   name: string,
   namespace = "default",
-): Promise<KubeObject | undefined> {
+): Promise<T | undefined> {
   try {
-    return await client.get(rt, name, { namespace });
+    return await client.get<T>(rt, name, { namespace });
   } catch (err) {
-    if ((err as { code?: number }).code === 404) return undefined;
+    if (isNotFound(err)) return undefined;
     throw err;
   }
 }

@@ -8,6 +8,7 @@ import { MAX_RESTARTS } from "../controllers/at/controller.ts";
 import { type At, AtType } from "../controllers/at/schema.ts";
 import { type Netperf, NetperfType } from "../controllers/netperf/schema.ts";
 import { VirtualClock } from "../runtime/clock.ts";
+import type { Pod } from "../runtime/builtin_types.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { type ControllerEnv, getOrUndefined, startEnv, waitFor } from "./controllers_env.ts";
 
@@ -55,7 +56,7 @@ Deno.test("At with the fake kubelet: echo → DONE; a failing command crash-loop
     await waitFor("hello DONE", async () => (await phaseOf(env, "hello")) === "DONE");
     for (let i = 0; i < 20 && (await phaseOf(env, "crash")) !== "FAILED"; i++) {
       await waitFor("crash pod restarted or At failed", async () => {
-        const pod = await getOrUndefined(env.client, CoreTypes.Pod, "crash-pod");
+        const pod = await getOrUndefined<Pod>(env.client, CoreTypes.Pod, "crash-pod");
         return (await phaseOf(env, "crash")) === "FAILED" ||
           pod?.status?.containerStatuses?.[0]?.state?.waiting?.reason === "CrashLoopBackOff";
       });

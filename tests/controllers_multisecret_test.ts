@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { FINALIZER, OWNER_NAME, OWNER_NAMESPACE, OWNER_UID } from "../controllers/multisecret/controller.ts";
 import { type MultiSecret, MultiSecretType } from "../controllers/multisecret/schema.ts";
 import { captureSink, configureLogging } from "../runtime/log.ts";
+import type { Secret } from "../runtime/builtin_types.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { type ControllerEnv, getOrUndefined, startEnv, waitFor } from "./controllers_env.ts";
 
@@ -16,8 +17,8 @@ async function ms(env: ControllerEnv): Promise<MultiSecret> {
   return await env.client.get<MultiSecret>(MultiSecretType, "shared", { namespace: "default" });
 }
 
-async function children(env: ControllerEnv): Promise<KubeObject[]> {
-  return (await env.client.list(CoreTypes.Secret)).items.filter((s) => s.metadata.name === "shared");
+async function children(env: ControllerEnv): Promise<Secret[]> {
+  return (await env.client.list<Secret>(CoreTypes.Secret)).items.filter((s) => s.metadata.name === "shared");
 }
 
 Deno.test("a Secret in every namespace; new namespace; re-creation; propagation; conflicts; finalizer; no values leak", async () => {
@@ -93,7 +94,7 @@ Deno.test("a Secret in every namespace; new namespace; re-creation; propagation;
       "propagated",
       async () =>
         (await children(env)).filter((s) => s.metadata.annotations?.[OWNER_UID]).every((s) =>
-          s.data.user === "cm9vdA=="
+          s.data?.user === "cm9vdA=="
         ),
     );
 
@@ -162,7 +163,7 @@ Deno.test("an immutable child does not block the others; after the owner vanishe
       owner.status?.observedGeneration === owner.metadata.generation;
     const kids = await children(env);
     return ready && kids.length === 3 &&
-      kids.every((s) => s.data.k === value && s.metadata.labels?.[OWNER_UID] === (uid ?? owner.metadata.uid));
+      kids.every((s) => s.data?.k === value && s.metadata.labels?.[OWNER_UID] === (uid ?? owner.metadata.uid));
   };
   try {
     for (const name of ["team-a", "team-b", "team-c"]) {

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { clientPodName, serverPodName } from "../controllers/netperf/controller.ts";
 import { type Netperf, NetperfType } from "../controllers/netperf/schema.ts";
+import type { Pod } from "../runtime/builtin_types.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { type ControllerEnv, getOrUndefined, startEnv, waitFor } from "./controllers_env.ts";
 
@@ -40,16 +41,22 @@ Deno.test("server pod, client pod with the server IP, result from the terminatio
     }, ns);
     await env.client.create(NetperfType, { metadata: { name: "example" }, spec: { duration: 5 } }, ns);
     const created = await np(env, "example");
-    const server = await waitFor("server pod", () => getOrUndefined(env.client, CoreTypes.Pod, serverPodName(created)));
-    assert.deepEqual(server.spec.containers[0].command, ["netserver", "-D"]);
+    const server = await waitFor(
+      "server pod",
+      () => getOrUndefined<Pod>(env.client, CoreTypes.Pod, serverPodName(created)),
+    );
+    assert.deepEqual(server.spec!.containers[0].command, ["netserver", "-D"]);
     await waitFor("status Server", async () => (await np(env, "example")).status?.status === "Server");
 
     // restart the controller mid-test: it resumes from status, without a second server pod
     await env.stopManager();
     env.startManager();
     await podStatus(env, serverPodName(created), { phase: "Running", podIP: "10.244.0.7" });
-    const client = await waitFor("client pod", () => getOrUndefined(env.client, CoreTypes.Pod, clientPodName(created)));
-    assert.match(client.spec.containers[0].command.join(" "), /netperf -H 10\.244\.0\.7 -l 5/);
+    const client = await waitFor(
+      "client pod",
+      () => getOrUndefined<Pod>(env.client, CoreTypes.Pod, clientPodName(created)),
+    );
+    assert.match(client.spec!.containers[0].command!.join(" "), /netperf -H 10\.244\.0\.7 -l 5/);
     assert.equal((await pods(env)).filter((p) => p.metadata.name === serverPodName(created)).length, 1);
     await waitFor("status Test", async () => (await np(env, "example")).status?.status === "Test");
 

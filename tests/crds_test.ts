@@ -13,6 +13,7 @@ import { NetperfObjectSchema } from "../controllers/netperf/schema.ts";
 import { MultiSecretObjectSchema } from "../controllers/multisecret/schema.ts";
 import { validationErrors } from "../controllers/schema_util.ts";
 import type { TSchema } from "@sinclair/typebox";
+import type { OpenApiSchema } from "../testing/resource_def.ts";
 import { validateAndDefault } from "../testing/schema.ts";
 import type { KubeObject } from "../runtime/types.ts";
 
@@ -78,7 +79,7 @@ Deno.test("every CRD is v1, namespaced, has a status subresource, category kubeo
     assert.deepEqual(crd.spec.names.categories, ["kubeop"]);
     const [version] = crd.spec.versions;
     assert.deepEqual(version.subresources, { status: {} });
-    assert.ok(version.additionalPrinterColumns.length >= 2, crd.metadata.name);
+    assert.ok((version.additionalPrinterColumns ?? []).length >= 2, crd.metadata.name);
     assert.equal(JSON.stringify(version.schema).includes('"const"'), false, "structural schemas have no const");
     assert.equal(JSON.stringify(version.schema).includes("anyOf"), false, "enums, not anyOf");
   }
@@ -172,7 +173,7 @@ Deno.test("schemas refuse what the CRD must refuse", () => {
 
 function crdSchema(plural: string) {
   const crd = crdManifests().find((c) => c.spec.names.plural === plural)!;
-  return crd.spec.versions[0].schema.openAPIV3Schema;
+  return crd.spec.versions[0].schema!.openAPIV3Schema as OpenApiSchema;
 }
 
 Deno.test("the CRD schema, as an API server applies it, refuses switches -1 and 1000 naming the field", () => {
@@ -225,12 +226,12 @@ Deno.test("every field of every CRD schema has a description, so kubectl explain
   // The root metadata is the one exception: kube-apiserver refuses a CRD whose schema says anything but `type` there
   // ("must not specify anything other than name and generateName"); kubectl explain describes it from ObjectMeta.
   const missing = crdManifests().flatMap((crd) =>
-    undescribed(crd.spec.versions[0].schema.openAPIV3Schema, "").map((p) => `${crd.spec.names.kind}${p}`)
+    undescribed(crd.spec.versions[0].schema!.openAPIV3Schema!, "").map((p) => `${crd.spec.names.kind}${p}`)
   ).filter((path) => !path.endsWith(".metadata") || path.split(".").length !== 2);
   assert.deepEqual(missing, []);
   for (const crd of crdManifests()) {
     assert.deepEqual(
-      crd.spec.versions[0].schema.openAPIV3Schema.properties.metadata,
+      (crd.spec.versions[0].schema!.openAPIV3Schema!.properties as Record<string, unknown>).metadata,
       { type: "object" },
       crd.metadata.name,
     );

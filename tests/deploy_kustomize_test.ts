@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { relative } from "node:path";
 import YAML from "yaml";
 import { crdManifests } from "../controllers/crds.ts";
-import type { KubeObject } from "../runtime/types.ts";
+import type { Unstructured as KubeObject } from "../testing/unstructured.ts";
 
 const KUBECTL = new URL("../.cache/clients/kubectl", import.meta.url).pathname;
 const DEPLOY = new URL("../deploy/", import.meta.url).pathname;

@@ -11,6 +11,7 @@ import { AtType } from "../controllers/at/schema.ts";
 import { crdManifests } from "../controllers/mod.ts";
 import { KubeClient } from "../runtime/client.ts";
 import { parseKubeconfig } from "../runtime/kubeconfig.ts";
+import type { Lease } from "../runtime/builtin_types.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { eventually } from "../testing/eventually.ts";
 import { startFakeApiServer } from "../testing/mod.ts";
@@ -81,7 +82,7 @@ Deno.test({
         const pods = await client.list(CoreTypes.Pod, { namespace: "default" });
         return pods.items.some((p) => p.metadata?.ownerReferences?.some((o) => o.kind === "At"));
       }, { timeoutMs: 30_000 });
-      const lease = await client.get(CoreTypes.Lease, "kubeop", { namespace: "kubeop-system" });
+      const lease = await client.get<Lease>(CoreTypes.Lease, "kubeop", { namespace: "kubeop-system" });
       assert.ok(String(lease.spec?.holderIdentity).length > 0, "the namespace file named the Lease's namespace");
       const metricsUrl = /metrics server listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(operator.logs())?.[1];
       assert.ok(metricsUrl, `metrics address in the logs:\n${operator.logs()}`);

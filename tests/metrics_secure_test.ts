@@ -5,10 +5,11 @@ import { eventually } from "../testing/eventually.ts";
 import { insecureFetch } from "../testing/insecure_fetch.ts";
 import type { KubeObject, ResourceType } from "../runtime/types.ts";
 import type { KubeClient } from "../runtime/client.ts";
+import { nestedRecord } from "../runtime/unstructured.ts";
 import { startFakeEnv } from "./support/fake_env.ts";
 
 function deniesMetrics(review: KubeObject): boolean {
-  const attrs = review.spec?.nonResourceAttributes as { path?: string; verb?: string } | undefined;
+  const attrs = nestedRecord(review, "spec", "nonResourceAttributes") as { path?: string; verb?: string } | undefined;
   return attrs?.path === "/metrics" && attrs.verb === "get";
 }
 

@@ -12,6 +12,7 @@ import { type MultiSecret, MultiSecretType } from "../controllers/multisecret/sc
 import { KubeClient } from "../runtime/client.ts";
 import { Manager } from "../runtime/manager.ts";
 import { Metrics } from "../runtime/metrics.ts";
+import type { Lease } from "../runtime/builtin_types.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../runtime/types.ts";
 import { eventually } from "../testing/eventually.ts";
 import { type FakeApiServer, startFakeApiServer } from "../testing/mod.ts";
@@ -163,8 +164,8 @@ Deno.test({
         return a.status?.phase === "DONE";
       }, POLL);
 
-      const lease = await admin.get<KubeObject>(CoreTypes.Lease, "kubeop", { namespace: "kubeop-system" });
-      assert.ok(lease.spec.holderIdentity, "the leader-election Role let the SA hold the Lease");
+      const lease = await admin.get<Lease>(CoreTypes.Lease, "kubeop", { namespace: "kubeop-system" });
+      assert.ok(lease.spec?.holderIdentity, "the leader-election Role let the SA hold the Lease");
       assert.equal(await requests(env.metrics, "403"), 0, "no request forbidden under deploy/rbac/");
       assert.equal(await requests(env.metrics, "401"), 0, "the token authenticated every request");
       assert.ok(await requests(env.metrics, "201") > 0, "writes went through");

@@ -14,6 +14,7 @@ import { KubeEventRecorder } from "../runtime/events.ts";
 import { InformerRegistry } from "../runtime/informers.ts";
 import { loadKubeconfigFile } from "../runtime/kubeconfig.ts";
 import { Metrics } from "../runtime/metrics.ts";
+import type { ConfigMap, Event } from "../runtime/builtin_types.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { startFakeApiServer } from "../testing/mod.ts";
 
@@ -32,7 +33,7 @@ Deno.test("a ConfigMap→Secret controller on the fake API server: owns, events,
     reportingInstance: "t",
     metrics,
   });
-  const controller = new Controller({
+  const controller = new Controller<ConfigMap>({
     name: "copy",
     for: CoreTypes.ConfigMap,
     reconcile: async (ctx) => {
@@ -84,11 +85,11 @@ Deno.test("a ConfigMap→Secret controller on the fake API server: owns, events,
     assert.ok(again.metadata.uid);
 
     await recorder.flush();
-    const events = await client.list(CoreTypes.Event, { namespace: "work" });
+    const events = await client.list<Event>(CoreTypes.Event, { namespace: "work" });
     const copied = events.items.filter((e) => e.reason === "Copied");
     assert.ok(copied.length >= 1, "the Event was accepted by the server");
-    assert.equal(copied[0].regarding.name, "settings");
-    assert.equal(copied[0].regarding.kind, "ConfigMap");
+    assert.equal(copied[0].regarding?.name, "settings");
+    assert.equal(copied[0].regarding?.kind, "ConfigMap");
     assert.equal(copied[0].reportingController, "kubeop.dev/copy");
     assert.match(copied[0].eventTime, /\.\d{6}Z$/);
     assert.equal(await metrics.value("kubeop_events_dropped_total"), 0);

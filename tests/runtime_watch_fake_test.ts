@@ -10,6 +10,7 @@ import { KubeClient } from "../runtime/client.ts";
 import { VirtualClock } from "../runtime/clock.ts";
 import { isNotFound } from "../runtime/errors.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
+import { nestedString } from "../runtime/unstructured.ts";
 import { type FakeApiServer, startFakeApiServer } from "../testing/mod.ts";
 
 const quiet = { debug() {}, info() {}, warn() {} };
@@ -257,7 +258,7 @@ Deno.test("fake server: metadata-only and label-selector informers cache only wh
     assert.equal(x.data, undefined);
     assert.deepEqual(x.metadata.labels, { app: "x" });
     assert.deepEqual(scoped.store.keys().sort(), ["ns/x", "ns/z"]);
-    assert.equal(scoped.store.get("ns/z")!.data.big, "3");
+    assert.equal(nestedString(scoped.store.get("ns/z"), "data", "big"), "3");
     ctrl.abort();
     await Promise.all(running);
   } finally {

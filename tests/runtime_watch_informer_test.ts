@@ -7,6 +7,7 @@ import { VirtualClock } from "../runtime/clock.ts";
 import { CacheSyncTimeoutError, InformerRegistry } from "../runtime/informers.ts";
 import { isLazyObject } from "../runtime/lazy_object.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
+import { nestedString } from "../runtime/unstructured.ts";
 import { WatchStub } from "./runtime_watch_stub.ts";
 
 const quietLogger = { debug() {}, info() {}, warn() {} };
@@ -101,7 +102,7 @@ for (const lazyObjects of [false, true]) {
       await eventually("delete", () => h.log.includes("deleted b"), advancing(h.clock));
       assert.deepEqual(h.log, ["added a 101", "added b 102", "synced", "modified a 103", "deleted b"]);
       const a = h.informer.store.get("ns/a")!;
-      assert.equal(a.data.v, "2");
+      assert.equal(nestedString(a, "data", "v"), "2");
       assert.equal(a.metadata.managedFields, undefined);
       assert.ok(Object.isFrozen(a) && Object.isFrozen(a.data));
       assert.equal(isLazyObject(a), lazyObjects, "watched objects are lazy exactly when asked");

@@ -20,6 +20,7 @@
  */
 
 import { getControllerOf, setCondition, setControllerReference } from "../../runtime/apply.ts";
+import type { Pod } from "../../runtime/builtin_types.ts";
 import { childName, labelValueFor } from "../../runtime/apimachinery/names.ts";
 import { Controller, type ReconcileContext } from "../../runtime/controller.ts";
 import { isAlreadyExists, isNotFound, TerminalError } from "../../runtime/errors.ts";
@@ -69,7 +70,7 @@ export function parseSchedule(schedule: string): number | undefined {
 }
 
 /** The pod that runs `at`'s command. */
-export function podFor(at: At): KubeObject {
+export function podFor(at: At): Pod {
   return setControllerReference(at, {
     apiVersion: "v1",
     kind: "Pod",
@@ -152,7 +153,7 @@ export async function reconcileAt(ctx: ReconcileContext): Promise<Action> {
       }
       const restarts = Math.max(
         0,
-        ...(pod.status?.containerStatuses ?? []).map((c: KubeObject) => c.restartCount ?? 0),
+        ...(pod.status?.containerStatuses ?? []).map((c) => c.restartCount ?? 0),
       );
       if (podPhase === "Failed" || restarts >= MAX_RESTARTS) {
         const message = podPhase === "Failed"
@@ -176,7 +177,7 @@ export async function reconcileAt(ctx: ReconcileContext): Promise<Action> {
   }
 }
 
-function terminationOf(pod: KubeObject): string {
+function terminationOf(pod: Pod): string {
   const c = (pod.status?.containerStatuses ?? [])[0];
   const t = c?.state?.terminated ?? c?.lastState?.terminated;
   if (!t) return pod.status?.message ?? pod.status?.reason ?? "unknown";
@@ -211,12 +212,12 @@ async function ensurePod(ctx: ReconcileContext, at: At): Promise<string> {
 }
 
 /** The At's pod from the cache, confirmed against the API server on a miss (the cache may lag our own create). */
-async function currentPod(ctx: ReconcileContext, at: At): Promise<KubeObject | undefined> {
+async function currentPod(ctx: ReconcileContext, at: At): Promise<Pod | undefined> {
   const key = `${at.metadata.namespace}/${podNameOf(at)}`;
-  let pod: KubeObject | undefined = ctx.informers.get(CoreTypes.Pod).store.get(key);
+  let pod: Pod | undefined = ctx.informers.get<Pod>(CoreTypes.Pod).store.get(key);
   if (!pod) {
     try {
-      pod = await ctx.client.get(CoreTypes.Pod, podNameOf(at), { namespace: ctx.namespace });
+      pod = await ctx.client.get<Pod>(CoreTypes.Pod, podNameOf(at), { namespace: ctx.namespace });
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }

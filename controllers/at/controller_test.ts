@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import type { Pod } from "../../runtime/builtin_types.ts";
 import { CHILD_WRITE_REJECTED } from "../../runtime/child_write_failure.ts";
 import { labelValueErrors, labelValueFor } from "../../runtime/apimachinery/names.ts";
 import { ApiError, failureStatus, TerminalError } from "../../runtime/errors.ts";
@@ -12,7 +13,7 @@ function setup(spec: At["spec"], startMs = Date.UTC(2026, 0, 1)) {
   cluster.create(AtType, { metadata: { name: "at-sample", namespace: "default" }, spec });
   const run = () => reconcileAt(cluster.context(AtType, "default/at-sample"));
   const at = () => cluster.get(AtType, "default/at-sample") as At;
-  const pod = () => cluster.get(CoreTypes.Pod, "default/at-sample-pod");
+  const pod = () => cluster.get(CoreTypes.Pod, "default/at-sample-pod") as Pod | undefined;
   return { cluster, run, at, pod };
 }
 
@@ -28,9 +29,9 @@ Deno.test("a past schedule stores PENDING, then runs the pod now: busybox, split
   const { cluster, run, at, pod } = setup({ schedule: "2020-11-16T10:12:00Z", command: "echo  hello world!" });
   await run();
   const p = pod()!;
-  assert.deepEqual(p.spec.containers[0].command, ["echo", "hello", "world!"]);
-  assert.equal(p.spec.containers[0].image, "busybox");
-  assert.equal(p.spec.restartPolicy, "OnFailure");
+  assert.deepEqual(p.spec!.containers[0].command, ["echo", "hello", "world!"]);
+  assert.equal(p.spec!.containers[0].image, "busybox");
+  assert.equal(p.spec!.restartPolicy, "OnFailure");
   assert.equal(p.metadata.ownerReferences![0].uid, at().metadata.uid);
   assert.equal(p.metadata.ownerReferences![0].controller, true);
   assert.equal(at().status?.phase, "RUNNING");

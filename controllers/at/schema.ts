@@ -4,6 +4,7 @@
  */
 
 import { type Static, Type } from "@sinclair/typebox";
+import type { CustomResourceDefinition } from "../../runtime/builtin_types.ts";
 import type { KubeObject, ResourceType } from "../../runtime/types.ts";
 import {
   customResourceDefinition,
@@ -76,6 +77,6 @@ export const AtType: ResourceType = resourceTypeOf(AtResource);
 export const AtObjectSchema = objectSchema(AtResource);
 
 /** The CRDs of this system. */
-export function atCrds(): KubeObject[] {
+export function atCrds(): CustomResourceDefinition[] {
   return [customResourceDefinition(AtResource)];
 }

@@ -5,6 +5,7 @@
  */
 
 import { type Static, Type } from "@sinclair/typebox";
+import type { CustomResourceDefinition } from "../../runtime/builtin_types.ts";
 import type { KubeObject, ResourceType } from "../../runtime/types.ts";
 import {
   customResourceDefinition,
@@ -135,6 +136,6 @@ export const MachineObjectSchema = objectSchema(MachineResource);
 export const SwitchObjectSchema = objectSchema(SwitchResource);
 
 /** The two CRDs of this system. */
-export function machineCrds(): KubeObject[] {
+export function machineCrds(): CustomResourceDefinition[] {
   return [customResourceDefinition(MachineResource), customResourceDefinition(SwitchResource)];
 }

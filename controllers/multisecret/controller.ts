@@ -38,6 +38,7 @@ import { type LabelMatcher, labelSelectorMatcher, SelectorError } from "../../ru
 import { deleteIgnoringNotFound } from "../../runtime/delete_ignoring_not_found.ts";
 import { patchStatusIfChanged } from "../../runtime/status_patch.ts";
 import { type Action, done, requeueAfter } from "../../runtime/queue.ts";
+import type { Namespace } from "../../runtime/builtin_types.ts";
 import { type Condition, CoreTypes, type KubeObject, objectKey } from "../../runtime/types.ts";
 import type { RbacRule } from "../rbac.ts";
 import { type MultiSecret, MultiSecretType } from "./schema.ts";
@@ -159,7 +160,7 @@ export async function reconcileMultiSecret(ctx: ReconcileContext): Promise<Actio
   const ms = ctx.informers.get<MultiSecret>(MultiSecretType).store.get(ctx.key);
   if (!ms) return await sweepOrphans(ctx);
   const children = ctx.informers.get(CoreTypes.Secret, { labelSelector: CHILD_SELECTOR }).store;
-  const namespaces = ctx.informers.get(CoreTypes.Namespace).store.list();
+  const namespaces = ctx.informers.get<Namespace>(CoreTypes.Namespace).store.list();
   const name = childNameOf(ms);
 
   if (ms.metadata.deletionTimestamp) {

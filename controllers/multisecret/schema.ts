@@ -4,6 +4,7 @@
  */
 
 import { type Static, Type } from "@sinclair/typebox";
+import type { CustomResourceDefinition } from "../../runtime/builtin_types.ts";
 import type { KubeObject, ResourceType } from "../../runtime/types.ts";
 import {
   customResourceDefinition,
@@ -81,6 +82,6 @@ export const MultiSecretType: ResourceType = resourceTypeOf(MultiSecretResource)
 export const MultiSecretObjectSchema = objectSchema(MultiSecretResource);
 
 /** The CRDs of this system. */
-export function multiSecretCrds(): KubeObject[] {
+export function multiSecretCrds(): CustomResourceDefinition[] {
   return [customResourceDefinition(MultiSecretResource)];
 }

@@ -32,7 +32,8 @@ import { isAlreadyExists, isNotFound } from "../../runtime/errors.ts";
 import { deleteIgnoringNotFound } from "../../runtime/delete_ignoring_not_found.ts";
 import { patchStatusIfChanged } from "../../runtime/status_patch.ts";
 import { type Action, done, requeueAfter } from "../../runtime/queue.ts";
-import { type Condition, CoreTypes, type KubeObject } from "../../runtime/types.ts";
+import type { Pod } from "../../runtime/builtin_types.ts";
+import { type Condition, CoreTypes } from "../../runtime/types.ts";
 import type { RbacRule } from "../rbac.ts";
 import { DEFAULT_IMAGE, type Netperf, type NetperfState, NetperfType } from "./schema.ts";
 
@@ -77,7 +78,7 @@ export function parseNetperfOutput(output: string): number | undefined {
   return Math.round(value * 10 ** exponent);
 }
 
-function podBase(np: Netperf, name: string, role: string, node: string | undefined): KubeObject {
+function podBase(np: Netperf, name: string, role: string, node: string | undefined): Pod {
   return setControllerReference(np, {
     apiVersion: "v1",
     kind: "Pod",
@@ -95,9 +96,9 @@ function podBase(np: Netperf, name: string, role: string, node: string | undefin
 }
 
 /** The netserver pod. */
-export function serverPodFor(np: Netperf): KubeObject {
+export function serverPodFor(np: Netperf): Pod {
   const pod = podBase(np, serverPodName(np), "server", np.spec?.serverNode);
-  pod.spec.containers = [{
+  pod.spec!.containers = [{
     name: "netserver",
     image: np.spec?.image ?? DEFAULT_IMAGE,
     command: ["netserver", "-D"],
@@ -107,10 +108,10 @@ export function serverPodFor(np: Netperf): KubeObject {
 }
 
 /** The netperf client pod against `serverIP`; its output becomes the termination message. */
-export function clientPodFor(np: Netperf, serverIP: string): KubeObject {
+export function clientPodFor(np: Netperf, serverIP: string): Pod {
   const pod = podBase(np, clientPodName(np), "client", np.spec?.clientNode);
   const duration = np.spec?.duration ?? 10;
-  pod.spec.containers = [{
+  pod.spec!.containers = [{
     name: "netperf",
     image: np.spec?.image ?? DEFAULT_IMAGE,
     command: [
@@ -236,8 +237,8 @@ export async function reconcileNetperf(ctx: ReconcileContext, memory: NetperfMem
 }
 
 /** The client's output: its termination message, else its log (throws when the log cannot be read). */
-async function outputOf(ctx: ReconcileContext, pod: KubeObject): Promise<string | undefined> {
-  const statuses: KubeObject[] = pod.status?.containerStatuses ?? [];
+async function outputOf(ctx: ReconcileContext, pod: Pod): Promise<string | undefined> {
+  const statuses = pod.status?.containerStatuses ?? [];
   const message = statuses.map((c) => c.state?.terminated?.message).find((m) => typeof m === "string" && m.trim());
   if (message) return message;
   const res = await ctx.client.request(
@@ -252,11 +253,11 @@ async function outputOf(ctx: ReconcileContext, pod: KubeObject): Promise<string 
   return new TextDecoder().decode(res.body);
 }
 
-async function ownedPod(ctx: ReconcileContext, np: Netperf, name: string): Promise<KubeObject | "foreign" | undefined> {
-  let pod: KubeObject | undefined = ctx.informers.get(CoreTypes.Pod).store.get(`${np.metadata.namespace}/${name}`);
+async function ownedPod(ctx: ReconcileContext, np: Netperf, name: string): Promise<Pod | "foreign" | undefined> {
+  let pod: Pod | undefined = ctx.informers.get<Pod>(CoreTypes.Pod).store.get(`${np.metadata.namespace}/${name}`);
   if (!pod) {
     try {
-      pod = await ctx.client.get(CoreTypes.Pod, name, { namespace: ctx.namespace });
+      pod = await ctx.client.get<Pod>(CoreTypes.Pod, name, { namespace: ctx.namespace });
     } catch (err) {
       if (!isNotFound(err)) throw err;
       return undefined;
@@ -292,7 +293,7 @@ async function missingNode(ctx: ReconcileContext, np: Netperf, state: NetperfSta
   return requeueAfter(NODE_RECHECK_MS);
 }
 
-async function createPod(ctx: ReconcileContext, np: Netperf, pod: KubeObject, state: NetperfState): Promise<void> {
+async function createPod(ctx: ReconcileContext, np: Netperf, pod: Pod, state: NetperfState): Promise<void> {
   try {
     await ctx.client.create(CoreTypes.Pod, pod, { namespace: ctx.namespace });
   } catch (err) {
@@ -319,7 +320,7 @@ async function createPod(ctx: ReconcileContext, np: Netperf, pod: KubeObject, st
 }
 
 async function deleteOwnedPod(ctx: ReconcileContext, np: Netperf, name: string): Promise<void> {
-  const pod = ctx.informers.get(CoreTypes.Pod).store.get(`${np.metadata.namespace}/${name}`);
+  const pod = ctx.informers.get<Pod>(CoreTypes.Pod).store.get(`${np.metadata.namespace}/${name}`);
   if (!pod || getControllerOf(pod)?.uid !== np.metadata.uid || pod.metadata.deletionTimestamp) return;
   const deleted = await deleteIgnoringNotFound(ctx.client, CoreTypes.Pod, name, {
     namespace: ctx.namespace,

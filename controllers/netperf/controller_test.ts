@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import type { Pod } from "../../runtime/builtin_types.ts";
 import { CHILD_WRITE_REJECTED } from "../../runtime/child_write_failure.ts";
 import { labelValueErrors } from "../../runtime/apimachinery/names.ts";
 import { ApiError, failureStatus, TerminalError } from "../../runtime/errors.ts";
@@ -46,15 +47,15 @@ Deno.test("server pod → client pod with the server IP → termination message 
   const { cluster, run, np, podStatus } = setup();
   await run();
   assert.equal(np().status?.status, "Server");
-  const server = cluster.get(CoreTypes.Pod, `default/${serverPodName(np())}`)!;
-  assert.deepEqual(server.spec.containers[0].command, ["netserver", "-D"]);
+  const server = cluster.get(CoreTypes.Pod, `default/${serverPodName(np())}`) as Pod;
+  assert.deepEqual(server.spec!.containers[0].command, ["netserver", "-D"]);
   await run();
   assert.equal(cluster.get(CoreTypes.Pod, `default/${clientPodName(np())}`), undefined, "no client before Running");
   podStatus(serverPodName(np()), { phase: "Running", podIP: "10.244.0.5" });
   await run();
   assert.equal(np().status?.status, "Test");
-  const client = cluster.get(CoreTypes.Pod, `default/${clientPodName(np())}`)!;
-  assert.match(client.spec.containers[0].command.join(" "), /netperf -H 10\.244\.0\.5 -l 5/);
+  const client = cluster.get(CoreTypes.Pod, `default/${clientPodName(np())}`) as Pod;
+  assert.match(client.spec!.containers[0].command!.join(" "), /netperf -H 10\.244\.0\.5 -l 5/);
   podStatus(clientPodName(np()), {
     phase: "Succeeded",
     containerStatuses: [{ state: { terminated: { exitCode: 0, message: OUTPUT } } }],

@@ -5,6 +5,7 @@
  */
 
 import { type Static, Type } from "@sinclair/typebox";
+import type { CustomResourceDefinition } from "../../runtime/builtin_types.ts";
 import type { KubeObject, ResourceType } from "../../runtime/types.ts";
 import {
   customResourceDefinition,
@@ -93,6 +94,6 @@ export const NetperfType: ResourceType = resourceTypeOf(NetperfResource);
 export const NetperfObjectSchema = objectSchema(NetperfResource);
 
 /** The CRDs of this system. */
-export function netperfCrds(): KubeObject[] {
+export function netperfCrds(): CustomResourceDefinition[] {
   return [customResourceDefinition(NetperfResource)];
 }

@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { Container } from "../../runtime/builtin_types.ts";
+
 /** The outcome of one container run, in the fake kubelet's vocabulary (testing/kubelet.ts ContainerOutcome). */
 export interface SimulatedOutcome {
   /** Container exit code. */
@@ -42,8 +44,10 @@ export function netperfTable(host: string, seconds: number, throughputMbps: numb
  * assert.ok(out?.runMs === 2000 && out.terminationMessage?.includes("10^6bits/sec"));
  * ```
  */
-// deno-lint-ignore no-explicit-any
-export function simulatedNetperf(_pod: unknown, container: Record<string, any>): SimulatedOutcome | undefined {
+export function simulatedNetperf(
+  _pod: unknown,
+  container: Pick<Container, "command" | "args">,
+): SimulatedOutcome | undefined {
   const command = [...(container.command ?? []), ...(container.args ?? [])].map(String).join(" ");
   if (/^netserver\b/.test(command)) return { exitCode: 0, runMs: Infinity };
   const m = /netperf -H (\S+) -l (\d+)/.exec(command);

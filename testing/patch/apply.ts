@@ -9,7 +9,7 @@
 
 import { resourceId } from "../../runtime/apimachinery/names.ts";
 import { ApiError, type StatusCause } from "../../runtime/errors.ts";
-import type { KubeObject } from "../../runtime/types.ts";
+import type { Unstructured as KubeObject } from "../unstructured.ts";
 import type { ResourceDef } from "../resource_def.ts";
 import {
   type FieldPath,

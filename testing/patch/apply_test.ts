@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ApiError } from "../../runtime/errors.ts";
-import type { KubeObject } from "../../runtime/types.ts";
+import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { type ResourceDef, resourceDefFor } from "../resource_def.ts";
 import { type ManagedFieldsEntry, recordUpdateManagedFields, serverSideApply } from "./apply.ts";
 

@@ -3,7 +3,7 @@
  * be what a real API server stores — the new manifest applied, server defaults and other fields kept.
  */
 import assert from "node:assert/strict";
-import type { KubeObject } from "../../runtime/types.ts";
+import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { type ResourceDef, resourceDefFor } from "../resource_def.ts";
 import { type ManagedFieldsEntry, recordUpdateManagedFields, serverSideApply } from "./apply.ts";
 import { applyStrategicMergePatch } from "./strategic.ts";

@@ -9,7 +9,7 @@
  * @module
  */
 import type { StatusCause } from "../../runtime/errors.ts";
-import type { KubeObject } from "../../runtime/types.ts";
+import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { jsonEqual } from "../object_rules.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
 import { fieldInvalid, fieldRequired } from "../validation/field_errors.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import type { StatusCause } from "../../runtime/errors.ts";
-import type { KubeObject } from "../../runtime/types.ts";
+import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { validateAndDefault } from "../schema.ts";
 import { badRequest } from "../status_errors.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";

@@ -9,7 +9,7 @@
  * @module
  */
 import type { StatusCause } from "../../runtime/errors.ts";
-import type { KubeObject } from "../../runtime/types.ts";
+import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { qualifiedNameErrors } from "../../runtime/apimachinery/names.ts";
 import type { ResourceStrategy, StorageConversion, StrategyContext } from "../strategy.ts";
 import { fieldInvalid, fieldRequired } from "../validation/field_errors.ts";

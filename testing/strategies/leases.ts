@@ -6,7 +6,7 @@
  * @module
  */
 import type { StatusCause } from "../../runtime/errors.ts";
-import type { KubeObject } from "../../runtime/types.ts";
+import type { Unstructured as KubeObject } from "../unstructured.ts";
 import type { ResourceStrategy } from "../strategy.ts";
 import { fieldInvalid } from "../validation/field_errors.ts";
 import { microTimeError } from "../validation/micro_time.ts";

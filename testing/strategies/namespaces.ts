@@ -5,7 +5,7 @@
  * the namespace controller (testing/gc.ts) has emptied and removed it.
  * @module
  */
-import type { KubeObject } from "../../runtime/types.ts";
+import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { validateLabelName } from "../object_rules.ts";
 import type { ResourceDef } from "../resource_def.ts";
 import type { ResourceStrategy } from "../strategy.ts";

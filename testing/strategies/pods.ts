@@ -6,7 +6,7 @@
  * has not finished is deleted gracefully (kube: the pod strategy's CheckGracefulDelete); DELETE answers with the pod.
  * @module
  */
-import type { KubeObject } from "../../runtime/types.ts";
+import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { jsonEqual } from "../object_rules.ts";
 import type { ResourceStrategy } from "../strategy.ts";
 import { defaultPodSpec, validatePodSpec, validatePodSpecUpdate } from "../validation/pod_spec.ts";

@@ -8,7 +8,7 @@
  * @module
  */
 import type { StatusCause } from "../../runtime/errors.ts";
-import type { KubeObject } from "../../runtime/types.ts";
+import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { dns1123SubdomainErrors } from "../../runtime/apimachinery/names.ts";
 import { jsonEqual, validatePathSegmentName } from "../object_rules.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";

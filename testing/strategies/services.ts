@@ -10,7 +10,7 @@
  * @module
  */
 import type { StatusCause } from "../../runtime/errors.ts";
-import type { KubeObject } from "../../runtime/types.ts";
+import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { dns1035LabelErrors } from "../../runtime/apimachinery/names.ts";
 import { validateDns1035Name } from "../object_rules.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import type { StatusCause } from "../../runtime/errors.ts";
-import type { KubeObject } from "../../runtime/types.ts";
+import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { labelSelectorMatcher, SelectorError } from "../../runtime/apimachinery/label_selector.ts";
 import { jsonEqual } from "../object_rules.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";

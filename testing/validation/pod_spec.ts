@@ -6,7 +6,7 @@
  * @module
  */
 import type { StatusCause } from "../../runtime/errors.ts";
-import type { KubeObject } from "../../runtime/types.ts";
+import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { dns1123LabelErrors } from "../../runtime/apimachinery/names.ts";
 import { jsonEqual } from "../object_rules.ts";
 import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired } from "./field_errors.ts";

@@ -4,7 +4,7 @@
  * the URL's; custom resources are not checked here.
  * @module
  */
-import type { KubeObject } from "../../runtime/types.ts";
+import type { Unstructured as KubeObject } from "../unstructured.ts";
 import type { ResourceRegistry } from "../registry.ts";
 import type { ResourceDef } from "../resource_def.ts";
 import { badRequest } from "../status_errors.ts";

@@ -3,10 +3,11 @@
  * @module
  */
 import assert from "node:assert/strict";
+import type { CustomResourceDefinition } from "../../runtime/builtin_types.ts";
 import { isInvalid } from "../../runtime/errors.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { eventually } from "../../testing/eventually.ts";
-import { type ConformanceCase, expectError, POLL, Widget, WIDGET_CRD } from "./support.ts";
+import { type ConformanceCase, expectError, POLL, Widget, WIDGET_CRD, type WidgetObject } from "./support.ts";
 
 /** CustomResourceDefinitions: establishment, defaulting, schema validation, generation and the status subresource. */
 export const crdCases: ConformanceCase[] = [
@@ -18,12 +19,15 @@ export const crdCases: ConformanceCase[] = [
         structuredClone(WIDGET_CRD) as unknown as KubeObject,
       );
       await eventually("CRD Established", async () => {
-        const crd = await client.get(CoreTypes.CustomResourceDefinition, WIDGET_CRD.metadata.name);
-        const established = (crd.status?.conditions ?? []).find((c: { type: string }) => c.type === "Established");
+        const crd = await client.get<CustomResourceDefinition>(
+          CoreTypes.CustomResourceDefinition,
+          WIDGET_CRD.metadata.name,
+        );
+        const established = (crd.status?.conditions ?? []).find((c) => c.type === "Established");
         return established?.status === "True" ? true : undefined;
       }, POLL);
       const w = await eventually("widgets served", () =>
-        client.create<KubeObject>(Widget, {
+        client.create<WidgetObject>(Widget, {
           apiVersion: "conformance.kubeop.dev/v1",
           kind: "Widget",
           metadata: { name: "w1", namespace: ns },
@@ -57,18 +61,21 @@ export const crdCases: ConformanceCase[] = [
         type: "merge",
       });
       assert.equal(labelled.metadata.generation, w.metadata.generation);
-      const resized = await client.patch(Widget, "w1", { spec: { size: 4 }, status: { phase: "ignored" } }, {
+      const resized = await client.patch<WidgetObject>(Widget, "w1", {
+        spec: { size: 4 },
+        status: { phase: "ignored" },
+      }, {
         namespace: ns,
         type: "merge",
       });
       assert.equal(resized.metadata.generation, w.metadata.generation! + 1);
       assert.equal(resized.status?.phase, undefined, "main resource ignores status");
-      const st = await client.patch(Widget, "w1", { spec: { size: 99 }, status: { phase: "Ready" } }, {
+      const st = await client.patch<WidgetObject>(Widget, "w1", { spec: { size: 99 }, status: { phase: "Ready" } }, {
         namespace: ns,
         type: "merge",
         subresource: "status",
       });
-      assert.equal(st.status.phase, "Ready");
+      assert.equal(st.status?.phase, "Ready");
       assert.equal(st.spec.size, 4, "status subresource ignores spec");
       assert.equal(st.metadata.generation, resized.metadata.generation);
     },

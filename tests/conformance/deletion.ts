@@ -3,6 +3,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import type { Namespace } from "../../runtime/builtin_types.ts";
 import { isForbidden, isNotFound } from "../../runtime/errors.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { eventually } from "../../testing/eventually.ts";
@@ -14,7 +15,7 @@ export const deletionCases: ConformanceCase[] = [
     name: "namespaces: spec.finalizers [kubernetes] on create, kept by updates, replaced by /finalize",
     async run({ client, ns }) {
       const name = `${ns}-fin`;
-      const created = await client.create<KubeObject>(CoreTypes.Namespace, { metadata: { name } });
+      const created = await client.create<Namespace>(CoreTypes.Namespace, { metadata: { name } });
       assert.deepEqual(created.spec?.finalizers, ["kubernetes"]);
       assert.equal(created.status?.phase, "Active");
       assert.equal(created.metadata.labels?.["kubernetes.io/metadata.name"], name);
@@ -30,7 +31,7 @@ export const deletionCases: ConformanceCase[] = [
       }, { subresource: FINALIZE });
       assert.deepEqual(finalized.spec?.finalizers, ["kubernetes", "conformance.kubeop.dev/extra"]);
       await client.delete(CoreTypes.Namespace, name);
-      const terminating = await client.get(CoreTypes.Namespace, name);
+      const terminating = await client.get<Namespace>(CoreTypes.Namespace, name);
       assert.equal(terminating.status?.phase, "Terminating");
       const cleared = await client.update(CoreTypes.Namespace, { ...terminating, spec: { finalizers: [] } }, {
         subresource: FINALIZE,
@@ -130,7 +131,7 @@ export const deletionCases: ConformanceCase[] = [
         metadata: { name: "keep", namespace: doomed, finalizers: ["conformance.kubeop.dev/hold"] },
       }, { namespace: doomed });
       await client.delete(CoreTypes.Namespace, doomed);
-      const nsObj = await client.get(CoreTypes.Namespace, doomed);
+      const nsObj = await client.get<Namespace>(CoreTypes.Namespace, doomed);
       assert.equal(nsObj.status?.phase, "Terminating");
       const forbidden = await expectError(
         client.create<KubeObject>(CoreTypes.ConfigMap, { metadata: { name: "late", namespace: doomed } }, {

@@ -3,6 +3,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import type { APIService as APIServiceObject } from "../../runtime/builtin_types.ts";
 import { isInvalid } from "../../runtime/errors.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../../runtime/types.ts";
 import { eventually } from "../../testing/eventually.ts";
@@ -88,18 +89,18 @@ export const discoveryCases: ConformanceCase[] = [
       await client.create<KubeObject>(APIService, { metadata: { name }, spec });
       try {
         const available = async (reason: string) => {
-          const svc = await client.get(APIService, name);
-          const cond = (svc.status?.conditions ?? []).find((c: { type: string }) => c.type === "Available");
+          const svc = await client.get<APIServiceObject>(APIService, name);
+          const cond = (svc.status?.conditions ?? []).find((c) => c.type === "Available");
           return cond?.status === "False" && cond.reason === reason ? cond : undefined;
         };
         const missing = await eventually("ServiceNotFound", () => available("ServiceNotFound"), POLL);
-        assert.match(missing.message, /service\/agg-backend in ".*" is not present/);
+        assert.match(missing.message ?? "", /service\/agg-backend in ".*" is not present/);
         await client.create<KubeObject>(CoreTypes.Service, {
           metadata: { name: "agg-backend", namespace: ns },
           spec: { ports: [{ name: "https", port: 443, targetPort: 8443 }] },
         }, { namespace: ns });
         const noEndpoints = await eventually("EndpointsNotFound", () => available("EndpointsNotFound"), POLL);
-        assert.match(noEndpoints.message, /cannot find endpointslices for service\/agg-backend in ".*"/);
+        assert.match(noEndpoints.message ?? "", /cannot find endpointslices for service\/agg-backend in ".*"/);
       } finally {
         await client.delete(APIService, name);
       }

@@ -3,6 +3,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import type { ConfigMap } from "../../runtime/builtin_types.ts";
 import type { KubeClient } from "../../runtime/client.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { type ConformanceCase, rawStatus } from "./support.ts";
@@ -92,7 +93,7 @@ export const listCases: ConformanceCase[] = [
       }, { namespace: ns });
       await client.delete(CoreTypes.ConfigMap, "pg-3", { namespace: ns });
       await client.patch(CoreTypes.ConfigMap, "pg-4", { data: { late: "yes" } }, { namespace: ns, type: "merge" });
-      const rest = await client.list(CoreTypes.ConfigMap, {
+      const rest = await client.list<ConfigMap>(CoreTypes.ConfigMap, {
         namespace: ns,
         labelSelector: "pg",
         limit: 10,

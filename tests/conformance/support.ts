@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import type { EventuallyOptions } from "../../testing/eventually.ts";
 import type { KubeClient } from "../../runtime/client.ts";
 import type { ApiError } from "../../runtime/errors.ts";
-import type { ResourceType, WatchEvent } from "../../runtime/types.ts";
+import type { KubeObject, ResourceType, WatchEvent } from "../../runtime/types.ts";
 
 /** A started API server to run cases against. */
 export interface ConformanceTarget {
@@ -36,6 +36,9 @@ export interface ConformanceCase {
 }
 
 /** The conformance CRD's kind. */
+/** A Widget of the conformance CRD. */
+export type WidgetObject = KubeObject & { spec: { size: number; color?: string }; status?: { phase?: string } };
+
 export const Widget: ResourceType = {
   group: "conformance.kubeop.dev",
   version: "v1",

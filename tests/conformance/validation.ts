@@ -4,7 +4,9 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { CoreTypes, type KubeObject, type ResourceType } from "../../runtime/types.ts";
+import { CoreTypes, type ResourceType } from "../../runtime/types.ts";
+// The cases read many kinds' defaulted fields directly: the fake's loose object type (testing/unstructured.ts).
+import type { Unstructured as KubeObject } from "../../testing/unstructured.ts";
 import type { ConformanceCase } from "./support.ts";
 import { cause, expectStatus } from "./status_assert.ts";
 
@@ -501,7 +503,7 @@ export const validationCases: ConformanceCase[] = [
         "container names and images",
       );
       await pod("val-pod3", POD_SPEC);
-      const image = await noRetry.patch(CoreTypes.Pod, "val-pod3", {
+      const image = await noRetry.patch<KubeObject>(CoreTypes.Pod, "val-pod3", {
         spec: { containers: [{ name: "c", image: "busybox:2" }] },
       }, {
         namespace: ns,

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import type { KubeClient } from "../../runtime/client.ts";
 import { CoreTypes, type KubeObject, type WatchEvent } from "../../runtime/types.ts";
+import { nestedString } from "../../runtime/unstructured.ts";
 import { boundedWatch, type ConformanceCase, rawStatus, readEvents } from "./support.ts";
 
 const TABLE = "application/json;as=Table;g=meta.k8s.io;v=v1";
@@ -119,7 +120,7 @@ export const watchCases: ConformanceCase[] = [
       }, 1);
       assert.equal(ev.type, "DELETED");
       assert.equal(ev.object.metadata.labels?.sel, "in", "the old labels");
-      assert.equal(ev.object.data?.v, "1", "the old data");
+      assert.equal(nestedString(ev.object, "data", "v"), "1", "the old data");
       assert.equal(ev.object.metadata.resourceVersion, after.metadata.resourceVersion, "the change's resourceVersion");
     },
   },
@@ -141,7 +142,7 @@ export const watchCases: ConformanceCase[] = [
         labelSelector: "sel2=in",
       }, 1);
       assert.equal(ev.type, "ADDED");
-      assert.equal(ev.object.data?.v, "2");
+      assert.equal(nestedString(ev.object, "data", "v"), "2");
       assert.equal(ev.object.metadata.resourceVersion, after.metadata.resourceVersion);
     },
   },

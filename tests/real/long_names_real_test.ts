@@ -14,6 +14,7 @@ import { labelValueFor } from "../../runtime/apimachinery/names.ts";
 import { KubeClient } from "../../runtime/client.ts";
 import { loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
 import { Manager } from "../../runtime/manager.ts";
+import type { CustomResourceDefinition } from "../../runtime/builtin_types.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../../runtime/types.ts";
 import { realClusterBinDir, startRealCluster } from "../support/real_cluster.ts";
 import { poll } from "./support_real.ts";
@@ -46,10 +47,8 @@ async function installCrds(client: KubeClient): Promise<void> {
   }
   for (const name of names) {
     await poll(`CRD ${name} Established`, async () => {
-      const crd = await client.get(CoreTypes.CustomResourceDefinition, name);
-      return crd.status?.conditions?.some((c: { type: string; status: string }) =>
-        c.type === "Established" && c.status === "True"
-      );
+      const crd = await client.get<CustomResourceDefinition>(CoreTypes.CustomResourceDefinition, name);
+      return crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True");
     }, { deadlineMs });
   }
 }

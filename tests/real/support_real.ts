@@ -1,11 +1,17 @@
 /**
  * Helpers shared by the real-cluster runtime and operator tests: condition polls with deadlines, a seeded random
  * source, a TCP forwarder whose connections a test can cut (to break watch streams on a real kube-apiserver), and
- * a kubeconfig writer for other identities.
+ * a kubeconfig writer for other identities, and the runtime tests' cluster harness and ConfigMap/informer helpers.
  * @module
  */
 
 import YAML from "yaml";
+import type { Informer, InformerMetrics } from "../../runtime/cache.ts";
+import { KubeClient } from "../../runtime/client.ts";
+import { isNotFound } from "../../runtime/errors.ts";
+import { loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
+import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
+import { type RealCluster, startRealCluster } from "../support/real_cluster.ts";
 import { eventually } from "../../testing/eventually.ts";
 
 /** {@link eventually} for the real tier: until `check` returns a truthy value (15 s, every 100 ms, errors retried). */
@@ -135,4 +141,78 @@ export async function binDirWithApiServerFlags(
   await Deno.writeTextFile(`${dir}/kube-apiserver`, `#!/bin/sh\nexec '${binDir}/kube-apiserver' "$@" ${quoted}\n`);
   await Deno.chmod(`${dir}/kube-apiserver`, 0o755);
   return { dir, remove: () => Deno.remove(dir, { recursive: true }) };
+}
+
+/** A logger that drops everything (the informers' own logs are noise here). */
+export const quietLogger = { debug() {}, info() {}, warn() {} };
+
+/** Informer metrics that remember every watch restart reason and relist cause. */
+export class RecordingMetrics implements InformerMetrics {
+  restarts: string[] = [];
+  relists: string[] = [];
+  watchRestarts = { inc: (l: { reason: string }) => void this.restarts.push(l.reason) };
+  watchRelists = { inc: (l: { cause: string }) => void this.relists.push(l.cause) };
+}
+
+/** A ConfigMap `ns/name` with `data.value`. */
+export function configMap(ns: string, name: string, value: string, labels?: Record<string, string>): KubeObject {
+  return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: ns, labels }, data: { value } };
+}
+
+/** Creates the Namespace `name`. */
+export async function createNamespace(client: KubeClient, name: string): Promise<void> {
+  await client.create(CoreTypes.Namespace, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
+}
+
+/** key → resourceVersion of every ConfigMap in `ns`, from a fresh list. */
+export async function freshList(client: KubeClient, ns: string): Promise<Map<string, string>> {
+  const list = await client.listAll(CoreTypes.ConfigMap, { namespace: ns });
+  return new Map(list.items.map((o) => [`${ns}/${o.metadata.name}`, o.metadata.resourceVersion ?? ""]));
+}
+
+/** key → resourceVersion of every object in the informer's store. */
+export function cacheView(informer: Informer): Map<string, string> {
+  return new Map(
+    informer.store.list().map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, o.metadata.resourceVersion ?? ""]),
+  );
+}
+
+/** Whether two key → resourceVersion maps are equal. */
+export function sameMap(a: Map<string, string>, b: Map<string, string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [k, v] of a) if (b.get(k) !== v) return false;
+  return true;
+}
+
+/** Runs `informer` until the returned stop function is called. */
+export function run(informer: { start(signal: AbortSignal): Promise<void> }): () => Promise<void> {
+  const ctrl = new AbortController();
+  const running = informer.start(ctrl.signal);
+  return async () => {
+    ctrl.abort();
+    await running;
+  };
+}
+
+/**
+ * Starts a real cluster from `binDir` and a client on it, runs `steps`, then deletes `namespaces` (ignoring NotFound),
+ * closes the client and stops the cluster.
+ */
+export async function withRealCluster(
+  opts: { binDir: string; namespaces: string[] },
+  steps: (env: { cluster: RealCluster; client: KubeClient }) => Promise<void>,
+): Promise<void> {
+  const cluster: RealCluster = await startRealCluster({ binDir: opts.binDir });
+  const client = new KubeClient({ config: await loadKubeconfigFile(cluster.kubeconfigPath) });
+  try {
+    await steps({ cluster, client });
+  } finally {
+    for (const ns of opts.namespaces) {
+      await client.delete(CoreTypes.Namespace, ns).catch((err) => {
+        if (!isNotFound(err)) throw err;
+      });
+    }
+    client.close();
+    await cluster.stop();
+  }
 }
