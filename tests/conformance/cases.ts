@@ -17,6 +17,7 @@ import {
 } from "../../runtime/errors.ts";
 import { loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
 import { CoreTypes, type KubeObject, type ResourceType, type WatchEvent } from "../../runtime/types.ts";
+import { crdCelCases } from "./crd_cel.ts";
 
 /** A started API server to run cases against. */
 export interface ConformanceTarget {
@@ -116,6 +117,7 @@ export function defineConformance(targetName: string, start: () => Promise<Confo
       try {
         await client.create<KubeObject>(CoreTypes.Namespace, { metadata: { name: ns } });
         await cases(t, client, ns);
+        await crdCelCases(t, client, ns);
       } finally {
         client.close();
         await target.stop();

@@ -1,0 +1,545 @@
+/**
+ * Conformance cases of CustomResourceDefinitions and their objects: CEL `x-kubernetes-validations` (rule, message,
+ * messageExpression, reason, fieldPath, transition rules, ratcheting, cost), list-type set/map duplicates, nulls,
+ * strict field validation, selectableFields, status updates, CRD validation and defaults. Each case asserts the code,
+ * reason, message and causes kube-apiserver v1.37 answers.
+ * @module
+ */
+import assert from "node:assert/strict";
+import type { KubeClient } from "../../runtime/client.ts";
+import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
+import { eventually } from "../../testing/eventually.ts";
+
+const GROUP = "cel.conformance.kubeop.dev";
+const CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+const POLL = { timeoutMs: 30_000, intervalMs: 50, retryErrors: true };
+
+/** A CRD of `kind` (plural `<kind lower>s`) whose one version v1 has `spec` as its spec schema. */
+function crd(kind: string, spec: Json, extra: Json = {}): Json {
+  const plural = `${kind.toLowerCase()}s`;
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: `${plural}.${GROUP}` },
+    spec: {
+      group: GROUP,
+      scope: "Namespaced",
+      names: { plural, kind },
+      versions: [{
+        name: "v1",
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        schema: {
+          openAPIV3Schema: {
+            type: "object",
+            properties: { spec, status: { type: "object", properties: { phase: { type: "string" } } } },
+          },
+        },
+        ...extra,
+      }],
+    },
+  };
+}
+
+interface Answer {
+  code: number;
+  body: KubeObject;
+  warnings: string[];
+}
+
+async function call(client: KubeClient, method: string, path: string, body?: unknown, query = ""): Promise<Answer> {
+  const res = await client.request(method, path + query, {
+    body,
+    contentType: method === "PATCH" ? "application/merge-patch+json" : undefined,
+  });
+  const text = new TextDecoder().decode(res.body);
+  const warnings = (res.headers.get("warning") ?? "").split(/,\s*(?=299 )/).filter((w) => w).map((w) =>
+    w.replace(/^299 - "/, "").replace(/"$/, "").replaceAll('\\"', '"')
+  );
+  return { code: res.status, body: text ? JSON.parse(text) : {}, warnings };
+}
+
+const RECORD = Deno.env.get("KUBEOP_CONFORMANCE_RECORD") === "1";
+
+/** Asserts a failure Status (code, reason, message, causes) or, in record mode, prints it. */
+function expectStatus(
+  what: string,
+  got: Answer,
+  want: { code: number; reason: string; message: string; causes?: unknown[] },
+): void {
+  if (RECORD) {
+    console.log(`RECORD ${what}: ${JSON.stringify({ code: got.code, body: got.body, warnings: got.warnings })}`);
+    return;
+  }
+  assert.equal(got.code, want.code, `${what}: ${JSON.stringify(got.body)}`);
+  assert.equal(got.body.reason, want.reason, what);
+  assert.equal(got.body.message, want.message, what);
+  assert.deepEqual(got.body.details?.causes, want.causes, what);
+}
+
+function expectOk(what: string, got: Answer): Json {
+  if (RECORD) console.log(`RECORD ${what}: ${JSON.stringify({ code: got.code, warnings: got.warnings })}`);
+  assert.ok(got.code < 300, `${what}: ${got.code} ${JSON.stringify(got.body)}`);
+  return got.body;
+}
+
+async function createCrd(client: KubeClient, body: Json): Promise<string> {
+  expectOk(`create CRD ${body.metadata.name}`, await call(client, "POST", CRD_PATH, body));
+  const plural = body.spec.names.plural;
+  await eventually(`${plural} served`, async () => {
+    await client.request("GET", `/apis/${GROUP}/v1/${plural}`, { throwOnError: true });
+    return true;
+  }, POLL);
+  return plural;
+}
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+const RULES_SPEC = {
+  type: "object",
+  "x-kubernetes-validations": [
+    { rule: "self.min <= self.max", message: "min must not exceed max" },
+    {
+      rule: "!has(self.mode) || self.mode != 'off'",
+      fieldPath: ".mode",
+      reason: "FieldValueForbidden",
+      message: "mode off is forbidden",
+    },
+    {
+      rule: "has(self.owner) || !has(self.team)",
+      reason: "FieldValueRequired",
+      fieldPath: ".owner",
+      message: "owner is required with a team",
+    },
+  ],
+  properties: {
+    min: { type: "integer", default: 0 },
+    max: { type: "integer", default: 10 },
+    mode: { type: "string" },
+    owner: { type: "string" },
+    team: { type: "string" },
+    name: {
+      type: "string",
+      maxLength: 20,
+      "x-kubernetes-validations": [{
+        rule: "self.startsWith('a')",
+        messageExpression: "'name ' + self + ' must start with a'",
+      }],
+    },
+    code: { type: "string", maxLength: 20, "x-kubernetes-validations": [{ rule: "self.matches('^[a-z]+\\\\d?$')" }] },
+    fixed: { type: "string", "x-kubernetes-validations": [{ rule: "self == oldSelf", message: "fixed is immutable" }] },
+    extra: {
+      type: "object",
+      additionalProperties: { type: "integer" },
+      "x-kubernetes-validations": [{ rule: "self.deep > 0" }],
+    },
+    tags: { type: "array", "x-kubernetes-list-type": "set", items: { type: "string" } },
+    ports: {
+      type: "array",
+      "x-kubernetes-list-type": "map",
+      "x-kubernetes-list-map-keys": ["name"],
+      items: {
+        type: "object",
+        required: ["name"],
+        properties: { name: { type: "string" }, port: { type: "integer" } },
+      },
+    },
+    size: { type: "integer", default: 3 },
+    legacy: { type: "string" },
+  },
+};
+
+/** The CRD and custom-resource cases (registered by tests/conformance/cases.ts). */
+export async function crdCelCases(t: Deno.TestContext, client: KubeClient, ns: string): Promise<void> {
+  const plural = await createCrd(client, crd("Rulebook", RULES_SPEC));
+  const base = `/apis/${GROUP}/v1/namespaces/${ns}/${plural}`;
+  const obj = (name: string, spec: Json, metadata: Json = {}) => ({
+    apiVersion: `${GROUP}/v1`,
+    kind: "Rulebook",
+    metadata: { name, ...metadata },
+    spec,
+  });
+  const kindName = `Rulebook.${GROUP}`;
+
+  await t.step("CEL rule with message: 422 on the rule's schema node", async () => {
+    const got = await call(client, "POST", base, obj("r1", { min: 5, max: 1 }));
+    expectStatus("min > max", got, {
+      code: 422,
+      reason: "Invalid",
+      message: `${kindName} "r1" is invalid: spec: Invalid value: min must not exceed max`,
+      causes: [{
+        reason: "FieldValueInvalid",
+        message: 'Invalid value: "object": min must not exceed max',
+        field: "spec",
+      }],
+    });
+  });
+
+  await t.step("CEL reason and fieldPath: Forbidden and Required on the named field", async () => {
+    const got = await call(client, "POST", base, obj("r2", { mode: "off", team: "x" }));
+    expectStatus("reason/fieldPath", got, {
+      code: 422,
+      reason: "Invalid",
+      message:
+        `${kindName} "r2" is invalid: [spec.mode: Forbidden: mode off is forbidden, spec.owner: Required value: owner is required with a team]`,
+      causes: [
+        { reason: "FieldValueForbidden", message: "Forbidden: mode off is forbidden", field: "spec.mode" },
+        { reason: "FieldValueRequired", message: "Required value: owner is required with a team", field: "spec.owner" },
+      ],
+    });
+  });
+
+  await t.step("CEL messageExpression and the value of a scalar node", async () => {
+    const got = await call(client, "POST", base, obj("r3", { name: "bob" }));
+    expectStatus("messageExpression", got, {
+      code: 422,
+      reason: "Invalid",
+      message: `${kindName} "r3" is invalid: spec.name: Invalid value: "bob": name bob must start with a`,
+      causes: [{
+        reason: "FieldValueInvalid",
+        message: 'Invalid value: "bob": name bob must start with a',
+        field: "spec.name",
+      }],
+    });
+  });
+
+  await t.step("CEL rule without message: failed rule; matches() with RE2 syntax", async () => {
+    const got = await call(client, "POST", base, obj("r4", { code: "ab12" }));
+    expectStatus("default message", got, {
+      code: 422,
+      reason: "Invalid",
+      message:
+        `${kindName} "r4" is invalid: spec.code: Invalid value: "ab12": failed rule: self.matches('^[a-z]+\\\\d?$')`,
+      causes: [{
+        reason: "FieldValueInvalid",
+        message: `Invalid value: "ab12": failed rule: self.matches('^[a-z]+\\\\d?$')`,
+        field: "spec.code",
+      }],
+    });
+    expectOk("matching code", await call(client, "POST", base, obj("r4", { code: "ab1" })));
+  });
+
+  await t.step("CEL runtime error: no such key", async () => {
+    const got = await call(client, "POST", base, obj("r5", { extra: { other: 1 } }));
+    expectStatus("no such key", got, {
+      code: 422,
+      reason: "Invalid",
+      message:
+        `${kindName} "r5" is invalid: spec.extra: Invalid value: "object": no such key: deep evaluating rule: self.deep > 0`,
+      causes: [{
+        reason: "FieldValueInvalid",
+        message: 'Invalid value: "object": no such key: deep evaluating rule: self.deep > 0',
+        field: "spec.extra",
+      }],
+    });
+  });
+
+  await t.step("CEL transition rule: oldSelf compared on update, skipped on create", async () => {
+    const created = expectOk("create with fixed", await call(client, "POST", base, obj("r6", { fixed: "one" })));
+    created.spec.fixed = "two";
+    const got = await call(client, "PUT", `${base}/r6`, created);
+    expectStatus("fixed changed", got, {
+      code: 422,
+      reason: "Invalid",
+      message: `${kindName} "r6" is invalid: spec.fixed: Invalid value: "two": fixed is immutable`,
+      causes: [{
+        reason: "FieldValueInvalid",
+        message: 'Invalid value: "two": fixed is immutable',
+        field: "spec.fixed",
+      }],
+    });
+    const patched = await call(client, "PATCH", `${base}/r6`, { spec: { size: 4 } });
+    expectOk("unrelated change", patched);
+  });
+
+  await t.step("list-type set: duplicate items rejected", async () => {
+    const got = await call(client, "POST", base, obj("r7", { tags: ["a", "b", "a"] }));
+    expectStatus("set duplicate", got, {
+      code: 422,
+      reason: "Invalid",
+      message: `${kindName} "r7" is invalid: spec.tags[2]: Duplicate value: "a"`,
+      causes: [{ reason: "FieldValueDuplicate", message: 'Duplicate value: "a"', field: "spec.tags[2]" }],
+    });
+  });
+
+  await t.step("list-type map: duplicate keys rejected", async () => {
+    const got = await call(
+      client,
+      "POST",
+      base,
+      obj("r8", { ports: [{ name: "a", port: 1 }, { name: "a", port: 2 }] }),
+    );
+    expectStatus("map duplicate", got, {
+      code: 422,
+      reason: "Invalid",
+      message: `${kindName} "r8" is invalid: spec.ports[1]: Duplicate value: {"name":"a"}`,
+      causes: [{
+        reason: "FieldValueDuplicate",
+        message: 'Duplicate value: {"name":"a"}',
+        field: "spec.ports[1]",
+      }],
+    });
+  });
+
+  await t.step("null on a non-nullable field is dropped, then defaulted", async () => {
+    const got = expectOk("nulls", await call(client, "POST", base, obj("r9", { size: null, mode: null })));
+    assert.equal(got.spec.size, 3);
+    assert.ok(!("mode" in got.spec));
+  });
+
+  await t.step("fieldValidation Strict: unknown and duplicate fields answer 400", async () => {
+    const body = `{"apiVersion":"${GROUP}/v1","kind":"Rulebook","metadata":{"name":"r10"},` +
+      `"spec":{"size":1,"size":2,"bogus":true}}`;
+    const got = await call(client, "POST", base, body, "?fieldValidation=Strict");
+    expectStatus("strict", got, {
+      code: 400,
+      reason: "BadRequest",
+      message:
+        'Rulebook in version "v1" cannot be handled as a Rulebook: strict decoding error: duplicate field "spec.size", unknown field "spec.bogus"',
+    });
+  });
+
+  await t.step("fieldValidation Warn: unknown and duplicate fields as warnings", async () => {
+    const body = `{"apiVersion":"${GROUP}/v1","kind":"Rulebook","metadata":{"name":"r11"},` +
+      `"spec":{"size":1,"size":2,"bogus":true}}`;
+    const got = await call(client, "POST", base, body, "?fieldValidation=Warn");
+    expectOk("warn", got);
+    if (!RECORD) assert.deepEqual(got.warnings, ['duplicate field "spec.size"', 'unknown field "spec.bogus"']);
+    if (!RECORD) assert.equal(got.body.spec.size, 2);
+  });
+
+  await t.step("PUT on /status ignores metadata changes", async () => {
+    const created = expectOk("create", await call(client, "POST", base, obj("r12", {}, { labels: { a: "1" } })));
+    created.metadata.labels = { a: "2" };
+    created.status = { phase: "Done" };
+    const got = expectOk("status put", await call(client, "PUT", `${base}/r12/status`, created));
+    assert.deepEqual(got.metadata.labels, { a: "1" });
+    assert.equal(got.status.phase, "Done");
+  });
+
+  await t.step("validation ratcheting: unchanged invalid values stay, changed ones are checked", async () => {
+    const created = expectOk("create legacy", await call(client, "POST", base, obj("r13", { legacy: "toolong" })));
+    const current = expectOk("get CRD", await call(client, "GET", `${CRD_PATH}/${plural}.${GROUP}`));
+    current.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.legacy = {
+      type: "string",
+      "x-kubernetes-validations": [{ rule: "self.size() <= 3", message: "legacy too long" }],
+    };
+    expectOk("tighten CRD", await call(client, "PUT", `${CRD_PATH}/${plural}.${GROUP}`, current));
+    await eventually("rule in force", async () => {
+      const r = await call(client, "POST", base, obj("probe13", { legacy: "long" }), "?dryRun=All");
+      return r.code === 422;
+    }, POLL);
+    const unchanged = await call(client, "PATCH", `${base}/r13`, { spec: { size: 5 } });
+    expectOk("unchanged legacy ratchets", unchanged);
+    if (!RECORD) assert.deepEqual(unchanged.warnings, ['spec.legacy: Invalid value: "toolong": legacy too long']);
+    const changed = await call(client, "PATCH", `${base}/r13`, { spec: { legacy: "longer" } });
+    expectStatus("changed legacy", changed, {
+      code: 422,
+      reason: "Invalid",
+      message: `${kindName} "r13" is invalid: spec.legacy: Invalid value: "longer": legacy too long`,
+      causes: [{
+        reason: "FieldValueInvalid",
+        message: 'Invalid value: "longer": legacy too long',
+        field: "spec.legacy",
+      }],
+    });
+    assert.ok(created);
+  });
+
+  const crdCase = async (what: string, body: Json, want: Parameters<typeof expectStatus>[2]) => {
+    expectStatus(what, await call(client, "POST", CRD_PATH, body), want);
+  };
+
+  await t.step("CRD with a rule that does not compile is rejected", async () => {
+    const body = crd("Badrule", { type: "object", "x-kubernetes-validations": [{ rule: "foo == 1" }] });
+    await crdCase("undeclared reference", body, {
+      code: 422,
+      reason: "Invalid",
+      message:
+        'CustomResourceDefinition.apiextensions.k8s.io "badrules.cel.conformance.kubeop.dev" is invalid: spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"Rule":"foo == 1","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: compilation failed: ERROR: <input>:1:1: undeclared reference to \'foo\' (in container \'\')\n | foo == 1\n | ^',
+      causes: [{
+        "reason": "FieldValueInvalid",
+        "message":
+          'Invalid value: {"Rule":"foo == 1","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: compilation failed: ERROR: <input>:1:1: undeclared reference to \'foo\' (in container \'\')\n | foo == 1\n | ^',
+        "field": "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule",
+      }],
+    });
+  });
+
+  await t.step("CRD with a rule over an unbounded list nested twice exceeds the cost budget", async () => {
+    const body = crd("Costly", {
+      type: "object",
+      properties: { items: { type: "array", items: { type: "string" } } },
+      "x-kubernetes-validations": [{ rule: "self.items.all(x, self.items.all(y, x == y))" }],
+    });
+    await crdCase("cost", body, {
+      code: 422,
+      reason: "Invalid",
+      message:
+        'CustomResourceDefinition.apiextensions.k8s.io "costlys.cel.conformance.kubeop.dev" is invalid: [spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared), spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema, spec.validation.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)]',
+      causes: [{
+        "reason": "FieldValueForbidden",
+        "message":
+          "Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
+        "field": "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule",
+      }, {
+        "reason": "FieldValueForbidden",
+        "message":
+          "Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema",
+        "field": "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule",
+      }, {
+        "reason": "FieldValueForbidden",
+        "message":
+          "Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
+        "field": "spec.validation.openAPIV3Schema",
+      }],
+    });
+  });
+
+  await t.step("CRD with two storage versions is rejected", async () => {
+    const body = crd("Twostore", { type: "object" });
+    body.spec.versions.push({ ...structuredClone(body.spec.versions[0]), name: "v2" });
+    await crdCase("two storage", body, {
+      code: 422,
+      reason: "Invalid",
+      message:
+        'CustomResourceDefinition.apiextensions.k8s.io "twostores.cel.conformance.kubeop.dev" is invalid: [spec.versions: Invalid value: [{"Name":"v1","Served":true,"Storage":true,"Deprecated":false,"DeprecationWarning":null,"Schema":null,"Subresources":null,"AdditionalPrinterColumns":null,"SelectableFields":null},{"Name":"v2","Served":true,"Storage":true,"Deprecated":false,"DeprecationWarning":null,"Schema":null,"Subresources":null,"AdditionalPrinterColumns":null,"SelectableFields":null}]: must have exactly one version marked as storage version, status.storedVersions: Invalid value: ["v1"]: must have the storage version v2]',
+      causes: [{
+        "reason": "FieldValueInvalid",
+        "message":
+          'Invalid value: [{"Name":"v1","Served":true,"Storage":true,"Deprecated":false,"DeprecationWarning":null,"Schema":null,"Subresources":null,"AdditionalPrinterColumns":null,"SelectableFields":null},{"Name":"v2","Served":true,"Storage":true,"Deprecated":false,"DeprecationWarning":null,"Schema":null,"Subresources":null,"AdditionalPrinterColumns":null,"SelectableFields":null}]: must have exactly one version marked as storage version',
+        "field": "spec.versions",
+      }, {
+        "reason": "FieldValueInvalid",
+        "message": 'Invalid value: ["v1"]: must have the storage version v2',
+        "field": "status.storedVersions",
+      }],
+    });
+  });
+
+  await t.step("CRD whose schema constrains metadata beyond name is rejected", async () => {
+    const body = crd("Metaschema", { type: "object" });
+    body.spec.versions[0].schema.openAPIV3Schema.properties.metadata = {
+      type: "object",
+      properties: { labels: { type: "object" } },
+    };
+    await crdCase("metadata schema", body, {
+      code: 422,
+      reason: "Invalid",
+      message:
+        'CustomResourceDefinition.apiextensions.k8s.io "metaschemas.cel.conformance.kubeop.dev" is invalid: spec.validation.openAPIV3Schema.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified',
+      causes: [{
+        "reason": "FieldValueForbidden",
+        "message":
+          "Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified",
+        "field": "spec.validation.openAPIV3Schema.properties[metadata]",
+      }],
+    });
+  });
+
+  await t.step("CRD with a non-structural schema (no type) is rejected", async () => {
+    const body = crd("Untyped", { properties: { a: { type: "string" } } });
+    await crdCase("untyped", body, {
+      code: 422,
+      reason: "Invalid",
+      message:
+        'CustomResourceDefinition.apiextensions.k8s.io "untypeds.cel.conformance.kubeop.dev" is invalid: spec.validation.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields',
+      causes: [{
+        "reason": "FieldValueRequired",
+        "message": "Required value: must not be empty for specified object fields",
+        "field": "spec.validation.openAPIV3Schema.properties[spec].type",
+      }],
+    });
+  });
+
+  await t.step("CRD with a bad fieldPath and a bad reason is rejected", async () => {
+    const body = crd("Badpath", {
+      type: "object",
+      properties: { a: { type: "string" } },
+      "x-kubernetes-validations": [{ rule: "true", fieldPath: ".nope", reason: "Sideways" }],
+    });
+    await crdCase("bad fieldPath", body, {
+      code: 422,
+      reason: "Invalid",
+      message:
+        'CustomResourceDefinition.apiextensions.k8s.io "badpaths.cel.conformance.kubeop.dev" is invalid: [spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].reason: Unsupported value: "Sideways": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired", spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].fieldPath: Invalid value: ".nope": must be a valid path]',
+      causes: [{
+        "reason": "FieldValueNotSupported",
+        "message":
+          'Unsupported value: "Sideways": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"',
+        "field": "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].reason",
+      }, {
+        "reason": "FieldValueInvalid",
+        "message": 'Invalid value: ".nope": must be a valid path',
+        "field": "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].fieldPath",
+      }],
+    });
+  });
+
+  await t.step("CRD defaults: singular, listKind, conversion None; not Established in the create answer", async () => {
+    const body = crd("Defaulted", { type: "object" });
+    const got = expectOk("create", await call(client, "POST", CRD_PATH, body));
+    if (RECORD) console.log(`RECORD defaults: ${JSON.stringify(got)}`);
+    assert.equal(got.spec.names.singular, "defaulted");
+    assert.equal(got.spec.names.listKind, "DefaultedList");
+    assert.deepEqual(got.spec.conversion, { strategy: "None" });
+    assert.ok(!(got.status?.conditions ?? []).some((c: Json) => c.type === "Established" && c.status === "True"));
+    await eventually("Established", async () => {
+      const c = await client.get(CoreTypes.CustomResourceDefinition, body.metadata.name);
+      return (c.status?.conditions ?? []).some((x: Json) => x.type === "Established" && x.status === "True");
+    }, POLL);
+  });
+
+  await t.step("selectableFields: field selectors on a declared field; others refused", async () => {
+    const body = crd("Selectable", { type: "object", properties: { color: { type: "string" } } }, {
+      selectableFields: [{ jsonPath: ".spec.color" }],
+    });
+    const sp = await createCrd(client, body);
+    const sbase = `/apis/${GROUP}/v1/namespaces/${ns}/${sp}`;
+    for (const [name, color] of [["s1", "red"], ["s2", "blue"]]) {
+      expectOk(
+        "create",
+        await call(client, "POST", sbase, {
+          apiVersion: `${GROUP}/v1`,
+          kind: "Selectable",
+          metadata: { name },
+          spec: { color },
+        }),
+      );
+    }
+    const list = expectOk("select", await call(client, "GET", sbase, undefined, "?fieldSelector=spec.color%3Dblue"));
+    assert.deepEqual(list.items.map((i: Json) => i.metadata.name), ["s2"]);
+    const bad = await call(client, "GET", sbase, undefined, "?fieldSelector=spec.size%3D1");
+    expectStatus("unknown field label", bad, {
+      code: 400,
+      reason: "BadRequest",
+      message: "field label not supported: spec.size",
+    });
+  });
+
+  await t.step("deleting a CRD removes its objects", async () => {
+    const body = crd("Doomed", { type: "object" });
+    const dp = await createCrd(client, body);
+    expectOk(
+      "create",
+      await call(client, "POST", `/apis/${GROUP}/v1/namespaces/${ns}/${dp}`, {
+        apiVersion: `${GROUP}/v1`,
+        kind: "Doomed",
+        metadata: { name: "d1" },
+      }),
+    );
+    expectOk("delete CRD", await call(client, "DELETE", `${CRD_PATH}/${dp}.${GROUP}`));
+    await eventually(
+      "CRD gone",
+      async () => (await call(client, "GET", `${CRD_PATH}/${dp}.${GROUP}`)).code === 404,
+      POLL,
+    );
+    expectOk("recreate CRD", await call(client, "POST", CRD_PATH, crd("Doomed", { type: "object" })));
+    await eventually("served again, empty", async () => {
+      const r = await call(client, "GET", `/apis/${GROUP}/v1/namespaces/${ns}/${dp}`);
+      return r.code === 200 && r.body.items.length === 0;
+    }, POLL);
+  });
+}
