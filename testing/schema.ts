@@ -78,8 +78,9 @@ function pruneAndDefault(
       pruned.push(child(path, key));
       continue;
     }
-    // null on a non-nullable field with a default is dropped so the default applies (kube 1.20+).
-    if (v === null && sub && !sub.nullable && sub.default !== undefined) continue;
+    // null on a non-nullable field is dropped (kube: PruneNonNullableNullsWithoutDefaults, then defaulting replaces
+    // the nulls of fields with a default), so the default, if any, applies.
+    if (v === null && sub && !sub.nullable) continue;
     out[key] = pruneAndDefault(v, sub, child(path, key), pruned, false);
   }
   for (const [key, sub] of Object.entries(properties ?? {})) {
@@ -186,6 +187,7 @@ function validate(value: unknown, schema: OpenApiSchema | undefined, path: strin
       });
     }
     if (schema.items) value.forEach((item, i) => validate(item, schema.items, `${path}[${i}]`, causes));
+    causes.push(...listDuplicates(value, schema, path));
   }
   if (Array.isArray(schema.enum) && !schema.enum.some((e: unknown) => deepEqual(e, value))) {
     const supported = schema.enum.map((e: unknown) => JSON.stringify(typeof e === "string" ? e : JSON.stringify(e)));
@@ -215,6 +217,27 @@ function validate(value: unknown, schema: OpenApiSchema | undefined, path: strin
       }
     }
   }
+}
+
+/** Duplicates in `x-kubernetes-list-type: set` items or `map` keys (kube: validation.ValidateListSetsAndMaps). */
+function listDuplicates(list: unknown[], schema: OpenApiSchema, path: string): StatusCause[] {
+  const type = schema["x-kubernetes-list-type"];
+  const keys: string[] = schema["x-kubernetes-list-map-keys"] ?? [];
+  if (type !== "set" && type !== "map") return [];
+  const identity = (item: unknown) =>
+    type === "set" || !isMap(item) ? item : Object.fromEntries(keys.filter((k) => k in item).map((k) => [k, item[k]]));
+  const causes: StatusCause[] = [];
+  list.forEach((item, i) => {
+    const id = identity(item);
+    if (list.slice(0, i).some((earlier) => deepEqual(identity(earlier), id))) {
+      causes.push({
+        reason: "FieldValueDuplicate",
+        message: `Duplicate value: ${goValue(id)}`,
+        field: `${path}[${i}]`,
+      });
+    }
+  });
+  return causes;
 }
 
 /**

@@ -8,6 +8,8 @@
 import type { StatusCause } from "../../runtime/errors.ts";
 import type { KubeObject } from "../../runtime/types.ts";
 import { resourceId } from "../../runtime/apimachinery/names.ts";
+import { deepEqual } from "../../runtime/apimachinery/equality.ts";
+import { validateCrdSchema } from "../cel/crd_rules.ts";
 import { rfc3339 } from "../object_rules.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
 
@@ -36,11 +38,57 @@ function validateCrd(crd: KubeObject, ctx: StrategyContext): StatusCause[] {
       field: "spec.scope",
     });
   }
+  if (Array.isArray(spec.versions) && spec.versions.length > 0) causes.push(...versionCauses(spec.versions));
   if (names.plural && spec.group && name !== resourceId({ group: spec.group, plural: names.plural })) {
     causes.push({
       reason: "FieldValueInvalid",
       message: `Invalid value: ${JSON.stringify(name)}: must be spec.names.plural+"."+spec.group`,
       field: "metadata.name",
+    });
+  }
+  return causes;
+}
+
+/** Go's json.Marshal of the internal CustomResourceDefinitionVersion list (schemas hoisted to spec.validation). */
+function goVersions(versions: KubeObject[]): string {
+  return JSON.stringify(versions.map((v) => ({
+    Name: v.name,
+    Served: v.served ?? false,
+    Storage: v.storage ?? false,
+    Deprecated: v.deprecated ?? false,
+    DeprecationWarning: v.deprecationWarning ?? null,
+    Schema: null,
+    Subresources: null,
+    AdditionalPrinterColumns: null,
+    SelectableFields: null,
+  })));
+}
+
+/** One storage version; each version's schema checked (structural rules, CEL rules and their cost). */
+function versionCauses(versions: KubeObject[]): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const schemas = versions.map((v) => v.schema?.openAPIV3Schema);
+  const shared = schemas.every((s) => deepEqual(s, schemas[0]));
+  schemas.forEach((schema, i) => {
+    if (!schema || (shared && i > 0)) return;
+    const path = shared ? "spec.validation.openAPIV3Schema" : `spec.versions[${i}].schema.openAPIV3Schema`;
+    causes.push(...validateCrdSchema(schema, path));
+  });
+  const storage = versions.filter((v) => v.storage === true);
+  if (storage.length !== 1) {
+    causes.push({
+      reason: "FieldValueInvalid",
+      message: `Invalid value: ${goVersions(versions)}: must have exactly one version marked as storage version`,
+      field: "spec.versions",
+    });
+  }
+  if (storage.length > 1) {
+    causes.push({
+      reason: "FieldValueInvalid",
+      message: `Invalid value: ${JSON.stringify([storage[0].name])}: must have the storage version ${
+        storage.at(-1)!.name
+      }`,
+      field: "status.storedVersions",
     });
   }
   return causes;
@@ -86,6 +134,16 @@ function acceptedStatus(crd: KubeObject, old: KubeObject | undefined, nowMs: num
 
 /** The strategy of apiextensions.k8s.io/v1 customresourcedefinitions. */
 export const CRDS: ResourceStrategy = {
+  default(crd: KubeObject): void {
+    const spec = crd.spec;
+    if (!spec || typeof spec !== "object") return;
+    const names = spec.names;
+    if (names?.kind) {
+      names.singular ??= String(names.kind).toLowerCase();
+      names.listKind ??= `${names.kind}List`;
+    }
+    spec.conversion ??= { strategy: "None" };
+  },
   validate: validateCrd,
   validateUpdate: (next, _old, ctx) => validateCrd(next, ctx),
   canonicalize(crd: KubeObject, old: KubeObject | undefined, ctx: StrategyContext): void {

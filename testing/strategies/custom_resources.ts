@@ -1,18 +1,21 @@
 /**
  * Objects of CRD-defined resources: updates must name the resourceVersion they replace; with a status subresource a
  * create drops any status sent; every write (status included) is pruned, defaulted and validated against the
- * version's openAPIV3Schema (testing/schema.ts). Unknown fields are dropped silently, warned about with
- * `fieldValidation=Warn` and refused (400 `strict decoding error`) with `Strict`.
+ * version's openAPIV3Schema (testing/schema.ts), then its CEL `x-kubernetes-validations` run (testing/cel/: transition
+ * rules with oldSelf on updates, ratcheted errors as warnings). Unknown fields are dropped silently, warned about with
+ * `fieldValidation=Warn` and refused (400 `strict decoding error`) with `Strict`. A write of the status subresource
+ * changes nothing but status (kube's statusStrategy copies the old object and sets status).
  * @module
  */
 import type { StatusCause } from "../../runtime/errors.ts";
 import type { KubeObject } from "../../runtime/types.ts";
+import { validateCel } from "../cel/validate.ts";
 import { validateAndDefault } from "../schema.ts";
 import { badRequest } from "../status_errors.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
 
 /** Prunes and defaults `obj` in place from the schema; returns the schema's validation causes (obj untouched then). */
-function applySchema(obj: KubeObject, ctx: StrategyContext): StatusCause[] {
+function applySchema(obj: KubeObject, ctx: StrategyContext, old?: KubeObject): StatusCause[] {
   const { def } = ctx;
   if (!def.schema) return [];
   const result = validateAndDefault(obj, def.schema, { kind: def.kind, name: obj.metadata?.name });
@@ -20,12 +23,16 @@ function applySchema(obj: KubeObject, ctx: StrategyContext): StatusCause[] {
   if (pruned.length > 0) {
     const messages = pruned.map((p) => `unknown field "${p}"`);
     if (ctx.fieldValidation === "Strict") {
-      throw badRequest(`strict decoding error: ${messages.join(", ")}`, ctx.verb);
+      const prefix = `${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: `;
+      throw badRequest(`${prefix}strict decoding error: ${messages.join(", ")}`, ctx.verb);
     }
     if (ctx.fieldValidation === "Warn") ctx.warnings.push(...messages);
   }
   if (result.causes.length > 0) return result.causes;
   const validated = result.object as KubeObject;
+  const cel = validateCel({ ...validated, metadata: obj.metadata }, old, def.schema);
+  ctx.warnings.push(...cel.warnings);
+  if (cel.causes.length > 0) return cel.causes;
   for (const key of Object.keys(obj)) if (key !== "metadata" && !(key in validated)) delete obj[key];
   for (const [key, value] of Object.entries(validated)) if (key !== "metadata") obj[key] = value;
   return [];
@@ -37,6 +44,13 @@ export const CUSTOM_RESOURCES: ResourceStrategy = {
   prepareForCreate(obj: KubeObject, ctx: StrategyContext): void {
     if (ctx.def.subresources.includes("status")) delete obj.status;
   },
-  validate: applySchema,
-  validateUpdate: (next, _old, ctx) => applySchema(next, ctx),
+  prepareForUpdate(next: KubeObject, old: KubeObject, ctx: StrategyContext): void {
+    if (ctx.subresource !== "status") return;
+    next.metadata.labels = structuredClone(old.metadata.labels);
+    next.metadata.annotations = structuredClone(old.metadata.annotations);
+    if (next.metadata.labels === undefined) delete next.metadata.labels;
+    if (next.metadata.annotations === undefined) delete next.metadata.annotations;
+  },
+  validate: (obj, ctx) => applySchema(obj, ctx),
+  validateUpdate: (next, old, ctx) => applySchema(next, ctx, old),
 };
