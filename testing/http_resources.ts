@@ -233,7 +233,7 @@ function openWatch(
   try {
     labels = parseLabelSelector(q.get("labelSelector"));
     const fs = ctx.store.storageFieldSelector(def, q.get("fieldSelector") ?? undefined);
-    fields = parseFieldSelector(fs, storageKey);
+    fields = parseFieldSelector(fs, storageKey, def.selectableFields);
   } catch (err) {
     if (err instanceof SelectorError) throw badRequest(err.message, "watch");
     throw err;

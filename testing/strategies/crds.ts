@@ -1,8 +1,10 @@
 /**
  * CustomResourceDefinitions: the required fields and the `<plural>.<group>` name are validated, and — because the
  * fake serves a CRD's kinds at once (testing/crd.ts) — the status kube-apiserver's naming and establishing
- * controllers would write follows every write of the main resource: acceptedNames, NamesAccepted and Established
- * (kubectl wait --for=condition=Established works at once) and storedVersions.
+ * controllers would write follows every update of the main resource: acceptedNames, NamesAccepted and Established
+ * and storedVersions. A create answers without conditions, as kube does; CrdController establishes the CRD right
+ * after. Schemas are checked as apiextensions validation does (testing/cel/crd_rules.ts: structural rules, CEL
+ * rules and their estimated cost); singular, listKind and conversion are defaulted.
  * @module
  */
 import type { StatusCause } from "../../runtime/errors.ts";
@@ -95,7 +97,7 @@ function versionCauses(versions: KubeObject[]): StatusCause[] {
 }
 
 /** The status the naming and establishing controllers settle on; transition times kept from `old`. */
-function acceptedStatus(crd: KubeObject, old: KubeObject | undefined, nowMs: number): Record<string, unknown> {
+export function acceptedStatus(crd: KubeObject, old: KubeObject | undefined, nowMs: number): Record<string, unknown> {
   const spec = crd.spec;
   const names = spec.names;
   const now = rfc3339(nowMs);
@@ -148,6 +150,13 @@ export const CRDS: ResourceStrategy = {
   validateUpdate: (next, _old, ctx) => validateCrd(next, ctx),
   canonicalize(crd: KubeObject, old: KubeObject | undefined, ctx: StrategyContext): void {
     if (ctx.subresource === "status") return;
-    crd.status = acceptedStatus(crd, old, ctx.clock.now());
+    if (old) {
+      crd.status = acceptedStatus(crd, old, ctx.clock.now());
+      return;
+    }
+    // kube answers a create before its naming and establishing controllers ran; CrdController writes the accepted
+    // status right after the commit.
+    const storage = crd.spec.versions.find((v: KubeObject) => v.storage) ?? crd.spec.versions[0];
+    crd.status = { conditions: [], acceptedNames: { plural: "", kind: "" }, storedVersions: [storage.name] };
   },
 };
