@@ -45,6 +45,12 @@ export const NetperfSpecSchema = Type.Object({
     default: 10,
     description: "Test length in seconds (netperf -l).",
   })),
+}, {
+  // A Netperf runs once: changing where or how it runs after the fact would describe a test that never ran.
+  "x-kubernetes-validations": [{
+    rule: "self == oldSelf",
+    message: "spec is immutable: a Netperf runs once; create another one for a new test",
+  }],
 });
 
 /** Netperf.status */
