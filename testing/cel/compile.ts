@@ -19,6 +19,8 @@ export interface CompiledExpression {
   run?(vars: Record<string, unknown>): CelResult;
   /** The parsed tree (cost estimation). */
   expr?: CelExpr;
+  /** Source offsets of the tree's nodes by expr id (error carets). */
+  offsets?: Record<string, number>;
   /** Whether the expression reads `oldSelf` (a transition rule). */
   usesOldSelf: boolean;
   /** cel-go's compile error text, when it does not compile. */
@@ -30,7 +32,7 @@ const cache = new Map<string, CompiledExpression>();
 const DECLARED = new Set(["self", "oldSelf"]);
 
 /** cel-go's `ERROR: <input>:L:C: msg` with the source line and a `....^` caret. */
-function celError(source: string, offset: number, message: string): string {
+export function celError(source: string, offset: number, message: string): string {
   const before = source.slice(0, offset);
   const line = before.split("\n").length;
   const lineStart = before.lastIndexOf("\n") + 1;
@@ -111,6 +113,7 @@ export function compileExpression(source: string): CompiledExpression {
       out = {
         run: (vars) => program(vars as never),
         expr: parsed.expr,
+        offsets: parsed.sourceInfo?.positions ?? {},
         usesOldSelf: uses.has("oldSelf"),
       };
     }

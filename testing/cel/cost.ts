@@ -15,14 +15,38 @@ export const PER_RULE_COST_LIMIT = 10_000_000;
 export const PER_CRD_COST_LIMIT = 100_000_000;
 /** Elements an unbounded list or map may hold in a 3 MiB request (kube divides by the minimal element size). */
 const UNBOUNDED = 1_048_576;
+/** Characters an unbounded string may hold in a 3 MiB request. */
+const UNBOUNDED_STRING = 3_145_728;
+/** Calls whose cost grows with the length of their string operands (cel-go: 0.1 per character). */
+const STRING_TRAVERSING = new Set(["_==_", "_!=_", "matches", "contains", "startsWith", "endsWith", "_+_", "split"]);
 
-function sizeOf(schema: OpenApiSchema | undefined): number {
+/** Elements a list or map schema may hold (maxItems/maxProperties, or what a request could carry). */
+export function cardinalityOf(schema: OpenApiSchema | undefined): number {
   if (!schema) return UNBOUNDED;
   return schema.maxItems ?? schema.maxProperties ?? UNBOUNDED;
 }
 
-/** The schema an expression's value has: `self`, `self.a.b`, comprehension variables. */
-function schemaOf(expr: CelExpr, vars: Map<string, OpenApiSchema | undefined>): OpenApiSchema | undefined {
+const sizeOf = cardinalityOf;
+
+/** The largest serialized size of a value of `schema`, in characters (traversal cost of comparisons). */
+function traversalSize(schema: OpenApiSchema | undefined, depth = 0): number {
+  if (!schema || depth > 8) return 0;
+  if (schema.type === "string") return schema.maxLength ?? UNBOUNDED_STRING;
+  if (schema.type === "array") {
+    return Math.min(UNBOUNDED_STRING, cardinalityOf(schema) * (1 + traversalSize(schema.items, depth + 1)));
+  }
+  if (schema.type === "object") {
+    const props = Object.values(schema.properties ?? {}) as OpenApiSchema[];
+    const additional = typeof schema.additionalProperties === "object" ? schema.additionalProperties : undefined;
+    const own = props.reduce((n, p) => n + traversalSize(p, depth + 1), 0);
+    const extra = additional ? cardinalityOf(schema) * (1 + traversalSize(additional, depth + 1)) : 0;
+    return Math.min(UNBOUNDED_STRING, own + extra);
+  }
+  return 0;
+}
+
+/** The schema an expression's value has: `self`, `self.a.b`, comprehension variables (undefined: unknown). */
+export function schemaOf(expr: CelExpr, vars: Map<string, OpenApiSchema | undefined>): OpenApiSchema | undefined {
   const { case: kind, value } = expr?.exprKind ?? {};
   if (kind === "identExpr") return vars.get(value.name);
   if (kind === "selectExpr") {
@@ -38,9 +62,13 @@ function cost(expr: CelExpr, vars: Map<string, OpenApiSchema | undefined>): numb
   switch (kind) {
     case "selectExpr":
       return 1 + cost(value.operand, vars);
-    case "callExpr":
-      return 1 + (value.target ? cost(value.target, vars) : 0) +
-        value.args.reduce((n: number, a: CelExpr) => n + cost(a, vars), 0);
+    case "callExpr": {
+      const operands: CelExpr[] = [...(value.target ? [value.target] : []), ...value.args];
+      const traversal = STRING_TRAVERSING.has(value.function)
+        ? Math.ceil(0.1 * Math.max(0, ...operands.map((o) => traversalSize(schemaOf(o, vars)))))
+        : 0;
+      return 1 + traversal + operands.reduce((n: number, a: CelExpr) => n + cost(a, vars), 0);
+    }
     case "listExpr":
       return 1 + value.elements.reduce((n: number, e: CelExpr) => n + cost(e, vars), 0);
     case "comprehensionExpr": {

@@ -11,23 +11,19 @@ import type { StatusCause } from "../../runtime/errors.ts";
 import type { KubeObject } from "../../runtime/types.ts";
 import { validateCel } from "../cel/validate.ts";
 import { validateAndDefault } from "../schema.ts";
-import { badRequest } from "../status_errors.ts";
+import { applyFieldValidation } from "../field_validation.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
 
 /** Prunes and defaults `obj` in place from the schema; returns the schema's validation causes (obj untouched then). */
 function applySchema(obj: KubeObject, ctx: StrategyContext, old?: KubeObject): StatusCause[] {
   const { def } = ctx;
-  if (!def.schema) return [];
+  if (!def.schema) {
+    applyFieldValidation(ctx, []);
+    return [];
+  }
   const result = validateAndDefault(obj, def.schema, { kind: def.kind, name: obj.metadata?.name });
   const pruned = result.pruned.filter((p) => !p.startsWith("metadata.") && p !== "apiVersion" && p !== "kind");
-  if (pruned.length > 0) {
-    const messages = pruned.map((p) => `unknown field "${p}"`);
-    if (ctx.fieldValidation === "Strict") {
-      const prefix = `${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: `;
-      throw badRequest(`${prefix}strict decoding error: ${messages.join(", ")}`, ctx.verb);
-    }
-    if (ctx.fieldValidation === "Warn") ctx.warnings.push(...messages);
-  }
+  applyFieldValidation(ctx, pruned);
   if (result.causes.length > 0) return result.causes;
   const validated = result.object as KubeObject;
   const cel = validateCel({ ...validated, metadata: obj.metadata }, old, def.schema);

@@ -33,7 +33,14 @@ function crd(kind: string, spec: Json, extra: Json = {}): Json {
         schema: {
           openAPIV3Schema: {
             type: "object",
-            properties: { spec, status: { type: "object", properties: { phase: { type: "string" } } } },
+            properties: {
+              spec,
+              status: {
+                type: "object",
+                properties: { phase: { type: "string" } },
+                "x-kubernetes-validations": [{ rule: "!has(self.phase) || self.phase != 'Bad'", message: "phase Bad" }],
+              },
+            },
           },
         },
         ...extra,
@@ -147,6 +154,18 @@ const RULES_SPEC = {
       },
     },
     size: { type: "integer", default: 3 },
+    slots: {
+      type: "array",
+      maxItems: 8,
+      "x-kubernetes-list-type": "map",
+      "x-kubernetes-list-map-keys": ["name"],
+      items: {
+        type: "object",
+        required: ["name"],
+        "x-kubernetes-validations": [{ rule: "self.port == oldSelf.port", message: "port is immutable" }],
+        properties: { name: { type: "string", maxLength: 10 }, port: { type: "integer" } },
+      },
+    },
     legacy: { type: "string" },
   },
 };
@@ -289,24 +308,24 @@ export async function crdCelCases(t: Deno.TestContext, client: KubeClient, ns: s
     assert.ok(!("mode" in got.spec));
   });
 
-  await t.step("fieldValidation Strict: unknown fields answer 400 (duplicate fields: not in the fake)", async () => {
+  await t.step("fieldValidation Strict: duplicate and unknown fields answer 400", async () => {
     const body = `{"apiVersion":"${GROUP}/v1","kind":"Rulebook","metadata":{"name":"r10"},` +
-      `"spec":{"size":2,"bogus":true}}`;
+      `"spec":{"size":1,"size":2,"bogus":true}}`;
     const got = await call(client, "POST", base, body, "?fieldValidation=Strict");
     expectStatus("strict", got, {
       code: 400,
       reason: "BadRequest",
       message:
-        'Rulebook in version "v1" cannot be handled as a Rulebook: strict decoding error: unknown field "spec.bogus"',
+        'Rulebook in version "v1" cannot be handled as a Rulebook: strict decoding error: duplicate field "spec.size", unknown field "spec.bogus"',
     });
   });
 
-  await t.step("fieldValidation Warn: unknown fields as warnings", async () => {
+  await t.step("fieldValidation Warn: duplicate and unknown fields as warnings", async () => {
     const body = `{"apiVersion":"${GROUP}/v1","kind":"Rulebook","metadata":{"name":"r11"},` +
-      `"spec":{"size":2,"bogus":true}}`;
+      `"spec":{"size":1,"size":2,"bogus":true}}`;
     const got = await call(client, "POST", base, body, "?fieldValidation=Warn");
     expectOk("warn", got);
-    if (!RECORD) assert.deepEqual(got.warnings, ['unknown field "spec.bogus"']);
+    if (!RECORD) assert.deepEqual(got.warnings, ['duplicate field "spec.size"', 'unknown field "spec.bogus"']);
     if (!RECORD) assert.equal(got.body.spec.size, 2);
   });
 
@@ -346,6 +365,50 @@ export async function crdCelCases(t: Deno.TestContext, client: KubeClient, ns: s
       }],
     });
     assert.ok(created);
+  });
+
+  await t.step("transition rule on map-list items: correlated by key", async () => {
+    const slots = [{ name: "a", port: 1 }, { name: "b", port: 2 }];
+    const created = expectOk("create slots", await call(client, "POST", base, obj("r14", { slots })));
+    created.spec.slots = [{ name: "c", port: 9 }, { name: "b", port: 3 }];
+    const got = await call(client, "PUT", `${base}/r14`, created);
+    expectStatus("slot port changed", got, {
+      code: 422,
+      reason: "Invalid",
+      message: `${kindName} "r14" is invalid: spec.slots[1]: Invalid value: port is immutable`,
+      causes: [{ reason: "FieldValueInvalid", message: "Invalid value: port is immutable", field: "spec.slots[1]" }],
+    });
+  });
+
+  await t.step("CEL rules on status are checked on /status writes", async () => {
+    const created = expectOk("create", await call(client, "POST", base, obj("r15", {})));
+    created.status = { phase: "Bad" };
+    const got = await call(client, "PUT", `${base}/r15/status`, created);
+    expectStatus("status rule", got, {
+      code: 422,
+      reason: "Invalid",
+      message: 'Rulebook.cel.conformance.kubeop.dev "r15" is invalid: status: Invalid value: phase Bad',
+      causes: [{ "reason": "FieldValueInvalid", "message": "Invalid value: phase Bad", "field": "status" }],
+    });
+  });
+
+  await t.step("PUT on /status ignores spec changes", async () => {
+    const created = expectOk("create", await call(client, "POST", base, obj("r16", { size: 1 })));
+    created.spec.size = 2;
+    created.status = { phase: "Done" };
+    const got = expectOk("status put", await call(client, "PUT", `${base}/r16/status`, created));
+    assert.equal(got.spec.size, 1);
+  });
+
+  await t.step("built-in kinds: fieldValidation Strict refuses duplicate fields", async () => {
+    const body = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup"},"data":{"a":"1","a":"2"}}`;
+    const got = await call(client, "POST", `/api/v1/namespaces/${ns}/configmaps`, body, "?fieldValidation=Strict");
+    expectStatus("configmap duplicate", got, {
+      code: 400,
+      reason: "BadRequest",
+      message:
+        'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "data.a"',
+    });
   });
 
   const crdCase = async (what: string, body: Json, want: Parameters<typeof expectStatus>[2]) => {
@@ -396,6 +459,96 @@ export async function crdCelCases(t: Deno.TestContext, client: KubeClient, ns: s
         "field": "spec.validation.openAPIV3Schema",
       }],
     });
+  });
+
+  await t.step("CRD with a messageExpression that does not compile is rejected", async () => {
+    const body = crd("Badmsg", {
+      type: "object",
+      "x-kubernetes-validations": [{ rule: "true", messageExpression: "bar + 'x'" }],
+    });
+    await crdCase("bad messageExpression", body, {
+      code: 422,
+      reason: "Invalid",
+      message:
+        'CustomResourceDefinition.apiextensions.k8s.io "badmsgs.cel.conformance.kubeop.dev" is invalid: spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].messageExpression: Invalid value: {"Rule":"true","Message":"","MessageExpression":"bar + \'x\'","Reason":null,"FieldPath":"","OptionalOldSelf":null}: messageExpression compilation failed: ERROR: <input>:1:1: undeclared reference to \'bar\' (in container \'\')\n | bar + \'x\'\n | ^',
+      causes: [{
+        "reason": "FieldValueInvalid",
+        "message":
+          'Invalid value: {"Rule":"true","Message":"","MessageExpression":"bar + \'x\'","Reason":null,"FieldPath":"","OptionalOldSelf":null}: messageExpression compilation failed: ERROR: <input>:1:1: undeclared reference to \'bar\' (in container \'\')\n | bar + \'x\'\n | ^',
+        "field": "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].messageExpression",
+      }],
+    });
+  });
+
+  await t.step("CRD with a rule selecting an undefined field is rejected", async () => {
+    const body = crd("Nofield", {
+      type: "object",
+      properties: { a: { type: "string" } },
+      "x-kubernetes-validations": [{ rule: "self.b == 'x'" }],
+    });
+    await crdCase("undefined field", body, {
+      code: 422,
+      reason: "Invalid",
+      message:
+        'CustomResourceDefinition.apiextensions.k8s.io "nofields.cel.conformance.kubeop.dev" is invalid: spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"Rule":"self.b == \'x\'","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: compilation failed: ERROR: <input>:1:5: undefined field \'b\'\n | self.b == \'x\'\n | ....^',
+      causes: [{
+        "reason": "FieldValueInvalid",
+        "message":
+          'Invalid value: {"Rule":"self.b == \'x\'","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: compilation failed: ERROR: <input>:1:5: undefined field \'b\'\n | self.b == \'x\'\n | ....^',
+        "field": "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule",
+      }],
+    });
+  });
+
+  await t.step("CRD with oldSelf on items of a list without keys is rejected", async () => {
+    const body = crd("Uncorrelated", {
+      type: "object",
+      properties: {
+        xs: {
+          type: "array",
+          items: { type: "string", "x-kubernetes-validations": [{ rule: "self == oldSelf" }] },
+        },
+      },
+    });
+    await crdCase("uncorrelatable oldSelf", body, {
+      code: 422,
+      reason: "Invalid",
+      message:
+        'CustomResourceDefinition.apiextensions.k8s.io "uncorrelateds.cel.conformance.kubeop.dev" is invalid: [spec.validation.openAPIV3Schema.properties[spec].properties[xs].items.x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared), spec.validation.openAPIV3Schema.properties[spec].properties[xs].items.x-kubernetes-validations[0].rule: Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within spec.validation.openAPIV3Schema.properties[spec].properties[xs], spec.validation.openAPIV3Schema.properties[spec].properties[xs].items.x-kubernetes-validations[0].rule: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema, spec.validation.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)]',
+      causes: [{
+        "reason": "FieldValueForbidden",
+        "message":
+          "Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
+        "field":
+          "spec.validation.openAPIV3Schema.properties[spec].properties[xs].items.x-kubernetes-validations[0].rule",
+      }, {
+        "reason": "FieldValueInvalid",
+        "message":
+          'Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within spec.validation.openAPIV3Schema.properties[spec].properties[xs]',
+        "field":
+          "spec.validation.openAPIV3Schema.properties[spec].properties[xs].items.x-kubernetes-validations[0].rule",
+      }, {
+        "reason": "FieldValueForbidden",
+        "message":
+          "Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema",
+        "field":
+          "spec.validation.openAPIV3Schema.properties[spec].properties[xs].items.x-kubernetes-validations[0].rule",
+      }, {
+        "reason": "FieldValueForbidden",
+        "message":
+          "Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
+        "field": "spec.validation.openAPIV3Schema",
+      }],
+    });
+  });
+
+  await t.step("CRD with a nested loop over bounded lists stays within the cost budget", async () => {
+    const body = crd("Bounded", {
+      type: "object",
+      properties: { items: { type: "array", maxItems: 10, items: { type: "string", maxLength: 10 } } },
+      "x-kubernetes-validations": [{ rule: "self.items.all(x, self.items.all(y, x == y))" }],
+    });
+    expectOk("bounded", await call(client, "POST", CRD_PATH, body));
   });
 
   await t.step("CRD with two storage versions is rejected", async () => {
@@ -519,9 +672,21 @@ export async function crdCelCases(t: Deno.TestContext, client: KubeClient, ns: s
     });
   });
 
-  await t.step("deleting a CRD removes its objects", async () => {
+  await t.step("deleting a CRD removes its objects and ends its watches", async () => {
     const body = crd("Doomed", { type: "object" });
     const dp = await createCrd(client, body);
+    const doomed = { group: GROUP, version: "v1", plural: dp, kind: "Doomed", namespaced: true };
+    const listed = await client.list(doomed, { namespace: ns });
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(), 20_000);
+    const events: string[] = [];
+    const watched = (async () => {
+      const opts = { namespace: ns, resourceVersion: listed.metadata.resourceVersion, signal: ac.signal };
+      for await (const ev of client.watch(doomed, opts)) {
+        events.push(`${ev.type} ${(ev.object as KubeObject).metadata?.name ?? ""}`);
+      }
+    })();
+    // The object is created once the watch is open (eventually sees it), so the watch exists before the delete.
     expectOk(
       "create",
       await call(client, "POST", `/apis/${GROUP}/v1/namespaces/${ns}/${dp}`, {
@@ -530,7 +695,11 @@ export async function crdCelCases(t: Deno.TestContext, client: KubeClient, ns: s
         metadata: { name: "d1" },
       }),
     );
+    await eventually("watch sees d1", () => events.includes("ADDED d1"), POLL);
     expectOk("delete CRD", await call(client, "DELETE", `${CRD_PATH}/${dp}.${GROUP}`));
+    await watched.finally(() => clearTimeout(timer));
+    assert.ok(!ac.signal.aborted, "the watch ends when its CRD goes");
+    assert.deepEqual(events, ["ADDED d1", "DELETED d1"]);
     await eventually(
       "CRD gone",
       async () => (await call(client, "GET", `${CRD_PATH}/${dp}.${GROUP}`)).code === 404,
