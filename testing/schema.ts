@@ -15,8 +15,10 @@ import type { OpenApiSchema } from "./resource_def.ts";
 export interface ValidationResult {
   /** The pruned and defaulted object (a copy). */
   object: unknown;
-  /** Validation failures; empty when valid. */
+  /** Schema validation failures; empty when valid. */
   causes: StatusCause[];
+  /** Duplicates in list-type set/map lists (validated separately, after the schema; see validateListSetsAndMaps). */
+  listCauses: StatusCause[];
   /** Paths of the unknown fields that were dropped (kube-apiserver prunes them silently; Strict validation warns). */
   pruned: string[];
 }
@@ -187,7 +189,6 @@ function validate(value: unknown, schema: OpenApiSchema | undefined, path: strin
       });
     }
     if (schema.items) value.forEach((item, i) => validate(item, schema.items, `${path}[${i}]`, causes));
-    causes.push(...listDuplicates(value, schema, path));
   }
   if (Array.isArray(schema.enum) && !schema.enum.some((e: unknown) => deepEqual(e, value))) {
     const supported = schema.enum.map((e: unknown) => JSON.stringify(typeof e === "string" ? e : JSON.stringify(e)));
@@ -219,7 +220,7 @@ function validate(value: unknown, schema: OpenApiSchema | undefined, path: strin
   }
 }
 
-/** Duplicates in `x-kubernetes-list-type: set` items or `map` keys (kube: validation.ValidateListSetsAndMaps). */
+/** Duplicates in `x-kubernetes-list-type: set` items or `map` keys of one list. */
 function listDuplicates(list: unknown[], schema: OpenApiSchema, path: string): StatusCause[] {
   const type = schema["x-kubernetes-list-type"];
   const keys: string[] = schema["x-kubernetes-list-map-keys"] ?? [];
@@ -237,6 +238,38 @@ function listDuplicates(list: unknown[], schema: OpenApiSchema, path: string): S
       });
     }
   });
+  return causes;
+}
+
+function walkLists(value: unknown, schema: OpenApiSchema | undefined, path: string, causes: StatusCause[]): void {
+  if (!schema) return;
+  if (Array.isArray(value)) {
+    causes.push(...listDuplicates(value, schema, path));
+    if (schema.items) value.forEach((item, i) => walkLists(item, schema.items, `${path}[${i}]`, causes));
+    return;
+  }
+  if (!isMap(value)) return;
+  const additional = isMap(schema.additionalProperties) ? schema.additionalProperties as OpenApiSchema : undefined;
+  for (const [key, v] of Object.entries(value)) {
+    walkLists(v, schema.properties?.[key] ?? additional, child(path, key), causes);
+  }
+}
+
+/**
+ * Duplicate items of `x-kubernetes-list-type: set` lists and duplicate keys of `map` lists, anywhere in `obj`
+ * (kube: structurallisttype.ValidateListSetsAndMaps, run after the schema validation).
+ *
+ * @example
+ * ```ts
+ * import { validateListSetsAndMaps } from "./schema.ts";
+ * const schema = { type: "object", properties: { tags: { type: "array", "x-kubernetes-list-type": "set" } } };
+ * const causes = validateListSetsAndMaps({ tags: ["a", "a"] }, schema);
+ * // causes[0]: { reason: "FieldValueDuplicate", message: 'Duplicate value: "a"', field: "tags[1]" }
+ * ```
+ */
+export function validateListSetsAndMaps(obj: unknown, schema: OpenApiSchema): StatusCause[] {
+  const causes: StatusCause[] = [];
+  walkLists(obj, schema, "", causes);
   return causes;
 }
 
@@ -262,7 +295,7 @@ export function validateAndDefault(
   const object = pruneAndDefault(structuredClone(obj), schema, "", pruned, true);
   const causes: StatusCause[] = [];
   validate(object, schema, "", causes);
-  return { object, causes, pruned };
+  return { object, causes, listCauses: validateListSetsAndMaps(object, schema), pruned };
 }
 
 /**

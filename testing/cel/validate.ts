@@ -179,3 +179,12 @@ export function validateCel(obj: unknown, old: unknown, schema: OpenApiSchema): 
   walk(obj, old, schema, "", ratchet, out);
   return out;
 }
+
+/** Whether any node of `schema` has `x-kubernetes-validations` (kube builds no CEL validator otherwise). */
+export function hasValidationRules(schema: OpenApiSchema | undefined): boolean {
+  if (!schema || typeof schema !== "object") return false;
+  if ((schema["x-kubernetes-validations"] ?? []).length > 0) return true;
+  const additional = isMap(schema.additionalProperties) ? [schema.additionalProperties as OpenApiSchema] : [];
+  const children = [...Object.values(schema.properties ?? {}), ...(schema.items ? [schema.items] : []), ...additional];
+  return children.some((c) => hasValidationRules(c as OpenApiSchema));
+}

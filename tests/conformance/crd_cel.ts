@@ -154,6 +154,7 @@ const RULES_SPEC = {
       },
     },
     size: { type: "integer", default: 3 },
+    level: { type: "integer", minimum: 1 },
     slots: {
       type: "array",
       maxItems: 8,
@@ -408,6 +409,66 @@ export async function crdCelCases(t: Deno.TestContext, client: KubeClient, ns: s
       reason: "BadRequest",
       message:
         'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "data.a"',
+    });
+  });
+
+  await t.step("schema errors and CEL failures are reported together", async () => {
+    const got = await call(client, "POST", base, obj("r17", { level: 0, min: 5, max: 1 }));
+    expectStatus("level and min/max", got, {
+      code: 422,
+      reason: "Invalid",
+      message:
+        'Rulebook.cel.conformance.kubeop.dev "r17" is invalid: [spec.level: Invalid value: 0: spec.level in body should be greater than or equal to 1, spec: Invalid value: min must not exceed max]',
+      causes: [{
+        "reason": "FieldValueInvalid",
+        "message": "Invalid value: 0: spec.level in body should be greater than or equal to 1",
+        "field": "spec.level",
+      }, { "reason": "FieldValueInvalid", "message": "Invalid value: min must not exceed max", "field": "spec" }],
+    });
+  });
+
+  await t.step("a blocking schema error (Required, type, enum, too long) skips the CEL rules", async () => {
+    const got = await call(client, "POST", base, obj("r18", { ports: [{ port: 1 }], min: 5, max: 1 }));
+    expectStatus("required + cel", got, {
+      code: 422,
+      reason: "Invalid",
+      message:
+        'Rulebook.cel.conformance.kubeop.dev "r18" is invalid: [spec.ports[0].name: Required value, <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]',
+      causes: [{ "reason": "FieldValueRequired", "message": "Required value", "field": "spec.ports[0].name" }, {
+        "reason": "FieldValueInvalid",
+        "message":
+          "Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+        "field": "<nil>",
+      }],
+    });
+  });
+
+  await t.step("OpenAPI ratcheting: an unchanged value that a tightened schema refuses stays", async () => {
+    expectOk("create team", await call(client, "POST", base, obj("r19", { team: "toolongteam", owner: "o" })));
+    const current = expectOk("get CRD", await call(client, "GET", `${CRD_PATH}/${plural}.${GROUP}`));
+    current.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.team = {
+      type: "string",
+      pattern: "^[a-z]{1,4}$",
+    };
+    expectOk("tighten team", await call(client, "PUT", `${CRD_PATH}/${plural}.${GROUP}`, current));
+    await eventually("pattern in force", async () => {
+      const r = await call(client, "POST", base, obj("probe19", { team: "toolong", owner: "o" }), "?dryRun=All");
+      return r.code === 422;
+    }, POLL);
+    const unchanged = await call(client, "PATCH", `${base}/r19`, { spec: { size: 7 } });
+    expectOk("unchanged team ratchets", unchanged);
+    if (!RECORD) assert.deepEqual(unchanged.warnings, []);
+    const changed = await call(client, "PATCH", `${base}/r19`, { spec: { team: "stilltoolong" } });
+    expectStatus("changed team", changed, {
+      code: 422,
+      reason: "Invalid",
+      message:
+        'Rulebook.cel.conformance.kubeop.dev "r19" is invalid: spec.team: Invalid value: "stilltoolong": spec.team in body should match \'^[a-z]{1,4}$\'',
+      causes: [{
+        "reason": "FieldValueInvalid",
+        "message": "Invalid value: \"stilltoolong\": spec.team in body should match '^[a-z]{1,4}$'",
+        "field": "spec.team",
+      }],
     });
   });
 
