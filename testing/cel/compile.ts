@@ -136,5 +136,7 @@ export function runtimeErrorText(result: CelResult): string | undefined {
   const field = message.match(/^field not found: (.*)$/);
   if (field) return `no such key: ${field[1]}`;
   if (message === "int divide by zero") return "division by zero";
+  // A dyn-typed value (int-or-string, untyped nodes) reaching an operator it has no overload for.
+  if (message.startsWith("found no matching overload")) return "no such overload";
   return message;
 }

@@ -98,7 +98,7 @@ function runRules(
   if (rules.length === 0) return;
   const self = toCel(value, schema);
   const oldSelf = old === undefined ? undefined : toCel(old, schema);
-  const type = schema.type ?? "object";
+  const type = schema.type ?? ""; // kube shows the node's type ("" for int-or-string) as the bad value
   for (const rule of rules) {
     const compiled = compileExpression(rule.rule);
     if (compiled.error || !compiled.run) {
@@ -111,7 +111,12 @@ function runRules(
     const result = compiled.run(vars);
     const error = runtimeErrorText(result);
     if (error !== undefined) {
-      out.causes.push(causeFor(path, type, `${error} evaluating rule: ${ruleErrorString(rule)}`, undefined));
+      const detail = error === "no such overload"
+        ? `'${error}': call arguments did not match a supported operator, function or macro signature for rule: ${
+          ruleErrorString(rule)
+        }`
+        : `${error} evaluating rule: ${ruleErrorString(rule)}`;
+      out.causes.push(causeFor(path, type, detail, undefined));
       continue;
     }
     if (result === true) continue;

@@ -88,3 +88,18 @@ Deno.test("validateCel: a missing map key is a runtime error naming the rule", (
     field: "spec.labels",
   }]);
 });
+
+Deno.test("validateCel: a dyn value without an overload answers kube's 'no such overload' text", () => {
+  const dynSchema = {
+    type: "object",
+    properties: {
+      v: { "x-kubernetes-int-or-string": true, "x-kubernetes-validations": [{ rule: "self + 'x' == 'y'" }] },
+    },
+  };
+  assert.deepEqual(validateCel({ v: 1 }, undefined, dynSchema).causes, [{
+    reason: "FieldValueInvalid",
+    message:
+      `Invalid value: "": 'no such overload': call arguments did not match a supported operator, function or macro signature for rule: self + 'x' == 'y'`,
+    field: "v",
+  }]);
+});

@@ -155,6 +155,7 @@ const RULES_SPEC = {
     },
     size: { type: "integer", default: 3 },
     level: { type: "integer", minimum: 1 },
+    port: { "x-kubernetes-int-or-string": true, "x-kubernetes-validations": [{ rule: "self + 'x' == 'yx'" }] },
     slots: {
       type: "array",
       maxItems: 8,
@@ -468,6 +469,23 @@ export async function crdCelCases(t: Deno.TestContext, client: KubeClient, ns: s
         "reason": "FieldValueInvalid",
         "message": "Invalid value: \"stilltoolong\": spec.team in body should match '^[a-z]{1,4}$'",
         "field": "spec.team",
+      }],
+    });
+  });
+
+  await t.step("CEL runtime overload error on an int-or-string value", async () => {
+    expectOk("string port", await call(client, "POST", base, obj("r20", { port: "y" })));
+    const got = await call(client, "POST", base, obj("r21", { port: 1 }));
+    expectStatus("int port", got, {
+      code: 422,
+      reason: "Invalid",
+      message:
+        "Rulebook.cel.conformance.kubeop.dev \"r21\" is invalid: spec.port: Invalid value: \"\": 'no such overload': call arguments did not match a supported operator, function or macro signature for rule: self + 'x' == 'yx'",
+      causes: [{
+        "reason": "FieldValueInvalid",
+        "message":
+          "Invalid value: \"\": 'no such overload': call arguments did not match a supported operator, function or macro signature for rule: self + 'x' == 'yx'",
+        "field": "spec.port",
       }],
     });
   });
