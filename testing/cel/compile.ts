@@ -25,11 +25,41 @@ export interface CompiledExpression {
   usesOldSelf: boolean;
   /** cel-go's compile error text, when it does not compile. */
   error?: string;
+  /** Why the fake cannot evaluate an expression kube accepts (optional-types syntax): rules are skipped, with a warning. */
+  unsupported?: string;
 }
 
 const ENV = celEnv({ funcs: [...strings, ...KUBERNETES_FUNCS] });
 const cache = new Map<string, CompiledExpression>();
-const DECLARED = new Set(["self", "oldSelf"]);
+/** Variables, and the type names CEL declares as identifiers (`type(x) == string`). */
+const DECLARED = new Set([
+  "self",
+  "oldSelf",
+  "int",
+  "uint",
+  "double",
+  "bool",
+  "string",
+  "bytes",
+  "list",
+  "map",
+  "null_type",
+  "type",
+]);
+/** Namespaces of functions in kube's CRD environment (`sets.contains`, `strings.quote`, `format.dns1123Label`). */
+const NAMESPACES = new Set(["sets", "strings", "optional", "format", "lists"]);
+/** Macros whose leading identifier arguments bind variables for the following ones (incl. two-variable forms). */
+const MACROS = new Set([
+  "all",
+  "exists",
+  "exists_one",
+  "map",
+  "filter",
+  "transformList",
+  "transformMap",
+  "transformMapEntry",
+  "sortBy",
+]);
 
 /** cel-go's `ERROR: <input>:L:C: msg` with the source line and a `....^` caret. */
 export function celError(source: string, offset: number, message: string): string {
@@ -52,15 +82,26 @@ function undeclared(expr: CelExpr, scope: Set<string>, out: { name: string; id: 
       return;
     case "selectExpr":
       return undeclared(value.operand, scope, out, uses);
-    case "callExpr":
+    case "callExpr": {
       // `sets.contains(...)`: a namespaced function, not a call on a variable `sets`.
-      if (
-        value.target && !(value.target.exprKind?.case === "identExpr" && value.target.exprKind.value.name === "sets")
-      ) {
+      const target = value.target?.exprKind;
+      if (value.target && !(target?.case === "identExpr" && NAMESPACES.has(target.value.name))) {
         undeclared(value.target, scope, out, uses);
       }
-      for (const a of value.args) undeclared(a, scope, out, uses);
+      // Macros the parser left as calls (two-variable forms, sortBy): leading identifiers are bound variables.
+      let inner = scope;
+      let args: CelExpr[] = value.args;
+      if (value.target && MACROS.has(value.function)) {
+        const bound: string[] = [];
+        while (args.length > 1 && args[0].exprKind?.case === "identExpr") {
+          bound.push(args[0].exprKind.value.name);
+          args = args.slice(1);
+        }
+        inner = new Set([...scope, ...bound]);
+      }
+      for (const a of args) undeclared(a, inner, out, uses);
       return;
+    }
     case "listExpr":
       for (const e of value.elements) undeclared(e, scope, out, uses);
       return;
@@ -97,6 +138,12 @@ function undeclared(expr: CelExpr, scope: Set<string>, out: { name: string; id: 
 export function compileExpression(source: string): CompiledExpression {
   let out = cache.get(source);
   if (out) return out;
+  if (/[.[]\?/.test(source.replace(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"/g, '""'))) {
+    // `self.?x`, `m[?k]`: optional-types syntax, which @bufbuild/cel does not parse.
+    out = { usesOldSelf: source.includes("oldSelf"), unsupported: "optional field selection (.? / [?])" };
+    cache.set(source, out);
+    return out;
+  }
   try {
     const parsed = parse(source);
     const missing: { name: string; id: bigint }[] = [];

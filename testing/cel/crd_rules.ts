@@ -55,6 +55,7 @@ interface Place {
 /** The compile error of `source` at a node of `schema`: cel-go's parse/reference errors, then undefined fields. */
 function compileError(source: string, schema: OpenApiSchema, root: boolean): [CompiledExpression, string | undefined] {
   const compiled = compileExpression(source);
+  if (compiled.unsupported) return [compiled, undefined]; // accepted as kube does; skipped (with a warning) on writes
   if (compiled.error || !compiled.expr) return [compiled, compiled.error];
   const missing = undefinedField(compiled.expr, root ? withTypeAndObjectMeta(schema) : schema);
   if (!missing) return [compiled, undefined];

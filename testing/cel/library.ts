@@ -1,11 +1,13 @@
 /**
  * The part of Kubernetes' CEL library (k8s.io/apiserver pkg/cel/library) the fake implements on @bufbuild/cel:
- * the lists extension (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`) and the sets extension
- * (`sets.contains`, `sets.equivalent`, `sets.intersects`). Quantity, URL, IP/CIDR, format and authz are not
- * implemented (rules using them fail to compile: `undeclared reference` / unknown function at evaluation).
+ * the lists extension (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`), the sets extension
+ * (`sets.contains`, `sets.equivalent`, `sets.intersects`), quantities (quantity.ts) and URLs (url.ts). IP/CIDR, format,
+ * semver and authz are not implemented (rules using them fail at evaluation).
  * @module
  */
 import { type CelFunc, celFunc, celMethod, CelScalar, type CelValue, listType } from "@bufbuild/cel";
+import { QUANTITY_FUNCS } from "./quantity.ts";
+import { URL_FUNCS } from "./url.ts";
 
 const LIST = listType(CelScalar.DYN);
 
@@ -25,6 +27,8 @@ function same(a: CelValue, b: CelValue): boolean {
 
 /** Functions added to the fake's CEL environment. */
 export const KUBERNETES_FUNCS: CelFunc[] = [
+  ...QUANTITY_FUNCS,
+  ...URL_FUNCS,
   celMethod("isSorted", LIST, [], CelScalar.BOOL, function () {
     const xs = items(this);
     return xs.every((x, i) => i === 0 || compare(xs[i - 1], x) <= 0);

@@ -101,6 +101,14 @@ function runRules(
   const type = schema.type ?? ""; // kube shows the node's type ("" for int-or-string) as the bad value
   for (const rule of rules) {
     const compiled = compileExpression(rule.rule);
+    const skipped = (why: string) =>
+      out.warnings.push(
+        `${path || "<root>"}: the fake API server did not evaluate rule ${JSON.stringify(rule.rule)}: ${why}`,
+      );
+    if (compiled.unsupported) {
+      skipped(`unsupported CEL: ${compiled.unsupported}`);
+      continue;
+    }
     if (compiled.error || !compiled.run) {
       out.causes.push(causeFor(path, type, `rule compile error: ${compiled.error}`, undefined));
       continue;
@@ -110,6 +118,11 @@ function runRules(
     if (compiled.usesOldSelf) vars.oldSelf = oldSelf ?? null;
     const result = compiled.run(vars);
     const error = runtimeErrorText(result);
+    if (error?.startsWith("unbound function")) {
+      // A function of kube's library the fake lacks (ip, cidr, semver, find, ...): not evaluated rather than refused.
+      skipped(`unsupported CEL: ${error}`);
+      continue;
+    }
     if (error !== undefined) {
       const detail = error === "no such overload"
         ? `'${error}': call arguments did not match a supported operator, function or macro signature for rule: ${

@@ -155,6 +155,24 @@ const RULES_SPEC = {
     },
     size: { type: "integer", default: 3 },
     level: { type: "integer", minimum: 1 },
+    memory: {
+      type: "string",
+      maxLength: 20,
+      "x-kubernetes-validations": [{
+        rule: "isQuantity(self) && quantity(self).isLessThan(quantity('1Gi'))",
+        message: "memory must be a quantity below 1Gi",
+      }],
+    },
+    cpu: {
+      type: "string",
+      maxLength: 20,
+      "x-kubernetes-validations": [{ rule: "quantity(self).isGreaterThan(quantity('0'))" }],
+    },
+    endpoint: {
+      type: "string",
+      maxLength: 200,
+      "x-kubernetes-validations": [{ rule: "isURL(self) && url(self).getScheme() == 'https'", message: "https URL" }],
+    },
     port: { "x-kubernetes-int-or-string": true, "x-kubernetes-validations": [{ rule: "self + 'x' == 'yx'" }] },
     slots: {
       type: "array",
@@ -486,6 +504,40 @@ export async function crdCelCases(t: Deno.TestContext, client: KubeClient, ns: s
         "message":
           "Invalid value: \"\": 'no such overload': call arguments did not match a supported operator, function or macro signature for rule: self + 'x' == 'yx'",
         "field": "spec.port",
+      }],
+    });
+  });
+
+  await t.step("CEL quantity and URL library functions", async () => {
+    const good = { memory: "512Mi", cpu: "250m", endpoint: "https://api.example.com:8443/v1?x=1" };
+    expectOk("good quantities and URL", await call(client, "POST", base, obj("r22", good)));
+    const bad = await call(client, "POST", base, obj("r23", { memory: "2Gi", endpoint: "http://api.example.com" }));
+    expectStatus("bad quantity and URL", bad, {
+      code: 422,
+      reason: "Invalid",
+      message:
+        'Rulebook.cel.conformance.kubeop.dev "r23" is invalid: [spec.memory: Invalid value: "2Gi": memory must be a quantity below 1Gi, spec.endpoint: Invalid value: "http://api.example.com": https URL]',
+      causes: [{
+        "reason": "FieldValueInvalid",
+        "message": 'Invalid value: "2Gi": memory must be a quantity below 1Gi',
+        "field": "spec.memory",
+      }, {
+        "reason": "FieldValueInvalid",
+        "message": 'Invalid value: "http://api.example.com": https URL',
+        "field": "spec.endpoint",
+      }],
+    });
+    const broken = await call(client, "POST", base, obj("r24", { cpu: "lots" }));
+    expectStatus("not a quantity", broken, {
+      code: 422,
+      reason: "Invalid",
+      message:
+        "Rulebook.cel.conformance.kubeop.dev \"r24\" is invalid: spec.cpu: Invalid value: \"string\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' evaluating rule: quantity(self).isGreaterThan(quantity('0'))",
+      causes: [{
+        "reason": "FieldValueInvalid",
+        "message":
+          "Invalid value: \"string\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' evaluating rule: quantity(self).isGreaterThan(quantity('0'))",
+        "field": "spec.cpu",
       }],
     });
   });
