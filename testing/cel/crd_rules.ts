@@ -27,6 +27,20 @@ function goRule(rule: ValidationRule): string {
   return json.replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026");
 }
 
+/** The schema a JSON path such as `.spec.color` names under `schema` (kube: cel.ValidFieldPath), if any. */
+export function schemaAtPath(schema: OpenApiSchema, fieldPath: string): OpenApiSchema | undefined {
+  const parts = fieldPath.trim().replace(/^\./, "").split(".");
+  let node: OpenApiSchema | undefined = schema;
+  for (const part of parts) {
+    const additional: OpenApiSchema | undefined = typeof node?.additionalProperties === "object"
+      ? node.additionalProperties
+      : undefined;
+    node = part === "" ? undefined : node?.properties?.[part] ?? additional;
+    if (!node) return undefined;
+  }
+  return node;
+}
+
 /** Whether `.a.b` / `['a']` names a field under `schema`. */
 function pathValid(schema: OpenApiSchema, fieldPath: string): boolean {
   const parts = fieldPath.trim().replace(/\['([^']*)'\]/g, ".$1").replace(/^\./, "").split(".");

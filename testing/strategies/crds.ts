@@ -11,7 +11,7 @@ import type { StatusCause } from "../../runtime/errors.ts";
 import type { KubeObject } from "../../runtime/types.ts";
 import { resourceId } from "../../runtime/apimachinery/names.ts";
 import { deepEqual } from "../../runtime/apimachinery/equality.ts";
-import { validateCrdSchema } from "../cel/crd_rules.ts";
+import { schemaAtPath, validateCrdSchema } from "../cel/crd_rules.ts";
 import { rfc3339 } from "../object_rules.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
 
@@ -66,6 +66,53 @@ function goVersions(versions: KubeObject[]): string {
   })));
 }
 
+/** kube's MaxSelectableFields. */
+const MAX_SELECTABLE_FIELDS = 8;
+
+/** A version's selectableFields: existing string/boolean/integer fields outside metadata, unique, at most 8. */
+function selectableFieldCauses(version: KubeObject, at: string): StatusCause[] {
+  const fields: { jsonPath?: string }[] = Array.isArray(version.selectableFields) ? version.selectableFields : [];
+  const schema = version.schema?.openAPIV3Schema;
+  const causes: StatusCause[] = [];
+  const seen = new Set<string>();
+  fields.forEach((f, j) => {
+    const field = `${at}[${j}].jsonPath`;
+    const path = f.jsonPath ?? "";
+    if (!path) {
+      causes.push({ reason: "FieldValueRequired", message: "Required value", field });
+      return;
+    }
+    const found = schema ? schemaAtPath(schema, path) : undefined;
+    if (!found) {
+      const detail = "is an invalid path: does not refer to a valid field";
+      causes.push({ reason: "FieldValueInvalid", message: `Invalid value: ${JSON.stringify(path)}: ${detail}`, field });
+      return;
+    }
+    if (path.replace(/^\./, "").split(".")[0] === "metadata") {
+      const detail = "must not point to fields in metadata";
+      causes.push({ reason: "FieldValueInvalid", message: `Invalid value: ${JSON.stringify(path)}: ${detail}`, field });
+    }
+    if (!["string", "boolean", "integer"].includes(found.type)) {
+      const detail =
+        "must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.";
+      causes.push({ reason: "FieldValueInvalid", message: `Invalid value: ${JSON.stringify(path)}: ${detail}`, field });
+    }
+    const key = path.replace(/^\./, "");
+    if (seen.has(key)) {
+      causes.push({ reason: "FieldValueDuplicate", message: `Duplicate value: ${JSON.stringify(path)}`, field });
+    }
+    seen.add(key);
+  });
+  if (seen.size > MAX_SELECTABLE_FIELDS) {
+    causes.push({
+      reason: "FieldValueTooMany",
+      message: `Too many: ${seen.size}: must have at most ${MAX_SELECTABLE_FIELDS} items`,
+      field: at,
+    });
+  }
+  return causes;
+}
+
 /** One storage version; each version's schema checked (structural rules, CEL rules and their cost). */
 function versionCauses(versions: KubeObject[]): StatusCause[] {
   const causes: StatusCause[] = [];
@@ -75,6 +122,14 @@ function versionCauses(versions: KubeObject[]): StatusCause[] {
     if (!schema || (shared && i > 0)) return;
     const path = shared ? "spec.validation.openAPIV3Schema" : `spec.versions[${i}].schema.openAPIV3Schema`;
     causes.push(...validateCrdSchema(schema, path));
+  });
+  // As schemas, selectableFields shared by every version are validated once, as spec.selectableFields.
+  const sharedFields = versions.every((v) => deepEqual(v.selectableFields, versions[0].selectableFields));
+  versions.forEach((v, i) => {
+    if (sharedFields && i > 0) return;
+    causes.push(
+      ...selectableFieldCauses(v, sharedFields ? "spec.selectableFields" : `spec.versions[${i}].selectableFields`),
+    );
   });
   const storage = versions.filter((v) => v.storage === true);
   if (storage.length !== 1) {

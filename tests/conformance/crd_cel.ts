@@ -682,6 +682,37 @@ export async function crdCelCases(t: Deno.TestContext, client: KubeClient, ns: s
     expectOk("bounded", await call(client, "POST", CRD_PATH, body));
   });
 
+  await t.step("CRD with bad selectableFields is rejected", async () => {
+    const body = crd("Badselect", {
+      type: "object",
+      properties: { color: { type: "string" }, sizes: { type: "object", properties: { a: { type: "integer" } } } },
+    }, {
+      selectableFields: [{ jsonPath: ".spec.nope" }, { jsonPath: ".spec.sizes" }, { jsonPath: ".spec.color" }, {
+        jsonPath: ".spec.color",
+      }],
+    });
+    await crdCase("bad selectableFields", body, {
+      code: 422,
+      reason: "Invalid",
+      message:
+        'CustomResourceDefinition.apiextensions.k8s.io "badselects.cel.conformance.kubeop.dev" is invalid: [spec.selectableFields[0].jsonPath: Invalid value: ".spec.nope": is an invalid path: does not refer to a valid field, spec.selectableFields[1].jsonPath: Invalid value: ".spec.sizes": must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed., spec.selectableFields[3].jsonPath: Duplicate value: ".spec.color"]',
+      causes: [{
+        "reason": "FieldValueInvalid",
+        "message": 'Invalid value: ".spec.nope": is an invalid path: does not refer to a valid field',
+        "field": "spec.selectableFields[0].jsonPath",
+      }, {
+        "reason": "FieldValueInvalid",
+        "message":
+          'Invalid value: ".spec.sizes": must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.',
+        "field": "spec.selectableFields[1].jsonPath",
+      }, {
+        "reason": "FieldValueDuplicate",
+        "message": 'Duplicate value: ".spec.color"',
+        "field": "spec.selectableFields[3].jsonPath",
+      }],
+    });
+  });
+
   await t.step("CRD with two storage versions is rejected", async () => {
     const body = crd("Twostore", { type: "object" });
     body.spec.versions.push({ ...structuredClone(body.spec.versions[0]), name: "v2" });
