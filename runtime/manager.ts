@@ -19,6 +19,8 @@ import { defaultIdentity, LeaderElector, LeadershipLostError } from "./leader.ts
 import { kubeLeaseLock } from "./lease_lock.ts";
 import { ensureDefaultLogging, kubeopLogger, type Logger } from "./log.ts";
 import { Metrics } from "./metrics.ts";
+import { MetricsAuthFilter } from "./metrics_auth.ts";
+import { loadMetricsServingCert } from "./metrics_cert.ts";
 import { namespacedInformers } from "./namespaced_informers.ts";
 import { type CheckResult, EndpointsServer, parseBindAddress, type ProbeReport } from "./probes.ts";
 import type { ManagerEndpoints, ManagerInformers, ManagerLeaderElection, ManagerOptions } from "./manager_options.ts";
@@ -283,9 +285,18 @@ export class Manager {
     const servers: EndpointsServer[] = [];
     const metricsAddress = this.#opts.metricsBindAddress ?? "0";
     if (parseBindAddress(metricsAddress)) {
+      const secure = this.#opts.metricsSecure === true;
+      const filter = secure ? new MetricsAuthFilter({ client: this.#opts.client, clock: this.#clock }) : undefined;
       const server = new EndpointsServer({
         bindAddress: metricsAddress,
         metrics: this.metrics,
+        tls: secure ? () => loadMetricsServingCert({ certDir: this.#opts.metricsCertDir }) : undefined,
+        authorizeMetrics: filter
+          ? async (req) => {
+            const result = await filter.check(req);
+            return result.ok ? undefined : result.response;
+          }
+          : undefined,
         logger: this.#log,
         name: "metrics",
       });

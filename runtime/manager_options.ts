@@ -61,6 +61,13 @@ export interface ManagerOptions {
   leaderElection?: ManagerLeaderElection;
   /** `/metrics` address; "0" (the default) disables it. The CLI default is ":8080". */
   metricsBindAddress?: string;
+  /**
+   * Serve /metrics over HTTPS, only to callers whose bearer token passes a TokenReview and whose user may `get` the
+   * non-resource URL `/metrics` (SubjectAccessReview): kubebuilder's `--metrics-secure`. Default false.
+   */
+  metricsSecure?: boolean;
+  /** With {@link ManagerOptions.metricsSecure}: directory holding `tls.crt` and `tls.key` (default self-signed). */
+  metricsCertDir?: string;
   /** `/healthz` `/readyz` address; "0" (the default) disables it. The CLI default is ":8081". */
   healthProbeBindAddress?: string;
   /** Longest wait for in-flight reconciles on shutdown. Default 25 000 ms (inside a pod's 30 s grace period). */

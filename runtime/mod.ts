@@ -104,6 +104,15 @@ export {
   KubeEventRecorder,
 } from "./events.ts";
 export { Metrics, type ReconcileResult } from "./metrics.ts";
+export {
+  MetricsAuthFilter,
+  type MetricsAuthOptions,
+  type MetricsAuthResult,
+  type ReviewClient,
+  type ReviewedUser,
+} from "./metrics_auth.ts";
+export { loadMetricsServingCert, type MetricsCertOptions } from "./metrics_cert.ts";
+export type { CertKeyPEM } from "./pki.ts";
 export { type Clock, RealClock, VirtualClock } from "./clock.ts";
 export {
   apiVersionOf,
@@ -175,3 +184,15 @@ export type { LogProperties, LogRecord, Sink } from "./log.ts";
 export type { Store } from "./cache.ts";
 export type { IndexFunc } from "./store.ts";
 export type { RelistCause, StreamState, WatchMemory, WatchState } from "./watch.ts";
+export { patchStatusIfChanged, type StatusChangeOptions, statusChanges, type StatusPatcher } from "./status_patch.ts";
+export { deleteIgnoringNotFound, type Deleter } from "./delete_ignoring_not_found.ts";
+export {
+  CHILD_WRITE_REJECTED,
+  type ChildWrite,
+  type ChildWriteRejection,
+  childWriteRejection,
+  isUnfixableWriteError,
+  rejectChildWrite,
+  type RejectionContext,
+  stalledCondition,
+} from "./child_write_failure.ts";

@@ -62,6 +62,8 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
     namespaced: false,
     shortNames: ["ns"],
     subresources: ["status", "finalize"],
+    // kube-apiserver serves no deletecollection on namespaces (405).
+    verbs: STANDARD_VERBS.filter((v) => v !== "deletecollection"),
   }),
   def({
     plural: "pods",
@@ -69,6 +71,8 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
     shortNames: ["po"],
     categories: ["all"],
     subresources: ["status", "log", "binding", "eviction"],
+    // v1.37 pods carry metadata.generation (PodObservedGenerationTracking).
+    tracksGeneration: true,
   }),
   def({ plural: "secrets", kind: "Secret" }),
   def({ plural: "configmaps", kind: "ConfigMap", shortNames: ["cm"] }),
@@ -111,7 +115,8 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
         kind,
         shortNames: [short],
         categories: ["all"],
-        subresources: ["status", "scale"],
+        // DaemonSets have no scale subresource in kube-apiserver.
+        subresources: plural === "daemonsets" ? ["status"] : ["status", "scale"],
         tracksGeneration: true,
         storedOnly: true,
       });
@@ -172,6 +177,14 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
     kind: "TokenReview",
     namespaced: false,
     verbs: CREATE_ONLY,
+  }),
+  ...[
+    "authorization.k8s.io:localsubjectaccessreviews:LocalSubjectAccessReview:ns",
+    "authorization.k8s.io:selfsubjectrulesreviews:SelfSubjectRulesReview:",
+    "authentication.k8s.io:selfsubjectreviews:SelfSubjectReview:",
+  ].map((s) => {
+    const [group, plural, kind, ns] = s.split(":");
+    return def({ group, plural, kind, namespaced: ns === "ns", verbs: CREATE_ONLY });
   }),
 ];
 

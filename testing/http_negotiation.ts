@@ -39,10 +39,12 @@ export function shapeObject(
   includeObject?: string,
 ): unknown {
   if (shape === "table") {
+    // The table convertor copies a single object's resourceVersion into the Table's metadata.
     return toTable([obj], def, {
       nowMs,
       includeColumns: true,
       includeObject: includeObject as "None" | "Metadata" | "Object",
+      listMeta: { resourceVersion: obj.metadata.resourceVersion },
     });
   }
   if (shape === "partial") return toPartialObjectMetadata(obj);
@@ -95,6 +97,7 @@ export function watchPresenter(
           nowMs: nowMs(),
           includeColumns,
           includeObject: includeObject as "None" | "Metadata" | "Object",
+          listMeta: { resourceVersion: obj.metadata.resourceVersion },
         });
       },
       bookmark: bookmarkObject,

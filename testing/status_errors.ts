@@ -11,7 +11,7 @@ type Def = Pick<ResourceDef, "group" | "plural" | "kind">;
 
 function err(code: number, reason: string, message: string, verb: string, def?: Def, name?: string, extra = {}) {
   const details = def
-    ? { name, group: def.group, kind: def.plural, ...extra }
+    ? { name, group: def.group || undefined, kind: def.plural, ...extra }
     : Object.keys(extra).length
     ? extra
     : undefined;
@@ -51,7 +51,7 @@ export function invalid(def: Def, name: string, causes: StatusCause[], verb = "c
   return new ApiError(
     failureStatus(422, "Invalid", `${gk} "${name}" is invalid: ${list}`, {
       name,
-      group: def.group,
+      group: def.group || undefined,
       kind: def.kind,
       causes,
     }),
@@ -66,17 +66,20 @@ export const badRequest = (message: string, verb = "request"): ApiError => err(4
 export const forbidden = (def: Def, name: string, why: string, verb: string): ApiError =>
   err(403, "Forbidden", `${qualifiedResource(def)} "${name}" is forbidden: ${why}`, verb, def, name);
 
-/** 405 MethodNotAllowed. */
+/** 405 MethodNotAllowed, as kube-apiserver words it (empty details). */
 export const methodNotAllowed = (def: Def, verb: string): ApiError =>
-  err(405, "MethodNotAllowed", `${verb} is not supported on resources of kind "${qualifiedResource(def)}"`, verb, def);
+  new ApiError(
+    failureStatus(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {}),
+    { verb, resource: qualifiedResource(def) },
+  );
 
 /** 410 Expired: the resourceVersion was compacted. */
 export const expired = (message: string, verb = "watch"): ApiError => err(410, "Expired", message, verb);
 
-/** 504 Timeout with cause ResourceVersionTooLarge (a resourceVersion ahead of the server). */
+/** 504 Timeout with cause ResourceVersionTooLarge (a resourceVersion ahead of the server); NewTimeoutError's prefix. */
 export const tooLargeResourceVersion = (requested: number, current: number, verb = "watch"): ApiError =>
   new ApiError(
-    failureStatus(504, "Timeout", `Too large resource version: ${requested}, current: ${current}`, {
+    failureStatus(504, "Timeout", `Timeout: Too large resource version: ${requested}, current: ${current}`, {
       causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }],
       retryAfterSeconds: 1,
     }),
@@ -94,3 +97,36 @@ export const unsupportedMediaType = (contentType: string, accepted: string[]): A
     undefined,
     { causes: [{ reason: "UnsupportedMediaType", message: contentType }] },
   );
+
+/** 500 without a reason, as kube-apiserver answers storage errors it does not classify (`resourceVersion should not be set on objects to be created`). */
+export function internalError(message: string, verb: string): ApiError {
+  const status = failureStatus(500, "", message);
+  delete (status as { reason?: string }).reason;
+  return new ApiError(status, { verb });
+}
+
+/** 422 for bad request options: `CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ...`. */
+export function invalidOptions(kind: string, causes: StatusCause[], verb: string): ApiError {
+  const parts = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : `${c.message}`));
+  const list = parts.length === 1 ? parts[0] : `[${parts.join(", ")}]`;
+  return new ApiError(
+    failureStatus(422, "Invalid", `${kind}.meta.k8s.io "" is invalid: ${list}`, { group: "meta.k8s.io", kind, causes }),
+    { verb },
+  );
+}
+
+/**
+ * 409 for a failed delete precondition: kube names the kind, not the resource (`Operation cannot be fulfilled on
+ * ConfigMap "x": the UID in the precondition (...) does not match the UID in record (...)...`).
+ */
+export function preconditionFailed(def: Def, name: string, why: string): ApiError {
+  const gk = def.group ? `${def.kind}.${def.group}` : def.kind;
+  return new ApiError(
+    failureStatus(409, "Conflict", `Operation cannot be fulfilled on ${gk} "${name}": ${why}`, {
+      name,
+      group: def.group || undefined,
+      kind: def.kind,
+    }),
+    { verb: "delete", resource: qualifiedResource(def), name },
+  );
+}

@@ -244,3 +244,50 @@ Deno.test("every kind has a Ready printer column reading the Ready condition", (
     assert.equal(ready?.jsonPath, '.status.conditions[?(@.type=="Ready")].status', crd.metadata.name);
   }
 });
+
+Deno.test("status.conditions carries metav1.Condition's validations, and the API server refuses what they refuse", () => {
+  const valid = {
+    type: "Ready",
+    status: "True",
+    reason: "AllSwitchesDown",
+    message: "",
+    lastTransitionTime: "2026-01-02T03:04:05Z",
+    observedGeneration: 1,
+  };
+  const withCondition = (c: Record<string, unknown>) => ({ spec: {}, status: { conditions: [c] } });
+  for (const plural of ["machines", "ats", "netperfs", "multisecrets"]) {
+    const conditions = crdSchema(plural).properties.status.properties.conditions;
+    assert.equal(conditions["x-kubernetes-list-type"], "map", plural);
+    assert.deepEqual(conditions["x-kubernetes-list-map-keys"], ["type"], plural);
+    assert.deepEqual([...conditions.items.required].sort(), [
+      "lastTransitionTime",
+      "message",
+      "reason",
+      "status",
+      "type",
+    ]);
+    const conditionCauses = (c: Record<string, unknown>) =>
+      validateAndDefault(withCondition(c), crdSchema(plural)).causes.filter((x) =>
+        x.field?.startsWith("status.conditions")
+      );
+    assert.deepEqual(conditionCauses(valid), [], plural);
+    const refused: [Record<string, unknown>, string][] = [
+      [{ ...valid, reason: "" }, "reason"],
+      [{ ...valid, reason: "not a reason" }, "reason"],
+      [{ ...valid, reason: "x".repeat(1025) }, "reason"],
+      [{ ...valid, type: "Ready!" }, "type"],
+      [{ ...valid, type: "R".repeat(317) }, "type"],
+      [{ ...valid, status: "Maybe" }, "status"],
+      [{ ...valid, message: "m".repeat(32769) }, "message"],
+      [{ ...valid, lastTransitionTime: "yesterday" }, "lastTransitionTime"],
+      [{ ...valid, observedGeneration: -1 }, "observedGeneration"],
+      [{ type: "Ready", status: "True", lastTransitionTime: valid.lastTransitionTime }, "reason"],
+    ];
+    for (const [condition, field] of refused) {
+      assert.ok(
+        conditionCauses(condition).some((c) => c.field?.endsWith(field)),
+        `${plural}: ${JSON.stringify(condition).slice(0, 80)}`,
+      );
+    }
+  }
+});

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { CHILD_WRITE_REJECTED } from "../../runtime/child_write_failure.ts";
 import { TerminalError } from "../../runtime/errors.ts";
 import { CoreTypes } from "../../runtime/types.ts";
 import { FakeCluster } from "../../testing/mod.ts";
@@ -97,4 +98,47 @@ Deno.test(`FAILED when the pod fails, or after ${MAX_RESTARTS} restarts (pod del
   await b.run();
   assert.equal(b.at().status?.phase, "FAILED");
   assert.equal(b.at().status?.conditions?.find((c) => c.type === "Ready")?.reason, "PodDeleted");
+});
+
+Deno.test("a pod refused for good (253-character At name → 422): Degraded + Warning + TerminalError, no retry until the spec changes", async () => {
+  const name = "a".repeat(253);
+  const cluster = new FakeCluster({ startMs: Date.UTC(2026, 0, 1), crds: atCrds() });
+  cluster.create(AtType, {
+    metadata: { name, namespace: "default" },
+    spec: { schedule: "2020-01-01T00:00:00Z", command: "date" },
+  });
+  const run = () => reconcileAt(cluster.context(AtType, `default/${name}`));
+  const at = () => cluster.get(AtType, `default/${name}`) as At;
+  const podCreates = () => cluster.calls.filter((c) => c.verb === "create" && c.resource === "pods").length;
+  await assert.rejects(run(), (err: unknown) => {
+    assert.ok(err instanceof TerminalError);
+    assert.match(err.message, /create Pod default\/a+-pod refused: 422 Invalid/);
+    return true;
+  });
+  const degraded = at().status?.conditions?.find((c) => c.type === "Degraded");
+  assert.equal(degraded?.status, "True");
+  assert.equal(degraded?.reason, CHILD_WRITE_REJECTED);
+  assert.match(degraded?.message ?? "", /253/);
+  assert.equal(degraded?.observedGeneration, at().metadata.generation);
+  assert.equal(at().status?.phase, "PENDING");
+  assert.notEqual(at().status?.conditions?.find((c) => c.type === "Ready")?.reason, "Scheduled");
+  assert.ok(cluster.events.some((e) => e.input.type === "Warning" && e.input.reason === CHILD_WRITE_REJECTED));
+  assert.equal(podCreates(), 1);
+  await run(); // our own status write requeued it: nothing is re-sent at the same generation
+  assert.equal(podCreates(), 1);
+  cluster.patch(AtType, `default/${name}`, { spec: { command: "date -u" } });
+  await assert.rejects(run(), TerminalError);
+  assert.equal(podCreates(), 2, "a spec change tries again");
+});
+
+Deno.test("a command of only whitespace is rejected up front: Degraded BlankCommand, Warning, TerminalError, no pod", async () => {
+  const { cluster, run, at, pod } = setup({ schedule: "2030-01-01T00:00:00Z", command: "   " });
+  await assert.rejects(run(), TerminalError);
+  assert.equal(pod(), undefined);
+  const degraded = at().status?.conditions?.find((c) => c.type === "Degraded");
+  assert.equal(degraded?.status, "True");
+  assert.equal(degraded?.reason, "BlankCommand");
+  assert.ok(cluster.events.some((e) => e.input.type === "Warning" && e.input.reason === "BlankCommand"));
+  await run();
+  assert.equal(cluster.events.filter((e) => e.input.reason === "BlankCommand").length, 1, "stalled: no repeat");
 });

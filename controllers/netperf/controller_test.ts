@@ -1,10 +1,13 @@
 import assert from "node:assert/strict";
+import { CHILD_WRITE_REJECTED } from "../../runtime/child_write_failure.ts";
+import { TerminalError } from "../../runtime/errors.ts";
 import { CoreTypes } from "../../runtime/types.ts";
 import { FakeCluster } from "../../testing/mod.ts";
 import {
   clientPodName,
   MAX_LOG_ATTEMPTS,
   NetperfMemory,
+  NODE_RECHECK_MS,
   parseNetperfOutput,
   reconcileNetperf,
   serverPodName,
@@ -76,7 +79,10 @@ Deno.test("falls back to the pod log; unparseable output → Error with message"
 
 Deno.test("server pod failing → Error; restart mid-test resumes without duplicate pods; foreign pods untouched", async () => {
   const { cluster, run, np, podStatus, restart } = setup();
-  cluster.create(CoreTypes.Pod, { metadata: { name: "bystander", namespace: "default" }, spec: {} });
+  cluster.create(CoreTypes.Pod, {
+    metadata: { name: "bystander", namespace: "default" },
+    spec: { containers: [{ name: "c", image: "busybox" }] },
+  });
   await run();
   restart();
   await run();
@@ -101,4 +107,56 @@ Deno.test(`an unreadable log is retried (thrown) ${MAX_LOG_ATTEMPTS - 1} times, 
   await run();
   assert.equal(np().status?.status, "Error");
   assert.match(np().status?.message ?? "", /could not read the client's output/);
+});
+
+Deno.test("a 253-character name: the pod refused (422) → Degraded + Warning + TerminalError, no retry until the spec changes", async () => {
+  const name = "n".repeat(253);
+  const cluster = new FakeCluster({ crds: netperfCrds() });
+  cluster.create(NetperfType, { metadata: { name, namespace: "default" }, spec: { duration: 5 } });
+  const run = () => reconcileNetperf(cluster.context(NetperfType, `default/${name}`), new NetperfMemory());
+  const np = () => cluster.get(NetperfType, `default/${name}`) as Netperf;
+  const podCreates = () => cluster.calls.filter((c) => c.verb === "create" && c.resource === "pods").length;
+  await assert.rejects(run(), (err: unknown) => {
+    assert.ok(err instanceof TerminalError);
+    assert.match(err.message, /create Pod default\/n+-netperf-server refused: 422 Invalid/);
+    return true;
+  });
+  const degraded = np().status?.conditions?.find((c) => c.type === "Degraded");
+  assert.equal(degraded?.status, "True");
+  assert.equal(degraded?.reason, CHILD_WRITE_REJECTED);
+  assert.equal(degraded?.observedGeneration, np().metadata.generation);
+  assert.ok(cluster.events.some((e) => e.input.type === "Warning" && e.input.reason === CHILD_WRITE_REJECTED));
+  await run();
+  assert.equal(podCreates(), 1, "terminal at this generation");
+  cluster.patch(NetperfType, `default/${name}`, { spec: { duration: 6 } });
+  await assert.rejects(run(), TerminalError);
+  assert.equal(podCreates(), 2, "a spec change tries again");
+});
+
+Deno.test("a node that does not exist: Degraded NodeNotFound, slow requeue, no pod; it goes on once the Node exists", async () => {
+  const cluster = new FakeCluster({ crds: netperfCrds() });
+  cluster.create(NetperfType, { metadata: { name: "np", namespace: "default" }, spec: { serverNode: "ghost" } });
+  const memory = new NetperfMemory();
+  const run = () => reconcileNetperf(cluster.context(NetperfType, "default/np"), memory);
+  const np = () => cluster.get(NetperfType, "default/np") as Netperf;
+  assert.equal((await run()).requeueAfterMs, NODE_RECHECK_MS);
+  assert.equal(cluster.list(CoreTypes.Pod).length, 0);
+  const degraded = np().status?.conditions?.find((c) => c.type === "Degraded");
+  assert.equal(degraded?.status, "True");
+  assert.equal(degraded?.reason, "NodeNotFound");
+  assert.match(degraded?.message ?? "", /ghost/);
+  assert.ok(cluster.events.some((e) => e.input.type === "Warning" && e.input.reason === "NodeNotFound"));
+  assert.ok(cluster.calls.some((c) => c.verb === "get" && c.resource === "nodes" && c.key === "ghost"));
+  await run();
+  assert.equal(
+    cluster.events.filter((e) => e.input.reason === "NodeNotFound").length,
+    1,
+    "one Event, not one a minute",
+  );
+  cluster.create(CoreTypes.Node, { metadata: { name: "ghost" } });
+  await run();
+  assert.equal(np().status?.status, "Server");
+  assert.equal(np().status?.conditions?.find((c) => c.type === "Degraded")?.status, "False");
+  assert.equal(np().status?.message, undefined);
+  assert.equal(cluster.get(CoreTypes.Pod, `default/${serverPodName(np())}`)?.spec.nodeName, "ghost");
 });

@@ -52,7 +52,7 @@ export function dns1123SubdomainErrors(value: string): string[] {
   return errs;
 }
 
-/** validation.IsQualifiedName (label and annotation keys): the problems with `value` (none when valid). */
+/** content.IsLabelKey (validation.IsQualifiedName: label and annotation keys, v1.37's messages): the problems with `value` (none when valid). */
 export function qualifiedNameErrors(value: string): string[] {
   const errs: string[] = [];
   const parts = value.split("/");
@@ -63,25 +63,29 @@ export function qualifiedNameErrors(value: string): string[] {
     const prefix = parts[0];
     name = parts[1];
     if (prefix.length === 0) errs.push("prefix part must be non-empty");
-    else errs.push(...dns1123SubdomainErrors(prefix).map((m) => `prefix part ${m}`));
+    else {
+      errs.push(
+        ...dns1123SubdomainErrors(prefix).map((m) => `prefix part ${m.replace(/ characters$/, " bytes")}`),
+      );
+    }
   } else {
     return [
-      `a qualified name ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc")}` +
+      `a valid label key ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc")}` +
       " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
     ];
   }
   if (name.length === 0) errs.push("name part must be non-empty");
-  else if (name.length > 63) errs.push("name part must be no more than 63 characters");
+  else if (name.length > 63) errs.push("name part must be no more than 63 bytes");
   if (!QUALIFIED_NAME.test(name)) {
     errs.push(`name part ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc")}`);
   }
   return errs;
 }
 
-/** validation.IsValidLabelValue: the problems with `value` (none when valid). */
+/** content.IsLabelValue (validation.IsValidLabelValue, v1.37's messages: lengths in bytes): the problems with `value` (none when valid). */
 export function labelValueErrors(value: string): string[] {
   const errs: string[] = [];
-  if (value.length > 63) errs.push("must be no more than 63 characters");
+  if (value.length > 63) errs.push("must be no more than 63 bytes");
   if (!LABEL_VALUE.test(value)) errs.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, "MyValue", "my_value", "12345"));
   return errs;
 }

@@ -28,7 +28,7 @@ Deno.test("name checks: valid names have no errors, invalid ones kube's messages
   assert.deepEqual(qualifiedNameErrors("example.com/My_Name"), []);
   assert.deepEqual(qualifiedNameErrors("/x"), ["prefix part must be non-empty"]);
   assert.match(qualifiedNameErrors("Example.com/x")[0], /^prefix part a lowercase RFC 1123 subdomain/);
-  assert.match(qualifiedNameErrors("a/b/c")[0], /^a qualified name must consist of/);
+  assert.match(qualifiedNameErrors("a/b/c")[0], /^a valid label key must consist of/);
   assert.deepEqual(labelValueErrors(""), []);
   assert.match(labelValueErrors("-x")[0], /^a valid label must be an empty string/);
 });
