@@ -46,16 +46,26 @@ Deno.test("At: spec may change while PENDING, not once the At has run", async ()
   });
 });
 
-Deno.test("Netperf: spec is immutable", async () => {
+Deno.test("Netperf: spec may change while Initial, not once it has started", async () => {
   await withClient(async (client) => {
     const ns = { namespace: "default" };
+    const status = (s: string) =>
+      client.patch(NetperfType, "n", { status: { status: s } }, {
+        ...ns,
+        type: "merge",
+        subresource: "status",
+      });
     await client.create<Netperf>(NetperfType, { metadata: { name: "n" }, spec: { duration: 5 } } as Netperf, ns);
-    const err = await invalid(client.patch(NetperfType, "n", { spec: { duration: 6 } }, { ...ns, type: "merge" }));
+    await client.patch(NetperfType, "n", { spec: { duration: 6 } }, { ...ns, type: "merge" });
+    await status("Initial");
+    await client.patch(NetperfType, "n", { spec: { serverNode: "node-a" } }, { ...ns, type: "merge" });
+    await status("Server");
+    const err = await invalid(client.patch(NetperfType, "n", { spec: { duration: 7 } }, { ...ns, type: "merge" }));
     assert.equal(
       err.status.details?.causes?.[0].message,
-      "Invalid value: spec is immutable: a Netperf runs once; create another one for a new test",
+      "Invalid value: spec is immutable once the Netperf has started (Server, Test, Done or Error): create a new Netperf",
     );
     const unchanged = await client.get<KubeObject>(NetperfType, "n", ns);
-    assert.equal(unchanged.spec.duration, 5);
+    assert.equal(unchanged.spec.duration, 6);
   });
 });
