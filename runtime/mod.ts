@@ -185,6 +185,15 @@ export type { Store } from "./cache.ts";
 export type { IndexFunc } from "./store.ts";
 export type { RelistCause, StreamState, WatchMemory, WatchState } from "./watch.ts";
 export { patchStatusIfChanged, type StatusChangeOptions, statusChanges, type StatusPatcher } from "./status_patch.ts";
+export {
+  ConditionsSchema,
+  crdFromSchema,
+  type CustomResourceSchema,
+  customResourceType,
+  type PrinterColumn,
+  type StructuralSchema,
+  structuralSchema,
+} from "./crd_schema.ts";
 export { deleteIgnoringNotFound, type Deleter } from "./delete_ignoring_not_found.ts";
 export {
   CHILD_WRITE_REJECTED,

@@ -140,6 +140,49 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
     tracksGeneration: true,
     storedOnly: true,
   }),
+  // Stored only: what a v1.37 server advertises in common groups, so `kubectl api-resources`, `kubectl get
+  // ingress|pdb|hpa|sc|...` and manifests that ship them work (no controller acts on them).
+  ...[
+    ["limitranges", "LimitRange", "limits"],
+    ["podtemplates", "PodTemplate"],
+    ["replicationcontrollers", "ReplicationController", "rc", "status"],
+    ["persistentvolumes", "PersistentVolume", "pv", "status", "cluster"],
+    ["apps:controllerrevisions", "ControllerRevision"],
+    ["autoscaling/v2:horizontalpodautoscalers", "HorizontalPodAutoscaler", "hpa", "status"],
+    ["networking.k8s.io:ingresses", "Ingress", "ing", "status"],
+    ["networking.k8s.io:ingressclasses", "IngressClass", "", "", "cluster"],
+    ["networking.k8s.io:networkpolicies", "NetworkPolicy", "netpol"],
+    ["policy:poddisruptionbudgets", "PodDisruptionBudget", "pdb", "status"],
+    ["storage.k8s.io:storageclasses", "StorageClass", "sc", "", "cluster"],
+    ["storage.k8s.io:csidrivers", "CSIDriver", "", "", "cluster"],
+    ["storage.k8s.io:csinodes", "CSINode", "", "", "cluster"],
+    ["storage.k8s.io:volumeattachments", "VolumeAttachment", "", "status", "cluster"],
+    ["scheduling.k8s.io:priorityclasses", "PriorityClass", "pc", "", "cluster"],
+    ["node.k8s.io:runtimeclasses", "RuntimeClass", "", "", "cluster"],
+    ["discovery.k8s.io:endpointslices", "EndpointSlice"],
+    [
+      "admissionregistration.k8s.io:validatingwebhookconfigurations",
+      "ValidatingWebhookConfiguration",
+      "",
+      "",
+      "cluster",
+    ],
+    ["admissionregistration.k8s.io:mutatingwebhookconfigurations", "MutatingWebhookConfiguration", "", "", "cluster"],
+  ].map(([where, kind, short, sub, scope]) => {
+    const [gv, plural] = where.includes(":") ? where.split(":") : ["", where];
+    const [group, version] = gv.split("/");
+    return def({
+      group,
+      version: version ?? "v1",
+      plural,
+      kind,
+      shortNames: short ? [short] : undefined,
+      subresources: sub ? [sub] : [],
+      namespaced: scope !== "cluster",
+      categories: plural === "replicationcontrollers" || plural === "horizontalpodautoscalers" ? ["all"] : undefined,
+      storedOnly: true,
+    });
+  }),
   def({
     group: "apiextensions.k8s.io",
     plural: "customresourcedefinitions",

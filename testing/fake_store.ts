@@ -15,6 +15,7 @@ import { type AdmissionChain, type AdmissionContext, namespaceLifecycle, runAdmi
 import { listObjects, type ListOptions } from "./fake_list.ts";
 import { generateName, jsonEqual, rfc3339, specChanged } from "./object_rules.ts";
 import { recordUpdateManagedFields } from "./patch/apply.ts";
+import { dropAdded } from "./patch/fieldset.ts";
 import { type ResourceRegistry, storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import {
@@ -223,7 +224,9 @@ export class FakeStore {
     if (def.tracksGeneration) meta.generation = 1;
     else delete meta.generation;
     const ctx = this.#context(def, "create", opts, warnings);
+    const beforePrepare = opts.fieldManager ? structuredClone(obj) : undefined;
     strategy.prepareForCreate?.(obj, ctx);
+    const afterPrepare = beforePrepare ? structuredClone(obj) : undefined;
     strategy.default?.(obj, ctx);
     this.#check(def, name, [
       ...(prefix !== undefined ? validateGenerateName(prefix, strategy.validateName!) : []),
@@ -236,7 +239,13 @@ export class FakeStore {
     if (sentResourceVersion) {
       throw internalError("resourceVersion should not be set on objects to be created", "create");
     }
-    if (opts.fieldManager) obj = this.#record(def, undefined, obj, opts);
+    if (opts.fieldManager) {
+      // kube's field manager runs before the strategy: what PrepareForCreate set belongs to no manager.
+      const view = structuredClone(obj);
+      dropAdded(view, beforePrepare, afterPrepare);
+      obj.metadata.managedFields = this.#record(def, undefined, view, opts).metadata.managedFields;
+      if (obj.metadata.managedFields === undefined) delete obj.metadata.managedFields;
+    }
     return this.#persist(def, obj, opts.dryRun);
   }
 
@@ -289,9 +298,12 @@ export class FakeStore {
     let next: KubeObject;
     if (opts.subresource === "status") {
       next = structuredClone(old);
-      next.status = obj.status;
+      if (obj.status === undefined) delete next.status;
+      else next.status = obj.status;
       if (obj.metadata.labels !== undefined) next.metadata.labels = obj.metadata.labels;
       if (obj.metadata.annotations !== undefined) next.metadata.annotations = obj.metadata.annotations;
+      // An apply through /status brings the applier's entry (subresource "status").
+      if (obj.metadata.managedFields !== undefined) next.metadata.managedFields = obj.metadata.managedFields;
     } else {
       next = obj;
       next.apiVersion = old.apiVersion;

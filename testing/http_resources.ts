@@ -14,7 +14,7 @@ import type { ResourceDef } from "./resource_def.ts";
 import { type DeleteOptions, type FakeStore, parseRv } from "./fake_store.ts";
 import { duplicateJsonFields } from "./json_duplicates.ts";
 import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";
-import { badRequest, expired, methodNotAllowed, notFound, tooLargeResourceVersion } from "./status_errors.ts";
+import { badRequest, expired, methodNotAllowed, noSuchResource, tooLargeResourceVersion } from "./status_errors.ts";
 import type { WatchHub } from "./watch_hub.ts";
 import { WatchStream } from "./watch_stream.ts";
 import { type ListQuery, parseListQuery } from "./list_options.ts";
@@ -70,10 +70,12 @@ export async function handleResource(
   if (subresource && subresource !== "status") {
     const handler = ctx.subresources.get(`${def.group}/${def.plural}/${subresource}`) ??
       (def.custom ? ctx.subresources.get(`*/*/${subresource}`) : undefined);
-    if (!handler || !def.subresources.includes(subresource)) throw notFound(def, `${name}/${subresource}`, verb);
+    if (!handler || !def.subresources.includes(subresource)) throw noSuchResource(verb);
     return await handler(req, route, url);
   }
-  if (subresource === "status" && !def.subresources.includes("status")) throw notFound(def, name ?? "", verb);
+  if (subresource === "status" && !def.subresources.includes("status")) throw noSuchResource(verb);
+  // A collection serves no PUT or PATCH (kube registers neither route).
+  if (!name && (verb === "update" || verb === "patch")) throw methodNotAllowed(def, verb);
   if (!def.verbs.includes(verb) && !(verb === "watch" && def.verbs.includes("list"))) throw methodNotAllowed(def, verb);
   const shape = negotiateShape(req.headers.get("accept"));
   const includeObject = q.get("includeObject") ?? undefined;

@@ -22,6 +22,8 @@ import type { FaultHooks } from "./faults.ts";
 import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
 import { admitRequest, type AuthContext } from "./http_auth.ts";
 import { handleResource, jsonResponse, type ResourceContext, type ResourceRoute, verbOf } from "./http_resources.ts";
+import { acceptsAny, OBJECT_MEDIA_TYPES, STREAM_MEDIA_TYPES } from "./http_negotiation.ts";
+import { methodNotAllowedPath, noSuchResource, notAcceptable, notAcceptableDiscovery } from "./status_errors.ts";
 import { qualifiedResource } from "./registry.ts";
 import { insecureFetch } from "./insecure_fetch.ts";
 import type { RbacAuthorizer, UserInfo } from "./rbac_authorizer.ts";
@@ -64,6 +66,13 @@ export async function routeRequest(req: Request, ctx: RouterContext): Promise<Re
   try {
     return await dispatch(req, url, ctx);
   } catch (err) {
+    if (err instanceof PageNotFound) {
+      if (req.body && !req.bodyUsed) await req.body.cancel().catch(() => {});
+      return new Response("404 page not found\n", {
+        status: 404,
+        headers: { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" },
+      });
+    }
     if (err instanceof ApiError) {
       const headers: Record<string, string> = {};
       if (err.retryAfterSeconds !== undefined) headers["retry-after"] = String(err.retryAfterSeconds);
@@ -80,6 +89,9 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Res
   if (path === "/healthz" || path === "/livez" || path === "/readyz") return new Response("ok");
   const user = await admitRequest(req, url, ctx);
   const segments = path.split("/").filter(Boolean).map(decodeSegment);
+  // kube-apiserver serves HEAD only on the OpenAPI documents, /apis and /apis/<group> (go-restful vs plain mux).
+  const groupDiscovery = segments[0] === "apis" && segments.length <= 2;
+  if (req.method === "HEAD" && !path.startsWith("/openapi/") && !groupDiscovery) throw methodNotAllowedPath();
   const route = resourceRoute(segments, ctx);
   if (route && "proxy" in route) {
     await ctx.faults.apply(req.method.toLowerCase(), undefined);
@@ -87,6 +99,12 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Res
   }
   if (route) {
     const verb = verbOf(req.method, route, url);
+    if (!route.subresource || route.subresource === "status") {
+      const offered = route.name || req.method !== "GET"
+        ? OBJECT_MEDIA_TYPES
+        : [...OBJECT_MEDIA_TYPES, ...STREAM_MEDIA_TYPES];
+      if (!acceptsAny(req.headers.get("accept"), offered)) throw notAcceptable(offered);
+    }
     await ctx.faults.apply(verb, qualifiedResource(route.def));
     if (isReviewResource(route.def) && verb === "create") return await handleReview(req, route, ctx, user);
     return await handleResource(req, url, route, ctx);
@@ -95,12 +113,22 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Res
   const aggregatedDoc = openapi && ctx.aggregated.get(`${openapi[1]}/${openapi[2]}`);
   if (aggregatedDoc) return await proxy(req, url, aggregatedDoc, await ctx.proxyClientCert?.(), user);
   await ctx.faults.apply("get", undefined);
+  const discovery = isDiscoveryPath(segments, ctx);
   if (req.method !== "GET" && req.method !== "HEAD") {
+    if (discovery) throw methodNotAllowedPath();
     for (const extra of ctx.extraPaths) {
       const res = await extra(req, url);
       if (res) return res;
     }
-    throw notFoundPath();
+    throw notFoundPath(segments, ctx);
+  }
+  if (discovery) {
+    const offered = path === "/version" ? ["application/json"] : OBJECT_MEDIA_TYPES;
+    if (!acceptsAny(req.headers.get("accept"), offered)) {
+      // /apis and /apis/<group> negotiate in the discovery handler, with other wording (and no details).
+      if (groupDiscovery) throw notAcceptableDiscovery(offered);
+      throw notAcceptable(offered);
+    }
   }
   if (path === "/version") return jsonResponse(200, versionInfo());
   if ((path === "/api" || path === "/apis") && wantsDiscoveryV2(req.headers.get("accept"))) {
@@ -126,7 +154,34 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Res
     const res = await extra(req, url);
     if (res) return res;
   }
-  throw notFoundPath();
+  throw notFoundPath(segments, ctx);
+}
+
+/** `/version`, `/api`, `/apis`, `/api/v1`, `/apis/<group>` and `/apis/<group>/<version>` of a served group. */
+function isDiscoveryPath(segments: string[], ctx: RouterContext): boolean {
+  const [root, a, b] = segments;
+  if (segments.length === 1) return root === "version" || root === "api" || root === "apis";
+  if (root === "api" && segments.length === 2) return ctx.store.registry.forGroupVersion("", a).length > 0;
+  if (root !== "apis" || segments.length > 3) return false;
+  if (segments.length === 3) return ctx.store.registry.forGroupVersion(a, b).length > 0;
+  return ctx.store.registry.all().some((d) => d.group === a);
+}
+
+/** A path outside every served group: kube's mux answers a plain-text 404, not a Status. */
+class PageNotFound extends Error {}
+
+/**
+ * The 404 for a path nothing serves: a Status under a served group (unknown version or resource), else the mux's
+ * plain-text `404 page not found`.
+ */
+function notFoundPath(segments: string[] = [], ctx?: RouterContext): Error {
+  const [root, group] = segments;
+  const servedGroup = root === "api" ||
+    (root === "apis" && group !== undefined &&
+      (ctx?.store.registry.all().some((d) => d.group === group) ||
+        [...(ctx?.aggregated.keys() ?? [])].some((gv) => gv.split("/")[0] === group)));
+  if (ctx && !servedGroup && !(root === "openapi")) return new PageNotFound("404 page not found");
+  return noSuchResource();
 }
 
 /** `/api` or `/apis` as aggregated discovery v2; APIService group-versions are asked of their backends. */
@@ -173,12 +228,6 @@ function decodeSegment(s: string): string {
   }
 }
 
-function notFoundPath(): ApiError {
-  return new ApiError(failureStatus(404, "NotFound", "the server could not find the requested resource"), {
-    verb: "get",
-  });
-}
-
 /** Parses `/api/v1/...` and `/apis/<g>/<v>/...` into a resource route (or an aggregated proxy target). */
 function resourceRoute(
   segments: string[],
@@ -202,16 +251,13 @@ function resourceRoute(
   if (rest[0] === "namespaces" && rest.length >= 3) {
     const def = registry.lookup(group, version, rest[2]);
     if (def?.namespaced) {
-      if (watch && rest.length > 4) throw notFoundPath();
+      if (watch && rest.length > 4) throw notFoundPath(segments, ctx);
       return { def, namespace: rest[1], name: rest[3], subresource: rest[4], watch };
     }
   }
   const def = registry.lookup(group, version, rest[0]);
-  if (!def) {
-    if (ctx.store.registry.forGroupVersion(group, version).length === 0 && rest.length > 0) throw notFoundPath();
-    throw notFoundPath();
-  }
-  if (rest.length > (watch ? 2 : 3)) throw notFoundPath();
+  if (!def) throw notFoundPath(segments, ctx);
+  if (rest.length > (watch ? 2 : 3)) throw notFoundPath(segments, ctx);
   return { def, name: rest[1], subresource: rest[2], watch };
 }
 

@@ -86,6 +86,31 @@ export const tooLargeResourceVersion = (requested: number, current: number, verb
     { verb },
   );
 
+/** 406 NotAcceptable: no representation the client accepts (`types` are the ones the endpoint offers). */
+export const notAcceptable = (types: readonly string[]): ApiError =>
+  new ApiError(
+    failureStatus(406, "NotAcceptable", `406: Not Acceptable\n\nAvailable representations: ${types.join(", ")}`, {}),
+    { verb: "get" },
+  );
+
+/** 406 as `/apis` and `/apis/<group>` word it (discovery's own negotiation). */
+export const notAcceptableDiscovery = (types: readonly string[]): ApiError =>
+  new ApiError(
+    failureStatus(406, "NotAcceptable", `only the following media types are accepted: ${types.join(", ")}`),
+    { verb: "get" },
+  );
+
+/** 404 for a path kube-apiserver's resource handlers do not serve (unknown resource, subresource, version). */
+export const noSuchResource = (verb = "get"): ApiError =>
+  new ApiError(failureStatus(404, "NotFound", "the server could not find the requested resource", {}), { verb });
+
+/** 405 for a method a path does not serve (HEAD, PUT on a collection, POST on discovery). */
+export const methodNotAllowedPath = (verb = "request"): ApiError =>
+  new ApiError(
+    failureStatus(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {}),
+    { verb },
+  );
+
 /** 415 UnsupportedMediaType. */
 export const unsupportedMediaType = (contentType: string, accepted: string[]): ApiError =>
   err(

@@ -3,7 +3,8 @@
  *
  * - PENDING is stored first; the At is requeued exactly at `spec.schedule` (waits longer than
  *   {@link MAX_WAIT_MS} are split, so a schedule days ahead neither overflows a timer nor is forgotten).
- * - At the time, pod `<name>-pod` runs busybox with the command split on whitespace, restartPolicy OnFailure, and a
+ * - At the time, pod `<name>-pod` (labelled `app=<name>`; a name too long for a pod name or a label value is cut
+ *   and hashed like kube's controllers do) runs busybox with the command split on whitespace, restartPolicy OnFailure, and a
  *   controller ownerReference; the At follows it: Succeeded → DONE, Failed → FAILED.
  * - FAILED rule (restartPolicy OnFailure means a failing pod is restarted, never Failed): once the container has
  *   restarted {@link MAX_RESTARTS} times the At is FAILED and the pod is deleted so it stops crash-looping.
@@ -12,13 +13,14 @@
  * - A schedule that is not a real UTC time, or a command of only whitespace (nothing to run): Degraded condition +
  *   Warning Event + TerminalError, up front — no retry until the spec changes (the CRD's pattern already refuses
  *   most bad strings; this catches 2021-02-30T00:00:00Z).
- * - A pod the API server refuses for good (422 for a name over 253 characters, 400/413): the generic path of
+ * - A pod the API server refuses for good (422 e.g. an admission policy or a bad image, 400/413): the generic path of
  *   runtime/child_write_failure.ts — PENDING stays, Degraded=True reason ChildWriteRejected with the server's
  *   message, a Warning Event, no retry until the spec changes.
  * @module
  */
 
 import { getControllerOf, setCondition, setControllerReference } from "../../runtime/apply.ts";
+import { childName, labelValueFor } from "../../runtime/apimachinery/names.ts";
 import { Controller, type ReconcileContext } from "../../runtime/controller.ts";
 import { isAlreadyExists, isNotFound, TerminalError } from "../../runtime/errors.ts";
 import {
@@ -49,9 +51,9 @@ export const RBAC: readonly RbacRule[] = [
   { group: "", resource: "pods", verbs: ["get", "list", "watch", "create", "delete"] },
 ];
 
-/** `<at>-pod`. */
+/** `<at>-pod`; a name too long for that is cut and hashed (runtime/apimachinery/names.ts's childName). */
 export function podNameOf(at: At): string {
-  return `${at.metadata.name}-pod`;
+  return childName(at.metadata.name!, "pod");
 }
 
 /** Milliseconds since the epoch of an RFC 3339 UTC schedule, or undefined when it is not a real time. */
@@ -71,7 +73,11 @@ export function podFor(at: At): KubeObject {
   return setControllerReference(at, {
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { name: podNameOf(at), namespace: at.metadata.namespace, labels: { app: at.metadata.name! } },
+    metadata: {
+      name: podNameOf(at),
+      namespace: at.metadata.namespace,
+      labels: { app: labelValueFor(at.metadata.name!) },
+    },
     spec: {
       containers: [{ name: "busybox", image: "busybox", command: at.spec.command.split(/\s+/).filter(Boolean) }],
       restartPolicy: "OnFailure",

@@ -5,6 +5,7 @@ import { OwnWritesClient } from "../../runtime/own_writes_client.ts";
 import { type KubeObject, objectKey } from "../../runtime/types.ts";
 import { FLIP_DELAY_MS, machineController, MachineReconciler } from "./controller.ts";
 import { machinesOfSwitch } from "./indexes.ts";
+import { labelValueErrors, labelValueFor } from "../../runtime/apimachinery/names.ts";
 import { type Machine, machineCrds, MachineType, type Switch, SwitchType } from "./schema.ts";
 
 function setup(spec: Machine["spec"], name = "machine-1") {
@@ -223,3 +224,22 @@ Deno.test("creates and deletes of Switches hold the machine's next reconcile unt
   assert.equal(switches().length, 1, "deleted");
   await nextReconcileWaits();
 });
+
+for (const length of [63, 64, 253]) {
+  Deno.test(`a ${length}-character Machine name: its Switches carry a valid machine label it finds them by`, async () => {
+    const name = "m".repeat(length - 1) + "z";
+    const { run, machine, switches } = setup({ switches: 2 }, name);
+    await run();
+    assert.equal(switches().length, 2);
+    const value = labelValueFor(name);
+    if (length <= 63) assert.equal(value, name, "unchanged when it fits");
+    for (const sw of switches()) {
+      assert.deepEqual(sw.metadata.labels, { machine: value });
+      assert.deepEqual(labelValueErrors(sw.metadata.labels!.machine), []);
+    }
+    await run();
+    await run();
+    assert.equal(switches().length, 2, "found again: no extra Switches");
+    assert.equal(machine().status?.positions, "dd");
+  });
+}

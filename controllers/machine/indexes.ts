@@ -10,6 +10,7 @@
  */
 
 import { getControllerOf } from "../../runtime/apply.ts";
+import { labelValueFor } from "../../runtime/apimachinery/names.ts";
 import type { InformerLike, InformerSource } from "../../runtime/controller.ts";
 import { BUILTIN_INDEXES } from "../../runtime/store.ts";
 import { type KubeObject, objectKey } from "../../runtime/types.ts";
@@ -20,10 +21,13 @@ export const SWITCHES_BY_LABEL = "machine.switches-by-label";
 /** Index of the Machine cache: each Machine filed under `namespace/key=value` for every entry of its selector. */
 export const MACHINES_BY_SELECTOR = "machine.machines-by-selector";
 
-/** The labels that tie Switches to `machine`: `spec.selector`, else `machine=<name>`. */
+/**
+ * The labels that tie Switches to `machine`: `spec.selector`, else `machine=<name>` (a name that is no valid label
+ * value — over 63 characters — cut and hashed by runtime's labelValueFor, the same value every time).
+ */
 export function selectorOf(machine: Machine): Record<string, string> {
   const selector = machine.spec?.selector;
-  return selector && Object.keys(selector).length > 0 ? selector : { machine: machine.metadata.name! };
+  return selector && Object.keys(selector).length > 0 ? selector : { machine: labelValueFor(machine.metadata.name!) };
 }
 
 /** Whether `labels` carry every entry of `selector`. */

@@ -301,3 +301,25 @@ Deno.test("a same-named Secret of another MultiSecret: left alone while it exist
   assert.equal(cluster.get(CoreTypes.Secret, "team-a/ms")!.data.k, "djE=");
   assert.equal(ms().status?.conditions?.find((c) => c.type === "Ready")?.status, "True");
 });
+
+Deno.test("253-character names: a MultiSecret and a secretName of 253 characters reach every namespace", async () => {
+  const name = "s".repeat(252) + "z";
+  const cluster = new FakeCluster({ crds: multiSecretCrds(), namespaces: ["default", "team-a"] });
+  cluster.create(MultiSecretType, { metadata: { name, namespace: "default" }, spec: { data: { k: "djE=" } } });
+  const run = () => reconcileMultiSecret(cluster.context(MultiSecretType, `default/${name}`));
+  await run();
+  await run();
+  for (const ns of ["default", "team-a"]) {
+    const child = cluster.get(CoreTypes.Secret, `${ns}/${name}`)!;
+    assert.equal(child.metadata.annotations![OWNER_NAME], name);
+    assert.deepEqual(child.data, { k: "djE=" });
+  }
+  const secretName = "x".repeat(252) + "y";
+  cluster.patch(MultiSecretType, `default/${name}`, { spec: { secretName } });
+  await run();
+  await run();
+  assert.ok(cluster.get(CoreTypes.Secret, `team-a/${secretName}`), "renamed child");
+  assert.equal(cluster.get(CoreTypes.Secret, `team-a/${name}`), undefined, "old child found by name and removed");
+  const ms = cluster.get(MultiSecretType, `default/${name}`) as MultiSecret;
+  assert.equal(ms.status?.created, 2);
+});

@@ -12,13 +12,15 @@
  *
  * Bad specs show in status: a `serverNode`/`clientNode` that names no Node (checked with an uncached GET before
  * a pod is created for it) is Degraded=True reason NodeNotFound, rechecked every {@link NODE_RECHECK_MS} (the
- * Node may join); a pod the API server refuses for good (422 for a name over 253 characters, an invalid image)
- * takes the generic path of runtime/child_write_failure.ts: Degraded=True reason ChildWriteRejected, a Warning
+ * Node may join); a pod the API server refuses for good (422 for an invalid image, an admission policy)
+ * takes the generic path of runtime/child_write_failure.ts (long Netperf names no longer get there: pod names and
+ * the instance label are cut and hashed to fit, runtime/apimachinery/names.ts): Degraded=True reason ChildWriteRejected, a Warning
  * Event, no retry until the spec changes.
  * @module
  */
 
 import { getControllerOf, setCondition, setControllerReference } from "../../runtime/apply.ts";
+import { childName, labelValueFor } from "../../runtime/apimachinery/names.ts";
 import { Controller, type ReconcileContext } from "../../runtime/controller.ts";
 import {
   CHILD_WRITE_REJECTED,
@@ -49,10 +51,10 @@ export const RBAC: readonly RbacRule[] = [
   { group: "", resource: "nodes", verbs: ["get"] },
 ];
 
-/** Server pod name. */
-export const serverPodName = (np: Netperf): string => `${np.metadata.name}-netperf-server`;
-/** Client pod name. */
-export const clientPodName = (np: Netperf): string => `${np.metadata.name}-netperf-client`;
+/** Server pod name: `<netperf>-netperf-server`, cut and hashed when too long (runtime's childName). */
+export const serverPodName = (np: Netperf): string => childName(np.metadata.name!, "netperf-server");
+/** Client pod name: `<netperf>-netperf-client`, cut and hashed when too long (runtime's childName). */
+export const clientPodName = (np: Netperf): string => childName(np.metadata.name!, "netperf-client");
 
 /**
  * Throughput in bits per second from netperf's TCP_STREAM output: the last data row's last column, scaled by the
@@ -82,7 +84,11 @@ function podBase(np: Netperf, name: string, role: string, node: string | undefin
     metadata: {
       name,
       namespace: np.metadata.namespace,
-      labels: { "app.kubernetes.io/name": "netperf", "app.kubernetes.io/instance": np.metadata.name!, role },
+      labels: {
+        "app.kubernetes.io/name": "netperf",
+        "app.kubernetes.io/instance": labelValueFor(np.metadata.name!),
+        role,
+      },
     },
     spec: { restartPolicy: "Never", ...(node ? { nodeName: node } : {}), containers: [] },
   });

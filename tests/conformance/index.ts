@@ -8,6 +8,7 @@
 import { KubeClient } from "../../runtime/client.ts";
 import { loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
+import { authzCases } from "./authz.ts";
 import { crdCases } from "./crd.ts";
 import { crdCelCases } from "./crd_cel.ts";
 import { crdDefinitionCases } from "./crd_definitions.ts";
@@ -16,8 +17,9 @@ import { defaultingCases } from "./defaulting.ts";
 import { deletionCases } from "./deletion.ts";
 import { deletionApiCases } from "./deletion_api.ts";
 import { discoveryCases } from "./discovery.ts";
+import { httpCases } from "./http.ts";
 import { listCases } from "./list.ts";
-import { authzCases } from "./authz.ts";
+import { patchCases } from "./patch.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
 import { validationCases } from "./validation.ts";
 import { watchCases } from "./watch.ts";
@@ -38,6 +40,8 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "validation", cases: validationCases },
   { topic: "defaulting", cases: defaultingCases },
   { topic: "deletion", cases: deletionApiCases },
+  { topic: "patch", cases: patchCases },
+  { topic: "http", cases: httpCases },
 ];
 
 /** Registers every conformance case as a step of one Deno test against the target `start` returns. */
