@@ -6,6 +6,7 @@
  * @module
  */
 import { type CelFunc, celFunc, celMethod, CelScalar, type CelValue, listType } from "@bufbuild/cel";
+import { OPTIONAL_FUNCS } from "./optional.ts";
 import { QUANTITY_FUNCS } from "./quantity.ts";
 import { URL_FUNCS } from "./url.ts";
 
@@ -27,6 +28,7 @@ function same(a: CelValue, b: CelValue): boolean {
 
 /** Functions added to the fake's CEL environment. */
 export const KUBERNETES_FUNCS: CelFunc[] = [
+  ...OPTIONAL_FUNCS,
   ...QUANTITY_FUNCS,
   ...URL_FUNCS,
   celMethod("isSorted", LIST, [], CelScalar.BOOL, function () {

@@ -13,6 +13,7 @@ import { deepEqual } from "../../runtime/apimachinery/equality.ts";
 import type { StatusCause } from "../../runtime/errors.ts";
 import type { OpenApiSchema } from "../resource_def.ts";
 import { compileExpression, runtimeErrorText } from "./compile.ts";
+import { optionalOf } from "./optional.ts";
 import { toCel } from "./values.ts";
 
 /** A rule of `x-kubernetes-validations`. */
@@ -115,7 +116,7 @@ function runRules(
     }
     if (compiled.usesOldSelf && old === undefined && !rule.optionalOldSelf) continue;
     const vars: Record<string, unknown> = { self };
-    if (compiled.usesOldSelf) vars.oldSelf = oldSelf ?? null;
+    if (compiled.usesOldSelf) vars.oldSelf = rule.optionalOldSelf ? optionalOf(oldSelf) : oldSelf;
     const result = compiled.run(vars);
     const error = runtimeErrorText(result);
     if (error?.startsWith("unbound function")) {

@@ -72,6 +72,23 @@ const RULES_SPEC = {
     },
     size: { type: "integer", default: 3 },
     level: { type: "integer", minimum: 1 },
+    counter: {
+      type: "integer",
+      "x-kubernetes-validations": [{
+        rule: "!oldSelf.hasValue() || self >= oldSelf.value()",
+        message: "counter may only grow",
+        optionalOldSelf: true,
+      }],
+    },
+    seed: {
+      type: "string",
+      maxLength: 10,
+      "x-kubernetes-validations": [{
+        rule: "oldSelf.hasValue() || self == 'init'",
+        message: "seed must start as init",
+        optionalOldSelf: true,
+      }],
+    },
     memory: {
       type: "string",
       maxLength: 20,
@@ -541,6 +558,38 @@ export const crdCelCases: ConformanceCase[] = [
           "field": "spec.cpu",
         }],
       });
+    },
+  },
+  {
+    name: "optionalOldSelf: the transition rule also runs on create, with oldSelf an empty optional",
+    async run({ client, ns }) {
+      const base = basePath(ns);
+      const created = await call(client, "POST", base, obj("r26", { seed: "other" }));
+      expectStatus("seed on create", created, {
+        code: 422,
+        reason: "Invalid",
+        message:
+          'Rulebook.cel.conformance.kubeop.dev "r26" is invalid: spec.seed: Invalid value: "other": seed must start as init',
+        causes: [{
+          "reason": "FieldValueInvalid",
+          "message": 'Invalid value: "other": seed must start as init',
+          "field": "spec.seed",
+        }],
+      });
+      expectOk("good seed", await call(client, "POST", base, obj("r27", { seed: "init", counter: 5 })));
+      const shrunk = await call(client, "PATCH", `${base}/r27`, { spec: { counter: 3 } });
+      expectStatus("counter shrinks", shrunk, {
+        code: 422,
+        reason: "Invalid",
+        message:
+          'Rulebook.cel.conformance.kubeop.dev "r27" is invalid: spec.counter: Invalid value: 3: counter may only grow',
+        causes: [{
+          "reason": "FieldValueInvalid",
+          "message": "Invalid value: 3: counter may only grow",
+          "field": "spec.counter",
+        }],
+      });
+      expectOk("seed changes later", await call(client, "PATCH", `${base}/r27`, { spec: { seed: "x", counter: 6 } }));
     },
   },
 ];
