@@ -207,8 +207,22 @@ export interface CustomResourceSpec {
   status: TSchema;
   /** Columns of `kubectl get` after NAME (Age is appended). */
   printerColumns?: PrinterColumn[];
-  /** Top-level CEL rules (x-kubernetes-validations on the object). */
+  /** The object's description (the schema root's). */
   description?: string;
+  /** Top-level CEL rules (`x-kubernetes-validations` on the object), for what OpenAPI cannot say. */
+  rules?: ValidationRule[];
+}
+
+/** One `x-kubernetes-validations` entry (apiextensions.k8s.io/v1 ValidationRule). */
+export interface ValidationRule {
+  /** CEL expression over `self` (and `oldSelf` in transition rules); true means valid. */
+  rule: string;
+  /** The error message when the rule is false. */
+  message?: string;
+  /** Where the error points, relative to the rule's node, e.g. `.spec`. */
+  fieldPath?: string;
+  /** FieldValueInvalid (default), FieldValueForbidden, FieldValueRequired or FieldValueDuplicate. */
+  reason?: string;
 }
 
 /** The whole object's schema (apiVersion, kind, metadata, spec, status) for runtime validation. */
@@ -249,6 +263,7 @@ export function customResourceDefinition(cr: CustomResourceSpec): CustomResource
     required: ["spec"],
   };
   if (cr.description) openAPIV3Schema.description = cr.description;
+  if (cr.rules?.length) openAPIV3Schema["x-kubernetes-validations"] = cr.rules;
   const names: Json = {
     kind: cr.kind,
     listKind: `${cr.kind}List`,

@@ -10,6 +10,7 @@ import { STANDARD_VERBS } from "./builtin_resources.ts";
 import type { FakeStore } from "./fake_store.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import type { StoredEvent } from "./store.ts";
+import { acceptedStatus } from "./strategies/crds.ts";
 
 const CRD_KEY = "apiextensions.k8s.io/customresourcedefinitions";
 
@@ -35,6 +36,9 @@ export function defsFromCrd(crd: KubeObject): ResourceDef[] {
     ],
     printColumns: v.additionalPrinterColumns,
     schema: v.schema?.openAPIV3Schema,
+    selectableFields: Array.isArray(v.selectableFields)
+      ? v.selectableFields.map((f: { jsonPath: string }) => f.jsonPath)
+      : undefined,
     tracksGeneration: true,
     custom: true,
   }));
@@ -78,7 +82,24 @@ export class CrdController {
   #onCommit(ev: StoredEvent): void {
     if (ev.storageKey !== CRD_KEY) return;
     if (ev.type === "DELETED") this.#unserve(ev.object, true);
-    else this.#serve(ev.object);
+    else {
+      this.#serve(ev.object);
+      const established = (ev.object.status?.conditions ?? []).some((c: KubeObject) => c.type === "Established");
+      if (!established && !ev.object.metadata.deletionTimestamp) queueMicrotask(() => this.#establish(ev.object));
+    }
+  }
+
+  /** What kube's naming and establishing controllers do shortly after a create: the accepted status. */
+  #establish(crd: KubeObject): void {
+    const ref = { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions" };
+    try {
+      const current = this.#store.get(ref, crd.metadata.name!);
+      if (current.metadata.uid !== crd.metadata.uid) return;
+      const status = acceptedStatus(current, undefined, this.#store.clock.now());
+      this.#store.update(ref, { ...current, status }, { subresource: "status" });
+    } catch {
+      // Deleted or replaced meanwhile: nothing to establish.
+    }
   }
 
   #serve(crd: KubeObject): void {

@@ -159,6 +159,7 @@ class FakeInformer implements InformerLike {
       const fields = parseFieldSelector(
         this.#store.storageFieldSelector(def, this.#opts.fieldSelector),
         storageKeyOf(def),
+        def.selectableFields,
       );
       return (o) => labels(o) && fields(o);
     } catch (err) {

@@ -8,6 +8,7 @@
  * @module
  */
 import type { Clock } from "../runtime/clock.ts";
+import { applyFieldValidation } from "./field_validation.ts";
 import { ApiError, failureStatus, type StatusCause } from "../runtime/errors.ts";
 import { apiVersionOf, type KubeList, type ResourceType } from "../runtime/types.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
@@ -58,6 +59,8 @@ export interface WriteOptions {
   fieldValidation?: string;
   /** Collects warnings for `Warning` response headers. */
   warnings?: string[];
+  /** Keys the JSON body held twice (`spec.a`): refused under Strict, warned about under Warn. */
+  duplicateFields?: string[];
 }
 
 /** Delete options (DeleteOptions body fields). */
@@ -186,6 +189,10 @@ export class FakeStore {
     const def = this.def(ref);
     const strategy = this.strategies.for(def);
     let obj = decodeBody(this, def, strategy, body, "create");
+    // Built-ins' duplicate JSON keys fail decoding, before anything else; custom resources' strategy reports them
+    // with the unknown fields pruning finds.
+    const warnings = opts.warnings ?? [];
+    if (!def.custom) applyFieldValidation({ def, verb: "create", ...opts, warnings }, []);
     let meta = obj.metadata;
     // kube's storage refuses it after validation and admission (500, no reason); a PUT that creates ignores it.
     const sentResourceVersion = onUpdate ? undefined : meta.resourceVersion;
@@ -201,7 +208,6 @@ export class FakeStore {
     }
     if (def.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
-    const warnings = opts.warnings ?? [];
     const admission = { def, verb: "create" as const, fieldValidation: opts.fieldValidation, warnings };
     obj = this.#admit("mutating", { ...admission, object: obj });
     meta = obj.metadata;
@@ -250,6 +256,7 @@ export class FakeStore {
     const strategy = this.strategies.for(def);
     const verb = "update" as const;
     const obj = decodeBody(this, def, strategy, body, verb);
+    if (!def.custom) applyFieldValidation({ def, verb, ...opts, warnings: opts.warnings ?? [] }, []);
     const name = opts.name ?? obj.metadata.name;
     if (!name) throw badRequest("name is required in the object metadata", verb);
     if (obj.metadata.name && obj.metadata.name !== name) {
@@ -478,6 +485,7 @@ export class FakeStore {
       verb,
       subresource: opts.subresource,
       fieldValidation: opts.fieldValidation,
+      duplicateFields: opts.duplicateFields ?? [],
       warnings,
       clock: this.clock,
       allocateClusterIp: () => this.#allocateIp(),

@@ -12,6 +12,7 @@ import { patchObject, servedPatchType } from "./patch_object.ts";
 import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { type DeleteOptions, type FakeStore, parseRv } from "./fake_store.ts";
+import { duplicateJsonFields } from "./json_duplicates.ts";
 import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";
 import { badRequest, expired, methodNotAllowed, noSuchResource, tooLargeResourceVersion } from "./status_errors.ts";
 import type { WatchHub } from "./watch_hub.ts";
@@ -110,17 +111,18 @@ export async function handleResource(
       return openWatch(url, route, ctx, shape, parseListQuery(q, true), includeObject);
     case "create": {
       if (name) throw methodNotAllowed(def, "create");
-      const body = await readObject(req, verb);
+      const { body, duplicateFields } = await readObject(req, verb);
       const warnings: string[] = [];
       const created = ctx.store.create(def, body as KubeObject, {
         namespace,
         dryRun,
+        duplicateFields,
         ...writeOptions(req, q, warnings),
       });
       return jsonResponse(201, shapeObject(shape, def, created, now), warningHeaders(warnings));
     }
     case "update": {
-      const body = await readObject(req, verb);
+      const { body, duplicateFields } = await readObject(req, verb);
       const existed = ctx.store.peek(def, namespace, name!) !== undefined;
       const warnings: string[] = [];
       const updated = ctx.store.update(def, body as KubeObject, {
@@ -128,6 +130,7 @@ export async function handleResource(
         name,
         subresource: subresource === "status" ? "status" : undefined,
         dryRun,
+        duplicateFields,
         ...writeOptions(req, q, warnings),
       });
       return jsonResponse(existed ? 200 : 201, shapeObject(shape, def, updated, now), warningHeaders(warnings));
@@ -183,9 +186,16 @@ function warningHeaders(warnings: string[]): Record<string, string> {
   return { warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(", ") };
 }
 
-async function readObject(req: Request, verb: string): Promise<Record<string, unknown>> {
+/** The body of a create or update, and the duplicate keys of a JSON body (strict field validation). */
+async function readObject(
+  req: Request,
+  verb: string,
+): Promise<{ body: Record<string, unknown>; duplicateFields: string[] }> {
   const bytes = await readBody(req);
-  return requireObject(decodeBody(bytes, mediaType(req.headers.get("content-type")), verb), verb);
+  const contentType = mediaType(req.headers.get("content-type"));
+  const body = requireObject(decodeBody(bytes, contentType, verb), verb);
+  const json = contentType === "application/json" || contentType === "*/*" || contentType === "";
+  return { body, duplicateFields: json ? duplicateJsonFields(new TextDecoder().decode(bytes)) : [] };
 }
 
 /** kube's answer to a DELETE that removed the object at once (unless the resource returns deleted objects). */
@@ -281,7 +291,7 @@ function openWatch(
   try {
     labels = parseLabelSelector(q.get("labelSelector"));
     const fs = ctx.store.storageFieldSelector(def, q.get("fieldSelector") ?? undefined);
-    fields = parseFieldSelector(fs, storageKey);
+    fields = parseFieldSelector(fs, storageKey, def.selectableFields);
     unselective = !q.get("labelSelector") && (!fs || !fs.trim());
   } catch (err) {
     if (err instanceof SelectorError) throw badRequest(err.message, "watch");

@@ -57,6 +57,8 @@ export interface ResourceDef {
   tracksGeneration: boolean;
   /** True for resources added by a CustomResourceDefinition (merge/json/apply patches only; no strategic merge). */
   custom: boolean;
+  /** A CRD version's selectableFields (JSONPaths such as `.spec.color`) usable in field selectors. */
+  selectableFields?: string[];
   /** Stored and served but with no behaviour beyond CRUD (rbac, apps). */
   storedOnly?: boolean;
 }

@@ -15,8 +15,10 @@ import type { OpenApiSchema } from "./resource_def.ts";
 export interface ValidationResult {
   /** The pruned and defaulted object (a copy). */
   object: unknown;
-  /** Validation failures; empty when valid. */
+  /** Schema validation failures; empty when valid. */
   causes: StatusCause[];
+  /** Duplicates in list-type set/map lists (validated separately, after the schema; see validateListSetsAndMaps). */
+  listCauses: StatusCause[];
   /** Paths of the unknown fields that were dropped (kube-apiserver prunes them silently; Strict validation warns). */
   pruned: string[];
 }
@@ -78,8 +80,9 @@ function pruneAndDefault(
       pruned.push(child(path, key));
       continue;
     }
-    // null on a non-nullable field with a default is dropped so the default applies (kube 1.20+).
-    if (v === null && sub && !sub.nullable && sub.default !== undefined) continue;
+    // null on a non-nullable field is dropped (kube: PruneNonNullableNullsWithoutDefaults, then defaulting replaces
+    // the nulls of fields with a default), so the default, if any, applies.
+    if (v === null && sub && !sub.nullable) continue;
     out[key] = pruneAndDefault(v, sub, child(path, key), pruned, false);
   }
   for (const [key, sub] of Object.entries(properties ?? {})) {
@@ -217,6 +220,59 @@ function validate(value: unknown, schema: OpenApiSchema | undefined, path: strin
   }
 }
 
+/** Duplicates in `x-kubernetes-list-type: set` items or `map` keys of one list. */
+function listDuplicates(list: unknown[], schema: OpenApiSchema, path: string): StatusCause[] {
+  const type = schema["x-kubernetes-list-type"];
+  const keys: string[] = schema["x-kubernetes-list-map-keys"] ?? [];
+  if (type !== "set" && type !== "map") return [];
+  const identity = (item: unknown) =>
+    type === "set" || !isMap(item) ? item : Object.fromEntries(keys.filter((k) => k in item).map((k) => [k, item[k]]));
+  const causes: StatusCause[] = [];
+  list.forEach((item, i) => {
+    const id = identity(item);
+    if (list.slice(0, i).some((earlier) => deepEqual(identity(earlier), id))) {
+      causes.push({
+        reason: "FieldValueDuplicate",
+        message: `Duplicate value: ${goValue(id)}`,
+        field: `${path}[${i}]`,
+      });
+    }
+  });
+  return causes;
+}
+
+function walkLists(value: unknown, schema: OpenApiSchema | undefined, path: string, causes: StatusCause[]): void {
+  if (!schema) return;
+  if (Array.isArray(value)) {
+    causes.push(...listDuplicates(value, schema, path));
+    if (schema.items) value.forEach((item, i) => walkLists(item, schema.items, `${path}[${i}]`, causes));
+    return;
+  }
+  if (!isMap(value)) return;
+  const additional = isMap(schema.additionalProperties) ? schema.additionalProperties as OpenApiSchema : undefined;
+  for (const [key, v] of Object.entries(value)) {
+    walkLists(v, schema.properties?.[key] ?? additional, child(path, key), causes);
+  }
+}
+
+/**
+ * Duplicate items of `x-kubernetes-list-type: set` lists and duplicate keys of `map` lists, anywhere in `obj`
+ * (kube: structurallisttype.ValidateListSetsAndMaps, run after the schema validation).
+ *
+ * @example
+ * ```ts
+ * import { validateListSetsAndMaps } from "./schema.ts";
+ * const schema = { type: "object", properties: { tags: { type: "array", "x-kubernetes-list-type": "set" } } };
+ * const causes = validateListSetsAndMaps({ tags: ["a", "a"] }, schema);
+ * // causes[0]: { reason: "FieldValueDuplicate", message: 'Duplicate value: "a"', field: "tags[1]" }
+ * ```
+ */
+export function validateListSetsAndMaps(obj: unknown, schema: OpenApiSchema): StatusCause[] {
+  const causes: StatusCause[] = [];
+  walkLists(obj, schema, "", causes);
+  return causes;
+}
+
 /**
  * Prunes unknown fields, applies defaults, and validates a custom resource against its openAPIV3Schema.
  * `apiVersion`, `kind` and `metadata` at the root are kept and not validated here (the server checks ObjectMeta).
@@ -239,7 +295,7 @@ export function validateAndDefault(
   const object = pruneAndDefault(structuredClone(obj), schema, "", pruned, true);
   const causes: StatusCause[] = [];
   validate(object, schema, "", causes);
-  return { object, causes, pruned };
+  return { object, causes, listCauses: validateListSetsAndMaps(object, schema), pruned };
 }
 
 /**

@@ -114,9 +114,22 @@ function splitFieldTerms(selector: string): string[] {
  * assert.ok(m({ metadata: { name: "a" }, status: { phase: "Running" } }));
  * ```
  */
-export function parseFieldSelector(selector: string | null | undefined, storageKey: string): Matcher {
+export function parseFieldSelector(
+  selector: string | null | undefined,
+  storageKey: string,
+  selectableFields: string[] = [],
+): Matcher {
   if (!selector || !selector.trim()) return () => true;
-  const extra = KIND_FIELDS[storageKey] ?? {};
+  const extra: Record<string, FieldGetter> = { ...KIND_FIELDS[storageKey] };
+  // A CRD's selectableFields (`.spec.color`): the value at that path, as text.
+  for (const jsonPath of selectableFields) {
+    const parts = jsonPath.replace(/^\./, "").split(".");
+    extra[parts.join(".")] = (o) => {
+      // deno-lint-ignore no-explicit-any
+      const v = parts.reduce((cur: any, p) => cur?.[p], o);
+      return v === undefined || v === null ? "" : String(v);
+    };
+  }
   const tests: Matcher[] = [];
   for (const term of splitFieldTerms(selector)) {
     const { field, op, value } = splitFieldTerm(term, selector);

@@ -21,6 +21,8 @@ export interface StrategyContext {
   subresource?: "status";
   /** `fieldValidation` query parameter: Strict, Warn or Ignore. */
   fieldValidation?: string;
+  /** Keys the JSON body held twice (`spec.a`); strict field validation reports them before unknown fields. */
+  duplicateFields?: string[];
   /** Append texts here to send `Warning: 299 - "..."` headers. */
   warnings: string[];
   /** The store's clock (timestamps, grace periods). */

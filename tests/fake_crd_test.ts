@@ -40,14 +40,18 @@ function crd(scope: "Namespaced" | "Cluster", plural = "widgets", kind = "Widget
   };
 }
 
-Deno.test("a namespaced CRD is Established at once and serves its kind, discovery included", async () => {
+Deno.test("a namespaced CRD is Established right after its create and serves its kind, discovery included", async () => {
   const s = await startFakeApiServer();
   try {
     const created = await call(s.url, "POST", CRDS, crd("Namespaced"));
     assert.equal(created.status, 201);
-    const conds = created.body.status.conditions.map((c: { type: string; status: string }) => `${c.type}=${c.status}`);
+    assert.deepEqual(created.body.status.conditions, [], "kube answers a create before establishing");
+    const established = await call(s.url, "GET", `${CRDS}/${created.body.metadata.name}`);
+    const conds = established.body.status.conditions.map((c: { type: string; status: string }) =>
+      `${c.type}=${c.status}`
+    );
     assert.deepEqual(conds, ["NamesAccepted=True", "Established=True"]);
-    assert.equal(created.body.status.acceptedNames.kind, "Widget");
+    assert.equal(established.body.status.acceptedNames.kind, "Widget");
     const groups = await call(s.url, "GET", "/apis");
     const group = groups.body.groups.find((g: { name: string }) => g.name === "example.com");
     assert.equal(group.preferredVersion.groupVersion, "example.com/v1");

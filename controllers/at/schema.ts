@@ -63,6 +63,13 @@ export const AtResource: CustomResourceSpec = {
   spec: AtSpecSchema,
   status: AtStatusSchema,
   description: "Cloud Native At: runs spec.command in a pod at spec.schedule.",
+  // An At runs once: after it started, a changed schedule or command would describe a run that never happened.
+  rules: [{
+    rule: "!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase == 'PENDING' || " +
+      "self.spec == oldSelf.spec",
+    message: "spec is immutable once the At has run (phase RUNNING, DONE or FAILED): create a new At",
+    fieldPath: ".spec",
+  }],
   printerColumns: [
     { name: "Schedule", type: "string", jsonPath: ".spec.schedule" },
     { name: "Command", type: "string", jsonPath: ".spec.command", priority: 1 },

@@ -79,6 +79,14 @@ export const NetperfResource: CustomResourceSpec = {
   spec: NetperfSpecSchema,
   status: NetperfStatusSchema,
   description: "A netperf TCP_STREAM test between two pods.",
+  // A Netperf runs once: once its pods exist (Server, Test) or it ended (Done, Error), a changed spec would describe a
+  // test that never ran. While Initial (e.g. waiting for a Node, or its pod refused) a spec change is the way to retry.
+  rules: [{
+    rule: "!has(oldSelf.status) || !has(oldSelf.status.status) || oldSelf.status.status == 'Initial' || " +
+      "self.spec == oldSelf.spec",
+    message: "spec is immutable once the Netperf has started (Server, Test, Done or Error): create a new Netperf",
+    fieldPath: ".spec",
+  }],
   printerColumns: [
     { name: "Status", type: "string", jsonPath: ".status.status" },
     { name: "Speed", type: "number", jsonPath: ".status.speedBitsPerSec", description: "bits per second" },

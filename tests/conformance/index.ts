@@ -10,6 +10,8 @@ import { loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { authzCases } from "./authz.ts";
 import { crdCases } from "./crd.ts";
+import { crdCelCases } from "./crd_cel.ts";
+import { crdDefinitionCases } from "./crd_definitions.ts";
 import { crudCases } from "./crud.ts";
 import { defaultingCases } from "./defaulting.ts";
 import { deletionCases } from "./deletion.ts";
@@ -29,6 +31,8 @@ export { POLL } from "./support.ts";
 export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> = [
   { topic: "crud", cases: crudCases },
   { topic: "crd", cases: crdCases },
+  { topic: "crd-cel", cases: crdCelCases },
+  { topic: "crd-definitions", cases: crdDefinitionCases },
   { topic: "discovery", cases: discoveryCases },
   { topic: "list", cases: listCases },
   { topic: "watch", cases: watchCases },

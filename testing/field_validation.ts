@@ -1,0 +1,34 @@
+/**
+ * The `fieldValidation` query parameter as kube-apiserver's strict decoder applies it: duplicate JSON keys, then
+ * unknown fields (custom resources: the fields pruning dropped) are refused with 400
+ * (`<Kind> in version "v1" cannot be handled as a <Kind>: strict decoding error: duplicate field "spec.a", unknown
+ * field "spec.b"`) under `Strict`, sent as `Warning` headers under `Warn`, and ignored under `Ignore`.
+ * @module
+ */
+import { badRequest } from "./status_errors.ts";
+import type { StrategyContext } from "./strategy.ts";
+
+/**
+ * Applies `ctx.fieldValidation` to the body's duplicate keys (`ctx.duplicateFields`) and `unknown` field paths.
+ *
+ * @example
+ * ```ts ignore
+ * applyFieldValidation(ctx, ["spec.bogus"]); // throws 400 under Strict, warns under Warn
+ * ```
+ */
+export function applyFieldValidation(
+  ctx: Pick<StrategyContext, "def" | "verb" | "fieldValidation" | "duplicateFields" | "warnings">,
+  unknown: string[],
+): void {
+  const messages = [
+    ...(ctx.duplicateFields ?? []).map((p) => `duplicate field "${p}"`),
+    ...unknown.map((p) => `unknown field "${p}"`),
+  ];
+  if (messages.length === 0) return;
+  if (ctx.fieldValidation === "Strict") {
+    const { kind, version } = ctx.def;
+    const prefix = `${kind} in version "${version}" cannot be handled as a ${kind}: `;
+    throw badRequest(`${prefix}strict decoding error: ${messages.join(", ")}`, ctx.verb);
+  }
+  if (ctx.fieldValidation === "Warn") ctx.warnings.push(...messages);
+}
