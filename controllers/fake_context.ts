@@ -66,6 +66,9 @@ export class FakeCluster {
   readonly calls: Call[] = [];
   /** Pod logs served for `GET .../pods/<name>/log` (`namespace/name` → text); absent → 404. */
   readonly podLogs = new Map<string, string>();
+  /** How many times a reconcile listed each resource's informer store (`plural` → count): scans, not index reads. */
+  readonly storeLists = new Map<string, number>();
+  #indexes = new Map<string, Map<string, (obj: KubeObject) => string[]>>();
   #objects = new Map<string, Map<string, KubeObject>>();
   #types = new Map<string, ResourceType>();
   #rv = 1;
@@ -208,7 +211,19 @@ export class FakeCluster {
             const o = this.get(rt, key);
             return o && ok(o) ? deepFreeze(o) as T : undefined;
           },
-          list: (ns) => this.list(rt, ns).filter(ok).map(deepFreeze) as T[],
+          list: (ns) => {
+            this.storeLists.set(rt.plural, (this.storeLists.get(rt.plural) ?? 0) + 1);
+            return this.list(rt, ns).filter(ok).map(deepFreeze) as T[];
+          },
+          byIndex: (index, value) => {
+            const fn = this.#indexFunc(rt, index);
+            return this.list(rt).filter((o) => ok(o) && fn(o).includes(value)).map(deepFreeze) as T[];
+          },
+        },
+        addIndex: (name, fn) => {
+          let m = this.#indexes.get(rtId(rt));
+          if (!m) this.#indexes.set(rtId(rt), m = new Map());
+          m.set(name, fn as (obj: KubeObject) => string[]);
         },
         addHandler: () => () => {},
         hasSynced: () => true,
@@ -216,6 +231,21 @@ export class FakeCluster {
       };
     },
   };
+
+  /** The index `name` of `rt`: runtime/store.ts's built-ins (namespace, owner uid, label `k=v`) or one added. */
+  #indexFunc(rt: ResourceType, name: string): (obj: KubeObject) => string[] {
+    switch (name) {
+      case "namespace":
+        return (o) => [o.metadata.namespace ?? ""];
+      case "owner":
+        return (o) => (o.metadata.ownerReferences ?? []).map((r) => r.uid);
+      case "label":
+        return (o) => Object.entries(o.metadata.labels ?? {}).map(([k, v]) => `${k}=${v}`);
+    }
+    const fn = this.#indexes.get(rtId(rt))?.get(name);
+    if (!fn) throw new Error(`FakeCluster: no index "${name}" on ${rt.plural}`);
+    return fn;
+  }
 
   /** The subset of KubeClient the controllers use, backed by this cluster. */
   readonly client = {

@@ -36,8 +36,17 @@ export interface InformerHandler<T extends KubeObject = KubeObject> {
 export interface InformerLike<T extends KubeObject = KubeObject> {
   /** The cached resource. */
   readonly resource: ResourceType;
-  /** Read-only view of the cache, by `namespace/name` key. */
-  readonly store: { get(key: string): T | undefined; list(namespace?: string): T[] };
+  /**
+   * Read-only view of the cache, by `namespace/name` key. `byIndex` (runtime/store.ts: built-in `namespace`, `owner`
+   * uid and `label` `key=value` indexes, plus any added) answers without a scan where the cache offers it.
+   */
+  readonly store: {
+    get(key: string): T | undefined;
+    list(namespace?: string): T[];
+    byIndex?(index: string, value: string): T[];
+  };
+  /** Adds a custom index to the store (runtime/cache.ts's Informer offers it); names are unique per informer. */
+  addIndex?(name: string, fn: (obj: T) => string[]): void;
   /** Registers handlers; returns their removal. */
   addHandler(handler: InformerHandler<T>): () => void;
   /** Whether the first full list is in the store. */

@@ -12,7 +12,7 @@
  */
 
 import { getControllerOf, setCondition, setControllerReference } from "../../runtime/apply.ts";
-import { Controller, type ReconcileContext } from "../../runtime/controller.ts";
+import { Controller, type InformerLike, type ReconcileContext } from "../../runtime/controller.ts";
 import { isNotFound } from "../../runtime/errors.ts";
 import { type Action, done, requeueAfter } from "../../runtime/queue.ts";
 import { type Condition, objectKey } from "../../runtime/types.ts";
@@ -40,6 +40,18 @@ export function selectorOf(machine: Machine): Record<string, string> {
   const selector = machine.spec?.selector;
   return selector && Object.keys(selector).length > 0 ? selector : { machine: machine.metadata.name! };
 }
+
+/** `key=value` of each entry of `machine`'s selector: the values of {@link SELECTOR_INDEX}. */
+export function selectorPairs(machine: Machine): string[] {
+  return Object.entries(selectorOf(machine)).map(([k, v]) => `${k}=${v}`);
+}
+
+/** Index of the Machine cache: each Machine filed under every `key=value` of its selector. */
+export const SELECTOR_INDEX = "machine-selector";
+
+/** Built-in store indexes (runtime/store.ts BUILTIN_INDEXES): every ownerReference uid; every label `key=value`. */
+const OWNER_INDEX = "owner";
+const LABEL_INDEX = "label";
 
 function matches(labels: Record<string, string> | undefined, selector: Record<string, string>): boolean {
   return Object.entries(selector).every(([k, v]) => labels?.[k] === v);
@@ -134,15 +146,15 @@ export async function reconcileMachine(ctx: ReconcileContext, memory: MachineMem
 
   // Stage 2: the machine's Switches.
   const selector = selectorOf(machine);
-  const all = ctx.informers.get<Switch>(SwitchType).store.list(ctx.namespace);
+  const switches = ctx.informers.get<Switch>(SwitchType).store;
   const expect = memory.of(uid);
-  const visible = new Set(all.map((s) => s.metadata.name!));
-  for (const name of expect.creates) if (visible.has(name)) expect.creates.delete(name);
-  for (const name of expect.deletes) if (!visible.has(name)) expect.deletes.delete(name);
+  const visible = (name: string) => switches.get(`${ctx.namespace}/${name}`) !== undefined;
+  for (const name of expect.creates) if (visible(name)) expect.creates.delete(name);
+  for (const name of expect.deletes) if (!visible(name)) expect.deletes.delete(name);
   const settled = expect.creates.size === 0 && expect.deletes.size === 0;
 
   let ours: Switch[] = [];
-  for (const sw of all) {
+  for (const sw of relatedSwitches(switches, ctx.namespace ?? "", uid, selector)) {
     if (sw.metadata.deletionTimestamp || expect.deletes.has(sw.metadata.name!)) continue;
     const owner = getControllerOf(sw);
     const matching = matches(sw.metadata.labels, selector);
@@ -265,6 +277,25 @@ export async function reconcileMachine(ctx: ReconcileContext, memory: MachineMem
   return waits.length > 0 ? requeueAfter(Math.max(1, Math.min(...waits))) : done();
 }
 
+/**
+ * The Switches of `namespace` that Machine `uid` controls or whose labels match `selector` — every Switch the
+ * reconcile acts on — from the cache's owner and label indexes when it has them (else one namespace scan).
+ */
+export function relatedSwitches(
+  store: InformerLike<Switch>["store"],
+  namespace: string,
+  uid: string,
+  selector: Record<string, string>,
+): Switch[] {
+  if (!store.byIndex) return store.list(namespace);
+  const found = new Map<string, Switch>();
+  const [key, value] = Object.entries(selector)[0];
+  for (const sw of [...store.byIndex(OWNER_INDEX, uid), ...store.byIndex(LABEL_INDEX, `${key}=${value}`)]) {
+    if ((sw.metadata.namespace ?? "") === namespace) found.set(sw.metadata.name!, sw);
+  }
+  return [...found.values()];
+}
+
 function conditionsFor(
   machine: Machine,
   current: Condition[] | undefined,
@@ -347,15 +378,22 @@ async function patchMachineStatus(ctx: ReconcileContext, machine: Machine, next:
   });
 }
 
-/** Machine → the keys of the Machines a Switch belongs to: its controller, and every Machine whose selector matches. */
-export function machinesOfSwitch(machines: () => readonly Machine[]): (sw: Switch) => string[] {
+/** Machines filed under one selector `key=value` (the {@link SELECTOR_INDEX} lookup), any namespace. */
+export type MachinesBySelectorPair = (pair: string) => readonly Machine[];
+
+/**
+ * Switch → the keys of the Machines it belongs to: its controller, and every Machine whose selector matches (found
+ * through `bySelectorPair` for each of the Switch's labels, not by scanning the Machines).
+ */
+export function machinesOfSwitch(bySelectorPair: MachinesBySelectorPair): (sw: Switch) => string[] {
   return (sw) => {
     const keys = new Set<string>();
     const owner = getControllerOf(sw);
     if (owner?.kind === "Machine") keys.add(`${sw.metadata.namespace}/${owner.name}`);
-    for (const m of machines()) {
-      if (m.metadata.namespace === sw.metadata.namespace && matches(sw.metadata.labels, selectorOf(m))) {
-        keys.add(objectKey(m));
+    const labels = sw.metadata.labels ?? {};
+    for (const k in labels) {
+      for (const m of bySelectorPair(`${k}=${labels[k]}`)) {
+        if (m.metadata.namespace === sw.metadata.namespace && matches(labels, selectorOf(m))) keys.add(objectKey(m));
       }
     }
     if (keys.size === 0 && sw.metadata.labels?.machine) {
@@ -368,12 +406,28 @@ export function machinesOfSwitch(machines: () => readonly Machine[]): (sw: Switc
 /** The Machine controller: For(Machine), Owns(Switch), Watches(Switch → machines by labels). */
 export function machineController(deps: { informers: ReconcileContext["informers"] }): Controller<Machine> {
   const memory = new MachineMemory();
-  const machines = () => deps.informers.get<Machine>(MachineType).store.list();
+  const machines = deps.informers.get<Machine>(MachineType);
+  const indexed = withSelectorIndex(machines);
+  const bySelectorPair: MachinesBySelectorPair = indexed
+    ? (pair) => machines.store.byIndex!(SELECTOR_INDEX, pair)
+    : () => machines.store.list();
   return new Controller<Machine>({
     name: "machine",
     for: MachineType,
     reconcile: (ctx) => reconcileMachine(ctx, memory),
   })
     .owns(SwitchType)
-    .watches(SwitchType, machinesOfSwitch(machines) as (obj: unknown) => string[]);
+    .watches(SwitchType, machinesOfSwitch(bySelectorPair) as (obj: unknown) => string[]);
+}
+
+/** Informers that already carry {@link SELECTOR_INDEX} (one index per informer, however many controllers). */
+const selectorIndexed = new WeakSet<object>();
+
+/** Adds {@link SELECTOR_INDEX} to the Machine informer once; false when the informer offers no indexes. */
+function withSelectorIndex(informer: InformerLike<Machine>): boolean {
+  if (selectorIndexed.has(informer)) return true;
+  if (!informer.addIndex || !informer.store.byIndex) return false;
+  informer.addIndex(SELECTOR_INDEX, selectorPairs);
+  selectorIndexed.add(informer);
+  return true;
 }

@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { FakeCluster } from "../fake_context.ts";
-import { FLIP_DELAY_MS, MachineMemory, machinesOfSwitch, reconcileMachine } from "./controller.ts";
+import {
+  FLIP_DELAY_MS,
+  machineController,
+  MachineMemory,
+  machinesOfSwitch,
+  reconcileMachine,
+  SELECTOR_INDEX,
+  selectorPairs,
+} from "./controller.ts";
 import { type Machine, MachineType, type Switch, SwitchType } from "./schema.ts";
 
 function setup(spec: Machine["spec"], name = "machine-1") {
@@ -131,7 +139,9 @@ Deno.test("stage 2: relabelling a switch releases it; the map function names bot
   await run();
   const [sw] = switches();
   cluster.patch(SwitchType, `default/${sw.metadata.name}`, { metadata: { labels: { machine: "machine-2" } } });
-  const map = machinesOfSwitch(() => cluster.list(MachineType) as Machine[]);
+  const map = machinesOfSwitch((pair) =>
+    (cluster.list(MachineType) as Machine[]).filter((m) => selectorPairs(m).includes(pair))
+  );
   assert.deepEqual(map(cluster.get(SwitchType, `default/${sw.metadata.name}`) as Switch).sort(), [
     "default/machine-1",
     "default/machine-2",
@@ -153,4 +163,50 @@ Deno.test("what the controller remembers about a deleted machine is forgotten", 
   await run();
   assert.equal(memory.expectations.size, 0);
   assert.equal(memory.lastFlipMs.size, 0);
+});
+
+Deno.test("a reconcile reads its Switches through the cache's owner and label indexes, never listing the namespace", async () => {
+  const { cluster, run, machine, switches } = setup({ switches: 2 });
+  for (let i = 0; i < 20; i++) {
+    cluster.create(MachineType, { metadata: { name: `other-${i}`, namespace: "default" }, spec: {} });
+    cluster.create(SwitchType, {
+      metadata: { name: `switch-other-${i}`, namespace: "default", labels: { machine: `other-${i}` } },
+      spec: { position: "down" },
+    });
+  }
+  cluster.create(SwitchType, {
+    metadata: { name: "switch-orphan", namespace: "default", labels: { machine: "machine-1" } },
+    spec: { position: "down" },
+  });
+  await run();
+  await run();
+  assert.equal(cluster.storeLists.get(SwitchType.plural) ?? 0, 0, "no namespace scan of Switches");
+  const ours = switches().filter((s) => s.metadata.ownerReferences?.[0]?.uid === machine().metadata.uid);
+  assert.equal(ours.length, 2, "the orphan was adopted through the label index, one Switch created");
+  assert.equal(machine().status?.positions, "dd");
+});
+
+Deno.test("a Switch event finds its Machines through the selector index, asking only for the Switch's label pairs", () => {
+  const cluster = new FakeCluster();
+  cluster.create(MachineType, { metadata: { name: "m1", namespace: "default" }, spec: {} });
+  cluster.create(MachineType, { metadata: { name: "m2", namespace: "default" }, spec: { selector: { team: "a" } } });
+  cluster.create(MachineType, { metadata: { name: "m3", namespace: "other" }, spec: { selector: { team: "a" } } });
+  const asked: string[] = [];
+  const map = machinesOfSwitch((pair) => {
+    asked.push(pair);
+    return (cluster.list(MachineType) as Machine[]).filter((m) => selectorPairs(m).includes(pair));
+  });
+  const sw = { metadata: { name: "s", namespace: "default", labels: { machine: "m1", team: "a" } }, spec: {} };
+  assert.deepEqual(map(sw as Switch).sort(), ["default/m1", "default/m2"]);
+  assert.deepEqual(asked.sort(), ["machine=m1", "team=a"]);
+});
+
+Deno.test("machineController files Machines under SELECTOR_INDEX by their selector pairs", () => {
+  const cluster = new FakeCluster();
+  cluster.create(MachineType, { metadata: { name: "m1", namespace: "default" }, spec: {} });
+  cluster.create(MachineType, { metadata: { name: "m2", namespace: "default" }, spec: { selector: { team: "a" } } });
+  machineController({ informers: cluster.informers });
+  const store = cluster.informers.get<Machine>(MachineType).store;
+  assert.deepEqual(store.byIndex!(SELECTOR_INDEX, "team=a").map((m) => m.metadata.name), ["m2"]);
+  assert.deepEqual(store.byIndex!(SELECTOR_INDEX, "machine=m1").map((m) => m.metadata.name), ["m1"]);
 });
