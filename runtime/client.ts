@@ -13,6 +13,7 @@ import { ApiError, type CallInfo, failureStatus, type Status } from "./errors.ts
 import { openHttpStream } from "./http_transport.ts";
 import { LineSplitter } from "./json_lines.ts";
 import type { ClusterConfig } from "./kubeconfig.ts";
+import { TokenBucketRateLimiter } from "./rate_limiter.ts";
 import { apiVersionOf, type KubeList, type KubeObject, type ResourceType, type WatchEvent } from "./types.ts";
 
 /** The metric hooks the client uses (structurally a subset of runtime/metrics.ts `Metrics`). */
@@ -37,6 +38,14 @@ export interface KubeClientOptions {
   maxRetries?: number;
   /** Longest honoured Retry-After (default 30 000 ms). */
   maxRetryAfterMs?: number;
+  /**
+   * Client-side rate limit, requests per second over every call and watch (client-go's rest.Config QPS with a token
+   * bucket). Absent or ≤ 0: unthrottled, as controller-runtime's GetConfig (QPS -1), relying on the server's API
+   * Priority and Fairness.
+   */
+  qps?: number;
+  /** Bucket size with `qps` (client-go's Burst); default `ceil(qps)`. */
+  burst?: number;
 }
 
 /** Options shared by calls on one object or collection. */
@@ -176,6 +185,8 @@ export class KubeClient {
   readonly #host: string;
   readonly #base: string;
   #closed = false;
+  /** Token bucket of `qps`/`burst`, when set. */
+  readonly #throttle?: TokenBucketRateLimiter;
 
   /** One HTTP client per cluster; close() releases it. */
   constructor(opts: KubeClientOptions) {
@@ -189,6 +200,10 @@ export class KubeClient {
     this.#maxRetryAfterMs = opts.maxRetryAfterMs ?? 30_000;
     this.#base = opts.config.server.replace(/\/+$/, "");
     this.#host = new URL(this.#base).host;
+    if (opts.qps !== undefined && opts.qps > 0) {
+      const burst = Math.max(1, Math.floor(opts.burst ?? Math.ceil(opts.qps)));
+      this.#throttle = new TokenBucketRateLimiter({ perSecond: opts.qps, burst, clock: this.clock });
+    }
     const { caPEM, certPEM, keyPEM } = opts.config;
     if (this.#base.startsWith("https:") && (caPEM || certPEM)) {
       this.#httpClient = Deno.createHttpClient({
@@ -353,6 +368,7 @@ export class KubeClient {
         "User-Agent": this.#userAgent,
       };
       if (bodyText !== undefined) headers["Content-Type"] = opts.contentType ?? "application/json";
+      await this.#wait(opts.signal);
       const auth = await this.#credentials.authorization();
       if (auth) headers["Authorization"] = auth;
       if (this.config.exec) await this.#useExecCertificate();
@@ -382,6 +398,12 @@ export class KubeClient {
       }
       return { status: res.status, headers: res.headers, body };
     }
+  }
+
+  /** Waits for a token of the client-side rate limit (client-go's Request.tryThrottle); at once when unthrottled. */
+  async #wait(signal?: AbortSignal): Promise<void> {
+    const delay = this.#throttle?.when("") ?? 0;
+    if (delay > 0) await this.clock.sleep(delay, signal);
   }
 
   /** Rebuilds the HTTP client when an exec plugin hands out a (new) client certificate. */
@@ -434,6 +456,7 @@ export class KubeClient {
       resourceVersionMatch: opts.resourceVersionMatch,
     }));
     const call: CallInfo = { verb: "watch", resource: resourceName(rt), namespace: opts.namespace };
+    await this.#wait(opts.signal);
     const headers: Record<string, string> = {
       "Accept": opts.metadataOnly ? METADATA_ACCEPT : "application/json",
       "User-Agent": this.#userAgent,

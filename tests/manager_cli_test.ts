@@ -27,6 +27,24 @@ Deno.test("kubeop run defaults follow DESIGN §2", () => {
   assert.equal(opts.logLevel, "info");
   assert.equal(opts.gracefulShutdownMs, 25_000);
   assert.equal(opts.maxConcurrentReconciles, undefined);
+  assert.equal(opts.kubeApiQps, undefined, "unthrottled by default");
+  assert.equal(opts.kubeApiBurst, undefined);
+});
+
+Deno.test("kubeop run --kube-api-qps/--kube-api-burst set the client's token bucket; mistakes name the flag", () => {
+  const opts = parseRunFlags(["--kube-api-qps", "20", "--kube-api-burst=30"]) as RunOptions;
+  assert.equal(opts.kubeApiQps, 20);
+  assert.equal(opts.kubeApiBurst, 30);
+  assert.equal((parseRunFlags(["--kube-api-qps", "2.5"]) as RunOptions).kubeApiQps, 2.5);
+  assert.equal((parseRunFlags(["--kube-api-qps", "0"]) as RunOptions).kubeApiQps, undefined, "0 = unthrottled");
+  assert.throws(
+    () => parseRunFlags(["--kube-api-qps", "fast"]),
+    (e) => e instanceof UsageError && /kube-api-qps/.test(e.message),
+  );
+  assert.throws(
+    () => parseRunFlags(["--kube-api-burst", "5"]),
+    (e) => e instanceof UsageError && /kube-api-burst/.test(e.message),
+  );
 });
 
 Deno.test("kubeop run parses repeatable namespaces, controller lists and leader election flags", () => {
