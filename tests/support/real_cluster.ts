@@ -144,12 +144,23 @@ async function makeCerts(dir: string): Promise<void> {
   );
 }
 
+/** Options of {@link startRealCluster}. */
+export interface RealClusterOptions {
+  /** Where the binaries are (default {@link realClusterBinDir}). */
+  binDir?: string;
+  /** Extra kube-apiserver flags (e.g. `--audit-log-path`); relative paths resolve in the cluster's directory. */
+  apiserverArgs?: string[];
+  /** Files written into the cluster's directory before kube-apiserver starts (e.g. an audit policy). */
+  files?: Record<string, string>;
+}
+
 /** Starts etcd + kube-apiserver + kube-controller-manager; throws when the binaries are missing. */
-export async function startRealCluster(opts: { binDir?: string } = {}): Promise<RealCluster> {
+export async function startRealCluster(opts: RealClusterOptions = {}): Promise<RealCluster> {
   const bin = opts.binDir ?? await realClusterBinDir();
   if (!bin) throw new Error("real cluster binaries missing: run scripts/k8s-bin.sh");
   const dir = await Deno.makeTempDir({ prefix: "kubeop-real-" });
   await makeCerts(dir);
+  for (const [name, text] of Object.entries(opts.files ?? {})) await Deno.writeTextFile(`${dir}/${name}`, text);
   const token = crypto.randomUUID();
   await Deno.writeTextFile(`${dir}/tokens.csv`, `${token},admin,admin-uid,"system:masters"\n`);
   const [etcdClient, etcdPeer, apiPort] = [freePort(), freePort(), freePort()];
@@ -194,6 +205,7 @@ export async function startRealCluster(opts: { binDir?: string } = {}): Promise<
     `--proxy-client-cert-file=${dir}/front-proxy-client.crt`,
     `--proxy-client-key-file=${dir}/front-proxy-client.key`,
     "--v=0",
+    ...(opts.apiserverArgs ?? []),
   ], "kube-apiserver.log");
   const ca = await Deno.readTextFile(`${dir}/ca.crt`);
   const kubeconfig = [

@@ -2,10 +2,10 @@
 // (controllers/machine/controller.ts): same objects, status, conditions, Events and ownerReferences, written the
 // way controller-runtime is meant to be used (a manager, For/Owns/Watches, cache field indexes, unstructured objects).
 //
-// Client-side throttling: controller-runtime v0.25's config.GetConfig sets rest.Config.QPS = -1 when it is 0
-// (client-go's own defaults would be QPS 5 / burst 10, rest/config.go DefaultQPS/DefaultBurst), i.e. unthrottled,
-// relying on API Priority and Fairness. This binary loads the kubeconfig with clientcmd and does the same: QPS -1
-// unless --kube-api-qps > 0 is given.
+// Client-side throttling: controller-runtime v0.25's config.GetConfig (pkg/client/config/config.go) sets
+// rest.Config.QPS = -1 when it is 0 — no client-side rate limiter, relying on API Priority and Fairness — whereas
+// client-go's own defaults would be QPS 5 / burst 10 (rest/config.go DefaultQPS/DefaultBurst). This binary uses
+// ctrl.GetConfig (its --kubeconfig flag) and so runs unthrottled unless --kube-api-qps > 0 is given.
 package main
 
 import (
@@ -17,9 +17,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -27,7 +27,6 @@ import (
 
 func main() {
 	var (
-		kubeconfig       string
 		maxConcurrent    int
 		qps              float64
 		burst            int
@@ -41,7 +40,6 @@ func main() {
 		userAgent        string
 		gracefulShutdown int
 	)
-	flag.StringVar(&kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig file")
 	flag.IntVar(&maxConcurrent, "max-concurrent-reconciles", 1, "workers of the machine controller")
 	flag.Float64Var(&qps, "kube-api-qps", 0, "client-side QPS limit (0: unthrottled, as controller-runtime's GetConfig)")
 	flag.IntVar(&burst, "kube-api-burst", 0, "client-side burst (with --kube-api-qps)")
@@ -60,9 +58,9 @@ func main() {
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
 	log := ctrl.Log.WithName("setup")
 
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	cfg, err := ctrl.GetConfig() // --kubeconfig (registered by controller-runtime), $KUBECONFIG, in-cluster, ~/.kube
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "machine-go: loading kubeconfig %q: %v\n", kubeconfig, err)
+		fmt.Fprintf(os.Stderr, "machine-go: loading the kubeconfig: %v\n", err)
 		os.Exit(2)
 	}
 	cfg.UserAgent = userAgent
@@ -72,8 +70,6 @@ func main() {
 		if cfg.Burst < 1 {
 			cfg.Burst = 1
 		}
-	} else {
-		cfg.QPS = -1 // what ctrl.GetConfig does: no client-side rate limiter
 	}
 
 	cacheOpts := cache.Options{}
@@ -87,8 +83,11 @@ func main() {
 	}
 	shutdown := time.Duration(gracefulShutdown) * time.Second
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                        scheme,
-		Cache:                         cacheOpts,
+		Scheme: scheme,
+		Cache:  cacheOpts,
+		// Reads of unstructured objects come from the informer cache (controller-runtime's default for them is the
+		// API server).
+		Client:                        client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 		Metrics:                       metricsserver.Options{BindAddress: metricsAddr},
 		HealthProbeBindAddress:        probeAddr,
 		PprofBindAddress:              pprofAddr,
