@@ -4,6 +4,7 @@
  * one HTTPS listener. Used by `kubeop apiserver` and, in-process, by `kubeop dev`.
  * @module
  */
+import { deepEqual } from "../runtime/apimachinery/equality.ts";
 import { type Clock, RealClock } from "../runtime/clock.ts";
 import type { Runnable } from "../runtime/runnable.ts";
 import {
@@ -292,7 +293,7 @@ export class FarmApiServer implements Runnable {
       const tick = async () => {
         const read = await readAuthConfigMap();
         if (stopped) return;
-        if (read && JSON.stringify(read.cfg) !== JSON.stringify(authenticator.requestHeader)) {
+        if (read && !deepEqual(read.cfg, authenticator.requestHeader)) {
           if (read.cfg) tls.update({ clientCAPEM: read.cfg.clientCAPEM });
           authenticator.requestHeader = read.cfg;
           log("farm apiserver: requestheader options changed in extension-apiserver-authentication; reloaded");

@@ -6,9 +6,14 @@
  */
 
 import { CONTROLLER_NAMES, type ControllerName, CONTROLLERS } from "../controllers/mod.ts";
+import { parseGoDuration } from "../runtime/apimachinery/go_duration.ts";
 import { KubeClient } from "../runtime/client.ts";
 import { loadClusterConfig } from "../runtime/kubeconfig.ts";
-import { LeadershipLostError } from "../runtime/leader.ts";
+import {
+  type LeaderElectionDurations,
+  LeadershipLostError,
+  validateLeaderElectionDurations,
+} from "../runtime/leader.ts";
 import { configureLogging, kubeopLogger, type LogLevel } from "../runtime/log.ts";
 import { Manager } from "../runtime/manager.ts";
 import { Metrics } from "../runtime/metrics.ts";
@@ -35,6 +40,9 @@ const SPEC: FlagSpec = {
   "leader-elect": { type: "boolean" },
   "leader-election-id": { type: "string" },
   "leader-election-namespace": { type: "string" },
+  "leader-elect-lease-duration": { type: "string" },
+  "leader-elect-renew-deadline": { type: "string" },
+  "leader-elect-retry-period": { type: "string" },
   "metrics-bind-address": { type: "string" },
   "health-probe-bind-address": { type: "string" },
   "log-format": { type: "string" },
@@ -55,9 +63,13 @@ Flags:
   --context NAME                      kubeconfig context (default: current-context)
   --namespace NS                      watch only this namespace (default: all namespaces)
   --controllers LIST                  comma-separated: ${CONTROLLER_NAMES.join(",")} (default: all)
-  --leader-elect                      elect a leader through a Lease; only the leader reconciles
+  --leader-elect[=true|false]         elect a leader through a Lease; only the leader reconciles
   --leader-election-id NAME           Lease name (default kubeop)
   --leader-election-namespace NS      Lease namespace (default: the pod's namespace, else "default")
+  --leader-elect-lease-duration D     how long a Lease is valid without renewal (default 15s)
+  --leader-elect-renew-deadline D     how long the leader tries to renew before it stops writing (default 10s)
+  --leader-elect-retry-period D       interval between acquire/renew attempts (default 2s)
+                                      (D: a Go duration such as 15s, 500ms, 1m; lease > renew deadline > 1.2 × retry)
   --metrics-bind-address ADDR         /metrics address (default :8080; 0 disables)
   --health-probe-bind-address ADDR    /healthz and /readyz address (default :8081; 0 disables)
   --log-format json|text              (default json)
@@ -83,6 +95,8 @@ export interface RunOptions {
   leaderElectionId: string;
   /** Undefined: resolved at start (in-cluster namespace, else "default"). */
   leaderElectionNamespace?: string;
+  /** `--leader-elect-lease-duration`, `--leader-elect-renew-deadline`, `--leader-elect-retry-period` (validated). */
+  leaderElection: Required<LeaderElectionDurations>;
   /** `--metrics-bind-address`. */
   metricsBindAddress: string;
   /** `--health-probe-bind-address`. */
@@ -109,6 +123,40 @@ function bindAddressFlag(values: Record<string, unknown>, name: string, fallback
     throw new UsageError(`kubeop run: flag --${name} must be host:port, :port or 0, got "${raw}"`);
   }
   return raw;
+}
+
+const DURATION_FLAGS = {
+  leaseSeconds: { flag: "leader-elect-lease-duration", fallback: "15s" },
+  renewDeadlineSeconds: { flag: "leader-elect-renew-deadline", fallback: "10s" },
+  retryPeriodSeconds: { flag: "leader-elect-retry-period", fallback: "2s" },
+} as const;
+
+/** Reads the three Lease timings and checks them as leader.ts does, naming the flags in the error. */
+function leaderElectionFlags(values: Record<string, unknown>): Required<LeaderElectionDurations> {
+  const durations: LeaderElectionDurations = {};
+  for (const [field, { flag, fallback }] of Object.entries(DURATION_FLAGS)) {
+    const raw = stringFlag(values as never, flag) ?? fallback;
+    let ms: number;
+    try {
+      ms = parseGoDuration(raw);
+    } catch {
+      throw new UsageError(`kubeop run: flag --${flag} must be a duration such as 15s, 500ms or 1m, got "${raw}"`);
+    }
+    durations[field as keyof LeaderElectionDurations] = ms / 1000;
+  }
+  try {
+    return validateLeaderElectionDurations(durations);
+  } catch (err) {
+    // "leaseSeconds (10) must be greater than renewDeadlineSeconds (10)" → the flags' names and units.
+    let message = (err as Error).message;
+    for (const [field, { flag }] of Object.entries(DURATION_FLAGS)) {
+      message = message.replace(
+        new RegExp(`${field}( \\(([^)]*)\\))?`),
+        (_all, _v, v) => `--${flag}${v ? ` (${v}s)` : ""}`,
+      );
+    }
+    throw new UsageError(`kubeop run: ${message.replace(/^leader election: /, "")}`);
+  }
 }
 
 /** Parses and validates `kubeop run` flags; every mistake is a {@link UsageError} naming the flag. */
@@ -150,6 +198,7 @@ export function parseRunFlags(args: string[]): RunOptions | "help" {
     leaderElect: values["leader-elect"] === true,
     leaderElectionId: stringFlag(values, "leader-election-id") ?? "kubeop",
     leaderElectionNamespace: stringFlag(values, "leader-election-namespace"),
+    leaderElection: leaderElectionFlags(values),
     metricsBindAddress: bindAddressFlag(values, "metrics-bind-address", ":8080"),
     healthProbeBindAddress: bindAddressFlag(values, "health-probe-bind-address", ":8081"),
     logFormat: enumFlag("run", values, "log-format", ["json", "text"] as const, "json"),
@@ -193,6 +242,7 @@ export async function runCommand(args: string[]): Promise<number> {
         ? {
           id: opts.leaderElectionId,
           namespace: opts.leaderElectionNamespace ?? await podNamespace() ?? "default",
+          ...opts.leaderElection,
         }
         : undefined,
       metricsBindAddress: opts.metricsBindAddress,

@@ -8,30 +8,30 @@
  */
 
 import { getLogger } from "@logtape/logtape";
-import type { KubeClient } from "../runtime/client.ts";
+import type {
+  CreateOptions,
+  DeleteOptions,
+  ListOptions,
+  NamespaceOption,
+  PatchOptions,
+  RawResponse,
+  UpdateOptions,
+} from "../runtime/client.ts";
 import { VirtualClock } from "../runtime/clock.ts";
+import type { ControllerClient } from "../runtime/controller_client.ts";
 import type { InformerLike, InformerOptions, InformerSource, ReconcileContext } from "../runtime/controller.ts";
 import { ApiError, failureStatus } from "../runtime/errors.ts";
 import type { EventInput } from "../runtime/events.ts";
-import { type KubeObject, objectKey, type ResourceType, splitKey } from "../runtime/types.ts";
+import { parseLabelSelector } from "../runtime/apimachinery/label_selector.ts";
+import { applyMergePatch } from "../runtime/apimachinery/merge_patch.ts";
+import { type KubeList, type KubeObject, objectKey, type ResourceType, splitKey } from "../runtime/types.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
 
-/** RFC 7386 JSON merge patch. */
-export function mergePatch(target: Json, patch: Json): Json {
-  if (patch === null || typeof patch !== "object" || Array.isArray(patch)) return structuredClone(patch);
-  const out: Json = target && typeof target === "object" && !Array.isArray(target) ? { ...target } : {};
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    else out[k] = mergePatch(out[k], v);
-  }
-  return out;
-}
-
 /** One recorded client call. */
 export interface Call {
-  /** create, get, update, patch or delete. */
+  /** create, get, list, update, patch or delete. */
   verb: string;
   /** Resource plural. */
   resource: string;
@@ -145,7 +145,7 @@ export class FakeCluster {
     if (rv && rv !== old.metadata.resourceVersion) {
       throw apiError(409, "Conflict", "the object has been modified", "patch", rt);
     }
-    const merged = mergePatch(old, body);
+    const merged = applyMergePatch(old, body) as KubeObject;
     const next: KubeObject = subresource === "status"
       ? { ...structuredClone(old), status: merged.status }
       : { ...merged, status: structuredClone(old.status) };
@@ -159,15 +159,18 @@ export class FakeCluster {
     return this.#write(rt, next, old);
   }
 
-  /** PUT. */
-  update(rt: ResourceType, obj: KubeObject): KubeObject {
+  /** PUT (`status` subresource: only status changes; else status is ignored). */
+  update(rt: ResourceType, obj: KubeObject, subresource?: "status"): KubeObject {
     const key = objectKey(obj);
     const old = this.#bucket(rt).get(key);
     if (!old) throw apiError(404, "NotFound", `${rt.plural} "${key}" not found`, "update", rt);
     if (obj.metadata.resourceVersion !== old.metadata.resourceVersion) {
       throw apiError(409, "Conflict", "the object has been modified", "update", rt);
     }
-    return this.#write(rt, { ...structuredClone(obj), status: structuredClone(old.status) }, old);
+    const next = subresource === "status"
+      ? { ...structuredClone(old), status: structuredClone(obj.status) }
+      : { ...structuredClone(obj), status: structuredClone(old.status) };
+    return this.#write(rt, next, old);
   }
 
   /** Deletes (or marks for deletion when finalizers remain); cascades to controller-owned dependents. */
@@ -198,12 +201,11 @@ export class FakeCluster {
     }
   }
 
-  /** Informers reading this cluster (label selectors: `key` and `key=value` terms). */
+  /** Informers reading this cluster (label selectors as runtime/apimachinery parses them). */
   readonly informers: InformerSource = {
     get: <T extends KubeObject = KubeObject>(rt: ResourceType, opts?: InformerOptions): InformerLike<T> => {
-      const terms = (opts?.labelSelector ?? "").split(",").filter(Boolean).map((t) => t.split("="));
-      const ok = (o: KubeObject) =>
-        terms.every(([k, v]) => v === undefined ? k in (o.metadata.labels ?? {}) : o.metadata.labels?.[k] === v);
+      const selects = parseLabelSelector(opts?.labelSelector);
+      const ok = (o: KubeObject) => selects(o.metadata.labels);
       return {
         resource: rt,
         store: {
@@ -247,52 +249,51 @@ export class FakeCluster {
     return fn;
   }
 
-  /** The subset of KubeClient the controllers use, backed by this cluster. */
-  readonly client = {
-    get: (rt: ResourceType, name: string, opts: { namespace?: string } = {}) => {
+  /** The controllers' client ({@link ControllerClient}), backed by this cluster; every call lands in {@link calls}. */
+  readonly client: ControllerClient = {
+    get: <T extends KubeObject = KubeObject>(rt: ResourceType, name: string, opts: NamespaceOption = {}) => {
       this.calls.push({ verb: "get", resource: rt.plural, key: name });
       const o = this.get(rt, opts.namespace ? `${opts.namespace}/${name}` : name);
       if (!o) return Promise.reject(apiError(404, "NotFound", `${rt.plural} "${name}" not found`, "get", rt));
-      return Promise.resolve(o);
+      return Promise.resolve(o as T);
     },
-    create: (rt: ResourceType, obj: KubeObject, opts: { namespace?: string } = {}) => {
+    list: <T extends KubeObject = KubeObject>(rt: ResourceType, opts: ListOptions = {}) => {
+      this.calls.push({ verb: "list", resource: rt.plural, key: opts.namespace ?? "" });
+      const list: KubeList<T> = {
+        apiVersion: rt.group ? `${rt.group}/${rt.version}` : rt.version,
+        kind: `${rt.kind}List`,
+        metadata: { resourceVersion: String(this.#rv - 1) },
+        items: this.list(rt, opts.namespace) as T[],
+      };
+      return Promise.resolve(list);
+    },
+    create: <T extends KubeObject = KubeObject>(rt: ResourceType, obj: T, opts: CreateOptions = {}) => {
       const o = structuredClone(obj);
       o.metadata.namespace ??= opts.namespace;
       this.calls.push({ verb: "create", resource: rt.plural, key: o.metadata.name ?? `${o.metadata.generateName}*` });
-      try {
-        return Promise.resolve(this.create(rt, o));
-      } catch (err) {
-        return Promise.reject(err);
-      }
+      return this.#settle(() => this.create(rt, o) as T);
     },
-    update: (rt: ResourceType, obj: KubeObject) => {
-      this.calls.push({ verb: "update", resource: rt.plural, key: objectKey(obj) });
-      try {
-        return Promise.resolve(this.update(rt, obj));
-      } catch (err) {
-        return Promise.reject(err);
-      }
+    update: <T extends KubeObject = KubeObject>(rt: ResourceType, obj: T, opts: UpdateOptions = {}) => {
+      const call: Call = { verb: "update", resource: rt.plural, key: objectKey(obj) };
+      if (opts.subresource) call.subresource = opts.subresource;
+      this.calls.push(call);
+      return this.#settle(() => this.update(rt, obj, opts.subresource) as T);
     },
-    patch: (rt: ResourceType, name: string, body: Json, opts: { namespace?: string; subresource?: string }) => {
+    updateStatus: <T extends KubeObject = KubeObject>(rt: ResourceType, obj: T, _opts: NamespaceOption = {}) => {
+      this.calls.push({ verb: "update", resource: rt.plural, key: objectKey(obj), subresource: "status" });
+      return this.#settle(() => this.update(rt, obj, "status") as T);
+    },
+    patch: <T extends KubeObject = KubeObject>(rt: ResourceType, name: string, body: unknown, opts: PatchOptions) => {
       const key = opts.namespace ? `${opts.namespace}/${name}` : name;
       this.calls.push({ verb: "patch", resource: rt.plural, key, subresource: opts.subresource });
-      try {
-        return Promise.resolve(this.patch(rt, key, body, opts.subresource));
-      } catch (err) {
-        return Promise.reject(err);
-      }
+      return this.#settle(() => this.patch(rt, key, body, opts.subresource) as T);
     },
-    delete: (rt: ResourceType, name: string, opts: { namespace?: string; preconditions?: { uid?: string } } = {}) => {
+    delete: (rt: ResourceType, name: string, opts: DeleteOptions = {}) => {
       const key = opts.namespace ? `${opts.namespace}/${name}` : name;
       this.calls.push({ verb: "delete", resource: rt.plural, key });
-      try {
-        this.delete(rt, key, opts.preconditions);
-        return Promise.resolve();
-      } catch (err) {
-        return Promise.reject(err);
-      }
+      return this.#settle(() => this.delete(rt, key, opts.preconditions));
     },
-    request: (_method: string, path: string) => {
+    request: (_method: "GET", path: string): Promise<RawResponse> => {
       const m = /namespaces\/([^/]+)\/pods\/([^/]+)\/log$/.exec(path);
       const text = m ? this.podLogs.get(`${m[1]}/${m[2]}`) : undefined;
       if (text === undefined) {
@@ -302,9 +303,18 @@ export class FakeCluster {
     },
   };
 
+  /** A call's result as a promise (a thrown ApiError becomes a rejection, as over HTTP). */
+  #settle<R>(call: () => R): Promise<R> {
+    try {
+      return Promise.resolve(call());
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
   /** Writes (create/update/patch/delete) recorded so far. */
   writes(): Call[] {
-    return this.calls.filter((c) => c.verb !== "get");
+    return this.calls.filter((c) => c.verb !== "get" && c.verb !== "list");
   }
 
   /** A ReconcileContext for `key` of `rt`. */
@@ -316,7 +326,7 @@ export class FakeCluster {
       name,
       object: this.get(rt, key) as T | undefined,
       signal: new AbortController().signal,
-      client: this.client as unknown as KubeClient,
+      client: this.client,
       informers: this.informers,
       recorder: {
         event: (regarding, input) => this.events.push({ regarding: objectKey(regarding), input }),

@@ -6,20 +6,25 @@
  * @module
  */
 
+import { resourceId as resourceName } from "./apimachinery/names.ts";
 import type { Clock } from "./clock.ts";
 import { RealClock } from "./clock.ts";
 import { BearerCredentials } from "./credentials.ts";
 import { ApiError, type CallInfo, failureStatus, type Status } from "./errors.ts";
 import { openHttpStream } from "./http_transport.ts";
 import { LineSplitter } from "./json_lines.ts";
+import { ensureDefaultLogging } from "./log.ts";
 import type { ClusterConfig } from "./kubeconfig.ts";
 import { TokenBucketRateLimiter } from "./rate_limiter.ts";
+import type { WriteFence } from "./write_fence.ts";
 import { apiVersionOf, type KubeList, type KubeObject, type ResourceType, type WatchEvent } from "./types.ts";
 
 /** The metric hooks the client uses (structurally a subset of runtime/metrics.ts `Metrics`). */
 export interface ClientMetrics {
-  /** rest_client_requests_total{code,method,host}. */
+  /** rest_client_requests_total{code,method,host}; a request that got no response counts as code "<error>". */
   restClientRequests: { inc(labels: { code: string; method: string; host: string }): void };
+  /** rest_client_request_duration_seconds{verb,host}: until the response headers arrive or the request fails. */
+  restClientRequestDuration?: { observe(labels: { verb: string; host: string }, seconds: number): void };
 }
 
 /** Construction options. */
@@ -46,7 +51,23 @@ export interface KubeClientOptions {
   qps?: number;
   /** Bucket size with `qps` (client-go's Burst); default `ceil(qps)`. */
   burst?: number;
+  /** Checked right before every non-GET request is sent (see {@link KubeClient.withWriteFence}). */
+  writeFence?: WriteFence;
 }
+
+/** What a client and its fenced views share: one HTTP client and one set of credentials per cluster. */
+interface Connection {
+  credentials: BearerCredentials;
+  httpClient?: Deno.HttpClient;
+  /** The exec plugin's certificate the current httpClient presents (rebuilt when the plugin rotates it). */
+  execCertPEM?: string;
+  closed: boolean;
+  /** Token bucket of `qps`/`burst` when set: one per cluster connection, fenced views included. */
+  throttle?: TokenBucketRateLimiter;
+}
+
+/** Methods that only read: never fenced. */
+const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** Options shared by calls on one object or collection. */
 export interface NamespaceOption {
@@ -101,6 +122,38 @@ export interface WatchOptions extends NamespaceOption {
 /** Patch flavours and their content types. */
 export type PatchType = "merge" | "json" | "apply" | "strategic";
 
+/** Options of a create call. */
+export interface CreateOptions extends NamespaceOption {
+  /** Validate and default on the server without persisting. */
+  dryRun?: boolean;
+}
+
+/** Options of an update (PUT) call. */
+export interface UpdateOptions extends NamespaceOption {
+  /** `status` writes the status subresource. */
+  subresource?: "status";
+}
+
+/** Options of a patch call. */
+export interface PatchOptions extends NamespaceOption {
+  /** Which patch flavour `body` is. */
+  type: PatchType;
+  /** e.g. `status`. */
+  subresource?: string;
+  /** Server-side apply: take over conflicting fields. */
+  force?: boolean;
+}
+
+/** Options of a delete call. */
+export interface DeleteOptions extends NamespaceOption {
+  /** How dependents are deleted. */
+  propagationPolicy?: "Background" | "Foreground" | "Orphan";
+  /** Delete only this uid / resourceVersion. */
+  preconditions?: { uid?: string; resourceVersion?: string };
+  /** Grace period for pods. */
+  gracePeriodSeconds?: number;
+}
+
 const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
   merge: "application/merge-patch+json",
   json: "application/json-patch+json",
@@ -151,10 +204,6 @@ export function resourcePath(
   return `${base}${ns}/${rt.plural}${name}${sub}`;
 }
 
-function resourceName(rt: ResourceType): string {
-  return rt.group ? `${rt.plural}.${rt.group}` : rt.plural;
-}
-
 /**
  * A client for one cluster.
  *
@@ -174,26 +223,25 @@ export class KubeClient {
   readonly clock: Clock;
   /** Field manager of writes and applies. */
   readonly fieldManager: string;
-  readonly #credentials: BearerCredentials;
+  readonly #options: KubeClientOptions;
+  readonly #fence: WriteFence | undefined;
+  #conn: Connection;
   readonly #metrics?: ClientMetrics;
   readonly #userAgent: string;
   readonly #maxRetries: number;
   readonly #maxRetryAfterMs: number;
-  #httpClient?: Deno.HttpClient;
-  /** The exec plugin's certificate the current #httpClient presents (rebuilt when the plugin rotates it). */
-  #execCertPEM?: string;
   readonly #host: string;
   readonly #base: string;
-  #closed = false;
-  /** Token bucket of `qps`/`burst`, when set. */
-  readonly #throttle?: TokenBucketRateLimiter;
 
   /** One HTTP client per cluster; close() releases it. */
   constructor(opts: KubeClientOptions) {
+    ensureDefaultLogging();
     this.config = opts.config;
     this.clock = opts.clock ?? new RealClock();
     this.fieldManager = opts.fieldManager ?? "kubeop";
-    this.#credentials = new BearerCredentials(opts.config, { clock: this.clock });
+    this.#options = opts;
+    this.#fence = opts.writeFence;
+    this.#conn = { credentials: new BearerCredentials(opts.config, { clock: this.clock }), closed: false };
     this.#metrics = opts.metrics;
     this.#userAgent = opts.userAgent ?? "kubeop";
     this.#maxRetries = opts.maxRetries ?? 5;
@@ -202,11 +250,11 @@ export class KubeClient {
     this.#host = new URL(this.#base).host;
     if (opts.qps !== undefined && opts.qps > 0) {
       const burst = Math.max(1, Math.floor(opts.burst ?? Math.ceil(opts.qps)));
-      this.#throttle = new TokenBucketRateLimiter({ perSecond: opts.qps, burst, clock: this.clock });
+      this.#conn.throttle = new TokenBucketRateLimiter({ perSecond: opts.qps, burst, clock: this.clock });
     }
     const { caPEM, certPEM, keyPEM } = opts.config;
     if (this.#base.startsWith("https:") && (caPEM || certPEM)) {
-      this.#httpClient = Deno.createHttpClient({
+      this.#conn.httpClient = Deno.createHttpClient({
         caCerts: caPEM ? [caPEM] : undefined,
         ...(certPEM && keyPEM ? { cert: certPEM, key: keyPEM } : {}),
       } as Deno.CreateHttpClientOptions);
@@ -215,7 +263,24 @@ export class KubeClient {
 
   /** The bearer credentials (exposed so a watch can force a refresh after a 401). */
   get credentials(): BearerCredentials {
-    return this.#credentials;
+    return this.#conn.credentials;
+  }
+
+  /**
+   * A view of this client whose writes (every method but GET/HEAD/OPTIONS, each retry included) pass `fence` right
+   * before the request is sent; a refused write throws the fence's error (NotLeaderError) without reaching the server.
+   * The view shares this client's HTTP connection pool and credentials: closing either closes both.
+   *
+   * @example
+   * ```ts ignore
+   * const controllersClient = client.withWriteFence(elector.fence); // the Lease lock keeps the unfenced `client`
+   * ```
+   */
+  withWriteFence(fence: WriteFence): KubeClient {
+    const view = new KubeClient({ ...this.#options, clock: this.clock, writeFence: fence });
+    view.#conn.httpClient?.close();
+    view.#conn = this.#conn;
+    return view;
   }
 
   /** GET one object. */
@@ -267,7 +332,7 @@ export class KubeClient {
   async create<T extends KubeObject = KubeObject>(
     rt: ResourceType,
     obj: T,
-    opts: NamespaceOption & { dryRun?: boolean } = {},
+    opts: CreateOptions = {},
   ): Promise<T> {
     const namespace = opts.namespace ?? obj.metadata?.namespace;
     return await this.#json<T>("POST", resourcePath(rt, { namespace }), {
@@ -282,7 +347,7 @@ export class KubeClient {
   async update<T extends KubeObject = KubeObject>(
     rt: ResourceType,
     obj: T,
-    opts: NamespaceOption & { subresource?: "status" } = {},
+    opts: UpdateOptions = {},
   ): Promise<T> {
     const namespace = opts.namespace ?? obj.metadata?.namespace;
     const name = obj.metadata?.name;
@@ -309,7 +374,7 @@ export class KubeClient {
     rt: ResourceType,
     name: string,
     body: unknown,
-    opts: NamespaceOption & { type: PatchType; subresource?: string; force?: boolean },
+    opts: PatchOptions,
   ): Promise<T> {
     const apply = opts.type === "apply";
     return await this.#json<T>(
@@ -332,11 +397,7 @@ export class KubeClient {
   async delete(
     rt: ResourceType,
     name: string,
-    opts: NamespaceOption & {
-      propagationPolicy?: "Background" | "Foreground" | "Orphan";
-      preconditions?: { uid?: string; resourceVersion?: string };
-      gracePeriodSeconds?: number;
-    } = {},
+    opts: DeleteOptions = {},
   ): Promise<void> {
     const body: Record<string, unknown> = { apiVersion: "v1", kind: "DeleteOptions" };
     if (opts.propagationPolicy) body.propagationPolicy = opts.propagationPolicy;
@@ -354,13 +415,16 @@ export class KubeClient {
    * `throwOnError` is set. The body is always fully read.
    */
   async request(method: string, path: string, opts: RequestOptions = {}): Promise<RawResponse> {
-    if (this.#closed) throw new Error(`KubeClient for ${this.#host} is closed`);
+    if (this.#conn.closed) throw new Error(`KubeClient for ${this.#host} is closed`);
     const url = this.#url(path, opts.query);
     const call = opts.call ?? { verb: method.toLowerCase(), path };
     let bodyText: string | undefined;
     if (opts.body !== undefined) {
       bodyText = typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
     }
+    // A fenced write is also aborted (mid-retry, or awaiting its answer) once the fence's term ends.
+    const fence = this.#fence && !READ_METHODS.has(method.toUpperCase()) ? this.#fence : undefined;
+    const signal = fence ? (opts.signal ? AbortSignal.any([opts.signal, fence.signal]) : fence.signal) : opts.signal;
     let authRetried = false;
     for (let attempt = 0;; attempt++) {
       const headers: Record<string, string> = {
@@ -369,28 +433,34 @@ export class KubeClient {
       };
       if (bodyText !== undefined) headers["Content-Type"] = opts.contentType ?? "application/json";
       await this.#wait(opts.signal);
-      const auth = await this.#credentials.authorization();
+      const auth = await this.#conn.credentials.authorization();
       if (auth) headers["Authorization"] = auth;
       if (this.config.exec) await this.#useExecCertificate();
+      // The fence is checked here, after every await and right before the request is written (on each attempt).
+      fence?.check(call);
+      const sentMs = this.clock.now();
       const res = await fetch(url, {
         method,
         headers,
         body: bodyText,
-        signal: opts.signal,
-        client: this.#httpClient,
-      } as RequestInit);
+        signal,
+        client: this.#conn.httpClient,
+      } as RequestInit).catch((err) => {
+        this.#countRequest(method, "<error>", sentMs);
+        throw err;
+      });
+      this.#countRequest(method, String(res.status), sentMs);
       const body = new Uint8Array(await res.arrayBuffer());
-      this.#metrics?.restClientRequests.inc({ code: String(res.status), method, host: this.#host });
-      if (res.status === 401 && !authRetried && this.#credentials.configured) {
+      if (res.status === 401 && !authRetried && this.#conn.credentials.configured) {
         authRetried = true;
-        this.#credentials.invalidate();
+        this.#conn.credentials.invalidate();
         continue;
       }
       const retryAfter = parseRetryAfter(res.headers.get("retry-after"), this.clock.now());
       const retriable = res.status === 429 || (res.status >= 500 && retryAfter !== undefined);
       if (retriable && attempt < this.#maxRetries) {
         const waitMs = Math.min(this.#maxRetryAfterMs, (retryAfter ?? 1) * 1000);
-        await this.clock.sleep(waitMs, opts.signal);
+        await this.clock.sleep(waitMs, signal);
         continue;
       }
       if (opts.throwOnError && (res.status < 200 || res.status >= 300)) {
@@ -402,21 +472,30 @@ export class KubeClient {
 
   /** Waits for a token of the client-side rate limit (client-go's Request.tryThrottle); at once when unthrottled. */
   async #wait(signal?: AbortSignal): Promise<void> {
-    const delay = this.#throttle?.when("") ?? 0;
+    const delay = this.#conn.throttle?.when("") ?? 0;
     if (delay > 0) await this.clock.sleep(delay, signal);
+  }
+
+  /** client-go's request metrics: the result by code ("<error>" when no response came) and the latency. */
+  #countRequest(method: string, code: string, sentMs: number): void {
+    this.#metrics?.restClientRequests.inc({ code, method, host: this.#host });
+    this.#metrics?.restClientRequestDuration?.observe(
+      { verb: method, host: this.#host },
+      Math.max(0, this.clock.now() - sentMs) / 1000,
+    );
   }
 
   /** Rebuilds the HTTP client when an exec plugin hands out a (new) client certificate. */
   async #useExecCertificate(): Promise<void> {
-    const cert = await this.#credentials.clientCertificate();
-    if (!cert || cert.certPEM === this.#execCertPEM) return;
-    this.#httpClient?.close();
-    this.#httpClient = Deno.createHttpClient({
+    const cert = await this.#conn.credentials.clientCertificate();
+    if (!cert || cert.certPEM === this.#conn.execCertPEM) return;
+    this.#conn.httpClient?.close();
+    this.#conn.httpClient = Deno.createHttpClient({
       caCerts: this.config.caPEM ? [this.config.caPEM] : undefined,
       cert: cert.certPEM,
       key: cert.keyPEM,
     } as Deno.CreateHttpClientOptions);
-    this.#execCertPEM = cert.certPEM;
+    this.#conn.execCertPEM = cert.certPEM;
   }
 
   async #json<T>(method: string, path: string, opts: RequestOptions): Promise<T> {
@@ -444,7 +523,7 @@ export class KubeClient {
     opts: WatchOptions,
     onEvent: (event: WatchEvent<T>) => void,
   ): Promise<void> {
-    if (this.#closed) throw new Error(`KubeClient for ${this.#host} is closed`);
+    if (this.#conn.closed) throw new Error(`KubeClient for ${this.#host} is closed`);
     const url = new URL(this.#url(resourcePath(rt, opts), {
       watch: "true",
       resourceVersion: opts.resourceVersion,
@@ -461,10 +540,11 @@ export class KubeClient {
       "Accept": opts.metadataOnly ? METADATA_ACCEPT : "application/json",
       "User-Agent": this.#userAgent,
     };
-    const auth = await this.#credentials.authorization();
+    const auth = await this.#conn.credentials.authorization();
     if (auth) headers["Authorization"] = auth;
     const { caPEM } = this.config;
-    const execCert = await this.#credentials.clientCertificate();
+    const execCert = await this.#conn.credentials.clientCertificate();
+    const sentMs = this.clock.now();
     const stream = await openHttpStream({
       url,
       headers,
@@ -474,11 +554,14 @@ export class KubeClient {
         cert: execCert?.certPEM ?? this.config.certPEM,
         key: execCert?.keyPEM ?? this.config.keyPEM,
       },
+    }).catch((err) => {
+      this.#countRequest("GET", "<error>", sentMs);
+      throw err;
     });
-    this.#metrics?.restClientRequests.inc({ code: String(stream.status), method: "GET", host: this.#host });
+    this.#countRequest("GET", String(stream.status), sentMs);
     if (stream.status !== 200) {
       const text = await stream.text(64 * 1024).catch(() => "");
-      if (stream.status === 401) this.#credentials.invalidate();
+      if (stream.status === 401) this.#conn.credentials.invalidate();
       throw new ApiError(
         toStatus(stream.status, new TextEncoder().encode(text)),
         call,
@@ -526,9 +609,9 @@ export class KubeClient {
 
   /** Releases the HTTP client; further calls fail. */
   close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#httpClient?.close();
+    if (this.#conn.closed) return;
+    this.#conn.closed = true;
+    this.#conn.httpClient?.close();
   }
 }
 

@@ -12,6 +12,9 @@ class RecordingClock implements Clock {
   now(): number {
     return 1_000_000;
   }
+  nowMonotonic(): number {
+    return 0;
+  }
   sleep(ms: number): Promise<void> {
     this.slept.push(ms);
     return Promise.resolve();

@@ -61,3 +61,23 @@ Deno.test("client: without qps there is no client-side limit (controller-runtime
     }
   });
 });
+
+Deno.test("client: a fenced view draws from the same bucket as its client", async () => {
+  await withCountingServer(async (url, seen) => {
+    const clock = new VirtualClock(0);
+    const client = new KubeClient({ config: { server: url }, clock, qps: 10, burst: 1 });
+    const fenced = client.withWriteFence({ check: () => {}, signal: new AbortController().signal });
+    try {
+      const calls = [
+        client.get(CoreTypes.ConfigMap, "a", { namespace: "default" }),
+        fenced.get(CoreTypes.ConfigMap, "b", { namespace: "default" }),
+      ];
+      await until("one request through and one waiting", () => seen() === 1 && clock.pendingTimers === 1);
+      await clock.advance(100);
+      await until("the second request", () => seen() === 2);
+      await Promise.all(calls);
+    } finally {
+      client.close();
+    }
+  });
+});

@@ -6,8 +6,13 @@
 
 /** A source of time and timers. */
 export interface Clock {
-  /** Milliseconds since the Unix epoch. */
+  /** Milliseconds since the Unix epoch (wall clock: may jump when the system clock is set). */
   now(): number;
+  /**
+   * Milliseconds on a monotonic clock with an arbitrary origin: never jumps, never goes back. Use it for deadlines and
+   * elapsed time (leader election, the write fence); use {@link Clock.now} only for timestamps others read.
+   */
+  nowMonotonic(): number;
   /** Resolves after `ms` (or rejects with the signal's reason when aborted first). */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /** Calls `fn` once after `ms`; returns a function that cancels it. */
@@ -18,10 +23,17 @@ function abortError(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException("aborted", "AbortError");
 }
 
-/** The wall clock: Date.now and setTimeout. The only place in runtime/ that touches them. */
+/**
+ * Real time: Date.now (wall), performance.now (monotonic) and setTimeout. The only place in runtime/ that touches
+ * them.
+ */
 export class RealClock implements Clock {
   now(): number {
     return Date.now();
+  }
+
+  nowMonotonic(): number {
+    return performance.now();
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -44,9 +56,9 @@ export class RealClock implements Clock {
     const MAX = 2_147_483_647;
     let id: ReturnType<typeof setTimeout>;
     let cancelled = false;
-    const due = Date.now() + ms;
+    const due = performance.now() + ms;
     const arm = () => {
-      const left = due - Date.now();
+      const left = due - performance.now();
       if (left > MAX) id = setTimeout(arm, MAX);
       else id = setTimeout(() => !cancelled && fn(), Math.max(0, left));
     };
@@ -66,30 +78,45 @@ interface PendingTimer {
 
 /**
  * A clock that moves only when told to. Timers fire in due order during {@link VirtualClock.advance}, with the
- * microtask queue drained between them so awaiting code observes each step.
+ * microtask queue drained between them so awaiting code observes each step. Its monotonic time starts at 0 and moves
+ * only with `advance`; {@link VirtualClock.stepWallClock} moves the wall clock alone (an NTP step, a wrong clock set
+ * by hand), which leaves timers and monotonic time untouched.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { VirtualClock } from "./clock.ts";
  * const clock = new VirtualClock(0);
  * let fired = false;
  * clock.setTimer(5_000, () => fired = true);
  * await clock.advance(5_000);
- * console.assert(fired);
+ * assert.ok(fired);
  * ```
  */
 export class VirtualClock implements Clock {
-  #now: number;
+  /** Monotonic time; timers are due on it. */
+  #now = 0;
+  /** Wall clock minus monotonic time. */
+  #wallOffset: number;
   #seq = 0;
   #timers: PendingTimer[] = [];
 
-  /** @param startMs initial time in epoch milliseconds. */
-  constructor(startMs = Date.UTC(2026, 0, 1)) {
-    this.#now = startMs;
+  /** A clock at `startMs` (epoch milliseconds) that moves only when advanced. */
+  constructor(startMs: number = Date.UTC(2026, 0, 1)) {
+    this.#wallOffset = startMs;
   }
 
   now(): number {
+    return this.#now + this.#wallOffset;
+  }
+
+  nowMonotonic(): number {
     return this.#now;
+  }
+
+  /** Steps the wall clock by `deltaMs` (either way) without moving monotonic time or any timer. */
+  stepWallClock(deltaMs: number): void {
+    this.#wallOffset += deltaMs;
   }
 
   /** Number of timers not yet fired or cancelled. */

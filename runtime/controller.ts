@@ -7,16 +7,18 @@
  * @module
  */
 
-import type { KubeClient } from "./client.ts";
 import type { Clock } from "./clock.ts";
-import { TerminalError } from "./errors.ts";
+import type { ControllerClient } from "./controller_client.ts";
+import { NotLeaderError, TerminalError } from "./errors.ts";
 import type { EventRecorder } from "./events.ts";
 import { kubeopLogger, type Logger, reconcileLogger } from "./log.ts";
 import { Metrics, type ReconcileResult } from "./metrics.ts";
 import { OwnWritesTracker, resourceId } from "./own_writes.ts";
+import { OwnWritesClient } from "./own_writes_client.ts";
 import { type Action, done, type Priority, requeueAfter, WorkQueue } from "./queue.ts";
 import { defaultControllerRateLimiter, type RateLimiter } from "./rate_limiter.ts";
 import { apiVersionOf, type KubeObject, objectKey, type ResourceType, splitKey } from "./types.ts";
+import type { WriteFence } from "./write_fence.ts";
 
 export { type Action, done, requeueAfter };
 
@@ -85,8 +87,8 @@ export interface ReconcileContext<T extends KubeObject = KubeObject> {
   object: T | undefined;
   /** Aborted when the controller shuts down. */
   signal: AbortSignal;
-  /** The cluster client; writes through it are tracked for read-your-own-writes. */
-  client: KubeClient;
+  /** Uncached reads and writes; writes through it are tracked for read-your-own-writes. */
+  client: ControllerClient;
   /** The shared caches: read from here. */
   informers: InformerSource;
   /** Emits Kubernetes Events (never blocks). */
@@ -105,8 +107,8 @@ export interface ReconcileContext<T extends KubeObject = KubeObject> {
 
 /** The runtime services a controller runs with; the Manager provides them. */
 export interface ControllerDeps {
-  /** The cluster client (wrapped per reconcile to track writes). */
-  client: KubeClient;
+  /** The cluster client (wrapped per reconcile in an {@link OwnWritesClient} to track writes). */
+  client: ControllerClient;
   /** The shared informer registry. */
   informers: InformerSource;
   /** Event recorder. */
@@ -119,6 +121,11 @@ export interface ControllerDeps {
   logger?: Logger;
   /** Workers for controllers whose options do not say (the `--max-concurrent-reconciles` flag). */
   maxConcurrentReconciles?: number;
+  /**
+   * The leader's write fence (runtime/write_fence.ts), when leader election is on: no reconcile starts while it is
+   * closed, and each reconcile's client is bound to its signal, so losing the Lease aborts in-flight calls.
+   */
+  fence?: WriteFence;
 }
 
 /** Options for {@link Controller}. */
@@ -253,6 +260,8 @@ export class Controller<T extends KubeObject = KubeObject> {
   /** Provides the runtime services (the Manager calls this before {@link Controller.start}). */
   bind(deps: ControllerDeps): this {
     this.#deps = deps;
+    // controller-runtime creates a controller's reconcile and workqueue series at 0 (alerts rely on them existing).
+    deps.metrics?.initController(this.name);
     return this;
   }
 
@@ -397,15 +406,31 @@ export class Controller<T extends KubeObject = KubeObject> {
     await ownWrites.wait(key, signal);
     if (signal.aborted) return;
     const reconcileID = crypto.randomUUID();
-    const log = reconcileLogger(run.baseLog, { controller, key, reconcileID });
     const { namespace, name } = splitKey(key);
+    const { group: controllerGroup, kind: controllerKind } = this.forType;
+    const log = reconcileLogger(run.baseLog, {
+      controller,
+      controllerGroup,
+      controllerKind,
+      namespace,
+      name,
+      reconcileID,
+    });
+    try {
+      deps.fence?.check({ verb: "reconcile", resource: resourceId(this.forType), namespace, name });
+    } catch (err) {
+      // Not (provably) the leader any more: the manager is stopping the controllers; the next leader reconciles.
+      log.info("not starting the reconcile: {error}", { error: err });
+      queue.forget(key);
+      return;
+    }
     const ctx: ReconcileContext<T> = {
       key,
       namespace,
       name,
       object: withTypeMeta(run.forInformer.store.get(key), this.forType),
       signal,
-      client: trackingClient(deps.client, key, ownWrites),
+      client: new OwnWritesClient({ client: deps.client, key, tracker: ownWrites, leadership: deps.fence?.signal }),
       informers: deps.informers,
       recorder: deps.recorder,
       log,
@@ -435,7 +460,11 @@ export class Controller<T extends KubeObject = KubeObject> {
     } catch (err) {
       result = "error";
       metrics.reconcileErrors.inc(labels);
-      if (err instanceof TerminalError) {
+      if (err instanceof NotLeaderError) {
+        // Not retriable on this replica: its writes are refused until it leads again, and then it re-lists.
+        queue.forget(key);
+        log.info("reconcile stopped, this replica is not the leader: {error}", { error: err });
+      } else if (err instanceof TerminalError) {
         queue.forget(key);
         metrics.terminalReconcileErrors.inc(labels);
         log.error("reconcile failed permanently, not retrying until the object changes: {error}", { error: err });
@@ -471,39 +500,4 @@ export class Controller<T extends KubeObject = KubeObject> {
       note: err instanceof Error ? err.message : String(err),
     });
   }
-}
-
-const WRITES = new Set(["create", "update", "updateStatus", "patch"]);
-
-/**
- * A view of `client` that records, for reconcile key `key`, every object it writes (and every delete) so the next
- * reconcile of `key` waits for the cache. Methods run on the real client (its private state stays intact).
- */
-function trackingClient(client: KubeClient, key: string, ownWrites: OwnWritesTracker): KubeClient {
-  return new Proxy(client, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop);
-      if (typeof value !== "function") return value;
-      if (typeof prop === "string" && WRITES.has(prop)) {
-        return async (rt: ResourceType, ...rest: unknown[]) => {
-          const written = await (value as (...a: unknown[]) => Promise<KubeObject>).call(target, rt, ...rest);
-          ownWrites.recordWrite(key, rt, written);
-          return written;
-        };
-      }
-      if (prop === "delete") {
-        return async (
-          rt: ResourceType,
-          name: string,
-          opts: { namespace?: string; preconditions?: { uid?: string } } = {},
-        ) => {
-          const objKey = opts.namespace ? `${opts.namespace}/${name}` : name;
-          const uid = opts.preconditions?.uid ?? ownWrites.cachedUid(rt, objKey);
-          await (value as (...a: unknown[]) => Promise<void>).call(target, rt, name, opts);
-          ownWrites.recordDelete(key, rt, objKey, uid);
-        };
-      }
-      return value.bind(target);
-    },
-  });
 }

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import type { KubeClient } from "./client.ts";
 import { flushMicrotasks, VirtualClock } from "./clock.ts";
 import {
   type Action,
@@ -13,10 +12,12 @@ import {
   type ReconcileContext,
   requeueAfter,
 } from "./controller.ts";
-import { TerminalError } from "./errors.ts";
+import type { ControllerClient } from "./controller_client.ts";
+import { NotLeaderError, TerminalError } from "./errors.ts";
 import type { EventInput, EventRecorder } from "./events.ts";
 import { Metrics } from "./metrics.ts";
 import { type KubeObject, objectKey, type ResourceType } from "./types.ts";
+import { LeaderFence } from "./write_fence.ts";
 
 const MachineType: ResourceType = {
   group: "useless.container.training",
@@ -96,6 +97,24 @@ function machine(name: string, rv = "1", extra: Partial<KubeObject["metadata"]> 
   };
 }
 
+/** Loosely typed stand-ins for some {@link ControllerClient} methods (a test returns whatever object it needs). */
+type StubCalls = { [K in keyof ControllerClient]?: (...args: Parameters<ControllerClient[K]>) => Promise<unknown> };
+
+/** A ControllerClient whose unstubbed methods reject, naming the method. */
+function stubClient(calls: StubCalls = {}): ControllerClient {
+  const missing = (method: string) => () => Promise.reject(new Error(`stub client: ${method} was not stubbed`));
+  return {
+    get: (calls.get ?? missing("get")) as ControllerClient["get"],
+    list: (calls.list ?? missing("list")) as ControllerClient["list"],
+    request: (calls.request ?? missing("request")) as ControllerClient["request"],
+    create: (calls.create ?? missing("create")) as ControllerClient["create"],
+    update: (calls.update ?? missing("update")) as ControllerClient["update"],
+    updateStatus: (calls.updateStatus ?? missing("updateStatus")) as ControllerClient["updateStatus"],
+    patch: (calls.patch ?? missing("patch")) as ControllerClient["patch"],
+    delete: (calls.delete ?? missing("delete")) as ControllerClient["delete"],
+  };
+}
+
 interface Harness {
   clock: VirtualClock;
   registry: FakeRegistry;
@@ -111,14 +130,14 @@ interface Harness {
 function harness(
   reconcile: (ctx: ReconcileContext) => Action | Promise<Action>,
   wire: (c: Controller) => Controller = (c) => c,
-  client: Partial<KubeClient> = {},
-  opts: { maxConcurrentReconciles?: number } = {},
+  client: ControllerClient = stubClient(),
+  opts: { maxConcurrentReconciles?: number; fence?: (clock: VirtualClock) => LeaderFence } = {},
 ): Harness {
   const clock = new VirtualClock(0);
   const registry = new FakeRegistry();
   const metrics = new Metrics();
   const recorder = new FakeRecorder();
-  const deps: ControllerDeps = { client: client as KubeClient, informers: registry, recorder, clock, metrics };
+  const deps: ControllerDeps = { client, informers: registry, recorder, clock, metrics, fence: opts.fence?.(clock) };
   const calls: ReconcileContext[] = [];
   const ctl = wire(
     new Controller({
@@ -129,7 +148,7 @@ function harness(
         return await reconcile(ctx);
       },
       deps,
-      ...opts,
+      maxConcurrentReconciles: opts.maxConcurrentReconciles,
     }),
   );
   const ac = new AbortController();
@@ -247,6 +266,50 @@ Deno.test("a TerminalError is not retried and counts as terminal", async () => {
   await h.stop();
 });
 
+Deno.test("a NotLeaderError is not retried; no reconcile starts once the write fence closed", async () => {
+  let fence: LeaderFence | undefined;
+  let n = 0;
+  const h = harness(
+    () => {
+      // The second reconcile's write is refused by the fenced client (its deadline passed mid-reconcile).
+      if (++n === 2) {
+        throw new NotLeaderError({ call: { verb: "patch" }, lease: "ns/l", identity: "a", renewDeadlineMs: 10_000 });
+      }
+      return done();
+    },
+    undefined,
+    stubClient(),
+    {
+      fence: (clock) => {
+        fence = new LeaderFence({ clock, renewDeadlineMs: 10_000, lease: "ns/l", identity: "a" });
+        fence.open(clock.nowMonotonic());
+        return fence;
+      },
+    },
+  );
+  const machines = h.registry.of(MachineType);
+  machines.set(machine("a"));
+  h.registry.syncAll();
+  await until(() => h.calls.length === 1);
+  assert.equal(await results(h.metrics, "success"), 1);
+
+  machines.set(machine("a", "2"));
+  await until(() => h.calls.length === 2);
+  await flushMicrotasks();
+  assert.equal(await results(h.metrics, "error"), 1);
+  for (let i = 0; i < 3; i++) await h.clock.advance(3_000);
+  assert.equal(h.calls.length, 2, "a NotLeaderError is not retried with backoff");
+  assert.equal(h.recorder.events.length, 0, "no Warning Event (it would be refused too)");
+
+  await h.clock.advance(1_000); // 10 s after the fence opened, with no renew: the renew deadline has passed
+  machines.set(machine("a", "3"));
+  machines.set(machine("b"));
+  for (let i = 0; i < 5; i++) await h.clock.advance(1_000);
+  assert.equal(h.calls.length, 2, "no reconcile starts once the fence is closed");
+  assert.equal(fence!.signal.aborted, true, "in-flight calls bound to the fence are aborted");
+  await h.stop();
+});
+
 Deno.test("unexpected exceptions (TypeError, non-Error throws) are caught, counted as panics and retried", async () => {
   let n = 0;
   const h = harness((ctx) => {
@@ -329,10 +392,9 @@ async function firstReconcileOfA(h: ReturnType<typeof harness>) {
 
 Deno.test("the next reconcile waits until the cache shows the controller's own write", async () => {
   const seen: string[] = [];
-  const client = {
-    update: (_rt: ResourceType, obj: KubeObject) =>
-      Promise.resolve({ ...obj, metadata: { ...obj.metadata, resourceVersion: "10" } }),
-  } as unknown as Partial<KubeClient>;
+  const client = stubClient({
+    update: (_rt, obj) => Promise.resolve({ ...obj, metadata: { ...obj.metadata, resourceVersion: "10" } }),
+  });
   let writes = 1;
   const h = harness(
     async (ctx) => {
@@ -357,10 +419,9 @@ Deno.test("the next reconcile waits until the cache shows the controller's own w
 });
 
 Deno.test("the read-your-writes wait is bounded and counts timeouts", async () => {
-  const client = {
-    patch: (_rt: ResourceType, name: string) =>
-      Promise.resolve({ metadata: { name, namespace: "ns", uid: "uid-a", resourceVersion: "99" } }),
-  } as unknown as Partial<KubeClient>;
+  const client = stubClient({
+    patch: (_rt, name) => Promise.resolve({ metadata: { name, namespace: "ns", uid: "uid-a", resourceVersion: "99" } }),
+  });
   let writes = 1;
   const h = harness(
     async (ctx) => {
@@ -379,7 +440,7 @@ Deno.test("the read-your-writes wait is bounded and counts timeouts", async () =
 });
 
 Deno.test("a delete is settled by that uid's DELETED event", async () => {
-  const client = { delete: () => Promise.resolve() } as unknown as Partial<KubeClient>;
+  const client = stubClient({ delete: () => Promise.resolve() });
   let deletes = 1;
   const h = harness(
     async (ctx) => {
@@ -414,7 +475,7 @@ Deno.test("maxConcurrentReconciles runs keys in parallel but never one key twice
         });
       }),
     undefined,
-    {},
+    stubClient(),
     { maxConcurrentReconciles: 2 },
   );
   const machines = h.registry.of(MachineType);
@@ -462,7 +523,7 @@ Deno.test("resyncPeriodMs re-queues every cached For object at low priority", as
       calls.push(ctx.key);
       return Promise.resolve(done());
     },
-    deps: { client: {} as KubeClient, informers: registry, recorder: new FakeRecorder(), clock },
+    deps: { client: stubClient(), informers: registry, recorder: new FakeRecorder(), clock },
   });
   const machines = registry.of(MachineType);
   machines.set(machine("a"));

@@ -7,20 +7,31 @@
 
 /** metav1.StatusCause. */
 export interface StatusCause {
+  /** Machine-readable reason, e.g. FieldValueRequired. */
   reason?: string;
+  /** Human-readable description. */
   message?: string;
+  /** The field the cause applies to, e.g. spec.replicas. */
   field?: string;
 }
 
 /** metav1.Status as sent by the API server. */
 export interface Status {
+  /** Always Status. */
   kind: "Status";
+  /** Always v1. */
   apiVersion: "v1";
+  /** List metadata of the Status (usually empty). */
   metadata: Record<string, unknown>;
+  /** Failure for errors. */
   status: "Success" | "Failure";
+  /** Human-readable description. */
   message?: string;
+  /** Machine-readable reason, e.g. NotFound, Conflict. */
   reason?: string;
+  /** HTTP status code. */
   code: number;
+  /** Which object, and why in detail. */
   details?: {
     name?: string;
     group?: string;
@@ -33,10 +44,13 @@ export interface Status {
 
 /** Which call failed. */
 export interface CallInfo {
+  /** get, list, watch, create, update, patch or delete. */
   verb: string;
   /** `plural` or `plural.group`. */
   resource?: string;
+  /** Namespace of the object. */
   namespace?: string;
+  /** Name of the object. */
   name?: string;
   /** Request path, for calls that do not map to a resource. */
   path?: string;
@@ -56,11 +70,14 @@ export function failureStatus(
 
 /** A failed API call: the server's Status plus the call it answered. */
 export class ApiError extends Error {
+  /** The server's Status (built from the response when the body was not a Status). */
   readonly status: Status;
+  /** The call that failed. */
   readonly call: CallInfo;
   /** Seconds from a Retry-After header, when one was sent. */
   readonly retryAfterSeconds?: number;
 
+  /** Builds the error and its message `<verb> <resource> <namespace>/<name>: <code> <reason>: <message>`. */
   constructor(status: Status, call: CallInfo, retryAfterSeconds?: number) {
     const what = [call.verb, call.resource, call.namespace ? `${call.namespace}/${call.name ?? ""}` : call.name]
       .filter(Boolean).join(" ");
@@ -102,15 +119,57 @@ export const isInvalid = (err: unknown): boolean => codeOf(err) === 422;
 export const isForbidden = (err: unknown): boolean => codeOf(err) === 403;
 /** 401 Unauthorized. */
 export const isUnauthorized = (err: unknown): boolean => codeOf(err) === 401;
-/** Worth retrying as-is: 429, 5xx, or a network error (not an ApiError at all). */
+/** Worth retrying as-is: 429, 5xx, or a network error (not an ApiError at all, nor a refused write). */
 export function isRetriable(err: unknown): boolean {
   const code = codeOf(err);
-  if (code === undefined) return !(err instanceof TerminalError);
+  if (code === undefined) return !(err instanceof TerminalError) && !(err instanceof NotLeaderError);
   return code === 429 || code >= 500;
+}
+
+/** This replica may not write: it is not (or no longer provably) the leader. See runtime/write_fence.ts. */
+export const isNotLeader = (err: unknown): boolean => err instanceof NotLeaderError;
+
+function describeCall(call: CallInfo): string {
+  const what = [call.verb, call.resource, call.namespace ? `${call.namespace}/${call.name ?? ""}` : call.name]
+    .filter(Boolean).join(" ");
+  return what || call.path || "write";
+}
+
+/**
+ * A write refused before it left the process because this replica cannot prove it still leads: it is not leading,
+ * or its last successful Lease renew was sent a renew deadline ago or more. Not retriable on this replica — the
+ * next leader redoes the work.
+ */
+export class NotLeaderError extends Error {
+  /** The refused call. */
+  readonly call: CallInfo;
+  /** The Lease (`namespace/name`). */
+  readonly lease: string;
+  /** This replica's holder identity. */
+  readonly identity: string;
+  /** Milliseconds since the last successful renew was sent (monotonic); undefined when it never led. */
+  readonly sinceRenewMs: number | undefined;
+
+  /** Names the call, the Lease and how stale the last renew is. */
+  constructor(
+    opts: { call: CallInfo; lease: string; identity: string; sinceRenewMs?: number; renewDeadlineMs: number },
+  ) {
+    const why = opts.sinceRenewMs === undefined
+      ? "it never led"
+      : `its last successful renew was sent ${Math.round(opts.sinceRenewMs)} ms ago (renew deadline ` +
+        `${opts.renewDeadlineMs} ms)`;
+    super(`${describeCall(opts.call)}: refused, ${opts.identity} is not the leader of lease ${opts.lease}: ${why}`);
+    this.name = "NotLeaderError";
+    this.call = opts.call;
+    this.lease = opts.lease;
+    this.identity = opts.identity;
+    this.sinceRenewMs = opts.sinceRenewMs;
+  }
 }
 
 /** Returned (thrown) from a reconcile to stop retrying until the object changes (controller-runtime's TerminalError). */
 export class TerminalError extends Error {
+  /** A reconcile error that retrying cannot fix; `options.cause` keeps the underlying error. */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = "TerminalError";

@@ -4,14 +4,18 @@
  * OWN clock (so clock skew between replicas does not matter), and the leader renews it under resourceVersion
  * preconditions. A leader that cannot renew for `renewDeadlineSeconds` stops leading before anyone else may take
  * over (renew deadline < lease duration); on shutdown it releases the Lease so a successor takes over at once.
+ * Every deadline and observation uses the clock's monotonic time, so stepping the wall clock changes nothing; the
+ * elector keeps a {@link LeaderFence} (runtime/write_fence.ts) that lets writes out only within the renew deadline of
+ * the last successful renew's send time.
  * @module
  */
 
-import type { Logger } from "@logtape/logtape";
+import type { Logger } from "./log.ts";
 import { type Clock, RealClock } from "./clock.ts";
 import { isAlreadyExists, isConflict } from "./errors.ts";
 import type { LeaseLock, LeaseRecord, LeaseSpec } from "./lease_lock.ts";
 import { kubeopLogger } from "./log.ts";
+import { LeaderFence } from "./write_fence.ts";
 
 /** client-go's JitterFactor: retries wait `retry × (1 + rand × 1.2)`. */
 export const JITTER_FACTOR = 1.2;
@@ -146,6 +150,7 @@ function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal, fallback: T)
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { VirtualClock } from "./clock.ts";
  * import { MemoryLeaseStore } from "./lease_lock.ts";
  * import { LeaderElector } from "./leader.ts";
@@ -158,14 +163,18 @@ function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal, fallback: T)
  * });
  * const done = elector.run(stop.signal);
  * await clock.advance(100);
- * console.assert(leading && store.current?.spec.holderIdentity === "a");
+ * assert.equal(leading, true);
+ * assert.equal(store.current?.spec.holderIdentity, "a");
  * stop.abort();
- * console.assert(await done === "released" && store.current?.spec.holderIdentity === "");
+ * assert.equal(await done, "released");
+ * assert.equal(store.current?.spec.holderIdentity, "");
  * ```
  */
 export class LeaderElector {
   /** This candidate's identity. */
   readonly identity: string;
+  /** Open while this candidate leads and its last successful renew was sent less than a renew deadline ago. */
+  readonly fence: LeaderFence;
   readonly #opts: LeaderElectorOptions;
   readonly #clock: Clock;
   readonly #log: Logger;
@@ -175,11 +184,11 @@ export class LeaderElector {
   readonly #name: string;
   #running = false;
   #leading = false;
-  /** The last record seen (by get or by our own write) and the local time it was first seen. */
+  /** The last record seen (by get or by our own write) and the local monotonic time it was first seen. */
   #observed: LeaseRecord | undefined;
   #observedAt = 0;
   #reportedLeader = "";
-  #inflight: Promise<boolean> = Promise.resolve(false);
+  #inflight: Promise<number | undefined> = Promise.resolve(undefined);
   #failures = 0;
 
   /** Validates the durations (RangeError) and prepares the candidate; nothing happens until {@link LeaderElector.run}. */
@@ -194,6 +203,12 @@ export class LeaderElector {
     this.#renewMs = d.renewDeadlineSeconds * 1000;
     this.#retryMs = d.retryPeriodSeconds * 1000;
     this.#name = opts.name ?? opts.lock.describe();
+    this.fence = new LeaderFence({
+      clock: this.#clock,
+      renewDeadlineMs: this.#renewMs,
+      lease: this.#name,
+      identity: this.identity,
+    });
   }
 
   /** True between `onStartedLeading` and `onStoppedLeading`. */
@@ -224,15 +239,15 @@ export class LeaderElector {
     }
   }
 
-  /** Polls (jittered) until the Lease is ours; returns the start time of the winning attempt. */
+  /** Polls (jittered) until the Lease is ours; returns the monotonic send time of the winning write. */
   async #acquire(signal: AbortSignal): Promise<number | undefined> {
     this.#log.info("attempting to acquire leader lease {lease} as {identity}", {
       lease: this.#name,
       identity: this.identity,
     });
     while (!signal.aborted) {
-      const start = this.#clock.now();
-      if (await this.#attempt(signal)) return start;
+      const sentAt = await this.#attempt(signal);
+      if (sentAt !== undefined) return sentAt;
       const waitMs = this.#retryMs * (1 + (this.#opts.random ?? Math.random)() * JITTER_FACTOR);
       try {
         await this.#clock.sleep(waitMs, signal);
@@ -249,6 +264,7 @@ export class LeaderElector {
     this.#setMasterStatus(1);
     this.#log.info("became leader of lease {lease} as {identity}", { lease: this.#name, identity: this.identity });
     const leading = new AbortController();
+    this.fence.open(acquiredAt);
     try {
       this.#opts.onStartedLeading?.(leading.signal);
     } catch (err) {
@@ -259,12 +275,14 @@ export class LeaderElector {
     let lost = false;
     let lastRenew = acquiredAt;
     let cancelDeadline = () => {};
-    // The deadline counts from the START of the last successful write: others observe that write no earlier, and
-    // wait a full lease duration from their observation, so we stop strictly before anyone may take over.
+    // The deadline counts from the SEND time of the last successful write: others observe that write no earlier,
+    // and wait a full lease duration from their observation, so we stop strictly before anyone may take over. The
+    // fence refuses writes from the same instant, even when this timer fires late (a paused process).
     const armDeadline = () => {
       cancelDeadline();
-      cancelDeadline = this.#clock.setTimer(lastRenew + this.#renewMs - this.#clock.now(), () => {
+      cancelDeadline = this.#clock.setTimer(lastRenew + this.#renewMs - this.#clock.nowMonotonic(), () => {
         lost = !signal.aborted;
+        if (lost) this.fence.close(new LeadershipLostError(this.#name, this.identity));
         loop.abort();
       });
     };
@@ -279,9 +297,10 @@ export class LeaderElector {
         } catch {
           break;
         }
-        const start = this.#clock.now();
-        if (await unlessAborted(this.#attempt(loop.signal), loop.signal, false)) {
-          lastRenew = start;
+        const sentAt = await unlessAborted(this.#attempt(loop.signal), loop.signal, undefined);
+        if (sentAt !== undefined) {
+          lastRenew = sentAt;
+          this.fence.renewed(sentAt);
           armDeadline();
         }
       }
@@ -292,7 +311,9 @@ export class LeaderElector {
 
     this.#leading = false;
     this.#setMasterStatus(0);
-    leading.abort(lost ? new LeadershipLostError(this.#name, this.identity) : signal.reason);
+    const ended = lost ? new LeadershipLostError(this.#name, this.identity) : signal.reason;
+    this.fence.close(ended);
+    leading.abort(ended);
     try {
       this.#opts.onStoppedLeading?.();
     } catch (err) {
@@ -312,15 +333,15 @@ export class LeaderElector {
     return "released";
   }
 
-  /** One tryAcquireOrRenew; records in-flight so release can wait for it. */
-  #attempt(signal: AbortSignal): Promise<boolean> {
+  /** One tryAcquireOrRenew (the monotonic send time of its successful write, else undefined); release waits for it. */
+  #attempt(signal: AbortSignal): Promise<number | undefined> {
     const p = this.#tryAcquireOrRenew(signal);
     this.#inflight = p;
     return p;
   }
 
-  async #tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
-    const now = this.#clock.now();
+  async #tryAcquireOrRenew(signal: AbortSignal): Promise<number | undefined> {
+    const now = this.#clock.now(); // wall time: only written into the Lease for humans and other tools
     const desired: LeaseSpec = {
       holderIdentity: this.identity,
       leaseDurationSeconds: this.#leaseMs / 1000,
@@ -333,23 +354,24 @@ export class LeaderElector {
       current = await this.#opts.lock.get(signal);
     } catch (err) {
       this.#attemptFailed("get", err);
-      return false;
+      return undefined;
     }
     if (!current) {
       try {
+        const sentAt = this.#clock.nowMonotonic();
         this.#observe(await this.#opts.lock.create(desired, signal));
         this.#failures = 0;
-        return true;
+        return sentAt;
       } catch (err) {
         this.#attemptFailed("create", err);
-        return false;
+        return undefined;
       }
     }
     this.#observe(current);
     const holder = current.spec.holderIdentity ?? "";
     const leaseMs = (current.spec.leaseDurationSeconds ?? this.#leaseMs / 1000) * 1000;
-    if (holder !== "" && holder !== this.identity && this.#observedAt + leaseMs > now) {
-      return false; // held by someone else, and not seen unchanged for a whole lease duration yet
+    if (holder !== "" && holder !== this.identity && this.#observedAt + leaseMs > this.#clock.nowMonotonic()) {
+      return undefined; // held by someone else, and not seen unchanged for a whole lease duration yet
     }
     if (holder === this.identity) {
       desired.acquireTime = current.spec.acquireTime ?? desired.acquireTime;
@@ -358,12 +380,13 @@ export class LeaderElector {
       desired.leaseTransitions = (current.spec.leaseTransitions ?? 0) + 1;
     }
     try {
+      const sentAt = this.#clock.nowMonotonic();
       this.#observe(await this.#opts.lock.update(desired, current.rv, signal));
       this.#failures = 0;
-      return true;
+      return sentAt;
     } catch (err) {
       this.#attemptFailed("update", err);
-      return false;
+      return undefined;
     }
   }
 
@@ -381,14 +404,14 @@ export class LeaderElector {
     else this.#log.debug("{verb} lease {lease} failed: {error}", props);
   }
 
-  /** Notes `record`; the observation time moves only when the record changed (local time, never the server's). */
+  /** Notes `record`; the observation time moves only when the record changed (local monotonic time, never the server's). */
   #observe(record: LeaseRecord): void {
     const prev = this.#observed;
     const changed = !prev || prev.rv !== record.rv || prev.spec.holderIdentity !== record.spec.holderIdentity ||
       prev.spec.renewTime !== record.spec.renewTime;
     if (!changed) return;
     this.#observed = record;
-    this.#observedAt = this.#clock.now();
+    this.#observedAt = this.#clock.nowMonotonic();
     const holder = record.spec.holderIdentity ?? "";
     if (holder && holder !== this.#reportedLeader) {
       this.#reportedLeader = holder;

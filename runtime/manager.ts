@@ -9,13 +9,14 @@
  * @module
  */
 
+import type { KubeClient } from "./client.ts";
 import { type Clock, RealClock } from "./clock.ts";
 import type { ControllerDeps, InformerSource } from "./controller.ts";
 import { type EventRecorder, KubeEventRecorder } from "./events.ts";
 import { InformerRegistry } from "./informers.ts";
 import { defaultIdentity, LeaderElector, LeadershipLostError } from "./leader.ts";
 import { kubeLeaseLock } from "./lease_lock.ts";
-import { kubeopLogger, type Logger } from "./log.ts";
+import { ensureDefaultLogging, kubeopLogger, type Logger } from "./log.ts";
 import { Metrics } from "./metrics.ts";
 import { namespacedInformers } from "./namespaced_informers.ts";
 import { type CheckResult, EndpointsServer, parseBindAddress, type ProbeReport } from "./probes.ts";
@@ -93,6 +94,8 @@ export class Manager {
   readonly #recorder: EventRecorder & { close?(): Promise<void> };
   readonly #elector: LeaderElector | undefined;
   readonly #runnables: Runnable[] = [];
+  /** The client controllers and Events write through: fenced by the elector when leader election is on. */
+  readonly #writer: KubeClient;
   #started = false;
   #shuttingDown = false;
   #endpoints: ManagerEndpoints = {};
@@ -101,9 +104,11 @@ export class Manager {
   /** Builds the caches, recorder and (when configured) the leader elector; validates election durations. */
   constructor(opts: ManagerOptions) {
     this.#opts = opts;
+    ensureDefaultLogging();
     this.#clock = opts.clock ?? new RealClock();
     this.#log = opts.logger ?? kubeopLogger("manager");
     this.metrics = opts.metrics ?? new Metrics();
+    this.metrics.enableDefaultCollectors();
     this.#caches = opts.informers ?? new InformerRegistry({
       client: opts.client,
       clock: this.#clock,
@@ -113,14 +118,6 @@ export class Manager {
     this.informers = namespacedInformers(this.#caches, opts.namespaces ?? []);
     const le = opts.leaderElection;
     const identity = le?.identity ?? defaultIdentity();
-    this.#recorder = opts.recorder ?? new KubeEventRecorder({
-      sink: opts.client,
-      clock: this.#clock,
-      reportingController: "kubeop",
-      reportingInstance: identity,
-      metrics: this.metrics,
-      log: this.#log.getChild("events"),
-    });
     if (le) {
       this.#elector = new LeaderElector({
         lock: le.lock ?? kubeLeaseLock({ client: opts.client, namespace: le.namespace, name: le.id }),
@@ -136,6 +133,17 @@ export class Manager {
         onStartedLeading: (signal) => this.#onLeading(signal),
       });
     }
+    // Fencing (issue 11): controllers and Events write through a view that refuses writes once the last successful
+    // renew was sent a renew deadline ago; the Lease lock above keeps the unfenced client so renewals still go out.
+    this.#writer = this.#elector ? opts.client.withWriteFence(this.#elector.fence) : opts.client;
+    this.#recorder = opts.recorder ?? new KubeEventRecorder({
+      sink: this.#writer,
+      clock: this.#clock,
+      reportingController: "kubeop",
+      reportingInstance: identity,
+      metrics: this.metrics,
+      log: this.#log.getChild("events"),
+    });
   }
 
   /** This replica's identity in the Lease (undefined without leader election). */
@@ -198,7 +206,8 @@ export class Manager {
     if (this.#started) throw new Error("manager: start() called twice");
     this.#started = true;
     const deps: ControllerDeps = {
-      client: this.#opts.client,
+      client: this.#writer,
+      fence: this.#elector?.fence,
       informers: this.informers,
       recorder: this.#recorder,
       clock: this.#clock,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { KubeClient } from "./client.ts";
+import { KubeClient } from "./client.ts";
 import { VirtualClock } from "./clock.ts";
 import type { ControllerDeps, InformerLike } from "./controller.ts";
 import { MemoryLeaseStore } from "./lease_lock.ts";
@@ -79,8 +79,11 @@ class FakeRunnable implements Runnable {
 
 const quietRecorder = { event() {}, close: () => Promise.resolve() };
 
+/** Never contacted: the runnables here are fakes (a real KubeClient, so the manager can fence its writes). */
+const unreachableClient = new KubeClient({ config: { server: "http://127.0.0.1:1" } });
+
 function options(clock: VirtualClock, events: string[], extra: Partial<ManagerOptions> = {}): ManagerOptions {
-  return { client: {} as KubeClient, clock, informers: syncedCaches(events), recorder: quietRecorder, ...extra };
+  return { client: unreachableClient, clock, informers: syncedCaches(events), recorder: quietRecorder, ...extra };
 }
 
 /** Lets the manager's promises settle (virtual time does not move) until `cond` holds. */

@@ -3,12 +3,13 @@
  * `/apis/{group}/{version}` — get, list, watch, create, update, patch, delete, deletecollection.
  * @module
  */
+import { requestVerb } from "../runtime/apimachinery/verbs.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
 import { negotiateShape, shapeList, shapeObject, watchPresenter } from "./http_negotiation.ts";
 import { applyJsonPatch } from "./patch/json_patch.ts";
-import { applyMergePatch } from "./patch/merge.ts";
+import { applyMergePatch } from "../runtime/apimachinery/merge_patch.ts";
 import { applyStrategicMergePatch } from "./patch/strategic.ts";
 import { serverSideApply } from "./patch/apply.ts";
 import { ApiError, failureStatus } from "../runtime/errors.ts";
@@ -55,25 +56,9 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 
 const truthy = (v: string | null): boolean => v === "true" || v === "1";
 
-/** The Kubernetes verb of a request. */
+/** The Kubernetes verb of a request (runtime/apimachinery/verbs.ts). */
 export function verbOf(method: string, route: ResourceRoute, url: URL): string {
-  const q = url.searchParams;
-  switch (method) {
-    case "GET":
-    case "HEAD":
-      if (truthy(q.get("watch"))) return "watch";
-      return route.name ? "get" : "list";
-    case "POST":
-      return "create";
-    case "PUT":
-      return "update";
-    case "PATCH":
-      return "patch";
-    case "DELETE":
-      return route.name ? "delete" : "deletecollection";
-    default:
-      return method.toLowerCase();
-  }
+  return requestVerb(method, Boolean(route.name), url.searchParams);
 }
 
 /** Serves one resource request. */

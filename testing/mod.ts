@@ -2,12 +2,28 @@
  * The fake Kubernetes API server, importable by tests: {@link startFakeApiServer} and its types.
  * @module
  */
+export type {
+  Clock,
+  KubeList,
+  KubeObject,
+  ListMeta,
+  ObjectMeta,
+  OwnerReference,
+  ResourceType,
+} from "../runtime/mod.ts";
 export { type FakeApiServer, type FakeApiServerOptions, startFakeApiServer } from "./server.ts";
 export type { DeleteOptions, FakeStore, ListOptions, ResourceRef, WriteOptions } from "./fake_store.ts";
 export type { AdmissionChain, AdmissionContext, AdmissionHook } from "./admission.ts";
-export type { ResourceStrategy, StorageConversion, StrategyContext } from "./strategy.ts";
-export type { FaultHooks, InjectedFault, WatchFilter } from "./faults.ts";
+export type { ResourceStrategy, StorageConversion, StrategyContext, StrategyRegistry } from "./strategy.ts";
+export type { AccessDecider, FaultHooks, InjectedFault, WatchFilter } from "./faults.ts";
 export type { AggregatedTarget } from "./http_router.ts";
-export type { ResourceDef } from "./resource_def.ts";
+export type { OpenApiSchema, PrintColumn, ResourceDef } from "./resource_def.ts";
 export { BUILTIN_RESOURCES } from "./builtin_resources.ts";
-export { type ContainerOutcome, FakeKubelet, type FakeKubeletOptions, interpretCommand } from "./kubelet.ts";
+export { eventually, type EventuallyOptions, type NotYet } from "./eventually.ts";
+export {
+  type ContainerOutcome,
+  FakeKubelet,
+  type FakeKubeletOptions,
+  interpretCommand,
+  type Json as ContainerJson,
+} from "./kubelet.ts";

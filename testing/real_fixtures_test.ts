@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { ApiError, type StatusCause } from "../runtime/errors.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import { recordUpdateManagedFields, serverSideApply } from "./patch/apply.ts";
-import { applyMergePatch } from "./patch/merge.ts";
+import { applyMergePatch } from "../runtime/apimachinery/merge_patch.ts";
 import { applyStrategicMergePatch } from "./patch/strategic.ts";
 import { type PrintColumn, type ResourceDef, resourceDefFor } from "./resource_def.ts";
 import { invalidStatus, validateAndDefault } from "./schema.ts";

@@ -69,6 +69,7 @@ export interface FakeApiServer {
   stop(): Promise<void>;
   /** Stops and starts again on the same port, keeping the objects unless `keepState` is false. */
   restart(opts?: { keepState?: boolean }): Promise<void>;
+  /** Inject failures, latency and authorization decisions. */
   readonly faults: FaultHooks;
   /** Direct, synchronous object access for test setup and assertions. */
   readonly store: FakeStore;
@@ -327,10 +328,11 @@ class Server implements FakeApiServer {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { startFakeApiServer } from "./server.ts";
  * const server = await startFakeApiServer();
  * const res = await fetch(`${server.url}/api/v1/namespaces/default`);
- * console.assert((await res.json()).metadata.name === "default");
+ * assert.ok((await res.json()).metadata.name === "default");
  * await server.stop();
  * ```
  */

@@ -7,7 +7,7 @@
  */
 
 import type { KubeObject } from "../runtime/types.ts";
-import { ageOf, humanDuration } from "./human_duration.ts";
+import { ageOf, humanDuration } from "../runtime/apimachinery/durations.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { COLUMN_DESCRIPTIONS } from "./table_descriptions.ts";
 

@@ -29,6 +29,7 @@ Deno.test("kubeop run defaults follow DESIGN §2", () => {
   assert.equal(opts.maxConcurrentReconciles, undefined);
   assert.equal(opts.kubeApiQps, undefined, "unthrottled by default");
   assert.equal(opts.kubeApiBurst, undefined);
+  assert.deepEqual(opts.leaderElection, { leaseSeconds: 15, renewDeadlineSeconds: 10, retryPeriodSeconds: 2 });
 });
 
 Deno.test("kubeop run --kube-api-qps/--kube-api-burst set the client's token bucket; mistakes name the flag", () => {
@@ -45,6 +46,23 @@ Deno.test("kubeop run --kube-api-qps/--kube-api-burst set the client's token buc
     () => parseRunFlags(["--kube-api-burst", "5"]),
     (e) => e instanceof UsageError && /kube-api-burst/.test(e.message),
   );
+});
+
+Deno.test("kubeop run reads the Lease timings as Go durations", () => {
+  const opts = parseRunFlags([
+    "--leader-elect-lease-duration",
+    "1s",
+    "--leader-elect-renew-deadline=600ms",
+    "--leader-elect-retry-period",
+    "200ms",
+  ]) as RunOptions;
+  assert.deepEqual(opts.leaderElection, { leaseSeconds: 1, renewDeadlineSeconds: 0.6, retryPeriodSeconds: 0.2 });
+  const minutes = parseRunFlags(["--leader-elect-lease-duration", "1m30s", "--leader-elect-renew-deadline", "1m"]);
+  assert.deepEqual((minutes as RunOptions).leaderElection, {
+    leaseSeconds: 90,
+    renewDeadlineSeconds: 60,
+    retryPeriodSeconds: 2,
+  });
 });
 
 Deno.test("kubeop run parses repeatable namespaces, controller lists and leader election flags", () => {
@@ -94,6 +112,17 @@ Deno.test("kubeop run usage errors name the flag", () => {
     [["--max-concurrent-reconciles", "0"], /flag --max-concurrent-reconciles must be at least 1/],
     [["--max-concurrent-reconciles", "-1"], /--max-concurrent-reconciles/],
     [["--leader-election-id="], /flag --leader-election-id must not be empty/],
+    [["--leader-elect-lease-duration", "15"], /flag --leader-elect-lease-duration must be a duration .*got "15"/],
+    [["--leader-elect-retry-period", "2 s"], /flag --leader-elect-retry-period must be a duration/],
+    [["--leader-elect-renew-deadline=-1s"], /--leader-elect-renew-deadline must be > 0, got -1/],
+    [
+      ["--leader-elect-lease-duration", "10s"],
+      /--leader-elect-lease-duration \(10s\) must be greater than --leader-elect-renew-deadline \(10s\)/,
+    ],
+    [
+      ["--leader-elect-retry-period", "9s"],
+      /--leader-elect-renew-deadline \(10s\) must be greater than 1\.2 × --leader-elect-retry-period \(9s\)/,
+    ],
     [["--kubeconfig"], /--kubeconfig/],
     [["--no-such-flag"], /--no-such-flag/],
     [["extra"], /unexpected argument "extra"/],
@@ -115,6 +144,10 @@ Deno.test("kubeop run exits 2 with a one-line message naming the flag", async ()
   const port = await kubeop("run", "--health-probe-bind-address", ":http");
   assert.equal(port.code, 2);
   assert.match(port.stderr, /--health-probe-bind-address/);
+  const lease = await kubeop("run", "--leader-elect-lease-duration", "5s");
+  assert.equal(lease.code, 2);
+  assert.equal(lease.stderr.trim().split("\n").length, 1);
+  assert.match(lease.stderr, /--leader-elect-lease-duration \(5s\) must be greater than --leader-elect-renew-deadline/);
 });
 
 Deno.test("kubeop run without any cluster configuration exits 1", async () => {

@@ -1,5 +1,6 @@
+import { eventually } from "../testing/eventually.ts";
 import assert from "node:assert/strict";
-import type { KubeClient } from "../runtime/client.ts";
+import { KubeClient } from "../runtime/client.ts";
 import { type Clock, RealClock, VirtualClock } from "../runtime/clock.ts";
 import { Controller, done, type InformerLike, type InformerOptions } from "../runtime/controller.ts";
 import { CacheSyncTimeoutError } from "../runtime/informers.ts";
@@ -89,7 +90,8 @@ class FakeController implements Runnable {
   }
 }
 
-const dummyClient = {} as KubeClient;
+/** Never called: these tests replace the caches, the recorder and the Lease lock (nothing listens on port 1). */
+const dummyClient = new KubeClient({ config: { server: "http://127.0.0.1:1" } });
 const quietRecorder = { event() {}, close: () => Promise.resolve() };
 
 function managerOptions(
@@ -113,16 +115,6 @@ async function advanceUntil(clock: VirtualClock, cond: () => boolean, limitMs: n
   return clock.now() - start;
 }
 
-/** Polls a real-time condition with a deadline (for HTTP checks). */
-async function eventually(cond: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const clock = new RealClock();
-  const deadline = clock.now() + timeoutMs;
-  while (!(await cond())) {
-    if (clock.now() > deadline) throw new Error("condition not met before the deadline");
-    await clock.sleep(10);
-  }
-}
-
 Deno.test("/readyz fails until the caches sync; controllers start only after sync", async () => {
   const clock = new RealClock();
   const informers = new FakeInformers(clock);
@@ -130,7 +122,7 @@ Deno.test("/readyz fails until the caches sync; controllers start only after syn
   const mgr = new Manager(managerOptions(clock, informers, { healthProbeBindAddress: "127.0.0.1:0" })).add(ctl);
   const stop = new AbortController();
   const running = mgr.start(stop.signal);
-  await eventually(() => Promise.resolve(mgr.endpoints.healthProbe !== undefined));
+  await eventually("the health probe server", () => Promise.resolve(mgr.endpoints.healthProbe !== undefined));
   const url = mgr.endpoints.healthProbe!;
 
   const notReady = await fetch(`${url}/readyz`);
@@ -143,12 +135,12 @@ Deno.test("/readyz fails until the caches sync; controllers start only after syn
   assert.deepEqual(informers.requested, ["pods"], "the controller's informers are requested before it starts");
 
   informers.markSynced();
-  await eventually(async () => {
+  await eventually("readiness", async () => {
     const res = await fetch(`${url}/readyz`);
     await res.body?.cancel();
     return res.status === 200;
   });
-  await eventually(() => Promise.resolve(ctl.starts === 1));
+  await eventually("the controller to start", () => Promise.resolve(ctl.starts === 1));
 
   informers.failures = 5;
   const unhealthy = await fetch(`${url}/readyz`);

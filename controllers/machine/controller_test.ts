@@ -210,3 +210,21 @@ Deno.test("machineController files Machines under SELECTOR_INDEX by their select
   assert.deepEqual(store.byIndex!(SELECTOR_INDEX, "team=a").map((m) => m.metadata.name), ["m2"]);
   assert.deepEqual(store.byIndex!(SELECTOR_INDEX, "machine=m1").map((m) => m.metadata.name), ["m1"]);
 });
+
+Deno.test("a converged Machine reconciled again sends no status write, whatever key order the server keeps", async () => {
+  const { cluster, run, machine } = setup({ switches: 2 });
+  await run();
+  await run();
+  assert.equal(machine().status?.conditions?.find((c) => c.type === "Ready")?.status, "True");
+  // The API server returns metav1.Condition fields in its own order (type, status, observedGeneration,
+  // lastTransitionTime, reason, message), not in the order setCondition builds them.
+  const serverOrder = ["type", "status", "observedGeneration", "lastTransitionTime", "reason", "message"];
+  const conditions = (machine().status!.conditions as unknown as Record<string, unknown>[]).map((c) =>
+    Object.fromEntries(serverOrder.filter((k) => k in c).map((k) => [k, c[k]]))
+  );
+  cluster.patch(MachineType, "default/machine-1", { status: { conditions } }, "status");
+  const before = cluster.writes().length;
+  await run();
+  const statusWrites = cluster.writes().slice(before).filter((c) => c.resource === "machines");
+  assert.deepEqual(statusWrites, [], "no status PATCH for a status that did not change");
+});

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { TerminalError } from "../../runtime/errors.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { FakeCluster } from "../fake_context.ts";
 import { FINALIZER, OWNER_NAME, OWNER_NAMESPACE, OWNER_UID, reconcileMultiSecret } from "./controller.ts";
@@ -97,4 +98,23 @@ Deno.test("deleting the MultiSecret deletes only its children, then the finalize
   assert.deepEqual(left.map((s) => `${s.metadata.namespace}/${s.metadata.name}`), ["team-a/unrelated"]);
   const text = JSON.stringify(cluster.events);
   assert.ok(!text.includes("hunter2") && !text.includes(btoa("hunter2-secret")));
+});
+
+Deno.test("namespaceSelector: matchExpressions select namespaces; an invalid selector is a TerminalError", async () => {
+  const { cluster, run, children } = setup({
+    data: {},
+    namespaceSelector: { matchExpressions: [{ key: "team", operator: "In", values: ["a"] }] },
+  }, []);
+  cluster.create(CoreTypes.Namespace, { metadata: { name: "team-a", labels: { team: "a" } } });
+  cluster.create(CoreTypes.Namespace, { metadata: { name: "team-b", labels: { team: "b" } } });
+  await run();
+  assert.deepEqual(children().map((s) => s.metadata.namespace), ["team-a"]);
+  cluster.patch(MultiSecretType, "default/ms", {
+    spec: { namespaceSelector: { matchExpressions: [{ key: "bad key", operator: "Exists" }] } },
+  });
+  await assert.rejects(run, (err: unknown) => {
+    assert.ok(err instanceof TerminalError);
+    assert.match(err.message, /MultiSecret default\/ms: spec.namespaceSelector: key: Invalid value: "bad key"/);
+    return true;
+  });
 });

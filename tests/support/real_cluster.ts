@@ -6,6 +6,8 @@
  * @module
  */
 
+import { eventually } from "../../testing/eventually.ts";
+
 /** A running real control plane. */
 export interface RealCluster {
   /** https://127.0.0.1:<port> */
@@ -47,15 +49,6 @@ function freePort(): number {
   const port = (l.addr as Deno.NetAddr).port;
   l.close();
   return port;
-}
-
-async function waitFor(what: string, deadlineMs: number, probe: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (Date.now() < deadline) {
-    if (await probe().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 200)); // polling a subprocess's readiness, bounded by the deadline
-  }
-  throw new Error(`real cluster: ${what} not ready within ${deadlineMs} ms`);
 }
 
 async function makeCerts(dir: string): Promise<void> {
@@ -240,11 +233,11 @@ export async function startRealCluster(opts: RealClusterOptions = {}): Promise<R
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   };
   try {
-    await waitFor("kube-apiserver /readyz", 120_000, async () => {
+    await eventually("real cluster: kube-apiserver /readyz ready", async () => {
       const res = await fetch(`${url}/readyz`, { client, headers: { authorization: `Bearer ${token}` } });
       await res.body?.cancel();
       return res.ok;
-    });
+    }, { timeoutMs: 120_000, intervalMs: 200, retryErrors: true });
     spawn("kube-controller-manager", [
       `--kubeconfig=${kubeconfigPath}`,
       "--controllers=garbagecollector,namespace,serviceaccount",
