@@ -17,6 +17,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/util/flowcontrol"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -65,11 +66,15 @@ func main() {
 	}
 	cfg.UserAgent = userAgent
 	if qps > 0 {
+		if burst < 1 {
+			burst = 1
+		}
 		cfg.QPS = float32(qps)
 		cfg.Burst = burst
-		if cfg.Burst < 1 {
-			cfg.Burst = 1
-		}
+		// One bucket for the whole process, as kubeop's --kube-api-qps: left to QPS/Burst alone, client-go gives every
+		// RESTClient its own bucket, and controller-runtime makes one per GVK (plus the informers' and the Event
+		// recorder's), which would multiply the budget.
+		cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(float32(qps), burst)
 	}
 
 	cacheOpts := cache.Options{}

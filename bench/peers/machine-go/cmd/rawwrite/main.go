@@ -115,7 +115,7 @@ func converge(ctx context.Context, m *unstructured.Unstructured, n int, switches
 	}
 	writes.Add(1)
 	ev := &eventsv1.Event{
-		ObjectMeta:          metav1.ObjectMeta{GenerateName: m.GetName() + ".", Namespace: m.GetNamespace()},
+		ObjectMeta:          metav1.ObjectMeta{Name: fmt.Sprintf("%s.%x", m.GetName(), time.Now().UnixNano()), Namespace: m.GetNamespace()},
 		EventTime:           metav1.NowMicro(),
 		ReportingController: "rawwrite",
 		ReportingInstance:   "rawwrite-0",
