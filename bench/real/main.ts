@@ -14,7 +14,7 @@
 
 import { type BenchResult, lowerIsBetter, machineDescription, median, recordResult, round } from "../result.ts";
 import { startBenchCluster } from "./cluster.ts";
-import type { OperatorArtefacts, OperatorKind } from "./operators.ts";
+import { killAll, type OperatorArtefacts, type OperatorKind } from "./operators.ts";
 import {
   converge,
   type ConvergeSample,
@@ -66,6 +66,14 @@ const s = {
 const lastRequests: Partial<Record<OperatorKind, ConvergeSample["requests"]>> = {};
 
 const log = (msg: string) => console.error(`bench:real: ${msg}`);
+let current: { stop(): Promise<void> } | undefined;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  Deno.addSignalListener(signal, async () => {
+    killAll();
+    await current?.stop();
+    Deno.exit(130);
+  });
+}
 const logDir = await Deno.makeTempDir({ prefix: "kubeop-bench-real-" });
 const started = performance.now();
 
@@ -73,6 +81,7 @@ for (let rep = 0; rep < REPS; rep++) {
   const order = rep % 2 === 0 ? KINDS : [...KINDS].reverse();
   log(`repetition ${rep + 1}/${REPS} (${order.join(" then ")}), ${N} Machines, concurrency ${CONCURRENCY}`);
   const bc = await startBenchCluster(Deno.env.get("KUBEOP_K8S_BIN"));
+  current = bc;
   const env: ScenarioEnv = { bc, art, concurrency: CONCURRENCY, logDir };
   try {
     for (const kind of order) {
@@ -123,6 +132,7 @@ for (let rep = 0; rep < REPS; rep++) {
     }
   } finally {
     await bc.stop();
+    current = undefined;
   }
 }
 

@@ -84,6 +84,7 @@ export function startOperator(kind: OperatorKind, art: OperatorArtefacts, opts: 
       ? ["--leader-elect", "--leader-election-id", opts.leaderElectionId, "--leader-election-namespace", opts.namespace]
       : []),
   ];
+  const cpuProfDir = Deno.env.get("KUBEOP_BENCH_CPU_PROF"); // kubeop only: V8 CPU profiles, written on exit
   let cmd: string;
   let args: string[];
   if (kind === "kubeop") {
@@ -92,6 +93,7 @@ export function startOperator(kind: OperatorKind, art: OperatorArtefacts, opts: 
       "run",
       "--allow-all",
       ...(opts.gcPort ? [`--inspect=127.0.0.1:${opts.gcPort}`] : []),
+      ...(cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : []),
       art.bundle,
       "run",
       "--controllers",
@@ -115,6 +117,8 @@ export function startOperator(kind: OperatorKind, art: OperatorArtefacts, opts: 
   const startedAt = performance.now();
   child.stderr.pipeTo(file.writable).catch(() => {});
   const status = child.status;
+  running.add(child);
+  status.finally(() => running.delete(child));
   return {
     kind,
     pid: child.pid,
@@ -128,6 +132,17 @@ export function startOperator(kind: OperatorKind, art: OperatorArtefacts, opts: 
       return await status;
     },
   };
+}
+
+const running = new Set<Deno.ChildProcess>();
+
+/** SIGKILLs every replica still running (the runner's signal handler). */
+export function killAll(): void {
+  for (const child of running) {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* gone */ }
+  }
 }
 
 /** Resolves with performance.now() when `op` answers /readyz 200; rejects when it exits or after `deadlineMs`. */
