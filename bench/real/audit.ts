@@ -10,7 +10,7 @@ interface AuditEvent {
   auditID: string;
   verb: string;
   userAgent?: string;
-  objectRef?: { resource?: string; namespace?: string; subresource?: string; apiGroup?: string };
+  objectRef?: { resource?: string; namespace?: string; name?: string; subresource?: string; apiGroup?: string };
   responseStatus?: { code?: number };
 }
 
@@ -28,6 +28,8 @@ export interface RequestCounts {
   reads: number;
   /** `verb resource[/subresource]` → count. */
   byVerb: Record<string, number>;
+  /** Machine name → writes to that Machine (spec and status). */
+  machineWrites: Record<string, number>;
 }
 
 const WRITE_VERBS = new Set(["create", "update", "patch", "delete", "deletecollection"]);
@@ -40,7 +42,15 @@ export async function countRequests(
 ): Promise<RequestCounts> {
   const text = await Deno.readTextFile(auditPath);
   const seen = new Set<string>();
-  const counts: RequestCounts = { total: 0, writes: 0, events: 0, leases: 0, reads: 0, byVerb: {} };
+  const counts: RequestCounts = {
+    total: 0,
+    writes: 0,
+    events: 0,
+    leases: 0,
+    reads: 0,
+    byVerb: {},
+    machineWrites: {},
+  };
   for (const line of text.split("\n")) {
     if (!line) continue;
     let ev: AuditEvent;
@@ -59,8 +69,11 @@ export async function countRequests(
     counts.total++;
     if (resource === "events") counts.events++;
     else if (resource === "leases") counts.leases++;
-    else if (WRITE_VERBS.has(ev.verb)) counts.writes++;
-    else counts.reads++;
+    else if (WRITE_VERBS.has(ev.verb)) {
+      counts.writes++;
+      const name = ev.objectRef?.name;
+      if (resource === "machines" && name) counts.machineWrites[name] = (counts.machineWrites[name] ?? 0) + 1;
+    } else counts.reads++;
   }
   return counts;
 }

@@ -1,6 +1,7 @@
 // Parity of kubeop's Machine operator and its controller-runtime peer (bench/peers/machine-go) on a REAL
 // kube-apiserver: 10 Machines (3 Switches each, two with their own switch up) end with the same objects, the same
-// Events and the same number of writes on both sides (counted from the audit log per User-Agent). The peer is built
+// Events and the same number of writes on both sides (counted from the audit log per User-Agent; see the test for the
+// one timing-dependent status PATCH controller-runtime may add). The peer is built
 // by bench/real/build_peer.sh (`npx deno task bench:real` builds it); without it this test is skipped.
 import assert from "node:assert/strict";
 import { countRequests, type RequestCounts } from "../../bench/real/audit.ts";
@@ -161,13 +162,20 @@ Deno.test({
       if (dump) await Deno.writeTextFile(dump, JSON.stringify({ kubeop, peer }, null, 1));
       assert.deepEqual(kubeop.machines, peer.machines, "same Machines and Switches");
       assert.deepEqual(kubeop.events, peer.events, "same Events per Machine");
-      assert.equal(
-        kubeop.counts.writes,
-        peer.counts.writes,
-        `same Machine/Switch writes: kubeop ${JSON.stringify(kubeop.counts.byVerb)} vs controller-runtime ${
-          JSON.stringify(peer.counts.byVerb)
-        }`,
+      // The 8 plain Machines: exactly the same writes. The 2 with their own switch up go through a spec PATCH and three
+      // status PATCHes; controller-runtime, which has no read-your-writes wait, sometimes reconciles once more from a
+      // cache that has not seen its own status write yet and sends one PATCH more — never fewer than kubeop.
+      const plain = (c: RequestCounts) => Object.entries(c.machineWrites).filter(([n]) => !/0000[89]$/.test(n)).sort();
+      assert.deepEqual(plain(kubeop.counts), plain(peer.counts), "same writes to each plain Machine");
+      const detail =
+        `kubeop ${JSON.stringify(kubeop.counts.byVerb)} ${JSON.stringify(kubeop.counts.machineWrites)} vs ` +
+        `controller-runtime ${JSON.stringify(peer.counts.byVerb)} ${JSON.stringify(peer.counts.machineWrites)}`;
+      assert.ok(kubeop.counts.writes <= peer.counts.writes, `kubeop writes no more: ${detail}`);
+      assert.ok(
+        peer.counts.writes - kubeop.counts.writes <= 2,
+        `at most one stale-cache PATCH per stage-1 Machine: ${detail}`,
       );
+      assert.equal(kubeop.counts.byVerb["create switches"], peer.counts.byVerb["create switches"], detail);
       assert.equal(kubeop.counts.events, peer.counts.events, "same Event writes");
     } finally {
       await bc.stop();
