@@ -115,6 +115,11 @@ async function quietCounts(env: ScenarioEnv, kind: OperatorKind, ns: string): Pr
   return last;
 }
 
+/** Warms a fresh kube-apiserver for the converge runs (unmeasured): the raw writer over `n` Machines. */
+export async function warmUp(env: ScenarioEnv, n: number): Promise<void> {
+  await rawWriteLimit(env, n);
+}
+
 /** The raw client-go writer over `n` pre-created Machines: its own time (ms) and write count. */
 export async function rawWriteLimit(env: ScenarioEnv, n: number): Promise<{ ms: number; writes: number }> {
   if (!env.art.peerDir) throw new Error("raw writer not built: run bench/real/build_peer.sh");
@@ -139,10 +144,15 @@ export async function rawWriteLimit(env: ScenarioEnv, n: number): Promise<{ ms: 
   return { ms: r.ms, writes: r.writes };
 }
 
-/** RSS and heap (after a forced GC) at two cache sizes: the slope per cached object (a Machine or a Switch). */
+/**
+ * RSS and heap (after a forced GC) at two cache sizes: the slope per cached object (a Machine or a Switch). A first
+ * `warm` Machines converge unmeasured, so that code warm-up (JIT, allocator arenas, connection buffers) is not
+ * counted as per-object memory.
+ */
 export async function memoryPerObject(
   env: ScenarioEnv,
   kind: OperatorKind,
+  warm: number,
   small: number,
   large: number,
 ): Promise<{ rssPerObject: number; heapPerObject: number; rss: number[]; heap: number[] }> {
@@ -155,11 +165,13 @@ export async function memoryPerObject(
       const rss: number[] = [];
       const heap: number[] = [];
       let made = 0;
-      for (const size of [small, large]) {
+      for (const size of [warm, small, large]) {
         await createMachines(env.bc.client, ns, size - made, { switches: SWITCHES }, { first: made });
         made = size;
         await waitForMachines(env.bc.client, ns, size, converged, 600_000);
-        heap.push(await forceGc(op, gcPort));
+        const h = await forceGc(op, gcPort);
+        if (size === warm) continue;
+        heap.push(h);
         rss.push(rssBytes(op.pid));
       }
       const objects = (large - small) * (1 + SWITCHES);
