@@ -67,9 +67,9 @@ if (import.meta.main) {
   if (Deno.args.includes("--write")) {
     const path = new URL("../README.md", import.meta.url);
     const text = await Deno.readTextFile(path);
-    const re = /(<!-- results-table -->\n)[\s\S]*?(\n<!-- \/results-table -->)/;
+    const re = /(<!-- results-table -->)[\s\S]*?(<!-- \/results-table -->)/;
     if (!re.test(text)) throw new Error("bench/README.md has no <!-- results-table --> markers");
-    await Deno.writeTextFile(path, text.replace(re, `$1${table}$2`));
+    await Deno.writeTextFile(path, text.replace(re, `$1\n\n${table}\n\n$2`));
   } else {
     console.log(table);
   }
