@@ -86,9 +86,18 @@ export interface ResourcePath {
   subresource?: string;
 }
 
+/** A path segment percent-decoded; a malformed escape (`%ZZ`) stays as sent, as the fake server does. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 /** Parses `/apis/{g}/{v}[/namespaces/{ns}]/{resource}[/{name}[/{sub}]]`; undefined for other paths. */
 export function parseResourcePath(pathname: string): ResourcePath | undefined {
-  const parts = pathname.split("/").filter(Boolean).map(decodeURIComponent);
+  const parts = pathname.split("/").filter(Boolean).map(decodeSegment);
   if (parts[0] !== "apis" || parts.length < 4) return undefined;
   const [, group, version, ...rest] = parts;
   let namespace: string | undefined;

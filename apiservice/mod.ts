@@ -6,6 +6,7 @@
  */
 import { deepEqual } from "../runtime/apimachinery/equality.ts";
 import { type Clock, RealClock } from "../runtime/clock.ts";
+import type { ConnectionDeadlines } from "../runtime/http_deadlines.ts";
 import type { Runnable } from "../runtime/runnable.ts";
 import {
   AUTHENTICATION_CONFIGMAP,
@@ -76,6 +77,8 @@ export interface FarmApiServerOptions {
   bookmarkIntervalMs?: number;
   /** Time source for timestamps, timers and TTLs (inject VirtualClock in tests). */
   clock?: Clock;
+  /** Header-read and idle connection deadlines (defaults 20 s and 90 s; see docs/http_timeouts.md). */
+  deadlines?: ConnectionDeadlines;
   /** Where warnings go (default console.error). */
   log?: (message: string) => void;
 }
@@ -236,6 +239,11 @@ export class FarmApiServer implements Runnable {
         ? new ConfigMapStorage({ cluster: cluster!, namespace: opts.storageNamespace, name: opts.storageName })
         : undefined,
     });
+    // Replicas sharing configmap storage: follow the others' writes so every watch sees every change.
+    const following = new AbortController();
+    const followed = store.follow(following.signal, (err) => log(`farm apiserver: reloading llamas: ${err}`)).catch(
+      (err) => log(`farm apiserver: following llama storage stopped: ${(err as Error).message}`),
+    );
     const router = createFarmRouter({
       store,
       pods: cluster?.pods,
@@ -263,13 +271,16 @@ export class FarmApiServer implements Runnable {
       keyPEM: cert.keyPEM,
       clientCAPEM: requestHeader?.clientCAPEM,
       requestClientCert: auth === "delegated",
-      handler: async (req, peer) => {
-        if (gate) {
-          const verdict = await gate(req, peer);
-          if ("response" in verdict) return verdict.response;
+      // Authentication and authorization come first, from the TLS peer and the headers: a refused caller's body
+      // is never read.
+      admit: gate
+        ? async (head, peer) => {
+          const verdict = await gate(head, peer);
+          return "response" in verdict ? verdict.response : undefined;
         }
-        return router(req);
-      },
+        : undefined,
+      handler: (req) => router(req),
+      deadlines: opts.deadlines,
     });
     const stopWatching = !cert.certFile ? () => {} : watchFiles({
       paths: [cert.certFile, cert.keyFile],
@@ -317,7 +328,9 @@ export class FarmApiServer implements Runnable {
     return async () => {
       stopWatching();
       stopAuthRefresh();
+      following.abort();
       await tls.close();
+      await followed;
     };
   }
 }

@@ -123,7 +123,7 @@ export class FakeKubelet {
           capacity: { cpu: "8", memory: "32Gi", pods: "110" },
           allocatable: { cpu: "8", memory: "32Gi", pods: "110" },
           nodeInfo: {
-            kubeletVersion: "v1.33.0",
+            kubeletVersion: "v1.37.2",
             containerRuntimeVersion: "fake://1.0",
             operatingSystem: "linux",
             architecture: "amd64",

@@ -1,5 +1,5 @@
 /**
- * table.ts, schema.ts and patch/apply.ts against answers recorded from a real kube-apiserver v1.33
+ * table.ts, schema.ts and patch/apply.ts against answers recorded from a real kube-apiserver v1.37
  * (testdata/capture_real.ts → testdata/real/fixtures.json): same Table columns and cells, same 422 causes and
  * messages, same managedFields and conflict bodies.
  */

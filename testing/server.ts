@@ -20,11 +20,17 @@ import { scaleHandler } from "./scale_subresource.ts";
 import { startNamespaceDefaults } from "./namespace_defaults.ts";
 import { ApiServiceController } from "./apiservice_controller.ts";
 import { createServerPki, extensionApiserverAuthentication, type ServerPki } from "./server_pki.ts";
-import { CLIENT_CERT_HEADER, type HttpsListener, serveHttps } from "./https_server.ts";
+import { type HttpListener, serveNodeHttp } from "./https_server.ts";
+import { RbacAuthorizer } from "./rbac_authorizer.ts";
+import { installBootstrapPolicy } from "./rbac_bootstrap.ts";
+import { startClusterRoleAggregation } from "./rbac_aggregation.ts";
+import { ServiceAccountTokens, tokenRequestHandler } from "./service_account_tokens.ts";
+import type { ConnectionDeadlines } from "../runtime/http_deadlines.ts";
 import { loadSnapshot, Persistence } from "./persistence.ts";
 import { openApiHandler } from "./http_openapi.ts";
 import { ObjectStore, type StoreSnapshot } from "./store.ts";
 import { WatchHub } from "./watch_hub.ts";
+import { DEFAULT_NAMESPACES } from "./strategies/namespaces.ts";
 
 /** Options of {@link startFakeApiServer}. */
 export interface FakeApiServerOptions {
@@ -55,6 +61,18 @@ export interface FakeApiServerOptions {
    * kube-controller-manager does on real clusters; default false (tests count objects), `kubeop dev` sets it.
    */
   defaultNamespaceObjects?: boolean;
+  /**
+   * Header-read and idle connection deadlines (defaults 20 s and 90 s; watches are never cut). Tests set small ones.
+   * See docs/http_timeouts.md.
+   */
+  deadlines?: ConnectionDeadlines;
+  /**
+   * Authorize requests with RBAC (Roles, ClusterRoles and their bindings, as kube-apiserver does); default true.
+   * Only identities other than the admin are affected: requests without credentials, with the admin token or the
+   * admin client certificate act as `kubeop-dev` in group system:masters, which RBAC always allows. `false`: every
+   * authenticated request is allowed and SubjectAccessReviews are answered allowed (unless faults deny them).
+   */
+  rbac?: boolean;
 }
 
 /** A running fake API server. */
@@ -67,7 +85,12 @@ export interface FakeApiServer {
   writeKubeconfig(path: string): Promise<void>;
   /** Closes open watches and the listener. */
   stop(): Promise<void>;
-  /** Stops and starts again on the same port, keeping the objects unless `keepState` is false. */
+  /** Answers one request in-process, as the listener would but with no socket (tests, fuzzing). */
+  handle(req: Request): Promise<Response>;
+  /**
+   * Stops and starts again on the same port, keeping the objects unless `keepState` is false. Without the state,
+   * resourceVersions still count up from where they were, so a client resuming a watch gets 410 Expired and relists.
+   */
   restart(opts?: { keepState?: boolean }): Promise<void>;
   /** Inject failures, latency and authorization decisions. */
   readonly faults: FaultHooks;
@@ -82,9 +105,6 @@ export interface FakeApiServer {
   /** An admin client certificate signed by the cluster CA (HTTPS only). */
   readonly clientCert?: { certPEM: string; keyPEM: string };
 }
-
-/** The default namespaces every cluster has. */
-const DEFAULT_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];
 
 interface State {
   objects: ObjectStore;
@@ -101,17 +121,18 @@ class Server implements FakeApiServer {
   #opts: FakeApiServerOptions;
   #clock: Clock;
   #state!: State;
-  #http?: Deno.HttpServer<Deno.NetAddr>;
+  #http?: HttpListener;
   #port = 0;
   #aggregated = new Map<string, AggregatedTarget>();
   #openApi = openApiHandler(() => this.#state.store.registry, () => [...this.#aggregated.keys()]);
   #subresources: Map<string, (req: Request, route: ResourceRoute, url: URL) => Promise<Response>>;
   kubelet?: FakeKubelet;
+  #tokens: ServiceAccountTokens;
+  #rbac?: RbacAuthorizer;
 
   /** Generated when first needed (HTTPS, the auth ConfigMap, the front-proxy client certificate): ~14 ms. */
   #pki?: ServerPki;
   #pkiPending?: Promise<ServerPki>;
-  #https?: HttpsListener;
 
   /** @param pki given when needed from the start (HTTPS, default namespace objects); otherwise made on demand. */
   constructor(opts: FakeApiServerOptions, pki?: ServerPki) {
@@ -126,6 +147,15 @@ class Server implements FakeApiServer {
     this.#subresources = podSubresources(() => this.#state.store, () => this.kubelet);
     this.#subresources.set("/namespaces/finalize", namespaceFinalizeHandler(() => this.#state.store));
     this.#subresources.set("*/*/scale", scaleHandler(() => this.#state.store));
+    for (const plural of ["deployments", "replicasets", "statefulsets"]) {
+      this.#subresources.set(`apps/${plural}/scale`, scaleHandler(() => this.#state.store));
+    }
+    this.#tokens = new ServiceAccountTokens(() => this.#state.store, this.#clock);
+    this.#rbac = opts.rbac === false ? undefined : new RbacAuthorizer(() => this.#state.store);
+    this.#subresources.set(
+      "/serviceaccounts/token",
+      tokenRequestHandler(() => this.#state.store, () => this.#tokens, this.#clock),
+    );
     this.#state = this.#build(opts.dataDir ? loadSnapshot(opts.dataDir) : undefined);
     if (opts.kubelet) {
       this.kubelet = new FakeKubelet({
@@ -185,12 +215,16 @@ class Server implements FakeApiServer {
     await Deno.writeTextFile(path, this.kubeconfig, { mode: 0o600 });
   }
 
+  handle(req: Request): Promise<Response> {
+    return this.#route(req);
+  }
+
   registerAggregatedApi(group: string, version: string, target: AggregatedTarget): void {
     this.#aggregated.set(`${group}/${version}`, target);
   }
 
-  #build(snapshot?: StoreSnapshot): State {
-    const objects = new ObjectStore({ compactionWindow: this.#opts.compactionWindow, snapshot });
+  #build(snapshot?: StoreSnapshot, startRv?: number): State {
+    const objects = new ObjectStore({ compactionWindow: this.#opts.compactionWindow, snapshot, startRv });
     // Record from the first commit so the default namespaces are persisted too.
     const persistence = this.#opts.dataDir ? new Persistence(this.#opts.dataDir, objects) : undefined;
     const registry = new ResourceRegistry();
@@ -202,7 +236,9 @@ class Server implements FakeApiServer {
     });
     const hub = new WatchHub(objects);
     const gc = new GarbageCollector(store);
-    const crds = new CrdController(store);
+    const crds = new CrdController(store, (storageKey) => {
+      for (const sink of hub.sinks()) if (sink.storageKey === storageKey) sink.drop();
+    });
     const apiServices = new ApiServiceController(store, (gv, target) => {
       if (target) this.#aggregated.set(gv, target);
       else this.#aggregated.delete(gv);
@@ -215,7 +251,12 @@ class Server implements FakeApiServer {
       for (const name of DEFAULT_NAMESPACES) {
         store.create({ group: "", version: "v1", plural: "namespaces" }, { metadata: { name } });
       }
+      // The watch cache starts after the bootstrap objects exist (the cacher's first list): watches from an older
+      // resourceVersion get 410 Expired, as on a real server.
+      objects.compact();
     } else gc.enqueueAll();
+    installBootstrapPolicy(store);
+    startClusterRoleAggregation(store);
     if (this.#pki) this.#publishAuthConfig(store, this.#pki);
     if (this.#opts.defaultNamespaceObjects) startNamespaceDefaults(store, this.#pki!.caPEM);
     return { objects, store, hub, gc, crds, persistence, apiServices };
@@ -259,9 +300,14 @@ class Server implements FakeApiServer {
       bookmarkIntervalMs: this.#opts.bookmarkIntervalMs ?? 60_000,
       subresources: this.#subresources,
       faults: this.faults,
-      token: this.#opts.token,
-      requireAuth: this.#opts.token !== undefined || (typeof this.#opts.tls === "object" && !!this.#opts.tls.clientCA),
-      authenticated: this.#opts.tls ? (req) => req.headers.has(CLIENT_CERT_HEADER) : undefined,
+      authn: {
+        token: this.#opts.token,
+        requireAuth: this.#opts.token !== undefined ||
+          (typeof this.#opts.tls === "object" && !!this.#opts.tls.clientCA),
+        tokens: this.#tokens,
+        tls: Boolean(this.#opts.tls),
+      },
+      authorizer: this.#rbac,
       aggregated: this.#aggregated,
       proxyClientCert: async () => (await this.#ensurePki()).frontProxyClient,
       preferredVersion: (g) => this.#state.crds.preferredVersion(g),
@@ -271,40 +317,28 @@ class Server implements FakeApiServer {
   }
 
   async listen(port: number): Promise<void> {
-    if (this.#opts.tls) {
-      const pki = await this.#ensurePki();
-      const clientCA = typeof this.#opts.tls === "object" ? this.#opts.tls.clientCA : undefined;
-      this.#https = await serveHttps({
-        port,
-        certPEM: pki.serving.certPEM,
-        keyPEM: pki.serving.keyPEM,
-        clientCAs: [pki.caPEM, ...(clientCA ? [clientCA] : [])],
-        handler: (req) => this.#route(req),
-      });
-      this.#port = this.#https.port;
-      return;
-    }
-    const { promise, resolve } = Promise.withResolvers<void>();
-    this.#http = Deno.serve({
-      hostname: "127.0.0.1",
+    const tls = this.#opts.tls ? await this.#ensurePki() : undefined;
+    const clientCA = typeof this.#opts.tls === "object" ? this.#opts.tls.clientCA : undefined;
+    this.#http = await serveNodeHttp({
       port,
-      onListen: () => resolve(),
-      onError: () => new Response("internal error", { status: 500 }),
-    }, (req) => this.#route(req));
-    await promise;
-    this.#port = this.#http.addr.port;
+      tls: tls && {
+        certPEM: tls.serving.certPEM,
+        keyPEM: tls.serving.keyPEM,
+        clientCAs: [tls.caPEM, ...(clientCA ? [clientCA] : [])],
+      },
+      handler: (req) => this.#route(req),
+      deadlines: this.#opts.deadlines,
+    });
+    this.#port = this.#http.port;
   }
 
   async stop(): Promise<void> {
     this.kubelet?.stop();
     await this.#state.apiServices.drain();
     for (const sink of this.#state.hub.sinks()) sink.drop();
-    const http = this.#http;
+    const listener = this.#http;
     this.#http = undefined;
-    if (http) await http.shutdown();
-    const secure = this.#https;
-    this.#https = undefined;
-    if (secure) await secure.close();
+    if (listener) await listener.close();
     this.#state.persistence?.close();
     this.#state.persistence = undefined;
   }
@@ -314,7 +348,7 @@ class Server implements FakeApiServer {
     if (opts.keepState === false) {
       this.#state.gc.stop();
       if (this.#opts.dataDir) new Persistence(this.#opts.dataDir, this.#state.objects).discard();
-      this.#state = this.#build();
+      this.#state = this.#build(undefined, this.#state.objects.rv);
     } else if (this.#opts.dataDir) {
       this.#state.persistence = new Persistence(this.#opts.dataDir, this.#state.objects);
     }

@@ -10,9 +10,13 @@ import { validateLabelName } from "../object_rules.ts";
 import type { ResourceDef } from "../resource_def.ts";
 import type { ResourceStrategy } from "../strategy.ts";
 
+/** The namespaces every cluster starts with. */
+export const DEFAULT_NAMESPACES: readonly string[] = ["default", "kube-system", "kube-public", "kube-node-lease"];
+
 /** The strategy of core v1 namespaces. */
 export const NAMESPACES: ResourceStrategy = {
   validateName: validateLabelName,
+  returnDeletedObject: true,
   prepareForCreate(obj: KubeObject): void {
     obj.metadata.labels = { ...obj.metadata.labels, "kubernetes.io/metadata.name": obj.metadata.name! };
     obj.spec = { finalizers: ["kubernetes"], ...obj.spec };
