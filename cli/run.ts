@@ -51,6 +51,8 @@ const SPEC: FlagSpec = {
   "log-level": { type: "string" },
   "max-concurrent-reconciles": { type: "string" },
   "graceful-shutdown-timeout-seconds": { type: "string" },
+  "kube-api-qps": { type: "string" },
+  "kube-api-burst": { type: "string" },
   help: { type: "boolean", short: "h" },
 };
 
@@ -78,7 +80,9 @@ Flags:
   --log-format json|text              (default json)
   --log-level LEVEL                   trace|debug|info|warning|error|fatal (default info)
   --max-concurrent-reconciles N       workers per controller (default: each controller's own, usually 1)
-  --graceful-shutdown-timeout-seconds N   longest drain of in-flight reconciles on shutdown (default 25)`;
+  --graceful-shutdown-timeout-seconds N   longest drain of in-flight reconciles on shutdown (default 25)
+  --kube-api-qps N                    client-side limit, requests/s to the API server (default 0: unthrottled)
+  --kube-api-burst N                  burst of that limit (default: ceil(qps))`;
 
 /** Everything `kubeop run` was asked to do. */
 export interface RunOptions {
@@ -112,6 +116,10 @@ export interface RunOptions {
   logLevel: LogLevel;
   /** `--max-concurrent-reconciles`. */
   maxConcurrentReconciles?: number;
+  /** `--kube-api-qps` (undefined: unthrottled). */
+  kubeApiQps?: number;
+  /** `--kube-api-burst`. */
+  kubeApiBurst?: number;
   /** `--graceful-shutdown-timeout-seconds` × 1000. */
   gracefulShutdownMs: number;
 }
@@ -179,6 +187,15 @@ export function parseRunFlags(args: string[]): RunOptions | "help" {
   if (maxConcurrent === 0) {
     throw new UsageError(`kubeop run: flag --max-concurrent-reconciles must be at least 1, got "0"`);
   }
+  const qpsRaw = values["kube-api-qps"];
+  const kubeApiQps = qpsRaw === undefined ? undefined : Number(qpsRaw);
+  if (kubeApiQps !== undefined && (typeof qpsRaw !== "string" || !/^\d+(\.\d+)?$/.test(qpsRaw))) {
+    throw new UsageError(`kubeop run: flag --kube-api-qps must be a non-negative number, got "${qpsRaw}"`);
+  }
+  const kubeApiBurst = values["kube-api-burst"] === undefined ? undefined : intFlag("run", values, "kube-api-burst", 0);
+  if (kubeApiBurst !== undefined && !(kubeApiQps! > 0)) {
+    throw new UsageError(`kubeop run: flag --kube-api-burst needs --kube-api-qps > 0`);
+  }
   for (const flag of ["kubeconfig", "context", "leader-election-id", "leader-election-namespace", "metrics-cert-dir"]) {
     if (values[flag] === "") throw new UsageError(`kubeop run: flag --${flag} must not be empty`);
   }
@@ -199,6 +216,8 @@ export function parseRunFlags(args: string[]): RunOptions | "help" {
     logLevel: logLevelFlag("run", values),
     maxConcurrentReconciles: maxConcurrent,
     gracefulShutdownMs: intFlag("run", values, "graceful-shutdown-timeout-seconds", 25) * 1000,
+    kubeApiQps: kubeApiQps! > 0 ? kubeApiQps : undefined,
+    kubeApiBurst,
   };
 }
 
@@ -213,7 +232,13 @@ export async function runCommand(args: string[]): Promise<number> {
   const log = kubeopLogger("run");
   const config = await loadClusterConfig({ kubeconfig: opts.kubeconfig, context: opts.context });
   const metrics = new Metrics();
-  const client = new KubeClient({ config, metrics, userAgent: `kubeop/${KUBEOP_VERSION}` });
+  const client = new KubeClient({
+    config,
+    metrics,
+    userAgent: `kubeop/${KUBEOP_VERSION}`,
+    qps: opts.kubeApiQps,
+    burst: opts.kubeApiBurst,
+  });
 
   const stop = new AbortController();
   const removeSignalListeners = stopOnSignals(stop, { log, exitOnSecondSignal: true });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { UsageError } from "./flags.ts";
 import { parseRunFlags, type RunOptions } from "./run.ts";
 
-Deno.test("kubeop run defaults follow DESIGN §2", () => {
+Deno.test("kubeop run defaults (controllers, addresses, log format, Lease timings)", () => {
   const opts = parseRunFlags([]) as RunOptions;
   assert.deepEqual(opts.controllers, ["machine", "at", "netperf", "multisecret"]);
   assert.deepEqual(opts.namespaces, []);
@@ -135,4 +135,21 @@ Deno.test("kubeop run refuses empty connection and Lease names", () => {
       flag,
     );
   }
+});
+
+Deno.test("kubeop run --kube-api-qps/--kube-api-burst set the client's token bucket; mistakes name the flag", () => {
+  assert.equal((parseRunFlags([]) as RunOptions).kubeApiQps, undefined, "unthrottled by default");
+  const opts = parseRunFlags(["--kube-api-qps", "20", "--kube-api-burst=30"]) as RunOptions;
+  assert.equal(opts.kubeApiQps, 20);
+  assert.equal(opts.kubeApiBurst, 30);
+  assert.equal((parseRunFlags(["--kube-api-qps", "2.5"]) as RunOptions).kubeApiQps, 2.5);
+  assert.equal((parseRunFlags(["--kube-api-qps", "0"]) as RunOptions).kubeApiQps, undefined, "0 = unthrottled");
+  assert.throws(
+    () => parseRunFlags(["--kube-api-qps", "fast"]),
+    (e) => e instanceof UsageError && /kube-api-qps/.test(e.message),
+  );
+  assert.throws(
+    () => parseRunFlags(["--kube-api-burst", "5"]),
+    (e) => e instanceof UsageError && /kube-api-burst/.test(e.message),
+  );
 });

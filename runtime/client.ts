@@ -16,6 +16,7 @@ import { LineSplitter } from "./json_lines.ts";
 import { parseWatchLine } from "./lazy_object.ts";
 import { ensureDefaultLogging } from "./log.ts";
 import type { ClusterConfig } from "./kubeconfig.ts";
+import { TokenBucketRateLimiter } from "./rate_limiter.ts";
 import type { WriteFence } from "./write_fence.ts";
 import { apiVersionOf, type KubeList, type KubeObject, type ResourceType, type WatchEvent } from "./types.ts";
 
@@ -43,6 +44,14 @@ export interface KubeClientOptions {
   maxRetries?: number;
   /** Longest honoured Retry-After (default 30 000 ms). */
   maxRetryAfterMs?: number;
+  /**
+   * Client-side rate limit, requests per second over every call and watch (client-go's rest.Config QPS with a token
+   * bucket). Absent or ≤ 0: unthrottled, as controller-runtime's GetConfig (QPS -1), relying on the server's API
+   * Priority and Fairness.
+   */
+  qps?: number;
+  /** Bucket size with `qps` (client-go's Burst); default `ceil(qps)`. */
+  burst?: number;
   /** Checked right before every non-GET request is sent (see {@link KubeClient.withWriteFence}). */
   writeFence?: WriteFence;
 }
@@ -54,6 +63,8 @@ interface Connection {
   /** The exec plugin's certificate the current httpClient presents (rebuilt when the plugin rotates it). */
   execCertPEM?: string;
   closed: boolean;
+  /** Token bucket of `qps`/`burst` when set: one per cluster connection, fenced views included. */
+  throttle?: TokenBucketRateLimiter;
 }
 
 /** Methods that only read: never fenced. */
@@ -243,6 +254,10 @@ export class KubeClient {
     this.#maxRetryAfterMs = opts.maxRetryAfterMs ?? 30_000;
     this.#base = opts.config.server.replace(/\/+$/, "");
     this.#host = new URL(this.#base).host;
+    if (opts.qps !== undefined && opts.qps > 0) {
+      const burst = Math.max(1, Math.floor(opts.burst ?? Math.ceil(opts.qps)));
+      this.#conn.throttle = new TokenBucketRateLimiter({ perSecond: opts.qps, burst, clock: this.clock });
+    }
     const { caPEM, certPEM, keyPEM } = opts.config;
     if (this.#base.startsWith("https:") && (caPEM || certPEM)) {
       this.#conn.httpClient = Deno.createHttpClient({
@@ -423,6 +438,7 @@ export class KubeClient {
         "User-Agent": this.#userAgent,
       };
       if (bodyText !== undefined) headers["Content-Type"] = opts.contentType ?? "application/json";
+      await this.#wait(opts.signal);
       const auth = await this.#conn.credentials.authorization();
       if (auth) headers["Authorization"] = auth;
       if (this.config.exec) await this.#useExecCertificate();
@@ -458,6 +474,12 @@ export class KubeClient {
       }
       return { status: res.status, headers: res.headers, body };
     }
+  }
+
+  /** Waits for a token of the client-side rate limit (client-go's Request.tryThrottle); at once when unthrottled. */
+  async #wait(signal?: AbortSignal): Promise<void> {
+    const delay = this.#conn.throttle?.when("") ?? 0;
+    if (delay > 0) await this.clock.sleep(delay, signal);
   }
 
   /** client-go's request metrics: the result by code ("<error>" when no response came) and the latency. */
@@ -519,6 +541,7 @@ export class KubeClient {
       resourceVersionMatch: opts.resourceVersionMatch,
     }));
     const call: CallInfo = { verb: "watch", resource: resourceName(rt), namespace: opts.namespace };
+    await this.#wait(opts.signal);
     const headers: Record<string, string> = {
       "Accept": opts.metadataOnly ? METADATA_ACCEPT : "application/json",
       "User-Agent": this.#userAgent,

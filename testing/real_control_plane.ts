@@ -151,6 +151,10 @@ async function makeCerts(dir: string): Promise<void> {
 export interface RealControlPlaneOptions {
   /** Directory of the binaries (default {@link realControlPlaneBinDir}). */
   binDir?: string;
+  /** Extra kube-apiserver flags (e.g. `--audit-log-path`); relative paths resolve in the plane's directory. */
+  apiserverArgs?: string[];
+  /** Files written into the plane's directory before kube-apiserver starts (e.g. an audit policy). */
+  files?: Record<string, string>;
 }
 
 /**
@@ -188,6 +192,7 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
   }
   const dir = await Deno.makeTempDir({ prefix: "kubeop-real-" });
   await makeCerts(dir);
+  for (const [name, text] of Object.entries(opts.files ?? {})) await Deno.writeTextFile(`${dir}/${name}`, text);
   const token = crypto.randomUUID();
   await Deno.writeTextFile(`${dir}/tokens.csv`, `${token},admin,admin-uid,"system:masters"\n`);
   const [etcdClient, etcdPeer, apiPort] = [freePort(), freePort(), freePort()];
@@ -232,6 +237,7 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     `--proxy-client-cert-file=${dir}/front-proxy-client.crt`,
     `--proxy-client-key-file=${dir}/front-proxy-client.key`,
     "--v=0",
+    ...(opts.apiserverArgs ?? []),
   ], "kube-apiserver.log");
   const ca = await Deno.readTextFile(`${dir}/ca.crt`);
   const kubeconfig = [
