@@ -2,9 +2,10 @@
  * A CustomResourceDefinition from a TypeBox schema: one schema gives the TypeScript type (`Static<typeof Spec>`) and
  * the CRD's structural openAPIV3Schema, so the type a reconcile reads and what the API server validates cannot drift
  * apart. {@link crdFromSchema} builds the apiextensions.k8s.io/v1 object (one served and stored version, the status
- * subresource, a Ready printer column), {@link customResourceType} the address clients use, and
- * {@link ConditionsSchema} is metav1.Condition's list with the validations apimachinery declares. The schemas are
- * TypeBox schemas (or any JSON Schema objects of that shape).
+ * subresource, a Ready printer column, optional categories and CEL rules), {@link customResourceType} the address
+ * clients use, and {@link ConditionsSchema} is metav1.Condition's list with the validations apimachinery declares.
+ * The schemas are TypeBox schemas (or any JSON Schema objects of that shape); CEL rules on a schema node go in its
+ * `x-kubernetes-validations` option and are kept.
  * @module
  */
 import { Type } from "@sinclair/typebox";
@@ -68,7 +69,7 @@ export function structuralSchema(schema: object): StructuralSchema {
     if (s.default !== undefined) out.default = s.default;
     return out;
   }
-  const out: StructuralSchema = {};
+  const out: StructuralSchema = s.type ? { type: s.type } : {};
   for (const [key, value] of Object.entries(s)) {
     if (KEPT_KEYWORDS.has(key) || key.startsWith("x-kubernetes-")) out[key] = structuredClone(value);
   }
@@ -88,8 +89,14 @@ export function structuralSchema(schema: object): StructuralSchema {
   return out;
 }
 
-// metav1.Condition with the validations k8s.io/apimachinery declares on it.
-const ConditionSchema = Type.Object({
+/**
+ * metav1.Condition as a TypeBox schema, with the validations k8s.io/apimachinery declares on it: a qualified-name
+ * `type` (≤ 316), `status` True/False/Unknown, a non-empty CamelCase `reason` (≤ 1024), a `message` (≤ 32768, may be
+ * empty), an RFC 3339 `lastTransitionTime`, and a non-negative `observedGeneration`; all but observedGeneration are
+ * required. Not re-exported from mod.ts (whose signatures stay free of TypeBox types); TypeBox users (the seed
+ * controllers) import it from here for `Static` types and value checks.
+ */
+export const ConditionTypeBoxSchema = Type.Object({
   type: Type.String({
     maxLength: 316,
     pattern:
@@ -118,6 +125,16 @@ const ConditionSchema = Type.Object({
 }, { description: "One aspect of the object's current state (metav1.Condition)." });
 
 /**
+ * The `status.conditions` list as a TypeBox schema: {@link ConditionTypeBoxSchema} items keyed by type, like
+ * Kubernetes' own condition lists. Not re-exported from mod.ts; {@link ConditionsSchema} is its structural form.
+ */
+export const ConditionsTypeBoxSchema = Type.Array(ConditionTypeBoxSchema, {
+  "x-kubernetes-list-type": "map",
+  "x-kubernetes-list-map-keys": ["type"],
+  description: "The latest observations of the object's state, one per type; Ready says whether it converged.",
+});
+
+/**
  * `status.conditions` as a CRD schema: metav1.Condition's list keyed by type, with apimachinery's validations (a
  * qualified-name `type`, `status` True/False/Unknown, a CamelCase `reason`, a `message`, an RFC 3339
  * `lastTransitionTime`, an optional `observedGeneration`). Plain JSON, so it fits any schema library; with TypeBox,
@@ -134,11 +151,7 @@ const ConditionSchema = Type.Object({
  * assert.equal(conditions.conditions["x-kubernetes-list-type"], "map");
  * ```
  */
-export const ConditionsSchema: StructuralSchema = structuralSchema(Type.Array(ConditionSchema, {
-  "x-kubernetes-list-type": "map",
-  "x-kubernetes-list-map-keys": ["type"],
-  description: "The latest observations of the object's state, one per type; Ready says whether it converged.",
-}));
+export const ConditionsSchema: StructuralSchema = structuralSchema(ConditionsTypeBoxSchema);
 
 /** An additionalPrinterColumns entry (what `kubectl get` shows after NAME). */
 export interface PrinterColumn {
@@ -152,6 +165,26 @@ export interface PrinterColumn {
   description?: string;
   /** 0: always shown; 1: only with `-o wide`. */
   priority?: number;
+}
+
+/** The Ready condition's status, as `kubectl get` shows it; {@link crdFromSchema} appends it unless a column is named Ready. */
+export const READY_COLUMN: PrinterColumn = {
+  name: "Ready",
+  type: "string",
+  jsonPath: '.status.conditions[?(@.type=="Ready")].status',
+  description: "Status of the Ready condition: True once the controller converged on the current spec.",
+};
+
+/** One `x-kubernetes-validations` entry (apiextensions.k8s.io/v1 ValidationRule): a CEL rule the API server checks. */
+export interface ValidationRule {
+  /** CEL expression over `self` (and `oldSelf` in transition rules); true means valid. */
+  rule: string;
+  /** The error message when the rule is false. */
+  message?: string;
+  /** Where the error points, relative to the rule's node, e.g. `.spec`. */
+  fieldPath?: string;
+  /** FieldValueInvalid (default), FieldValueForbidden, FieldValueRequired or FieldValueDuplicate. */
+  reason?: string;
 }
 
 /** What {@link crdFromSchema} needs to know about a custom resource. */
@@ -168,6 +201,8 @@ export interface CustomResourceSchema {
   singular?: string;
   /** `kubectl get` abbreviations (must not clash with built-in kinds). */
   shortNames?: string[];
+  /** Groups of resources the kind belongs to, e.g. `["kubeop"]` (`kubectl get kubeop` lists them all). */
+  categories?: string[];
   /** Namespaced (default) or cluster-scoped. */
   scope?: "Namespaced" | "Cluster";
   /** The `spec` schema, a TypeBox schema (required in every object). */
@@ -176,8 +211,13 @@ export interface CustomResourceSchema {
   status: object;
   /** The object's description (`kubectl explain <kind>`). */
   description?: string;
-  /** Columns of `kubectl get` after NAME; a Ready column and Age are appended. */
+  /** Columns of `kubectl get` after NAME; {@link READY_COLUMN} (unless one is named Ready) and Age are appended. */
   printerColumns?: PrinterColumn[];
+  /**
+   * CEL rules on the whole object (`x-kubernetes-validations` at the schema root), for what OpenAPI cannot say, e.g.
+   * across spec fields; rules on one field go in its schema's `x-kubernetes-validations` option.
+   */
+  rules?: ValidationRule[];
 }
 
 /**
@@ -207,8 +247,16 @@ export function crdFromSchema(cr: CustomResourceSchema): KubeObject {
   const openAPIV3Schema: StructuralSchema = {
     type: "object",
     properties: {
-      apiVersion: { type: "string", description: "The versioned schema of this representation of an object." },
-      kind: { type: "string", description: "The REST resource this object represents, in CamelCase." },
+      apiVersion: {
+        type: "string",
+        description: "APIVersion defines the versioned schema of this representation of an object. Servers should " +
+          "convert recognized schemas to the latest internal value, and may reject unrecognized values.",
+      },
+      kind: {
+        type: "string",
+        description: "Kind is a string value representing the REST resource this object represents. Servers may " +
+          "infer this from the endpoint the client submits requests to. In CamelCase.",
+      },
       metadata: { type: "object" }, // kube-apiserver refuses anything but type (and name) under the root metadata
       spec: { description: `Desired state of the ${cr.kind}.`, ...structuralSchema(cr.spec) },
       status: {
@@ -219,27 +267,23 @@ export function crdFromSchema(cr: CustomResourceSchema): KubeObject {
     required: ["spec"],
   };
   if (cr.description) openAPIV3Schema.description = cr.description;
+  if (cr.rules?.length) openAPIV3Schema["x-kubernetes-validations"] = structuredClone(cr.rules);
   const columns = cr.printerColumns ?? [];
-  const ready: PrinterColumn = {
-    name: "Ready",
-    type: "string",
-    jsonPath: '.status.conditions[?(@.type=="Ready")].status',
-    description: "Status of the Ready condition.",
-  };
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
     metadata: { name: `${cr.plural}.${cr.group}` },
     spec: {
       group: cr.group,
-      scope: cr.scope ?? "Namespaced",
       names: {
         kind: cr.kind,
         listKind: `${cr.kind}List`,
         plural: cr.plural,
         singular: cr.singular ?? cr.kind.toLowerCase(),
+        ...(cr.categories?.length ? { categories: cr.categories } : {}),
         ...(cr.shortNames?.length ? { shortNames: cr.shortNames } : {}),
       },
+      scope: cr.scope ?? "Namespaced",
       versions: [{
         name: cr.version,
         served: true,
@@ -248,7 +292,7 @@ export function crdFromSchema(cr: CustomResourceSchema): KubeObject {
         subresources: { status: {} },
         additionalPrinterColumns: [
           ...columns,
-          ...(columns.some((c) => c.name === "Ready") ? [] : [ready]),
+          ...(columns.some((c) => c.name === "Ready") ? [] : [READY_COLUMN]),
           { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
         ],
       }],

@@ -197,8 +197,10 @@ export {
   type CustomResourceSchema,
   customResourceType,
   type PrinterColumn,
+  READY_COLUMN,
   type StructuralSchema,
   structuralSchema,
+  type ValidationRule,
 } from "./crd_schema.ts";
 export { deleteIgnoringNotFound, type Deleter } from "./delete_ignoring_not_found.ts";
 export {

@@ -11,9 +11,9 @@ import {
   type CustomResourceSpec,
   objectSchema,
   ObservedStatusFields,
-  resourceTypeOf,
   StringEnum,
 } from "../schema_util.ts";
+import { customResourceType } from "../../runtime/crd_schema.ts";
 
 /** RFC 3339 in UTC, seconds precision or finer: `2020-11-16T10:12:00Z`. */
 export const SCHEDULE_PATTERN = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$";
@@ -78,7 +78,7 @@ export const AtResource: CustomResourceSpec = {
 };
 
 /** Addresses Ats. */
-export const AtType: ResourceType = resourceTypeOf(AtResource);
+export const AtType: ResourceType = customResourceType(AtResource);
 
 /** Whole-object schema for runtime validation. */
 export const AtObjectSchema = objectSchema(AtResource);

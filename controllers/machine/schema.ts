@@ -12,9 +12,9 @@ import {
   type CustomResourceSpec,
   objectSchema,
   ObservedStatusFields,
-  resourceTypeOf,
   StringEnum,
 } from "../schema_util.ts";
+import { customResourceType } from "../../runtime/crd_schema.ts";
 
 /** API group of both kinds. */
 export const GROUP = "useless.container.training";
@@ -126,9 +126,9 @@ export const SwitchResource: CustomResourceSpec = {
 };
 
 /** Addresses Machines. */
-export const MachineType: ResourceType = resourceTypeOf(MachineResource);
+export const MachineType: ResourceType = customResourceType(MachineResource);
 /** Addresses Switches. */
-export const SwitchType: ResourceType = resourceTypeOf(SwitchResource);
+export const SwitchType: ResourceType = customResourceType(SwitchResource);
 
 /** Whole-object schemas for runtime validation. */
 export const MachineObjectSchema = objectSchema(MachineResource);

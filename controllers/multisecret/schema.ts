@@ -12,8 +12,8 @@ import {
   LabelSelectorSchema,
   objectSchema,
   ObservedStatusFields,
-  resourceTypeOf,
 } from "../schema_util.ts";
+import { customResourceType } from "../../runtime/crd_schema.ts";
 
 const DNS_SUBDOMAIN = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
 
@@ -76,7 +76,7 @@ export const MultiSecretResource: CustomResourceSpec = {
 };
 
 /** Addresses MultiSecrets. */
-export const MultiSecretType: ResourceType = resourceTypeOf(MultiSecretResource);
+export const MultiSecretType: ResourceType = customResourceType(MultiSecretResource);
 
 /** Whole-object schema for runtime validation. */
 export const MultiSecretObjectSchema = objectSchema(MultiSecretResource);

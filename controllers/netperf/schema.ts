@@ -12,9 +12,9 @@ import {
   type CustomResourceSpec,
   objectSchema,
   ObservedStatusFields,
-  resourceTypeOf,
   StringEnum,
 } from "../schema_util.ts";
+import { customResourceType } from "../../runtime/crd_schema.ts";
 
 /** The image the original operator ran (netperf 2.7 with netserver). */
 export const DEFAULT_IMAGE = "tailoredcloud/netperf:v2.7";
@@ -96,7 +96,7 @@ export const NetperfResource: CustomResourceSpec = {
 };
 
 /** Addresses Netperfs. */
-export const NetperfType: ResourceType = resourceTypeOf(NetperfResource);
+export const NetperfType: ResourceType = customResourceType(NetperfResource);
 
 /** Whole-object schema for runtime validation. */
 export const NetperfObjectSchema = objectSchema(NetperfResource);
