@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { Type } from "@sinclair/typebox";
-import { crdFromSchema, customResourceType, structuralSchema } from "./crd_schema.ts";
+import {
+  ConditionsSchema,
+  ConditionsTypeBoxSchema,
+  crdFromSchema,
+  customResourceType,
+  READY_COLUMN,
+  structuralSchema,
+} from "./crd_schema.ts";
 
 Deno.test("structuralSchema keeps validations and x-kubernetes extensions and drops TypeBox's bookkeeping", () => {
   const out = structuralSchema(Type.Object({
@@ -61,4 +68,85 @@ Deno.test("crdFromSchema: cluster scope, default singular, user columns before R
     kind: "Tenant",
     namespaced: false,
   });
+});
+
+/** The CRD fields the tests below read (KubeObject leaves them untyped). */
+interface CrdShape {
+  spec: {
+    names: Record<string, unknown>;
+    versions: {
+      additionalPrinterColumns: { name: string; description?: string }[];
+      schema: { openAPIV3Schema: Record<string, unknown> & { properties: Record<string, Record<string, unknown>> } };
+    }[];
+  };
+}
+
+Deno.test("crdFromSchema: root CEL rules, per-field rules, categories before shortNames, a user Ready column", () => {
+  const rule = { rule: "has(self.spec.a) || has(self.spec.b)", message: "a or b", fieldPath: ".spec" };
+  const crd = crdFromSchema({
+    group: "examples.kubeop.dev",
+    version: "v1",
+    kind: "Pair",
+    plural: "pairs",
+    shortNames: ["pr"],
+    categories: ["kubeop"],
+    rules: [rule],
+    spec: Type.Object({
+      a: Type.Optional(Type.String()),
+      b: Type.Optional(Type.Integer({ "x-kubernetes-validations": [{ rule: "self >= 0" }] })),
+    }),
+    status: Type.Object({}),
+    printerColumns: [{ name: "Ready", type: "string", jsonPath: ".status.ready" }],
+  }) as unknown as CrdShape;
+  assert.deepEqual(Object.keys(crd.spec.names), ["kind", "listKind", "plural", "singular", "categories", "shortNames"]);
+  assert.deepEqual(crd.spec.names.categories, ["kubeop"]);
+  const [version] = crd.spec.versions;
+  const root = version.schema.openAPIV3Schema;
+  assert.deepEqual(root["x-kubernetes-validations"], [rule]);
+  const spec = root.properties.spec as { properties: Record<string, Record<string, unknown>> };
+  assert.deepEqual(spec.properties.b, { type: "integer", "x-kubernetes-validations": [{ rule: "self >= 0" }] });
+  assert.deepEqual(version.additionalPrinterColumns.map((c) => c.name), ["Ready", "Age"]);
+  assert.equal(version.additionalPrinterColumns[0].description, undefined);
+});
+
+Deno.test("crdFromSchema without rules or categories leaves them out; the Ready column is READY_COLUMN", () => {
+  const crd = crdFromSchema({
+    group: "examples.kubeop.dev",
+    version: "v1",
+    kind: "Plain",
+    plural: "plains",
+    spec: Type.Object({}),
+    status: Type.Object({}),
+  }) as unknown as CrdShape;
+  assert.equal("categories" in crd.spec.names, false);
+  assert.equal("shortNames" in crd.spec.names, false);
+  const [version] = crd.spec.versions;
+  assert.equal("x-kubernetes-validations" in version.schema.openAPIV3Schema, false);
+  assert.deepEqual(version.additionalPrinterColumns[0], READY_COLUMN);
+});
+
+Deno.test("a union of string literals becomes an enum; type comes first in every node", () => {
+  const out = structuralSchema(Type.Object({
+    position: Type.Union([Type.Literal("up"), Type.Literal("down")], { description: "where", default: "down" }),
+    n: Type.Integer({ minimum: 0, description: "count" }),
+  }));
+  assert.deepEqual(out.properties, {
+    position: { type: "string", enum: ["up", "down"], description: "where", default: "down" },
+    n: { type: "integer", minimum: 0, description: "count" },
+  });
+  const props = out.properties as Record<string, object>;
+  assert.deepEqual(Object.keys(props.n), ["type", "minimum", "description"]);
+});
+
+Deno.test("ConditionsSchema is the structural form of ConditionsTypeBoxSchema, with metav1.Condition's validations", () => {
+  assert.deepEqual(ConditionsSchema, structuralSchema(ConditionsTypeBoxSchema));
+  const item = ConditionsSchema.items as { required: string[]; properties: Record<string, Record<string, unknown>> };
+  assert.deepEqual(item.required, ["type", "status", "reason", "message", "lastTransitionTime"]);
+  assert.deepEqual(item.properties.status.enum, ["True", "False", "Unknown"]);
+  assert.equal(item.properties.type.maxLength, 316);
+  assert.equal(item.properties.reason.minLength, 1);
+  assert.equal(item.properties.message.maxLength, 32768);
+  assert.equal(item.properties.lastTransitionTime.format, "date-time");
+  assert.equal(ConditionsSchema["x-kubernetes-list-type"], "map");
+  assert.deepEqual(ConditionsSchema["x-kubernetes-list-map-keys"], ["type"]);
 });
