@@ -7,12 +7,14 @@
  * health and metrics endpoints, leader election and an ordered shutdown. {@link KubeClient} talks to the API server
  * with the credentials {@link loadClusterConfig} finds (in-cluster, `$KUBECONFIG`, `~/.kube/config`).
  *
- * The fake API server for tests is the package's second entry point, `@kubeop/kubeop/testing`.
+ * The fake API server for tests is the package's second entry point, `@kubeop/kubeop/testing`; the typed built-in
+ * kinds (Pod, Secret, ConfigMap, Lease, … over client-node's models) are the third, `@kubeop/kubeop/builtins`.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { type ConfigMap, Controller, CoreTypes, done } from "./mod.ts";
+ * import type { ConfigMap } from "./builtin_types.ts";
+ * import { Controller, CoreTypes, done } from "./mod.ts";
  *
  * const hello = new Controller<ConfigMap>({
  *   name: "hello",
