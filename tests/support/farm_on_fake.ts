@@ -26,6 +26,24 @@ export interface FarmOnFake {
   close(): Promise<void>;
 }
 
+/**
+ * As on a real cluster, the farm's SubjectAccessReviews for the fixture's front-proxy users need RBAC: grants
+ * `users` (default "alice", whom the farm fixture calls as, and "bob", whom tests of the apply rules also act as)
+ * every verb on farm.example.com through a ClusterRole and ClusterRoleBinding in the fake's store.
+ */
+export function grantFarmAccess(fake: FakeApiServer, users: string[] = ["alice", "bob"]): void {
+  const rbac = { group: "rbac.authorization.k8s.io", version: "v1" };
+  fake.store.create({ ...rbac, plural: "clusterroles" }, {
+    metadata: { name: "farm-user" },
+    rules: [{ apiGroups: ["farm.example.com"], resources: ["*"], verbs: ["*"] }],
+  });
+  fake.store.create({ ...rbac, plural: "clusterrolebindings" }, {
+    metadata: { name: "farm-users" },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "farm-user" },
+    subjects: users.map((name) => ({ apiGroup: "rbac.authorization.k8s.io", kind: "User", name })),
+  });
+}
+
 /** Starts the fake API server and `replicas` farm servers (default 1) with `storage` (default memory). */
 export async function startFarmOnFake(
   opts: {
@@ -37,18 +55,7 @@ export async function startFarmOnFake(
   } = {},
 ): Promise<FarmOnFake> {
   const fake = await startFakeApiServer({ port: 0 });
-  // As on a real cluster, the farm's SubjectAccessReviews for the fixture's front-proxy users need RBAC: the farm
-  // fixture calls as "alice" by default; tests of the apply rules also act as "bob".
-  const rbac = { group: "rbac.authorization.k8s.io", version: "v1" };
-  fake.store.create({ ...rbac, plural: "clusterroles" }, {
-    metadata: { name: "farm-user" },
-    rules: [{ apiGroups: ["farm.example.com"], resources: ["*"], verbs: ["*"] }],
-  });
-  fake.store.create({ ...rbac, plural: "clusterrolebindings" }, {
-    metadata: { name: "farm-users" },
-    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "farm-user" },
-    subjects: ["alice", "bob"].map((name) => ({ apiGroup: "rbac.authorization.k8s.io", kind: "User", name })),
-  });
+  grantFarmAccess(fake);
   const client = new KubeClient({ config: await parseKubeconfig(fake.kubeconfig) });
   await opts.before?.(client);
   const ctrl = new AbortController();
