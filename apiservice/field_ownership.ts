@@ -32,7 +32,7 @@ import {
   pathString,
   toFieldsV1,
 } from "../runtime/apimachinery/managed_fields.ts";
-import { ApiError } from "../runtime/errors.ts";
+import { ApiError, failureStatus } from "../runtime/errors.ts";
 import { FARM_API_VERSION, type Llama } from "./llama.ts";
 
 type Leaves = Map<string, unknown>;
@@ -202,16 +202,7 @@ function conflictError(unsorted: { entry: Entry; key: string }[]): ApiError {
     .toSorted((a, b) => pathString(a.path) < pathString(b.path) ? -1 : 1);
   const { message, causes } = applyConflictStatus(conflicts);
   return new ApiError(
-    {
-      kind: "Status",
-      apiVersion: "v1",
-      metadata: {},
-      status: "Failure",
-      message,
-      reason: "Conflict",
-      code: 409,
-      details: { causes },
-    },
+    failureStatus(409, "Conflict", message, { causes }),
     { verb: "patch", resource: "llamas.farm.example.com" },
   );
 }

@@ -8,7 +8,7 @@
  */
 
 import { resourceId } from "../../runtime/apimachinery/names.ts";
-import { ApiError } from "../../runtime/errors.ts";
+import { ApiError, failureStatus } from "../../runtime/errors.ts";
 import type { KubeObject } from "../../runtime/types.ts";
 import type { ResourceDef } from "../resource_def.ts";
 import {
@@ -64,16 +64,7 @@ function conflictError(
 ): ApiError {
   const { message, causes } = applyConflictStatus(conflicts);
   return new ApiError(
-    {
-      kind: "Status",
-      apiVersion: "v1",
-      metadata: {},
-      status: "Failure",
-      message,
-      reason: "Conflict",
-      code: 409,
-      details: { causes },
-    },
+    failureStatus(409, "Conflict", message, { causes }),
     { verb: "patch", resource: resourceId(opts.def) },
   );
 }
