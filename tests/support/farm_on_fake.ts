@@ -10,7 +10,7 @@ import { KubeClient } from "../../runtime/client.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import { InformerRegistry } from "../../runtime/informers.ts";
 import { parseKubeconfig } from "../../runtime/kubeconfig.ts";
-import { createCA } from "../../runtime/pki.ts";
+import { type CertAuthority, createCA } from "../../runtime/pki.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { type FakeApiServer, startFakeApiServer } from "../../testing/mod.ts";
 
@@ -21,17 +21,21 @@ export const LLAMAS = "/apis/farm.example.com/v1alpha/namespaces/default/llamas"
 export interface FarmOnFake {
   fake: FakeApiServer;
   client: KubeClient;
-  /** The replicas, in start order. */
+  /** The replicas, in start order ({@link FarmOnFake.close} closes those listed here then). */
   replicas: FarmFixture<KubeFarmCluster>[];
+  /** The cluster the replicas share (KubeFarmCluster on the fake), to start more. */
+  cluster: KubeFarmCluster;
+  /** The front-proxy CA the replicas trust, to start more. */
+  frontProxyCA: CertAuthority;
   close(): Promise<void>;
 }
 
 /**
  * As on a real cluster, the farm's SubjectAccessReviews for the fixture's front-proxy users need RBAC: grants
- * `users` (default "alice", whom the farm fixture calls as, and "bob", whom tests of the apply rules also act as)
- * every verb on farm.example.com through a ClusterRole and ClusterRoleBinding in the fake's store.
+ * "alice" (whom the farm fixture calls as) and "bob" (whom tests of the apply rules also act as) every verb on
+ * farm.example.com through a ClusterRole and ClusterRoleBinding in the fake's store.
  */
-export function grantFarmAccess(fake: FakeApiServer, users: string[] = ["alice", "bob"]): void {
+function grantFarmAccess(fake: FakeApiServer): void {
   const rbac = { group: "rbac.authorization.k8s.io", version: "v1" };
   fake.store.create({ ...rbac, plural: "clusterroles" }, {
     metadata: { name: "farm-user" },
@@ -40,7 +44,7 @@ export function grantFarmAccess(fake: FakeApiServer, users: string[] = ["alice",
   fake.store.create({ ...rbac, plural: "clusterrolebindings" }, {
     metadata: { name: "farm-users" },
     roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "farm-user" },
-    subjects: users.map((name) => ({ apiGroup: "rbac.authorization.k8s.io", kind: "User", name })),
+    subjects: ["alice", "bob"].map((name) => ({ apiGroup: "rbac.authorization.k8s.io", kind: "User", name })),
   });
 }
 
@@ -72,6 +76,8 @@ export async function startFarmOnFake(
     fake,
     client,
     replicas,
+    cluster,
+    frontProxyCA,
     async close() {
       for (const r of replicas) await r.close();
       ctrl.abort();
