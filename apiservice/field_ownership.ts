@@ -28,6 +28,7 @@ import {
   applyConflictStatus,
   FieldSet,
   fromFieldsV1,
+  LAST_APPLIED_ANNOTATION as LAST_APPLIED,
   type ManagedFieldsEntry,
   pathString,
   toFieldsV1,
@@ -175,8 +176,6 @@ export function applyConfiguration(
   result.metadata.managedFields = written(entries);
   return result;
 }
-
-const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 
 /**
  * kube's lastAppliedManager: `kubectl apply --server-side` (manager `kubectl`) after client-side applies takes over

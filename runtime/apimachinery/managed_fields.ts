@@ -10,6 +10,12 @@
 
 import { isPlainObject } from "./equality.ts";
 
+/**
+ * The annotation a client-side `kubectl apply` keeps its configuration in; kubectl's server-side apply may take over
+ * the fields it lists (kube's lastAppliedManager) and keeps it in sync (lastAppliedUpdater).
+ */
+export const LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration";
+
 /** metav1.ManagedFieldsEntry. */
 export interface ManagedFieldsEntry {
   /** Who. */

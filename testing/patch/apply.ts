@@ -17,6 +17,7 @@ import {
   FieldSet,
   fromFieldsV1,
   isPrefix,
+  LAST_APPLIED_ANNOTATION as LAST_APPLIED,
   type ManagedFieldsEntry,
   toFieldsV1,
 } from "../../runtime/apimachinery/managed_fields.ts";
@@ -115,8 +116,6 @@ function pruneEmptyParents(obj: unknown, path: FieldPath, owned: (p: FieldPath) 
     removeAt(obj, parentPath);
   }
 }
-
-const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 
 /** JSON with object keys sorted, as Go encodes an unstructured map. */
 function sortedJson(value: unknown): string {
