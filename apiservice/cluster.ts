@@ -5,47 +5,20 @@
  * adapts the runtime's KubeClient and Informer.
  * @module
  */
+import type { ReviewAttributes, ReviewDecision, ReviewedUser } from "../runtime/access_review.ts";
 import type { KubeObject } from "../runtime/types.ts";
 
-/** The user a request acts as (authentication.k8s.io UserInfo). */
-export interface UserInfo {
-  /** User name (X-Remote-User, TokenReview user). */
-  username: string;
-  /** User UID, when known. */
-  uid?: string;
-  /** Group memberships. */
-  groups: string[];
-  /** Extra attributes (X-Remote-Extra-*), keys lower-cased. */
-  extra?: Record<string, string[]>;
-}
+/**
+ * The user a request acts as (authentication.k8s.io UserInfo: X-Remote-User and -Group, X-Remote-Extra-* with keys
+ * lower-cased, or a TokenReview's user), as runtime/access_review.ts reviews it.
+ */
+export type UserInfo = ReviewedUser;
 
-/** authorization.k8s.io/v1 ResourceAttributes / NonResourceAttributes of one request. */
-export interface AccessAttributes {
-  /** Kubernetes verb (get, list, watch, create, update, patch, delete) or HTTP verb for paths. */
-  verb: string;
-  /** API group. */
-  group?: string;
-  /** API version. */
-  version?: string;
-  /** Resource (plural). */
-  resource?: string;
-  /** Subresource, e.g. status. */
-  subresource?: string;
-  /** Namespace (undefined: cluster scope or all namespaces). */
-  namespace?: string;
-  /** Object name. */
-  name?: string;
-  /** Set for non-resource requests (e.g. /apis, /openapi/v3). */
-  path?: string;
-}
+/** authorization.k8s.io/v1 ResourceAttributes / NonResourceAttributes (`path` set) of one request. */
+export type AccessAttributes = ReviewAttributes;
 
 /** A SubjectAccessReview's answer. */
-export interface AccessDecision {
-  /** Whether the request may proceed. */
-  allowed: boolean;
-  /** Why, as reported by the authorizer. */
-  reason?: string;
-}
+export type AccessDecision = ReviewDecision;
 
 /** A TokenReview's answer. */
 export interface TokenDecision {

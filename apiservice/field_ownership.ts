@@ -1,8 +1,8 @@
 /**
  * Server-side apply field ownership for llamas: `metadata.managedFields` recorded per manager and operation, and
  * apply conflicts answered 409 as kube-apiserver does. A minimal implementation of structured-merge-diff's rules for
- * the Llama's shape (the fake API server's testing/patch/apply.ts is the general one; apiservice/ may not import
- * testing/, and it depends on the fake's schema types). The rules, as kube applies them:
+ * the Llama's shape (the fake API server's testing/patch/apply.ts is the general one; both share field sets, the
+ * fieldsV1 encoding and kube's conflict message from runtime/apimachinery/managed_fields.ts). The rules, as kube applies them:
  *
  * 1. A field is a leaf path: `spec.<field>`, `metadata.labels.<key>`, `metadata.annotations.<key>` (the only
  *    fields a client sets on a Llama). FieldsV1 lists leaves only (no `"."` entries for the maps themselves).
@@ -24,24 +24,17 @@
  * @module
  */
 import { deepEqual, isPlainObject } from "../runtime/apimachinery/equality.ts";
-import { ApiError, type StatusCause } from "../runtime/errors.ts";
+import {
+  applyConflictStatus,
+  FieldSet,
+  fromFieldsV1,
+  LAST_APPLIED_ANNOTATION as LAST_APPLIED,
+  type ManagedFieldsEntry,
+  pathString,
+  toFieldsV1,
+} from "../runtime/apimachinery/managed_fields.ts";
+import { ApiError, failureStatus } from "../runtime/errors.ts";
 import { FARM_API_VERSION, type Llama } from "./llama.ts";
-
-/** metav1.ManagedFieldsEntry. */
-export interface ManagedFieldsEntry {
-  /** Who. */
-  manager: string;
-  /** How. */
-  operation: "Apply" | "Update";
-  /** The version the fields are in. */
-  apiVersion: string;
-  /** When last changed (RFC 3339, seconds). */
-  time?: string;
-  /** Always FieldsV1. */
-  fieldsType: "FieldsV1";
-  /** The owned leaves as nested `f:<name>` keys. */
-  fieldsV1: Record<string, unknown>;
-}
 
 type Leaves = Map<string, unknown>;
 const OWNED_ROOTS = [["spec"], ["metadata", "labels"], ["metadata", "annotations"]];
@@ -62,24 +55,9 @@ function leavesOf(obj: Llama): Leaves {
   return leaves;
 }
 
-const display = (key: string) => "." + (JSON.parse(key) as string[]).join(".");
-
-function toFieldsV1(paths: Iterable<string>): Record<string, unknown> {
-  const root: Record<string, Record<string, unknown>> = {};
-  for (const key of paths) {
-    let node: Record<string, unknown> = root;
-    for (const part of JSON.parse(key) as string[]) node = (node[`f:${part}`] ??= {}) as Record<string, unknown>;
-  }
-  return root;
-}
-
-function fromFieldsV1(fields: unknown, prefix: string[] = [], out = new Set<string>()): Set<string> {
-  if (!isPlainObject(fields)) return out;
-  const entries = Object.entries(fields as Record<string, unknown>).filter(([k]) => k.startsWith("f:"));
-  if (entries.length === 0 && prefix.length > 0) out.add(JSON.stringify(prefix));
-  for (const [k, v] of entries) fromFieldsV1(v, [...prefix, k.slice(2)], out);
-  return out;
-}
+/** A leaf's dotted-path key as a FieldsV1 path (`["f:spec", "f:weight"]`), and back. */
+const fieldPath = (key: string) => (JSON.parse(key) as string[]).map((k) => `f:${k}`);
+const leafKey = (path: string[]) => JSON.stringify(path.map((e) => e.slice(2)));
 
 interface Entry {
   raw: ManagedFieldsEntry;
@@ -88,11 +66,14 @@ interface Entry {
 
 function entriesOf(obj: Llama | undefined): Entry[] {
   const raw = (obj?.metadata.managedFields ?? []) as ManagedFieldsEntry[];
-  return raw.map((e) => ({ raw: { ...e }, set: fromFieldsV1(e.fieldsV1) }));
+  return raw.map((e) => ({ raw: { ...e }, set: new Set(fromFieldsV1(e.fieldsV1).paths().map(leafKey)) }));
 }
 
 function written(entries: Entry[]): ManagedFieldsEntry[] {
-  return entries.filter((e) => e.set.size > 0).map((e) => ({ ...e.raw, fieldsV1: toFieldsV1([...e.set].sort()) }));
+  return entries.filter((e) => e.set.size > 0).map((e) => ({
+    ...e.raw,
+    fieldsV1: toFieldsV1(new FieldSet([...e.set].map(fieldPath))),
+  }));
 }
 
 function entryFor(entries: Entry[], manager: string, operation: "Apply" | "Update", time: string): Entry {
@@ -196,8 +177,6 @@ export function applyConfiguration(
   return result;
 }
 
-const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
-
 /**
  * kube's lastAppliedManager: `kubectl apply --server-side` (manager `kubectl`) after client-side applies takes over
  * the conflicting fields when every one of them is in the last-applied-configuration annotation.
@@ -216,48 +195,13 @@ function upgradesClientSideApply(current: Llama, manager: string, conflicts: { k
   return conflicts.every((c) => allowed.has(c.key));
 }
 
-function printManager(raw: ManagedFieldsEntry): string {
-  return raw.operation === "Update" ? `${JSON.stringify(raw.manager)} using ${raw.apiVersion}` : JSON.stringify(
-    raw.manager,
-  );
-}
-
 function conflictError(unsorted: { entry: Entry; key: string }[]): ApiError {
   // structured-merge-diff reports conflicts in field-path order.
-  const conflicts = unsorted.toSorted((a, b) => display(a.key) < display(b.key) ? -1 : 1);
-  const causes: StatusCause[] = conflicts.map((c) => ({
-    reason: "FieldManagerConflict",
-    message: `conflict with ${printManager(c.entry.raw)}`,
-    field: display(c.key),
-  }));
-  let message: string;
-  if (conflicts.length === 1) {
-    message = `Apply failed with 1 conflict: conflict with ${printManager(conflicts[0].entry.raw)}: ${
-      display(conflicts[0].key)
-    }`;
-  } else {
-    const byManager = new Map<string, string[]>();
-    for (const c of conflicts) {
-      const k = JSON.stringify([c.entry.raw.manager, c.entry.raw.operation]);
-      const lines = byManager.get(k) ?? [`conflicts with ${printManager(c.entry.raw)}:`];
-      lines.push(`- ${display(c.key)}`);
-      byManager.set(k, lines);
-    }
-    message = `Apply failed with ${conflicts.length} conflicts: ${
-      [...byManager.keys()].sort().map((k) => byManager.get(k)!.join("\n")).join("\n")
-    }`;
-  }
+  const conflicts = unsorted.map((c) => ({ entry: c.entry.raw, path: fieldPath(c.key) }))
+    .toSorted((a, b) => pathString(a.path) < pathString(b.path) ? -1 : 1);
+  const { message, causes } = applyConflictStatus(conflicts);
   return new ApiError(
-    {
-      kind: "Status",
-      apiVersion: "v1",
-      metadata: {},
-      status: "Failure",
-      message,
-      reason: "Conflict",
-      code: 409,
-      details: { causes },
-    },
+    failureStatus(409, "Conflict", message, { causes }),
     { verb: "patch", resource: "llamas.farm.example.com" },
   );
 }

@@ -4,6 +4,7 @@
  * preconditions, and Pods come from one shared informer (list+watch with bookmarks), never a list per request.
  * @module
  */
+import { reviewAccess, reviewToken } from "../runtime/access_review.ts";
 import { isNotFound } from "../runtime/errors.ts";
 import { Informer } from "../runtime/cache.ts";
 import type { KubeClient } from "../runtime/client.ts";
@@ -64,26 +65,13 @@ export class KubeFarmCluster implements FarmCluster {
   }
 
   /** Asks the cluster whether `user` may do `attrs`. */
-  async subjectAccessReview(user: UserInfo, attrs: AccessAttributes): Promise<AccessDecision> {
-    const { path, verb, ...resource } = attrs;
-    const review = await this.#client.create<SubjectAccessReview>(CoreTypes.SubjectAccessReview, {
-      metadata: {},
-      spec: {
-        user: user.username,
-        uid: user.uid,
-        groups: user.groups,
-        extra: user.extra,
-        ...(path ? { nonResourceAttributes: { path, verb } } : { resourceAttributes: { verb, ...resource } }),
-      },
-    });
-    return { allowed: review.status?.allowed === true, reason: review.status?.reason };
+  subjectAccessReview(user: UserInfo, attrs: AccessAttributes): Promise<AccessDecision> {
+    return reviewAccess(this.#client, user, attrs);
   }
 
   async tokenReview(token: string): Promise<TokenDecision> {
-    const review = await this.#client.create<TokenReview>(CoreTypes.TokenReview, { metadata: {}, spec: { token } });
-    const u = review.status?.user;
-    if (review.status?.authenticated !== true || !u?.username) return { authenticated: false };
-    return { authenticated: true, user: { username: u.username, uid: u.uid, groups: u.groups ?? [], extra: u.extra } };
+    const user = await reviewToken(this.#client, token);
+    return user ? { authenticated: true, user } : { authenticated: false };
   }
 
   async getConfigMap(namespace: string, name: string): Promise<ConfigMapObject | undefined> {

@@ -10,6 +10,7 @@
 import { type ControllerName, CONTROLLERS, crdManifests } from "../controllers/mod.ts";
 import { type Machine, MachineType } from "../controllers/machine/schema.ts";
 import { KubeClient } from "../runtime/client.ts";
+import { CONTROLLER_CLIENT_WRITES } from "../runtime/controller_client.ts";
 import type { ClusterConfig } from "../runtime/kubeconfig.ts";
 import { configureLogging } from "../runtime/log.ts";
 import { Manager } from "../runtime/manager.ts";
@@ -18,7 +19,7 @@ import { CoreTypes, type KubeObject, type ResourceType } from "../runtime/types.
 import { startFakeEnv } from "../tests/support/fake_env.ts";
 import { fullMode, lowerIsBetter, recordResult, round } from "./result.ts";
 
-const WRITES = new Set(["create", "update", "updateStatus", "patch", "delete"]);
+const WRITES = new Set<string>(CONTROLLER_CLIENT_WRITES);
 
 /** A client view that counts write calls per resource plural. */
 export function countingClient(client: KubeClient, counts: Map<string, number>): KubeClient {

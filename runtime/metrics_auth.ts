@@ -10,25 +10,7 @@
 
 import type { Clock } from "./clock.ts";
 import { RealClock } from "./clock.ts";
-import { CoreTypes, type KubeObject, type ResourceType } from "./types.ts";
-
-/** The part of KubeClient the filter needs (TokenReview and SubjectAccessReview are `create` calls). */
-export interface ReviewClient {
-  /** POST a review; the API server answers with its status filled in. */
-  create<T extends KubeObject = KubeObject>(rt: ResourceType, obj: T): Promise<T>;
-}
-
-/** Who a token belongs to, as a TokenReview reports it. */
-export interface ReviewedUser {
-  /** e.g. `system:serviceaccount:monitoring:prometheus-k8s`. */
-  username: string;
-  /** User UID, when the authenticator reports one. */
-  uid?: string;
-  /** Groups, e.g. `system:serviceaccounts`. */
-  groups: string[];
-  /** Extra attributes (scopes and the like). */
-  extra?: Record<string, string[]>;
-}
+import { reviewAccess, type ReviewClient, type ReviewedUser, reviewToken } from "./access_review.ts";
 
 /** Options of {@link MetricsAuthFilter}. */
 export interface MetricsAuthOptions {
@@ -141,21 +123,7 @@ export class MetricsAuthFilter {
     const key = await sha256(token); // never keep raw tokens as map keys
     const hit = this.#lookup(this.#tokens, key);
     if (hit) return hit.value;
-    const review = await this.#client.create<KubeObject>(CoreTypes.TokenReview, {
-      apiVersion: "authentication.k8s.io/v1",
-      kind: "TokenReview",
-      metadata: {},
-      spec: { token },
-    });
-    const status = review.status as { authenticated?: boolean; user?: Partial<ReviewedUser> } | undefined;
-    const user = status?.authenticated && status.user?.username
-      ? {
-        username: status.user.username,
-        uid: status.user.uid,
-        groups: status.user.groups ?? [],
-        extra: status.user.extra,
-      }
-      : undefined;
+    const user = await reviewToken(this.#client, token);
     this.#store(this.#tokens, key, user, this.#ttl.token);
     return user;
   }
@@ -164,20 +132,8 @@ export class MetricsAuthFilter {
     const key = JSON.stringify([user.username, user.uid, [...user.groups].sort(), user.extra ?? {}, path, verb]);
     const hit = this.#lookup(this.#decisions, key);
     if (hit) return hit.value;
-    const review = await this.#client.create<KubeObject>(CoreTypes.SubjectAccessReview, {
-      apiVersion: "authorization.k8s.io/v1",
-      kind: "SubjectAccessReview",
-      metadata: {},
-      spec: {
-        user: user.username,
-        uid: user.uid,
-        groups: user.groups,
-        extra: user.extra,
-        nonResourceAttributes: { path, verb },
-      },
-    });
-    const status = review.status as { allowed?: boolean; reason?: string } | undefined;
-    const decision = { allowed: status?.allowed === true, reason: status?.reason ?? "" };
+    const review = await reviewAccess(this.#client, user, { path, verb });
+    const decision = { allowed: review.allowed, reason: review.reason ?? "" };
     this.#store(this.#decisions, key, decision, decision.allowed ? this.#ttl.allow : this.#ttl.deny);
     return decision;
   }

@@ -109,13 +109,15 @@ export {
   KubeEventRecorder,
 } from "./events.ts";
 export { Metrics, type ReconcileResult } from "./metrics.ts";
+export { MetricsAuthFilter, type MetricsAuthOptions, type MetricsAuthResult } from "./metrics_auth.ts";
 export {
-  MetricsAuthFilter,
-  type MetricsAuthOptions,
-  type MetricsAuthResult,
+  reviewAccess,
+  type ReviewAttributes,
   type ReviewClient,
+  type ReviewDecision,
   type ReviewedUser,
-} from "./metrics_auth.ts";
+  reviewToken,
+} from "./access_review.ts";
 export { loadMetricsServingCert, type MetricsCertOptions } from "./metrics_cert.ts";
 export type { CertKeyPEM } from "./pki.ts";
 export { type Clock, RealClock, VirtualClock } from "./clock.ts";

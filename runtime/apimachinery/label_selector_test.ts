@@ -35,6 +35,7 @@ Deno.test("label selector strings: kube's error messages", () => {
     ["a in x", "unable to parse requirement: found 'x' expected: '('"],
     ["=x", "found '=', expected: !, identifier, or 'end of string'"],
     ["a b", "unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt"],
+    ["in (x)", "unable to parse requirement: found '(', expected: in, notin, =, ==, !=, gt, lt"],
     ["a=b=c", "found '=', expected: ',' or 'end of string'"],
     ["a=b,", "found '', expected: identifier after ','"],
     [

@@ -8,33 +8,22 @@
  */
 
 import { resourceId } from "../../runtime/apimachinery/names.ts";
-import { ApiError, type StatusCause } from "../../runtime/errors.ts";
+import { ApiError, failureStatus, type StatusCause } from "../../runtime/errors.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
 import type { ResourceDef } from "../resource_def.ts";
 import {
+  applyConflictStatus,
   type FieldPath,
   FieldSet,
-  fieldsOf,
   fromFieldsV1,
   isPrefix,
-  pathString,
-  removeAt,
+  LAST_APPLIED_ANNOTATION as LAST_APPLIED,
+  type ManagedFieldsEntry,
   toFieldsV1,
-  valueAt,
-} from "./fieldset.ts";
+} from "../../runtime/apimachinery/managed_fields.ts";
+import { fieldsOf, removeAt, valueAt } from "./fieldset.ts";
 import { deepEqual, isPlainObject } from "../../runtime/apimachinery/equality.ts";
 import { childMeta, type PatchMeta, patchMetaFor } from "./patch_meta.ts";
-
-/** metav1.ManagedFieldsEntry. */
-export interface ManagedFieldsEntry {
-  manager: string;
-  operation: "Apply" | "Update";
-  apiVersion: string;
-  time?: string;
-  fieldsType: "FieldsV1";
-  fieldsV1: Record<string, unknown>;
-  subresource?: string;
-}
 
 /** Options of {@link serverSideApply}. */
 export interface ServerSideApplyOptions {
@@ -79,53 +68,13 @@ function sameEntry(raw: ManagedFieldsEntry, manager: string, operation: string, 
   return raw.manager === manager && raw.operation === operation && (raw.subresource ?? "") === (subresource ?? "");
 }
 
-/** `"mgr"`, or `"mgr" using apps/v1` for Update managers (conflict.go `printManager`). */
-function printManager(raw: ManagedFieldsEntry): string {
-  let text = JSON.stringify(raw.manager);
-  if (raw.subresource) text += ` with subresource ${JSON.stringify(raw.subresource)}`;
-  // The manager identity used for conflicts carries no time, so the "at <time>" branch of printManager never fires.
-  if (raw.operation === "Update") text += ` using ${raw.apiVersion}`;
-  return text;
-}
-
 function conflictError(
   conflicts: { entry: ManagedFieldsEntry; path: FieldPath }[],
   opts: ServerSideApplyOptions,
 ): ApiError {
-  const causes: StatusCause[] = conflicts.map((c) => ({
-    reason: "FieldManagerConflict",
-    message: `conflict with ${printManager(c.entry)}`,
-    field: pathString(c.path),
-  }));
-  let message: string;
-  if (conflicts.length === 1) {
-    message = `Apply failed with 1 conflict: conflict with ${printManager(conflicts[0].entry)}: ${
-      pathString(conflicts[0].path)
-    }`;
-  } else {
-    const byManager = new Map<string, string[]>();
-    for (const c of conflicts) {
-      const key = JSON.stringify([c.entry.manager, c.entry.operation, c.entry.apiVersion, c.entry.subresource ?? ""]);
-      const lines = byManager.get(key) ?? [`conflicts with ${printManager(c.entry)}:`];
-      lines.push(`- ${pathString(c.path)}`);
-      byManager.set(key, lines);
-    }
-    const keys = [...byManager.keys()].sort();
-    message = `Apply failed with ${conflicts.length} conflicts: ${
-      keys.map((k) => byManager.get(k)!.join("\n")).join("\n")
-    }`;
-  }
+  const { message, causes } = applyConflictStatus(conflicts);
   return new ApiError(
-    {
-      kind: "Status",
-      apiVersion: "v1",
-      metadata: {},
-      status: "Failure",
-      message,
-      reason: "Conflict",
-      code: 409,
-      details: { causes },
-    },
+    failureStatus(409, "Conflict", message, { causes }),
     { verb: "patch", resource: resourceId(opts.def) },
   );
 }
@@ -176,8 +125,6 @@ function pruneEmptyParents(obj: unknown, path: FieldPath, owned: (p: FieldPath) 
     removeAt(obj, parentPath);
   }
 }
-
-const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 
 /** JSON with object keys sorted, as Go encodes an unstructured map. */
 function sortedJson(value: unknown): string {

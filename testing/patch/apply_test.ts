@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { ApiError } from "../../runtime/errors.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { type ResourceDef, resourceDefFor } from "../resource_def.ts";
-import { type ManagedFieldsEntry, recordUpdateManagedFields, serverSideApply } from "./apply.ts";
+import type { ManagedFieldsEntry } from "../../runtime/apimachinery/managed_fields.ts";
+import { recordUpdateManagedFields, serverSideApply } from "./apply.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;

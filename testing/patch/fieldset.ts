@@ -1,57 +1,14 @@
 /**
- * Field sets as server-side apply tracks them (structured-merge-diff's `fieldpath.Set`): which fields of an object
- * a manager owns. A path is a list of elements in the `FieldsV1` spelling — `f:<field>`, `k:{"name":"web"}` for a
- * keyed list element, `v:<json>` for a set member — so sets convert to and from `managedFields[].fieldsV1`
- * directly (`.` marks a node that is owned itself and also has owned children).
+ * Which fields an object sets, by the fake's schema (patch_meta.ts): the set a manager comes to own. The set itself,
+ * its `fieldsV1` conversion and path spelling are runtime/apimachinery/managed_fields.ts; this file adds the
+ * schema-driven walk and reading or removing the value at a path (keyed list elements with the server's key
+ * defaults).
  * @module
  */
 
 import { isPlainObject } from "../../runtime/apimachinery/equality.ts";
+import { type FieldPath, FieldSet } from "../../runtime/apimachinery/managed_fields.ts";
 import { childMeta, type PatchMeta } from "./patch_meta.ts";
-
-/** One path: FieldsV1 element strings from the root. */
-export type FieldPath = string[];
-
-/** A set of paths, keyed by their JSON encoding. */
-export class FieldSet {
-  readonly #paths = new Map<string, FieldPath>();
-
-  constructor(paths: Iterable<FieldPath> = []) {
-    for (const p of paths) this.add(p);
-  }
-
-  /** Adds a path. */
-  add(path: FieldPath): void {
-    this.#paths.set(JSON.stringify(path), path);
-  }
-
-  /** Whether the exact path is a member. */
-  has(path: FieldPath): boolean {
-    return this.#paths.has(JSON.stringify(path));
-  }
-
-  /** Removes a path; with `withChildren` also every path under it. */
-  delete(path: FieldPath, withChildren = false): void {
-    this.#paths.delete(JSON.stringify(path));
-    if (!withChildren) return;
-    for (const [key, p] of this.#paths) if (isPrefix(path, p)) this.#paths.delete(key);
-  }
-
-  /** Members in insertion order. */
-  paths(): FieldPath[] {
-    return [...this.#paths.values()];
-  }
-
-  /** Number of members. */
-  get size(): number {
-    return this.#paths.size;
-  }
-}
-
-/** True when `prefix` is a proper prefix of `path`. */
-export function isPrefix(prefix: FieldPath, path: FieldPath): boolean {
-  return prefix.length < path.length && prefix.every((e, i) => path[i] === e);
-}
 
 /** `k:` element for a keyed list item: key fields sorted by name, as structured-merge-diff encodes them. */
 export function keyElement(
@@ -124,63 +81,6 @@ function walk(value: unknown, meta: PatchMeta, path: FieldPath, set: FieldSet): 
     }
   }
   if (path.length > 0) set.add(path);
-}
-
-/** Converts a set to the `fieldsV1` tree. */
-export function toFieldsV1(set: FieldSet): Record<string, unknown> {
-  const root: Record<string, unknown> = {};
-  const members = new Set(set.paths().map((p) => JSON.stringify(p)));
-  for (const path of set.paths()) {
-    let node = root;
-    for (const element of path) {
-      node[element] ??= {};
-      node = node[element] as Record<string, unknown>;
-    }
-  }
-  // Nodes that are members and have children get ".".
-  const mark = (node: Record<string, unknown>, path: FieldPath) => {
-    for (const [element, sub] of Object.entries(node)) {
-      if (element === ".") continue;
-      const p = [...path, element];
-      const children = sub as Record<string, unknown>;
-      if (Object.keys(children).length > 0) {
-        if (members.has(JSON.stringify(p))) children["."] = {};
-        mark(children, p);
-      }
-    }
-  };
-  mark(root, []);
-  return sortTree(root);
-}
-
-function sortTree(node: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(node).sort()) out[key] = sortTree(node[key] as Record<string, unknown>);
-  return out;
-}
-
-/** Parses a `fieldsV1` tree into a set. */
-export function fromFieldsV1(tree: unknown): FieldSet {
-  const set = new FieldSet();
-  const visit = (node: unknown, path: FieldPath) => {
-    if (!isPlainObject(node)) return;
-    const keys = Object.keys(node).filter((k) => k !== ".");
-    if (path.length > 0 && (keys.length === 0 || "." in node)) set.add(path);
-    for (const k of keys) visit(node[k], [...path, k]);
-  };
-  visit(tree, []);
-  return set;
-}
-
-/** The structured-merge-diff spelling of a path, for conflict messages: `.spec.containers[name="web"].image`. */
-export function pathString(path: FieldPath): string {
-  return path.map((e) => {
-    if (e.startsWith("f:")) return `.${e.slice(2)}`;
-    if (e.startsWith("v:")) return `[=${e.slice(2)}]`;
-    if (e.startsWith("i:")) return `[${e.slice(2)}]`;
-    const fields = JSON.parse(e.slice(2)) as Record<string, unknown>;
-    return `[${Object.entries(fields).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(",")}]`;
-  }).join("");
 }
 
 /** Key fields the server defaults before comparing keys (ports' protocol); used when a path is resolved. */

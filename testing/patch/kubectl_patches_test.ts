@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { type ResourceDef, resourceDefFor } from "../resource_def.ts";
-import { type ManagedFieldsEntry, recordUpdateManagedFields, serverSideApply } from "./apply.ts";
+import type { ManagedFieldsEntry } from "../../runtime/apimachinery/managed_fields.ts";
+import { recordUpdateManagedFields, serverSideApply } from "./apply.ts";
 import { applyStrategicMergePatch } from "./strategic.ts";
 
 // deno-lint-ignore no-explicit-any

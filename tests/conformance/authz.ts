@@ -16,8 +16,6 @@ import {
   bindingTo,
   ClusterRole,
   ClusterRoleBinding,
-  expectStatus,
-  POLL,
   rawCall,
   RBAC_GROUP,
   Role,
@@ -26,6 +24,7 @@ import {
   ServiceAccount,
   serviceAccountClient,
 } from "./authz_support.ts";
+import { expectError, POLL } from "./support.ts";
 
 /** Runs the authn/authz cases against `admin`'s cluster in namespace `ns`. */
 export async function authzCases(t: Deno.TestContext, admin: KubeClient, ns: string): Promise<void> {
@@ -35,7 +34,7 @@ export async function authzCases(t: Deno.TestContext, admin: KubeClient, ns: str
   const saSubject = { kind: "ServiceAccount", name: "authz-robot", namespace: ns };
   try {
     await t.step("authz: a ServiceAccount without bindings gets 403 with kube's namespaced message", async () => {
-      const err = await expectStatus(
+      const err = await expectError(
         sa.client.get(CoreTypes.ConfigMap, "x", { namespace: ns }),
         isForbidden,
         "get configmap",
@@ -51,7 +50,7 @@ export async function authzCases(t: Deno.TestContext, admin: KubeClient, ns: str
     });
 
     await t.step("authz: a cluster-scoped list is refused 'at the cluster scope', named by group", async () => {
-      const err = await expectStatus(sa.client.list(ClusterRole), isForbidden, "list clusterroles");
+      const err = await expectError(sa.client.list(ClusterRole), isForbidden, "list clusterroles");
       assert.equal(
         err.status.message,
         `clusterroles.rbac.authorization.k8s.io is forbidden: User "${sa.user}" cannot list resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope`,
@@ -60,7 +59,7 @@ export async function authzCases(t: Deno.TestContext, admin: KubeClient, ns: str
     });
 
     await t.step("authz: a subresource is authorized as resource/subresource", async () => {
-      const err = await expectStatus(
+      const err = await expectError(
         sa.client.request("POST", `/api/v1/namespaces/${ns}/serviceaccounts/authz-robot/token`, {
           body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: {} },
           throwOnError: true,
@@ -91,7 +90,7 @@ export async function authzCases(t: Deno.TestContext, admin: KubeClient, ns: str
       }, { namespace: ns });
       await admin.create(RoleBinding, bindingTo("cm-reader", ns, "Role", "cm-reader", saSubject), { namespace: ns });
       await eventually("list allowed", () => sa.client.list(CoreTypes.ConfigMap, { namespace: ns }), POLL);
-      const err = await expectStatus(
+      const err = await expectError(
         sa.client.list(CoreTypes.ConfigMap, { namespace: other }),
         isForbidden,
         "list in another namespace",
@@ -100,7 +99,7 @@ export async function authzCases(t: Deno.TestContext, admin: KubeClient, ns: str
         err.status.message,
         `configmaps is forbidden: User "${sa.user}" cannot list resource "configmaps" in API group "" in the namespace "${other}"`,
       );
-      await expectStatus(
+      await expectError(
         sa.client.create(CoreTypes.ConfigMap, { metadata: { name: "nope", namespace: ns } }, { namespace: ns }),
         isForbidden,
         "create is not granted",
@@ -117,13 +116,13 @@ export async function authzCases(t: Deno.TestContext, admin: KubeClient, ns: str
         namespace: ns,
       });
       await eventually("get named allowed", () => sa.client.get(CoreTypes.Secret, "named", { namespace: ns }), POLL);
-      const err = await expectStatus(
+      const err = await expectError(
         sa.client.list(CoreTypes.Secret, { namespace: ns }),
         isForbidden,
         "list secrets",
       );
       assert.equal(err.status.details?.kind, "secrets");
-      await expectStatus(
+      await expectError(
         sa.client.get(CoreTypes.Secret, "unnamed", { namespace: ns }),
         isForbidden,
         "get another secret",
@@ -135,7 +134,7 @@ export async function authzCases(t: Deno.TestContext, admin: KubeClient, ns: str
         namespace: ns,
       });
       const err = await eventually("the error shows", async () => {
-        const e = await expectStatus(sa.client.list(CoreTypes.Pod, { namespace: ns }), isForbidden, "list pods");
+        const e = await expectError(sa.client.list(CoreTypes.Pod, { namespace: ns }), isForbidden, "list pods");
         return e.status.message?.includes("RBAC:") ? e : undefined;
       }, POLL);
       assert.equal(
@@ -144,7 +143,7 @@ export async function authzCases(t: Deno.TestContext, admin: KubeClient, ns: str
       );
       await admin.delete(RoleBinding, "dangling", { namespace: ns });
       await eventually("the error is gone with the binding", async () => {
-        const e = await expectStatus(sa.client.list(CoreTypes.Pod, { namespace: ns }), isForbidden, "list pods");
+        const e = await expectError(sa.client.list(CoreTypes.Pod, { namespace: ns }), isForbidden, "list pods");
         return e.status.message?.includes("RBAC:") ? undefined : true;
       }, POLL);
     });
@@ -170,7 +169,7 @@ export async function authzCases(t: Deno.TestContext, admin: KubeClient, ns: str
       const denied = await review("pods");
       assert.equal(denied.status.allowed, false);
       assert.equal(denied.status.denied, undefined);
-      const noUser = await expectStatus(
+      const noUser = await expectError(
         admin.create<KubeObject>(CoreTypes.SubjectAccessReview, {
           apiVersion: "authorization.k8s.io/v1",
           kind: "SubjectAccessReview",
@@ -180,7 +179,7 @@ export async function authzCases(t: Deno.TestContext, admin: KubeClient, ns: str
         isInvalid,
         "SAR without user",
       );
-      const neither = await expectStatus(
+      const neither = await expectError(
         admin.create<KubeObject>(CoreTypes.SubjectAccessReview, {
           apiVersion: "authorization.k8s.io/v1",
           kind: "SubjectAccessReview",
@@ -214,7 +213,7 @@ export async function authzCases(t: Deno.TestContext, admin: KubeClient, ns: str
       });
       assert.equal(ok.status, 201);
       assert.equal(JSON.parse(new TextDecoder().decode(ok.body)).status.allowed, true);
-      const err = await expectStatus(
+      const err = await expectError(
         admin.request("POST", path, {
           body: {
             apiVersion: "authorization.k8s.io/v1",
@@ -302,7 +301,7 @@ export async function authzCases(t: Deno.TestContext, admin: KubeClient, ns: str
 
     await t.step("authn: TokenRequest validates expirationSeconds and needs the ServiceAccount", async () => {
       const tokenPath = (name: string) => `/api/v1/namespaces/${ns}/serviceaccounts/${name}/token`;
-      const short = await expectStatus(
+      const short = await expectError(
         admin.request("POST", tokenPath("authz-robot"), {
           body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 10 } },
           throwOnError: true,
@@ -314,7 +313,7 @@ export async function authzCases(t: Deno.TestContext, admin: KubeClient, ns: str
         short.status.message,
         'TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 10: may not specify a duration less than 10 minutes',
       );
-      const missing = await expectStatus(
+      const missing = await expectError(
         admin.request("POST", tokenPath("ghost"), {
           body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: {} },
           throwOnError: true,
@@ -433,7 +432,7 @@ export async function authzCases(t: Deno.TestContext, admin: KubeClient, ns: str
           return isNotFound(err) ? true : undefined;
         }
       }, POLL);
-      const missing = await expectStatus(
+      const missing = await expectError(
         admin.request("POST", `/api/v1/namespaces/${ns}/pods/ghost/eviction`, {
           body: { apiVersion: "policy/v1", kind: "Eviction", metadata: { name: "ghost", namespace: ns } },
           throwOnError: true,

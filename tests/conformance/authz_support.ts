@@ -3,14 +3,12 @@
  * TokenRequest token, raw calls with extra headers (impersonation), bindings.
  * @module
  */
-import assert from "node:assert/strict";
-import { eventually, type EventuallyOptions } from "../../testing/eventually.ts";
+import { eventually } from "../../testing/eventually.ts";
 import { KubeClient } from "../../runtime/client.ts";
-import type { ApiError } from "../../runtime/errors.ts";
 import type { ClusterConfig } from "../../runtime/kubeconfig.ts";
 import type { KubeObject, ResourceType } from "../../runtime/types.ts";
+import { POLL } from "./support.ts";
 
-export const POLL: EventuallyOptions = { timeoutMs: 30_000, intervalMs: 50, retryErrors: true };
 export const RBAC_GROUP = "rbac.authorization.k8s.io";
 const rbac = (plural: string, kind: string, namespaced: boolean): ResourceType => ({
   group: RBAC_GROUP,
@@ -75,20 +73,6 @@ export async function rawCall(
   } finally {
     http.close();
   }
-}
-
-export async function expectStatus(
-  p: Promise<unknown>,
-  check: (e: unknown) => boolean,
-  what: string,
-): Promise<ApiError> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(check(err), `${what}: unexpected error ${err}`);
-    return err as ApiError;
-  }
-  assert.fail(`${what}: expected an error`);
 }
 
 /** Creates a ServiceAccount and returns a client authenticated by a TokenRequest token for it. */

@@ -10,7 +10,7 @@ import { KubeClient } from "../../runtime/client.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import { InformerRegistry } from "../../runtime/informers.ts";
 import { parseKubeconfig } from "../../runtime/kubeconfig.ts";
-import { createCA } from "../../runtime/pki.ts";
+import { type CertAuthority, createCA } from "../../runtime/pki.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { type FakeApiServer, startFakeApiServer } from "../../testing/mod.ts";
 
@@ -21,9 +21,31 @@ export const LLAMAS = "/apis/farm.example.com/v1alpha/namespaces/default/llamas"
 export interface FarmOnFake {
   fake: FakeApiServer;
   client: KubeClient;
-  /** The replicas, in start order. */
+  /** The replicas, in start order ({@link FarmOnFake.close} closes those listed here then). */
   replicas: FarmFixture<KubeFarmCluster>[];
+  /** The cluster the replicas share (KubeFarmCluster on the fake), to start more. */
+  cluster: KubeFarmCluster;
+  /** The front-proxy CA the replicas trust, to start more. */
+  frontProxyCA: CertAuthority;
   close(): Promise<void>;
+}
+
+/**
+ * As on a real cluster, the farm's SubjectAccessReviews for the fixture's front-proxy users need RBAC: grants
+ * "alice" (whom the farm fixture calls as) and "bob" (whom tests of the apply rules also act as) every verb on
+ * farm.example.com through a ClusterRole and ClusterRoleBinding in the fake's store.
+ */
+function grantFarmAccess(fake: FakeApiServer): void {
+  const rbac = { group: "rbac.authorization.k8s.io", version: "v1" };
+  fake.store.create({ ...rbac, plural: "clusterroles" }, {
+    metadata: { name: "farm-user" },
+    rules: [{ apiGroups: ["farm.example.com"], resources: ["*"], verbs: ["*"] }],
+  });
+  fake.store.create({ ...rbac, plural: "clusterrolebindings" }, {
+    metadata: { name: "farm-users" },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "farm-user" },
+    subjects: ["alice", "bob"].map((name) => ({ apiGroup: "rbac.authorization.k8s.io", kind: "User", name })),
+  });
 }
 
 /** Starts the fake API server and `replicas` farm servers (default 1) with `storage` (default memory). */
@@ -37,18 +59,7 @@ export async function startFarmOnFake(
   } = {},
 ): Promise<FarmOnFake> {
   const fake = await startFakeApiServer({ port: 0 });
-  // As on a real cluster, the farm's SubjectAccessReviews for the fixture's front-proxy users need RBAC: the farm
-  // fixture calls as "alice" by default; tests of the apply rules also act as "bob".
-  const rbac = { group: "rbac.authorization.k8s.io", version: "v1" };
-  fake.store.create({ ...rbac, plural: "clusterroles" }, {
-    metadata: { name: "farm-user" },
-    rules: [{ apiGroups: ["farm.example.com"], resources: ["*"], verbs: ["*"] }],
-  });
-  fake.store.create({ ...rbac, plural: "clusterrolebindings" }, {
-    metadata: { name: "farm-users" },
-    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "farm-user" },
-    subjects: ["alice", "bob"].map((name) => ({ apiGroup: "rbac.authorization.k8s.io", kind: "User", name })),
-  });
+  grantFarmAccess(fake);
   const client = new KubeClient({ config: await parseKubeconfig(fake.kubeconfig) });
   await opts.before?.(client);
   const ctrl = new AbortController();
@@ -65,6 +76,8 @@ export async function startFarmOnFake(
     fake,
     client,
     replicas,
+    cluster,
+    frontProxyCA,
     async close() {
       for (const r of replicas) await r.close();
       ctrl.abort();
