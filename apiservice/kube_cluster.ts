@@ -8,7 +8,7 @@ import { reviewAccess, reviewToken } from "../runtime/access_review.ts";
 import { isNotFound } from "../runtime/errors.ts";
 import { Informer } from "../runtime/cache.ts";
 import type { KubeClient } from "../runtime/client.ts";
-import type { APIService, SubjectAccessReview, TokenReview } from "../runtime/builtin_types.ts";
+import type { APIService } from "../runtime/builtin_types.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import type {
   AccessAttributes,

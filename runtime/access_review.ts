@@ -63,7 +63,7 @@ export interface ReviewDecision {
  * import type { KubeObject } from "./types.ts";
  * const client = {
  *   create<T extends KubeObject>(_rt: unknown, obj: T): Promise<T> {
- *     const ok = obj.spec?.token === "good";
+ *     const ok = (obj.spec as { token?: string } | undefined)?.token === "good";
  *     return Promise.resolve({ ...obj, status: { authenticated: ok, user: { username: "alice" } } } as T);
  *   },
  * };
@@ -94,7 +94,8 @@ export async function reviewToken(client: ReviewClient, token: string): Promise<
  * import type { KubeObject } from "./types.ts";
  * const client = {
  *   create<T extends KubeObject>(_rt: unknown, obj: T): Promise<T> {
- *     const allowed = obj.spec?.nonResourceAttributes?.path === "/metrics";
+ *     const spec = obj.spec as { nonResourceAttributes?: { path?: string } } | undefined;
+ *     const allowed = spec?.nonResourceAttributes?.path === "/metrics";
  *     return Promise.resolve({ ...obj, status: { allowed } } as T);
  *   },
  * };

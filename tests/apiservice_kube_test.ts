@@ -4,7 +4,7 @@
 import { eventually } from "../testing/eventually.ts";
 import assert from "node:assert/strict";
 import type { ConfigMap } from "../runtime/builtin_types.ts";
-import { CoreTypes, type KubeObject } from "../runtime/types.ts";
+import { CoreTypes } from "../runtime/types.ts";
 import { startFarmFixture } from "../apiservice/test_support.ts";
 import { LLAMAS, startFarmOnFake } from "./support/farm_on_fake.ts";
 

@@ -8,7 +8,7 @@
  */
 
 import { resourceId } from "../../runtime/apimachinery/names.ts";
-import { ApiError, failureStatus, type StatusCause } from "../../runtime/errors.ts";
+import { ApiError, failureStatus } from "../../runtime/errors.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
 import type { ResourceDef } from "../resource_def.ts";
 import {
