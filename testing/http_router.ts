@@ -90,6 +90,15 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Res
   }
   if (route) {
     const verb = verbOf(req.method, route, url);
+    ctx.faults.observe({
+      verb,
+      resource: qualifiedResource(route.def),
+      namespace: route.namespace,
+      name: route.name,
+      subresource: route.subresource,
+      method: req.method,
+      userAgent: req.headers.get("user-agent") ?? "",
+    });
     await ctx.faults.apply(verb, qualifiedResource(route.def));
     if (isReviewResource(route.def) && verb === "create") return await handleReview(req, route, ctx);
     return await handleResource(req, url, route, ctx);
