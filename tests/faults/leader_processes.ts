@@ -1,0 +1,224 @@
+/**
+ * Leader safety with real processes: three `kubeop run --leader-elect --controllers multisecret` replicas (short
+ * leases: 1 s / 600 ms / 200 ms) against the fake API server while the harness churns MultiSecrets, so whoever
+ * leads keeps writing. Each round lets a leader lead a little, then SIGKILLs it, or SIGSTOPs it past its renew
+ * deadline (sometimes past the whole lease) and SIGCONTs it, or kills a standby; exited replicas are replaced. Every
+ * request carries its replica's identity in the User-Agent; the fake server reports each write's receipt and every
+ * commit of the Lease to the harness in one order, which tests/faults/leader_checker.ts replays.
+ *
+ * No clock-offset hook: the fence and the election read only monotonic time (performance.now), so a replica's wrong
+ * or stepped wall clock cannot matter here; tests/faults/leader_model.ts covers offsets and steps explicitly.
+ * @module
+ */
+import { multiSecretCrds, MultiSecretType } from "../../controllers/multisecret/schema.ts";
+import type { KubeObject } from "../../runtime/types.ts";
+import { type DenoChild, spawnDeno, startFakeEnv } from "../support/fake_env.ts";
+import { checkLeaderSafety, type LeaderObservation, type LeaderSafetyReport } from "./leader_checker.ts";
+import { seeded } from "./leader_model.ts";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+const LEASE_MS = 1_000;
+const RENEW_DEADLINE_MS = 600;
+const CRD_REF = { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions" };
+const NS_REF = { group: "", version: "v1", plural: "namespaces" };
+const NS = "leader";
+const OBJECTS = 20;
+
+/** What {@link runLeaderProcesses} measured. */
+export interface LeaderProcessesResult extends LeaderSafetyReport {
+  rounds: number;
+  sigkills: number;
+  sigstops: number;
+  spawned: number;
+  /** Rounds in which no replica took the Lease within the deadline. */
+  stuckRounds: number;
+  seconds: number;
+}
+
+interface Replica {
+  proc: DenoChild;
+  identity?: string;
+  exited: boolean;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The identity a replica campaigns with, from its JSON log on stderr. */
+function identityOf(stderr: string): string | undefined {
+  for (const line of stderr.split("\n")) {
+    if (!line.startsWith("{") || !line.includes("attempting to acquire")) continue;
+    try {
+      return JSON.parse(line).properties?.identity;
+    } catch {
+      // a partial line
+    }
+  }
+  return undefined;
+}
+
+/** The row this run adds to the fault results (tests/faults/matrix.ts ScenarioResult's shape). */
+export function leaderRow(r: LeaderProcessesResult): Record<string, unknown> {
+  return {
+    fault: "leader-sigkill-sigstop",
+    target: "fake",
+    objects: OBJECTS,
+    events: r.rounds,
+    lost: null,
+    orphans: null,
+    duplicateConcurrent: null,
+    apiCalls: r.writes,
+    baselineApiCalls: null,
+    baselineEvents: null,
+    recoverySeconds: null,
+    maxConcurrentLeaders: r.maxConcurrentLeaders,
+    writesWhileNotLeader: r.writesWhileNotLeader,
+    time: new Date().toISOString(),
+  };
+}
+
+/** Runs `rounds` rounds; `log` gets progress lines. */
+export async function runLeaderProcesses(
+  opts: { rounds: number; seed: number; log?: (line: string) => void },
+): Promise<LeaderProcessesResult> {
+  const started = performance.now();
+  const rand = seeded(opts.seed);
+  const env = await startFakeEnv();
+  const { server } = env;
+  const observations: LeaderObservation[] = [];
+  let seq = 0;
+  let holder = "";
+  server.store.objects.onCommit((ev) => {
+    const obj = ev.object as KubeObject;
+    if (!ev.storageKey.includes("leases") || obj.metadata.name !== "kubeop") return;
+    holder = ev.type === "DELETED" ? "" : obj.spec?.holderIdentity ?? "";
+    observations.push({ kind: "lease", seq: seq++, at: performance.now(), holder });
+  });
+  server.faults.onRequest((req) => {
+    if (req.method === "GET" || req.resource === "leases.coordination.k8s.io") return;
+    const identity = req.userAgent.match(/\(([^)]+)\)$/)?.[1];
+    if (!identity) return; // the harness's own calls
+    const what = `${req.verb} ${req.resource}${req.name ? `/${req.name}` : ""}`;
+    observations.push({ kind: "write", seq: seq++, at: performance.now(), identity, what });
+  });
+
+  for (const crd of multiSecretCrds()) server.store.create(CRD_REF, crd);
+  server.store.create(NS_REF, { metadata: { name: NS } });
+  for (let i = 0; i < OBJECTS; i++) {
+    server.store.create(MultiSecretType, {
+      apiVersion: `${MultiSecretType.group}/${MultiSecretType.version}`,
+      kind: "MultiSecret",
+      metadata: { name: `ms-${i}`, namespace: NS },
+      spec: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": NS } }, stringData: { v: "0" } },
+    }, { namespace: NS });
+  }
+
+  const result = { rounds: opts.rounds, sigkills: 0, sigstops: 0, spawned: 0, stuckRounds: 0 };
+  const replicas: Replica[] = [];
+  const spawn = () => {
+    result.spawned++;
+    const proc = spawnDeno(MAIN, [
+      "run",
+      "--kubeconfig",
+      env.kubeconfigPath,
+      "--controllers",
+      "multisecret",
+      "--leader-elect",
+      "--leader-election-namespace",
+      "default",
+      "--leader-elect-lease-duration",
+      `${LEASE_MS}ms`,
+      "--leader-elect-renew-deadline",
+      `${RENEW_DEADLINE_MS}ms`,
+      "--leader-elect-retry-period",
+      "200ms",
+      "--health-probe-bind-address",
+      "0",
+      "--metrics-bind-address",
+      "0",
+      "--graceful-shutdown-timeout-seconds",
+      "1",
+    ]);
+    const r: Replica = { proc, exited: false };
+    proc.child.status.then(() => r.exited = true);
+    replicas.push(r);
+  };
+  const live = () => replicas.filter((r) => !r.exited);
+  const signal = (r: Replica, sig: Deno.Signal) => {
+    try {
+      r.proc.child.kill(sig);
+    } catch {
+      // exited meanwhile
+    }
+  };
+  const byIdentity = (id: string) => {
+    for (const r of replicas) r.identity ??= identityOf(r.proc.stderr());
+    return live().find((r) => r.identity === id);
+  };
+
+  // The churn: a MultiSecret change every 40 ms keeps the leader writing children, statuses and Events.
+  let churning = true;
+  const churn = (async () => {
+    for (let step = 1; churning; step++) {
+      const name = `ms-${Math.floor(rand() * OBJECTS)}`;
+      const current = server.store.get(MultiSecretType, name, { namespace: NS });
+      server.store.update(MultiSecretType, { ...current, spec: { ...current.spec, stringData: { v: String(step) } } }, {
+        namespace: NS,
+        name,
+      });
+      await sleep(40);
+    }
+  })();
+
+  try {
+    for (let i = 0; i < 3; i++) spawn();
+    for (let round = 0; round < opts.rounds; round++) {
+      while (live().length < 3) spawn();
+      // Wait for a live replica to hold the Lease.
+      const deadline = performance.now() + 30_000;
+      let leader: Replica | undefined;
+      while (performance.now() < deadline) {
+        leader = holder ? byIdentity(holder) : undefined;
+        if (leader) break;
+        await sleep(20);
+      }
+      if (!leader) {
+        result.stuckRounds++;
+        continue;
+      }
+      await sleep(100 + rand() * 500); // it leads (and writes) a little
+      if (leader.exited) continue;
+      const r = rand();
+      if (r < 0.45) {
+        // SIGSTOP past the renew deadline (up to 2.5 leases), then SIGCONT: it must not write once resumed.
+        result.sigstops++;
+        signal(leader, "SIGSTOP");
+        await sleep(RENEW_DEADLINE_MS + 100 + rand() * 2 * LEASE_MS);
+        signal(leader, "SIGCONT");
+      } else if (r < 0.85) {
+        result.sigkills++;
+        signal(leader, "SIGKILL");
+      } else {
+        const standby = live().find((x) => x !== leader);
+        if (standby) {
+          result.sigkills++;
+          signal(standby, "SIGKILL");
+        }
+      }
+      if (round % 10 === 9) opts.log?.(`round ${round + 1}: ${JSON.stringify(checkLeaderSafety(observations))}`);
+    }
+  } finally {
+    churning = false;
+    await churn;
+    for (const r of replicas) signal(r, "SIGCONT");
+    await Promise.all(replicas.map((r) => r.proc.killAndReap()));
+    await env.close();
+  }
+  const failedEarly = replicas.filter((r) => !r.identity && r.proc.stderr().includes("error"))
+    .map((r) => r.proc.stderr().slice(-2000));
+  if (failedEarly.length > 0) opts.log?.(`replicas that exited before campaigning:\n${failedEarly.join("\n---\n")}`);
+  return {
+    ...result,
+    ...checkLeaderSafety(observations),
+    seconds: Math.round((performance.now() - started) / 100) / 10,
+  };
+}
