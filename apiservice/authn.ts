@@ -121,10 +121,11 @@ function withAuthenticatedGroup(username: string, groups: string[]): string[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Authenticator, REQUESTHEADER_DEFAULTS } from "./authn.ts";
  * const authn = new Authenticator({ requestHeader: { clientCAPEM: "", ...REQUESTHEADER_DEFAULTS } });
  * const r = await authn.authenticate(new Headers({ "X-Remote-User": "mallory" }), { verified: false });
- * console.assert(r.kind === "anonymous");
+ * assert.ok(r.kind === "anonymous");
  * ```
  */
 export class Authenticator {

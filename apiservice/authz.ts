@@ -26,6 +26,7 @@ export interface AuthorizerOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { VirtualClock } from "../runtime/clock.ts";
  * import { CachingAuthorizer } from "./authz.ts";
  * import { MemoryFarmCluster } from "./memory_cluster.ts";
@@ -34,7 +35,7 @@ export interface AuthorizerOptions {
  * const user = { username: "alice", groups: [] };
  * await authz.authorize(user, { verb: "get" });
  * await authz.authorize(user, { verb: "get" });
- * console.assert(cluster.reviews.length === 1);
+ * assert.ok(cluster.reviews.length === 1);
  * ```
  */
 export class CachingAuthorizer {
@@ -85,9 +86,18 @@ export interface ResourcePath {
   subresource?: string;
 }
 
+/** A path segment percent-decoded; a malformed escape (`%ZZ`) stays as sent, as the fake server does. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 /** Parses `/apis/{g}/{v}[/namespaces/{ns}]/{resource}[/{name}[/{sub}]]`; undefined for other paths. */
 export function parseResourcePath(pathname: string): ResourcePath | undefined {
-  const parts = pathname.split("/").filter(Boolean).map(decodeURIComponent);
+  const parts = pathname.split("/").filter(Boolean).map(decodeSegment);
   if (parts[0] !== "apis" || parts.length < 4) return undefined;
   const [, group, version, ...rest] = parts;
   let namespace: string | undefined;
@@ -97,25 +107,4 @@ export function parseResourcePath(pathname: string): ResourcePath | undefined {
   }
   if (rest.length < 1 || rest.length > 3) return undefined;
   return { group, version, namespace, resource: rest[0], name: rest[1], subresource: rest[2] };
-}
-
-/** The Kubernetes verb of a request (get/list/watch/create/update/patch/delete/deletecollection). */
-export function requestVerb(method: string, path: ResourcePath, query: URLSearchParams): string {
-  const watch = query.get("watch");
-  switch (method) {
-    case "GET":
-    case "HEAD":
-      if (watch === "true" || watch === "1") return "watch";
-      return path.name ? "get" : "list";
-    case "POST":
-      return "create";
-    case "PUT":
-      return "update";
-    case "PATCH":
-      return "patch";
-    case "DELETE":
-      return path.name ? "delete" : "deletecollection";
-    default:
-      return method.toLowerCase();
-  }
 }

@@ -36,8 +36,9 @@ export function apiGroupList(): JsonDocument {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { apiResourceList } from "./discovery.ts";
- * console.assert(apiResourceList().resources[0].kind === "Llama");
+ * assert.ok(apiResourceList().resources[0].kind === "Llama");
  * ```
  */
 export function apiResourceList(): JsonDocument & { resources: Array<Record<string, unknown>> } {

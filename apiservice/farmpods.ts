@@ -4,6 +4,7 @@
  * cache answers 503 ServiceUnavailable.
  * @module
  */
+import { resourceId } from "../runtime/apimachinery/names.ts";
 import { ApiError, failureStatus } from "../runtime/errors.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import type { PodCache, PodObject } from "./cluster.ts";
@@ -23,9 +24,10 @@ export interface FarmPod extends KubeObject {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { toFarmPod } from "./farmpods.ts";
  * const fp = toFarmPod({ metadata: { name: "web", namespace: "default" }, spec: { containers: [{}, {}] } });
- * console.assert(fp.metadata.name === "farm-web" && fp.spec.containers === 2);
+ * assert.ok(fp.metadata.name === "farm-web" && fp.spec.containers === 2);
  * ```
  */
 export function toFarmPod(pod: PodObject): FarmPod {
@@ -84,7 +86,7 @@ export function getFarmPod(pods: PodCache | undefined, namespace: string, name: 
     : undefined;
   if (!pod) {
     throw new ApiError(
-      failureStatus(404, "NotFound", `${FARMPODS.plural}.${FARMPODS.group} "${name}" not found`, {
+      failureStatus(404, "NotFound", `${resourceId(FARMPODS)} "${name}" not found`, {
         name,
         group: FARMPODS.group,
         kind: FARMPODS.plural,

@@ -8,7 +8,8 @@
 import { failureStatus } from "../runtime/errors.ts";
 import type { AccessAttributes, UserInfo } from "./cluster.ts";
 import type { Authenticator, PeerInfo } from "./authn.ts";
-import { type CachingAuthorizer, parseResourcePath, requestVerb } from "./authz.ts";
+import { type CachingAuthorizer, parseResourcePath } from "./authz.ts";
+import { requestVerb } from "../runtime/apimachinery/verbs.ts";
 import { statusResponse } from "./http.ts";
 import { PUBLIC_PATHS } from "./router.ts";
 
@@ -40,7 +41,7 @@ export function accessAttributes(req: Request): AccessAttributes {
     };
   }
   return {
-    verb: requestVerb(req.method, resource, url.searchParams),
+    verb: requestVerb(req.method, Boolean(resource.name), url.searchParams),
     group: resource.group,
     version: resource.version,
     resource: resource.resource,

@@ -1,11 +1,11 @@
 /**
  * Web-standard Request/Response helpers of the farm router: JSON and Status responses, content negotiation
  * (`as=Table`, aggregated discovery, protobuf-only Accept), and body decoding that turns a malformed body into a
- * 400 BadRequest and an unknown media type into a 415.
+ * 400 BadRequest (nesting deeper than kube's 10 000 levels included) and an unknown media type into a 415.
  * @module
  */
-import YAML from "yaml";
 import { ApiError, failureStatus, type Status } from "../runtime/errors.ts";
+import { parseJsonBody, parseYamlBody } from "../runtime/body_decode.ts";
 
 /** A JSON response. */
 export function jsonResponse(body: unknown, code = 200, contentType = "application/json"): Response {
@@ -82,8 +82,8 @@ export async function readBody(req: Request, maxBytes = 3 * 1024 * 1024): Promis
   if (!text.trim()) badRequest("the request body is empty");
   const type = mediaType(req);
   try {
-    if (type.endsWith("yaml")) return YAML.parse(text);
-    return JSON.parse(text);
+    if (type.endsWith("yaml")) return parseYamlBody(text);
+    return parseJsonBody(text);
   } catch (err) {
     badRequest(`the request body is not valid ${type.endsWith("yaml") ? "YAML" : "JSON"}: ${(err as Error).message}`);
   }

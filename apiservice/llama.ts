@@ -3,6 +3,7 @@
  * publishes, validation of user input into field-path causes, and the tutorial's seeded llama `dolly`.
  * @module
  */
+import { dns1123SubdomainErrors } from "../runtime/apimachinery/names.ts";
 import type { StatusCause } from "../runtime/errors.ts";
 import type { KubeObject, ResourceType } from "../runtime/types.ts";
 
@@ -65,8 +66,6 @@ export const FARMPODS: FarmResource = {
   categories: ["kubeop"],
 };
 
-const NAME_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
 function positiveNumber(value: unknown, field: string, causes: StatusCause[]): void {
   if (value === undefined || value === null) {
     causes.push({ reason: "FieldValueRequired", message: "Required value", field });
@@ -87,9 +86,10 @@ function positiveNumber(value: unknown, field: string, causes: StatusCause[]): v
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { validateLlama } from "./llama.ts";
  * const causes = validateLlama({ metadata: { name: "x" }, spec: { weight: 1 } });
- * console.assert(causes[0].field === "spec.height");
+ * assert.ok(causes[0].field === "spec.height");
  * ```
  */
 export function validateLlama(obj: KubeObject): StatusCause[] {
@@ -97,11 +97,10 @@ export function validateLlama(obj: KubeObject): StatusCause[] {
   const name = obj.metadata?.name;
   if (!name) {
     causes.push({ reason: "FieldValueRequired", message: "Required value: name is required", field: "metadata.name" });
-  } else if (name.length > 253 || !NAME_RE.test(name)) {
+  } else if (dns1123SubdomainErrors(name).length) {
     causes.push({
       reason: "FieldValueInvalid",
-      message: `Invalid value: ${JSON.stringify(name)}: a lowercase RFC 1123 subdomain must consist of lower case ` +
-        `alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+      message: `Invalid value: ${JSON.stringify(name)}: ${dns1123SubdomainErrors(name).join("; ")}`,
       field: "metadata.name",
     });
   }

@@ -4,6 +4,8 @@
  * (name, generateName, namespace, labels, annotations, resourceVersion) and spec, then validated (422 with causes).
  * @module
  */
+import { resourceId } from "../runtime/apimachinery/names.ts";
+import { parseJsonBody } from "../runtime/body_decode.ts";
 import { ApiError, failureStatus } from "../runtime/errors.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { KubeObject, WatchEvent } from "../runtime/types.ts";
@@ -32,7 +34,7 @@ function invalid(name: string | undefined, causes: ReturnType<typeof validateLla
   }`;
   return new ApiError(
     failureStatus(422, "Invalid", message, { name, group: LLAMAS.group, kind: "Llama", causes }),
-    { verb: "create", resource: `${LLAMAS.plural}.${LLAMAS.group}`, name },
+    { verb: "create", resource: resourceId(LLAMAS), name },
   );
 }
 
@@ -266,7 +268,7 @@ export async function deleteLlama(
   if (text.trim()) {
     let opts: unknown;
     try {
-      opts = JSON.parse(text);
+      opts = parseJsonBody(text);
     } catch (err) {
       badRequest(`the request body is not valid DeleteOptions JSON: ${(err as Error).message}`);
     }

@@ -5,6 +5,8 @@
  * persistence reports that someone else changed the backing object, the store reloads it and re-runs the change.
  * @module
  */
+import { deepEqual } from "../runtime/apimachinery/equality.ts";
+import { resourceId } from "../runtime/apimachinery/names.ts";
 import { ApiError, failureStatus } from "../runtime/errors.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { WatchEventType } from "../runtime/types.ts";
@@ -63,13 +65,13 @@ const key = (namespace: string, name: string) => `${namespace}/${name}`;
 const MAX_CONFLICT_RETRIES = 5;
 
 function call(verb: string, namespace?: string, name?: string) {
-  return { verb, resource: `${LLAMAS.plural}.${LLAMAS.group}`, namespace, name };
+  return { verb, resource: resourceId(LLAMAS), namespace, name };
 }
 
 /** 404 for a llama. */
 export function llamaNotFound(namespace: string, name: string, verb = "get"): ApiError {
   return new ApiError(
-    failureStatus(404, "NotFound", `${LLAMAS.plural}.${LLAMAS.group} "${name}" not found`, {
+    failureStatus(404, "NotFound", `${resourceId(LLAMAS)} "${name}" not found`, {
       name,
       group: LLAMAS.group,
       kind: LLAMAS.plural,
@@ -83,7 +85,7 @@ function conflict(namespace: string, name: string, verb: string): ApiError {
     failureStatus(
       409,
       "Conflict",
-      `Operation cannot be fulfilled on ${LLAMAS.plural}.${LLAMAS.group} "${name}": the object has been modified; ` +
+      `Operation cannot be fulfilled on ${resourceId(LLAMAS)} "${name}": the object has been modified; ` +
         "please apply your changes to the latest version and try again",
       { name, group: LLAMAS.group, kind: LLAMAS.plural },
     ),
@@ -99,10 +101,11 @@ type Mutation = (current: Llama | undefined) => { next: Llama | undefined; type:
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { RealClock } from "../runtime/clock.ts";
  * import { LlamaStore } from "./llama_store.ts";
  * const store = await LlamaStore.open({ clock: new RealClock() });
- * console.assert(store.get("default", "dolly").spec.weight === 31.4);
+ * assert.ok(store.get("default", "dolly").spec.weight === 31.4);
  * ```
  */
 export class LlamaStore {
@@ -178,7 +181,7 @@ export class LlamaStore {
     return this.#mutate(namespace, name, (current) => {
       if (current) {
         throw new ApiError(
-          failureStatus(409, "AlreadyExists", `${LLAMAS.plural}.${LLAMAS.group} "${name}" already exists`, {
+          failureStatus(409, "AlreadyExists", `${resourceId(LLAMAS)} "${name}" already exists`, {
             name,
             group: LLAMAS.group,
             kind: LLAMAS.plural,
@@ -213,7 +216,7 @@ export class LlamaStore {
         uid: current.metadata.uid,
         creationTimestamp: current.metadata.creationTimestamp,
         generation: (current.metadata.generation ?? 1) +
-          (JSON.stringify(current.spec) === JSON.stringify(next.spec) ? 0 : 1),
+          (deepEqual(current.spec, next.spec) ? 0 : 1),
       };
       return { next, type: "MODIFIED" };
     });

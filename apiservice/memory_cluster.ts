@@ -76,10 +76,11 @@ export class MemoryPodCache implements PodCache {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { MemoryFarmCluster } from "./memory_cluster.ts";
  * const cluster = new MemoryFarmCluster({ authorize: (user) => user.username === "alice" });
  * const d = await cluster.subjectAccessReview({ username: "bob", groups: [] }, { verb: "get" });
- * console.assert(!d.allowed);
+ * assert.ok(!d.allowed);
  * ```
  */
 export class MemoryFarmCluster implements FarmCluster {

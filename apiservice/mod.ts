@@ -4,7 +4,9 @@
  * one HTTPS listener. Used by `kubeop apiserver` and, in-process, by `kubeop dev`.
  * @module
  */
+import { deepEqual } from "../runtime/apimachinery/equality.ts";
 import { type Clock, RealClock } from "../runtime/clock.ts";
+import type { ConnectionDeadlines } from "../runtime/http_deadlines.ts";
 import type { Runnable } from "../runtime/runnable.ts";
 import {
   AUTHENTICATION_CONFIGMAP,
@@ -75,6 +77,8 @@ export interface FarmApiServerOptions {
   bookmarkIntervalMs?: number;
   /** Time source for timestamps, timers and TTLs (inject VirtualClock in tests). */
   clock?: Clock;
+  /** Header-read and idle connection deadlines (defaults 20 s and 90 s; see docs/http_timeouts.md). */
+  deadlines?: ConnectionDeadlines;
   /** Where warnings go (default console.error). */
   log?: (message: string) => void;
 }
@@ -262,13 +266,16 @@ export class FarmApiServer implements Runnable {
       keyPEM: cert.keyPEM,
       clientCAPEM: requestHeader?.clientCAPEM,
       requestClientCert: auth === "delegated",
-      handler: async (req, peer) => {
-        if (gate) {
-          const verdict = await gate(req, peer);
-          if ("response" in verdict) return verdict.response;
+      // Authentication and authorization come first, from the TLS peer and the headers: a refused caller's body
+      // is never read.
+      admit: gate
+        ? async (head, peer) => {
+          const verdict = await gate(head, peer);
+          return "response" in verdict ? verdict.response : undefined;
         }
-        return router(req);
-      },
+        : undefined,
+      handler: (req) => router(req),
+      deadlines: opts.deadlines,
     });
     const stopWatching = !cert.certFile ? () => {} : watchFiles({
       paths: [cert.certFile, cert.keyFile],
@@ -292,7 +299,7 @@ export class FarmApiServer implements Runnable {
       const tick = async () => {
         const read = await readAuthConfigMap();
         if (stopped) return;
-        if (read && JSON.stringify(read.cfg) !== JSON.stringify(authenticator.requestHeader)) {
+        if (read && !deepEqual(read.cfg, authenticator.requestHeader)) {
           if (read.cfg) tls.update({ clientCAPEM: read.cfg.clientCAPEM });
           authenticator.requestHeader = read.cfg;
           log("farm apiserver: requestheader options changed in extension-apiserver-authentication; reloaded");

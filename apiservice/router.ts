@@ -58,13 +58,14 @@ function methodNotAllowed(method: string, what: string): never {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { RealClock } from "../runtime/clock.ts";
  * import { LlamaStore } from "./llama_store.ts";
  * import { createFarmRouter } from "./router.ts";
  * const clock = new RealClock();
  * const handle = createFarmRouter({ store: await LlamaStore.open({ clock }), clock });
  * const res = await handle(new Request("https://x/apis/farm.example.com/v1alpha/namespaces/default/llamas/dolly"));
- * console.assert((await res.json()).spec.weight === 31.4);
+ * assert.ok((await res.json()).spec.weight === 31.4);
  * ```
  */
 export function createFarmRouter(opts: FarmRouterOptions): (req: Request) => Promise<Response> {

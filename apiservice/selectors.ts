@@ -1,11 +1,12 @@
 /**
  * Label and field selectors as kube-apiserver parses them from `labelSelector=` / `fieldSelector=`: label
- * requirements `k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a)`, `k`, `!k`; field selectors `metadata.name` and
+ * selectors as runtime/apimachinery/label_selector.ts parses them; field selectors `metadata.name` and
  * `metadata.namespace` with `=`, `==`, `!=`. A malformed selector is a 400.
  * @module
  */
 import { ApiError, failureStatus } from "../runtime/errors.ts";
 import type { KubeObject } from "../runtime/types.ts";
+import { parseLabelSelector as parseLabels, SelectorError } from "../runtime/apimachinery/label_selector.ts";
 
 /** A compiled selector: true when the object matches. */
 export type ObjectPredicate = (obj: KubeObject) => boolean;
@@ -32,45 +33,25 @@ function splitTerms(selector: string): string[] {
   return terms.map((t) => t.trim()).filter(Boolean);
 }
 
-const KEY = String.raw`[A-Za-z0-9]([-A-Za-z0-9_./]*[A-Za-z0-9])?`;
-const VALUE = String.raw`([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?`;
-
 /**
- * Compiles a label selector; throws a 400 ApiError when it does not parse.
+ * Compiles a label selector (runtime/apimachinery/label_selector.ts); throws a 400 ApiError when it does not parse.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseLabelSelector } from "./selectors.ts";
  * const match = parseLabelSelector("farm=north,size in (s,m)");
- * console.assert(match({ metadata: { labels: { farm: "north", size: "m" } } }));
+ * assert.ok(match({ metadata: { labels: { farm: "north", size: "m" } } }));
  * ```
  */
 export function parseLabelSelector(selector: string | null | undefined): ObjectPredicate {
-  if (!selector?.trim()) return () => true;
-  const checks: ObjectPredicate[] = [];
-  for (const term of splitTerms(selector)) {
-    let m: RegExpMatchArray | null;
-    if ((m = term.match(new RegExp(`^(${KEY})\\s*(==|=|!=)\\s*(${VALUE})$`)))) {
-      const [key, op, value] = [m[1], m[3], m[4]];
-      checks.push((o) => {
-        const v = o.metadata.labels?.[key];
-        return op === "!=" ? v !== value : v === value;
-      });
-    } else if ((m = term.match(new RegExp(`^(${KEY})\\s+(in|notin)\\s*\\(([^)]*)\\)$`)))) {
-      const [key, op] = [m[1], m[3]];
-      const values = new Set(m[4].split(",").map((s) => s.trim()).filter(Boolean));
-      checks.push((o) => {
-        const v = o.metadata.labels?.[key];
-        return op === "in" ? v !== undefined && values.has(v) : v === undefined || !values.has(v);
-      });
-    } else if ((m = term.match(new RegExp(`^(!?)\\s*(${KEY})$`)))) {
-      const [negate, key] = [m[1] === "!", m[2]];
-      checks.push((o) => (o.metadata.labels?.[key] !== undefined) !== negate);
-    } else {
-      throw badRequest(`unable to parse requirement: found '${term}', invalid label selector`);
-    }
+  try {
+    const matches = parseLabels(selector);
+    return (o) => matches(o.metadata.labels);
+  } catch (err) {
+    if (err instanceof SelectorError) throw badRequest(err.message);
+    throw err;
   }
-  return (o) => checks.every((c) => c(o));
 }
 
 /** Compiles a field selector over metadata.name / metadata.namespace; throws a 400 ApiError otherwise. */

@@ -3,6 +3,7 @@
  * farmpods NAME CONTAINERS AGE. Rows carry PartialObjectMetadata so `-A`, `--show-labels` and `-L` work.
  * @module
  */
+import { humanDuration } from "../runtime/apimachinery/durations.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import type { FarmResource } from "./llama.ts";
 
@@ -62,26 +63,6 @@ const COLUMNS: Record<string, Array<{ column: TableColumn; cell: (o: KubeObject)
   ],
 };
 
-/** apimachinery's HumanDuration: 59s, 2m3s, 45m, 3h5m, 23h, 3d4h, 400d, 2y10d. */
-export function humanDuration(ms: number): string {
-  const s = Math.floor(ms / 1000);
-  if (s < -1) return "<invalid>";
-  if (s < 0) return "0s";
-  if (s < 120) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 10) return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
-  if (m < 180) return `${m}m`;
-  const h = Math.floor(m / 60);
-  if (h < 8) return m % 60 === 0 ? `${h}h` : `${h}h${m % 60}m`;
-  if (h < 48) return `${h}h`;
-  if (h < 192) return h % 24 === 0 ? `${Math.floor(h / 24)}d` : `${Math.floor(h / 24)}d${h % 24}h`;
-  const d = Math.floor(h / 24);
-  if (d < 365 * 2) return `${d}d`;
-  const y = Math.floor(d / 365);
-  if (y < 8) return d % 365 === 0 ? `${y}y` : `${y}y${d % 365}d`;
-  return `${y}y`;
-}
-
 /** A meta.k8s.io/v1 Table. */
 export interface Table {
   /** Always Table. */
@@ -106,11 +87,12 @@ export function tableColumns(resource: FarmResource): TableColumn[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { toTable } from "./table.ts";
  * import { LLAMAS } from "./llama.ts";
  * const t = toTable([{ metadata: { name: "dolly", creationTimestamp: "2026-01-01T00:00:00Z" }, spec: { weight: 31.4, height: 0.5 } }],
  *   LLAMAS, { nowMs: Date.UTC(2026, 0, 1, 0, 1), resourceVersion: "7" });
- * console.assert(t.rows[0].cells.join(" ") === "dolly 31.4 0.5 60s");
+ * assert.ok(t.rows[0].cells.join(" ") === "dolly 31.4 0.5 60s");
  * ```
  */
 export function toTable(

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { humanDuration, toTable } from "./table.ts";
+import { toTable } from "./table.ts";
+import { humanDuration } from "../runtime/apimachinery/durations.ts";
 import { FARMPODS } from "./llama.ts";
 
 Deno.test("humanDuration matches apimachinery's HumanDuration", () => {

@@ -1,15 +1,19 @@
 /**
  * The HTTPS listener on node:https — the one server API under Deno that can request client certificates and
- * report whether they chain to a CA (`socket.authorized`), which front-proxy authentication needs. It turns each
- * node request into a web Request, hands it with the peer's TLS facts to a handler, and streams the web Response
- * back (watch bodies included), cancelling the body when the client disconnects. Certificates can be swapped
- * without a restart.
+ * report whether they chain to a CA (`socket.authorized`), which front-proxy authentication needs. Each request is
+ * first admitted from its request line, headers and the peer's TLS facts alone (authentication and authorization run
+ * before a single body byte is read: a refused caller gets its answer at once and the connection is closed with the
+ * body unread); only then is the body read, within the size limit, turned into a web Request and handed to the
+ * handler. The web Response is streamed back (watch bodies included), cancelled when the client disconnects.
+ * Header-read and idle deadlines close slow or idle connections (../runtime/http_deadlines.ts). Certificates can be
+ * swapped without a restart.
  * @module
  */
 import https from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { TLSSocket } from "node:tls";
+import { closeAfterAnswer, type ConnectionDeadlines, enforceConnectionDeadlines } from "../runtime/http_deadlines.ts";
 import type { PeerInfo } from "./authn.ts";
 
 /** Options of {@link startTlsServer}. */
@@ -26,10 +30,18 @@ export interface TlsServerOptions {
   clientCAPEM?: string;
   /** Request client certificates even before a client CA is known (it can be set later). */
   requestClientCert?: boolean;
-  /** Answers every request. */
+  /**
+   * Runs before the body is read, with a body-less Request (method, URL, headers) and the TLS peer: a Response
+   * refuses the request (sent as is; the body is never read and the connection is closed), undefined admits it.
+   * Default: admit everything.
+   */
+  admit?: (head: Request, peer: PeerInfo) => Promise<Response | undefined>;
+  /** Answers every admitted request (with its body). */
   handler: (req: Request, peer: PeerInfo) => Promise<Response>;
   /** Largest request body accepted, bytes (default 3 MiB, kube-apiserver's limit). */
   maxBodyBytes?: number;
+  /** Header-read and idle deadlines (defaults in ../runtime/http_deadlines.ts). */
+  deadlines?: ConnectionDeadlines;
 }
 
 /** A running listener. */
@@ -72,14 +84,12 @@ function peerOf(req: IncomingMessage): PeerInfo {
   return { verified: socket.authorized === true, commonName: Array.isArray(cn) ? cn[0] : cn };
 }
 
-async function serve(opts: TlsServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const method = req.method ?? "GET";
-  let body: Uint8Array | undefined;
-  if (method !== "GET" && method !== "HEAD") {
-    const read = await readAll(req, opts.maxBodyBytes ?? 3 * 1024 * 1024);
-    if (read === "too-large") {
-      res.writeHead(413, { "content-type": "application/json" });
-      res.end(JSON.stringify({
+function tooLarge(req: IncomingMessage, res: ServerResponse): void {
+  refuse(
+    req,
+    res,
+    new Response(
+      JSON.stringify({
         kind: "Status",
         apiVersion: "v1",
         metadata: {},
@@ -87,22 +97,46 @@ async function serve(opts: TlsServerOptions, req: IncomingMessage, res: ServerRe
         reason: "RequestEntityTooLarge",
         message: "request body too large",
         code: 413,
-      }));
-      return;
-    }
-    body = read;
-  }
+      }),
+      { status: 413, headers: { "content-type": "application/json" } },
+    ),
+  );
+}
+
+/** Sends a short answer to a request whose body stays unread, then closes the connection (never drains the body). */
+function refuse(req: IncomingMessage, res: ServerResponse, response: Response): void {
+  void response.arrayBuffer().then((body) => {
+    const headers: Record<string, string> = {};
+    response.headers.forEach((v, k) => headers[k] = v);
+    headers["connection"] = "close";
+    headers["content-length"] = String(body.byteLength);
+    res.shouldKeepAlive = false;
+    res.writeHead(response.status, headers);
+    res.end(new Uint8Array(body), () => closeAfterAnswer(req));
+  });
+}
+
+async function serve(opts: TlsServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const method = req.method ?? "GET";
   // The Host header is the client's to choose: never build the URL from it.
   const target = new URL(req.url ?? "/", "https://farm.invalid");
-  const request = new Request(`https://farm.invalid${target.pathname}${target.search}`, {
-    method,
-    headers: toHeaders(req),
-    body: body as BodyInit | undefined,
-  });
-  const response = await opts.handler(request, peerOf(req));
-  const headers: Record<string, string> = {};
-  response.headers.forEach((v, k) => headers[k] = v);
-  res.writeHead(response.status, headers);
+  const url = `https://farm.invalid${target.pathname}${target.search}`;
+  const headers = toHeaders(req);
+  const peer = peerOf(req);
+  const refused = await opts.admit?.(new Request(url, { method, headers }), peer);
+  if (refused) return refuse(req, res, refused);
+  let body: Uint8Array | undefined;
+  if (method !== "GET" && method !== "HEAD") {
+    const maxBytes = opts.maxBodyBytes ?? 3 * 1024 * 1024;
+    if (Number(req.headers["content-length"] ?? 0) > maxBytes) return tooLarge(req, res);
+    const read = await readAll(req, maxBytes);
+    if (read === "too-large") return tooLarge(req, res);
+    body = read;
+  }
+  const response = await opts.handler(new Request(url, { method, headers, body: body as BodyInit | undefined }), peer);
+  const outHeaders: Record<string, string> = {};
+  response.headers.forEach((v, k) => outHeaders[k] = v);
+  res.writeHead(response.status, outHeaders);
   if (!response.body) {
     res.end();
     return;
@@ -153,6 +187,7 @@ export async function startTlsServer(opts: TlsServerOptions): Promise<TlsServer>
   };
   server.on("connection", track);
   server.on("secureConnection", track);
+  enforceConnectionDeadlines(server, opts.deadlines);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(opts.port, opts.hostname, () => {

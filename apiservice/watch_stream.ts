@@ -44,11 +44,12 @@ export function watchErrorResponse(status: Status): Response {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { RealClock } from "../runtime/clock.ts";
  * import { watchResponse } from "./watch_stream.ts";
  * const res = watchResponse({ clock: new RealClock(), initial: [{ type: "ADDED", object: { metadata: { name: "a" } } }],
  *   subscribe: () => () => {}, bookmarkIntervalMs: 60_000, timeoutMs: 0 });
- * console.assert((await res.text()).includes('"ADDED"'));
+ * assert.ok((await res.text()).includes('"ADDED"'));
  * ```
  */
 export function watchResponse(opts: WatchStreamOptions): Response {

@@ -1,6 +1,6 @@
 /**
  * `kubeop crds`: prints every CRD as multi-document YAML (`kubeop crds | kubectl apply -f -`). With `--out-dir DIR`
- * writes one file per CRD, named `<plural>.<group>.yaml` (how crds/ is produced).
+ * writes one file per CRD, named `<plural>.<group>.yaml` (how deploy/crds/ is produced: `deno task crds`).
  * @module
  */
 

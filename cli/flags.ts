@@ -1,6 +1,7 @@
 /**
- * Subcommand flag parsing on node:util parseArgs. A usage error is a {@link UsageError}: main.ts prints its one-line
- * message (which names the flag) and exits 2.
+ * Subcommand flag parsing on node:util parseArgs, with Go's boolean flag syntax on top (`--leader-elect=true`,
+ * `--flag=false`, as Helm values and existing manifests write them). A usage error is a {@link UsageError}: main.ts
+ * prints its one-line message (which names the flag) and exits 2.
  * @module
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
@@ -19,19 +20,67 @@ export type FlagSpec = NonNullable<ParseArgsConfig["options"]>;
 /** Parsed flag values. */
 export type FlagValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
-/** Parses `args` strictly against `spec`; unknown flags, missing values and positionals are usage errors. */
+/**
+ * Parses `args` strictly against `spec`; unknown flags, missing values and positionals are usage errors. A boolean
+ * flag also takes Go's `--name=value` form with the values Go's strconv.ParseBool accepts (1, t, T, TRUE, true,
+ * True, 0, f, F, FALSE, false, False); the last occurrence of a flag wins.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { parseFlags } from "./flags.ts";
+ * const spec = { "leader-elect": { type: "boolean" as const } };
+ * assert.equal(parseFlags("run", ["--leader-elect=true"], spec)["leader-elect"], true);
+ * assert.equal(parseFlags("run", ["--leader-elect", "--leader-elect=false"], spec)["leader-elect"], false);
+ * ```
+ */
 export function parseFlags(command: string, args: string[], spec: FlagSpec): FlagValues {
   try {
-    const { values, positionals } = parseArgs({ args, options: spec, strict: true, allowPositionals: true });
+    const { args: plain, booleans } = goBooleans(command, args, spec);
+    const { values, positionals } = parseArgs({ args: plain, options: spec, strict: true, allowPositionals: true });
     if (positionals.length > 0) {
       throw new UsageError(`kubeop ${command}: unexpected argument "${positionals[0]}"`);
     }
-    return values as FlagValues;
+    return { ...values, ...booleans } as FlagValues;
   } catch (err) {
     if (err instanceof UsageError) throw err;
     const msg = err instanceof Error ? err.message : String(err);
     throw new UsageError(`kubeop ${command}: ${msg.split("\n")[0]}`);
   }
+}
+
+const GO_TRUE = new Set(["1", "t", "T", "TRUE", "true", "True"]);
+const GO_FALSE = new Set(["0", "f", "F", "FALSE", "false", "False"]);
+
+/**
+ * Takes Go-style `--name=value` boolean flags out of `args`: each boolean flag's final value (bare `--name` counts
+ * as true), and the remaining args for parseArgs. Stops at `--`.
+ */
+function goBooleans(
+  command: string,
+  args: string[],
+  spec: FlagSpec,
+): { args: string[]; booleans: Record<string, boolean> } {
+  const booleans: Record<string, boolean> = {};
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "--") {
+      rest.push(...args.slice(i));
+      break;
+    }
+    const m = /^--([^=]+)(?:=(.*))?$/s.exec(arg);
+    const name = m?.[1];
+    if (!m || !name || spec[name]?.type !== "boolean") {
+      rest.push(arg);
+      continue;
+    }
+    const raw = m[2];
+    if (raw === undefined || GO_TRUE.has(raw)) booleans[name] = true;
+    else if (GO_FALSE.has(raw)) booleans[name] = false;
+    else throw new UsageError(`kubeop ${command}: flag --${name} takes true or false, got "${raw}"`);
+  }
+  return { args: rest, booleans };
 }
 
 /** Reads a flag that must be a non-negative integer. */

@@ -62,7 +62,7 @@ Flags:
   --context NAME                      kubeconfig context (default: current-context)
   --namespace NS                      watch only this namespace (default: all namespaces)
   --controllers LIST                  comma-separated: ${CONTROLLER_NAMES.join(",")} (default: all)
-  --leader-elect                      elect a leader through a Lease; only the leader reconciles
+  --leader-elect[=true|false]         elect a leader through a Lease; only the leader reconciles
   --leader-election-id NAME           Lease name (default kubeop)
   --leader-election-namespace NS      Lease namespace (default: the pod's namespace, else "default")
   --leader-elect-lease-duration D     how long a Lease is valid without renewal (default 15s)

@@ -16,13 +16,16 @@ export interface StopOnSignalsOptions {
  * Aborts `stop` on SIGTERM or SIGINT. Returns the function that removes the listeners again (call it in `finally`).
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { stopOnSignals } from "./signals.ts";
  * const stop = new AbortController();
- * const removeSignalListeners = stopOnSignals(stop, { log, exitOnSecondSignal: true });
+ * const removeSignalListeners = stopOnSignals(stop, { exitOnSecondSignal: true });
  * try {
- *   await manager.start(stop.signal);
+ *   // await manager.start(stop.signal);
  * } finally {
  *   removeSignalListeners();
  * }
+ * assert.equal(stop.signal.aborted, false);
  * ```
  */
 export function stopOnSignals(stop: AbortController, opts: StopOnSignalsOptions = {}): () => void {

@@ -1,5 +1,5 @@
 /**
- * All CustomResourceDefinitions of the seed systems, in a stable order: the source of `kubeop crds` and crds/*.yaml.
+ * All CustomResourceDefinitions of the seed systems, in a stable order: the source of `kubeop crds` and deploy/crds/*.yaml.
  * @module
  */
 
@@ -13,8 +13,9 @@ import { netperfCrds } from "./netperf/schema.ts";
  * Every CRD the four controllers serve.
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { crdManifests } from "./crds.ts";
- * console.assert(crdManifests().some((c) => c.metadata.name === "machines.useless.container.training"));
+ * assert.ok(crdManifests().some((c) => c.metadata.name === "machines.useless.container.training"));
  * ```
  */
 export function crdManifests(): KubeObject[] {

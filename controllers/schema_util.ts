@@ -34,18 +34,28 @@ export function StringEnum<const T extends readonly string[]>(
 
 /** metav1.Condition as a schema (what `kubectl wait --for=condition=Ready` reads). */
 export const ConditionSchema = Type.Object({
-  type: Type.String({ maxLength: 316 }),
-  status: StringEnum(["True", "False", "Unknown"]),
-  reason: Type.String({ maxLength: 1024 }),
-  message: Type.String({ maxLength: 32768 }),
-  lastTransitionTime: Type.String({ format: "date-time" }),
-  observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
-});
+  type: Type.String({ maxLength: 316, description: "Type of condition in CamelCase, e.g. Ready." }),
+  status: StringEnum(["True", "False", "Unknown"], { description: "Status of the condition: True, False or Unknown." }),
+  reason: Type.String({
+    maxLength: 1024,
+    description: "Programmatic identifier (CamelCase) of the reason for the condition's last transition.",
+  }),
+  message: Type.String({ maxLength: 32768, description: "Human-readable message with details about the transition." }),
+  lastTransitionTime: Type.String({
+    format: "date-time",
+    description: "Last time the condition transitioned from one status to another.",
+  }),
+  observedGeneration: Type.Optional(Type.Integer({
+    minimum: 0,
+    description: "The .metadata.generation the condition was set based upon.",
+  })),
+}, { description: "One aspect of the object's current state (metav1.Condition)." });
 
 /** The `status.conditions` list, keyed by type like Kubernetes' own condition lists. */
 export const ConditionsSchema = Type.Array(ConditionSchema, {
   "x-kubernetes-list-type": "map",
   "x-kubernetes-list-map-keys": ["type"],
+  description: "The latest observations of the object's state, one per type; Ready says whether it converged.",
 });
 
 /**
@@ -53,19 +63,31 @@ export const ConditionsSchema = Type.Array(ConditionSchema, {
  * status `Type.Object({...})`.
  */
 export const ObservedStatusFields = {
-  observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
+  observedGeneration: Type.Optional(Type.Integer({
+    minimum: 0,
+    description: "The .metadata.generation the controller last reconciled; behind it, the status is not current.",
+  })),
   conditions: Type.Optional(ConditionsSchema),
 };
 
 /** metav1.LabelSelector. */
 export const LabelSelectorSchema = Type.Object({
-  matchLabels: Type.Optional(Type.Record(Type.String(), Type.String())),
-  matchExpressions: Type.Optional(Type.Array(Type.Object({
-    key: Type.String(),
-    operator: StringEnum(["In", "NotIn", "Exists", "DoesNotExist"]),
-    values: Type.Optional(Type.Array(Type.String())),
-  }))),
-});
+  matchLabels: Type.Optional(Type.Record(Type.String(), Type.String(), {
+    description: "Labels that must all be present with these values.",
+  })),
+  matchExpressions: Type.Optional(Type.Array(
+    Type.Object({
+      key: Type.String({ description: "The label key the requirement applies to." }),
+      operator: StringEnum(["In", "NotIn", "Exists", "DoesNotExist"], {
+        description: "How the key relates to the values: In, NotIn, Exists or DoesNotExist.",
+      }),
+      values: Type.Optional(Type.Array(Type.String(), {
+        description: "Values for In and NotIn (non-empty); empty for Exists and DoesNotExist.",
+      })),
+    }),
+    { description: "Requirements that must all hold." },
+  )),
+}, { description: "A label query (metav1.LabelSelector); matchLabels and matchExpressions are ANDed." });
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -143,6 +165,14 @@ export interface PrinterColumn {
   priority?: number;
 }
 
+/** The Ready condition's status, as `kubectl get` shows it for every kubeop kind. */
+export const READY_COLUMN: PrinterColumn = {
+  name: "Ready",
+  type: "string",
+  jsonPath: '.status.conditions[?(@.type=="Ready")].status',
+  description: "Status of the Ready condition: True once the controller converged on the current spec.",
+};
+
 /** Everything that distinguishes one custom resource's CRD. */
 export interface CustomResourceSpec {
   /** API group, e.g. `useless.container.training`. */
@@ -188,11 +218,19 @@ export function customResourceDefinition(cr: CustomResourceSpec): KubeObject {
   const openAPIV3Schema: Json = {
     type: "object",
     properties: {
-      apiVersion: { type: "string" },
-      kind: { type: "string" },
-      metadata: { type: "object" },
-      spec: toOpenApi(cr.spec),
-      status: toOpenApi(cr.status),
+      apiVersion: {
+        type: "string",
+        description: "APIVersion defines the versioned schema of this representation of an object. Servers should " +
+          "convert recognized schemas to the latest internal value, and may reject unrecognized values.",
+      },
+      kind: {
+        type: "string",
+        description: "Kind is a string value representing the REST resource this object represents. Servers may " +
+          "infer this from the endpoint the client submits requests to. In CamelCase.",
+      },
+      metadata: { type: "object", description: "Standard object metadata (name, namespace, labels, …)." },
+      spec: { description: `Desired state of the ${cr.kind}.`, ...toOpenApi(cr.spec) },
+      status: { description: `Observed state of the ${cr.kind}, written by its controller.`, ...toOpenApi(cr.status) },
     },
     required: ["spec"],
   };
@@ -212,13 +250,12 @@ export function customResourceDefinition(cr: CustomResourceSpec): KubeObject {
     schema: { openAPIV3Schema },
     subresources: { status: {} },
   };
-  if (cr.printerColumns?.length) {
-    version.additionalPrinterColumns = [...cr.printerColumns, {
-      name: "Age",
-      type: "date",
-      jsonPath: ".metadata.creationTimestamp",
-    }];
-  }
+  const columns = cr.printerColumns ?? [];
+  version.additionalPrinterColumns = [
+    ...columns,
+    ...(columns.some((c) => c.name === "Ready") ? [] : [READY_COLUMN]),
+    { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
+  ];
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",

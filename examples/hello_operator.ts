@@ -1,10 +1,14 @@
 // A complete operator on the kubeop runtime: every ConfigMap labelled greet=yes gets data.greeting.
-import { Controller } from "../runtime/controller.ts";
-import { loadClusterConfig } from "../runtime/kubeconfig.ts";
-import { KubeClient } from "../runtime/client.ts";
-import { Manager } from "../runtime/manager.ts";
-import { type Action, done } from "../runtime/queue.ts";
-import { CoreTypes, type KubeObject } from "../runtime/types.ts";
+import {
+  type Action,
+  Controller,
+  CoreTypes,
+  done,
+  KubeClient,
+  type KubeObject,
+  loadClusterConfig,
+  Manager,
+} from "../runtime/mod.ts";
 
 /** Builds the controller; the manager gives it a cache, a queue, metrics and Events. */
 export function helloController(): Controller<KubeObject> {

@@ -1,8 +1,5 @@
 import assert from "node:assert/strict";
-import { KubeClient } from "../runtime/client.ts";
-import { parseKubeconfig } from "../runtime/kubeconfig.ts";
-import { Manager } from "../runtime/manager.ts";
-import { CoreTypes, type KubeObject } from "../runtime/types.ts";
+import { CoreTypes, KubeClient, type KubeObject, Manager, parseKubeconfig } from "../runtime/mod.ts";
 import { startFakeApiServer } from "../testing/mod.ts";
 import { helloController } from "./hello_operator.ts";
 

@@ -49,10 +49,11 @@ export function hasControllerReference(obj: KubeObject, owner?: KubeObject): boo
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { getControllerOf, setControllerReference } from "./apply.ts";
  * const owner = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "o", namespace: "ns", uid: "u1" } };
  * const child = setControllerReference(owner, { metadata: { name: "c", namespace: "ns" } });
- * console.assert(getControllerOf(child)?.uid === "u1");
+ * assert.ok(getControllerOf(child)?.uid === "u1");
  * ```
  */
 export function setControllerReference<T extends KubeObject>(
@@ -104,9 +105,10 @@ function finalizerChange<T extends KubeObject>(obj: T, finalizers: string[]): Fi
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { addFinalizer } from "./apply.ts";
  * const change = addFinalizer({ metadata: { name: "a", resourceVersion: "7" } }, "example.com/cleanup");
- * console.assert(change?.patch.metadata.finalizers?.[0] === "example.com/cleanup");
+ * assert.ok(change?.patch.metadata.finalizers?.[0] === "example.com/cleanup");
  * ```
  */
 export function addFinalizer<T extends KubeObject>(obj: T, finalizer: string): FinalizerChange<T> | undefined {
@@ -136,10 +138,11 @@ export type ConditionInput = Omit<Condition, "lastTransitionTime">;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { setCondition } from "./apply.ts";
  * const a = setCondition([], { type: "Ready", status: "True", reason: "Ok", message: "" }, "2026-01-01T00:00:00Z");
  * const b = setCondition(a, { type: "Ready", status: "True", reason: "Still", message: "" }, "2026-01-02T00:00:00Z");
- * console.assert(b[0].lastTransitionTime === "2026-01-01T00:00:00Z" && b[0].reason === "Still");
+ * assert.ok(b[0].lastTransitionTime === "2026-01-01T00:00:00Z" && b[0].reason === "Still");
  * ```
  */
 export function setCondition(

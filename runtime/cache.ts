@@ -8,6 +8,7 @@
  */
 
 import { getLogger } from "@logtape/logtape";
+import { resourceId } from "./apimachinery/names.ts";
 import type { KubeClient } from "./client.ts";
 import type { Clock } from "./clock.ts";
 import { type IndexFunc, Store, type StoreChange, type StoreReader } from "./store.ts";
@@ -135,7 +136,7 @@ export class Informer<T extends KubeObject = KubeObject> implements WatchSink {
     this.#log = opts.logger ?? getLogger(["kubeop", "cache"]);
     this.#clock = opts.clock ?? opts.client.clock;
     const rt = opts.resource;
-    this.#resourceName = rt.group ? `${rt.plural}.${rt.group}` : rt.plural;
+    this.#resourceName = resourceId(rt);
     this.#runner = new WatchRunner({ ...opts, sink: this, logger: opts.logger });
   }
 

@@ -33,11 +33,12 @@ const MAX_SIZE_DIGITS = 15;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ChunkedDecoder } from "./chunked_decoder.ts";
  * const dec = new ChunkedDecoder();
  * const parts: string[] = [];
  * const done = dec.push(new TextEncoder().encode("3\r\nabc\r\n0\r\n\r\n"), (b) => parts.push(new TextDecoder().decode(b)));
- * console.assert(done && parts.join("") === "abc");
+ * assert.ok(done && parts.join("") === "abc");
  * ```
  */
 export class ChunkedDecoder {

@@ -6,20 +6,24 @@
  * @module
  */
 
+import { resourceId as resourceName } from "./apimachinery/names.ts";
 import type { Clock } from "./clock.ts";
 import { RealClock } from "./clock.ts";
 import { BearerCredentials } from "./credentials.ts";
 import { ApiError, type CallInfo, failureStatus, type Status } from "./errors.ts";
 import { openHttpStream } from "./http_transport.ts";
 import { LineSplitter } from "./json_lines.ts";
+import { ensureDefaultLogging } from "./log.ts";
 import type { ClusterConfig } from "./kubeconfig.ts";
 import type { WriteFence } from "./write_fence.ts";
 import { apiVersionOf, type KubeList, type KubeObject, type ResourceType, type WatchEvent } from "./types.ts";
 
 /** The metric hooks the client uses (structurally a subset of runtime/metrics.ts `Metrics`). */
 export interface ClientMetrics {
-  /** rest_client_requests_total{code,method,host}. */
+  /** rest_client_requests_total{code,method,host}; a request that got no response counts as code "<error>". */
   restClientRequests: { inc(labels: { code: string; method: string; host: string }): void };
+  /** rest_client_request_duration_seconds{verb,host}: until the response headers arrive or the request fails. */
+  restClientRequestDuration?: { observe(labels: { verb: string; host: string }, seconds: number): void };
 }
 
 /** Construction options. */
@@ -189,10 +193,6 @@ export function resourcePath(
   return `${base}${ns}/${rt.plural}${name}${sub}`;
 }
 
-function resourceName(rt: ResourceType): string {
-  return rt.group ? `${rt.plural}.${rt.group}` : rt.plural;
-}
-
 /**
  * A client for one cluster.
  *
@@ -224,6 +224,7 @@ export class KubeClient {
 
   /** One HTTP client per cluster; close() releases it. */
   constructor(opts: KubeClientOptions) {
+    ensureDefaultLogging();
     this.config = opts.config;
     this.clock = opts.clock ?? new RealClock();
     this.fieldManager = opts.fieldManager ?? "kubeop";
@@ -421,15 +422,19 @@ export class KubeClient {
       if (this.config.exec) await this.#useExecCertificate();
       // The fence is checked here, after every await and right before the request is written (on each attempt).
       fence?.check(call);
+      const sentMs = this.clock.now();
       const res = await fetch(url, {
         method,
         headers,
         body: bodyText,
         signal,
         client: this.#conn.httpClient,
-      } as RequestInit);
+      } as RequestInit).catch((err) => {
+        this.#countRequest(method, "<error>", sentMs);
+        throw err;
+      });
+      this.#countRequest(method, String(res.status), sentMs);
       const body = new Uint8Array(await res.arrayBuffer());
-      this.#metrics?.restClientRequests.inc({ code: String(res.status), method, host: this.#host });
       if (res.status === 401 && !authRetried && this.#conn.credentials.configured) {
         authRetried = true;
         this.#conn.credentials.invalidate();
@@ -447,6 +452,15 @@ export class KubeClient {
       }
       return { status: res.status, headers: res.headers, body };
     }
+  }
+
+  /** client-go's request metrics: the result by code ("<error>" when no response came) and the latency. */
+  #countRequest(method: string, code: string, sentMs: number): void {
+    this.#metrics?.restClientRequests.inc({ code, method, host: this.#host });
+    this.#metrics?.restClientRequestDuration?.observe(
+      { verb: method, host: this.#host },
+      Math.max(0, this.clock.now() - sentMs) / 1000,
+    );
   }
 
   /** Rebuilds the HTTP client when an exec plugin hands out a (new) client certificate. */
@@ -507,6 +521,7 @@ export class KubeClient {
     if (auth) headers["Authorization"] = auth;
     const { caPEM } = this.config;
     const execCert = await this.#conn.credentials.clientCertificate();
+    const sentMs = this.clock.now();
     const stream = await openHttpStream({
       url,
       headers,
@@ -516,8 +531,11 @@ export class KubeClient {
         cert: execCert?.certPEM ?? this.config.certPEM,
         key: execCert?.keyPEM ?? this.config.keyPEM,
       },
+    }).catch((err) => {
+      this.#countRequest("GET", "<error>", sentMs);
+      throw err;
     });
-    this.#metrics?.restClientRequests.inc({ code: String(stream.status), method: "GET", host: this.#host });
+    this.#countRequest("GET", String(stream.status), sentMs);
     if (stream.status !== 200) {
       const text = await stream.text(64 * 1024).catch(() => "");
       if (stream.status === 401) this.#conn.credentials.invalidate();

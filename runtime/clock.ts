@@ -84,12 +84,13 @@ interface PendingTimer {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { VirtualClock } from "./clock.ts";
  * const clock = new VirtualClock(0);
  * let fired = false;
  * clock.setTimer(5_000, () => fired = true);
  * await clock.advance(5_000);
- * console.assert(fired);
+ * assert.ok(fired);
  * ```
  */
 export class VirtualClock implements Clock {
@@ -100,8 +101,8 @@ export class VirtualClock implements Clock {
   #seq = 0;
   #timers: PendingTimer[] = [];
 
-  /** @param startMs initial wall time in epoch milliseconds. */
-  constructor(startMs = Date.UTC(2026, 0, 1)) {
+  /** A clock at `startMs` (epoch milliseconds) that moves only when advanced. */
+  constructor(startMs: number = Date.UTC(2026, 0, 1)) {
     this.#wallOffset = startMs;
   }
 

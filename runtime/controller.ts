@@ -251,6 +251,8 @@ export class Controller<T extends KubeObject = KubeObject> {
   /** Provides the runtime services (the Manager calls this before {@link Controller.start}). */
   bind(deps: ControllerDeps): this {
     this.#deps = deps;
+    // controller-runtime creates a controller's reconcile and workqueue series at 0 (alerts rely on them existing).
+    deps.metrics?.initController(this.name);
     return this;
   }
 
@@ -395,16 +397,24 @@ export class Controller<T extends KubeObject = KubeObject> {
     await ownWrites.wait(key, signal);
     if (signal.aborted) return;
     const reconcileID = crypto.randomUUID();
-    const log = reconcileLogger(run.baseLog, { controller, key, reconcileID });
+    const { namespace, name } = splitKey(key);
+    const { group: controllerGroup, kind: controllerKind } = this.forType;
+    const log = reconcileLogger(run.baseLog, {
+      controller,
+      controllerGroup,
+      controllerKind,
+      namespace,
+      name,
+      reconcileID,
+    });
     try {
-      deps.fence?.check({ verb: "reconcile", resource: resourceId(this.forType), ...splitKey(key) });
+      deps.fence?.check({ verb: "reconcile", resource: resourceId(this.forType), namespace, name });
     } catch (err) {
       // Not (provably) the leader any more: the manager is stopping the controllers; the next leader reconciles.
       log.info("not starting the reconcile: {error}", { error: err });
       queue.forget(key);
       return;
     }
-    const { namespace, name } = splitKey(key);
     const ctx: ReconcileContext<T> = {
       key,
       namespace,

@@ -1,7 +1,7 @@
 /**
  * The narrow client a reconcile talks to (`ReconcileContext.client`): uncached reads and the writes controllers make,
  * nothing else. {@link KubeClient} implements it, so does the per-reconcile {@link OwnWritesClient} that records
- * read-your-own-writes expectations, and so does the unit-test double (controllers/fake_context.ts). Every method is
+ * read-your-own-writes expectations, and so does the unit-test double (testing/fake_client.ts). Every method is
  * classified as a read or a write below; the compiler refuses a method that is neither, and own_writes_client_test.ts
  * checks that every write records an expectation — a new write method cannot bypass the tracking unnoticed.
  * @module

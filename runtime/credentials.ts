@@ -28,9 +28,10 @@ const TOKEN_FILE_REREAD_MS = 60_000;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { BearerCredentials } from "./credentials.ts";
  * const creds = new BearerCredentials({ token: "abc" });
- * console.assert(await creds.authorization() === "Bearer abc");
+ * assert.ok(await creds.authorization() === "Bearer abc");
  * ```
  */
 export class BearerCredentials {

@@ -16,13 +16,14 @@ interface Entry<P> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DelayHeap } from "./delay_heap.ts";
  * const heap = new DelayHeap<void>();
  * heap.push("a", 50, undefined);
  * heap.push("a", 10, undefined); // earlier: replaces
  * heap.push("a", 90, undefined); // later: ignored
- * console.assert(heap.peekDueMs() === 10);
- * console.assert(heap.popDue(10)?.key === "a" && heap.size === 0);
+ * assert.ok(heap.peekDueMs() === 10);
+ * assert.ok(heap.popDue(10)?.key === "a" && heap.size === 0);
  * ```
  */
 export class DelayHeap<P> {

@@ -7,20 +7,31 @@
 
 /** metav1.StatusCause. */
 export interface StatusCause {
+  /** Machine-readable reason, e.g. FieldValueRequired. */
   reason?: string;
+  /** Human-readable description. */
   message?: string;
+  /** The field the cause applies to, e.g. spec.replicas. */
   field?: string;
 }
 
 /** metav1.Status as sent by the API server. */
 export interface Status {
+  /** Always Status. */
   kind: "Status";
+  /** Always v1. */
   apiVersion: "v1";
+  /** List metadata of the Status (usually empty). */
   metadata: Record<string, unknown>;
+  /** Failure for errors. */
   status: "Success" | "Failure";
+  /** Human-readable description. */
   message?: string;
+  /** Machine-readable reason, e.g. NotFound, Conflict. */
   reason?: string;
+  /** HTTP status code. */
   code: number;
+  /** Which object, and why in detail. */
   details?: {
     name?: string;
     group?: string;
@@ -33,10 +44,13 @@ export interface Status {
 
 /** Which call failed. */
 export interface CallInfo {
+  /** get, list, watch, create, update, patch or delete. */
   verb: string;
   /** `plural` or `plural.group`. */
   resource?: string;
+  /** Namespace of the object. */
   namespace?: string;
+  /** Name of the object. */
   name?: string;
   /** Request path, for calls that do not map to a resource. */
   path?: string;
@@ -56,11 +70,14 @@ export function failureStatus(
 
 /** A failed API call: the server's Status plus the call it answered. */
 export class ApiError extends Error {
+  /** The server's Status (built from the response when the body was not a Status). */
   readonly status: Status;
+  /** The call that failed. */
   readonly call: CallInfo;
   /** Seconds from a Retry-After header, when one was sent. */
   readonly retryAfterSeconds?: number;
 
+  /** Builds the error and its message `<verb> <resource> <namespace>/<name>: <code> <reason>: <message>`. */
   constructor(status: Status, call: CallInfo, retryAfterSeconds?: number) {
     const what = [call.verb, call.resource, call.namespace ? `${call.namespace}/${call.name ?? ""}` : call.name]
       .filter(Boolean).join(" ");
@@ -152,6 +169,7 @@ export class NotLeaderError extends Error {
 
 /** Returned (thrown) from a reconcile to stop retrying until the object changes (controller-runtime's TerminalError). */
 export class TerminalError extends Error {
+  /** A reconcile error that retrying cannot fix; `options.cause` keeps the underlying error. */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = "TerminalError";

@@ -101,6 +101,7 @@ type Job = { kind: "create"; event: KubeObject; series: Series } | { kind: "patc
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { KubeEventRecorder } from "./events.ts";
  * import { VirtualClock } from "./clock.ts";
  * const sent: unknown[] = [];
@@ -111,7 +112,7 @@ type Job = { kind: "create"; event: KubeObject; series: Series } | { kind: "patc
  * const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "ns", uid: "u" } };
  * recorder.event(pod, { type: "Normal", reason: "Started", action: "Start", note: "started" });
  * await recorder.flush();
- * console.assert(sent.length === 1);
+ * assert.ok(sent.length === 1);
  * ```
  */
 export class KubeEventRecorder implements EventRecorder {

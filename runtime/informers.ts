@@ -5,6 +5,7 @@
  * @module
  */
 
+import { resourceId } from "./apimachinery/names.ts";
 import type { KubeClient } from "./client.ts";
 import type { Clock } from "./clock.ts";
 import { Informer, type InformerMetrics } from "./cache.ts";
@@ -40,7 +41,7 @@ export interface InformerRegistryOptions {
 }
 
 function describe(rt: ResourceType, scope: WatchScope): string {
-  const parts = [rt.group ? `${rt.plural}.${rt.group}` : rt.plural];
+  const parts = [resourceId(rt)];
   if (scope.namespace) parts.push(`ns=${scope.namespace}`);
   if (scope.labelSelector) parts.push(`labels=${scope.labelSelector}`);
   if (scope.fieldSelector) parts.push(`fields=${scope.fieldSelector}`);

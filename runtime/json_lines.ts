@@ -18,12 +18,13 @@ export class LineTooLongError extends Error {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { LineSplitter } from "./json_lines.ts";
  * const lines: string[] = [];
  * const split = new LineSplitter((l) => lines.push(l));
  * split.push(new TextEncoder().encode('{"a":1}\n{"b"'));
  * split.push(new TextEncoder().encode(':2}\n'));
- * console.assert(lines.length === 2 && lines[1] === '{"b":2}');
+ * assert.ok(lines.length === 2 && lines[1] === '{"b":2}');
  * ```
  */
 export class LineSplitter {

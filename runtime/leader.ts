@@ -10,7 +10,7 @@
  * @module
  */
 
-import type { Logger } from "@logtape/logtape";
+import type { Logger } from "./log.ts";
 import { type Clock, RealClock } from "./clock.ts";
 import { isAlreadyExists, isConflict } from "./errors.ts";
 import type { LeaseLock, LeaseRecord, LeaseSpec } from "./lease_lock.ts";
@@ -150,6 +150,7 @@ function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal, fallback: T)
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { VirtualClock } from "./clock.ts";
  * import { MemoryLeaseStore } from "./lease_lock.ts";
  * import { LeaderElector } from "./leader.ts";
@@ -162,9 +163,11 @@ function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal, fallback: T)
  * });
  * const done = elector.run(stop.signal);
  * await clock.advance(100);
- * console.assert(leading && store.current?.spec.holderIdentity === "a");
+ * assert.equal(leading, true);
+ * assert.equal(store.current?.spec.holderIdentity, "a");
  * stop.abort();
- * console.assert(await done === "released" && store.current?.spec.holderIdentity === "");
+ * assert.equal(await done, "released");
+ * assert.equal(store.current?.spec.holderIdentity, "");
  * ```
  */
 export class LeaderElector {

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
+import { seededRandom } from "./random.ts";
 import { VirtualClock } from "./clock.ts";
 import { isConflict } from "./errors.ts";
 import {
-  LeaderElectionOutcome,
+  type LeaderElectionOutcome,
   LeaderElector,
   type LeaderElectorOptions,
   LeadershipLostError,
@@ -15,18 +16,6 @@ import { captureSink, configureLogging } from "./log.ts";
 const RETRY_MS = 2_000;
 const LEASE_MS = 15_000;
 const RENEW_MS = 10_000;
-
-/** mulberry32: a fixed-seed random source so jitter is reproducible. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type LockMode = "ok" | "fail" | "hang";
 
@@ -94,7 +83,7 @@ class Election {
       lock: faultyLock(this.store.lock(), mode),
       identity: id,
       clock: this.clock,
-      random: seeded(this.#seed++),
+      random: seededRandom(this.#seed++),
       onStartedLeading: (signal) => {
         c.startedAt = this.clock.now();
         c.leadingSignal = signal;
@@ -306,7 +295,7 @@ Deno.test("updates carry the observed resourceVersion: a stale write conflicts",
 
 Deno.test("random crashes, restarts and partitions never yield two leaders (fixed seed)", async () => {
   const e = new Election();
-  const rand = seeded(42);
+  const rand = seededRandom(42);
   let next = 0;
   const live = () => [...e.candidates.values()].filter((c) => !c.crashed && !c.stop.signal.aborted);
   for (let i = 0; i < 3; i++) e.add(`c${next++}`);

@@ -133,12 +133,13 @@ export function kubeLeaseLock(opts: { client: LeaseClient; namespace: string; na
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { MemoryLeaseStore } from "./lease_lock.ts";
  * const store = new MemoryLeaseStore();
  * const lock = store.lock();
  * const created = await lock.create({ holderIdentity: "a" });
  * await lock.update({ holderIdentity: "b" }, created.rv);
- * console.assert(store.current?.spec.holderIdentity === "b");
+ * assert.ok(store.current?.spec.holderIdentity === "b");
  * ```
  */
 export class MemoryLeaseStore {

@@ -16,7 +16,7 @@ import { type EventRecorder, KubeEventRecorder } from "./events.ts";
 import { InformerRegistry } from "./informers.ts";
 import { defaultIdentity, LeaderElector, LeadershipLostError } from "./leader.ts";
 import { kubeLeaseLock } from "./lease_lock.ts";
-import { kubeopLogger, type Logger } from "./log.ts";
+import { ensureDefaultLogging, kubeopLogger, type Logger } from "./log.ts";
 import { Metrics } from "./metrics.ts";
 import { namespacedInformers } from "./namespaced_informers.ts";
 import { type CheckResult, EndpointsServer, parseBindAddress, type ProbeReport } from "./probes.ts";
@@ -104,9 +104,11 @@ export class Manager {
   /** Builds the caches, recorder and (when configured) the leader elector; validates election durations. */
   constructor(opts: ManagerOptions) {
     this.#opts = opts;
+    ensureDefaultLogging();
     this.#clock = opts.clock ?? new RealClock();
     this.#log = opts.logger ?? kubeopLogger("manager");
     this.metrics = opts.metrics ?? new Metrics();
+    this.metrics.enableDefaultCollectors();
     this.#caches = opts.informers ?? new InformerRegistry({
       client: opts.client,
       clock: this.#clock,

@@ -1,11 +1,39 @@
 /**
- * Prometheus metrics with controller-runtime's names and labels, plus kubeop's watch/cache metrics. One
- * {@link Metrics} per Manager owns its own prom-client `Registry` (never the global default registry), so tests
- * create their own and assert on them.
+ * Prometheus metrics with controller-runtime's names, labels and bucket layouts, client-go's rest_client_* metrics,
+ * prom-client's process and runtime collectors, plus kubeop's watch/cache metrics. One {@link Metrics} per Manager
+ * owns its own prom-client `Registry` (never the global default registry), so tests create their own and assert on
+ * them.
  * @module
  */
 
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+
+/** Label values of one series. */
+export type MetricLabels<L extends string> = Partial<Record<L, string | number>>;
+
+/** A counter vector (prom-client's Counter, as kubeop uses it). */
+export interface CounterMetric<L extends string> {
+  /** Adds `value` (default 1) to the series `labels`. */
+  inc(labels: MetricLabels<L>, value?: number): void;
+}
+
+/** A gauge vector (prom-client's Gauge, as kubeop uses it). */
+export interface GaugeMetric<L extends string> {
+  /** Sets the series `labels` to `value`. */
+  set(labels: MetricLabels<L>, value: number): void;
+  /** Adds `value` (default 1). */
+  inc(labels: MetricLabels<L>, value?: number): void;
+  /** Subtracts `value` (default 1). */
+  dec(labels: MetricLabels<L>, value?: number): void;
+}
+
+/** A histogram vector (prom-client's Histogram, as kubeop uses it). */
+export interface HistogramMetric<L extends string> {
+  /** Records one observation in the series `labels`. */
+  observe(labels: MetricLabels<L>, value: number): void;
+  /** Creates the series `labels` with every bucket at 0. */
+  zero(labels: MetricLabels<L>): void;
+}
 
 /** Hooks the work queue calls (client-go's workqueue.MetricsProvider, flattened). */
 export interface QueueMetricsHooks {
@@ -43,6 +71,9 @@ export const noopQueueMetrics: QueueMetricsHooks = {
 
 /** Results of one reconcile, as controller-runtime labels them. */
 export type ReconcileResult = "success" | "error" | "requeue" | "requeue_after";
+
+/** Every {@link ReconcileResult}, in controller-runtime's order; each series starts at 0 per controller. */
+export const RECONCILE_RESULTS: readonly ReconcileResult[] = ["error", "requeue_after", "requeue", "success"];
 
 const RECONCILE_BUCKETS = [
   0.005,
@@ -86,8 +117,8 @@ const RECONCILE_BUCKETS = [
   50,
   60,
 ];
-/** workqueue's exponential buckets: 1e-8 s × 10^i, 10 buckets. */
-const QUEUE_BUCKETS = Array.from({ length: 10 }, (_, i) => 1e-8 * 10 ** i);
+/** controller-runtime's workqueue buckets, prometheus.ExponentialBuckets(10e-9, 10, 12): 1e-8 s × 10^i. */
+const QUEUE_BUCKETS = Array.from({ length: 12 }, (_, i) => Number((1e-8 * 10 ** i).toPrecision(12)));
 const REST_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];
 
 /**
@@ -95,72 +126,79 @@ const REST_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Metrics } from "./metrics.ts";
  * const metrics = new Metrics();
+ * metrics.initController("machine");
  * metrics.reconcileTotal.inc({ controller: "machine", result: "success" });
  * const text = await metrics.render();
- * console.assert(text.includes('controller_runtime_reconcile_total{controller="machine",result="success"} 1'));
+ * assert.ok(text.includes('controller_runtime_reconcile_total{controller="machine",result="success"} 1'));
+ * assert.ok(text.includes('controller_runtime_reconcile_total{controller="machine",result="error"} 0'));
  * ```
  */
 export class Metrics {
-  /** The registry behind /metrics. */
+  /**
+   * The prom-client registry behind /metrics (register more metrics on it).
+   * @ignore
+   */
   readonly registry: Registry = new Registry();
 
   /** controller_runtime_reconcile_total{controller,result}. */
-  readonly reconcileTotal: Counter<"controller" | "result">;
+  readonly reconcileTotal: CounterMetric<"controller" | "result">;
   /** controller_runtime_reconcile_errors_total{controller}. */
-  readonly reconcileErrors: Counter<"controller">;
+  readonly reconcileErrors: CounterMetric<"controller">;
   /** controller_runtime_terminal_reconcile_errors_total{controller}. */
-  readonly terminalReconcileErrors: Counter<"controller">;
+  readonly terminalReconcileErrors: CounterMetric<"controller">;
   /** controller_runtime_reconcile_panics_total{controller}. */
-  readonly reconcilePanics: Counter<"controller">;
+  readonly reconcilePanics: CounterMetric<"controller">;
   /** controller_runtime_reconcile_time_seconds{controller}. */
-  readonly reconcileTime: Histogram<"controller">;
+  readonly reconcileTime: HistogramMetric<"controller">;
   /** controller_runtime_max_concurrent_reconciles{controller}. */
-  readonly maxConcurrentReconciles: Gauge<"controller">;
+  readonly maxConcurrentReconciles: GaugeMetric<"controller">;
   /** controller_runtime_active_workers{controller}. */
-  readonly activeWorkers: Gauge<"controller">;
+  readonly activeWorkers: GaugeMetric<"controller">;
 
   /** workqueue_depth{name,controller}. */
-  readonly workqueueDepth: Gauge<"name" | "controller">;
+  readonly workqueueDepth: GaugeMetric<"name" | "controller">;
   /** workqueue_adds_total{name,controller}. */
-  readonly workqueueAdds: Counter<"name" | "controller">;
+  readonly workqueueAdds: CounterMetric<"name" | "controller">;
   /** workqueue_retries_total{name,controller}. */
-  readonly workqueueRetries: Counter<"name" | "controller">;
+  readonly workqueueRetries: CounterMetric<"name" | "controller">;
   /** workqueue_queue_duration_seconds{name,controller}. */
-  readonly workqueueQueueDuration: Histogram<"name" | "controller">;
+  readonly workqueueQueueDuration: HistogramMetric<"name" | "controller">;
   /** workqueue_work_duration_seconds{name,controller}. */
-  readonly workqueueWorkDuration: Histogram<"name" | "controller">;
+  readonly workqueueWorkDuration: HistogramMetric<"name" | "controller">;
   /** workqueue_unfinished_work_seconds{name,controller} (read from attached probes at scrape time). */
-  readonly workqueueUnfinishedWork: Gauge<"name" | "controller">;
+  readonly workqueueUnfinishedWork: GaugeMetric<"name" | "controller">;
   /** workqueue_longest_running_processor_seconds{name,controller} (read at scrape time). */
-  readonly workqueueLongestRunning: Gauge<"name" | "controller">;
+  readonly workqueueLongestRunning: GaugeMetric<"name" | "controller">;
 
   /** leader_election_master_status{name}: 1 while this replica leads. */
-  readonly leaderElectionMasterStatus: Gauge<"name">;
+  readonly leaderElectionMasterStatus: GaugeMetric<"name">;
 
   /** rest_client_requests_total{code,method,host}. */
-  readonly restClientRequests: Counter<"code" | "method" | "host">;
-  /** rest_client_request_duration_seconds{verb,host}. */
-  readonly restClientRequestDuration: Histogram<"verb" | "host">;
+  readonly restClientRequests: CounterMetric<"code" | "method" | "host">;
+  /** rest_client_request_duration_seconds{verb,host}: until the response headers arrive (or the request fails). */
+  readonly restClientRequestDuration: HistogramMetric<"verb" | "host">;
 
   /** kubeop_watch_restarts_total{resource,reason}. */
-  readonly watchRestarts: Counter<"resource" | "reason">;
+  readonly watchRestarts: CounterMetric<"resource" | "reason">;
   /** kubeop_watch_relists_total{resource,cause}. */
-  readonly watchRelists: Counter<"resource" | "cause">;
+  readonly watchRelists: CounterMetric<"resource" | "cause">;
   /** kubeop_cache_objects{resource}. */
-  readonly cacheObjects: Gauge<"resource">;
+  readonly cacheObjects: GaugeMetric<"resource">;
   /** kubeop_watch_age_seconds{resource}: seconds since the current watch stream opened. */
-  readonly watchAge: Gauge<"resource">;
+  readonly watchAge: GaugeMetric<"resource">;
   /** kubeop_watch_last_event_seconds{resource}: seconds since the last event or bookmark. */
-  readonly watchLastEvent: Gauge<"resource">;
+  readonly watchLastEvent: GaugeMetric<"resource">;
   /** kubeop_watch_decode_errors_total{resource}: malformed frames skipped. */
-  readonly watchDecodeErrors: Counter<"resource">;
+  readonly watchDecodeErrors: CounterMetric<"resource">;
   /** kubeop_read_your_writes_timeouts_total{controller}. */
-  readonly readYourWritesTimeouts: Counter<"controller">;
+  readonly readYourWritesTimeouts: CounterMetric<"controller">;
   /** kubeop_events_dropped_total{reason}: Events the recorder could not send. */
-  readonly eventsDropped: Counter<"reason">;
+  readonly eventsDropped: CounterMetric<"reason">;
 
+  #defaultCollectors = false;
   #probes = new Map<string, { labels: { name: string; controller: string }; probe: InFlightProbe }>();
   readonly #scrapeRefreshers = new Set<() => void>();
 
@@ -342,6 +380,42 @@ export class Metrics {
       labelNames: ["reason"],
       registers,
     });
+  }
+
+  /**
+   * Creates every per-controller series at 0 (reconcile totals for each result, errors, terminal errors, panics,
+   * active workers, reconcile time, and the workqueue series named after the controller), as controller-runtime
+   * does when a controller is created, so dashboards and alerts see the series before the first event. Idempotent.
+   */
+  initController(controller: string): void {
+    const labels = { controller };
+    for (const result of RECONCILE_RESULTS) this.reconcileTotal.inc({ controller, result }, 0);
+    this.reconcileErrors.inc(labels, 0);
+    this.terminalReconcileErrors.inc(labels, 0);
+    this.reconcilePanics.inc(labels, 0);
+    this.activeWorkers.inc(labels, 0);
+    this.reconcileTime.zero(labels);
+    const q = { name: controller, controller };
+    this.workqueueDepth.inc(q, 0);
+    this.workqueueAdds.inc(q, 0);
+    this.workqueueRetries.inc(q, 0);
+    this.workqueueQueueDuration.zero(q);
+    this.workqueueWorkDuration.zero(q);
+    this.workqueueUnfinishedWork.inc(q, 0);
+    this.workqueueLongestRunning.inc(q, 0);
+  }
+
+  /**
+   * Registers prom-client's default collectors on this registry (once): process_cpu_seconds_total,
+   * process_resident_memory_bytes, process_start_time_seconds, process_open_fds, process_max_fds, and the
+   * nodejs_* heap, event-loop and version series — the process panels of the usual controller dashboards. All of
+   * them work under Deno (the fd counts read /proc/self on Linux). The Manager turns them on for the registry it
+   * serves; a bare Metrics (tests) stays without them.
+   */
+  enableDefaultCollectors(): void {
+    if (this.#defaultCollectors) return;
+    this.#defaultCollectors = true;
+    collectDefaultMetrics({ register: this.registry });
   }
 
   /** Queue hooks that feed the workqueue_* metrics labelled `{name, controller}`. */

@@ -9,6 +9,7 @@
  * @module
  */
 
+import { resourceId } from "./apimachinery/names.ts";
 import type { Clock } from "./clock.ts";
 import { type KubeObject, objectKey, type ResourceType } from "./types.ts";
 
@@ -32,10 +33,8 @@ export interface Expectation {
   deleted: boolean;
 }
 
-/** Identity of a resource collection for matching writes to informers: `plural.group`. */
-export function resourceId(rt: Pick<ResourceType, "group" | "plural">): string {
-  return rt.group ? `${rt.plural}.${rt.group}` : rt.plural;
-}
+/** Identity of a resource collection for matching writes to informers: `plural.group` (names.ts). */
+export { resourceId };
 
 const DECIMAL = /^[0-9]{1,30}$/;
 
@@ -88,6 +87,7 @@ interface Waiter {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { OwnWritesTracker } from "./own_writes.ts";
  * import { VirtualClock } from "./clock.ts";
  * const store = new Map([["ns/a", { metadata: { name: "a", namespace: "ns", resourceVersion: "5" } }]]);
@@ -97,7 +97,7 @@ interface Waiter {
  * const waited = tracker.wait("ns/a");
  * store.set("ns/a", { metadata: { name: "a", namespace: "ns", resourceVersion: "7" } });
  * tracker.notify();
- * console.assert((await waited) === "seen");
+ * assert.ok((await waited) === "seen");
  * ```
  */
 export class OwnWritesTracker {

@@ -72,10 +72,11 @@ function validity(opts: { notBeforeMs?: number; validityDays?: number }): { notB
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createCA } from "./pki.ts";
  * const ca = await createCA({ commonName: "front-proxy-ca" });
  * const client = await ca.issue({ commonName: "front-proxy-client", usage: "client" });
- * console.assert(client.certPEM.startsWith("-----BEGIN CERTIFICATE-----"));
+ * assert.ok(client.certPEM.startsWith("-----BEGIN CERTIFICATE-----"));
  * ```
  */
 export async function createCA(opts: { commonName: string; notBeforeMs?: number; validityDays?: number }): Promise<

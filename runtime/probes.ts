@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Logger } from "@logtape/logtape";
+import type { Logger } from "./log.ts";
 import { kubeopLogger } from "./log.ts";
 import type { Runnable } from "./runnable.ts";
 
@@ -95,6 +95,7 @@ function text(status: number, body: string, contentType = "text/plain; charset=u
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { EndpointsServer } from "./probes.ts";
  * import { startRunnable } from "./runnable.ts";
  * const server = new EndpointsServer({
@@ -106,7 +107,7 @@ function text(status: number, body: string, contentType = "text/plain; charset=u
  * const run = startRunnable(server, stop.signal);
  * await run.ready;
  * const res = await fetch(`${server.url}/readyz`);
- * console.assert(res.status === 500 && (await res.text()).includes("[-]informer-sync failed: pods not synced"));
+ * assert.ok(res.status === 500 && (await res.text()).includes("[-]informer-sync failed: pods not synced"));
  * stop.abort();
  * await run.done;
  * ```

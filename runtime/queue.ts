@@ -76,16 +76,17 @@ interface Queued {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { KeySet } from "./queue.ts";
  * const set = new KeySet();
  * set.add("ns/a", "low", 0);
  * set.add("ns/b", "high", 0);
  * set.add("ns/b", "high", 0); // dedup
- * console.assert(set.pop(0)?.key === "ns/b"); // live change first
+ * assert.ok(set.pop(0)?.key === "ns/b"); // live change first
  * set.add("ns/b", "high", 0); // while processing: deferred
- * console.assert(set.pop(0)?.key === "ns/a" && set.pop(0) === undefined);
+ * assert.ok(set.pop(0)?.key === "ns/a" && set.pop(0) === undefined);
  * set.done("ns/b", 0); // now queued again
- * console.assert(set.pop(0)?.key === "ns/b");
+ * assert.ok(set.pop(0)?.key === "ns/b");
  * ```
  */
 export class KeySet {
@@ -231,6 +232,7 @@ export interface WorkQueueOptions extends KeySetOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { WorkQueue } from "./queue.ts";
  * import { VirtualClock } from "./clock.ts";
  * const clock = new VirtualClock(0);
@@ -238,7 +240,7 @@ export interface WorkQueueOptions extends KeySetOptions {
  * queue.addRateLimited("ns/a"); // due in 5 ms
  * const next = queue.get();
  * await clock.advance(5);
- * console.assert((await next) === "ns/a");
+ * assert.ok((await next) === "ns/a");
  * queue.forget("ns/a");
  * queue.done("ns/a");
  * await queue.shutdown({ drain: true });

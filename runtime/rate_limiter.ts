@@ -29,11 +29,12 @@ export interface ExponentialBackoffOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ExponentialBackoffRateLimiter } from "./rate_limiter.ts";
  * const rl = new ExponentialBackoffRateLimiter({ baseDelayMs: 5, maxDelayMs: 1_000 });
- * console.assert(rl.when("a") === 5 && rl.when("a") === 10 && rl.when("a") === 20);
+ * assert.ok(rl.when("a") === 5 && rl.when("a") === 10 && rl.when("a") === 20);
  * rl.forget("a");
- * console.assert(rl.when("a") === 5);
+ * assert.ok(rl.when("a") === 5);
  * ```
  */
 export class ExponentialBackoffRateLimiter implements RateLimiter {
@@ -81,10 +82,11 @@ export interface TokenBucketOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { TokenBucketRateLimiter } from "./rate_limiter.ts";
  * import { VirtualClock } from "./clock.ts";
  * const rl = new TokenBucketRateLimiter({ perSecond: 10, burst: 1, clock: new VirtualClock(0) });
- * console.assert(rl.when("a") === 0 && rl.when("b") === 100);
+ * assert.ok(rl.when("a") === 0 && rl.when("b") === 100);
  * ```
  */
 export class TokenBucketRateLimiter implements RateLimiter {
@@ -126,13 +128,14 @@ export class TokenBucketRateLimiter implements RateLimiter {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ExponentialBackoffRateLimiter, maxOf, TokenBucketRateLimiter } from "./rate_limiter.ts";
  * import { VirtualClock } from "./clock.ts";
  * const rl = maxOf(
  *   new ExponentialBackoffRateLimiter(),
  *   new TokenBucketRateLimiter({ perSecond: 10, burst: 100, clock: new VirtualClock(0) }),
  * );
- * console.assert(rl.when("a") === 5);
+ * assert.ok(rl.when("a") === 5);
  * ```
  */
 export function maxOf(...limiters: RateLimiter[]): RateLimiter {

@@ -89,11 +89,12 @@ function labelIndex(obj: KubeObject): string[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Store } from "./store.ts";
  * const store = new Store();
  * store.upsert({ metadata: { name: "a", namespace: "ns", uid: "u1", resourceVersion: "1", labels: { app: "x" } } });
- * console.assert(store.byIndex("label", "app=x").length === 1);
- * console.assert(Object.isFrozen(store.get("ns/a")));
+ * assert.ok(store.byIndex("label", "app=x").length === 1);
+ * assert.ok(Object.isFrozen(store.get("ns/a")));
  * ```
  */
 export class Store<T extends KubeObject = KubeObject> implements StoreReader<T> {

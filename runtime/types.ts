@@ -6,53 +6,84 @@
 
 /** metav1.OwnerReference. */
 export interface OwnerReference {
+  /** apiVersion of the owner. */
   apiVersion: string;
+  /** Kind of the owner. */
   kind: string;
+  /** Name of the owner (same namespace, or cluster-scoped). */
   name: string;
+  /** UID of the owner; a recreated owner with the same name is a different owner. */
   uid: string;
+  /** True on the one managing controller's reference. */
   controller?: boolean;
+  /** Foreground deletion of the owner waits for this dependent. */
   blockOwnerDeletion?: boolean;
 }
 
 /** metav1.ObjectMeta (the fields kubeop reads or writes). */
 export interface ObjectMeta {
+  /** Unique within the namespace (and kind). */
   name?: string;
+  /** Prefix the server completes with a random suffix when `name` is empty. */
   generateName?: string;
+  /** Namespace of a namespaced object. */
   namespace?: string;
+  /** Server-assigned unique ID. */
   uid?: string;
+  /** Opaque version for optimistic concurrency and watches. */
   resourceVersion?: string;
+  /** Incremented by the server on every spec change. */
   generation?: number;
+  /** RFC 3339 creation time. */
   creationTimestamp?: string;
+  /** RFC 3339 time the deletion was requested; set while finalizers hold the object. */
   deletionTimestamp?: string;
+  /** Grace period of a pending deletion. */
   deletionGracePeriodSeconds?: number;
+  /** Selectable key/value pairs. */
   labels?: Record<string, string>;
+  /** Non-selectable key/value metadata. */
   annotations?: Record<string, string>;
+  /** Owners (garbage collection and controller ownership). */
   ownerReferences?: OwnerReference[];
+  /** Keys that must be removed before the object is deleted. */
   finalizers?: string[];
+  /** Server-side apply bookkeeping (dropped from cached objects). */
   managedFields?: unknown[];
 }
 
 /** Any Kubernetes object. */
 export interface KubeObject {
+  /** `group/version` of the object's schema. */
   apiVersion?: string;
+  /** Kind of the object. */
   kind?: string;
+  /** Standard object metadata. */
   metadata: ObjectMeta;
+  /** Kind-specific fields: spec, status, data, … */
   // deno-lint-ignore no-explicit-any
   [field: string]: any;
 }
 
 /** metav1.ListMeta. */
 export interface ListMeta {
+  /** Version of the list, to start a watch from. */
   resourceVersion?: string;
+  /** Token for the next page of a chunked list. */
   continue?: string;
+  /** Approximate number of items after this page. */
   remainingItemCount?: number;
 }
 
 /** A list response (`FooList`). */
 export interface KubeList<T extends KubeObject = KubeObject> {
+  /** `group/version` of the list. */
   apiVersion: string;
+  /** `<Kind>List`. */
   kind: string;
+  /** List metadata. */
   metadata: ListMeta;
+  /** The objects. */
   items: T[];
 }
 
@@ -61,17 +92,25 @@ export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ER
 
 /** One frame of a watch stream. */
 export interface WatchEvent<T = KubeObject> {
+  /** ADDED, MODIFIED, DELETED, BOOKMARK or ERROR. */
   type: WatchEventType;
+  /** The object (a Status for ERROR, metadata only for BOOKMARK). */
   object: T;
 }
 
 /** metav1.Condition. */
 export interface Condition {
+  /** CamelCase condition type, e.g. Ready. */
   type: string;
+  /** True, False or Unknown. */
   status: "True" | "False" | "Unknown";
+  /** CamelCase reason for the last transition. */
   reason: string;
+  /** Human-readable details. */
   message: string;
+  /** RFC 3339 time the status last changed. */
   lastTransitionTime: string;
+  /** The metadata.generation the condition was computed from. */
   observedGeneration?: number;
 }
 
@@ -79,10 +118,13 @@ export interface Condition {
 export interface ResourceType {
   /** "" for the core group. */
   group: string;
+  /** API version, e.g. v1. */
   version: string;
   /** Lower-case plural, as in the URL path. */
   plural: string;
+  /** Kind, e.g. ConfigMap. */
   kind: string;
+  /** Whether objects live in namespaces. */
   namespaced: boolean;
 }
 

@@ -222,12 +222,13 @@ function invalidFrame(event: WatchEvent<unknown>): { reason: string; detail: str
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { initialState, step } from "./watch.ts";
  * const env = { now: () => 0, random: () => 0 };
  * let r = step(initialState({ watchList: false }), { type: "start" }, env);
- * console.assert(r.effects[0].type === "list");
+ * assert.ok(r.effects[0].type === "list");
  * r = step(r.state, { type: "listed", items: [], rv: "5" }, env);
- * console.assert(r.state.kind === "Watching" && r.state.rv === "5");
+ * assert.ok(r.state.kind === "Watching" && r.state.rv === "5");
  * ```
  */
 export function step(state: WatchState, input: WatchInput, env: StepEnv): StepResult {

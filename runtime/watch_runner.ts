@@ -7,6 +7,7 @@
  */
 
 import { getLogger } from "@logtape/logtape";
+import { resourceId } from "./apimachinery/names.ts";
 import type { KubeClient } from "./client.ts";
 import type { Clock } from "./clock.ts";
 import type { KubeObject, ResourceType, WatchEvent } from "./types.ts";
@@ -138,7 +139,7 @@ export class WatchRunner {
     this.#env = { now: () => this.#clock.now(), random };
     this.#log = opts.logger ?? getLogger(["kubeop", "watch"]);
     const rt = opts.resource;
-    this.#resourceName = rt.group ? `${rt.plural}.${rt.group}` : rt.plural;
+    this.#resourceName = resourceId(rt);
     this.#state = initialState({ watchList: opts.watchList });
   }
 

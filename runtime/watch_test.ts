@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { seededRandom } from "./random.ts";
 import { ApiError, failureStatus } from "./errors.ts";
 import type { KubeObject } from "./types.ts";
 import {
@@ -236,8 +237,7 @@ Deno.test("step: malformed frames, unknown types and objects without metadata ar
 });
 
 Deno.test("step: no state is terminal — 5 000 random outcomes always lead to a next list, watch or sleep", () => {
-  let seed = 42;
-  const rand = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const rand = seededRandom(42);
   const e = env();
   let state = initialState();
   const pending = step(state, { type: "start" }, e);

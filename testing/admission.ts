@@ -13,12 +13,17 @@ import type { ObjectStore } from "./store.ts";
 
 /** What an admission hook sees; it may mutate `object` (mutating phase) or throw an ApiError. */
 export interface AdmissionContext {
+  /** The resource written. */
   def: ResourceDef;
+  /** The write. */
   verb: "create" | "update";
+  /** The object about to be stored; mutating hooks may change it. */
   object: KubeObject;
   /** The stored object, on updates. */
   old?: KubeObject;
+  /** The subresource written (status, scale), if any. */
   subresource?: string;
+  /** `fieldValidation` query parameter: Strict, Warn or Ignore. */
   fieldValidation?: string;
   /** Append texts here to send `Warning: 299 - "..."` headers. */
   warnings: string[];

@@ -39,7 +39,7 @@ export function resolveService(store: FakeStore, apiService: KubeObject): { url:
   const servicePort = (service.spec?.ports ?? []).find((p: KubeObject) => p.port === port);
   if (!servicePort) return { reason: "ServicePortError", message: `${where} is not listening on port ${port}` };
   const endpoints = store.objects.get("/endpoints", svc.namespace, svc.name);
-  if (!endpoints) return { reason: "EndpointsNotFound", message: `cannot find endpoints for ${where}` };
+  if (!endpoints) return { reason: "EndpointsNotFound", message: `cannot find endpointslices for ${where}` };
   const portName = servicePort.name ?? "";
   for (const subset of endpoints.subsets ?? []) {
     const ip = subset.addresses?.[0]?.ip;

@@ -8,7 +8,7 @@ import type { ResourceRegistry } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 
 /** The Kubernetes version the fake server claims (kubectl's version dispatcher picks its binary from it). */
-export const FAKE_KUBERNETES_VERSION = { major: "1", minor: "33", gitVersion: "v1.33.0" } as const;
+export const FAKE_KUBERNETES_VERSION = { major: "1", minor: "37", gitVersion: "v1.37.2" } as const;
 
 /** `/version`. */
 export function versionInfo(): Record<string, string> {

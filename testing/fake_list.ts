@@ -13,12 +13,19 @@ import { type ObjectStore, rvString } from "./store.ts";
 
 /** List options (query parameters of a list call). */
 export interface ListOptions {
+  /** Namespace to list in; absent: all namespaces. */
   namespace?: string;
+  /** Label selector, e.g. `app=web,tier!=db`. */
   labelSelector?: string;
+  /** Field selector, e.g. `metadata.name=x`. */
   fieldSelector?: string;
+  /** Page size; the response carries a continue token when more remain. */
   limit?: number;
+  /** Continue token from the previous page. */
   continue?: string;
+  /** List at (or after) this resourceVersion. */
   resourceVersion?: string;
+  /** Exact or NotOlderThan, for `resourceVersion`. */
   resourceVersionMatch?: string;
 }
 

@@ -14,10 +14,10 @@ import { type AdmissionChain, type AdmissionContext, namespaceLifecycle, runAdmi
 import { listObjects, type ListOptions } from "./fake_list.ts";
 import { generateName, jsonEqual, rfc3339, specChanged } from "./object_rules.ts";
 import { recordUpdateManagedFields } from "./patch/apply.ts";
-import { ResourceRegistry, storageKeyOf } from "./registry.ts";
+import { type ResourceRegistry, storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { alreadyExists, badRequest, conflict, invalid, notFound } from "./status_errors.ts";
-import { ObjectStore } from "./store.ts";
+import type { ObjectStore } from "./store.ts";
 import { BUILTIN_STRATEGIES, CUSTOM_RESOURCES } from "./strategies/builtin.ts";
 import { type ResourceStrategy, type StrategyContext, StrategyRegistry } from "./strategy.ts";
 
@@ -32,10 +32,13 @@ export type { ListOptions } from "./fake_list.ts";
 
 /** Write options. */
 export interface WriteOptions {
+  /** Namespace of the object. */
   namespace?: string;
   /** The name in the URL (update/status); must match the body. */
   name?: string;
+  /** Write the status subresource. */
   subresource?: "status";
+  /** Validate and admit, but do not persist. */
   dryRun?: boolean;
   /** Records the write in managedFields under this manager (operation Update). */
   fieldManager?: string;
@@ -47,9 +50,13 @@ export interface WriteOptions {
 
 /** Delete options (DeleteOptions body fields). */
 export interface DeleteOptions {
+  /** Namespace of the object. */
   namespace?: string;
+  /** What happens to dependents. */
   propagationPolicy?: "Background" | "Foreground" | "Orphan";
+  /** Delete only if the object still has this uid / resourceVersion. */
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** Validate, but do not delete. */
   dryRun?: boolean;
   /** DeleteOptions.gracePeriodSeconds (pods: 0 deletes at once). */
   gracePeriodSeconds?: number;
@@ -60,8 +67,17 @@ const ORPHAN = "orphan";
 
 /** Object semantics over an {@link ObjectStore}. */
 export class FakeStore {
+  /**
+   * The served resources (built-in kinds and CRDs).
+   * @ignore
+   */
   readonly registry: ResourceRegistry;
+  /**
+   * The raw object storage behind the semantics.
+   * @ignore
+   */
   readonly objects: ObjectStore;
+  /** Time source (creation timestamps, graceful deletion). */
   readonly clock: Clock;
   /** Per-resource behaviour; `strategies.set("group/plural", strategy)` adds or replaces one. */
   readonly strategies: StrategyRegistry;
@@ -78,6 +94,13 @@ export class FakeStore {
   gracefulPodDeletion: boolean;
   #nextIp = 10;
 
+  /**
+
+   * Built by the fake server.
+
+   * @ignore
+
+   */
   constructor(
     opts: { registry: ResourceRegistry; objects: ObjectStore; clock: Clock; gracefulPodDeletion?: boolean },
   ) {

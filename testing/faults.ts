@@ -4,6 +4,7 @@
  * SubjectAccessReviews.
  * @module
  */
+import { resourceId } from "../runtime/apimachinery/names.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { ApiError, failureStatus } from "../runtime/errors.ts";
 import type { KubeObject } from "../runtime/types.ts";
@@ -29,6 +30,7 @@ export interface InjectedFault {
   retryAfterSeconds?: number;
   /** How many requests it applies to; absent: until clear(). */
   times?: number;
+  /** Message of the injected Status. */
   message?: string;
 }
 
@@ -77,6 +79,13 @@ export class FaultHooks {
   #observers = new Set<(req: ObservedRequest) => void>();
   #seq = 0;
 
+  /**
+
+   * Built by the fake server.
+
+   * @ignore
+
+   */
   constructor(opts: { hub: () => WatchHub; objects: () => ObjectStore; clock: Clock }) {
     this.#hub = opts.hub;
     this.#objects = opts.objects;
@@ -172,7 +181,7 @@ export class FaultHooks {
       if (filter.namespace !== undefined && s.namespace !== filter.namespace) return false;
       if (filter.resource !== undefined) {
         const [group, plural] = s.storageKey.split("/");
-        const name = group ? `${plural}.${group}` : plural;
+        const name = resourceId({ group, plural });
         if (name !== filter.resource && plural !== filter.resource) return false;
       }
       return true;

@@ -1,10 +1,11 @@
 /**
  * Request bodies for the fake server: size-limited reads (413 past the limit, like kube-apiserver's 3 MiB) and
- * decoding by Content-Type (JSON, YAML, patch types). Bad input becomes a Kubernetes Status, never a crash.
+ * decoding by Content-Type (JSON, YAML, patch types). Bad input becomes a Kubernetes Status, never a crash; nesting
+ * deeper than kube's 10 000 levels is a 400 (../runtime/body_decode.ts).
  * @module
  */
-import YAML from "yaml";
 import { ApiError, failureStatus } from "../runtime/errors.ts";
+import { parseJsonBody, parseYamlBody } from "../runtime/body_decode.ts";
 import { decodeKubernetesProtobuf } from "./protobuf.ts";
 import { badRequest, unsupportedMediaType } from "./status_errors.ts";
 
@@ -69,14 +70,14 @@ export function decodeBody(bytes: Uint8Array, contentType: string, verb: string)
   const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
   if (JSON_TYPES.has(contentType)) {
     try {
-      return JSON.parse(text);
+      return parseJsonBody(text);
     } catch (err) {
       throw badRequest(`error decoding request body as JSON: ${(err as Error).message}`, verb);
     }
   }
   if (YAML_TYPES.has(contentType)) {
     try {
-      return YAML.parse(text);
+      return parseYamlBody(text);
     } catch (err) {
       throw badRequest(`error decoding YAML: ${(err as Error).message.split("\n")[0]}`, verb);
     }

@@ -3,27 +3,17 @@
  * `/apis/{group}/{version}` — get, list, watch, create, update, patch, delete, deletecollection.
  * @module
  */
+import { requestVerb } from "../runtime/apimachinery/verbs.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
 import { negotiateShape, shapeList, shapeObject, watchPresenter } from "./http_negotiation.ts";
-import { applyJsonPatch } from "./patch/json_patch.ts";
-import { applyMergePatch } from "./patch/merge.ts";
-import { applyStrategicMergePatch } from "./patch/strategic.ts";
-import { serverSideApply } from "./patch/apply.ts";
-import { ApiError, failureStatus } from "../runtime/errors.ts";
+import { patchObject, servedPatchType } from "./patch_object.ts";
 import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { type DeleteOptions, type FakeStore, parseRv } from "./fake_store.ts";
 import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";
-import {
-  badRequest,
-  expired,
-  methodNotAllowed,
-  notFound,
-  tooLargeResourceVersion,
-  unsupportedMediaType,
-} from "./status_errors.ts";
+import { badRequest, expired, methodNotAllowed, notFound, tooLargeResourceVersion } from "./status_errors.ts";
 import type { WatchHub } from "./watch_hub.ts";
 import { WatchStream } from "./watch_stream.ts";
 
@@ -55,25 +45,9 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 
 const truthy = (v: string | null): boolean => v === "true" || v === "1";
 
-/** The Kubernetes verb of a request. */
+/** The Kubernetes verb of a request (runtime/apimachinery/verbs.ts). */
 export function verbOf(method: string, route: ResourceRoute, url: URL): string {
-  const q = url.searchParams;
-  switch (method) {
-    case "GET":
-    case "HEAD":
-      if (truthy(q.get("watch"))) return "watch";
-      return route.name ? "get" : "list";
-    case "POST":
-      return "create";
-    case "PUT":
-      return "update";
-    case "PATCH":
-      return "patch";
-    case "DELETE":
-      return route.name ? "delete" : "deletecollection";
-    default:
-      return method.toLowerCase();
-  }
+  return requestVerb(method, Boolean(route.name), url.searchParams);
 }
 
 /** Serves one resource request. */
@@ -215,13 +189,6 @@ async function readDeleteOptions(req: Request, q: URLSearchParams): Promise<Dele
   };
 }
 
-const PATCH_TYPES = [
-  "application/json-patch+json",
-  "application/merge-patch+json",
-  "application/strategic-merge-patch+json",
-  "application/apply-patch+yaml",
-];
-
 async function handlePatch(
   req: Request,
   url: URL,
@@ -232,81 +199,23 @@ async function handlePatch(
 ): Promise<Response> {
   const { def, namespace, name, subresource } = route;
   const q = url.searchParams;
-  const type = mediaType(req.headers.get("content-type"));
-  if (!PATCH_TYPES.includes(type) || (type === "application/strategic-merge-patch+json" && def.custom)) {
-    throw unsupportedMediaType(type, def.custom ? PATCH_TYPES.filter((t) => !t.includes("strategic")) : PATCH_TYPES);
-  }
-  const patch = decodeBody(await readBody(req), type, "patch");
+  const contentType = mediaType(req.headers.get("content-type"));
+  const type = servedPatchType(def, contentType);
+  const patch = decodeBody(await readBody(req), contentType, "patch");
   const warnings: string[] = [];
-  const status = subresource === "status" ? "status" as const : undefined;
-  const stored = ctx.store.peek(def, namespace, name!);
-  const current = stored ? ctx.store.get(def, name!, { namespace }) : undefined;
-  if (type === "application/apply-patch+yaml") {
-    const fieldManager = q.get("fieldManager");
-    if (!fieldManager) {
-      throw new ApiError(
-        failureStatus(
-          422,
-          "Invalid",
-          'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
-          {
-            causes: [{
-              reason: "FieldValueRequired",
-              message: "Required value: is required for apply patch",
-              field: "fieldManager",
-            }],
-          },
-        ),
-        { verb: "patch", name },
-      );
-    }
-    const applied = requireObject(patch, "patch") as KubeObject;
-    applied.metadata = { ...(isObject(applied.metadata) ? applied.metadata : {}), name };
-    if (def.namespaced) applied.metadata.namespace = namespace;
-    if (!current && status) throw notFound(def, name!, "patch");
-    const merged = serverSideApply(current, applied, {
-      fieldManager,
-      force: truthy(q.get("force")),
-      nowIso: new Date(ctx.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z"),
-      def,
-      subresource: status,
-    });
-    const opts = { namespace, name, dryRun, fieldValidation: q.get("fieldValidation") ?? "Warn", warnings };
-    if (!current) {
-      const created = ctx.store.create(def, merged, opts);
-      return jsonResponse(201, shapeObject(shape, def, created, ctx.clock.now()), warningHeaders(warnings));
-    }
-    merged.metadata.resourceVersion = current.metadata.resourceVersion;
-    const updated = ctx.store.update(def, merged, { ...opts, subresource: status });
-    return jsonResponse(200, shapeObject(shape, def, updated, ctx.clock.now()), warningHeaders(warnings));
-  }
-  if (!current) throw notFound(def, name!, "patch");
-  let next: unknown;
-  switch (type) {
-    case "application/json-patch+json":
-      next = applyJsonPatch(current, patch);
-      break;
-    case "application/strategic-merge-patch+json":
-      next = applyStrategicMergePatch(current, requireObject(patch, "patch"), def);
-      break;
-    default:
-      next = applyMergePatch(current, requireObject(patch, "patch"));
-  }
-  const obj = requireObject(next, "patch") as KubeObject;
-  obj.metadata = isObject(obj.metadata) ? obj.metadata : {};
-  if (!obj.metadata.resourceVersion) obj.metadata.resourceVersion = current.metadata.resourceVersion;
-  const updated = ctx.store.update(def, obj, {
+  const apply = type === "apply";
+  const { object, created } = patchObject(ctx.store, def, name!, patch, {
+    type,
     namespace,
-    name,
-    subresource: status,
+    subresource: subresource === "status" ? "status" : undefined,
     dryRun,
-    ...writeOptions(req, q, warnings),
+    // Apply records its own managedFields (operation Apply) and needs an explicit manager.
+    fieldManager: apply ? q.get("fieldManager") ?? undefined : fieldManagerOf(req, q),
+    force: truthy(q.get("force")),
+    fieldValidation: q.get("fieldValidation") ?? "Warn",
+    warnings,
   });
-  return jsonResponse(200, shapeObject(shape, def, updated, ctx.clock.now()), warningHeaders(warnings));
-}
-
-function isObject(v: unknown): v is Record<string, never> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
+  return jsonResponse(created ? 201 : 200, shapeObject(shape, def, object, ctx.clock.now()), warningHeaders(warnings));
 }
 
 function openWatch(

@@ -1,58 +1,77 @@
 /**
- * HTTPS for the fake server on node:https, because Deno.serve cannot ask for client certificates: every request is
- * turned into a fetch `Request` for the router (with the verified client-certificate subject in an internal header
- * nobody else can set) and the `Response` is streamed back chunk by chunk, so watches flush per event.
+ * The fake server's listener, on node:http (plain) or node:https (TLS, because Deno.serve cannot ask for client
+ * certificates): every request is turned into a fetch `Request` for the router (with the verified
+ * client-certificate subject in an internal header nobody else can set) and the `Response` is streamed back chunk by
+ * chunk, so watches flush per event. Both run on node's server so the header-read and idle deadlines of
+ * ../runtime/http_deadlines.ts apply (Deno.serve has none; see docs/http_timeouts.md).
  * @module
  */
+import http from "node:http";
 import https from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
-import { Readable } from "node:stream";
+import { closeAfterAnswer, type ConnectionDeadlines, enforceConnectionDeadlines } from "../runtime/http_deadlines.ts";
 
 /** Header carrying the verified client certificate's common name into the router. */
 export const CLIENT_CERT_HEADER = "x-kubeop-fake-client-cert-cn";
 
-/** A running HTTPS listener. */
-export interface HttpsListener {
+/** A running listener. */
+export interface HttpListener {
   port: number;
   close(): Promise<void>;
 }
 
-/** Starts an HTTPS listener on 127.0.0.1 that asks for (but does not require) client certificates. */
-export function serveHttps(opts: {
+/** Options of {@link serveNodeHttp}. */
+export interface NodeHttpOptions {
+  /** Port on 127.0.0.1; 0 = a free port. */
   port: number;
-  certPEM: string;
-  keyPEM: string;
-  /** CAs client certificates must chain to. */
-  clientCAs: string[];
+  /** Serve HTTPS, asking for (but not requiring) client certificates that chain to `clientCAs`. */
+  tls?: {
+    certPEM: string;
+    keyPEM: string;
+    /** CAs client certificates must chain to. */
+    clientCAs: string[];
+  };
+  /** Answers every request. */
   handler: (req: Request) => Promise<Response>;
-}): Promise<HttpsListener> {
+  /** Header-read and idle deadlines (defaults in ../runtime/http_deadlines.ts). */
+  deadlines?: ConnectionDeadlines;
+}
+
+/** Starts an HTTP or HTTPS listener on 127.0.0.1. */
+export function serveNodeHttp(opts: NodeHttpOptions): Promise<HttpListener> {
   const sockets = new Set<Socket>();
-  const server = https.createServer({
-    cert: opts.certPEM,
-    key: opts.keyPEM,
-    ca: opts.clientCAs,
-    requestCert: true,
-    rejectUnauthorized: false,
-  }, (req, res) => {
-    void bridge(req, res, opts.handler).catch(() => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    void bridge(req, res, opts.handler, opts.tls ? "https" : "http").catch(() => {
       try {
-        res.destroy();
+        if (!res.headersSent) {
+          res.writeHead(500, { "content-type": "text/plain" });
+          res.end("internal error");
+        } else res.destroy();
       } catch { /* gone */ }
     });
-  });
-  server.on("connection", (s: Socket) => {
+  };
+  const server = opts.tls
+    ? https.createServer({
+      cert: opts.tls.certPEM,
+      key: opts.tls.keyPEM,
+      ca: opts.tls.clientCAs,
+      requestCert: true,
+      rejectUnauthorized: false,
+    }, onRequest)
+    : http.createServer(onRequest);
+  const track = (s: Socket) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
-  });
-  server.on("secureConnection", (s: Socket) => {
-    sockets.add(s);
-    s.on("close", () => sockets.delete(s));
-  });
+  };
+  server.on("connection", track);
+  server.on("secureConnection", track);
+  enforceConnectionDeadlines(server, opts.deadlines);
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(opts.port, "127.0.0.1", () => {
+      server.off("error", reject);
       const address = server.address();
       const port = typeof address === "object" && address ? address.port : opts.port;
       resolve({
@@ -67,24 +86,30 @@ export function serveHttps(opts: {
   });
 }
 
-async function bridge(req: IncomingMessage, res: ServerResponse, handler: (req: Request) => Promise<Response>) {
+async function bridge(
+  req: IncomingMessage,
+  res: ServerResponse,
+  handler: (req: Request) => Promise<Response>,
+  scheme: "http" | "https",
+) {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || name.toLowerCase() === CLIENT_CERT_HEADER) continue;
     for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
   }
   const socket = req.socket as TLSSocket;
-  if (socket.authorized) {
+  if (scheme === "https" && socket.authorized) {
     const cn = socket.getPeerCertificate()?.subject?.CN;
     headers.set(CLIENT_CERT_HEADER, String(cn ?? ""));
   }
   const abort = new AbortController();
   res.on("close", () => abort.abort());
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
-  const request = new Request(`https://127.0.0.1${req.url ?? "/"}`, {
+  const body = hasBody ? requestBody(req) : undefined;
+  const request = new Request(`${scheme}://127.0.0.1${req.url ?? "/"}`, {
     method: req.method,
     headers,
-    body: hasBody ? Readable.toWeb(req) as ReadableStream<Uint8Array> : undefined,
+    body: body?.stream,
     signal: abort.signal,
     // @ts-ignore: required by fetch for streaming request bodies
     duplex: "half",
@@ -92,6 +117,16 @@ async function bridge(req: IncomingMessage, res: ServerResponse, handler: (req: 
   const response = await handler(request);
   const outHeaders: Record<string, string> = {};
   response.headers.forEach((v, k) => outHeaders[k] = v);
+  // A body left unread (refused as too large, or not needed) is never drained: answer, then close the connection.
+  const unread = body !== undefined && !body.ended();
+  if (unread) {
+    const rest = new Uint8Array(await response.arrayBuffer());
+    outHeaders["connection"] = "close";
+    outHeaders["content-length"] = String(rest.byteLength);
+    res.writeHead(response.status, outHeaders);
+    res.end(rest, () => closeAfterAnswer(req));
+    return;
+  }
   res.writeHead(response.status, outHeaders);
   res.flushHeaders();
   if (!response.body) {
@@ -109,4 +144,41 @@ async function bridge(req: IncomingMessage, res: ServerResponse, handler: (req: 
   } finally {
     res.end();
   }
+}
+
+/**
+ * The request body as a web stream with backpressure. Cancelling it (e.g. a body past the size limit) stops reading
+ * without draining the rest; `ended()` says whether the whole body arrived.
+ */
+function requestBody(req: IncomingMessage): { stream: ReadableStream<Uint8Array>; ended: () => boolean } {
+  let ended = false;
+  let settled = false;
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      req.on("data", (chunk: Uint8Array) => {
+        if (settled) return;
+        controller.enqueue(new Uint8Array(chunk));
+        if ((controller.desiredSize ?? 1) <= 0) req.pause();
+      });
+      req.on("end", () => {
+        ended = true;
+        if (settled) return;
+        settled = true;
+        controller.close();
+      });
+      req.on("error", (err) => {
+        if (settled) return;
+        settled = true;
+        controller.error(err);
+      });
+    },
+    pull() {
+      req.resume();
+    },
+    cancel() {
+      settled = true;
+      req.pause();
+    },
+  }, { highWaterMark: 4 });
+  return { stream, ended: () => ended };
 }

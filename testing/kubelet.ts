@@ -15,7 +15,9 @@ import type { StoredEvent } from "./store.ts";
 
 /** What one container does when it runs. */
 export interface ContainerOutcome {
+  /** Exit code of the container's process. */
   exitCode: number;
+  /** Written to the container status' terminated.message. */
   terminationMessage?: string;
   /** Text the container prints (served by pods/log). */
   log?: string;
@@ -31,9 +33,9 @@ export interface FakeKubeletOptions {
   nodeName?: string;
 }
 
-/** A loosely typed JSON map (containers, statuses). */
+/** A loosely typed JSON map (containers, statuses), as the fake kubelet reads them. */
 // deno-lint-ignore no-explicit-any
-type Json = Record<string, any>;
+export type Json = Record<string, any>;
 
 const POD = { group: "", version: "v1", plural: "pods" };
 const NODE = { group: "", version: "v1", plural: "nodes" };
@@ -75,6 +77,7 @@ interface PodRun {
 
 /** The fake kubelet. */
 export class FakeKubelet {
+  /** The node the kubelet runs pods for. */
   readonly nodeName: string;
   #store: () => FakeStore;
   #clock: Clock;
@@ -83,6 +86,13 @@ export class FakeKubelet {
   #nextIp = 2;
   #unsubscribe?: () => void;
 
+  /**
+
+   * Built by the fake server when its `kubelet` option is set.
+
+   * @ignore
+
+   */
   constructor(opts: { store: () => FakeStore; clock: Clock; options?: FakeKubeletOptions }) {
     this.#store = opts.store;
     this.#clock = opts.clock;
@@ -113,7 +123,7 @@ export class FakeKubelet {
           capacity: { cpu: "8", memory: "32Gi", pods: "110" },
           allocatable: { cpu: "8", memory: "32Gi", pods: "110" },
           nodeInfo: {
-            kubeletVersion: "v1.33.0",
+            kubeletVersion: "v1.37.2",
             containerRuntimeVersion: "fake://1.0",
             operatingSystem: "linux",
             architecture: "amd64",

@@ -1,13 +1,33 @@
 /**
- * The fake Kubernetes API server, importable by tests: {@link startFakeApiServer} and its types.
+ * The fake Kubernetes API server, importable by tests: {@link startFakeApiServer} and its types, and
+ * {@link FakeCluster}, the same object semantics without HTTP for unit tests of reconcile functions.
  * @module
  */
+export type {
+  Clock,
+  KubeList,
+  KubeObject,
+  ListMeta,
+  ObjectMeta,
+  OwnerReference,
+  ResourceType,
+} from "../runtime/mod.ts";
 export { type FakeApiServer, type FakeApiServerOptions, startFakeApiServer } from "./server.ts";
 export type { DeleteOptions, FakeStore, ListOptions, ResourceRef, WriteOptions } from "./fake_store.ts";
 export type { AdmissionChain, AdmissionContext, AdmissionHook } from "./admission.ts";
-export type { ResourceStrategy, StorageConversion, StrategyContext } from "./strategy.ts";
-export type { FaultHooks, InjectedFault, WatchFilter } from "./faults.ts";
+export type { ResourceStrategy, StorageConversion, StrategyContext, StrategyRegistry } from "./strategy.ts";
+export type { AccessDecider, FaultHooks, InjectedFault, WatchFilter } from "./faults.ts";
 export type { AggregatedTarget } from "./http_router.ts";
-export type { ResourceDef } from "./resource_def.ts";
+export type { OpenApiSchema, PrintColumn, ResourceDef } from "./resource_def.ts";
 export { BUILTIN_RESOURCES } from "./builtin_resources.ts";
-export { type ContainerOutcome, FakeKubelet, type FakeKubeletOptions, interpretCommand } from "./kubelet.ts";
+export { eventually, type EventuallyOptions, type NotYet } from "./eventually.ts";
+export {
+  type ContainerOutcome,
+  FakeKubelet,
+  type FakeKubeletOptions,
+  interpretCommand,
+  type Json as ContainerJson,
+} from "./kubelet.ts";
+export { FakeCluster, type FakeClusterOptions, type RecordedEvent } from "./reconcile_context.ts";
+export { FakeControllerClient, type FakeControllerClientOptions, type RecordedCall } from "./fake_client.ts";
+export { FakeInformers } from "./fake_informers.ts";

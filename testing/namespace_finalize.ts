@@ -4,6 +4,7 @@
  * A Terminating namespace with no finalizers left is then removed by the namespace controller (gc.ts).
  * @module
  */
+import { deepEqual } from "../runtime/apimachinery/equality.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import type { FakeStore } from "./fake_store.ts";
 import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
@@ -38,7 +39,7 @@ export function namespaceFinalizeHandler(
     }
     const next = structuredClone(old);
     next.spec = { ...next.spec, finalizers: [...new Set(finalizers as string[])] };
-    if (JSON.stringify(next.spec) !== JSON.stringify(old.spec)) s.objects.put("/namespaces", next);
+    if (!deepEqual(next.spec, old.spec)) s.objects.put("/namespaces", next);
     return jsonResponse(200, s.get(def, name!));
   };
 }

@@ -10,6 +10,7 @@
  * @module
  */
 
+import { formatGoDuration } from "../runtime/apimachinery/durations.ts";
 import { ApiError, failureStatus } from "../runtime/errors.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import { MESSAGES } from "./protobuf_types.ts";
@@ -138,20 +139,6 @@ function scalar(type: string, wireType: number, r: Reader): unknown {
 const isScalar = (type: string) =>
   ["string", "bytes", "bool", "int32", "int64", "uint32", "uint64", "double", "float"].includes(type);
 
-function goDuration(ns: number): string {
-  if (ns === 0) return "0s";
-  const sign = ns < 0 ? "-" : "";
-  let rest = Math.abs(ns) / 1e9;
-  const h = Math.floor(rest / 3600);
-  rest -= h * 3600;
-  const m = Math.floor(rest / 60);
-  rest -= m * 60;
-  const s = Number(rest.toFixed(9)).toString();
-  if (h > 0) return `${sign}${h}h${m}m${s}s`;
-  if (m > 0) return `${sign}${m}m${s}s`;
-  return `${sign}${s}s`;
-}
-
 function timeString(seconds: number, nanos: number, micro: boolean): string | undefined {
   if ((seconds === 0 && nanos === 0) || seconds === ZERO_TIME_SECONDS) return undefined;
   const iso = new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "");
@@ -166,7 +153,7 @@ function wellKnown(type: string, value: Record<string, unknown>): unknown {
     case "meta.MicroTime":
       return timeString(Number(value.seconds ?? 0), Number(value.nanos ?? 0), true);
     case "meta.Duration":
-      return goDuration(Number(value.duration ?? 0));
+      return formatGoDuration(Number(value.duration ?? 0));
     case "am.api.resource.Quantity":
       return value.string ?? "0";
     case "am.util.intstr.IntOrString":

@@ -1,5 +1,5 @@
 /**
- * table.ts, schema.ts and patch/apply.ts against answers recorded from a real kube-apiserver v1.33
+ * table.ts, schema.ts and patch/apply.ts against answers recorded from a real kube-apiserver v1.37
  * (testdata/capture_real.ts → testdata/real/fixtures.json): same Table columns and cells, same 422 causes and
  * messages, same managedFields and conflict bodies.
  */
@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { ApiError, type StatusCause } from "../runtime/errors.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import { recordUpdateManagedFields, serverSideApply } from "./patch/apply.ts";
-import { applyMergePatch } from "./patch/merge.ts";
+import { applyMergePatch } from "../runtime/apimachinery/merge_patch.ts";
 import { applyStrategicMergePatch } from "./patch/strategic.ts";
 import { type PrintColumn, type ResourceDef, resourceDefFor } from "./resource_def.ts";
 import { invalidStatus, validateAndDefault } from "./schema.ts";

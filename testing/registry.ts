@@ -3,6 +3,7 @@
  * mapped to their storage bucket (events.k8s.io/v1 events share the core events bucket).
  * @module
  */
+import { resourceId } from "../runtime/apimachinery/names.ts";
 import { BUILTIN_RESOURCES } from "./builtin_resources.ts";
 import type { ResourceDef } from "./resource_def.ts";
 
@@ -13,9 +14,7 @@ export function storageKeyOf(def: Pick<ResourceDef, "group" | "plural">): string
 }
 
 /** `plural` for core, else `plural.group`: how Status messages name a resource. */
-export function qualifiedResource(def: Pick<ResourceDef, "group" | "plural">): string {
-  return def.group ? `${def.plural}.${def.group}` : def.plural;
-}
+export const qualifiedResource: (def: Pick<ResourceDef, "group" | "plural">) => string = resourceId;
 
 /** The mutable set of served resources. Every change bumps {@link ResourceRegistry.generation}. */
 export class ResourceRegistry {

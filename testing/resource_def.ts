@@ -7,11 +7,17 @@
 
 /** One `additionalPrinterColumns` entry (apiextensions.k8s.io/v1 CustomResourceColumnDefinition). */
 export interface PrintColumn {
+  /** Column header. */
   name: string;
+  /** OpenAPI type of the value. */
   type: "string" | "integer" | "number" | "boolean" | "date";
+  /** JSONPath into the object, e.g. `.status.phase`. */
   jsonPath: string;
+  /** OpenAPI format, e.g. date-time. */
   format?: string;
+  /** Shown by `kubectl explain` and in Table column definitions. */
   description?: string;
+  /** 0: shown by default; higher: only with `-o wide`. */
   priority?: number;
 }
 
@@ -23,15 +29,23 @@ export type OpenApiSchema = Record<string, any>;
 export interface ResourceDef {
   /** "" for core. */
   group: string;
+  /** API version, e.g. v1. */
   version: string;
   /** Plural, lower case: the URL segment. */
   plural: string;
+  /** Lower-case singular name. */
   singular: string;
+  /** Kind, e.g. ConfigMap. */
   kind: string;
+  /** Kind of the list, e.g. ConfigMapList. */
   listKind: string;
+  /** Whether objects live in namespaces. */
   namespaced: boolean;
+  /** Verbs served: get, list, watch, create, update, patch, delete, deletecollection. */
   verbs: string[];
+  /** Short names for kubectl, e.g. cm. */
   shortNames?: string[];
+  /** Categories for kubectl, e.g. all. */
   categories?: string[];
   /** Subresources served under `<name>/<sub>`: "status", "log", "binding", "scale", ... */
   subresources: string[];
@@ -54,9 +68,10 @@ export interface ResourceDef {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { resourceDefFor } from "./resource_def.ts";
  * const deploy = resourceDefFor("apps", "Deployment", { subresources: ["status", "scale"] });
- * console.assert(deploy.plural === "deployments" && deploy.listKind === "DeploymentList");
+ * assert.ok(deploy.plural === "deployments" && deploy.listKind === "DeploymentList");
  * ```
  */
 export function resourceDefFor(group: string, kind: string, over: Partial<ResourceDef> = {}): ResourceDef {

@@ -4,12 +4,13 @@
  * `specReplicasPath` of the custom resource (what `kubectl scale` and HPAs do).
  * @module
  */
+import { resourceId } from "../runtime/apimachinery/names.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import type { FakeStore } from "./fake_store.ts";
 import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
 import { jsonResponse, type ResourceRoute } from "./http_resources.ts";
 import { applyJsonPatch } from "./patch/json_patch.ts";
-import { applyMergePatch } from "./patch/merge.ts";
+import { applyMergePatch } from "../runtime/apimachinery/merge_patch.ts";
 import { badRequest, conflict, invalid, methodNotAllowed, notFound, unsupportedMediaType } from "./status_errors.ts";
 
 const CRD_KEY = "apiextensions.k8s.io/customresourcedefinitions";
@@ -22,7 +23,7 @@ interface ScalePaths {
 
 /** The CRD's `subresources.scale` paths for the version a route serves. */
 function scalePaths(store: FakeStore, route: ResourceRoute): ScalePaths | undefined {
-  const crd = store.objects.get(CRD_KEY, "", `${route.def.plural}.${route.def.group}`);
+  const crd = store.objects.get(CRD_KEY, "", resourceId(route.def));
   const version = (crd?.spec?.versions ?? []).find((v: KubeObject) => v.name === route.def.version);
   return version?.subresources?.scale;
 }

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { deepEqual } from "../runtime/apimachinery/equality.ts";
 import { failureStatus, type Status, type StatusCause } from "../runtime/errors.ts";
 import type { OpenApiSchema } from "./resource_def.ts";
 
@@ -204,7 +205,7 @@ function validate(value: unknown, schema: OpenApiSchema | undefined, path: strin
     }
     if (schema.items) value.forEach((item, i) => validate(item, schema.items, `${path}[${i}]`, causes));
   }
-  if (Array.isArray(schema.enum) && !schema.enum.some((e: unknown) => JSON.stringify(e) === JSON.stringify(value))) {
+  if (Array.isArray(schema.enum) && !schema.enum.some((e: unknown) => deepEqual(e, value))) {
     const supported = schema.enum.map((e: unknown) => JSON.stringify(typeof e === "string" ? e : JSON.stringify(e)));
     causes.push({
       reason: "FieldValueNotSupported",

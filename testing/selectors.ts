@@ -1,95 +1,32 @@
 /**
- * Label and field selectors as kube-apiserver parses them: labels support `=`, `==`, `!=`, `in`, `notin`, `key` and
- * `!key`; fields support `=`, `==`, `!=` on metadata.name/namespace plus per-kind fields (pods, events, secrets, ...).
+ * Label and field selectors as kube-apiserver parses them: labels as runtime/apimachinery/label_selector.ts parses
+ * them; fields support `=`, `==`, `!=` on metadata.name/namespace plus per-kind fields (pods, events, secrets, ...).
  * Parse errors are 400 BadRequest.
  * @module
  */
 import type { KubeObject } from "../runtime/types.ts";
+import { parseLabelSelector as parseLabels, SelectorError } from "../runtime/apimachinery/label_selector.ts";
+
+export { SelectorError };
 
 /** A compiled selector: true when an object matches. */
 export type Matcher = (obj: KubeObject) => boolean;
 
-/** A selector that could not be parsed (the HTTP layer turns it into 400 BadRequest). */
-export class SelectorError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "SelectorError";
-  }
-}
-
-/** Splits on commas outside parentheses. */
-function splitTerms(selector: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let cur = "";
-  for (const ch of selector) {
-    if (ch === "(") depth++;
-    if (ch === ")") depth--;
-    if (ch === "," && depth === 0) {
-      out.push(cur);
-      cur = "";
-    } else cur += ch;
-  }
-  out.push(cur);
-  return out.map((t) => t.trim()).filter((t) => t.length > 0);
-}
-
-const LABEL_KEY = /^([a-z0-9A-Z]([-a-z0-9A-Z_.]*[a-z0-9A-Z])?\/)?[a-z0-9A-Z]([-a-z0-9A-Z_.]*[a-z0-9A-Z])?$/;
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-
-function checkKey(key: string, selector: string): string {
-  if (!LABEL_KEY.test(key) || key.length > 317) {
-    throw new SelectorError(`unable to parse requirement: invalid label key "${key}" in selector "${selector}"`);
-  }
-  return key;
-}
-
-function checkValue(value: string, selector: string): string {
-  if (!LABEL_VALUE.test(value) || value.length > 63) {
-    throw new SelectorError(`unable to parse requirement: invalid label value "${value}" in selector "${selector}"`);
-  }
-  return value;
-}
-
 /**
- * Compiles a label selector string.
+ * Compiles a label selector string (runtime/apimachinery/label_selector.ts) into a matcher over objects' labels.
+ * Throws a {@link SelectorError} when it does not parse.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseLabelSelector } from "./selectors.ts";
  * const m = parseLabelSelector("app=web,tier in (a,b),!legacy");
- * console.assert(m({ metadata: { labels: { app: "web", tier: "a" } } }));
+ * assert.ok(m({ metadata: { labels: { app: "web", tier: "a" } } }));
  * ```
  */
 export function parseLabelSelector(selector: string | null | undefined): Matcher {
-  if (!selector || !selector.trim()) return () => true;
-  const tests: Array<(labels: Record<string, string>) => boolean> = [];
-  for (const term of splitTerms(selector)) {
-    let m: RegExpMatchArray | null;
-    if ((m = term.match(/^(\S+)\s+(in|notin)\s*\(([^)]*)\)$/))) {
-      const key = checkKey(m[1], selector);
-      const values = new Set(m[3].split(",").map((v) => checkValue(v.trim(), selector)));
-      if (m[2] === "in") tests.push((l) => key in l && values.has(l[key]));
-      else tests.push((l) => !(key in l) || !values.has(l[key]));
-    } else if ((m = term.match(/^([^=!\s]+)\s*(==|=|!=)\s*(\S*)$/))) {
-      const key = checkKey(m[1], selector);
-      const value = checkValue(m[3], selector);
-      if (m[2] === "!=") tests.push((l) => l[key] !== value);
-      else tests.push((l) => key in l && l[key] === value);
-    } else if ((m = term.match(/^!\s*(\S+)$/))) {
-      const key = checkKey(m[1], selector);
-      tests.push((l) => !(key in l));
-    } else if ((m = term.match(/^(\S+)$/))) {
-      const key = checkKey(m[1], selector);
-      tests.push((l) => key in l);
-    } else {
-      throw new SelectorError(`unable to parse requirement: found '${term}', expected: identifier in "${selector}"`);
-    }
-  }
-  return (obj) => {
-    const labels = obj.metadata?.labels ?? {};
-    return tests.every((t) => t(labels));
-  };
+  const matches = parseLabels(selector);
+  return (obj) => matches(obj.metadata?.labels);
 }
 
 type FieldGetter = (obj: KubeObject) => string | undefined;
@@ -171,9 +108,10 @@ function splitFieldTerms(selector: string): string[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseFieldSelector } from "./selectors.ts";
  * const m = parseFieldSelector("metadata.name=a,status.phase!=Failed", "/pods");
- * console.assert(m({ metadata: { name: "a" }, status: { phase: "Running" } }));
+ * assert.ok(m({ metadata: { name: "a" }, status: { phase: "Running" } }));
  * ```
  */
 export function parseFieldSelector(selector: string | null | undefined, storageKey: string): Matcher {

@@ -20,11 +20,13 @@ import { scaleHandler } from "./scale_subresource.ts";
 import { startNamespaceDefaults } from "./namespace_defaults.ts";
 import { ApiServiceController } from "./apiservice_controller.ts";
 import { createServerPki, extensionApiserverAuthentication, type ServerPki } from "./server_pki.ts";
-import { CLIENT_CERT_HEADER, type HttpsListener, serveHttps } from "./https_server.ts";
+import { CLIENT_CERT_HEADER, type HttpListener, serveNodeHttp } from "./https_server.ts";
+import type { ConnectionDeadlines } from "../runtime/http_deadlines.ts";
 import { loadSnapshot, Persistence } from "./persistence.ts";
 import { openApiHandler } from "./http_openapi.ts";
 import { ObjectStore, type StoreSnapshot } from "./store.ts";
 import { WatchHub } from "./watch_hub.ts";
+import { DEFAULT_NAMESPACES } from "./strategies/namespaces.ts";
 
 /** Options of {@link startFakeApiServer}. */
 export interface FakeApiServerOptions {
@@ -55,6 +57,11 @@ export interface FakeApiServerOptions {
    * kube-controller-manager does on real clusters; default false (tests count objects), `kubeop dev` sets it.
    */
   defaultNamespaceObjects?: boolean;
+  /**
+   * Header-read and idle connection deadlines (defaults 20 s and 90 s; watches are never cut). Tests set small ones.
+   * See docs/http_timeouts.md.
+   */
+  deadlines?: ConnectionDeadlines;
 }
 
 /** A running fake API server. */
@@ -67,8 +74,11 @@ export interface FakeApiServer {
   writeKubeconfig(path: string): Promise<void>;
   /** Closes open watches and the listener. */
   stop(): Promise<void>;
+  /** Answers one request in-process, as the listener would but with no socket (tests, fuzzing). */
+  handle(req: Request): Promise<Response>;
   /** Stops and starts again on the same port, keeping the objects unless `keepState` is false. */
   restart(opts?: { keepState?: boolean }): Promise<void>;
+  /** Inject failures, latency and authorization decisions. */
   readonly faults: FaultHooks;
   /** Direct, synchronous object access for test setup and assertions. */
   readonly store: FakeStore;
@@ -81,9 +91,6 @@ export interface FakeApiServer {
   /** An admin client certificate signed by the cluster CA (HTTPS only). */
   readonly clientCert?: { certPEM: string; keyPEM: string };
 }
-
-/** The default namespaces every cluster has. */
-const DEFAULT_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];
 
 interface State {
   objects: ObjectStore;
@@ -100,7 +107,7 @@ class Server implements FakeApiServer {
   #opts: FakeApiServerOptions;
   #clock: Clock;
   #state!: State;
-  #http?: Deno.HttpServer<Deno.NetAddr>;
+  #http?: HttpListener;
   #port = 0;
   #aggregated = new Map<string, AggregatedTarget>();
   #openApi = openApiHandler(() => this.#state.store.registry, () => [...this.#aggregated.keys()]);
@@ -110,7 +117,6 @@ class Server implements FakeApiServer {
   /** Generated when first needed (HTTPS, the auth ConfigMap, the front-proxy client certificate): ~14 ms. */
   #pki?: ServerPki;
   #pkiPending?: Promise<ServerPki>;
-  #https?: HttpsListener;
 
   /** @param pki given when needed from the start (HTTPS, default namespace objects); otherwise made on demand. */
   constructor(opts: FakeApiServerOptions, pki?: ServerPki) {
@@ -182,6 +188,10 @@ class Server implements FakeApiServer {
     const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "";
     if (dir) await Deno.mkdir(dir, { recursive: true });
     await Deno.writeTextFile(path, this.kubeconfig, { mode: 0o600 });
+  }
+
+  handle(req: Request): Promise<Response> {
+    return this.#route(req);
   }
 
   registerAggregatedApi(group: string, version: string, target: AggregatedTarget): void {
@@ -270,40 +280,28 @@ class Server implements FakeApiServer {
   }
 
   async listen(port: number): Promise<void> {
-    if (this.#opts.tls) {
-      const pki = await this.#ensurePki();
-      const clientCA = typeof this.#opts.tls === "object" ? this.#opts.tls.clientCA : undefined;
-      this.#https = await serveHttps({
-        port,
-        certPEM: pki.serving.certPEM,
-        keyPEM: pki.serving.keyPEM,
-        clientCAs: [pki.caPEM, ...(clientCA ? [clientCA] : [])],
-        handler: (req) => this.#route(req),
-      });
-      this.#port = this.#https.port;
-      return;
-    }
-    const { promise, resolve } = Promise.withResolvers<void>();
-    this.#http = Deno.serve({
-      hostname: "127.0.0.1",
+    const tls = this.#opts.tls ? await this.#ensurePki() : undefined;
+    const clientCA = typeof this.#opts.tls === "object" ? this.#opts.tls.clientCA : undefined;
+    this.#http = await serveNodeHttp({
       port,
-      onListen: () => resolve(),
-      onError: () => new Response("internal error", { status: 500 }),
-    }, (req) => this.#route(req));
-    await promise;
-    this.#port = this.#http.addr.port;
+      tls: tls && {
+        certPEM: tls.serving.certPEM,
+        keyPEM: tls.serving.keyPEM,
+        clientCAs: [tls.caPEM, ...(clientCA ? [clientCA] : [])],
+      },
+      handler: (req) => this.#route(req),
+      deadlines: this.#opts.deadlines,
+    });
+    this.#port = this.#http.port;
   }
 
   async stop(): Promise<void> {
     this.kubelet?.stop();
     await this.#state.apiServices.drain();
     for (const sink of this.#state.hub.sinks()) sink.drop();
-    const http = this.#http;
+    const listener = this.#http;
     this.#http = undefined;
-    if (http) await http.shutdown();
-    const secure = this.#https;
-    this.#https = undefined;
-    if (secure) await secure.close();
+    if (listener) await listener.close();
     this.#state.persistence?.close();
     this.#state.persistence = undefined;
   }
@@ -327,10 +325,11 @@ class Server implements FakeApiServer {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { startFakeApiServer } from "./server.ts";
  * const server = await startFakeApiServer();
  * const res = await fetch(`${server.url}/api/v1/namespaces/default`);
- * console.assert((await res.json()).metadata.name === "default");
+ * assert.ok((await res.json()).metadata.name === "default");
  * await server.stop();
  * ```
  */

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { randomInt, seededRandom } from "../runtime/random.ts";
 import { ObjectStore } from "./store.ts";
 
 const cm = (name: string, ns = "default") => ({ metadata: { name, namespace: ns, uid: `uid-${ns}-${name}` } });
@@ -65,11 +66,8 @@ Deno.test("owner and uid indexes follow puts and removals", () => {
 
 Deno.test("iterateAt rebuilds every past state of a bucket (random puts and removes), after a position too", () => {
   const store = new ObjectStore();
-  let seed = 7;
-  const rand = (n: number) => {
-    seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
-    return seed % n;
-  };
+  const random = seededRandom(7);
+  const rand = (n: number) => randomInt(random, n);
   const view = (objs: Iterable<{ metadata: { namespace?: string; name?: string; resourceVersion?: string } }>) =>
     [...objs].map((o) => `${o.metadata.namespace}/${o.metadata.name}@${o.metadata.resourceVersion}`);
   const past: Array<[number, string[]]> = [];

@@ -13,7 +13,9 @@ import type { ResourceDef } from "./resource_def.ts";
 
 /** What a strategy hook sees besides the object: the resource, the request and the store's services. */
 export interface StrategyContext {
+  /** The resource written. */
   def: ResourceDef;
+  /** The write. */
   verb: "create" | "update";
   /** "status" on writes of the status subresource. */
   subresource?: "status";
@@ -21,6 +23,7 @@ export interface StrategyContext {
   fieldValidation?: string;
   /** Append texts here to send `Warning: 299 - "..."` headers. */
   warnings: string[];
+  /** The store's clock (timestamps, grace periods). */
   clock: Clock;
   /** The next free Service cluster IP (10.96.x.y). */
   allocateClusterIp(): string;
@@ -131,6 +134,7 @@ export class StrategyRegistry {
   #custom: ResourceStrategy;
   #resolved = new Map<string, ResourceStrategy>();
 
+  /** Strategies by `group/plural` (`entries`), and `custom` for every resource a CRD defines. */
   constructor(entries: Iterable<[groupResource: string, strategy: ResourceStrategy]>, custom: ResourceStrategy) {
     this.#entries = new Map(entries);
     this.#custom = custom;

@@ -8,7 +8,7 @@
  */
 
 import type { KubeObject, ListMeta } from "../runtime/types.ts";
-import { ageOf, humanDuration } from "./human_duration.ts";
+import { ageOf, humanDuration } from "../runtime/apimachinery/durations.ts";
 import { toPartialObjectMetadata } from "./partial_metadata.ts";
 import type { PrintColumn, ResourceDef } from "./resource_def.ts";
 import { builtinPrinter, NAME_COLUMN, type TableColumn, type TableRow } from "./table_builtin.ts";

@@ -7,7 +7,7 @@
  */
 
 import type { KubeObject } from "../runtime/types.ts";
-import { ageOf, humanDuration } from "./human_duration.ts";
+import { ageOf, humanDuration } from "../runtime/apimachinery/durations.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { COLUMN_DESCRIPTIONS } from "./table_descriptions.ts";
 
@@ -273,9 +273,41 @@ const PRINTERS: Record<string, BuiltinPrinter> = {
     columns: [NAME_COLUMN, col("Endpoints", "string", "Endpoints of the resource"), AGE],
     row: (e, now) => ({ cells: [e.metadata.name, endpointsText(e), age(e, now)] }),
   },
-  "/ServiceAccount": {
-    columns: [NAME_COLUMN, col("Secrets", "string", "The number of secrets referenced by the service account"), AGE],
-    row: (s, now) => ({ cells: [s.metadata.name, (s.secrets ?? []).length, age(s, now)] }),
+  "/ServiceAccount": { // v1.37 dropped the Secrets column (token Secrets are no longer auto-created)
+    columns: [NAME_COLUMN, AGE],
+    row: (s, now) => ({ cells: [s.metadata.name, age(s, now)] }),
+  },
+  "apiextensions.k8s.io/CustomResourceDefinition": { // v1.37's CRD printer
+    columns: [
+      NAME_COLUMN,
+      col("Scope", "string", "Cluster/Namespaced"),
+      col("Versions", "string", "Served versions"),
+      { ...col("Created At", "date", AGE_DESCRIPTION) },
+      col("Group", "string", "API group", 1),
+      col("Kind", "string", "CustomResource kind", 1),
+      col("ShortNames", "string", "Short names", 1),
+      col("Established", "boolean", "Established status", 1),
+    ],
+    row: (c, _now) => {
+      const versions: Any[] = c.spec?.versions ?? [];
+      const served = versions.filter((v) => v.served).map((v) => v.storage ? `${v.name}(storage)` : v.name)
+        .sort((a: string, b: string) => a < b ? -1 : a > b ? 1 : 0); // Go's sort.Strings: byte order
+      const established = (c.status?.conditions ?? []).some((x: Any) =>
+        x.type === "Established" && x.status === "True"
+      );
+      return {
+        cells: [
+          c.metadata.name,
+          c.spec?.scope ?? "",
+          served.join(","),
+          c.metadata.creationTimestamp ?? "",
+          c.spec?.group ?? "",
+          c.spec?.names?.kind ?? "",
+          (c.spec?.names?.shortNames ?? []).join(","),
+          established,
+        ],
+      };
+    },
   },
   "/Node": {
     columns: [

@@ -1,5 +1,5 @@
 /**
- * Column descriptions of kube-apiserver v1.33's table printers (recorded by testdata/capture_real.ts), so
+ * Column descriptions of kube-apiserver v1.37's table printers (recorded by testdata/capture_real.ts), so
  * `columnDefinitions` are byte-identical to a real server's. Keyed by printer (`group/Kind`), then column name.
  * @module
  */
@@ -41,10 +41,6 @@ export const COLUMN_DESCRIPTIONS: Record<string, Record<string, string>> = {
     "Readiness Gates":
       'If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to "True" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates',
   },
-  "/ServiceAccount": {
-    "Secrets":
-      'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a "kubernetes.io/enforce-mountable-secrets" annotation set to "true". The "kubernetes.io/enforce-mountable-secrets" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret',
-  },
   "coordination.k8s.io/Lease": {
     "Holder":
       "holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.",
@@ -58,7 +54,7 @@ export const COLUMN_DESCRIPTIONS: Record<string, Record<string, string>> = {
     "Containers": "Names of each container in the template.",
     "Images": "Images referenced by each container in the template.",
     "Selector":
-      "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.",
+      "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment. It must match the pod template's labels.",
   },
   "/Event": {
     "Last Seen": "The time at which the most recent occurrence of this event was recorded.",

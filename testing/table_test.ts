@@ -194,14 +194,41 @@ Deno.test("namespace, secret, configmap, service, lease printers", () => {
   ]);
 });
 
-Deno.test("built-in kinds without a printer (CRDs themselves) get Name and Created At (RFC3339)", () => {
-  const crd = { metadata: { name: "foos.example.com", creationTimestamp: "2025-01-01T00:00:00Z" } };
-  const t = toTable([crd], def({ group: "apiextensions.k8s.io", kind: "CustomResourceDefinition" }), {
+Deno.test("built-in kinds without a printer (e.g. ClusterRoles) get Name and Created At (RFC3339)", () => {
+  const role = { metadata: { name: "reader", creationTimestamp: "2025-01-01T00:00:00Z" } };
+  const t = toTable([role], def({ group: "rbac.authorization.k8s.io", kind: "ClusterRole" }), {
     nowMs: NOW,
     includeColumns: true,
   });
   assert.deepEqual(t.columnDefinitions.map((c) => c.name), ["Name", "Created At"]);
-  assert.deepEqual(t.rows[0].cells, ["foos.example.com", "2025-01-01T00:00:00Z"]);
+  assert.deepEqual(t.rows[0].cells, ["reader", "2025-01-01T00:00:00Z"]);
+});
+
+Deno.test("CRD printer (v1.37): scope, served versions sorted with the storage one marked, wide group/kind/short names", () => {
+  const crd = {
+    metadata: { name: "foos.example.com", creationTimestamp: "2025-01-01T00:00:00Z" },
+    spec: {
+      group: "example.com",
+      scope: "Namespaced",
+      names: { kind: "Foo", shortNames: ["fo", "f"] },
+      versions: [{ name: "v2", served: true }, { name: "v1", served: true, storage: true }, { name: "v0" }],
+    },
+    status: { conditions: [{ type: "Established", status: "True" }] },
+  };
+  const t = toTable([crd], def({ group: "apiextensions.k8s.io", kind: "CustomResourceDefinition" }), {
+    nowMs: NOW,
+    includeColumns: true,
+  });
+  assert.deepEqual(t.rows[0].cells, [
+    "foos.example.com",
+    "Namespaced",
+    "v1(storage),v2",
+    "2025-01-01T00:00:00Z",
+    "example.com",
+    "Foo",
+    "fo,f",
+    true,
+  ]);
 });
 
 Deno.test("event printer: LAST SEEN, OBJECT from involvedObject or regarding", () => {

@@ -36,18 +36,3 @@ export async function call(
   } catch { /* keep text */ }
   return { status: res.status, headers: res.headers, body: parsed };
 }
-
-/** Polls `check` until it returns a truthy value or the deadline passes (then throws with `what`). */
-export async function eventually<T>(
-  what: string,
-  check: () => T | Promise<T>,
-  deadlineMs = 5_000,
-): Promise<NonNullable<T>> {
-  const until = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}

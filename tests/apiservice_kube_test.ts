@@ -1,5 +1,6 @@
 // The farm server against the fake API server through the runtime's KubeClient and Informer: FarmPods from the
 // pod informer, SubjectAccessReview against the cluster, ConfigMap storage surviving a restart.
+import { eventually } from "../testing/eventually.ts";
 import assert from "node:assert/strict";
 import { KubeClient } from "../runtime/client.ts";
 import { InformerRegistry } from "../runtime/informers.ts";
@@ -11,16 +12,6 @@ import { createCA } from "../runtime/pki.ts";
 import { startFakeApiServer } from "../testing/mod.ts";
 
 const LLAMAS = "/apis/farm.example.com/v1alpha/namespaces/default/llamas";
-
-async function poll<T>(what: string, fn: () => Promise<T | undefined>, deadlineMs = 10_000): Promise<T> {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 Deno.test("farm server on the fake cluster: farmpods from the informer, SAR via the cluster, ConfigMap restart", async () => {
   const fake = await startFakeApiServer({ port: 0 });
@@ -38,7 +29,7 @@ Deno.test("farm server on the fake cluster: farmpods from the informer, SAR via 
       metadata: { name: "web", namespace: "default" },
       spec: { containers: [{ name: "a", image: "x" }, { name: "b", image: "y" }] },
     });
-    const farmpod = await poll("farm-web", async () => {
+    const farmpod = await eventually("farm-web", async () => {
       const res = await fx.call("/apis/farm.example.com/v1alpha/namespaces/default/farmpods/farm-web");
       if (res.status !== 200) {
         await res.body?.cancel();

@@ -3,8 +3,9 @@
  * and a Manager running the chosen seed controllers — all on one injected clock.
  */
 
+import { eventually } from "../testing/eventually.ts";
 import { type ControllerName, CONTROLLERS, crdManifests } from "../controllers/mod.ts";
-import { KubeClient } from "../runtime/client.ts";
+import type { KubeClient } from "../runtime/client.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { Manager } from "../runtime/manager.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../runtime/types.ts";
@@ -60,24 +61,16 @@ export async function startEnv(
   return env;
 }
 
-/** Polls `probe` (real time, every 10 ms) until it returns a value other than undefined/false; fails at the deadline (default 30 s: the suite runs in parallel on small machines). */
-export async function waitFor<T>(
+/**
+ * {@link eventually} with this suite's defaults: 30 s (the suite runs in parallel on small machines), an error
+ * means "not yet".
+ */
+export function waitFor<T>(
   what: string,
   probe: () => Promise<T | undefined | false> | T | undefined | false,
   opts: { timeoutMs?: number } = {},
 ): Promise<T> {
-  const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await probe();
-      if (v !== undefined && v !== false) return v as T;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${last}` : ""}`);
+  return eventually(what, probe, { timeoutMs: 30_000, retryErrors: true, ...opts }) as Promise<T>;
 }
 
 /** GET or undefined on 404. */

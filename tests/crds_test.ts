@@ -1,5 +1,5 @@
 /**
- * The CRDs: crds/*.yaml are exactly `kubeop crds` output, every sample (the tutorials' manifests and richer ones)
+ * The CRDs: deploy/crds/*.yaml are exactly `kubeop crds` output, every sample (the tutorials' manifests and richer ones)
  * validates against its schema, and the schemas refuse what the tutorials' bonus points ask them to refuse.
  */
 
@@ -53,17 +53,21 @@ spec:
 `,
 ];
 
-Deno.test("crds/*.yaml are exactly the output of kubeop crds (regenerate: deno task crds --out-dir crds)", async () => {
+Deno.test("deploy/crds/*.yaml are exactly the output of kubeop crds (regenerate: deno task crds)", async () => {
   const crds = crdManifests();
   const expected = new Set(crds.map((c) => `${c.metadata.name}.yaml`));
   const present = new Set<string>();
-  for await (const entry of Deno.readDir(new URL("crds/", root))) {
+  for await (const entry of Deno.readDir(new URL("deploy/crds/", root))) {
     if (entry.name.endsWith(".yaml")) present.add(entry.name);
   }
   assert.deepEqual([...present].sort(), [...expected].sort());
   for (const crd of crds) {
-    const onDisk = await Deno.readTextFile(new URL(`crds/${crd.metadata.name}.yaml`, root));
-    assert.equal(onDisk, crdYaml(crd), `crds/${crd.metadata.name}.yaml drifted from the schema`);
+    const onDisk = await Deno.readTextFile(new URL(`deploy/crds/${crd.metadata.name}.yaml`, root));
+    assert.equal(
+      onDisk,
+      crdYaml(crd),
+      `deploy/crds/${crd.metadata.name}.yaml drifted from the schema (regenerate: deno task crds)`,
+    );
   }
 });
 
@@ -202,4 +206,32 @@ Deno.test("kubeop crds prints every CRD as one multi-document YAML stream", asyn
   assert.equal(text, allCrdsYaml());
   const docs = YAML.parseAllDocuments(text).map((d) => d.toJS() as KubeObject);
   assert.deepEqual(docs.map((d) => d.metadata.name), crdManifests().map((c) => c.metadata.name));
+});
+
+/** Paths of schema nodes without a description (`kubectl explain` would print `<empty>` for them). */
+function undescribed(schema: Record<string, unknown>, path: string): string[] {
+  const out: string[] = [];
+  if (path && typeof schema.description !== "string") out.push(path);
+  const props = schema.properties as Record<string, Record<string, unknown>> | undefined;
+  for (const [k, v] of Object.entries(props ?? {})) out.push(...undescribed(v, `${path}.${k}`));
+  const items = schema.items as Record<string, unknown> | undefined;
+  if (items?.properties) out.push(...undescribed({ ...items, description: "" }, `${path}[]`));
+  const additional = schema.additionalProperties as Record<string, unknown> | undefined;
+  if (additional?.properties) out.push(...undescribed({ ...additional, description: "" }, `${path}{}`));
+  return out;
+}
+
+Deno.test("every field of every CRD schema has a description, so kubectl explain shows one", () => {
+  const missing = crdManifests().flatMap((crd) =>
+    undescribed(crd.spec.versions[0].schema.openAPIV3Schema, "").map((p) => `${crd.spec.names.kind}${p}`)
+  );
+  assert.deepEqual(missing, []);
+});
+
+Deno.test("every kind has a Ready printer column reading the Ready condition", () => {
+  for (const crd of crdManifests()) {
+    const columns = crd.spec.versions[0].additionalPrinterColumns as { name: string; jsonPath: string }[];
+    const ready = columns.find((c) => c.name === "Ready");
+    assert.equal(ready?.jsonPath, '.status.conditions[?(@.type=="Ready")].status', crd.metadata.name);
+  }
 });

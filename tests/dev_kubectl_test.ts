@@ -1,7 +1,8 @@
 // `kubeop dev` as a new user meets it: the samples apply unchanged, the operators act, the farm API answers kubectl.
 import assert from "node:assert/strict";
 import { startDev } from "../cli/dev.ts";
-import { eventually } from "./conformance/cases.ts";
+import { POLL } from "./conformance/cases.ts";
+import { eventually } from "../testing/eventually.ts";
 
 const KUBECTL = "/usr/lib/google-cloud-sdk/bin/kubectl.1.32";
 const haveKubectl = await Deno.stat(KUBECTL).then(() => true, () => false);
@@ -40,13 +41,13 @@ Deno.test({
       await eventually("at-sample DONE", async () => {
         const phase = await kubectl("get", "at", "at-sample", "-o", "jsonpath={.status.phase}");
         return phase === "DONE" ? true : undefined;
-      });
+      }, POLL);
       const farmpods = await kubectl("get", "farmpods", "-n", "default", "-o", "name");
       assert.match(farmpods, /farmpod.farm.example.com\/farm-at-sample-pod/);
       await eventually("multisecret copied", async () => {
         const created = await kubectl("get", "multisecret", "multisecret-sample", "-o", "jsonpath={.status.created}");
         return Number(created) >= 4 ? true : undefined;
-      });
+      }, POLL);
       const all = await kubectl("get", "kubeop", "-A");
       for (const kind of ["machine", "switch", "at", "netperf", "multisecret"]) {
         assert.match(all, new RegExp(`${kind}\\.`), `kubectl get kubeop lists ${kind}s`);

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { startFakeApiServer } from "../testing/mod.ts";
 import { createServerPki } from "../testing/server_pki.ts";
-import { call, eventually } from "../testing/test_http.ts";
+import { call } from "../testing/test_http.ts";
+import { eventually } from "../testing/eventually.ts";
 
 async function availability(url: string, name: string, status: string): Promise<Record<string, string> | undefined> {
   const res = await call(url, "GET", `/apis/apiregistration.k8s.io/v1/apiservices/${name}`);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { startFakeApiServer } from "../testing/mod.ts";
-import { call, eventually } from "../testing/test_http.ts";
+import { call } from "../testing/test_http.ts";
+import { eventually } from "../testing/eventually.ts";
 import { VirtualClock } from "../runtime/clock.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";

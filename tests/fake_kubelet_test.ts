@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { VirtualClock } from "../runtime/clock.ts";
 import { startFakeApiServer } from "../testing/mod.ts";
-import { call, eventually } from "../testing/test_http.ts";
+import { call } from "../testing/test_http.ts";
+import { eventually } from "../testing/eventually.ts";
 
 const PODS = "/api/v1/namespaces/default/pods";
 

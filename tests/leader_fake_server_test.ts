@@ -4,7 +4,8 @@ import { isAlreadyExists, isConflict } from "../runtime/errors.ts";
 import { type LeaderElectionOutcome, LeaderElector } from "../runtime/leader.ts";
 import { kubeLeaseLock, type LeaseObject } from "../runtime/lease_lock.ts";
 import { CoreTypes } from "../runtime/types.ts";
-import { eventually, startFakeEnv } from "./support/fake_env.ts";
+import { startFakeEnv } from "./support/fake_env.ts";
+import { eventually } from "../testing/eventually.ts";
 
 Deno.test("two electors on a real Lease: one leads, the other takes over after release", async () => {
   const { server, config, close } = await startFakeEnv();
@@ -34,16 +35,16 @@ Deno.test("two electors on a real Lease: one leads, the other takes over after r
     });
     const [a, b] = candidates;
     a.done = a.elector.run(a.stop.signal);
-    await eventually(() => a.elector.isLeader(), "a to lead");
+    await eventually("a to lead", () => a.elector.isLeader());
     b.done = b.elector.run(b.stop.signal);
-    await eventually(() => b.elector.observedLeader === "a", "b to observe a");
+    await eventually("b to observe a", () => b.elector.observedLeader === "a");
 
     const held = lease();
     assert.equal(held.spec?.holderIdentity, "a");
     assert.equal(held.spec?.leaseDurationSeconds, 6);
     assert.match(held.spec?.renewTime ?? "", /\.\d{6}Z$/);
     const firstRenew = held.spec?.renewTime;
-    await eventually(() => lease().spec?.renewTime !== firstRenew, "a renewal");
+    await eventually("a renewal", () => lease().spec?.renewTime !== firstRenew);
     assert.equal(b.elector.isLeader(), false);
 
     // A stale update (an old resourceVersion) is refused by the server: the lock's precondition is real.
@@ -53,7 +54,7 @@ Deno.test("two electors on a real Lease: one leads, the other takes over after r
 
     a.stop.abort();
     assert.equal(await a.done, "released");
-    await eventually(() => b.elector.isLeader(), "b to take over");
+    await eventually("b to take over", () => b.elector.isLeader());
     const after = lease();
     assert.equal(after.spec?.holderIdentity, "b");
     assert.equal(after.spec?.leaseTransitions, 1);

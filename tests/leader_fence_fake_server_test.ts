@@ -8,7 +8,8 @@ import { Controller, done } from "../runtime/controller.ts";
 import { kubeLeaseLock, type LeaseLock } from "../runtime/lease_lock.ts";
 import { LeadershipLostError, Manager } from "../runtime/manager.ts";
 import { CoreTypes } from "../runtime/types.ts";
-import { eventually, startFakeEnv } from "./support/fake_env.ts";
+import { eventually } from "../testing/eventually.ts";
+import { startFakeEnv } from "./support/fake_env.ts";
 
 /** The Lease lock on the server, whose calls hang (until aborted) once the test stalls it: a partitioned leader. */
 function stallableLock(inner: LeaseLock): { lock: LeaseLock; stall(): void } {
@@ -75,9 +76,9 @@ Deno.test("a leader whose renewals stalled writes nothing after its renew deadli
     let finished = false;
     const result = running.then(() => "resolved", (err) => err).finally(() => finished = true);
 
-    await eventually(() => manager.isLeader(), "replica-1 to lead");
+    await eventually("replica-1 to lead", () => manager.isLeader());
     await client.create(CoreTypes.ConfigMap, { metadata: { name: "target", namespace: "default" } });
-    await eventually(() => entered, "the reconcile of target to start");
+    await eventually("the reconcile of target to start", () => entered);
     const before = server.store.get(CoreTypes.ConfigMap, "target", { namespace: "default" });
 
     stall();
@@ -86,7 +87,7 @@ Deno.test("a leader whose renewals stalled writes nothing after its renew deadli
       await clock.advance(100);
     }
     openGate();
-    await eventually(() => outcome !== undefined, "the late write attempt");
+    await eventually("the late write attempt", () => outcome !== undefined);
     assert.notEqual(outcome, "written", "the deposed leader's write went out");
     assert.equal((outcome as Error).name, "NotLeaderError", String(outcome));
 

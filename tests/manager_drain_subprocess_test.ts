@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import type { LeaseObject } from "../runtime/lease_lock.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
-import { eventually, spawnDeno, startFakeEnv } from "./support/fake_env.ts";
+import { spawnDeno, startFakeEnv } from "./support/fake_env.ts";
+import { eventually } from "../testing/eventually.ts";
 import { SLOW_OPERATOR_LEASE } from "./support/slow_operator.ts";
 
 const OPERATOR = new URL("./support/slow_operator.ts", import.meta.url).pathname;
@@ -30,18 +31,14 @@ Deno.test("SIGTERM drains the in-flight reconcile, starts no new one, then relea
     data: {},
   });
   try {
-    await eventually(
-      () => lease()?.spec?.holderIdentity === `slow-${child.pid}`,
-      "the operator to hold the Lease",
-      SUBPROCESS_TIMEOUT_MS,
-    );
+    await eventually("the operator to hold the Lease", () => lease()?.spec?.holderIdentity === `slow-${child.pid}`, {
+      timeoutMs: SUBPROCESS_TIMEOUT_MS,
+    });
 
     server.store.create(CoreTypes.ConfigMap, slowConfigMap("first"));
-    await eventually(
-      () => !!configMap("first").metadata.annotations?.started,
-      "the first reconcile to start",
-      SUBPROCESS_TIMEOUT_MS,
-    );
+    await eventually("the first reconcile to start", () => !!configMap("first").metadata.annotations?.started, {
+      timeoutMs: SUBPROCESS_TIMEOUT_MS,
+    });
     assert.equal(configMap("first").metadata.annotations?.finished, undefined, "finished before SIGTERM was sent");
 
     child.kill("SIGTERM");

@@ -4,7 +4,8 @@ import type { LeaseObject } from "../runtime/lease_lock.ts";
 import { Manager } from "../runtime/manager.ts";
 import { Metrics } from "../runtime/metrics.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
-import { eventually, startFakeEnv } from "./support/fake_env.ts";
+import { startFakeEnv } from "./support/fake_env.ts";
+import { eventually } from "../testing/eventually.ts";
 
 async function get(url: string): Promise<{ status: number; body: string }> {
   const res = await fetch(url);
@@ -49,9 +50,9 @@ Deno.test("manager on the fake API server: leads, reconciles, serves probes and 
     const stop = new AbortController();
     const running = manager.start(stop.signal);
 
-    await eventually(() => reconciled.includes("default/first"), "the first reconcile");
+    await eventually("the first reconcile", () => reconciled.includes("default/first"));
     const probes = manager.endpoints.healthProbe!;
-    await eventually(async () => (await get(`${probes}/readyz`)).status === 200, "readiness");
+    await eventually("readiness", async () => (await get(`${probes}/readyz`)).status === 200);
     const lease = () => server.store.get(CoreTypes.Lease, "kubeop", { namespace: "default" }) as LeaseObject;
     assert.equal(lease().spec?.holderIdentity, "replica-1");
     const scraped = await get(`${manager.endpoints.metrics}/metrics`);
@@ -63,9 +64,9 @@ Deno.test("manager on the fake API server: leads, reconciles, serves probes and 
     assert.match(scraped.body, /^rest_client_requests_total\{/m);
 
     await client.create(CoreTypes.ConfigMap, cm("slow"));
-    await eventually(() => slowEntered, "the slow reconcile to start");
+    await eventually("the slow reconcile to start", () => slowEntered);
     stop.abort(); // what SIGTERM does in `kubeop run`
-    await eventually(async () => (await get(`${probes}/readyz`)).status === 500, "readiness to drop on shutdown");
+    await eventually("readiness to drop on shutdown", async () => (await get(`${probes}/readyz`)).status === 500);
     assert.equal(lease().spec?.holderIdentity, "replica-1", "the lease is kept while a reconcile is in flight");
 
     openGate();
@@ -93,7 +94,7 @@ Deno.test("manager on the fake API server: /readyz names the cache that cannot s
     const manager = new Manager({ client, healthProbeBindAddress: "127.0.0.1:0" }).add(controller);
     const stop = new AbortController();
     const running = manager.start(stop.signal);
-    await eventually(() => manager.endpoints.healthProbe !== undefined, "the probe server");
+    await eventually("the probe server", () => manager.endpoints.healthProbe !== undefined);
     const probes = manager.endpoints.healthProbe!;
 
     const notReady = await get(`${probes}/readyz`);
@@ -102,7 +103,7 @@ Deno.test("manager on the fake API server: /readyz names the cache that cannot s
     assert.equal((await get(`${probes}/healthz`)).status, 200, "alive while not ready");
 
     server.faults.clear();
-    await eventually(async () => (await get(`${probes}/readyz`)).status === 200, "readiness after the fault clears");
+    await eventually("readiness after the fault clears", async () => (await get(`${probes}/readyz`)).status === 200);
     stop.abort();
     await running;
   } finally {

@@ -3,7 +3,8 @@ import { crdManifests } from "../controllers/mod.ts";
 import type { LeaseObject } from "../runtime/lease_lock.ts";
 import { CoreTypes } from "../runtime/types.ts";
 import type { FakeApiServer } from "../testing/mod.ts";
-import { type DenoChild, eventually, spawnDeno, startFakeEnv } from "./support/fake_env.ts";
+import { type DenoChild, spawnDeno, startFakeEnv } from "./support/fake_env.ts";
+import { eventually } from "../testing/eventually.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 /** Child processes start slowly on a loaded machine. */
@@ -14,14 +15,14 @@ function spawnRun(args: string[]): DenoChild {
   return spawnDeno(MAIN, ["run", ...args]);
 }
 
-/** The `properties` of every JSON log record in `stderr`. */
+/** Every JSON log record in `stderr` (flat zap lines: `msg` and the fields beside it). */
 function logRecords(stderr: string): { message: string; props: Record<string, unknown> }[] {
   const out = [];
   for (const line of stderr.split("\n")) {
     if (!line.startsWith("{")) continue;
     try {
       const rec = JSON.parse(line);
-      out.push({ message: String(rec.message), props: rec.properties ?? {} });
+      out.push({ message: String(rec.msg), props: rec });
     } catch {
       // not a log record
     }
@@ -85,23 +86,19 @@ Deno.test("kubeop run --leader-elect: SIGTERM releases the lease and exits 0", a
     const run = spawnRun(leaderElectArgs(kubeconfig));
     try {
       const lease = () => kubeopLease(server);
-      await eventually(() => !!lease()?.spec?.holderIdentity, "the lease to be held", SUBPROCESS_TIMEOUT_MS);
+      await eventually("the lease to be held", () => !!lease()?.spec?.holderIdentity, {
+        timeoutMs: SUBPROCESS_TIMEOUT_MS,
+      });
       const holder = lease()!.spec!.holderIdentity!;
-      await eventually(
-        () => probeUrl(run.stderr()) !== undefined,
-        "the probe server's address in the log",
-        SUBPROCESS_TIMEOUT_MS,
-      );
+      await eventually("the probe server's address in the log", () => probeUrl(run.stderr()) !== undefined, {
+        timeoutMs: SUBPROCESS_TIMEOUT_MS,
+      });
       const url = probeUrl(run.stderr())!;
-      await eventually(
-        async () => {
-          const res = await fetch(`${url}/readyz`);
-          await res.body?.cancel();
-          return res.status === 200;
-        },
-        "readiness",
-        SUBPROCESS_TIMEOUT_MS,
-      );
+      await eventually("readiness", async () => {
+        const res = await fetch(`${url}/readyz`);
+        await res.body?.cancel();
+        return res.status === 200;
+      }, { timeoutMs: SUBPROCESS_TIMEOUT_MS });
 
       run.child.kill("SIGTERM");
       const status = await run.child.status;
@@ -131,7 +128,7 @@ Deno.test("kubeop run --leader-elect: a leader that cannot renew its lease stops
       "0",
     ]);
     try {
-      await eventually(() => /became leader/.test(run.stderr()), "leadership", SUBPROCESS_TIMEOUT_MS);
+      await eventually("leadership", () => /became leader/.test(run.stderr()), { timeoutMs: SUBPROCESS_TIMEOUT_MS });
       // The API server starts refusing every Lease call: renewals fail until the renew deadline (10 s) passes.
       server.faults.inject({ resource: "leases.coordination.k8s.io", code: 500 });
       const status = await run.child.status;
@@ -158,26 +155,22 @@ Deno.test("two kubeop run replicas: the warm standby is ready, and takes over af
     const a = spawnRun(args);
     const replicas = [a];
     try {
-      await eventually(
-        () => identityOf(a.stderr()) !== undefined && holder() === identityOf(a.stderr()),
-        "a to lead",
-        SUBPROCESS_TIMEOUT_MS,
-      );
+      await eventually("a to lead", () => identityOf(a.stderr()) !== undefined && holder() === identityOf(a.stderr()), {
+        timeoutMs: SUBPROCESS_TIMEOUT_MS,
+      });
       const b = spawnRun(args);
       replicas.push(b);
-      await eventually(() => ready(b.stderr), "the standby to be ready", SUBPROCESS_TIMEOUT_MS);
+      await eventually("the standby to be ready", () => ready(b.stderr), { timeoutMs: SUBPROCESS_TIMEOUT_MS });
       const idB = identityOf(b.stderr())!;
       assert.notEqual(holder(), idB, "the standby must not lead while a holds the lease");
       assert.doesNotMatch(b.stderr(), /starting \d+ controllers/, "the standby runs no controllers");
 
       a.child.kill("SIGTERM");
       assert.equal((await a.child.status).code, 0, a.stderr());
-      await eventually(() => holder() === idB, "the standby to take over", SUBPROCESS_TIMEOUT_MS);
-      await eventually(
-        () => /starting \d+ controllers/.test(b.stderr()),
-        "the new leader to start controllers",
-        SUBPROCESS_TIMEOUT_MS,
-      );
+      await eventually("the standby to take over", () => holder() === idB, { timeoutMs: SUBPROCESS_TIMEOUT_MS });
+      await eventually("the new leader to start controllers", () => /starting \d+ controllers/.test(b.stderr()), {
+        timeoutMs: SUBPROCESS_TIMEOUT_MS,
+      });
 
       b.child.kill("SIGTERM");
       assert.equal((await b.child.status).code, 0, b.stderr());

@@ -1,3 +1,4 @@
+import { eventually } from "../testing/eventually.ts";
 import assert from "node:assert/strict";
 import { KubeClient } from "../runtime/client.ts";
 import { type Clock, RealClock, VirtualClock } from "../runtime/clock.ts";
@@ -114,16 +115,6 @@ async function advanceUntil(clock: VirtualClock, cond: () => boolean, limitMs: n
   return clock.now() - start;
 }
 
-/** Polls a real-time condition with a deadline (for HTTP checks). */
-async function eventually(cond: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const clock = new RealClock();
-  const deadline = clock.now() + timeoutMs;
-  while (!(await cond())) {
-    if (clock.now() > deadline) throw new Error("condition not met before the deadline");
-    await clock.sleep(10);
-  }
-}
-
 Deno.test("/readyz fails until the caches sync; controllers start only after sync", async () => {
   const clock = new RealClock();
   const informers = new FakeInformers(clock);
@@ -131,7 +122,7 @@ Deno.test("/readyz fails until the caches sync; controllers start only after syn
   const mgr = new Manager(managerOptions(clock, informers, { healthProbeBindAddress: "127.0.0.1:0" })).add(ctl);
   const stop = new AbortController();
   const running = mgr.start(stop.signal);
-  await eventually(() => Promise.resolve(mgr.endpoints.healthProbe !== undefined));
+  await eventually("the health probe server", () => Promise.resolve(mgr.endpoints.healthProbe !== undefined));
   const url = mgr.endpoints.healthProbe!;
 
   const notReady = await fetch(`${url}/readyz`);
@@ -144,12 +135,12 @@ Deno.test("/readyz fails until the caches sync; controllers start only after syn
   assert.deepEqual(informers.requested, ["pods"], "the controller's informers are requested before it starts");
 
   informers.markSynced();
-  await eventually(async () => {
+  await eventually("readiness", async () => {
     const res = await fetch(`${url}/readyz`);
     await res.body?.cancel();
     return res.status === 200;
   });
-  await eventually(() => Promise.resolve(ctl.starts === 1));
+  await eventually("the controller to start", () => Promise.resolve(ctl.starts === 1));
 
   informers.failures = 5;
   const unhealthy = await fetch(`${url}/readyz`);

@@ -3,6 +3,7 @@
  * Events reach events.k8s.io/v1 with the fields a server validates, and no reconcile waits out the
  * read-your-own-writes timeout.
  */
+import { eventually } from "../testing/eventually.ts";
 import assert from "node:assert/strict";
 import { setControllerReference } from "../runtime/apply.ts";
 import { KubeClient } from "../runtime/client.ts";
@@ -15,16 +16,6 @@ import { loadKubeconfigFile } from "../runtime/kubeconfig.ts";
 import { Metrics } from "../runtime/metrics.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { startFakeApiServer } from "../testing/mod.ts";
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 Deno.test("a ConfigMap→Secret controller on the fake API server: owns, events, read-your-writes", async () => {
   const server = await startFakeApiServer();
@@ -72,9 +63,10 @@ Deno.test("a ConfigMap→Secret controller on the fake API server: owns, events,
       metadata: { name: "settings", namespace: "work", labels: { copy: "yes" } },
       data: { mode: "fast" },
     });
-    const secret = await waitFor(
+    const secret = await eventually(
       "the copy",
       () => client.get(CoreTypes.Secret, "settings-copy", { namespace: "work" }),
+      { retryErrors: true },
     );
     const ref = secret.metadata.ownerReferences?.[0];
     assert.equal(ref?.kind, "ConfigMap");
@@ -82,13 +74,13 @@ Deno.test("a ConfigMap→Secret controller on the fake API server: owns, events,
 
     // Owns(): deleting the child reconciles the owner, which re-creates it.
     await client.delete(CoreTypes.Secret, "settings-copy", { namespace: "work" });
-    const again = await waitFor("the re-created copy", async () => {
+    const again = await eventually("the re-created copy", async () => {
       const s = await client.get(CoreTypes.Secret, "settings-copy", { namespace: "work" }).catch((e) => {
         if (isNotFound(e)) return undefined;
         throw e;
       });
       return s && s.metadata.uid !== secret.metadata.uid ? s : undefined;
-    });
+    }, { retryErrors: true });
     assert.ok(again.metadata.uid);
 
     await recorder.flush();

@@ -2,6 +2,8 @@
  * The informer against testing/'s fake API server (real HTTP, and HTTPS with client certificates): sync, dropped
  * and stalled streams, compaction, injected errors, restart with lost state, and a seeded random-fault run.
  */
+import { seededRandom } from "../runtime/random.ts";
+import { eventually, type EventuallyOptions } from "../testing/eventually.ts";
 import assert from "node:assert/strict";
 import { Informer } from "../runtime/cache.ts";
 import { KubeClient } from "../runtime/client.ts";
@@ -12,13 +14,9 @@ import { type FakeApiServer, startFakeApiServer } from "../testing/mod.ts";
 
 const quiet = { debug() {}, info() {}, warn() {} };
 
-async function until(cond: () => boolean | Promise<boolean>, clock: VirtualClock, what: string, deadlineMs = 20_000) {
-  const start = performance.now();
-  while (!(await cond())) {
-    if (performance.now() - start > deadlineMs) throw new Error(`timed out waiting for ${what}`);
-    await clock.advance(250);
-    await new Promise((r) => setTimeout(r, 3));
-  }
+/** {@link eventually} options that move virtual time by `advanceMs` between checks (real I/O runs in between). */
+function advancing(clock: VirtualClock, timeoutMs = 20_000, advanceMs = 250): EventuallyOptions {
+  return { timeoutMs, intervalMs: 3, step: () => clock.advance(advanceMs) };
 }
 
 interface Rig {
@@ -46,14 +44,13 @@ async function rig(opts: { tls?: boolean; seed?: number } = {}): Promise<Rig> {
   const clock = new VirtualClock(0);
   const client = new KubeClient({ config, clock });
   const restarts: string[] = [];
-  let seed = opts.seed ?? 3;
   const informer = new Informer({
     client,
     resource: CoreTypes.ConfigMap,
     namespace: "ns",
     clock,
     logger: quiet,
-    random: () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31,
+    random: seededRandom(opts.seed ?? 3),
     metrics: { watchRestarts: { inc: (l) => void restarts.push(l.reason) } },
   });
   const ctrl = new AbortController();
@@ -106,10 +103,14 @@ Deno.test("fake server over mTLS: the informer syncs and follows changes through
   const r = await rig({ tls: true });
   try {
     await r.admin.create(CoreTypes.ConfigMap, cm("a"));
-    await until(() => r.informer.hasSynced() && r.informer.store.get("ns/a") !== undefined, r.clock, "sync");
+    await eventually(
+      "sync",
+      () => r.informer.hasSynced() && r.informer.store.get("ns/a") !== undefined,
+      advancing(r.clock),
+    );
     await r.admin.create(CoreTypes.ConfigMap, cm("b"));
     await r.admin.delete(CoreTypes.ConfigMap, "a", { namespace: "ns" });
-    await until(() => converged(r), r.clock, "changes");
+    await eventually("changes", () => converged(r), advancing(r.clock));
     assert.deepEqual(r.informer.store.keys(), ["ns/b"]);
   } finally {
     await r.stop();
@@ -119,37 +120,33 @@ Deno.test("fake server over mTLS: the informer syncs and follows changes through
 Deno.test("fake server: dropped, stalled and compacted watches and injected 500s are survived", async () => {
   const r = await rig();
   try {
-    await until(() => r.informer.hasSynced(), r.clock, "sync");
+    await eventually("sync", () => r.informer.hasSynced(), advancing(r.clock));
     await r.admin.create(CoreTypes.ConfigMap, cm("a"));
-    await until(() => converged(r), r.clock, "first event");
+    await eventually("first event", () => converged(r), advancing(r.clock));
 
     assert.ok(r.server.faults.dropWatches() >= 1);
     await r.admin.create(CoreTypes.ConfigMap, cm("b"));
-    await until(() => converged(r), r.clock, "after drop");
+    await eventually("after drop", () => converged(r), advancing(r.clock));
 
-    await until(
-      () => {
-        const h = r.informer.health(); // a bookmark arrived on the current stream: the idle deadline is armed
-        return h.watchAgeMs !== undefined && h.sinceLastEventMs !== undefined && h.sinceLastEventMs < h.watchAgeMs;
-      },
-      r.clock,
-      "bookmarks",
-    );
+    await eventually("bookmarks", () => {
+      const h = r.informer.health(); // a bookmark arrived on the current stream: the idle deadline is armed
+      return h.watchAgeMs !== undefined && h.sinceLastEventMs !== undefined && h.sinceLastEventMs < h.watchAgeMs;
+    }, advancing(r.clock));
     assert.ok(r.server.faults.stallWatches() >= 1);
     await r.admin.create(CoreTypes.ConfigMap, cm("c"));
-    await until(() => converged(r), r.clock, "after stall", 30_000);
+    await eventually("after stall", () => converged(r), advancing(r.clock, 30_000));
     assert.ok(r.restarts.includes("idle-deadline"), r.restarts.join());
 
     r.server.faults.stallWatches();
     await r.admin.delete(CoreTypes.ConfigMap, "a", { namespace: "ns" });
     r.server.faults.compact();
     r.server.faults.dropWatches();
-    await until(() => converged(r), r.clock, "after compaction");
+    await eventually("after compaction", () => converged(r), advancing(r.clock));
 
     r.server.faults.inject({ verb: "watch", code: 500, times: 2 });
     r.server.faults.dropWatches();
     await r.admin.create(CoreTypes.ConfigMap, cm("d"));
-    await until(() => converged(r), r.clock, "after 500s");
+    await eventually("after 500s", () => converged(r), advancing(r.clock));
     assert.ok(r.restarts.some((x) => x === "http-500" || x === "watchlist-error"), r.restarts.join());
   } finally {
     await r.stop();
@@ -161,13 +158,13 @@ Deno.test("fake server: restart with lost state → relist with synthetic delete
   try {
     await r.admin.create(CoreTypes.ConfigMap, cm("a"));
     await r.admin.create(CoreTypes.ConfigMap, cm("b"));
-    await until(() => r.informer.store.size === 2, r.clock, "sync");
+    await eventually("sync", () => r.informer.store.size === 2, advancing(r.clock));
     const deleted: string[] = [];
     r.informer.addHandler({ deleted: (o) => void deleted.push(o.metadata.name!) });
     await r.server.restart({ keepState: false });
     await r.admin.create(CoreTypes.Namespace, { metadata: { name: "ns" } }).catch(() => {});
     await r.admin.create(CoreTypes.ConfigMap, cm("c"));
-    await until(() => converged(r), r.clock, "resync");
+    await eventually("resync", () => converged(r), advancing(r.clock));
     assert.deepEqual(r.informer.store.keys(), ["ns/c"]);
     assert.deepEqual(deleted.sort(), ["a", "b"]);
   } finally {
@@ -177,8 +174,7 @@ Deno.test("fake server: restart with lost state → relist with synthetic delete
 
 Deno.test("fake server: property — 200 seeded random faults between writes; cache equals server, no event lost or duplicated", async () => {
   const r = await rig({ seed: 99 });
-  let seed = 424_242;
-  const rand = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const rand = seededRandom(424_242);
   const model = new Map<string, string>();
   const violations: string[] = [];
   r.informer.addHandler({
@@ -195,7 +191,7 @@ Deno.test("fake server: property — 200 seeded random faults between writes; ca
     },
   });
   try {
-    await until(() => r.informer.hasSynced(), r.clock, "sync");
+    await eventually("sync", () => r.informer.hasSynced(), advancing(r.clock));
     for (let i = 0; i < 200; i++) {
       const name = `o${Math.floor(rand() * 20)}`;
       if (rand() < 0.25) await r.admin.delete(CoreTypes.ConfigMap, name, { namespace: "ns" }).catch(() => {});
@@ -210,7 +206,7 @@ Deno.test("fake server: property — 200 seeded random faults between writes; ca
     }
     r.server.faults.clear();
     r.server.faults.dropWatches();
-    await until(() => converged(r), r.clock, "convergence", 60_000);
+    await eventually("convergence", () => converged(r), advancing(r.clock, 60_000));
     assert.deepEqual(violations, []);
     assert.deepEqual(model, await serverState(r.admin));
   } finally {
@@ -255,7 +251,7 @@ Deno.test("fake server: metadata-only and label-selector informers cache only wh
       metadata: { name: "z", namespace: "ns", labels: { app: "x" } },
       data: { big: "3" },
     });
-    await until(() => meta.store.size === 3 && scoped.store.size === 2, clock, "both caches");
+    await eventually("both caches", () => meta.store.size === 3 && scoped.store.size === 2, advancing(clock));
     const x = meta.store.get("ns/x")!;
     assert.equal(x.kind, "PartialObjectMetadata");
     assert.equal(x.data, undefined);

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { seededRandom } from "../runtime/random.ts";
+import { eventually, type EventuallyOptions } from "../testing/eventually.ts";
 import { Informer, type InformerMetrics } from "../runtime/cache.ts";
 import { KubeClient } from "../runtime/client.ts";
 import { VirtualClock } from "../runtime/clock.ts";
@@ -19,20 +21,9 @@ class RecordingMetrics implements InformerMetrics {
   cacheObjects = { set: (_l: unknown, v: number) => void (this.objects = v) };
 }
 
-/** Polls `cond`, moving virtual time in small steps and letting real I/O run; fails after a real deadline. */
-async function until(
-  cond: () => boolean,
-  clock: VirtualClock,
-  what: string,
-  deadlineMs = 15_000,
-  advanceMs = 250,
-): Promise<void> {
-  const start = performance.now();
-  while (!cond()) {
-    if (performance.now() - start > deadlineMs) throw new Error(`timed out waiting for ${what}`);
-    await clock.advance(advanceMs);
-    await new Promise((r) => setTimeout(r, 2));
-  }
+/** {@link eventually} options that move virtual time by `advanceMs` between checks (real I/O runs in between). */
+function advancing(clock: VirtualClock, timeoutMs = 15_000, advanceMs = 250): EventuallyOptions {
+  return { timeoutMs, intervalMs: 2, step: () => clock.advance(advanceMs) };
 }
 
 interface Harness {
@@ -51,8 +42,7 @@ function harness(opts: { watchList?: boolean; seed?: number } = {}): Harness {
   const clock = new VirtualClock(0);
   const client = new KubeClient({ config: { server: stub.url }, clock });
   const metrics = new RecordingMetrics();
-  let seed = opts.seed ?? 7;
-  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const random = seededRandom(opts.seed ?? 7);
   const informer = new Informer({
     client,
     resource: CoreTypes.ConfigMap,
@@ -100,12 +90,12 @@ Deno.test("informer: syncs through WatchList, then follows events; objects are f
   try {
     h.stub.write("a", { v: "1" });
     h.stub.write("b");
-    await until(() => h.informer.hasSynced(), h.clock, "sync");
+    await eventually("sync", () => h.informer.hasSynced(), advancing(h.clock));
     assert.ok(h.stub.requests.some((u) => u.searchParams.get("sendInitialEvents") === "true"));
     assert.ok(!h.stub.requests.some((u) => u.searchParams.get("watch") !== "true"), "no list request");
     h.stub.write("a", { v: "2" });
     h.stub.remove("b");
-    await until(() => h.log.includes("deleted b"), h.clock, "delete");
+    await eventually("delete", () => h.log.includes("deleted b"), advancing(h.clock));
     assert.deepEqual(h.log, ["added a 101", "added b 102", "synced", "modified a 103", "deleted b"]);
     const a = h.informer.store.get("ns/a")!;
     assert.equal(a.data.v, "2");
@@ -120,7 +110,7 @@ Deno.test("informer: falls back to a paginated list when the server refuses Watc
   const h = harness({ watchList: false });
   try {
     for (let i = 0; i < 1_100; i++) h.stub.write(`o${i}`);
-    await until(() => h.informer.hasSynced() && h.stub.openStreams === 1, h.clock, "sync");
+    await eventually("sync", () => h.informer.hasSynced() && h.stub.openStreams === 1, advancing(h.clock));
     assert.equal(h.informer.store.size, 1_100);
     const lists = h.stub.requests.filter((u) => u.searchParams.get("watch") !== "true");
     assert.deepEqual(lists.map((u) => u.searchParams.get("limit")), ["500", "500", "500"]);
@@ -139,17 +129,17 @@ Deno.test("informer: a bookmark moves the RV the next watch resumes from; a drop
   const h = harness();
   try {
     h.stub.write("a");
-    await until(() => h.informer.hasSynced() && h.stub.openStreams === 1, h.clock, "sync");
+    await eventually("sync", () => h.informer.hasSynced() && h.stub.openStreams === 1, advancing(h.clock));
     h.stub.rv += 50; // writes elsewhere in the server move the RV
     h.stub.bookmark();
-    await until(() => h.informer.health().resourceVersion === "151", h.clock, "bookmark");
+    await eventually("bookmark", () => h.informer.health().resourceVersion === "151", advancing(h.clock));
     const before = h.stub.requests.length;
     h.stub.drop("end");
-    await until(() => h.stub.requests.length > before && h.stub.openStreams === 1, h.clock, "re-watch");
+    await eventually("re-watch", () => h.stub.requests.length > before && h.stub.openStreams === 1, advancing(h.clock));
     assert.equal(h.stub.requests.at(-1)!.searchParams.get("resourceVersion"), "151");
     assert.deepEqual(h.metrics.restarts, ["stream-ended"]);
     h.stub.write("b");
-    await until(() => h.informer.store.get("ns/b") !== undefined, h.clock, "event after resume");
+    await eventually("event after resume", () => h.informer.store.get("ns/b") !== undefined, advancing(h.clock));
     assert.equal(h.log.filter((l) => l.startsWith("added a")).length, 1, "no duplicate add");
   } finally {
     await h.stop();
@@ -162,20 +152,24 @@ Deno.test("informer: 410 after a missed window relists and emits deletes for obj
     h.stub.write("a");
     h.stub.write("b");
     h.stub.write("c");
-    await until(() => h.informer.hasSynced() && h.stub.openStreams === 1, h.clock, "sync");
+    await eventually("sync", () => h.informer.hasSynced() && h.stub.openStreams === 1, advancing(h.clock));
     h.stub.stall(); // the informer misses what follows
     h.stub.remove("a");
     h.stub.write("b", { changed: "yes" });
     h.stub.compact(false); // history gone, streams reset: re-watch from the old RV gets HTTP 410
-    await until(() => sameAsServer(h), h.clock, "relist");
+    await eventually("relist", () => sameAsServer(h), advancing(h.clock));
     assert.deepEqual(h.log.slice(4).sort(), ["deleted a", "modified b 105"]);
     assert.ok(h.metrics.relists.includes("expired"));
     // in-stream 410
     h.stub.write("d");
-    await until(() => sameAsServer(h), h.clock, "event");
+    await eventually("event", () => sameAsServer(h), advancing(h.clock));
     h.stub.compact(true);
-    await until(() => h.metrics.relists.filter((c) => c === "expired").length === 2, h.clock, "in-stream 410");
-    await until(() => sameAsServer(h), h.clock, "relist 2");
+    await eventually(
+      "in-stream 410",
+      () => h.metrics.relists.filter((c) => c === "expired").length === 2,
+      advancing(h.clock),
+    );
+    await eventually("relist 2", () => sameAsServer(h), advancing(h.clock));
     assert.equal(h.log.filter((l) => l.startsWith("added d")).length, 1, "relist added no duplicate");
   } finally {
     await h.stop();
@@ -185,12 +179,12 @@ Deno.test("informer: 410 after a missed window relists and emits deletes for obj
 Deno.test("informer: malformed frames, unknown types and objects without metadata are counted and skipped", async () => {
   const h = harness();
   try {
-    await until(() => h.informer.hasSynced() && h.stub.openStreams === 1, h.clock, "sync");
+    await eventually("sync", () => h.informer.hasSynced() && h.stub.openStreams === 1, advancing(h.clock));
     h.stub.sendRaw("{not json");
     h.stub.sendRaw(JSON.stringify({ type: "EXPLODED", object: { metadata: { name: "x" } } }));
     h.stub.sendRaw(JSON.stringify({ type: "ADDED", object: { kind: "ConfigMap" } }));
     h.stub.write("after");
-    await until(() => h.informer.store.get("ns/after") !== undefined, h.clock, "event after garbage");
+    await eventually("event after garbage", () => h.informer.store.get("ns/after") !== undefined, advancing(h.clock));
     assert.equal(h.metrics.decodeErrors, 3);
     assert.equal(h.informer.store.size, 1);
     assert.deepEqual(h.metrics.restarts, [], "the stream was not restarted");
@@ -202,15 +196,15 @@ Deno.test("informer: malformed frames, unknown types and objects without metadat
 Deno.test("informer: a stalled (half-open) stream is detected by the read-idle deadline and replaced", async () => {
   const h = harness();
   try {
-    await until(() => h.informer.hasSynced() && h.stub.openStreams === 1, h.clock, "sync");
+    await eventually("sync", () => h.informer.hasSynced() && h.stub.openStreams === 1, advancing(h.clock));
     for (let i = 0; i < 3; i++) {
       await h.clock.advance(30_000);
       h.stub.bookmark();
-      await until(() => h.informer.health().sinceLastEventMs === 0, h.clock, "bookmark", 15_000, 0);
+      await eventually("bookmark", () => h.informer.health().sinceLastEventMs === 0, advancing(h.clock, 15_000, 0));
     }
     h.stub.stall();
     h.stub.write("late");
-    await until(() => h.informer.store.get("ns/late") !== undefined, h.clock, "recovery", 20_000);
+    await eventually("recovery", () => h.informer.store.get("ns/late") !== undefined, advancing(h.clock, 20_000));
     assert.ok(h.metrics.restarts.includes("idle-deadline"));
   } finally {
     await h.stop();
@@ -222,10 +216,10 @@ Deno.test("informer: server restart with lost state → relist, synthetic delete
   try {
     h.stub.write("a");
     h.stub.write("b");
-    await until(() => h.informer.hasSynced() && h.informer.store.size === 2, h.clock, "sync");
+    await eventually("sync", () => h.informer.hasSynced() && h.informer.store.size === 2, advancing(h.clock));
     h.stub.restart({ keepState: false });
     h.stub.write("c");
-    await until(() => sameAsServer(h), h.clock, "resync");
+    await eventually("resync", () => sameAsServer(h), advancing(h.clock));
     assert.deepEqual(h.informer.store.keys(), ["ns/c"]);
     assert.ok(h.log.includes("deleted a") && h.log.includes("deleted b"));
   } finally {
@@ -238,9 +232,9 @@ Deno.test("informer: injected 500s on list and watch are retried with backoff; h
   try {
     h.stub.fail500 = 3;
     h.stub.write("a");
-    await until(() => h.informer.health().consecutiveFailures >= 2, h.clock, "failures counted");
+    await eventually("failures counted", () => h.informer.health().consecutiveFailures >= 2, advancing(h.clock));
     assert.equal(h.informer.hasSynced(), false);
-    await until(() => h.informer.hasSynced(), h.clock, "sync after 500s");
+    await eventually("sync after 500s", () => h.informer.hasSynced(), advancing(h.clock));
     assert.equal(h.informer.health().synced, true);
     assert.ok(h.metrics.restarts.length >= 2, h.metrics.restarts.join());
   } finally {
@@ -252,7 +246,7 @@ Deno.test("informer: waits for its own writes (RV ≥ N) and for a uid's deletio
   const h = harness();
   try {
     h.stub.write("a");
-    await until(() => h.informer.hasSynced(), h.clock, "sync");
+    await eventually("sync", () => h.informer.hasSynced(), advancing(h.clock));
     const uid = h.stub.objects.get("a")!.metadata.uid!;
     h.stub.stall();
     const rv = h.stub.write("a", { n: "2" });
@@ -264,13 +258,13 @@ Deno.test("informer: waits for its own writes (RV ≥ N) and for a uid's deletio
     const seen2 = h.informer.waitForResourceVersion("ns/a", rv, { timeoutMs: 60_000 });
     let resolved: boolean | undefined;
     seen2.then((v) => resolved = v);
-    await until(() => resolved !== undefined, h.clock, "rv seen");
+    await eventually("rv seen", () => resolved !== undefined, advancing(h.clock));
     assert.equal(resolved, true);
     const gone = h.informer.waitForDeletion(uid, { timeoutMs: 60_000 });
     let deleted: boolean | undefined;
     gone.then((v) => deleted = v);
     h.stub.remove("a");
-    await until(() => deleted !== undefined, h.clock, "deletion seen");
+    await eventually("deletion seen", () => deleted !== undefined, advancing(h.clock));
     assert.equal(deleted, true);
   } finally {
     await h.stop();
@@ -292,7 +286,7 @@ Deno.test("registry: one informer per (resource, scope); waitForSync names the u
     const waiting = registry.waitForSync(5_000);
     let error: unknown;
     waiting.catch((e) => error = e);
-    await until(() => error !== undefined, clock, "sync timeout");
+    await eventually("sync timeout", () => error !== undefined, advancing(clock));
     assert.ok(error instanceof CacheSyncTimeoutError);
     assert.deepEqual(error.unsynced.map((s) => s.split(" ")[0]), ["secrets"]);
     assert.ok(a.hasSynced());
@@ -308,8 +302,7 @@ Deno.test("registry: one informer per (resource, scope); waitForSync names the u
 
 Deno.test("informer: property — 1 000 random faults interleaved with writes; the cache ends equal to the server, no event lost or duplicated", async () => {
   const h = harness({ seed: 1234 });
-  let seed = 20_261_123;
-  const rand = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const rand = seededRandom(20_261_123);
   const model = new Map<string, string>();
   const violations: string[] = [];
   h.informer.addHandler({
@@ -326,7 +319,7 @@ Deno.test("informer: property — 1 000 random faults interleaved with writes; t
     },
   });
   try {
-    await until(() => h.informer.hasSynced(), h.clock, "sync");
+    await eventually("sync", () => h.informer.hasSynced(), advancing(h.clock));
     const faults = { drop: 0, reset: 0, stall: 0, compact: 0, restart: 0, inject500: 0, bookmark: 0 };
     for (let i = 0; i < 1_000; i++) {
       const writes = 1 + Math.floor(rand() * 3);
@@ -349,7 +342,7 @@ Deno.test("informer: property — 1 000 random faults interleaved with writes; t
     }
     h.stub.fail500 = 0;
     h.stub.drop("reset"); // ends any stall
-    await until(() => sameAsServer(h), h.clock, "convergence", 60_000);
+    await eventually("convergence", () => sameAsServer(h), advancing(h.clock, 60_000));
     assert.deepEqual(violations, []);
     assert.equal(model.size, h.stub.objects.size);
     for (const [name, obj] of h.stub.objects) assert.equal(model.get(name), obj.metadata.resourceVersion, name);

@@ -17,6 +17,8 @@
 import { getControllerOf, setCondition, setControllerReference } from "../../runtime/apply.ts";
 import { Controller, type ReconcileContext } from "../../runtime/controller.ts";
 import { isAlreadyExists, isNotFound, TerminalError } from "../../runtime/errors.ts";
+import { deleteIgnoringNotFound } from "../../runtime/delete_ignoring_not_found.ts";
+import { patchStatusIfChanged } from "../../runtime/status_patch.ts";
 import { type Action, done, requeueAfter } from "../../runtime/queue.ts";
 import { type Condition, CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import type { RbacRule } from "../rbac.ts";
@@ -188,14 +190,10 @@ async function currentPod(ctx: ReconcileContext, at: At): Promise<KubeObject | u
 }
 
 async function deletePod(ctx: ReconcileContext, pod: KubeObject): Promise<void> {
-  try {
-    await ctx.client.delete(CoreTypes.Pod, pod.metadata.name!, {
-      namespace: ctx.namespace,
-      preconditions: { uid: pod.metadata.uid },
-    });
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
-  }
+  await deleteIgnoringNotFound(ctx.client, CoreTypes.Pod, pod.metadata.name!, {
+    namespace: ctx.namespace,
+    preconditions: { uid: pod.metadata.uid },
+  });
 }
 
 /** Patches phase and the Ready/Progressing/Degraded conditions when they change. */
@@ -231,16 +229,7 @@ async function writeStatus(ctx: ReconcileContext, at: At, change: StatusChange, 
     conditions,
   };
   if (change.podName) status.podName = change.podName;
-  const current = at.status ?? {};
-  const same = Object.entries(status).every(([k, v]) =>
-    JSON.stringify((current as Record<string, unknown>)[k]) === JSON.stringify(v)
-  );
-  if (same) return;
-  await ctx.client.patch(AtType, at.metadata.name!, { status }, {
-    namespace: ctx.namespace,
-    type: "merge",
-    subresource: "status",
-  });
+  await patchStatusIfChanged(ctx.client, AtType, at, status);
 }
 
 /** The At controller: For(At), Owns(Pod). */

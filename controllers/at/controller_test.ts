@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { TerminalError } from "../../runtime/errors.ts";
 import { CoreTypes } from "../../runtime/types.ts";
-import { FakeCluster } from "../fake_context.ts";
+import { FakeCluster } from "../../testing/mod.ts";
 import { MAX_RESTARTS, MAX_WAIT_MS, parseSchedule, podNameOf, reconcileAt } from "./controller.ts";
-import { type At, AtType } from "./schema.ts";
+import { type At, atCrds, AtType } from "./schema.ts";
 
 function setup(spec: At["spec"], startMs = Date.UTC(2026, 0, 1)) {
-  const cluster = new FakeCluster({ startMs });
+  const cluster = new FakeCluster({ startMs, crds: atCrds() });
   cluster.create(AtType, { metadata: { name: "at-sample", namespace: "default" }, spec });
   const run = () => reconcileAt(cluster.context(AtType, "default/at-sample"));
   const at = () => cluster.get(AtType, "default/at-sample") as At;

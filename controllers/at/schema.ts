@@ -39,7 +39,7 @@ export const AtSpecSchema = Type.Object({
 export const AtStatusSchema = Type.Object({
   phase: Type.Optional(StringEnum(PHASES, { description: "PENDING → RUNNING → DONE, or FAILED." })),
   podName: Type.Optional(Type.String({ description: "The pod that runs the command." })),
-  message: Type.Optional(Type.String()),
+  message: Type.Optional(Type.String({ description: "Why the At failed, or what it is waiting for." })),
   ...ObservedStatusFields,
 });
 

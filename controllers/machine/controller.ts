@@ -14,6 +14,8 @@
 import { getControllerOf, setCondition, setControllerReference } from "../../runtime/apply.ts";
 import { Controller, type ReconcileContext } from "../../runtime/controller.ts";
 import { isNotFound } from "../../runtime/errors.ts";
+import { deleteIgnoringNotFound } from "../../runtime/delete_ignoring_not_found.ts";
+import { patchStatusIfChanged } from "../../runtime/status_patch.ts";
 import { type Action, done, requeueAfter } from "../../runtime/queue.ts";
 import { type Condition, objectKey } from "../../runtime/types.ts";
 import type { RbacRule } from "../rbac.ts";
@@ -184,14 +186,10 @@ export async function reconcileMachine(ctx: ReconcileContext, memory: MachineMem
       scaling = true;
       const extras = [...ours].sort(newestFirst).slice(0, ours.length - wanted);
       for (const sw of extras) {
-        try {
-          await ctx.client.delete(SwitchType, sw.metadata.name!, {
-            namespace: ctx.namespace,
-            preconditions: { uid: sw.metadata.uid },
-          });
-        } catch (err) {
-          if (!isNotFound(err)) throw err;
-        }
+        await deleteIgnoringNotFound(ctx.client, SwitchType, sw.metadata.name!, {
+          namespace: ctx.namespace,
+          preconditions: { uid: sw.metadata.uid },
+        });
         expect.deletes.add(sw.metadata.name!);
         ctx.recorder.event(machine, {
           type: "Normal",
@@ -333,18 +331,9 @@ async function patchSwitchStatus(ctx: ReconcileContext, sw: Switch, status: { se
   }
 }
 
+/** Patches the Machine's status to exactly `next` (keys it drops are removed) when it differs semantically. */
 async function patchMachineStatus(ctx: ReconcileContext, machine: Machine, next: Record<string, unknown>) {
-  const current = (machine.status ?? {}) as Record<string, unknown>;
-  const patch: Record<string, unknown> = {};
-  for (const key of new Set([...Object.keys(current), ...Object.keys(next)])) {
-    if (JSON.stringify(current[key]) !== JSON.stringify(next[key])) patch[key] = next[key] ?? null;
-  }
-  if (Object.keys(patch).length === 0) return;
-  await ctx.client.patch(MachineType, machine.metadata.name!, { status: patch }, {
-    namespace: ctx.namespace,
-    type: "merge",
-    subresource: "status",
-  });
+  await patchStatusIfChanged(ctx.client, MachineType, machine, next, { removeAbsent: true });
 }
 
 /** Machine → the keys of the Machines a Switch belongs to: its controller, and every Machine whose selector matches. */

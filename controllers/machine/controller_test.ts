@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { FakeCluster } from "../fake_context.ts";
+import { FakeCluster } from "../../testing/mod.ts";
 import { FLIP_DELAY_MS, MachineMemory, machinesOfSwitch, reconcileMachine } from "./controller.ts";
-import { type Machine, MachineType, type Switch, SwitchType } from "./schema.ts";
+import { type Machine, machineCrds, MachineType, type Switch, SwitchType } from "./schema.ts";
 
 function setup(spec: Machine["spec"], name = "machine-1") {
-  const cluster = new FakeCluster();
+  const cluster = new FakeCluster({ crds: machineCrds() });
   const memory = new MachineMemory();
   cluster.create(MachineType, { metadata: { name, namespace: "default" }, spec });
   const run = () => reconcileMachine(cluster.context(MachineType, `default/${name}`), memory);
@@ -153,4 +153,22 @@ Deno.test("what the controller remembers about a deleted machine is forgotten", 
   await run();
   assert.equal(memory.expectations.size, 0);
   assert.equal(memory.lastFlipMs.size, 0);
+});
+
+Deno.test("a converged Machine reconciled again sends no status write, whatever key order the server keeps", async () => {
+  const { cluster, run, machine } = setup({ switches: 2 });
+  await run();
+  await run();
+  assert.equal(machine().status?.conditions?.find((c) => c.type === "Ready")?.status, "True");
+  // The API server returns metav1.Condition fields in its own order (type, status, observedGeneration,
+  // lastTransitionTime, reason, message), not in the order setCondition builds them.
+  const serverOrder = ["type", "status", "observedGeneration", "lastTransitionTime", "reason", "message"];
+  const conditions = (machine().status!.conditions as unknown as Record<string, unknown>[]).map((c) =>
+    Object.fromEntries(serverOrder.filter((k) => k in c).map((k) => [k, c[k]]))
+  );
+  cluster.patch(MachineType, "default/machine-1", { status: { conditions } }, "status");
+  const before = cluster.writes().length;
+  await run();
+  const statusWrites = cluster.writes().slice(before).filter((c) => c.resource === "machines");
+  assert.deepEqual(statusWrites, [], "no status PATCH for a status that did not change");
 });

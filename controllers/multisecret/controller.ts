@@ -16,7 +16,11 @@
 
 import { addFinalizer, hasFinalizer, removeFinalizer, setCondition } from "../../runtime/apply.ts";
 import { Controller, type ReconcileContext } from "../../runtime/controller.ts";
-import { isAlreadyExists, isConflict, isNotFound } from "../../runtime/errors.ts";
+import { isAlreadyExists, isConflict, TerminalError } from "../../runtime/errors.ts";
+import { deepEqual } from "../../runtime/apimachinery/equality.ts";
+import { type LabelMatcher, labelSelectorMatcher, SelectorError } from "../../runtime/apimachinery/label_selector.ts";
+import { deleteIgnoringNotFound } from "../../runtime/delete_ignoring_not_found.ts";
+import { patchStatusIfChanged } from "../../runtime/status_patch.ts";
 import { type Action, done, requeueAfter } from "../../runtime/queue.ts";
 import { type Condition, CoreTypes, type KubeObject, objectKey } from "../../runtime/types.ts";
 import type { RbacRule } from "../rbac.ts";
@@ -41,22 +45,22 @@ export const RBAC: readonly RbacRule[] = [
   { group: "", resource: "namespaces", verbs: ["get", "list", "watch"] },
 ];
 
-/** metav1.LabelSelector semantics. */
-export function selectorMatches(
-  selector: MultiSecret["spec"]["namespaceSelector"],
-  labels: Record<string, string> = {},
-): boolean {
-  if (!selector) return true;
-  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (labels[k] !== v) return false;
-  for (const e of selector.matchExpressions ?? []) {
-    const has = Object.hasOwn(labels, e.key);
-    const inValues = has && (e.values ?? []).includes(labels[e.key]);
-    if (e.operator === "In" && !inValues) return false;
-    if (e.operator === "NotIn" && inValues) return false;
-    if (e.operator === "Exists" && !has) return false;
-    if (e.operator === "DoesNotExist" && has) return false;
+/**
+ * The namespaces `ms` copies into: its `spec.namespaceSelector` (metav1.LabelSelector semantics; no selector selects
+ * every namespace). An invalid selector is a TerminalError: retrying cannot fix it, a spec change will.
+ */
+export function namespaceMatcher(ms: MultiSecret): LabelMatcher {
+  try {
+    return labelSelectorMatcher(ms.spec?.namespaceSelector);
+  } catch (err) {
+    if (!(err instanceof SelectorError)) throw err;
+    throw new TerminalError(
+      `MultiSecret ${ms.metadata.namespace}/${ms.metadata.name}: spec.namespaceSelector: ${err.message}`,
+      {
+        cause: err,
+      },
+    );
   }
-  return true;
 }
 
 function base64(text: string): string {
@@ -99,13 +103,9 @@ function isOurs(secret: KubeObject, ms: MultiSecret): boolean {
   return a[OWNER_NAME] === ms.metadata.name && a[OWNER_NAMESPACE] === ms.metadata.namespace;
 }
 
-function sortedJson(map: Record<string, string>): string {
-  return JSON.stringify(Object.entries(map).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
-}
-
 function sameContent(have: KubeObject, want: KubeObject): boolean {
   const a = have.metadata.annotations ?? {};
-  return sortedJson(have.data ?? {}) === sortedJson(want.data) &&
+  return deepEqual(have.data ?? {}, want.data ?? {}) &&
     have.metadata.labels?.[OWNER_UID] === want.metadata.labels![OWNER_UID] &&
     [OWNER_NAME, OWNER_NAMESPACE, OWNER_UID].every((k) => a[k] === want.metadata.annotations![k]) &&
     !a["kubectl.kubernetes.io/last-applied-configuration"];
@@ -143,10 +143,11 @@ export async function reconcileMultiSecret(ctx: ReconcileContext): Promise<Actio
   let pending = false;
   const conflicts: string[] = [];
   const selected = new Set<string>();
+  const selects = namespaceMatcher(ms);
   for (const ns of namespaces) {
     const nsName = ns.metadata.name!;
     if (ns.metadata.deletionTimestamp || ns.status?.phase === "Terminating") continue;
-    if (!selectorMatches(ms.spec?.namespaceSelector, ns.metadata.labels)) continue;
+    if (!selects(ns.metadata.labels)) continue;
     selected.add(nsName);
     wanted++;
     const want = desiredChild(ms, nsName);
@@ -253,12 +254,13 @@ async function updateChild(ctx: ReconcileContext, ms: MultiSecret, have: KubeObj
 
 async function deleteChild(ctx: ReconcileContext, ms: MultiSecret, child: KubeObject) {
   try {
-    await ctx.client.delete(CoreTypes.Secret, child.metadata.name!, {
+    const deleted = await deleteIgnoringNotFound(ctx.client, CoreTypes.Secret, child.metadata.name!, {
       namespace: child.metadata.namespace,
       preconditions: { uid: child.metadata.uid },
     });
+    if (!deleted) return; // gone already
   } catch (err) {
-    if (isNotFound(err) || isConflict(err)) return; // gone already, or replaced by someone else: not ours to delete
+    if (isConflict(err)) return; // replaced by someone else (uid precondition): not ours to delete
     throw err;
   }
   ctx.recorder.event(ms, {
@@ -304,12 +306,7 @@ async function writeStatus(
   if (s.changed || changedCounts || !current.change_time) {
     status.change_time = now.replace(/\.\d{3}Z$/, "Z"); // RFC 3339 to the second, as the original's time.RFC3339
   }
-  if (Object.entries(status).every(([k, v]) => JSON.stringify(current[k]) === JSON.stringify(v))) return;
-  await ctx.client.patch(MultiSecretType, ms.metadata.name!, { status }, {
-    namespace: ctx.namespace,
-    type: "merge",
-    subresource: "status",
-  });
+  await patchStatusIfChanged(ctx.client, MultiSecretType, ms, status);
 }
 
 /** Secret → its owner's key, from the owner annotations. */

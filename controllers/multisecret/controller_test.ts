@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
+import { TerminalError } from "../../runtime/errors.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
-import { FakeCluster } from "../fake_context.ts";
+import { FakeCluster } from "../../testing/mod.ts";
 import { FINALIZER, OWNER_NAME, OWNER_NAMESPACE, OWNER_UID, reconcileMultiSecret } from "./controller.ts";
-import { type MultiSecret, MultiSecretType } from "./schema.ts";
+import { type MultiSecret, multiSecretCrds, MultiSecretType } from "./schema.ts";
 
-function setup(spec: MultiSecret["spec"], namespaces = ["default", "team-a", "team-b"]) {
-  const cluster = new FakeCluster();
-  for (const ns of namespaces) cluster.create(CoreTypes.Namespace, { metadata: { name: ns } });
+/** A cluster with the MultiSecret `default/ms`; `namespaces` exist besides `default` (its own). */
+function setup(spec: MultiSecret["spec"], namespaces = ["team-a", "team-b"]) {
+  const cluster = new FakeCluster({ crds: multiSecretCrds(), namespaces: ["default", ...namespaces] });
   cluster.create(MultiSecretType, {
     metadata: {
       name: "ms",
@@ -66,10 +67,12 @@ Deno.test("selector, Terminating namespaces skipped; a foreign same-named Secret
   const { cluster, run, ms } = setup({ data: {}, namespaceSelector: { matchLabels: { team: "x" } } }, []);
   cluster.create(CoreTypes.Namespace, { metadata: { name: "a", labels: { team: "x" } } });
   cluster.create(CoreTypes.Namespace, { metadata: { name: "b", labels: { team: "y" } } });
+  // A namespace is Terminating once deleted, until its content and finalizers are gone (the server sets the phase).
   cluster.create(CoreTypes.Namespace, {
-    metadata: { name: "dying", labels: { team: "x" } },
-    status: { phase: "Terminating" },
+    metadata: { name: "dying", labels: { team: "x" }, finalizers: ["test/hold"] },
   });
+  cluster.delete(CoreTypes.Namespace, "dying");
+  assert.equal(cluster.get(CoreTypes.Namespace, "dying")?.status?.phase, "Terminating");
   cluster.create(CoreTypes.Namespace, { metadata: { name: "c", labels: { team: "x" } } });
   cluster.create(CoreTypes.Secret, { metadata: { name: "ms", namespace: "c" }, data: { mine: "eA==" } });
   await run();
@@ -97,4 +100,23 @@ Deno.test("deleting the MultiSecret deletes only its children, then the finalize
   assert.deepEqual(left.map((s) => `${s.metadata.namespace}/${s.metadata.name}`), ["team-a/unrelated"]);
   const text = JSON.stringify(cluster.events);
   assert.ok(!text.includes("hunter2") && !text.includes(btoa("hunter2-secret")));
+});
+
+Deno.test("namespaceSelector: matchExpressions select namespaces; an invalid selector is a TerminalError", async () => {
+  const { cluster, run, children } = setup({
+    data: {},
+    namespaceSelector: { matchExpressions: [{ key: "team", operator: "In", values: ["a"] }] },
+  }, []);
+  cluster.create(CoreTypes.Namespace, { metadata: { name: "team-a", labels: { team: "a" } } });
+  cluster.create(CoreTypes.Namespace, { metadata: { name: "team-b", labels: { team: "b" } } });
+  await run();
+  assert.deepEqual(children().map((s) => s.metadata.namespace), ["team-a"]);
+  cluster.patch(MultiSecretType, "default/ms", {
+    spec: { namespaceSelector: { matchExpressions: [{ key: "bad key", operator: "Exists" }] } },
+  });
+  await assert.rejects(run, (err: unknown) => {
+    assert.ok(err instanceof TerminalError);
+    assert.match(err.message, /MultiSecret default\/ms: spec.namespaceSelector: key: Invalid value: "bad key"/);
+    return true;
+  });
 });

@@ -15,6 +15,8 @@
 import { getControllerOf, setCondition, setControllerReference } from "../../runtime/apply.ts";
 import { Controller, type ReconcileContext } from "../../runtime/controller.ts";
 import { isAlreadyExists, isNotFound } from "../../runtime/errors.ts";
+import { deleteIgnoringNotFound } from "../../runtime/delete_ignoring_not_found.ts";
+import { patchStatusIfChanged } from "../../runtime/status_patch.ts";
 import { type Action, done } from "../../runtime/queue.ts";
 import { type Condition, CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import type { RbacRule } from "../rbac.ts";
@@ -42,9 +44,10 @@ export const clientPodName = (np: Netperf): string => `${np.metadata.name}-netpe
  * header's unit (`10^6bits/sec` by default; `10^3`, `10^9` and `-f` units too). Undefined when unparseable.
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseNetperfOutput } from "./controller.ts";
  * const out = "Recv   Send    Send\nbytes  bytes   bytes    secs.    10^6bits/sec\n\n 87380  16384  16384    10.00    9416.96\n";
- * console.assert(parseNetperfOutput(out) === 9_416_960_000);
+ * assert.ok(parseNetperfOutput(out) === 9_416_960_000);
  * ```
  */
 export function parseNetperfOutput(output: string): number | undefined {
@@ -253,15 +256,11 @@ async function createPod(ctx: ReconcileContext, np: Netperf, pod: KubeObject): P
 async function deleteOwnedPod(ctx: ReconcileContext, np: Netperf, name: string): Promise<void> {
   const pod = ctx.informers.get(CoreTypes.Pod).store.get(`${np.metadata.namespace}/${name}`);
   if (!pod || getControllerOf(pod)?.uid !== np.metadata.uid || pod.metadata.deletionTimestamp) return;
-  try {
-    await ctx.client.delete(CoreTypes.Pod, name, {
-      namespace: ctx.namespace,
-      preconditions: { uid: pod.metadata.uid },
-    });
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
-    return;
-  }
+  const deleted = await deleteIgnoringNotFound(ctx.client, CoreTypes.Pod, name, {
+    namespace: ctx.namespace,
+    preconditions: { uid: pod.metadata.uid },
+  });
+  if (!deleted) return;
   ctx.recorder.event(np, { type: "Normal", reason: "PodDeleted", action: "DeletePod", note: `deleted pod ${name}` });
 }
 
@@ -304,13 +303,7 @@ async function writeStatus(ctx: ReconcileContext, np: Netperf, o: Outcome): Prom
   if (o.clientPod) status.clientPod = o.clientPod;
   if (o.speedBitsPerSec !== undefined) status.speedBitsPerSec = o.speedBitsPerSec;
   if (o.message !== undefined) status.message = o.message;
-  const current = (np.status ?? {}) as Record<string, unknown>;
-  if (Object.entries(status).every(([k, v]) => JSON.stringify(current[k]) === JSON.stringify(v))) return;
-  await ctx.client.patch(NetperfType, np.metadata.name!, { status }, {
-    namespace: ctx.namespace,
-    type: "merge",
-    subresource: "status",
-  });
+  await patchStatusIfChanged(ctx.client, NetperfType, np, status);
 }
 
 /** The Netperf controller: For(Netperf), Owns(Pod) — pods without a Netperf controller reference never enqueue. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { CoreTypes } from "../../runtime/types.ts";
-import { FakeCluster } from "../fake_context.ts";
+import { FakeCluster } from "../../testing/mod.ts";
 import {
   clientPodName,
   MAX_LOG_ATTEMPTS,
@@ -9,7 +9,7 @@ import {
   reconcileNetperf,
   serverPodName,
 } from "./controller.ts";
-import { type Netperf, NetperfType } from "./schema.ts";
+import { type Netperf, netperfCrds, NetperfType } from "./schema.ts";
 
 const OUTPUT = `MIGRATED TCP STREAM TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to 10.244.0.5 () port 0 AF_INET
 Recv   Send    Send
@@ -21,7 +21,7 @@ bytes  bytes   bytes    secs.    10^6bits/sec
 `;
 
 function setup() {
-  const cluster = new FakeCluster();
+  const cluster = new FakeCluster({ crds: netperfCrds() });
   let memory = new NetperfMemory();
   cluster.create(NetperfType, { metadata: { name: "example", namespace: "default" }, spec: { duration: 5 } });
   const run = () => reconcileNetperf(cluster.context(NetperfType, "default/example"), memory);

@@ -49,11 +49,13 @@ export const NetperfSpecSchema = Type.Object({
 
 /** Netperf.status */
 export const NetperfStatusSchema = Type.Object({
-  status: Type.Optional(StringEnum(NETPERF_STATES)),
-  serverPod: Type.Optional(Type.String()),
-  clientPod: Type.Optional(Type.String()),
+  status: Type.Optional(StringEnum(NETPERF_STATES, {
+    description: "Initial → Server (netserver starting) → Test (client running) → Done, or Error.",
+  })),
+  serverPod: Type.Optional(Type.String({ description: "The netserver pod." })),
+  clientPod: Type.Optional(Type.String({ description: "The netperf client pod." })),
   speedBitsPerSec: Type.Optional(Type.Number({ minimum: 0, description: "Measured throughput in bits per second." })),
-  message: Type.Optional(Type.String()),
+  message: Type.Optional(Type.String({ description: "Why the test failed, or what it is waiting for." })),
   ...ObservedStatusFields,
 });
 

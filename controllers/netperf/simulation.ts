@@ -36,9 +36,10 @@ export function netperfTable(host: string, seconds: number, throughputMbps: numb
  * default interpretation of echo/sleep/exit).
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { simulatedNetperf } from "./simulation.ts";
  * const out = simulatedNetperf({}, { command: ["sh", "-c", "netperf -H 10.0.0.1 -l 2 > /tmp/out"] });
- * console.assert(out?.runMs === 2000 && out.terminationMessage?.includes("10^6bits/sec"));
+ * assert.ok(out?.runMs === 2000 && out.terminationMessage?.includes("10^6bits/sec"));
  * ```
  */
 // deno-lint-ignore no-explicit-any

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { resourceId } from "../../runtime/apimachinery/names.ts";
 import { ApiError, type StatusCause } from "../../runtime/errors.ts";
 import type { KubeObject } from "../../runtime/types.ts";
 import type { ResourceDef } from "../resource_def.ts";
@@ -21,7 +22,7 @@ import {
   toFieldsV1,
   valueAt,
 } from "./fieldset.ts";
-import { isPlainObject } from "./merge.ts";
+import { deepEqual, isPlainObject } from "../../runtime/apimachinery/equality.ts";
 import { childMeta, type PatchMeta, patchMetaFor } from "./patch_meta.ts";
 
 /** metav1.ManagedFieldsEntry. */
@@ -116,7 +117,7 @@ function conflictError(
       code: 409,
       details: { causes },
     },
-    { verb: "patch", resource: opts.def.group ? `${opts.def.plural}.${opts.def.group}` : opts.def.plural },
+    { verb: "patch", resource: resourceId(opts.def) },
   );
 }
 
@@ -140,7 +141,7 @@ function mergeApplied(live: unknown, applied: unknown, meta: PatchMeta): unknown
         if (!isPlainObject(item)) continue;
         const index = out.findIndex((o) =>
           isPlainObject(o) &&
-          keys.every((k) => JSON.stringify(o[k] ?? defaults[k]) === JSON.stringify(item[k] ?? defaults[k]))
+          keys.every((k) => deepEqual(o[k] ?? defaults[k], item[k] ?? defaults[k]))
         );
         if (index >= 0) out[index] = mergeApplied(out[index], item, itemMeta);
         else out.push(mergeApplied(undefined, item, itemMeta));
@@ -149,7 +150,7 @@ function mergeApplied(live: unknown, applied: unknown, meta: PatchMeta): unknown
     }
     if (meta.set) {
       const out = [...live];
-      for (const item of applied) if (!out.some((o) => JSON.stringify(o) === JSON.stringify(item))) out.push(item);
+      for (const item of applied) if (!out.some((o) => deepEqual(o, item))) out.push(item);
       return out;
     }
   }
@@ -195,7 +196,7 @@ function allowedFromLastApplied(
   if (!isPlainObject(lastApplied) || lastApplied.apiVersion !== current.apiVersion) return new FieldSet();
   const set = fieldsOf(lastApplied, meta, { status });
   for (const p of set.paths()) {
-    if (JSON.stringify(valueAt(lastApplied, p)) !== JSON.stringify(valueAt(current, p))) set.delete(p);
+    if (!deepEqual(valueAt(lastApplied, p), valueAt(current, p))) set.delete(p);
   }
   return set;
 }
@@ -245,7 +246,7 @@ export function serverSideApply(
     for (const path of newSet.paths()) {
       if (path[path.length - 1].startsWith("k:") || path[path.length - 1].startsWith("v:")) continue;
       const live = valueAt(current, path);
-      if (live === undefined || JSON.stringify(live) === JSON.stringify(valueAt(appliedClean, path))) continue;
+      if (live === undefined || deepEqual(live, valueAt(appliedClean, path))) continue;
       for (const owner of others) {
         if (owner.raw.manager === opts.fieldManager && owner.raw.operation === "Update") continue;
         if (owner.set.has(path)) conflicts.push({ entry: owner.raw, path, owner });
@@ -359,7 +360,7 @@ export function recordUpdateManagedFields(
   const beforeSet = before ? fieldsOf(before, meta, { status }) : new FieldSet();
   const changed = new FieldSet();
   for (const p of afterSet.paths()) {
-    if (!beforeSet.has(p) || JSON.stringify(valueAt(before, p)) !== JSON.stringify(valueAt(after, p))) {
+    if (!beforeSet.has(p) || !deepEqual(valueAt(before, p), valueAt(after, p))) {
       const last = p[p.length - 1];
       // A keyed element whose children changed is not itself a change, unless it is new.
       if ((last.startsWith("k:") || last.startsWith("v:")) && beforeSet.has(p)) continue;

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { isPlainObject } from "./merge.ts";
+import { isPlainObject } from "../../runtime/apimachinery/equality.ts";
 import { childMeta, type PatchMeta } from "./patch_meta.ts";
 
 /** One path: FieldsV1 element strings from the root. */

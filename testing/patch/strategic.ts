@@ -9,7 +9,7 @@
 
 import { ApiError, failureStatus } from "../../runtime/errors.ts";
 import type { ResourceDef } from "../resource_def.ts";
-import { isPlainObject } from "./merge.ts";
+import { deepEqual, isPlainObject } from "../../runtime/apimachinery/equality.ts";
 import { childMeta, type PatchMeta, patchMetaFor } from "./patch_meta.ts";
 
 type JsonMap = Record<string, unknown>;
@@ -33,15 +33,13 @@ function stripDirectives(value: unknown, meta: PatchMeta): unknown {
 }
 
 function sameKey(a: unknown, b: unknown, key: string): boolean {
-  return isPlainObject(a) && isPlainObject(b) && JSON.stringify(a[key]) === JSON.stringify(b[key]);
+  return isPlainObject(a) && isPlainObject(b) && deepEqual(a[key], b[key]);
 }
 
 /** Reorders `merged` so elements named in `order` come in that order; others keep their place after them. */
 function applyOrder(merged: unknown[], order: unknown[], key: string | undefined): unknown[] {
   const position = (item: unknown) =>
-    order.findIndex((o) =>
-      key ? isPlainObject(o) && sameKey(o, item, key) : JSON.stringify(o) === JSON.stringify(item)
-    );
+    order.findIndex((o) => key ? isPlainObject(o) && sameKey(o, item, key) : deepEqual(o, item));
   const listed = merged.filter((item) => position(item) >= 0).sort((a, b) => position(a) - position(b));
   const rest = merged.filter((item) => position(item) < 0);
   return [...listed, ...rest];
@@ -59,7 +57,7 @@ function mergeList(original: unknown[], patch: unknown[], meta: PatchMeta, order
     result = [...original];
     for (const item of patch) {
       if (isPlainObject(item) && typeof item.$patch === "string") continue;
-      if (!result.some((r) => JSON.stringify(r) === JSON.stringify(item))) result.push(structuredClone(item));
+      if (!result.some((r) => deepEqual(r, item))) result.push(structuredClone(item));
     }
   } else {
     result = original.map((o) => structuredClone(o));
@@ -115,7 +113,7 @@ function mergeMap(original: JsonMap, patch: JsonMap, meta: PatchMeta): JsonMap {
     const current = result[field];
     if (!Array.isArray(v)) throw badPatch(`${k} must be a list`);
     if (Array.isArray(current)) {
-      result[field] = current.filter((item) => !v.some((d) => JSON.stringify(d) === JSON.stringify(item)));
+      result[field] = current.filter((item) => !v.some((d) => deepEqual(d, item)));
     }
   }
   for (const [k, v] of Object.entries(patch)) {

@@ -7,6 +7,7 @@
  */
 import type { StatusCause } from "../../runtime/errors.ts";
 import type { KubeObject } from "../../runtime/types.ts";
+import { resourceId } from "../../runtime/apimachinery/names.ts";
 import { rfc3339 } from "../object_rules.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
 
@@ -35,7 +36,7 @@ function validateCrd(crd: KubeObject, ctx: StrategyContext): StatusCause[] {
       field: "spec.scope",
     });
   }
-  if (names.plural && spec.group && name !== `${names.plural}.${spec.group}`) {
+  if (names.plural && spec.group && name !== resourceId({ group: spec.group, plural: names.plural })) {
     causes.push({
       reason: "FieldValueInvalid",
       message: `Invalid value: ${JSON.stringify(name)}: must be spec.names.plural+"."+spec.group`,

@@ -10,6 +10,9 @@ import { validateLabelName } from "../object_rules.ts";
 import type { ResourceDef } from "../resource_def.ts";
 import type { ResourceStrategy } from "../strategy.ts";
 
+/** The namespaces every cluster starts with. */
+export const DEFAULT_NAMESPACES: readonly string[] = ["default", "kube-system", "kube-public", "kube-node-lease"];
+
 /** The strategy of core v1 namespaces. */
 export const NAMESPACES: ResourceStrategy = {
   validateName: validateLabelName,

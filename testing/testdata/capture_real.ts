@@ -7,6 +7,7 @@
  * @module
  */
 
+import { eventually } from "../eventually.ts";
 import { startRealCluster } from "../../tests/support/real_cluster.ts";
 
 const outDir = new URL("./real/", import.meta.url).pathname;
@@ -36,17 +37,12 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
   // deno-lint-ignore no-explicit-any
   return { status: res.status, date: res.headers.get("date"), body: parsed as any };
 }
-async function until(what: string, fn: () => Promise<boolean>) {
-  const deadline = Date.now() + 60_000;
-  while (!(await fn())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 const fixtures: Record<string, unknown> = {};
 try {
-  await until("default namespace", async () => (await call("GET", "/api/v1/namespaces/default")).status === 200);
+  await eventually("default namespace", async () => (await call("GET", "/api/v1/namespaces/default")).status === 200, {
+    timeoutMs: 60_000,
+    intervalMs: 200,
+  });
   const ns = "cap";
   await call("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
   const creates: [string, unknown][] = [
@@ -187,15 +183,16 @@ try {
   };
   fixtures.crd = crd;
   await call("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd);
-  await until("CRD established", async () => {
+  await eventually("CRD established", async () => {
     const r = await call("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/foos.example.com");
     return (r.body?.status?.conditions ?? []).some((c: { type: string; status: string }) =>
       c.type === "Established" && c.status === "True"
     );
-  });
-  await until(
+  }, { timeoutMs: 60_000, intervalMs: 200 });
+  await eventually(
     "CRD served",
     async () => (await call("GET", `/apis/example.com/v1/namespaces/${ns}/foos`)).status === 200,
+    { timeoutMs: 60_000, intervalMs: 200 },
   );
   const foo = {
     apiVersion: "example.com/v1",

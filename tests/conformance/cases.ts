@@ -4,9 +4,17 @@
  * passes on the real server and fails on the fake is a bug in the fake.
  * @module
  */
+import { eventually, type EventuallyOptions } from "../../testing/eventually.ts";
 import assert from "node:assert/strict";
 import { KubeClient } from "../../runtime/client.ts";
-import { ApiError, isAlreadyExists, isConflict, isForbidden, isInvalid, isNotFound } from "../../runtime/errors.ts";
+import {
+  type ApiError,
+  isAlreadyExists,
+  isConflict,
+  isForbidden,
+  isInvalid,
+  isNotFound,
+} from "../../runtime/errors.ts";
 import { loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
 import { CoreTypes, type KubeObject, type ResourceType, type WatchEvent } from "../../runtime/types.ts";
 
@@ -60,21 +68,8 @@ const WIDGET_CRD = {
 /** The namespaces/finalize subresource (the client types only `status` for PUT subresources). */
 const FINALIZE = "finalize" as "status";
 
-/** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 50)); // poll interval, bounded by the deadline
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${last}` : ""}`);
-}
+/** How the cases poll: the real tier needs long deadlines; an error (not served yet, 404) means "not yet". */
+export const POLL: EventuallyOptions = { timeoutMs: 30_000, intervalMs: 50, retryErrors: true };
 
 async function expectError(p: Promise<unknown>, check: (e: unknown) => boolean, what: string): Promise<ApiError> {
   try {
@@ -176,14 +171,14 @@ async function cases(t: Deno.TestContext, client: KubeClient, ns: string): Promi
       const crd = await client.get(CoreTypes.CustomResourceDefinition, WIDGET_CRD.metadata.name);
       const established = (crd.status?.conditions ?? []).find((c: { type: string }) => c.type === "Established");
       return established?.status === "True" ? true : undefined;
-    });
+    }, POLL);
     const w = await eventually("widgets served", () =>
       client.create<KubeObject>(Widget, {
         apiVersion: "conformance.kubeop.dev/v1",
         kind: "Widget",
         metadata: { name: "w1", namespace: ns },
         spec: { size: 3 },
-      }, { namespace: ns }));
+      }, { namespace: ns }), POLL);
     assert.equal(w.spec.color, "red");
     assert.equal(w.metadata.generation, 1);
     const bad = await expectError(
@@ -238,7 +233,7 @@ async function cases(t: Deno.TestContext, client: KubeClient, ns: string): Promi
       assert.ok(apis.items.every((g: { metadata: { name: string } }) => g.metadata.name !== ""), "no core group");
       const group = apis.items.find((g: { metadata: { name: string } }) => g.metadata.name === Widget.group);
       return group?.versions[0]?.resources.find((r: { resource: string }) => r.resource === "widgets");
-    });
+    }, POLL);
     assert.deepEqual(widgets.responseKind, { group: Widget.group, version: "v1", kind: "Widget" });
     assert.equal(widgets.singularResource, "widget");
     assert.deepEqual(widgets.shortNames, ["wdg"]);
@@ -369,7 +364,7 @@ async function cases(t: Deno.TestContext, client: KubeClient, ns: string): Promi
         } catch (err) {
           return isNotFound(err) ? true : undefined;
         }
-      });
+      }, POLL);
     },
   );
 
@@ -439,7 +434,7 @@ async function cases(t: Deno.TestContext, client: KubeClient, ns: string): Promi
       } catch (err) {
         return isNotFound(err) ? true : undefined;
       }
-    });
+    }, POLL);
   });
 
   await t.step("garbage collection deletes dependents of a deleted owner", async () => {
@@ -462,7 +457,7 @@ async function cases(t: Deno.TestContext, client: KubeClient, ns: string): Promi
       } catch (err) {
         return isNotFound(err) ? true : undefined;
       }
-    }, 60_000);
+    }, { ...POLL, timeoutMs: 60_000 });
   });
 
   await t.step(
@@ -497,14 +492,14 @@ async function cases(t: Deno.TestContext, client: KubeClient, ns: string): Promi
           const cond = (svc.status?.conditions ?? []).find((c: { type: string }) => c.type === "Available");
           return cond?.status === "False" && cond.reason === reason ? cond : undefined;
         };
-        const missing = await eventually("ServiceNotFound", () => available("ServiceNotFound"));
+        const missing = await eventually("ServiceNotFound", () => available("ServiceNotFound"), POLL);
         assert.match(missing.message, /service\/agg-backend in ".*" is not present/);
         await client.create<KubeObject>(CoreTypes.Service, {
           metadata: { name: "agg-backend", namespace: ns },
           spec: { ports: [{ name: "https", port: 443, targetPort: 8443 }] },
         }, { namespace: ns });
-        const noEndpoints = await eventually("EndpointsNotFound", () => available("EndpointsNotFound"));
-        assert.match(noEndpoints.message, /cannot find endpoints for service\/agg-backend in ".*"/);
+        const noEndpoints = await eventually("EndpointsNotFound", () => available("EndpointsNotFound"), POLL);
+        assert.match(noEndpoints.message, /cannot find endpointslices for service\/agg-backend in ".*"/);
       } finally {
         await client.delete(APIService, name);
       }
@@ -531,7 +526,7 @@ async function cases(t: Deno.TestContext, client: KubeClient, ns: string): Promi
     await eventually("finalizer-held object marked for deletion", async () => {
       const keep = await client.get(CoreTypes.ConfigMap, "keep", { namespace: doomed });
       return keep.metadata.deletionTimestamp ? true : undefined;
-    }, 60_000);
+    }, { ...POLL, timeoutMs: 60_000 });
     await client.patch(CoreTypes.ConfigMap, "keep", { metadata: { finalizers: null } }, {
       namespace: doomed,
       type: "merge",
@@ -543,6 +538,6 @@ async function cases(t: Deno.TestContext, client: KubeClient, ns: string): Promi
       } catch (err) {
         return isNotFound(err) ? true : undefined;
       }
-    }, 90_000);
+    }, { ...POLL, timeoutMs: 90_000 });
   });
 }

@@ -8,7 +8,7 @@
 // localhost` and the APIService's port is the farm server's port; TLS ServerName is <svc>.<ns>.svc, a SAN of the
 // farm's generated certificate (--service-name/--service-namespace).
 import assert from "node:assert/strict";
-import { realClusterBinDir, startRealCluster } from "../support/real_cluster.ts";
+import { DEFAULT_K8S_VERSION, realClusterBinDir, startRealCluster } from "../support/real_cluster.ts";
 import {
   farmBinDir,
   farmManifests,
@@ -22,6 +22,7 @@ import { collectText, freePort, poll, rewriteKubeconfig } from "./support_real.t
 const binDir = await realClusterBinDir();
 const ROOT = new URL("../../", import.meta.url);
 const KUBECTLS = [
+  [DEFAULT_K8S_VERSION.split(".").slice(0, 2).join(".").slice(1), `${binDir}/kubectl`],
   ["1.33", "/usr/lib/google-cloud-sdk/bin/kubectl.1.33"],
   ["1.35", new URL(".cache/clients/kubectl", ROOT).pathname],
 ] as const;
@@ -34,7 +35,7 @@ function ok(r: KubectlResult, what: string): string {
 }
 
 Deno.test({
-  name: "real cluster: farm aggregated API behind kube-apiserver v1.33's aggregator (issue 7)",
+  name: "real cluster: farm aggregated API behind the real kube-apiserver's aggregator (issue 7)",
   ignore: !binDir,
   sanitizeResources: false,
   sanitizeOps: false,

@@ -62,7 +62,7 @@ function run(informer: { start(signal: AbortSignal): Promise<void> }): () => Pro
 }
 
 Deno.test({
-  name: "real cluster: runtime informers, leader election and events against kube-apiserver v1.33",
+  name: "real cluster: runtime informers, leader election and events against kube-apiserver",
   ignore: !binDir,
   sanitizeResources: false,
   sanitizeOps: false,
@@ -186,13 +186,10 @@ Deno.test({
           assert.equal(informer.store.size, 5);
           assert.equal(seen.synced, 1);
           const path = metrics.relists.includes("watchlist-fallback") ? "list (WatchList refused)" : "WatchList";
-          console.log(`  initial sync path on the real v1.33 server: ${path}; relists: [${metrics.relists.join(",")}]`);
-          // kube-apiserver 1.33 ships WatchList as BETA default=false: sendInitialEvents is refused and the informer
-          // falls back to list exactly once; with the gate on, no relist at all. Either way it synced.
-          assert.ok(
-            metrics.relists.length === 0 || (metrics.relists.length === 1 && path !== "WatchList"),
-            `unexpected relists: ${metrics.relists.join(",")}`,
-          );
+          console.log(`  initial sync path on the real server: ${path}; relists: [${metrics.relists.join(",")}]`);
+          // From v1.34 kube-apiserver serves WatchList by default (BETA, default on): the informer syncs from the
+          // watch's initial events with no list. The list fallback is proven below with the gate off.
+          assert.deepEqual(metrics.relists, [], `unexpected relists: ${metrics.relists.join(",")}`);
           const relistsAfterSync = metrics.relists.length;
 
           // A burst of random writes with a fixed seed: creates, updates and deletes over 12 names.
@@ -546,12 +543,13 @@ Deno.test({
 });
 
 Deno.test({
-  name: "real cluster with --feature-gates=WatchList=true: the informer syncs through WatchList, no list",
+  name:
+    "real cluster with --feature-gates=WatchList=false: sendInitialEvents is refused, the informer falls back to one list",
   ignore: !binDir,
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    const bin = await binDirWithApiServerFlags(binDir!, ["--feature-gates=WatchList=true"]);
+    const bin = await binDirWithApiServerFlags(binDir!, ["--feature-gates=WatchList=false"]);
     const cluster = await startRealCluster({ binDir: bin.dir });
     const client = new KubeClient({ config: await loadKubeconfigFile(cluster.kubeconfigPath) });
     try {
@@ -570,15 +568,15 @@ Deno.test({
       informer.addHandler({ synced: () => void synced.push(informer.store.size) });
       const stop = run(informer);
       try {
-        await poll("WatchList sync", () => informer.hasSynced());
-        assert.deepEqual(metrics.relists, [], "WatchList accepted: no fallback list");
+        await poll("list fallback sync", () => informer.hasSynced());
+        assert.deepEqual(metrics.relists, ["watchlist-fallback"], "WatchList refused: exactly one fallback list");
         assert.deepEqual(synced, [30], "synced once, after every initial event");
         assert.equal(informer.health().state, "Watching");
         await client.delete(CoreTypes.ConfigMap, "cm-0", { namespace: ns });
         await client.create(CoreTypes.ConfigMap, configMap(ns, "late", "x"));
         const expected = await freshList(client, ns);
         await poll("cache equals a fresh list", () => sameMap(cacheView(informer), expected));
-        assert.deepEqual(metrics.relists, []);
+        assert.deepEqual(metrics.relists, ["watchlist-fallback"], "no further relist once watching");
         assert.deepEqual(metrics.restarts, []);
       } finally {
         await stop();

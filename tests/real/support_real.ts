@@ -6,39 +6,23 @@
  */
 
 import YAML from "yaml";
+import { eventually } from "../../testing/eventually.ts";
 
-/** Polls `check` every `intervalMs` until it returns a truthy value; throws naming `what` after `deadlineMs`. */
-export async function poll<T>(
+/** {@link eventually} for the real tier: until `check` returns a truthy value (15 s, every 100 ms, errors retried). */
+export function poll<T>(
   what: string,
   check: () => T | Promise<T>,
   opts: { deadlineMs?: number; intervalMs?: number } = {},
 ): Promise<NonNullable<T>> {
-  const deadlineMs = opts.deadlineMs ?? 15_000;
-  const until = Date.now() + deadlineMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value) return value as NonNullable<T>;
-    } catch (err) {
-      lastError = err;
-    }
-    if (Date.now() > until) {
-      const detail = lastError ? `: last error ${(lastError as Error).message ?? lastError}` : "";
-      throw new Error(`timed out after ${deadlineMs} ms waiting for ${what}${detail}`);
-    }
-    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 100)); // poll interval, bounded by the deadline
-  }
+  return eventually(what, async () => (await check()) || undefined, {
+    timeoutMs: opts.deadlineMs ?? 15_000,
+    intervalMs: opts.intervalMs ?? 100,
+    retryErrors: true,
+  }) as Promise<NonNullable<T>>;
 }
 
-/** A deterministic uniform [0, 1) source (LCG) for reproducible random workloads. */
-export function seededRandom(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1_103_515_245) + 12_345) >>> 0;
-    return s / 2 ** 32;
-  };
-}
+/** A deterministic uniform [0, 1) source for reproducible random workloads (runtime/random.ts). */
+export { seededRandom } from "../../runtime/random.ts";
 
 /** A TCP forwarder on 127.0.0.1:0 to `target`; {@link TcpProxy.cutAll} drops every open connection. */
 export interface TcpProxy {

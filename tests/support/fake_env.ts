@@ -5,7 +5,7 @@
  * @module
  */
 import { type ClientMetrics, KubeClient } from "../../runtime/client.ts";
-import { type Clock, RealClock } from "../../runtime/clock.ts";
+import type { Clock } from "../../runtime/clock.ts";
 import { type ClusterConfig, loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
 import { type FakeApiServer, type FakeApiServerOptions, startFakeApiServer } from "../../testing/mod.ts";
 
@@ -52,23 +52,6 @@ export async function startFakeEnv(opts: FakeEnvOptions = {}): Promise<FakeEnv> 
       await Deno.remove(dir, { recursive: true });
     },
   };
-}
-
-/** Longest wait of {@link eventually} unless told otherwise. */
-export const EVENTUALLY_TIMEOUT_MS = 10_000;
-
-/** Polls `cond` (real time, every 20 ms) until it holds; throws `timed out waiting for <what>` at the deadline. */
-export async function eventually(
-  cond: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = EVENTUALLY_TIMEOUT_MS,
-): Promise<void> {
-  const clock = new RealClock();
-  const deadline = clock.now() + timeoutMs;
-  while (!(await cond())) {
-    if (clock.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await clock.sleep(20);
-  }
 }
 
 /** A Deno program running as a child process, its stderr collected as it arrives. */

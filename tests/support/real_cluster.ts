@@ -6,6 +6,8 @@
  * @module
  */
 
+import { eventually } from "../../testing/eventually.ts";
+
 /** A running real control plane. */
 export interface RealCluster {
   /** https://127.0.0.1:<port> */
@@ -20,12 +22,15 @@ export interface RealCluster {
   stop(): Promise<void>;
 }
 
+/** The Kubernetes release scripts/k8s-bin.sh builds by default (keep the two in step). */
+export const DEFAULT_K8S_VERSION = "v1.37.2";
+
 /** Where scripts/k8s-bin.sh caches the binaries, or undefined when they are not built. */
 export async function realClusterBinDir(): Promise<string | undefined> {
   const explicit = Deno.env.get("KUBEOP_K8S_BIN");
-  const version = Deno.env.get("KUBEOP_K8S_VERSION") ?? "v1.33.13";
+  const version = Deno.env.get("KUBEOP_K8S_VERSION") ?? DEFAULT_K8S_VERSION;
   const dir = explicit ?? `${Deno.env.get("HOME")}/.cache/kubeop/k8s-bin/${version}`;
-  for (const name of ["etcd", "kube-apiserver", "kube-controller-manager"]) {
+  for (const name of ["etcd", "kube-apiserver", "kube-controller-manager", "kubectl"]) {
     try {
       await Deno.stat(`${dir}/${name}`);
     } catch {
@@ -47,15 +52,6 @@ function freePort(): number {
   const port = (l.addr as Deno.NetAddr).port;
   l.close();
   return port;
-}
-
-async function waitFor(what: string, deadlineMs: number, probe: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (Date.now() < deadline) {
-    if (await probe().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 200)); // polling a subprocess's readiness, bounded by the deadline
-  }
-  throw new Error(`real cluster: ${what} not ready within ${deadlineMs} ms`);
 }
 
 async function makeCerts(dir: string): Promise<void> {
@@ -228,11 +224,11 @@ export async function startRealCluster(opts: { binDir?: string } = {}): Promise<
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   };
   try {
-    await waitFor("kube-apiserver /readyz", 120_000, async () => {
+    await eventually("real cluster: kube-apiserver /readyz ready", async () => {
       const res = await fetch(`${url}/readyz`, { client, headers: { authorization: `Bearer ${token}` } });
       await res.body?.cancel();
       return res.ok;
-    });
+    }, { timeoutMs: 120_000, intervalMs: 200, retryErrors: true });
     spawn("kube-controller-manager", [
       `--kubeconfig=${kubeconfigPath}`,
       "--controllers=garbagecollector,namespace,serviceaccount",

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ageOf, humanDuration } from "./human_duration.ts";
+import { ageOf, formatGoDuration, humanDuration } from "./durations.ts";
 
 Deno.test("humanDuration matches apimachinery HumanDuration at each boundary", () => {
   const s = 1000, m = 60 * s, h = 60 * m, d = 24 * h;
@@ -34,4 +34,12 @@ Deno.test("ageOf handles missing and bad timestamps", () => {
   assert.equal(ageOf("2025-01-01T00:00:00Z", now), "5m");
   assert.equal(ageOf(undefined, now), "<unknown>");
   assert.equal(ageOf("yesterday", now), "<invalid>");
+});
+
+Deno.test("formatGoDuration: time.Duration.String() forms", () => {
+  assert.equal(formatGoDuration(0), "0s");
+  assert.equal(formatGoDuration(1.5e9), "1.5s");
+  assert.equal(formatGoDuration(90e9), "1m30s");
+  assert.equal(formatGoDuration(3600e9), "1h0m0s");
+  assert.equal(formatGoDuration(-2e9), "-2s");
 });

@@ -3,30 +3,33 @@
  * `null` deletes a key, anything else (arrays included) replaces the target value.
  * @module
  */
-
-/** True for a plain JSON object (not an array, not null). */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+import { isPlainObject } from "./equality.ts";
 
 /**
  * Applies an RFC 7386 merge patch and returns the result; neither argument is modified.
  *
  * @example
  * ```ts
- * import { applyMergePatch } from "./merge.ts";
+ * import { applyMergePatch } from "./merge_patch.ts";
  * const out = applyMergePatch({ metadata: { labels: { a: "1", b: "2" } } }, { metadata: { labels: { a: null } } });
  * // out is { metadata: { labels: { b: "2" } } }
  * ```
  */
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
   if (!isPlainObject(patch)) return structuredClone(patch);
-  const result: Record<string, unknown> = isPlainObject(target) ? { ...target } : {};
+  return mergeInto(isPlainObject(target) ? structuredClone(target) : {}, patch);
+}
+
+/** Merges `patch` into `result` (a copy this module owns) in place. */
+function mergeInto(result: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) {
       delete result[key];
+    } else if (isPlainObject(value)) {
+      const current = result[key];
+      result[key] = mergeInto(isPlainObject(current) ? current : {}, value);
     } else {
-      result[key] = applyMergePatch(result[key], value);
+      result[key] = structuredClone(value);
     }
   }
   return result;

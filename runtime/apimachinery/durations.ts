@@ -1,6 +1,7 @@
 /**
- * apimachinery's `duration.HumanDuration`: the AGE format of `kubectl get` (`59s`, `2m3s`, `45m`, `3h5m`, `23h`,
- * `3d4h`, `400d`, `2y10d`).
+ * Durations as Kubernetes prints them: apimachinery's `duration.HumanDuration` (the AGE format of `kubectl get`:
+ * `59s`, `2m3s`, `45m`, `3h5m`, `23h`, `3d4h`, `400d`, `2y10d`), and Go's `time.Duration.String()` (`1h2m3.5s`), as
+ * metav1.Duration fields serialise.
  * @module
  */
 
@@ -9,7 +10,7 @@
  *
  * @example
  * ```ts
- * import { humanDuration } from "./human_duration.ts";
+ * import { humanDuration } from "./durations.ts";
  * humanDuration(123_000); // "2m3s"
  * ```
  */
@@ -51,4 +52,28 @@ export function ageOf(creationTimestamp: string | undefined, nowMs: number): str
   const created = Date.parse(creationTimestamp);
   if (Number.isNaN(created)) return "<invalid>";
   return humanDuration(nowMs - created);
+}
+
+/**
+ * Go's `time.Duration.String()` for a duration in nanoseconds (`0s`, `1.5s`, `2m0s`, `1h0m0s`); sub-second
+ * durations are written in seconds, as metav1.Duration's JSON form is read back by kube either way.
+ *
+ * @example
+ * ```ts
+ * import { formatGoDuration } from "./durations.ts";
+ * formatGoDuration(90e9); // "1m30s"
+ * ```
+ */
+export function formatGoDuration(ns: number): string {
+  if (ns === 0) return "0s";
+  const sign = ns < 0 ? "-" : "";
+  let rest = Math.abs(ns) / 1e9;
+  const h = Math.floor(rest / 3600);
+  rest -= h * 3600;
+  const m = Math.floor(rest / 60);
+  rest -= m * 60;
+  const s = Number(rest.toFixed(9)).toString();
+  if (h > 0) return `${sign}${h}h${m}m${s}s`;
+  if (m > 0) return `${sign}${m}m${s}s`;
+  return `${sign}${s}s`;
 }

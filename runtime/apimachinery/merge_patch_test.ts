@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { applyMergePatch } from "./merge.ts";
+import { applyMergePatch } from "./merge_patch.ts";
 
 Deno.test("merge patch: kubectl label adds and removes labels, keeps other fields", () => {
   const cm = {

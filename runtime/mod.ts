@@ -1,0 +1,178 @@
+/**
+ * kubeop: a Kubernetes operator runtime for Deno, shaped after controller-runtime and client-go.
+ *
+ * A {@link Controller} reconciles one kind: informer events become keys in a work queue, a reconcile returns an
+ * {@link Action} ({@link done} or {@link requeueAfter}), a thrown error retries with backoff and a
+ * {@link TerminalError} stops until the object changes. A {@link Manager} runs controllers with shared caches,
+ * health and metrics endpoints, leader election and an ordered shutdown. {@link KubeClient} talks to the API server
+ * with the credentials {@link loadClusterConfig} finds (in-cluster, `$KUBECONFIG`, `~/.kube/config`).
+ *
+ * The fake API server for tests is the package's second entry point, `@kubeop/kubeop/testing`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Controller, CoreTypes, done, type KubeObject } from "./mod.ts";
+ *
+ * const hello = new Controller<KubeObject>({
+ *   name: "hello",
+ *   for: CoreTypes.ConfigMap,
+ *   async reconcile(ctx) {
+ *     if (!ctx.object || ctx.object.data?.greeting === "hello") return done();
+ *     await ctx.client.patch(CoreTypes.ConfigMap, ctx.name, { data: { greeting: "hello" } }, {
+ *       namespace: ctx.namespace,
+ *       type: "merge",
+ *     });
+ *     return done();
+ *   },
+ * });
+ * assert.equal(hello.name, "hello");
+ * // With a cluster: new Manager({ client: new KubeClient({ config: await loadClusterConfig() }) })
+ * //   .add(hello).start(signal);
+ * ```
+ * @module
+ */
+
+export {
+  Controller,
+  type ControllerDeps,
+  type ControllerOptions,
+  type InformerHandler,
+  type InformerLike,
+  type InformerOptions,
+  type InformerSource,
+  type MapFn,
+  type ReconcileContext,
+} from "./controller.ts";
+export { type Action, done, type Priority, requeueAfter } from "./queue.ts";
+export { type Runnable, type RunnableGroupName, type RunningRunnable, startRunnable } from "./runnable.ts";
+export {
+  Manager,
+  type ManagerEndpoints,
+  type ManagerInformers,
+  type ManagerLeaderElection,
+  type ManagerOptions,
+} from "./manager.ts";
+export {
+  type ClientMetrics,
+  type CreateOptions,
+  type DeleteOptions,
+  KubeClient,
+  type KubeClientOptions,
+  type ListOptions,
+  type NamespaceOption,
+  type PatchOptions,
+  type PatchType,
+  type RawResponse,
+  type RequestOptions,
+  type UpdateOptions,
+  type WatchOptions,
+} from "./client.ts";
+export type { ControllerClient } from "./controller_client.ts";
+export { LeaderFence, type WriteFence } from "./write_fence.ts";
+export {
+  type ClusterConfig,
+  type ExecConfig,
+  KubeconfigError,
+  loadClusterConfig,
+  type LoadClusterConfigOptions,
+  loadKubeconfigFile,
+  parseKubeconfig,
+} from "./kubeconfig.ts";
+export { CacheSyncTimeoutError, InformerRegistry, type InformerRegistryOptions } from "./informers.ts";
+export {
+  ApiError,
+  type CallInfo,
+  isAlreadyExists,
+  isConflict,
+  isForbidden,
+  isGone,
+  isInvalid,
+  isNotFound,
+  isNotLeader,
+  isRetriable,
+  isUnauthorized,
+  NotLeaderError,
+  type Status,
+  type StatusCause,
+  TerminalError,
+} from "./errors.ts";
+export {
+  type EventInput,
+  type EventRecorder,
+  type EventRecorderOptions,
+  type EventSink,
+  KubeEventRecorder,
+} from "./events.ts";
+export { Metrics, type ReconcileResult } from "./metrics.ts";
+export { type Clock, RealClock, VirtualClock } from "./clock.ts";
+export {
+  apiVersionOf,
+  type Condition,
+  CoreTypes,
+  type KubeList,
+  type KubeObject,
+  type ListMeta,
+  objectKey,
+  type ObjectMeta,
+  type OwnerReference,
+  type ResourceType,
+  splitKey,
+  type WatchEvent,
+  type WatchEventType,
+} from "./types.ts";
+export {
+  addFinalizer,
+  AlreadyOwnedError,
+  type ConditionInput,
+  type FinalizerChange,
+  findCondition,
+  getControllerOf,
+  hasControllerReference,
+  hasFinalizer,
+  removeFinalizer,
+  setCondition,
+  setControllerReference,
+} from "./apply.ts";
+export {
+  configureLogging,
+  ensureDefaultLogging,
+  kubeopLogger,
+  type Logger,
+  type LoggingOptions,
+  type LogLevel,
+  redact,
+} from "./log.ts";
+export {
+  defaultControllerRateLimiter,
+  type ExponentialBackoffOptions,
+  ExponentialBackoffRateLimiter,
+  maxOf,
+  type RateLimiter,
+  type TokenBucketOptions,
+  TokenBucketRateLimiter,
+} from "./rate_limiter.ts";
+export { Informer, type InformerMetrics, type WaitOptions } from "./cache.ts";
+export type { WatchHealth, WatchLogger, WatchMetrics, WatchScope, WatchSink } from "./watch_runner.ts";
+export {
+  kubeLeaseLock,
+  type LeaseClient,
+  type LeaseLock,
+  type LeaseObject,
+  type LeaseRecord,
+  type LeaseSpec,
+} from "./lease_lock.ts";
+export type { CheckResult, ProbeReport } from "./probes.ts";
+export { type BearerConfig, BearerCredentials, CredentialError } from "./credentials.ts";
+export type {
+  CounterMetric,
+  GaugeMetric,
+  HistogramMetric,
+  InFlightProbe,
+  MetricLabels,
+  QueueMetricsHooks,
+} from "./metrics.ts";
+export type { LogProperties, LogRecord, Sink } from "./log.ts";
+export type { InformerHandler as CacheEventHandler } from "./cache.ts";
+export type { IndexFunc, StoreReader } from "./store.ts";
+export type { RelistCause, WatchMemory, WatchState } from "./watch.ts";
