@@ -255,8 +255,11 @@ export async function runFakeScenario(
   const server = await startFakeApiServer({ bookmarkIntervalMs: BOOKMARK_INTERVAL_MS });
   const proxy = await FaultProxy.start({ target: { hostname: "127.0.0.1", port: Number(new URL(server.url).port) } });
   let apiCalls = 0;
+  const callsByVerb = new Map<string, number>();
   server.faults.onRequest((req) => {
-    if (req.userAgent === OPERATOR_UA) apiCalls++;
+    if (req.userAgent !== OPERATOR_UA) return;
+    apiCalls++;
+    callsByVerb.set(req.verb, (callsByVerb.get(req.verb) ?? 0) + 1);
   });
   const desired = new Desired(server);
   desired.install();
@@ -297,7 +300,8 @@ export async function runFakeScenario(
     for (const name of names) desired.create(name);
     if ((await converge(opts.settleMs)) === null) throw new Error(`${fault}: the initial objects never converged`);
     await churn(Math.floor(opts.objects / 4), 500);
-    const clear = await injectFault(fault, { server, proxy, desired, opts, churn });
+    const calls = (verbs?: string[]) => verbs ? verbs.reduce((n, v) => n + (callsByVerb.get(v) ?? 0), 0) : apiCalls;
+    const clear = await injectFault(fault, { server, proxy, desired, opts, churn, calls });
     await clear();
     const recoverySeconds = await converge(opts.settleMs);
     const { lost, orphans } = desired.check();
@@ -332,6 +336,13 @@ interface FaultEnv {
   desired: Desired;
   opts: MatrixOptions;
   churn(count: number, overMs: number): Promise<void>;
+  /** Operator requests received so far (of `verbs`, else all). */
+  calls(verbs?: string[]): number;
+}
+
+/** Throws unless the fault touched the operator: a scenario whose fault never bit would measure nothing. */
+function bit(fault: FaultId, what: string, count: number): void {
+  if (count <= 0) throw new Error(`${fault}: the fault never bit (${what} = 0)`);
 }
 
 /** Starts `fault` while churning half the objects over the hold time; returns what ends it. */
@@ -340,6 +351,13 @@ async function injectFault(fault: FaultId | "none", env: FaultEnv): Promise<() =
   const hold = opts.holdMs;
   const churn = () => env.churn(Math.floor(opts.objects / 2), hold);
   const nothing = () => Promise.resolve();
+  /** Holds a request-level fault while churning; it must have met `verbs` requests of the operator. */
+  const held = async (verbs: string[] | undefined, end: () => void) => {
+    const before = env.calls(verbs);
+    await churn();
+    bit(fault as FaultId, `operator ${verbs?.join("/") ?? "requests"} during the fault`, env.calls(verbs) - before);
+    return () => Promise.resolve(end());
+  };
   const repeatedly = async (times: number, action: () => unknown | Promise<unknown>) => {
     const churning = churn();
     for (let i = 0; i < times; i++) {
@@ -363,34 +381,34 @@ async function injectFault(fault: FaultId | "none", env: FaultEnv): Promise<() =
       return nothing;
     case "watch-cut-midframe":
       await repeatedly(3, () => proxy.cutMidFrame());
+      bit(fault, "connections cut inside a server write", proxy.cuts);
       return nothing;
     case "watch-stall":
       await sleep(BOOKMARK_INTERVAL_MS * 1.5); // every watch has seen a bookmark: its idle deadline is armed
-      server.faults.stallWatches();
+      bit(fault, "watches stalled", server.faults.stallWatches());
       await churn();
       return nothing; // stalled watches stay stalled: the client must notice on its own
-    case "gone-410-storm":
+    case "gone-410-storm": {
+      let dropped = 0;
       await repeatedly(10, () => {
         server.faults.compact();
-        server.faults.dropWatches();
+        dropped += server.faults.dropWatches();
       });
+      bit(fault, "watches dropped after a compaction", dropped);
       return nothing;
+    }
     case "throttle-429":
       server.faults.inject({ code: 429, retryAfterSeconds: 1 });
-      await churn();
-      return () => Promise.resolve(server.faults.clear());
+      return await held(undefined, () => server.faults.clear());
     case "error-500":
       server.faults.inject({ code: 500 });
-      await churn();
-      return () => Promise.resolve(server.faults.clear());
+      return await held(undefined, () => server.faults.clear());
     case "latency-50-2000ms":
       proxy.latency([50, 2_000]);
-      await churn();
-      return () => Promise.resolve(proxy.latency(undefined));
+      return await held(undefined, () => proxy.latency(undefined));
     case "conflict-409-storm":
       for (const verb of ["update", "patch"]) server.faults.inject({ verb, code: 409 });
-      await churn();
-      return () => Promise.resolve(server.faults.clear());
+      return await held(["update", "patch"], () => server.faults.clear());
     case "crd-delete-recreate":
       await repeatedly(1, async () => {
         // kube-apiserver deletes a CRD's objects first, honouring their finalizers; the fake drops them at once,
