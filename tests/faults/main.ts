@@ -4,6 +4,7 @@
  * tests/faults/results.jsonl, which README's Reliability table is rendered from (tests/faults/render.ts).
  * @module
  */
+import { configureLogging } from "../../runtime/log.ts";
 import { runLeaderModel } from "./leader_model.ts";
 import { leaderRow, runLeaderProcesses } from "./leader_processes.ts";
 import { FAULT_IDS, type FaultId, FULL, QUICK, rowFailures, runFakeMatrix } from "./matrix.ts";
@@ -24,6 +25,7 @@ const out = full
   ? new URL("./results.jsonl", import.meta.url).pathname
   : new URL("../../.cache/faults.jsonl", import.meta.url).pathname;
 await Deno.mkdir(out.slice(0, out.lastIndexOf("/")), { recursive: true });
+await configureLogging({ level: "fatal", write: () => {} }); // the in-process operator's logs: the rows tell the story
 let failed = 0;
 if (faults.length > 0) {
   await runFakeMatrix(faults, { ...(full ? FULL : QUICK), log: (l) => console.log(l) }, async (row) => {

@@ -6,6 +6,7 @@
  * runs them all.
  */
 import assert from "node:assert/strict";
+import { configureLogging } from "../../runtime/log.ts";
 import { FAULT_IDS, type FaultId, QUICK, rowFailures, runFakeScenario, type ScenarioResult } from "./matrix.ts";
 
 /** Faults that expose an open runtime defect: the scenario fails until it is fixed (then remove the entry). */
@@ -23,6 +24,7 @@ async function record(row: ScenarioResult): Promise<void> {
 }
 
 Deno.test("fault matrix (quick, fake): each fault recovers to the desired state with no loss and no duplicate reconcile", async (t) => {
+  await configureLogging({ level: "fatal", write: () => {} }); // thousands of reconciles: the rows tell the story
   const baseline = await runFakeScenario("none", QUICK);
   await record(baseline);
   assert.deepEqual(rowFailures(baseline), []);
