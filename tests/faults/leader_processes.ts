@@ -48,7 +48,8 @@ function identityOf(stderr: string): string | undefined {
   for (const line of stderr.split("\n")) {
     if (!line.startsWith("{") || !line.includes("attempting to acquire")) continue;
     try {
-      return JSON.parse(line).properties?.identity;
+      const rec = JSON.parse(line);
+      return rec.identity ?? rec.properties?.identity; // zap-shaped (fields at the top) or logtape's JSON lines
     } catch {
       // a partial line
     }
@@ -74,6 +75,26 @@ export function leaderRow(r: LeaderProcessesResult): Record<string, unknown> {
     writesWhileNotLeader: r.writesWhileNotLeader,
     time: new Date().toISOString(),
   };
+}
+
+/** For a violation line of the checker: the writer's last signals and the last Lease change before the write. */
+function explain(
+  violation: string,
+  timeline: { at: number; identity?: string; sig: Deno.Signal }[],
+  observations: LeaderObservation[],
+): string {
+  const m = violation.match(/^at ([\d.]+) \(#(\d+)\) (\S+) wrote/);
+  if (!m) return "";
+  const [at, seq, writer] = [Number(m[1]), Number(m[2]), m[3]];
+  const signals = timeline.filter((e) => e.identity === writer && e.at <= at).slice(-2)
+    .map((e) => `${e.sig} ${Math.round(at - e.at)} ms before`);
+  const lastLease = observations.filter((o) => o.kind === "lease" && o.seq < seq).at(-1);
+  const writerLease = observations.filter((o) => o.kind === "lease" && o.seq < seq && o.holder === writer).at(-1);
+  return [
+    `writer signals: ${signals.join(", ") || "none"}`,
+    lastLease ? `Lease changed ${Math.round(at - lastLease.at)} ms before` : "",
+    writerLease ? `writer's last Lease write ${Math.round(at - writerLease.at)} ms before` : "",
+  ].filter(Boolean).join("; ");
 }
 
 /** Runs `rounds` rounds; `log` gets progress lines. */
@@ -143,7 +164,10 @@ export async function runLeaderProcesses(
     replicas.push(r);
   };
   const live = () => replicas.filter((r) => !r.exited);
+  /** What the harness did to whom, when (performance.now): explains a violation. */
+  const timeline: { at: number; identity?: string; sig: Deno.Signal }[] = [];
   const signal = (r: Replica, sig: Deno.Signal) => {
+    timeline.push({ at: performance.now(), identity: r.identity, sig });
     try {
       r.proc.child.kill(sig);
     } catch {
@@ -174,7 +198,7 @@ export async function runLeaderProcesses(
     for (let round = 0; round < opts.rounds; round++) {
       while (live().length < 3) spawn();
       // Wait for a live replica to hold the Lease.
-      const deadline = performance.now() + 30_000;
+      const deadline = performance.now() + 60_000; // spawning under load is slow
       let leader: Replica | undefined;
       while (performance.now() < deadline) {
         leader = holder ? byIdentity(holder) : undefined;
@@ -216,9 +240,11 @@ export async function runLeaderProcesses(
   const failedEarly = replicas.filter((r) => !r.identity && r.proc.stderr().includes("error"))
     .map((r) => r.proc.stderr().slice(-2000));
   if (failedEarly.length > 0) opts.log?.(`replicas that exited before campaigning:\n${failedEarly.join("\n---\n")}`);
+  const report = checkLeaderSafety(observations);
+  report.violations = report.violations.map((v) => `${v} — ${explain(v, timeline, observations)}`);
   return {
     ...result,
-    ...checkLeaderSafety(observations),
+    ...report,
     seconds: Math.round((performance.now() - started) / 100) / 10,
   };
 }
