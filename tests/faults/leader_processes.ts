@@ -6,6 +6,12 @@
  * request carries its replica's identity in the User-Agent; the fake server reports each write's receipt and every
  * commit of the Lease to the harness in one order, which tests/faults/leader_checker.ts replays.
  *
+ * SIGSTOP is sent once the leader has sent nothing for 150 ms (the churn paused meanwhile): a stop that lands between
+ * a passed fence check and that request's socket write is the one window the fence documents (it holds only while
+ * that pause plus transport stays below leaseDuration − renewDeadline); unconstrained, about one stop in forty hit it on
+ * a loaded 2-core machine (the write arrived ~20 ms after SIGCONT, checked ~450 ms after the last renew, before the
+ * stop). tests/faults/leader_model.ts states the same assumption.
+ *
  * No clock-offset hook: the fence and the election read only monotonic time (performance.now), so a replica's wrong
  * or stepped wall clock cannot matter here; tests/faults/leader_model.ts covers offsets and steps explicitly.
  * @module
@@ -23,6 +29,8 @@ const CRD_REF = { group: "apiextensions.k8s.io", version: "v1", plural: "customr
 const NS_REF = { group: "", version: "v1", plural: "namespaces" };
 const NS = "leader";
 const OBJECTS = 20;
+/** How long a leader must have sent nothing before the harness SIGSTOPs it. */
+const QUIET_MS = 150;
 
 /** What {@link runLeaderProcesses} measured. */
 export interface LeaderProcessesResult extends LeaderSafetyReport {
@@ -108,6 +116,8 @@ export async function runLeaderProcesses(
   const observations: LeaderObservation[] = [];
   let seq = 0;
   let holder = "";
+  const lastWriteAt = new Map<string, number>();
+  let churnPaused = false;
   server.store.objects.onCommit((ev) => {
     const obj = ev.object as KubeObject;
     if (!ev.storageKey.includes("leases") || obj.metadata.name !== "kubeop") return;
@@ -119,6 +129,7 @@ export async function runLeaderProcesses(
     const identity = req.userAgent.match(/\(([^)]+)\)$/)?.[1];
     if (!identity) return; // the harness's own calls
     const what = `${req.verb} ${req.resource}${req.name ? `/${req.name}` : ""}`;
+    lastWriteAt.set(identity, performance.now());
     observations.push({ kind: "write", seq: seq++, at: performance.now(), identity, what });
   });
 
@@ -183,6 +194,10 @@ export async function runLeaderProcesses(
   let churning = true;
   const churn = (async () => {
     for (let step = 1; churning; step++) {
+      if (churnPaused) {
+        await sleep(10);
+        continue;
+      }
       const name = `ms-${Math.floor(rand() * OBJECTS)}`;
       const current = server.store.get(MultiSecretType, name, { namespace: NS });
       server.store.update(MultiSecretType, { ...current, spec: { ...current.spec, stringData: { v: String(step) } } }, {
@@ -213,9 +228,18 @@ export async function runLeaderProcesses(
       if (leader.exited) continue;
       const r = rand();
       if (r < 0.45) {
-        // SIGSTOP past the renew deadline (up to 2.5 leases), then SIGCONT: it must not write once resumed.
+        // SIGSTOP past the renew deadline (up to 2.5 leases), then SIGCONT: it must not write once resumed. The stop
+        // comes once the leader has been quiet for QUIET_MS with the churn paused, so it does not land between a
+        // fence check and that write's socket write — the window the fence documents (see the module doc); the churn
+        // resumes during the stop, so the resumed leader finds work waiting and must refuse it.
         result.sigstops++;
+        churnPaused = true;
+        const quietBy = performance.now() + 5_000;
+        while (performance.now() - (lastWriteAt.get(leader.identity!) ?? 0) < QUIET_MS && performance.now() < quietBy) {
+          await sleep(10);
+        }
         signal(leader, "SIGSTOP");
+        churnPaused = false;
         await sleep(RENEW_DEADLINE_MS + 100 + rand() * 2 * LEASE_MS);
         signal(leader, "SIGCONT");
       } else if (r < 0.85) {
