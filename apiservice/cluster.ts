@@ -105,6 +105,11 @@ export interface FarmCluster {
   createConfigMap(cm: ConfigMapObject): Promise<ConfigMapObject>;
   /** PUT with metadata.resourceVersion as precondition: 409 Conflict when stale. */
   updateConfigMap(cm: ConfigMapObject): Promise<ConfigMapObject>;
+  /**
+   * Optional: calls `onChange` whenever the ConfigMap `namespace/name` is created, changed or deleted (by anyone),
+   * until `signal` aborts; resolves then. Replicas sharing configmap storage follow each other's writes through it.
+   */
+  watchConfigMap?(namespace: string, name: string, onChange: () => void, signal: AbortSignal): Promise<void>;
   /** Optional (--cert-secret): undefined when the Secret does not exist. */
   getSecret?(namespace: string, name: string): Promise<SecretObject | undefined>;
   /** Optional (--cert-secret): 409 AlreadyExists when it exists. */

@@ -56,6 +56,11 @@ export class ConfigMapStorage implements LlamaPersistence {
     return { resourceVersion, llamas };
   }
 
+  /** Calls `onChange` whenever the ConfigMap changes (another replica's write, or ours), until `signal` aborts. */
+  async watch(onChange: () => void, signal: AbortSignal): Promise<void> {
+    await this.#cluster.watchConfigMap?.(this.namespace, this.name, onChange, signal);
+  }
+
   async save(state: LlamaState): Promise<void> {
     const body: ConfigMapObject = {
       apiVersion: "v1",

@@ -7,12 +7,13 @@ import { ApiError, failureStatus } from "../runtime/errors.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { KubeObject, WatchEvent } from "../runtime/types.ts";
 import type { PodCache } from "./cluster.ts";
-import { farmPodListRV, getFarmPod, listFarmPods, requireSynced, toFarmPod } from "./farmpods.ts";
+import { farmPodListRV, getFarmPod, listFarmPods, requireSynced } from "./farmpods.ts";
+import type { FarmPodChange, FarmPodHistory } from "./farmpod_history.ts";
 import { FARM_API_VERSION, FARMPODS } from "./llama.ts";
-import { jsonResponse, wantsTable } from "./http.ts";
+import { badRequest, jsonResponse, wantsTable } from "./http.ts";
 import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 import { toTable } from "./table.ts";
-import { watchResponse } from "./watch_stream.ts";
+import { watchErrorResponse, watchResponse } from "./watch_stream.ts";
 
 /** What the farmpod handlers share. */
 export interface FarmPodRouteContext {
@@ -22,6 +23,8 @@ export interface FarmPodRouteContext {
   clock: Clock;
   /** Interval of BOOKMARK events on watches that allow them, ms. */
   bookmarkIntervalMs: number;
+  /** Recent FarmPod changes (watches resume from a resourceVersion; older → 410). Set whenever `pods` is. */
+  history?: FarmPodHistory;
 }
 
 /** 405 for a write to farmpods. */
@@ -41,16 +44,34 @@ export function listOrWatchFarmPods(req: Request, url: URL, ctx: FarmPodRouteCon
   const table = wantsTable(req.headers.get("accept"));
   const includeObject = q.get("includeObject") ?? undefined;
   const items = listFarmPods(ctx.pods, namespace).filter(match);
-  const rv = farmPodListRV(listFarmPods(ctx.pods, undefined));
+  const rv = String(
+    Math.max(Number(farmPodListRV(listFarmPods(ctx.pods, undefined))), ctx.history?.latestResourceVersion ?? 0),
+  );
   if (q.get("watch") === "true" || q.get("watch") === "1") {
-    const pods = requireSynced(ctx.pods);
+    requireSynced(ctx.pods);
+    const history = ctx.history!;
     const rvParam = q.get("resourceVersion") ?? "";
     const sendInitial = q.get("sendInitialEvents") === "true";
     const bookmarks = q.get("allowWatchBookmarks") === "true";
+    if (rvParam && !/^\d+$/.test(rvParam)) badRequest(`invalid resourceVersion ${JSON.stringify(rvParam)}`);
     let lastRV = rv;
-    const initial: WatchEvent<KubeObject>[] = sendInitial || rvParam === "" || rvParam === "0"
+    const fromState = sendInitial || rvParam === "" || rvParam === "0";
+    const inScope = (o: KubeObject) => (namespace === undefined || o.metadata.namespace === namespace) && match(o);
+    const live: FarmPodChange[] = [];
+    let push: ((change: FarmPodChange) => void) | undefined;
+    let sub: ReturnType<FarmPodHistory["subscribe"]>;
+    try {
+      sub = history.subscribe(fromState ? Number(rv) : Number(rvParam), (change) => {
+        if (push) push(change);
+        else live.push(change);
+      });
+    } catch (err) {
+      if (err instanceof ApiError) return watchErrorResponse(err.status);
+      throw err;
+    }
+    const initial: WatchEvent<KubeObject>[] = fromState
       ? items.map((object) => ({ type: "ADDED" as const, object }))
-      : [];
+      : sub.replay.filter((c) => inScope(c.object)).map((c) => ({ type: c.type, object: c.object }));
     const bookmarkObject = (annotate: boolean): KubeObject => ({
       apiVersion: FARM_API_VERSION,
       kind: "FarmPod",
@@ -65,18 +86,15 @@ export function listOrWatchFarmPods(req: Request, url: URL, ctx: FarmPodRouteCon
       clock: ctx.clock,
       initial,
       subscribe: (send) => {
-        const emit = (type: "ADDED" | "MODIFIED" | "DELETED", pod: KubeObject) => {
-          if (namespace !== undefined && pod.metadata.namespace !== namespace) return;
-          const object = toFarmPod(pod);
-          lastRV = object.metadata.resourceVersion ?? lastRV;
-          if (match(object)) send({ type, object });
+        const emit = (change: FarmPodChange) => {
+          lastRV = String(change.resourceVersion);
+          if (inScope(change.object)) send({ type: change.type, object: change.object });
         };
-        return pods.addHandler({
-          added: (p) => emit("ADDED", p),
-          modified: (_old, p) => emit("MODIFIED", p),
-          deleted: (p) => emit("DELETED", p),
-        });
+        for (const change of live.splice(0)) emit(change);
+        push = emit;
+        return sub.unsubscribe;
       },
+      onClose: sub.unsubscribe,
       bookmark: bookmarks ? () => bookmarkObject(false) : undefined,
       bookmarkIntervalMs: ctx.bookmarkIntervalMs,
       timeoutMs: timeoutSeconds > 0 ? timeoutSeconds * 1000 : undefined,

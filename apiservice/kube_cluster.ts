@@ -5,7 +5,7 @@
  * @module
  */
 import { isNotFound } from "../runtime/errors.ts";
-import type { Informer } from "../runtime/cache.ts";
+import { Informer } from "../runtime/cache.ts";
 import type { KubeClient } from "../runtime/client.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import type {
@@ -100,6 +100,18 @@ export class KubeFarmCluster implements FarmCluster {
 
   updateConfigMap(cm: ConfigMapObject): Promise<ConfigMapObject> {
     return this.#client.update<ConfigMapObject>(CoreTypes.ConfigMap, cm);
+  }
+
+  /** An informer on the one ConfigMap (field selector `metadata.name`): relists and resumes like any cache. */
+  async watchConfigMap(namespace: string, name: string, onChange: () => void, signal: AbortSignal): Promise<void> {
+    const informer = new Informer<ConfigMapObject>({
+      client: this.#client,
+      resource: CoreTypes.ConfigMap,
+      namespace,
+      fieldSelector: `metadata.name=${name}`,
+    });
+    informer.addHandler({ added: onChange, modified: onChange, deleted: onChange });
+    await informer.start(signal);
   }
 
   async getSecret(namespace: string, name: string): Promise<SecretObject | undefined> {

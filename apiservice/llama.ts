@@ -47,7 +47,7 @@ export const LLAMAS: FarmResource = {
   kind: "Llama",
   listKind: "LlamaList",
   namespaced: true,
-  verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
+  verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
   shortNames: ["lm"],
   categories: ["kubeop"],
 };

@@ -14,6 +14,8 @@ import type { LlamaChange, LlamaStore } from "./llama_store.ts";
 import { applyJsonPatch, applyMergePatch } from "./patch.ts";
 import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 import { toTable } from "./table.ts";
+import { decodeContinue, dryRunOf, limitOf, pageOf } from "./request_options.ts";
+import { applyConfiguration, managerOf, recordUpdate } from "./field_ownership.ts";
 import { badRequest, jsonResponse, mediaType, readBody, readObjectBody, unsupportedPatch, wantsTable } from "./http.ts";
 import { watchErrorResponse, watchResponse } from "./watch_stream.ts";
 
@@ -78,6 +80,24 @@ function checked(llama: Llama): Llama {
   const causes = validateLlama(llama);
   if (causes.length) throw invalid(llama.metadata.name, causes);
   return llama;
+}
+
+/** Now, as managedFields times are written: RFC 3339 in whole seconds. */
+function nowSeconds(ctx: LlamaRouteContext): string {
+  return new Date(ctx.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/** 422 on PatchOptions, as ValidatePatchOptions answers an apply without fieldManager. */
+function fieldManagerRequired(): never {
+  const message = "Required value: is required for apply patch";
+  throw new ApiError(
+    failureStatus(422, "Invalid", `PatchOptions.meta.k8s.io "" is invalid: fieldManager: ${message}`, {
+      group: "meta.k8s.io",
+      kind: "PatchOptions",
+      causes: [{ reason: "FieldValueRequired", message, field: "fieldManager" }],
+    }),
+    { verb: "patch", resource: resourceId(LLAMAS) },
+  );
 }
 
 function randomSuffix(): string {
@@ -174,14 +194,73 @@ export function listOrWatchLlamas(req: Request, url: URL, ctx: LlamaRouteContext
         : undefined,
     });
   }
-  const { items, rv } = ctx.store.list(namespace, match);
-  if (table) return jsonResponse(toTable(items, LLAMAS, { nowMs: nowMs(), resourceVersion: rv, includeObject }));
+  const token = q.get("continue") ? decodeContinue(q.get("continue")!) : undefined;
+  const rvParam = q.get("resourceVersion") ?? "";
+  if (token && rvParam && rvParam !== "0") badRequest("specifying resource version is not allowed when using continue");
+  const all = token ? { items: ctx.store.listAt(token.rv, namespace, match), rv: String(token.rv) } : ctx.store.list(
+    namespace,
+    match,
+  );
+  const rv = all.rv;
+  // resourceVersion=0 is served from kube's watch cache, which ignores limit.
+  const page = pageOf(all.items, (l) => `${l.metadata.namespace}/${l.metadata.name}`, {
+    limit: rvParam === "0" && !token ? 0 : limitOf(q),
+    after: token?.after,
+    rv: Number(rv),
+    countRemaining: !q.get("labelSelector") && !q.get("fieldSelector"),
+  });
+  const metadata = {
+    resourceVersion: rv,
+    ...(page.continue ? { continue: page.continue } : {}),
+    ...(page.remainingItemCount !== undefined ? { remainingItemCount: page.remainingItemCount } : {}),
+  };
+  if (table) {
+    const t = toTable(page.items, LLAMAS, { nowMs: nowMs(), resourceVersion: rv, includeObject });
+    return jsonResponse({ ...t, metadata });
+  }
+  return jsonResponse({ apiVersion: FARM_API_VERSION, kind: LLAMAS.listKind, metadata, items: page.items });
+}
+
+/** DELETE collection (deletecollection): deletes what the selectors match; answers the deleted llamas as a list. */
+export async function deleteLlamaCollection(
+  req: Request,
+  url: URL,
+  ctx: LlamaRouteContext,
+  namespace?: string,
+): Promise<Response> {
+  const q = url.searchParams;
+  const labels = parseLabelSelector(q.get("labelSelector"));
+  const fields = parseFieldSelector(q.get("fieldSelector"));
+  const { dryRun } = await deleteOptions(req, url);
+  const deleted = await ctx.store.deleteCollection(namespace, (l) => labels(l) && fields(l), { dryRun });
   return jsonResponse({
     apiVersion: FARM_API_VERSION,
     kind: LLAMAS.listKind,
-    metadata: { resourceVersion: rv },
-    items,
+    metadata: { resourceVersion: ctx.store.resourceVersion },
+    items: deleted,
   });
+}
+
+/** DeleteOptions from the body (JSON) and the query: preconditions and dryRun. */
+async function deleteOptions(
+  req: Request,
+  url: URL,
+): Promise<{ preconditions?: { uid?: string; resourceVersion?: string }; dryRun: boolean }> {
+  let body: { preconditions?: { uid?: string; resourceVersion?: string }; dryRun?: unknown } = {};
+  const text = await req.text();
+  if (text.trim()) {
+    let opts: unknown;
+    try {
+      opts = parseJsonBody(text);
+    } catch (err) {
+      badRequest(`the request body is not valid DeleteOptions JSON: ${(err as Error).message}`);
+    }
+    if (typeof opts !== "object" || opts === null) badRequest("DeleteOptions must be an object");
+    body = opts as typeof body;
+  }
+  const values = url.searchParams.getAll("dryRun");
+  if (Array.isArray(body.dryRun)) values.push(...body.dryRun.map(String));
+  return { preconditions: body.preconditions, dryRun: dryRunOf(values, "DeleteOptions") };
 }
 
 /** GET one llama. */
@@ -197,7 +276,11 @@ export async function createLlama(req: Request, ctx: LlamaRouteContext, namespac
   if (!llama.metadata.name && llama.metadata.generateName) {
     llama.metadata.name = `${llama.metadata.generateName}${randomSuffix()}`;
   }
-  const created = await ctx.store.create(checked(llama));
+  const q = new URL(req.url).searchParams;
+  const dryRun = dryRunOf(q.getAll("dryRun"), "CreateOptions");
+  const manager = managerOf(q.get("fieldManager"), req.headers.get("user-agent"));
+  llama.metadata.managedFields = recordUpdate(undefined, llama, manager, nowSeconds(ctx));
+  const created = await ctx.store.create(checked(llama), { dryRun });
   return render(req, created, ctx, 201);
 }
 
@@ -212,7 +295,19 @@ export async function replaceLlama(
   if (llama.metadata.name !== name) {
     badRequest(`the name of the object (${llama.metadata.name ?? ""}) does not match the name on the URL (${name})`);
   }
-  const updated = await ctx.store.update(namespace, name, () => checked(llama));
+  const q = new URL(req.url).searchParams;
+  const dryRun = dryRunOf(q.getAll("dryRun"), "UpdateOptions");
+  const manager = managerOf(q.get("fieldManager"), req.headers.get("user-agent"));
+  const updated = await ctx.store.update(
+    namespace,
+    name,
+    (current) => {
+      llama.metadata.managedFields = recordUpdate(current, llama, manager, nowSeconds(ctx));
+      return checked(llama);
+    },
+    "update",
+    { dryRun },
+  );
   return render(req, updated, ctx);
 }
 
@@ -228,31 +323,63 @@ export async function patchLlama(
     unsupportedPatch(type);
   }
   const patch = await readBody(req);
+  const q = new URL(req.url).searchParams;
+  const dryRun = dryRunOf(q.getAll("dryRun"), "PatchOptions");
+  const time = nowSeconds(ctx);
   if (type === "application/apply-patch+yaml") {
     if (typeof patch !== "object" || patch === null || Array.isArray(patch)) {
       badRequest("apply patch must be an object");
     }
+    const manager = q.get("fieldManager");
+    if (!manager) fieldManagerRequired();
+    if ((patch as { metadata?: { managedFields?: unknown } }).metadata?.managedFields !== undefined) {
+      badRequest("metadata.managedFields must be nil");
+    }
     const applied = cleanLlama(patch as Record<string, unknown>, namespace);
     if (applied.metadata.name !== name) badRequest("the name of the object does not match the name on the URL");
+    const force = q.get("force") === "true";
     try {
       ctx.store.get(namespace, name);
     } catch {
       delete applied.metadata.resourceVersion;
-      return render(req, await ctx.store.create(checked(applied)), ctx, 201);
+      const fresh = { ...applied, metadata: { ...applied.metadata, managedFields: [] } };
+      const created = applyConfiguration(fresh, applied, { manager, force, time });
+      return render(req, await ctx.store.create(checked(created), { dryRun }), ctx, 201);
     }
+    const updated = await ctx.store.update(
+      namespace,
+      name,
+      (current) => {
+        const next = applyConfiguration(current, applied, { manager, force, time });
+        // A resourceVersion in the configuration is a precondition, as for any write.
+        if (applied.metadata.resourceVersion) next.metadata.resourceVersion = applied.metadata.resourceVersion;
+        return checked(next);
+      },
+      "patch",
+      { dryRun },
+    );
+    return render(req, updated, ctx);
   }
-  const updated = await ctx.store.update(namespace, name, (current) => {
-    const patched = type === "application/json-patch+json"
-      ? applyJsonPatch(current, patch)
-      : applyMergePatch(current, patch);
-    if (typeof patched !== "object" || patched === null || Array.isArray(patched)) {
-      badRequest("the patched object is not an object");
-    }
-    const next = cleanLlama(patched as Record<string, unknown>, namespace);
-    next.metadata.name = name;
-    // A patch may carry a resourceVersion precondition; one equal to the current state's is the unpatched value.
-    return checked(next);
-  }, "patch");
+  const manager = managerOf(q.get("fieldManager"), req.headers.get("user-agent"));
+  const updated = await ctx.store.update(
+    namespace,
+    name,
+    (current) => {
+      const patched = type === "application/json-patch+json"
+        ? applyJsonPatch(current, patch)
+        : applyMergePatch(current, patch);
+      if (typeof patched !== "object" || patched === null || Array.isArray(patched)) {
+        badRequest("the patched object is not an object");
+      }
+      const next = cleanLlama(patched as Record<string, unknown>, namespace);
+      next.metadata.name = name;
+      next.metadata.managedFields = recordUpdate(current, next, manager, time);
+      // A patch may carry a resourceVersion precondition; one equal to the current state's is the unpatched value.
+      return checked(next);
+    },
+    "patch",
+    { dryRun },
+  );
   return render(req, updated, ctx);
 }
 
@@ -263,18 +390,7 @@ export async function deleteLlama(
   namespace: string,
   name: string,
 ): Promise<Response> {
-  let preconditions: { uid?: string; resourceVersion?: string } | undefined;
-  const text = await req.text();
-  if (text.trim()) {
-    let opts: unknown;
-    try {
-      opts = parseJsonBody(text);
-    } catch (err) {
-      badRequest(`the request body is not valid DeleteOptions JSON: ${(err as Error).message}`);
-    }
-    if (typeof opts !== "object" || opts === null) badRequest("DeleteOptions must be an object");
-    preconditions = (opts as { preconditions?: typeof preconditions }).preconditions;
-  }
-  const deleted = await ctx.store.delete(namespace, name, preconditions);
+  const { preconditions, dryRun } = await deleteOptions(req, new URL(req.url));
+  const deleted = await ctx.store.delete(namespace, name, preconditions, { dryRun });
   return render(req, deleted, ctx);
 }

@@ -35,6 +35,8 @@ export interface LlamaPersistence {
   load(): Promise<LlamaState | undefined>;
   /** Saves `state`; throws {@link StorageConflictError} on a lost optimistic-concurrency race. */
   save(state: LlamaState): Promise<void>;
+  /** Optional: calls `onChange` when the saved state may have changed (another writer), until `signal` aborts. */
+  watch?(onChange: () => void, signal: AbortSignal): Promise<void>;
 }
 
 /** One change, as delivered to watchers. */
@@ -96,6 +98,12 @@ function conflict(namespace: string, name: string, verb: string): ApiError {
 /** A change requested by a caller: what the store should hold for one key afterwards. */
 type Mutation = (current: Llama | undefined) => { next: Llama | undefined; type: LlamaChange["type"] };
 
+/** Options of every write. */
+export interface WriteOptions {
+  /** dryRun=All: validate and answer as the write would, but persist nothing and tell no watcher. */
+  dryRun?: boolean;
+}
+
 /**
  * In-memory llamas with resourceVersions, history and optional persistence.
  *
@@ -147,6 +155,25 @@ export class LlamaStore {
     return store;
   }
 
+  /**
+   * Follows the persistence's other writers until `signal` aborts: on each change the saved state is reloaded (in
+   * turn with this store's own writes) and, when it is newer than memory, adopted and sent to watchers — so replicas
+   * sharing a ConfigMap see each other's writes on their watches. Resolves at once without such a persistence.
+   */
+  async follow(signal: AbortSignal, onError: (err: unknown) => void = () => {}): Promise<void> {
+    const persistence = this.#persistence;
+    if (!persistence?.watch) return;
+    const reload = async () => {
+      const latest = await persistence.load();
+      if (latest && latest.resourceVersion > this.#rv) this.#adopt(latest);
+    };
+    await persistence.watch(() => {
+      if (signal.aborted) return;
+      const next = this.#chain.then(reload, reload);
+      this.#chain = next.catch(onError);
+    }, signal);
+  }
+
   /** The current resourceVersion (of the whole collection). */
   get resourceVersion(): string {
     return String(this.#rv);
@@ -175,8 +202,44 @@ export class LlamaStore {
     return { items, rv: this.resourceVersion };
   }
 
+  /**
+   * The llamas of one namespace (or all) as they were at resourceVersion `rv` (a paged list's consistent snapshot),
+   * rebuilt from the change history; 410 Expired when `rv` is older than the history reaches.
+   */
+  listAt(
+    rv: number,
+    namespace: string | undefined,
+    match: (l: Llama) => boolean = () => true,
+  ): Llama[] {
+    if (rv < this.#compactedRV || rv > this.#rv) {
+      throw new ApiError(
+        failureStatus(
+          410,
+          "Expired",
+          "The provided continue parameter is too old to display a consistent list result. You can start a new list " +
+            "without the continue parameter.",
+        ),
+        call("list", namespace),
+      );
+    }
+    const items = new Map(this.#items);
+    for (const change of [...this.#history].reverse()) {
+      if (change.resourceVersion <= rv) break;
+      const k = key(change.object.metadata.namespace!, change.object.metadata.name!);
+      if (change.type === "ADDED") items.delete(k);
+      else if (change.type === "MODIFIED") items.set(k, change.previous ?? change.object);
+      else items.set(k, change.object);
+    }
+    return [...items.values()]
+      .filter((l) => (namespace === undefined || l.metadata.namespace === namespace) && match(l))
+      .sort((a, b) =>
+        key(a.metadata.namespace!, a.metadata.name!) < key(b.metadata.namespace!, b.metadata.name!) ? -1 : 1
+      )
+      .map((l) => structuredClone(l));
+  }
+
   /** Creates a llama (409 AlreadyExists when the name is taken). `obj` must be validated already. */
-  create(obj: Llama): Promise<Llama> {
+  create(obj: Llama, opts: WriteOptions = {}): Promise<Llama> {
     const { namespace, name } = obj.metadata as { namespace: string; name: string };
     return this.#mutate(namespace, name, (current) => {
       if (current) {
@@ -195,14 +258,20 @@ export class LlamaStore {
       next.metadata.generation = 1;
       delete next.metadata.deletionTimestamp;
       return { next, type: "ADDED" };
-    });
+    }, opts);
   }
 
   /**
    * Replaces a llama through `change(current) → desired`; a desired metadata.resourceVersion must equal the current
    * one (409 Conflict otherwise). uid and creationTimestamp are kept; generation grows when the spec changes.
    */
-  update(namespace: string, name: string, change: (current: Llama) => Llama, verb = "update"): Promise<Llama> {
+  update(
+    namespace: string,
+    name: string,
+    change: (current: Llama) => Llama,
+    verb = "update",
+    opts: WriteOptions = {},
+  ): Promise<Llama> {
     return this.#mutate(namespace, name, (current) => {
       if (!current) throw llamaNotFound(namespace, name, verb);
       const desired = change(structuredClone(current));
@@ -219,11 +288,16 @@ export class LlamaStore {
           (deepEqual(current.spec, next.spec) ? 0 : 1),
       };
       return { next, type: "MODIFIED" };
-    });
+    }, opts);
   }
 
   /** Deletes a llama (404 when absent; 409 when a resourceVersion/uid precondition fails); returns its last state. */
-  delete(namespace: string, name: string, preconditions?: { uid?: string; resourceVersion?: string }): Promise<Llama> {
+  delete(
+    namespace: string,
+    name: string,
+    preconditions?: { uid?: string; resourceVersion?: string },
+    opts: WriteOptions = {},
+  ): Promise<Llama> {
     return this.#mutate(namespace, name, (current) => {
       if (!current) throw llamaNotFound(namespace, name, "delete");
       if (preconditions?.uid && preconditions.uid !== current.metadata.uid) throw conflict(namespace, name, "delete");
@@ -231,7 +305,27 @@ export class LlamaStore {
         throw conflict(namespace, name, "delete");
       }
       return { next: undefined, type: "DELETED" };
-    });
+    }, opts);
+  }
+
+  /**
+   * deletecollection: deletes every llama of `namespace` (or all) that `match`es, one at a time as kube-apiserver's
+   * registry does (each a DELETED event); answers the deleted objects. One already gone meanwhile is skipped.
+   */
+  async deleteCollection(
+    namespace: string | undefined,
+    match: (l: Llama) => boolean,
+    opts: WriteOptions = {},
+  ): Promise<Llama[]> {
+    const deleted: Llama[] = [];
+    for (const l of this.list(namespace, match).items) {
+      try {
+        deleted.push(await this.delete(l.metadata.namespace!, l.metadata.name!, undefined, opts));
+      } catch (err) {
+        if (!(err instanceof ApiError && err.code === 404)) throw err;
+      }
+    }
+    return deleted;
   }
 
   /**
@@ -270,21 +364,20 @@ export class LlamaStore {
     const before = this.#items;
     this.#items = new Map(state.llamas.map((l) => [key(l.metadata.namespace!, l.metadata.name!), l]));
     this.#rv = Math.max(this.#rv, state.resourceVersion);
+    const changes: LlamaChange[] = [];
     for (const [k, l] of this.#items) {
       const old = before.get(k);
-      if (!old) this.#emit({ type: "ADDED", object: l, resourceVersion: Number(l.metadata.resourceVersion) });
+      const resourceVersion = Number(l.metadata.resourceVersion);
+      if (!old) changes.push({ type: "ADDED", object: l, resourceVersion });
       else if (old.metadata.resourceVersion !== l.metadata.resourceVersion) {
-        this.#emit({
-          type: "MODIFIED",
-          object: l,
-          previous: old,
-          resourceVersion: Number(l.metadata.resourceVersion),
-        });
+        changes.push({ type: "MODIFIED", object: l, previous: old, resourceVersion });
       }
     }
     for (const [k, l] of before) {
-      if (!this.#items.has(k)) this.#emit({ type: "DELETED", object: l, resourceVersion: this.#rv });
+      if (!this.#items.has(k)) changes.push({ type: "DELETED", object: l, resourceVersion: this.#rv });
     }
+    // In resourceVersion order, as the writer made them (history and paging rely on it).
+    for (const change of changes.sort((a, b) => a.resourceVersion - b.resourceVersion)) this.#emit(change);
   }
 
   #emit(change: LlamaChange): void {
@@ -293,7 +386,7 @@ export class LlamaStore {
     for (const listener of [...this.#listeners]) listener(structuredClone(change));
   }
 
-  #mutate(namespace: string, name: string, mutation: Mutation): Promise<Llama> {
+  #mutate(namespace: string, name: string, mutation: Mutation, opts: WriteOptions): Promise<Llama> {
     const run = async (): Promise<Llama> => {
       for (let attempt = 0;; attempt++) {
         const k = key(namespace, name);
@@ -304,6 +397,12 @@ export class LlamaStore {
         const object = next ?? structuredClone(current!);
         object.apiVersion = FARM_API_VERSION;
         object.kind = "Llama";
+        if (opts.dryRun) {
+          // As kube's dry-run storage: nothing is versioned; a new object has no resourceVersion, others keep theirs.
+          if (type === "ADDED") delete object.metadata.resourceVersion;
+          else object.metadata.resourceVersion = current!.metadata.resourceVersion;
+          return structuredClone(object);
+        }
         object.metadata.resourceVersion = String(nextRV);
         const items = new Map(this.#items);
         if (next) items.set(k, object);

@@ -134,7 +134,24 @@ export class MemoryFarmCluster implements FarmCluster {
   #store<T extends ConfigMapObject | SecretObject>(map: Map<string, T>, key: string, obj: T): T {
     const stored = { ...structuredClone(obj), metadata: { ...obj.metadata, resourceVersion: String(++this.#rv) } };
     map.set(key, stored);
+    if (map === this.#configMaps) { for (const w of [...this.#configMapWatchers]) if (w.key === key) w.onChange(); }
     return structuredClone(stored);
+  }
+
+  #configMapWatchers = new Set<{ key: string; onChange: () => void }>();
+
+  /** Calls `onChange` after every write of the ConfigMap, until `signal` aborts. */
+  watchConfigMap(namespace: string, name: string, onChange: () => void, signal: AbortSignal): Promise<void> {
+    const watcher = { key: `${namespace}/${name}`, onChange: () => queueMicrotask(onChange) };
+    this.#configMapWatchers.add(watcher);
+    return new Promise((resolve) => {
+      const stop = () => {
+        this.#configMapWatchers.delete(watcher);
+        resolve();
+      };
+      if (signal.aborted) stop();
+      else signal.addEventListener("abort", stop, { once: true });
+    });
   }
 
   getConfigMap(namespace: string, name: string): Promise<ConfigMapObject | undefined> {

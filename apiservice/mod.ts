@@ -239,6 +239,11 @@ export class FarmApiServer implements Runnable {
         ? new ConfigMapStorage({ cluster: cluster!, namespace: opts.storageNamespace, name: opts.storageName })
         : undefined,
     });
+    // Replicas sharing configmap storage: follow the others' writes so every watch sees every change.
+    const following = new AbortController();
+    const followed = store.follow(following.signal, (err) => log(`farm apiserver: reloading llamas: ${err}`)).catch(
+      (err) => log(`farm apiserver: following llama storage stopped: ${(err as Error).message}`),
+    );
     const router = createFarmRouter({
       store,
       pods: cluster?.pods,
@@ -323,7 +328,9 @@ export class FarmApiServer implements Runnable {
     return async () => {
       stopWatching();
       stopAuthRefresh();
+      following.abort();
       await tls.close();
+      await followed;
     };
   }
 }

@@ -18,8 +18,17 @@ import {
 import { farmPodsReadOnly, getFarmPodResponse, listOrWatchFarmPods } from "./farmpod_routes.ts";
 import { acceptsJson, errorResponse, jsonResponse, statusResponse } from "./http.ts";
 import { FARM_GROUP, FARM_VERSION } from "./llama.ts";
-import { createLlama, deleteLlama, getLlama, listOrWatchLlamas, patchLlama, replaceLlama } from "./llama_routes.ts";
+import {
+  createLlama,
+  deleteLlama,
+  deleteLlamaCollection,
+  getLlama,
+  listOrWatchLlamas,
+  patchLlama,
+  replaceLlama,
+} from "./llama_routes.ts";
 import type { LlamaStore } from "./llama_store.ts";
+import { FarmPodHistory } from "./farmpod_history.ts";
 import { openApiV2Document, openApiV3Document, openApiV3Index } from "./openapi.ts";
 import { parseResourcePath } from "./authz.ts";
 
@@ -35,6 +44,8 @@ export interface FarmRouterOptions {
   bookmarkIntervalMs?: number;
   /** Extra readiness check (e.g. serving cert loaded); default ready. */
   ready?: () => string | undefined;
+  /** FarmPod changes kept for watch resumption (default 1000). */
+  farmPodHistorySize?: number;
 }
 
 /** The paths anyone may reach, authenticated or not. */
@@ -70,7 +81,12 @@ function methodNotAllowed(method: string, what: string): never {
  */
 export function createFarmRouter(opts: FarmRouterOptions): (req: Request) => Promise<Response> {
   const llamaCtx = { store: opts.store, clock: opts.clock, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000 };
-  const podCtx = { pods: opts.pods, clock: opts.clock, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000 };
+  const podCtx = {
+    pods: opts.pods,
+    clock: opts.clock,
+    bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000,
+    history: opts.pods ? new FarmPodHistory(opts.pods, { size: opts.farmPodHistorySize }) : undefined,
+  };
   const v3Key = `/openapi/v3/apis/${FARM_GROUP}/${FARM_VERSION}`;
 
   const route = async (req: Request): Promise<Response> => {
@@ -118,6 +134,7 @@ export function createFarmRouter(opts: FarmRouterOptions): (req: Request) => Pro
       if (!name) {
         if (req.method === "GET") return listOrWatchLlamas(req, url, llamaCtx, namespace);
         if (req.method === "POST" && namespace) return await createLlama(req, llamaCtx, namespace);
+        if (req.method === "DELETE") return await deleteLlamaCollection(req, url, llamaCtx, namespace);
         methodNotAllowed(req.method, "llamas collections");
       }
       if (!namespace) notFound(path);

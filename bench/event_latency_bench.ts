@@ -9,7 +9,9 @@
 
 import type { KubeClient } from "../runtime/client.ts";
 import { RealClock } from "../runtime/clock.ts";
-import { Controller, done, type InformerHandler, type InformerLike } from "../runtime/controller.ts";
+import type { InformerHandler, InformerLike } from "../runtime/cache.ts";
+import { Controller, done } from "../runtime/controller.ts";
+import { StoreWriter } from "../runtime/store.ts";
 import { Metrics } from "../runtime/metrics.ts";
 import { type KubeObject, objectKey, type ResourceType } from "../runtime/types.ts";
 import { fullMode, lowerIsBetter, median, percentile, recordResult, round } from "./result.ts";
@@ -26,9 +28,9 @@ const WidgetType: ResourceType = {
 /** An always-synced informer the benchmark drives by hand. */
 class StubInformer implements InformerLike {
   readonly resource = WidgetType;
-  readonly items = new Map<string, KubeObject>();
+  readonly #items = new StoreWriter({ freeze: false });
   readonly handlers = new Set<InformerHandler>();
-  readonly store = { get: (key: string) => this.items.get(key), list: () => [...this.items.values()] };
+  readonly store = this.#items.reader;
   addHandler(h: InformerHandler): () => void {
     this.handlers.add(h);
     return () => this.handlers.delete(h);
@@ -41,8 +43,9 @@ class StubInformer implements InformerLike {
   }
   modify(obj: KubeObject): void {
     const key = objectKey(obj);
-    const old = this.items.get(key) ?? obj;
-    this.items.set(key, obj);
+    const old = this.#items.get(key) ?? obj;
+    this.#items.remove(old);
+    this.#items.upsert(obj);
     for (const h of this.handlers) h.modified?.(old, obj);
   }
 }

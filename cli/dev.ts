@@ -71,6 +71,9 @@ export async function startDev(opts: DevOptions = {}): Promise<DevEnvironment> {
     kubelet,
     // like a real cluster: every namespace has the default ServiceAccount and kube-root-ca.crt
     defaultNamespaceObjects: true,
+    // HTTPS like a real cluster: kubectl sends a kubeconfig's credentials (a ServiceAccount's token) only over TLS.
+    // The kubeconfig carries the CA and the admin client certificate.
+    tls: true,
   });
   const stops: Array<() => Promise<void>> = [];
   const kubeconfigPath = opts.kubeconfigOut ?? DEFAULT_KUBECONFIG_OUT;

@@ -45,6 +45,8 @@ const SPEC: FlagSpec = {
   "leader-elect-renew-deadline": { type: "string" },
   "leader-elect-retry-period": { type: "string" },
   "metrics-bind-address": { type: "string" },
+  "metrics-secure": { type: "boolean" },
+  "metrics-cert-dir": { type: "string" },
   "health-probe-bind-address": { type: "string" },
   "log-format": { type: "string" },
   "log-level": { type: "string" },
@@ -70,6 +72,9 @@ Flags:
   --leader-elect-retry-period D       interval between acquire/renew attempts (default 2s)
                                       (D: a Go duration such as 15s, 500ms, 1m; lease > renew deadline > 1.2 × retry)
   --metrics-bind-address ADDR         /metrics address (default :8080; 0 disables)
+  --metrics-secure[=true|false]       serve /metrics over HTTPS to callers allowed by TokenReview and
+                                      SubjectAccessReview (get on /metrics; default false)
+  --metrics-cert-dir DIR              with --metrics-secure: tls.crt and tls.key (default: self-signed)
   --health-probe-bind-address ADDR    /healthz and /readyz address (default :8081; 0 disables)
   --log-format json|text              (default json)
   --log-level LEVEL                   trace|debug|info|warning|error|fatal (default info)
@@ -96,6 +101,10 @@ export interface RunOptions {
   leaderElection: Required<LeaderElectionDurations>;
   /** `--metrics-bind-address`. */
   metricsBindAddress: string;
+  /** `--metrics-secure`. */
+  metricsSecure: boolean;
+  /** `--metrics-cert-dir`. */
+  metricsCertDir?: string;
   /** `--health-probe-bind-address`. */
   healthProbeBindAddress: string;
   /** `--log-format`. */
@@ -171,7 +180,7 @@ export function parseRunFlags(args: string[]): RunOptions | "help" {
   if (maxConcurrent === 0) {
     throw new UsageError(`kubeop run: flag --max-concurrent-reconciles must be at least 1, got "0"`);
   }
-  for (const flag of ["kubeconfig", "context", "leader-election-id", "leader-election-namespace"]) {
+  for (const flag of ["kubeconfig", "context", "leader-election-id", "leader-election-namespace", "metrics-cert-dir"]) {
     if (values[flag] === "") throw new UsageError(`kubeop run: flag --${flag} must not be empty`);
   }
   return {
@@ -184,6 +193,8 @@ export function parseRunFlags(args: string[]): RunOptions | "help" {
     leaderElectionNamespace: stringFlag(values, "leader-election-namespace"),
     leaderElection: leaderElectionFlags(values),
     metricsBindAddress: bindAddressFlag(values, "metrics-bind-address", ":8080"),
+    metricsSecure: values["metrics-secure"] === true,
+    metricsCertDir: stringFlag(values, "metrics-cert-dir"),
     healthProbeBindAddress: bindAddressFlag(values, "health-probe-bind-address", ":8081"),
     logFormat: enumFlag("run", values, "log-format", ["json", "text"] as const, "json"),
     logLevel: logLevelFlag("run", values),
@@ -227,6 +238,8 @@ export async function runCommand(args: string[]): Promise<number> {
         }
         : undefined,
       metricsBindAddress: opts.metricsBindAddress,
+      metricsSecure: opts.metricsSecure,
+      metricsCertDir: opts.metricsCertDir,
       healthProbeBindAddress: opts.healthProbeBindAddress,
       gracefulShutdownMs: opts.gracefulShutdownMs,
       maxConcurrentReconciles: opts.maxConcurrentReconciles,

@@ -1,7 +1,8 @@
 /**
  * Least-privilege RBAC, declared next to the code that needs it: each controller exports an `RBAC` list of the
- * API calls it makes; {@link clusterRoleRules} folds them (plus what the runtime itself needs: Events, Leases)
- * into the ClusterRole that deploy/rbac/ ships. tests/rbac_test.ts checks both directions.
+ * API calls it makes; {@link clusterRoleRules} folds each into that controller's ClusterRole in deploy/rbac/ (plus
+ * what the runtime itself needs: Events, Leases, and the reviews of `--metrics-secure`). tests/rbac_test.ts checks
+ * both directions, per controller.
  * @module
  */
 
@@ -64,41 +65,82 @@ export function clusterRoleRules(rules: readonly RbacRule[]): PolicyRule[] {
 /** Names used by the manifests (match deploy/operator/deployment.yaml). */
 export const OPERATOR = { namespace: "kubeop-system", serviceAccount: "kubeop-controller", role: "kubeop-controller" };
 
-/** ServiceAccount, ClusterRole (+Binding) for `rules`, and the leader-election Role (+Binding): deploy/rbac/. */
-export function rbacManifests(rules: readonly RbacRule[]): Record<string, Record<string, unknown>> {
-  const labels = { "app.kubernetes.io/name": "kubeop" };
-  const subject = { kind: "ServiceAccount", name: OPERATOR.serviceAccount, namespace: OPERATOR.namespace };
+/**
+ * `--metrics-secure`: the operator reviews scrapers' tokens (TokenReview) and asks whether they may read /metrics
+ * (SubjectAccessReview), as kubebuilder's `metrics-auth-role` allows.
+ */
+export const METRICS_AUTH_RBAC: readonly RbacRule[] = [
+  { group: "authentication.k8s.io", resource: "tokenreviews", verbs: ["create"] },
+  { group: "authorization.k8s.io", resource: "subjectaccessreviews", verbs: ["create"] },
+];
+
+const LABELS = { "app.kubernetes.io/name": "kubeop" };
+const SUBJECT = { kind: "ServiceAccount", name: OPERATOR.serviceAccount, namespace: OPERATOR.namespace };
+
+/** A ClusterRole with `rules` and its binding to the operator's ServiceAccount: `{name}_role.yaml` and `_binding`. */
+function boundClusterRole(file: string, name: string, rules: PolicyRule[]): Record<string, Record<string, unknown>> {
   return {
+    [`${file}_role.yaml`]: {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name, labels: LABELS },
+      rules,
+    },
+    [`${file}_role_binding.yaml`]: {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRoleBinding",
+      metadata: { name, labels: LABELS },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name },
+      subjects: [SUBJECT],
+    },
+  };
+}
+
+/**
+ * deploy/rbac/: the ServiceAccount; one ClusterRole (+binding) per controller from `byController`, so a cluster
+ * running `--controllers machine` needs only `controller_machine_role.yaml`; the runtime's own (Events) and
+ * `--metrics-secure`'s reviews, each bound to the ServiceAccount; the leader-election Role (+binding); and the
+ * `metrics-reader` ClusterRole to bind to whoever scrapes /metrics (Prometheus' ServiceAccount).
+ */
+export function rbacManifests(
+  byController: Readonly<Record<string, readonly RbacRule[]>>,
+): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {
     "service_account.yaml": {
       apiVersion: "v1",
       kind: "ServiceAccount",
-      metadata: { name: OPERATOR.serviceAccount, namespace: OPERATOR.namespace, labels },
+      metadata: { name: OPERATOR.serviceAccount, namespace: OPERATOR.namespace, labels: LABELS },
     },
-    "cluster_role.yaml": {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRole",
-      metadata: { name: OPERATOR.role, labels },
-      rules: clusterRoleRules(rules),
-    },
-    "cluster_role_binding.yaml": {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRoleBinding",
-      metadata: { name: OPERATOR.role, labels },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: OPERATOR.role },
-      subjects: [subject],
-    },
-    "leader_election_role.yaml": {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "Role",
-      metadata: { name: `${OPERATOR.role}-leader-election`, namespace: OPERATOR.namespace, labels },
-      rules: clusterRoleRules(LEADER_ELECTION_RBAC),
-    },
-    "leader_election_role_binding.yaml": {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "RoleBinding",
-      metadata: { name: `${OPERATOR.role}-leader-election`, namespace: OPERATOR.namespace, labels },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: `${OPERATOR.role}-leader-election` },
-      subjects: [subject],
-    },
+    ...boundClusterRole("runtime", `${OPERATOR.role}-runtime`, clusterRoleRules(RUNTIME_RBAC)),
   };
+  for (const [controller, rules] of Object.entries(byController)) {
+    Object.assign(
+      out,
+      boundClusterRole(`controller_${controller}`, `${OPERATOR.role}-${controller}`, clusterRoleRules(rules)),
+    );
+  }
+  Object.assign(
+    out,
+    boundClusterRole("metrics_auth", `${OPERATOR.role}-metrics-auth`, clusterRoleRules(METRICS_AUTH_RBAC)),
+  );
+  out["metrics_reader_role.yaml"] = {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRole",
+    metadata: { name: "kubeop-metrics-reader", labels: LABELS },
+    rules: [{ nonResourceURLs: ["/metrics"], verbs: ["get"] }],
+  };
+  out["leader_election_role.yaml"] = {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "Role",
+    metadata: { name: `${OPERATOR.role}-leader-election`, namespace: OPERATOR.namespace, labels: LABELS },
+    rules: clusterRoleRules(LEADER_ELECTION_RBAC),
+  };
+  out["leader_election_role_binding.yaml"] = {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "RoleBinding",
+    metadata: { name: `${OPERATOR.role}-leader-election`, namespace: OPERATOR.namespace, labels: LABELS },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: `${OPERATOR.role}-leader-election` },
+    subjects: [SUBJECT],
+  };
+  return out;
 }

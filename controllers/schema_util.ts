@@ -32,12 +32,24 @@ export function StringEnum<const T extends readonly string[]>(
   return Type.Union(literals, { ...options, "x-kubeop-enum": [...values] }) as unknown as TUnion<TLiteral<T[number]>[]>;
 }
 
-/** metav1.Condition as a schema (what `kubectl wait --for=condition=Ready` reads). */
+/**
+ * metav1.Condition as a schema (what `kubectl wait --for=condition=Ready` reads), with the validations
+ * k8s.io/apimachinery declares on it: a qualified-name `type` (≤ 316), `status` True/False/Unknown, a non-empty
+ * CamelCase `reason` (≤ 1024), a `message` (≤ 32768, may be empty), an RFC 3339 `lastTransitionTime`, and a
+ * non-negative `observedGeneration`; all but observedGeneration are required.
+ */
 export const ConditionSchema = Type.Object({
-  type: Type.String({ maxLength: 316, description: "Type of condition in CamelCase, e.g. Ready." }),
+  type: Type.String({
+    maxLength: 316,
+    pattern:
+      "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$",
+    description: "Type of condition in CamelCase or in foo.example.com/CamelCase, e.g. Ready.",
+  }),
   status: StringEnum(["True", "False", "Unknown"], { description: "Status of the condition: True, False or Unknown." }),
   reason: Type.String({
+    minLength: 1,
     maxLength: 1024,
+    pattern: "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$",
     description: "Programmatic identifier (CamelCase) of the reason for the condition's last transition.",
   }),
   message: Type.String({ maxLength: 32768, description: "Human-readable message with details about the transition." }),
@@ -47,6 +59,7 @@ export const ConditionSchema = Type.Object({
   }),
   observedGeneration: Type.Optional(Type.Integer({
     minimum: 0,
+    format: "int64",
     description: "The .metadata.generation the condition was set based upon.",
   })),
 }, { description: "One aspect of the object's current state (metav1.Condition)." });
@@ -228,7 +241,7 @@ export function customResourceDefinition(cr: CustomResourceSpec): KubeObject {
         description: "Kind is a string value representing the REST resource this object represents. Servers may " +
           "infer this from the endpoint the client submits requests to. In CamelCase.",
       },
-      metadata: { type: "object", description: "Standard object metadata (name, namespace, labels, …)." },
+      metadata: { type: "object" }, // kube refuses anything but type (and name/generateName) under the root metadata
       spec: { description: `Desired state of the ${cr.kind}.`, ...toOpenApi(cr.spec) },
       status: { description: `Observed state of the ${cr.kind}, written by its controller.`, ...toOpenApi(cr.status) },
     },

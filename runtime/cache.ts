@@ -1,9 +1,15 @@
 /**
- * The informer: one list+watch loop ({@link WatchRunner}) feeding one indexed {@link Store}, with handlers in a
- * small vocabulary (`added | modified | deleted | synced`). The loop is the store's only writer; readers get frozen
- * objects. A transform hook runs before objects are stored (default: drop `metadata.managedFields`), and
- * read-your-own-writes waits ({@link Informer.waitForResourceVersion}, {@link Informer.waitForDeletion}) let a
- * controller hold its next reconcile until the cache has seen its own write.
+ * The informer: one list+watch loop ({@link WatchRunner}) feeding one indexed store, with handlers in a small
+ * vocabulary (`added | modified | deleted | synced`). The store has one writer in the type system, not by
+ * convention: the informer keeps the {@link StoreWriter} private and hands the loop a private sink, while everyone
+ * else gets the read-only {@link Store} (kube-rs's reflector `Writer` / `Store`) and frozen objects. A transform
+ * hook runs before objects are stored (default: drop `metadata.managedFields`), and read-your-own-writes waits
+ * ({@link Informer.waitForResourceVersion}, {@link Informer.waitForDeletion}) let a controller hold its next
+ * reconcile until the cache has seen its own write.
+ *
+ * This file is the home of the cache's reading side: {@link Store} (the one reader interface),
+ * {@link InformerHandler}, {@link InformerLike} and {@link InformerSource}. What an informer caches is a
+ * {@link WatchScope} (watch_runner.ts).
  * @module
  */
 
@@ -11,7 +17,7 @@ import { getLogger } from "@logtape/logtape";
 import { resourceId } from "./apimachinery/names.ts";
 import type { KubeClient } from "./client.ts";
 import type { Clock } from "./clock.ts";
-import { type IndexFunc, Store, type StoreChange, type StoreReader } from "./store.ts";
+import { type IndexFunc, type StoreChange, StoreWriter } from "./store.ts";
 import type { KubeObject, ResourceType } from "./types.ts";
 import { objectKey } from "./types.ts";
 import {
@@ -23,8 +29,24 @@ import {
   type WatchSink,
 } from "./watch_runner.ts";
 
+/** The read-only view of a cache, handed to controllers and everyone but the cache's own watch loop. */
+export interface Store<T extends KubeObject = KubeObject> {
+  /** The object at `namespace/name` (or `name`), frozen. */
+  get(key: string): T | undefined;
+  /** All objects, or those of one namespace. */
+  list(namespace?: string): T[];
+  /** Objects filed under `value` in index `index` (built-in: `namespace`, `owner`, `label`; or custom). */
+  byIndex(index: string, value: string): T[];
+  /** All keys. */
+  keys(): string[];
+  /** The object with this uid, if present. */
+  getByUid(uid: string): T | undefined;
+  /** Number of objects. */
+  readonly size: number;
+}
+
 /** Handlers for cache changes. Exceptions are caught and logged; they never stop the informer. */
-export interface InformerHandler<T extends KubeObject> {
+export interface InformerHandler<T extends KubeObject = KubeObject> {
   /** A new object (or one seen for the first time after a relist). */
   added?(obj: T): void;
   /** An object whose resourceVersion changed. */
@@ -35,13 +57,35 @@ export interface InformerHandler<T extends KubeObject> {
   synced?(): void;
 }
 
+/** What a controller needs from an informer ({@link Informer} and the multi-namespace composite satisfy it). */
+export interface InformerLike<T extends KubeObject = KubeObject> {
+  /** The cached resource. */
+  readonly resource: ResourceType;
+  /** Read-only view of the cache, by `namespace/name` key. */
+  readonly store: Store<T>;
+  /** Adds a custom index to the store (names are unique per informer); optional for test doubles. */
+  addIndex?(name: string, fn: IndexFunc<T>): void;
+  /** Registers handlers; returns their removal. */
+  addHandler(handler: InformerHandler<T>): () => void;
+  /** Whether the first full list is in the store. */
+  hasSynced(): boolean;
+  /** Resolves once synced. */
+  waitForSync(signal?: AbortSignal): Promise<void>;
+}
+
+/** The shared informers (runtime/informers.ts's InformerRegistry satisfies it). */
+export interface InformerSource {
+  /** The shared informer for `rt` within `scope` (created on first request). */
+  get<T extends KubeObject = KubeObject>(rt: ResourceType, scope?: WatchScope): InformerLike<T>;
+}
+
 /** Metric hooks of an informer (structural subset of runtime/metrics.ts `Metrics`). */
 export interface InformerMetrics extends WatchMetrics {
   /** kubeop_cache_objects. */
   cacheObjects?: { set(labels: { resource: string }, value: number): void };
 }
 
-/** Construction options. */
+/** Construction options of {@link Informer} (what it caches is the {@link WatchScope} part). */
 export interface InformerOptions<T extends KubeObject> extends WatchScope {
   /** The cluster client. */
   client: KubeClient;
@@ -110,10 +154,11 @@ interface RvWaiter {
  * console.log(pods.store.list().length);
  * ```
  */
-export class Informer<T extends KubeObject = KubeObject> implements WatchSink {
+export class Informer<T extends KubeObject = KubeObject> implements InformerLike<T> {
   /** What this informer caches. */
   readonly resource: ResourceType;
-  readonly #store: Store<T>;
+  /** The only writer of the store; never handed out. */
+  readonly #store: StoreWriter<T>;
   readonly #runner: WatchRunner;
   readonly #handlers = new Set<InformerHandler<T>>();
   readonly #transform: (obj: T) => T;
@@ -130,19 +175,24 @@ export class Informer<T extends KubeObject = KubeObject> implements WatchSink {
   /** Creates the informer; nothing runs before start(). */
   constructor(opts: InformerOptions<T>) {
     this.resource = opts.resource;
-    this.#store = new Store<T>({ freeze: opts.freeze });
+    this.#store = new StoreWriter<T>({ freeze: opts.freeze });
     this.#transform = opts.transform ?? dropManagedFields;
     this.#metrics = opts.metrics;
     this.#log = opts.logger ?? getLogger(["kubeop", "cache"]);
     this.#clock = opts.clock ?? opts.client.clock;
     const rt = opts.resource;
     this.#resourceName = resourceId(rt);
-    this.#runner = new WatchRunner({ ...opts, sink: this, logger: opts.logger });
+    // The loop writes through this private sink: the informer's only write path.
+    const sink: WatchSink = {
+      replace: (items) => this.#replace(items),
+      apply: (type, obj) => this.#apply(type, obj),
+    };
+    this.#runner = new WatchRunner({ ...opts, sink, logger: opts.logger });
   }
 
   /** The read-only, frozen view of the cache. */
-  get store(): StoreReader<T> {
-    return this.#store;
+  get store(): Store<T> {
+    return this.#store.reader;
   }
 
   /** Adds a custom index; call before {@link start} or at any time (built over current contents). */
@@ -264,8 +314,8 @@ export class Informer<T extends KubeObject = KubeObject> implements WatchSink {
     });
   }
 
-  /** WatchSink: a full list from the loop (initial or relist). */
-  replace(items: KubeObject[], _rv: string): void {
+  /** A full list from the loop (initial or relist). */
+  #replace(items: KubeObject[]): void {
     const objs = items.map((o) => this.#transform(o as T));
     const changes = this.#store.replace(objs);
     for (const c of changes) this.#notify(c);
@@ -279,8 +329,8 @@ export class Informer<T extends KubeObject = KubeObject> implements WatchSink {
     }
   }
 
-  /** WatchSink: one event from the loop. */
-  apply(type: "ADDED" | "MODIFIED" | "DELETED", obj: KubeObject): void {
+  /** One event from the loop. */
+  #apply(type: "ADDED" | "MODIFIED" | "DELETED", obj: KubeObject): void {
     const o = this.#transform(obj as T);
     const change = type === "DELETED" ? this.#store.remove(o) : this.#store.upsert(o);
     if (change) {

@@ -7,6 +7,7 @@
  * @module
  */
 
+import type { InformerLike, InformerSource } from "./cache.ts";
 import type { Clock } from "./clock.ts";
 import type { ControllerClient } from "./controller_client.ts";
 import { NotLeaderError, TerminalError } from "./errors.ts";
@@ -18,53 +19,15 @@ import { OwnWritesClient } from "./own_writes_client.ts";
 import { type Action, done, type Priority, requeueAfter, WorkQueue } from "./queue.ts";
 import { defaultControllerRateLimiter, type RateLimiter } from "./rate_limiter.ts";
 import { apiVersionOf, type KubeObject, objectKey, type ResourceType, splitKey } from "./types.ts";
+import type { WatchScope } from "./watch_runner.ts";
 import type { WriteFence } from "./write_fence.ts";
 
 export { type Action, done, requeueAfter };
 
-/** Informer event handlers (cache.ts's vocabulary: added | modified | deleted | synced). */
-export interface InformerHandler<T extends KubeObject = KubeObject> {
-  /** An object appeared (including the initial list). */
-  added?(obj: T): void;
-  /** An object changed. */
-  modified?(old: T, obj: T): void;
-  /** An object went away (last known state). */
-  deleted?(obj: T): void;
-  /** The first full list is in the store. */
-  synced?(): void;
-}
-
-/** What a controller needs from an informer (runtime/cache.ts's Informer satisfies it). */
-export interface InformerLike<T extends KubeObject = KubeObject> {
-  /** The cached resource. */
-  readonly resource: ResourceType;
-  /** Read-only view of the cache, by `namespace/name` key. */
-  readonly store: { get(key: string): T | undefined; list(namespace?: string): T[] };
-  /** Registers handlers; returns their removal. */
-  addHandler(handler: InformerHandler<T>): () => void;
-  /** Whether the first full list is in the store. */
-  hasSynced(): boolean;
-  /** Resolves once synced. */
-  waitForSync(signal?: AbortSignal): Promise<void>;
-}
-
-/** Selects which objects an informer caches. */
-export interface InformerOptions {
-  /** Only this namespace (default: all). */
-  namespace?: string;
-  /** Label selector, e.g. `app=web`. */
-  labelSelector?: string;
-  /** Field selector, e.g. `status.phase=Running`. */
-  fieldSelector?: string;
-  /** Cache PartialObjectMetadata only (enough to map owners). */
-  metadataOnly?: boolean;
-}
-
-/** The shared informer registry (runtime/cache.ts's InformerRegistry satisfies it). */
-export interface InformerSource {
-  /** The shared informer for `rt` with `opts` (created on first request). */
-  get<T extends KubeObject = KubeObject>(rt: ResourceType, opts?: InformerOptions): InformerLike<T>;
-}
+// The cache's reading side (Store, InformerHandler, InformerLike, InformerSource) is declared in cache.ts; what an
+// informer caches is a WatchScope (watch_runner.ts). Re-exported so a controller needs one import.
+export type { InformerHandler, InformerLike, InformerSource, Store } from "./cache.ts";
+export type { WatchScope } from "./watch_runner.ts";
 
 /** Everything a reconcile may use. Read from `informers`, write through `client`. */
 export interface ReconcileContext<T extends KubeObject = KubeObject> {
@@ -126,7 +89,7 @@ export interface ControllerOptions<T extends KubeObject> {
   /** The reconciled resource. */
   for: ResourceType;
   /** Informer options for the For resource (namespace, selectors). */
-  forOptions?: InformerOptions;
+  forOptions?: WatchScope;
   /** Brings the world in line with one object; throw to retry with backoff, TerminalError to stop. */
   reconcile(ctx: ReconcileContext<T>): Promise<Action>;
   /** Workers. Default: {@link ControllerDeps.maxConcurrentReconciles}, else 1. */
@@ -151,7 +114,7 @@ export type MapFn<O extends KubeObject = KubeObject> = (obj: O) => string[];
 
 interface Source {
   rt: ResourceType;
-  opts?: InformerOptions;
+  opts?: WatchScope;
   map: MapFn;
 }
 
@@ -211,7 +174,7 @@ export class Controller<T extends KubeObject = KubeObject> {
   }
 
   /** Reconciles the controlling owner (a For object) whenever an `rt` object with a controller ownerRef changes. */
-  owns(rt: ResourceType, opts?: InformerOptions): this {
+  owns(rt: ResourceType, opts?: WatchScope): this {
     const group = this.forType.group;
     const kind = this.forType.kind;
     const clusterScoped = !this.forType.namespaced;
@@ -223,14 +186,14 @@ export class Controller<T extends KubeObject = KubeObject> {
   }
 
   /** Reconciles the keys `map` returns for every changed `rt` object (old and new, on a modification). */
-  watches<O extends KubeObject = KubeObject>(rt: ResourceType, map: MapFn<O>, opts?: InformerOptions): this {
+  watches<O extends KubeObject = KubeObject>(rt: ResourceType, map: MapFn<O>, opts?: WatchScope): this {
     if (this.#started) throw new Error(`controller ${this.name}: watches() after start()`);
     this.#sources.push({ rt, opts, map: map as MapFn });
     return this;
   }
 
   /** {@link Controller.watches} with the informer options first (CONTRACTS spelling). */
-  watchesOpts<O extends KubeObject = KubeObject>(rt: ResourceType, opts: InformerOptions, map: MapFn<O>): this {
+  watchesOpts<O extends KubeObject = KubeObject>(rt: ResourceType, opts: WatchScope, map: MapFn<O>): this {
     return this.watches(rt, map, opts);
   }
 
@@ -244,7 +207,7 @@ export class Controller<T extends KubeObject = KubeObject> {
    * The informers this controller reads (For first, then Owns/Watches), so a Manager can start and sync them on
    * every replica before leadership (warm standby).
    */
-  watchedResources(): { rt: ResourceType; opts?: InformerOptions }[] {
+  watchedResources(): { rt: ResourceType; opts?: WatchScope }[] {
     return this.#sources.map(({ rt, opts }) => (opts ? { rt, opts } : { rt }));
   }
 

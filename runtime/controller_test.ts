@@ -7,7 +7,6 @@ import {
   done,
   type InformerHandler,
   type InformerLike,
-  type InformerOptions,
   type InformerSource,
   type ReconcileContext,
   requeueAfter,
@@ -16,7 +15,9 @@ import type { ControllerClient } from "./controller_client.ts";
 import { NotLeaderError, TerminalError } from "./errors.ts";
 import type { EventInput, EventRecorder } from "./events.ts";
 import { Metrics } from "./metrics.ts";
+import { StoreWriter } from "./store.ts";
 import { type KubeObject, objectKey, type ResourceType } from "./types.ts";
+import type { WatchScope } from "./watch_runner.ts";
 import { LeaderFence } from "./write_fence.ts";
 
 const MachineType: ResourceType = {
@@ -31,18 +32,15 @@ const PodType: ResourceType = { group: "", version: "v1", plural: "pods", kind: 
 
 /** An informer whose store the test writes directly. */
 class FakeInformer implements InformerLike {
-  items = new Map<string, KubeObject>();
+  readonly #items = new StoreWriter({ freeze: false });
   handlers = new Set<InformerHandler>();
   synced = false;
   #syncWaiters: (() => void)[] = [];
   constructor(readonly resource: ResourceType) {}
-  store = {
-    get: (key: string) => this.items.get(key),
-    list: () => [...this.items.values()],
-  };
+  store = this.#items.reader;
   addHandler(h: InformerHandler): () => void {
     this.handlers.add(h);
-    for (const obj of this.items.values()) h.added?.(obj);
+    for (const obj of this.#items.list()) h.added?.(obj);
     return () => this.handlers.delete(h);
   }
   hasSynced() {
@@ -57,19 +55,20 @@ class FakeInformer implements InformerLike {
   }
   set(obj: KubeObject) {
     const key = objectKey(obj);
-    const old = this.items.get(key);
-    this.items.set(key, obj);
+    const old = this.#items.get(key);
+    if (old) this.#items.remove(old);
+    this.#items.upsert(obj);
     for (const h of this.handlers) old ? h.modified?.(old, obj) : h.added?.(obj);
   }
   remove(obj: KubeObject) {
-    this.items.delete(objectKey(obj));
+    this.#items.remove(obj);
     for (const h of this.handlers) h.deleted?.(obj);
   }
 }
 
 class FakeRegistry implements InformerSource {
   informers = new Map<string, FakeInformer>();
-  get<T extends KubeObject>(rt: ResourceType, _opts?: InformerOptions): InformerLike<T> {
+  get<T extends KubeObject>(rt: ResourceType, _opts?: WatchScope): InformerLike<T> {
     let inf = this.informers.get(rt.plural);
     if (!inf) this.informers.set(rt.plural, inf = new FakeInformer(rt));
     return inf as unknown as InformerLike<T>;

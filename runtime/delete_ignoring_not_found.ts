@@ -4,18 +4,9 @@
  * success; every other error (a failed uid precondition included) propagates.
  * @module
  */
+import type { DeleteOptions } from "./client.ts";
 import { isNotFound } from "./errors.ts";
 import type { ResourceType } from "./types.ts";
-
-/** Options of the delete call (a subset of KubeClient.delete's). */
-export interface DeleteOptions {
-  /** The object's namespace. */
-  namespace?: string;
-  /** Delete only this incarnation (uid) or version of the object. */
-  preconditions?: { uid?: string; resourceVersion?: string };
-  /** Cascading deletion policy. */
-  propagationPolicy?: "Background" | "Foreground" | "Orphan";
-}
 
 /** The client call this module makes (KubeClient and test doubles implement it). */
 export interface Deleter {

@@ -8,7 +8,7 @@
 import { resourceId } from "./apimachinery/names.ts";
 import type { KubeClient } from "./client.ts";
 import type { Clock } from "./clock.ts";
-import { Informer, type InformerMetrics } from "./cache.ts";
+import { Informer, type InformerMetrics, type InformerSource } from "./cache.ts";
 import type { KubeObject, ResourceType } from "./types.ts";
 import type { WatchHealth, WatchLogger, WatchScope } from "./watch_runner.ts";
 
@@ -61,7 +61,7 @@ function describe(rt: ResourceType, scope: WatchScope): string {
  * await informers.waitForSync(30_000);
  * ```
  */
-export class InformerRegistry {
+export class InformerRegistry implements InformerSource {
   readonly #opts: InformerRegistryOptions;
   readonly #informers = new Map<string, Informer<KubeObject>>();
   readonly #running: Promise<void>[] = [];

@@ -11,17 +11,21 @@
 
 import type { KubeClient } from "./client.ts";
 import { type Clock, RealClock } from "./clock.ts";
-import type { ControllerDeps, InformerSource } from "./controller.ts";
+import type { InformerSource } from "./cache.ts";
+import type { ControllerDeps } from "./controller.ts";
 import { type EventRecorder, KubeEventRecorder } from "./events.ts";
 import { InformerRegistry } from "./informers.ts";
 import { defaultIdentity, LeaderElector, LeadershipLostError } from "./leader.ts";
 import { kubeLeaseLock } from "./lease_lock.ts";
 import { ensureDefaultLogging, kubeopLogger, type Logger } from "./log.ts";
 import { Metrics } from "./metrics.ts";
+import { MetricsAuthFilter } from "./metrics_auth.ts";
+import { loadMetricsServingCert } from "./metrics_cert.ts";
 import { namespacedInformers } from "./namespaced_informers.ts";
 import { type CheckResult, EndpointsServer, parseBindAddress, type ProbeReport } from "./probes.ts";
 import type { ManagerEndpoints, ManagerInformers, ManagerLeaderElection, ManagerOptions } from "./manager_options.ts";
 import type { Runnable } from "./runnable.ts";
+import type { WatchHealth } from "./watch_runner.ts";
 import { RunnableGroup } from "./runnable_group.ts";
 
 export { LeadershipLostError };
@@ -185,14 +189,10 @@ export class Manager {
       ok: this.#started && synced,
       reason: !this.#started ? "manager not started" : `not synced: ${unsynced.join(", ") || "caches"}`,
     });
-    const limit = this.#opts.unhealthyWatchFailures ?? 3;
-    const failing = health.filter((h) => h.consecutiveFailures >= limit);
-    checks.push({
-      name: "watches",
-      ok: failing.length === 0,
-      reason: failing.map((h) => `${h.resource}: ${h.consecutiveFailures} failures (${h.lastError ?? h.state})`)
-        .join("; "),
-    });
+    checks.push(watchesCheck(health, {
+      failures: this.#opts.unhealthyWatchFailures ?? 3,
+      disconnectGraceMs: this.#opts.watchDisconnectGraceMs ?? 5_000,
+    }));
     if (this.#shuttingDown) checks.push({ name: "shutdown", ok: false, reason: "shutting down" });
     return { ok: checks.every((c) => c.ok), checks };
   }
@@ -285,9 +285,18 @@ export class Manager {
     const servers: EndpointsServer[] = [];
     const metricsAddress = this.#opts.metricsBindAddress ?? "0";
     if (parseBindAddress(metricsAddress)) {
+      const secure = this.#opts.metricsSecure === true;
+      const filter = secure ? new MetricsAuthFilter({ client: this.#opts.client, clock: this.#clock }) : undefined;
       const server = new EndpointsServer({
         bindAddress: metricsAddress,
         metrics: this.metrics,
+        tls: secure ? () => loadMetricsServingCert({ certDir: this.#opts.metricsCertDir }) : undefined,
+        authorizeMetrics: filter
+          ? async (req) => {
+            const result = await filter.check(req);
+            return result.ok ? undefined : result.response;
+          }
+          : undefined,
         logger: this.#log,
         name: "metrics",
       });
@@ -381,4 +390,21 @@ export class Manager {
       cancel();
     }
   }
+}
+
+/**
+ * The /readyz `watches` check: a watch is unhealthy after `failures` failures in a row, or when it has synced and
+ * then been without an open stream for `disconnectGraceMs` (unsynced ones are reported by `informer-sync`).
+ */
+function watchesCheck(health: WatchHealth[], limits: { failures: number; disconnectGraceMs: number }): CheckResult {
+  const reasons: string[] = [];
+  for (const h of health) {
+    const why = h.lastError ?? h.state;
+    if (h.synced && h.disconnectedMs !== undefined && h.disconnectedMs >= limits.disconnectGraceMs) {
+      reasons.push(`${h.resource}: disconnected for ${Math.floor(h.disconnectedMs / 1000)} s (${why})`);
+    } else if (h.consecutiveFailures >= limits.failures) {
+      reasons.push(`${h.resource}: ${h.consecutiveFailures} failures (${why})`);
+    }
+  }
+  return { name: "watches", ok: reasons.length === 0, reason: reasons.join("; ") };
 }

@@ -6,7 +6,7 @@
 
 import type { KubeClient } from "./client.ts";
 import type { Clock } from "./clock.ts";
-import type { InformerSource } from "./controller.ts";
+import type { InformerSource } from "./cache.ts";
 import type { EventRecorder } from "./events.ts";
 import type { LeaseLock } from "./lease_lock.ts";
 import type { Logger } from "./log.ts";
@@ -61,6 +61,13 @@ export interface ManagerOptions {
   leaderElection?: ManagerLeaderElection;
   /** `/metrics` address; "0" (the default) disables it. The CLI default is ":8080". */
   metricsBindAddress?: string;
+  /**
+   * Serve /metrics over HTTPS, only to callers whose bearer token passes a TokenReview and whose user may `get` the
+   * non-resource URL `/metrics` (SubjectAccessReview): kubebuilder's `--metrics-secure`. Default false.
+   */
+  metricsSecure?: boolean;
+  /** With {@link ManagerOptions.metricsSecure}: directory holding `tls.crt` and `tls.key` (default self-signed). */
+  metricsCertDir?: string;
   /** `/healthz` `/readyz` address; "0" (the default) disables it. The CLI default is ":8081". */
   healthProbeBindAddress?: string;
   /** Longest wait for in-flight reconciles on shutdown. Default 25 000 ms (inside a pod's 30 s grace period). */
@@ -75,6 +82,12 @@ export interface ManagerOptions {
   recorder?: EventRecorder & { close?(): Promise<void> };
   /** Watches failing this many times in a row make /readyz fail. Default 3. */
   unhealthyWatchFailures?: number;
+  /**
+   * A synced watch without an open stream for this long makes /readyz fail (an apiserver outage, a deleted CRD).
+   * Default 5 000 ms: longer than a routine re-watch, short enough that traffic leaves a blind replica. /livez is
+   * not affected: restarting every replica during an apiserver outage would not help.
+   */
+  watchDisconnectGraceMs?: number;
 }
 
 /** Addresses the manager's servers listen on, once started. */

@@ -193,6 +193,8 @@ export class Metrics {
   readonly watchLastEvent: GaugeMetric<"resource">;
   /** kubeop_watch_decode_errors_total{resource}: malformed frames skipped. */
   readonly watchDecodeErrors: CounterMetric<"resource">;
+  /** kubeop_watch_list_failures_total{resource,code}: failed lists of the watch loops (`<error>`: no HTTP answer). */
+  readonly watchListFailures: CounterMetric<"resource" | "code">;
   /** kubeop_read_your_writes_timeouts_total{controller}. */
   readonly readYourWritesTimeouts: CounterMetric<"controller">;
   /** kubeop_events_dropped_total{reason}: Events the recorder could not send. */
@@ -368,6 +370,12 @@ export class Metrics {
       labelNames: ["resource"],
       registers,
     });
+    this.watchListFailures = new Counter({
+      name: "kubeop_watch_list_failures_total",
+      help: "Failed lists of the watch loops, by resource and HTTP code (<error> for transport failures).",
+      labelNames: ["resource", "code"],
+      registers,
+    });
     this.readYourWritesTimeouts = new Counter({
       name: "kubeop_read_your_writes_timeouts_total",
       help: "Reconciles started before the cache showed the controller's own last write (bounded wait expired).",
@@ -409,13 +417,42 @@ export class Metrics {
    * Registers prom-client's default collectors on this registry (once): process_cpu_seconds_total,
    * process_resident_memory_bytes, process_start_time_seconds, process_open_fds, process_max_fds, and the
    * nodejs_* heap, event-loop and version series — the process panels of the usual controller dashboards. All of
-   * them work under Deno (the fd counts read /proc/self on Linux). The Manager turns them on for the registry it
-   * serves; a bare Metrics (tests) stays without them.
+   * them work under Deno with --allow-all (the memory and fd series read /proc/self on Linux). Deno lets nothing
+   * short of --allow-all read /proc, so under a narrow permission set (the container's) the memory series fall back
+   * to Deno.memoryUsage() and process_open_fds / process_max_fds are left out rather than reported as 0. The
+   * Manager turns them on for the registry it serves; a bare Metrics (tests) stays without them.
    */
   enableDefaultCollectors(): void {
     if (this.#defaultCollectors) return;
     this.#defaultCollectors = true;
     collectDefaultMetrics({ register: this.registry });
+    if (Deno.build.os === "linux" && !procReadable()) {
+      for (
+        const name of [
+          "process_resident_memory_bytes",
+          "process_virtual_memory_bytes",
+          "process_heap_bytes",
+          "process_open_fds",
+          "process_max_fds",
+        ]
+      ) this.registry.removeSingleMetric(name);
+      new Gauge({
+        name: "process_resident_memory_bytes",
+        help: "Resident memory size in bytes.",
+        registers: [this.registry],
+        collect() {
+          this.set(Deno.memoryUsage().rss);
+        },
+      });
+      new Gauge({
+        name: "process_heap_bytes",
+        help: "Process heap size in bytes.",
+        registers: [this.registry],
+        collect() {
+          this.set(Deno.memoryUsage().heapTotal);
+        },
+      });
+    }
   }
 
   /** Queue hooks that feed the workqueue_* metrics labelled `{name, controller}`. */
@@ -468,5 +505,15 @@ export class Metrics {
       }
     }
     return sum;
+  }
+}
+
+/** Whether /proc/self can be read (Deno requires --allow-all for it). */
+function procReadable(): boolean {
+  try {
+    Deno.readTextFileSync("/proc/self/status");
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -39,7 +39,6 @@ export {
   type ControllerOptions,
   type InformerHandler,
   type InformerLike,
-  type InformerOptions,
   type InformerSource,
   type MapFn,
   type ReconcileContext,
@@ -105,6 +104,15 @@ export {
   KubeEventRecorder,
 } from "./events.ts";
 export { Metrics, type ReconcileResult } from "./metrics.ts";
+export {
+  MetricsAuthFilter,
+  type MetricsAuthOptions,
+  type MetricsAuthResult,
+  type ReviewClient,
+  type ReviewedUser,
+} from "./metrics_auth.ts";
+export { loadMetricsServingCert, type MetricsCertOptions } from "./metrics_cert.ts";
+export type { CertKeyPEM } from "./pki.ts";
 export { type Clock, RealClock, VirtualClock } from "./clock.ts";
 export {
   apiVersionOf,
@@ -173,6 +181,27 @@ export type {
   QueueMetricsHooks,
 } from "./metrics.ts";
 export type { LogProperties, LogRecord, Sink } from "./log.ts";
-export type { InformerHandler as CacheEventHandler } from "./cache.ts";
-export type { IndexFunc, StoreReader } from "./store.ts";
-export type { RelistCause, WatchMemory, WatchState } from "./watch.ts";
+export type { Store } from "./cache.ts";
+export type { IndexFunc } from "./store.ts";
+export type { RelistCause, StreamState, WatchMemory, WatchState } from "./watch.ts";
+export { patchStatusIfChanged, type StatusChangeOptions, statusChanges, type StatusPatcher } from "./status_patch.ts";
+export {
+  ConditionsSchema,
+  crdFromSchema,
+  type CustomResourceSchema,
+  customResourceType,
+  type PrinterColumn,
+  type StructuralSchema,
+  structuralSchema,
+} from "./crd_schema.ts";
+export { deleteIgnoringNotFound, type Deleter } from "./delete_ignoring_not_found.ts";
+export {
+  CHILD_WRITE_REJECTED,
+  type ChildWrite,
+  type ChildWriteRejection,
+  childWriteRejection,
+  isUnfixableWriteError,
+  rejectChildWrite,
+  type RejectionContext,
+  stalledCondition,
+} from "./child_write_failure.ts";

@@ -6,27 +6,9 @@
  * @module
  */
 
-import type { InformerHandler, InformerLike, InformerOptions, InformerSource } from "./controller.ts";
+import type { InformerHandler, InformerLike, InformerSource, Store } from "./cache.ts";
 import { type KubeObject, type ResourceType, splitKey } from "./types.ts";
-
-/** The store surface the composite offers (a superset of what controllers need). */
-export interface CompositeStore<T extends KubeObject> {
-  /** The object at `namespace/name`, from that namespace's informer. */
-  get(key: string): T | undefined;
-  /** Objects of one namespace, or of all configured namespaces. */
-  list(namespace?: string): T[];
-  /** Every key across namespaces. */
-  keys(): string[];
-  /** Number of objects across namespaces. */
-  readonly size: number;
-}
-
-interface MemberStore<T extends KubeObject> {
-  get(key: string): T | undefined;
-  list(namespace?: string): T[];
-  keys?(): string[];
-  readonly size?: number;
-}
+import type { WatchScope } from "./watch_runner.ts";
 
 /** One informer per namespace, presented as one. */
 export class MultiNamespaceInformer<T extends KubeObject = KubeObject> implements InformerLike<T> {
@@ -39,21 +21,39 @@ export class MultiNamespaceInformer<T extends KubeObject = KubeObject> implement
     this.#members = members;
   }
 
-  get store(): CompositeStore<T> {
+  /** One {@link Store} over the members' stores: reads by key go to that namespace's member, the rest merge. */
+  get store(): Store<T> {
     const members = this.#members;
-    const stores = () => [...members.values()].map((m) => m.store as MemberStore<T>);
+    const stores = () => [...members.values()].map((m) => m.store);
     return {
       get: (key) => members.get(splitKey(key).namespace ?? "")?.store.get(key),
       list: (namespace) =>
         namespace === undefined
           ? stores().flatMap((s) => s.list())
           : (members.get(namespace)?.store.list(namespace) ?? []),
-      keys: () =>
-        stores().flatMap((s) => s.keys?.() ?? s.list().map((o) => `${o.metadata.namespace}/${o.metadata.name}`)),
+      byIndex: (index, value) => stores().flatMap((s) => s.byIndex(index, value)),
+      keys: () => stores().flatMap((s) => s.keys()),
+      getByUid: (uid) => {
+        for (const s of stores()) {
+          const obj = s.getByUid(uid);
+          if (obj) return obj;
+        }
+        return undefined;
+      },
       get size() {
-        return stores().reduce((n, s) => n + (s.size ?? s.list().length), 0);
+        return stores().reduce((n, s) => n + s.size, 0);
       },
     };
+  }
+
+  /** Adds index `name` to every member's cache. */
+  addIndex(name: string, fn: (obj: T) => string[]): void {
+    for (const [namespace, member] of this.#members) {
+      if (!member.addIndex) {
+        throw new Error(`${this.resource.plural}: the cache of namespace ${namespace} offers no indexes`);
+      }
+      member.addIndex(name, fn);
+    }
   }
 
   /** Registers `handler` on every member; `synced` fires once, after all members synced. */
@@ -94,7 +94,7 @@ export function namespacedInformers(inner: InformerSource, namespaces: string[])
   if (unique.length === 0) return inner;
   const composites = new Map<string, MultiNamespaceInformer>();
   return {
-    get<T extends KubeObject = KubeObject>(rt: ResourceType, opts?: InformerOptions): InformerLike<T> {
+    get<T extends KubeObject = KubeObject>(rt: ResourceType, opts?: WatchScope): InformerLike<T> {
       if (!rt.namespaced || opts?.namespace) return inner.get<T>(rt, opts);
       if (unique.length === 1) return inner.get<T>(rt, { ...opts, namespace: unique[0] });
       const id = JSON.stringify([

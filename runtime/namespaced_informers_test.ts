@@ -1,18 +1,23 @@
 import assert from "node:assert/strict";
-import type { InformerHandler, InformerLike, InformerOptions } from "./controller.ts";
+import type { InformerHandler, InformerLike } from "./cache.ts";
 import { namespacedInformers } from "./namespaced_informers.ts";
+import { StoreWriter } from "./store.ts";
 import { CoreTypes, type KubeObject, objectKey, type ResourceType } from "./types.ts";
+import type { WatchScope } from "./watch_runner.ts";
 
 /** An informer over a fixed set of objects that syncs when told. */
 class ListInformer implements InformerLike {
   readonly handlers = new Set<InformerHandler>();
   synced = false;
-  constructor(readonly resource: ResourceType, readonly opts: InformerOptions, readonly objects: KubeObject[]) {}
+  readonly #objects = new StoreWriter();
+  constructor(readonly resource: ResourceType, readonly opts: WatchScope, objects: KubeObject[]) {
+    this.#objects.replace(objects);
+  }
   get store() {
-    return {
-      get: (key: string) => this.objects.find((o) => objectKey(o) === key),
-      list: (ns?: string) => this.objects.filter((o) => ns === undefined || o.metadata.namespace === ns),
-    };
+    return this.#objects.reader;
+  }
+  addIndex(name: string, fn: (obj: KubeObject) => string[]): void {
+    this.#objects.addIndex(name, fn);
   }
   addHandler(h: InformerHandler): () => void {
     this.handlers.add(h);
@@ -38,7 +43,7 @@ function registry() {
   const made: ListInformer[] = [];
   return {
     made,
-    get<T extends KubeObject>(rt: ResourceType, opts: InformerOptions = {}): InformerLike<T> {
+    get<T extends KubeObject>(rt: ResourceType, opts: WatchScope = {}): InformerLike<T> {
       const inf = new ListInformer(
         rt,
         opts,
@@ -90,4 +95,14 @@ Deno.test("several namespaces: one informer each, read and notified as one", () 
   assert.equal(synced, 1);
   off();
   assert.equal(inner.made[0].handlers.size + inner.made[1].handlers.size, 0);
+});
+
+Deno.test("several namespaces: an index is added to every namespace's cache and read across them", () => {
+  const inner = registry();
+  const pods = namespacedInformers(inner, ["a", "b"]).get(CoreTypes.Pod);
+  pods.addIndex!("name", (o) => [o.metadata.name!]);
+  assert.deepEqual(pods.store.byIndex!("name", "p2").map(objectKey), ["b/p2"]);
+  assert.deepEqual(pods.store.byIndex!("namespace", "a").map(objectKey), ["a/p1"]);
+  assert.deepEqual(pods.store.byIndex!("name", "p3"), [], "namespace c is not cached");
+  assert.throws(() => pods.store.byIndex!("nope", "x"), /no index "nope"/);
 });

@@ -10,14 +10,9 @@
  */
 
 import { resourceId } from "./apimachinery/names.ts";
+import type { Store } from "./cache.ts";
 import type { Clock } from "./clock.ts";
 import { type KubeObject, objectKey, type ResourceType } from "./types.ts";
-
-/** What the tracker needs from an informer's store. */
-export interface StoreReader {
-  /** The cached object at `namespace/name` (or `name`). */
-  get(key: string): KubeObject | undefined;
-}
 
 /** One write whose effect the cache must show before the next reconcile of the writer's key. */
 export interface Expectation {
@@ -71,7 +66,7 @@ export interface OwnWritesOptions {
   /** Longest wait before a reconcile proceeds anyway. Default 5000 ms. */
   timeoutMs?: number;
   /** The store for a resource id, when this controller has an informer for it (others are not tracked). */
-  storeFor(resource: string): StoreReader | undefined;
+  storeFor(resource: string): Pick<Store, "get"> | undefined;
   /** Called when a wait times out. */
   onTimeout?(key: string): void;
 }

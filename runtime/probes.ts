@@ -7,6 +7,7 @@
  */
 
 import type { Logger } from "./log.ts";
+import type { CertKeyPEM } from "./pki.ts";
 import { kubeopLogger } from "./log.ts";
 import type { Runnable } from "./runnable.ts";
 
@@ -69,6 +70,13 @@ export interface EndpointsOptions {
   readiness?: () => ProbeReport;
   /** `/metrics`. */
   metrics?: MetricsSource;
+  /** Serve HTTPS with this certificate (loaded when the server starts). Default plain HTTP. */
+  tls?: () => Promise<CertKeyPEM>;
+  /**
+   * Guards `/metrics`: returns the response to send instead (401, 403), or undefined to serve it
+   * (runtime/metrics_auth.ts `MetricsAuthFilter` behind `--metrics-secure`). Probes are never guarded.
+   */
+  authorizeMetrics?: (req: Request) => Promise<Response | undefined>;
   /** Where listening/failure lines go (default `kubeop.probes`). */
   logger?: Logger;
   /** Names the server in logs ("metrics", "health probe"). */
@@ -124,6 +132,7 @@ export class EndpointsServer implements Runnable {
   #listened: (addr: BindAddress) => void = () => {};
   #failed: (error: unknown) => void = () => {};
   #addr: BindAddress | undefined;
+  #scheme: "http" | "https";
 
   /** Parses `bindAddress` (RangeError when invalid or "0"); listens only in {@link EndpointsServer.start}. */
   constructor(opts: EndpointsOptions) {
@@ -133,6 +142,7 @@ export class EndpointsServer implements Runnable {
     this.#opts = opts;
     this.#bind = bind;
     this.#log = opts.logger ?? kubeopLogger("probes");
+    this.#scheme = opts.tls ? "https" : "http";
     this.#listening = new Promise<void>((resolve, reject) => {
       this.#listened = (addr) => {
         this.#addr = addr;
@@ -148,12 +158,12 @@ export class EndpointsServer implements Runnable {
     return this.#addr;
   }
 
-  /** `http://host:port` (loopback substituted for a wildcard host), once listening. */
+  /** `http://host:port` or `https://…` (loopback substituted for a wildcard host), once listening. */
   get url(): string | undefined {
     const addr = this.#addr;
     if (!addr) return undefined;
     const host = addr.hostname === "0.0.0.0" || addr.hostname === "::" ? "127.0.0.1" : addr.hostname;
-    return `http://${host.includes(":") ? `[${host}]` : host}:${addr.port}`;
+    return `${this.#scheme}://${host.includes(":") ? `[${host}]` : host}:${addr.port}`;
   }
 
   /** Resolves once listening; rejects when the address cannot be bound. */
@@ -166,13 +176,19 @@ export class EndpointsServer implements Runnable {
     const { name } = this;
     let server: Deno.HttpServer<Deno.NetAddr>;
     try {
+      const tls = this.#opts.tls ? await this.#opts.tls() : undefined;
+      // Stopped while the certificate was being made: Deno.serve would never see the abort of a signal that has
+      // already fired, and `finished` would never settle.
+      if (signal.aborted) return;
       server = Deno.serve({
+        ...(tls ? { cert: tls.certPEM, key: tls.keyPEM } : {}),
         hostname: this.#bind.hostname,
         port: this.#bind.port,
         signal,
         onListen: (addr) => {
-          this.#log.info("{name} server listening on {hostname}:{port}", {
+          this.#log.info("{name} server listening on {scheme}://{hostname}:{port}", {
             name,
+            scheme: this.#scheme,
             hostname: addr.hostname,
             port: addr.port,
           });
@@ -206,6 +222,8 @@ export class EndpointsServer implements Runnable {
     }
     if (path === "/readyz" && opts.readiness) return this.#probe("readyz", opts.readiness, url);
     if (path === "/metrics" && opts.metrics) {
+      const refused = await opts.authorizeMetrics?.(req);
+      if (refused) return refused;
       try {
         return text(200, await opts.metrics.render(), opts.metrics.contentType);
       } catch (err) {

@@ -120,3 +120,26 @@ Deno.test("listening on a taken port fails with the address in the error", async
     await first.shutdown();
   }
 });
+
+Deno.test("a server stopped while its certificate is being made ends instead of hanging", async () => {
+  let certAsked!: () => void;
+  const asked = new Promise<void>((resolve) => certAsked = resolve);
+  let giveCert!: () => void;
+  const server = new EndpointsServer({
+    bindAddress: "127.0.0.1:0",
+    metrics: new Metrics(),
+    name: "metrics",
+    tls: () => {
+      certAsked();
+      // The certificate arrives only after the stop (slow key generation on a loaded machine).
+      return new Promise((resolve) => giveCert = () => resolve({ certPEM: "unused", keyPEM: "unused" }));
+    },
+  });
+  const stop = new AbortController();
+  const run = startRunnable(server, stop.signal);
+  await asked;
+  stop.abort();
+  giveCert();
+  await run.done; // before the fix: Deno.serve got an already-aborted signal and `finished` never settled
+  assert.equal(server.url, undefined, "it never listened");
+});

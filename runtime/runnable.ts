@@ -6,8 +6,9 @@
  * @module
  */
 
-import type { ControllerDeps, InformerOptions } from "./controller.ts";
+import type { ControllerDeps } from "./controller.ts";
 import type { ResourceType } from "./types.ts";
+import type { WatchScope } from "./watch_runner.ts";
 
 /**
  * The group a runnable starts in. `servers` (HTTP listeners: probes, metrics, later webhooks) start first, `caches`
@@ -54,7 +55,7 @@ export interface Runnable {
    * The informers it will read. The manager requests them before leadership so a standby replica's caches are warm
    * when it takes over.
    */
-  watchedResources?(): { rt: ResourceType; opts?: InformerOptions }[];
+  watchedResources?(): { rt: ResourceType; opts?: WatchScope }[];
 }
 
 /** A started runnable: await `ready` to know it serves, `done` to know it stopped (both may reject). */

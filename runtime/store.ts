@@ -1,11 +1,13 @@
 /**
- * The informer's object store: objects keyed `namespace/name`, secondary indexes (namespace, owner uid,
- * label `key=value`, custom), and the diff logic of a relist. It has one writer (the informer's watch loop, through
- * {@link Store.replace}/{@link Store.upsert}/{@link Store.remove}); readers see the {@link StoreReader} view and get
- * frozen objects.
+ * The informer's object store, as a single-writer type (kube-rs's reflector `store::Writer` / `Store`): a
+ * {@link StoreWriter} holds objects keyed `namespace/name`, secondary indexes (namespace, owner uid, label
+ * `key=value`, custom) and the diff logic of a relist; only its holder (the informer, fed by its watch loop) can
+ * write. Everyone else gets {@link StoreWriter.reader}, a {@link Store} (declared in cache.ts) that has no write
+ * methods at all, and frozen objects.
  * @module
  */
 
+import type { Store } from "./cache.ts";
 import type { KubeObject } from "./types.ts";
 import { objectKey } from "./types.ts";
 
@@ -21,22 +23,6 @@ export const BUILTIN_INDEXES = {
   /** `key=value` for every label. */
   label: "label",
 } as const;
-
-/** The read-only view handed to controllers. */
-export interface StoreReader<T extends KubeObject> {
-  /** The object at `namespace/name` (or `name`), frozen. */
-  get(key: string): T | undefined;
-  /** All objects, or those of one namespace. */
-  list(namespace?: string): T[];
-  /** Objects filed under `value` in index `index`. */
-  byIndex(index: string, value: string): T[];
-  /** All keys. */
-  keys(): string[];
-  /** The object with this uid, if present. */
-  getByUid(uid: string): T | undefined;
-  /** Number of objects. */
-  readonly size: number;
-}
 
 /** One change the writer made, in the handlers' vocabulary. */
 export type StoreChange<T> =
@@ -85,25 +71,29 @@ function labelIndex(obj: KubeObject): string[] {
 }
 
 /**
- * An indexed, single-writer object store.
+ * The writer half of an indexed object store. Hand out {@link StoreWriter.reader}, never the writer.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { Store } from "./store.ts";
- * const store = new Store();
- * store.upsert({ metadata: { name: "a", namespace: "ns", uid: "u1", resourceVersion: "1", labels: { app: "x" } } });
+ * import { StoreWriter } from "./store.ts";
+ * const writer = new StoreWriter();
+ * const store = writer.reader; // what readers get: no upsert/remove/replace
+ * writer.upsert({ metadata: { name: "a", namespace: "ns", uid: "u1", resourceVersion: "1", labels: { app: "x" } } });
  * assert.ok(store.byIndex("label", "app=x").length === 1);
  * assert.ok(Object.isFrozen(store.get("ns/a")));
+ * assert.ok(!("upsert" in store));
  * ```
  */
-export class Store<T extends KubeObject = KubeObject> implements StoreReader<T> {
+export class StoreWriter<T extends KubeObject = KubeObject> implements Store<T> {
   readonly #items = new Map<string, T>();
   /** uid → key; built on first use (most informers never look objects up by uid). */
   #byUid?: Map<string, string>;
   /** Indexes are declared up front but materialized on first query, so unused ones cost nothing per event. */
   readonly #indexers: { name: string; fn: IndexFunc<T>; index?: Map<string, Set<string>> }[] = [];
   readonly #freeze: boolean;
+  /** The read-only handle: a separate object, so a reader cannot reach the write methods even by a cast. */
+  readonly reader: Store<T>;
 
   /**
    * Creates an empty store with the built-in indexes declared.
@@ -114,6 +104,7 @@ export class Store<T extends KubeObject = KubeObject> implements StoreReader<T> 
     this.addIndex(BUILTIN_INDEXES.namespace, namespaceIndex);
     this.addIndex(BUILTIN_INDEXES.owner, ownerIndex);
     this.addIndex(BUILTIN_INDEXES.label, labelIndex);
+    this.reader = Object.freeze(new ReadOnlyStore(this));
   }
 
   get size(): number {
@@ -250,6 +241,32 @@ export class Store<T extends KubeObject = KubeObject> implements StoreReader<T> 
       for (const v of before) if (!after.includes(v)) removeFrom(index, v, key);
       for (const v of after) addTo(index, v, key);
     }
+  }
+}
+
+/** The read-only handle of a {@link StoreWriter}: it keeps the writer in a private field, out of readers' reach. */
+class ReadOnlyStore<T extends KubeObject> implements Store<T> {
+  readonly #writer: StoreWriter<T>;
+  constructor(writer: StoreWriter<T>) {
+    this.#writer = writer;
+  }
+  get size(): number {
+    return this.#writer.size;
+  }
+  get(key: string): T | undefined {
+    return this.#writer.get(key);
+  }
+  list(namespace?: string): T[] {
+    return this.#writer.list(namespace);
+  }
+  byIndex(index: string, value: string): T[] {
+    return this.#writer.byIndex(index, value);
+  }
+  keys(): string[] {
+    return this.#writer.keys();
+  }
+  getByUid(uid: string): T | undefined {
+    return this.#writer.getByUid(uid);
   }
 }
 

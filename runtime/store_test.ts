@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Store } from "./store.ts";
+import { StoreWriter } from "./store.ts";
 import type { KubeObject } from "./types.ts";
 
 function pod(name: string, rv: string, extra: Partial<KubeObject["metadata"]> = {}): KubeObject {
@@ -7,7 +7,7 @@ function pod(name: string, rv: string, extra: Partial<KubeObject["metadata"]> = 
 }
 
 Deno.test("store: relist diff emits synthetic deletes, no duplicate adds, no spurious updates", () => {
-  const store = new Store();
+  const store = new StoreWriter();
   store.replace([pod("a", "1"), pod("b", "1"), pod("c", "1")]);
   const changes = store.replace([pod("a", "1"), pod("b", "2"), pod("d", "3")]);
   const summary = changes.map((c) => `${c.type}:${c.obj.metadata.name}`).sort();
@@ -16,7 +16,7 @@ Deno.test("store: relist diff emits synthetic deletes, no duplicate adds, no spu
 });
 
 Deno.test("store: indexes by namespace, owner uid, label and a custom function follow updates", () => {
-  const store = new Store();
+  const store = new StoreWriter();
   store.addIndex("byNode", (o) => (o.spec?.nodeName ? [o.spec.nodeName] : []));
   const owned = pod("a", "1", {
     labels: { app: "x" },
@@ -39,7 +39,7 @@ Deno.test("store: indexes by namespace, owner uid, label and a custom function f
 });
 
 Deno.test("store: readers get frozen objects", () => {
-  const store = new Store();
+  const store = new StoreWriter();
   store.upsert(pod("a", "1", { labels: { app: "x" } }));
   const got = store.get("ns/a")!;
   assert.throws(() => {
@@ -49,7 +49,7 @@ Deno.test("store: readers get frozen objects", () => {
 });
 
 Deno.test("store: an upsert with an unchanged resourceVersion is not a change", () => {
-  const store = new Store();
+  const store = new StoreWriter();
   assert.equal(store.upsert(pod("a", "1"))?.type, "added");
   assert.equal(store.upsert(pod("a", "1")), undefined);
   assert.equal(store.upsert(pod("a", "2"))?.type, "modified");
@@ -57,7 +57,7 @@ Deno.test("store: an upsert with an unchanged resourceVersion is not a change", 
 });
 
 Deno.test("store: stored objects are frozen all the way down (nested objects, arrays, objects in arrays)", () => {
-  const store = new Store();
+  const store = new StoreWriter();
   const obj = {
     metadata: {
       name: "a",
@@ -90,4 +90,17 @@ Deno.test("store: stored objects are frozen all the way down (nested objects, ar
     "use strict";
     (got.metadata.labels as Record<string, string>).app = "y";
   }, TypeError);
+});
+
+Deno.test("store: the reader handle reads the writer's contents and offers no way to write", () => {
+  const writer = new StoreWriter();
+  const store = writer.reader;
+  writer.upsert(pod("a", "1"));
+  assert.equal(store.get("ns/a")?.metadata.resourceVersion, "1");
+  assert.equal(store.size, 1);
+  assert.deepEqual(store.keys(), ["ns/a"]);
+  assert.equal(store.getByUid("uid-a")?.metadata.name, "a");
+  for (const method of ["upsert", "remove", "replace", "addIndex"]) assert.ok(!(method in store), method);
+  assert.ok(Object.isFrozen(store));
+  assert.throws(() => (store as unknown as { upsert: unknown }).upsert = () => {});
 });

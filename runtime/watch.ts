@@ -1,47 +1,76 @@
 /**
  * The list+watch loop as data: a discriminated union of {@link WatchState}s and one pure
- * {@link step}(state, input, env) → {state, effects}. The I/O shell (watch_runner.ts) performs the effects (list,
- * open a watch, sleep, write the store) and feeds back what happened. No state is terminal, so the loop cannot
- * stop by itself: every failure leads to Backoff, and every Backoff leads back to Listing or Watching.
+ * {@link step}(state, input, env) → {state, effects}. The state holds everything the loop decides with: the
+ * resourceVersion to resume from, the failure count, which I/O is under way or comes next, and the stream's
+ * deadlines (read-idle, overdue). Time-outs are named timers the step arms and cancels (`setTimer`/`cancelTimer`
+ * effects) and whose firing comes back as a `timer` input. The I/O shell (watch_runner.ts) performs the effects (list,
+ * open or close the stream, arm timers, write the store) and feeds back what happened. No state is terminal, so the
+ * loop cannot stop by itself: every failure leads to Backoff, and every Backoff leads back to Listing or Watching.
  *
  * Behaviour (client-go reflector): list (paginated) then watch from the list's RV with bookmarks and a random
  * `timeoutSeconds` in [300, 600]; BOOKMARK moves the RV only; 410 (HTTP or in-stream) → relist; other errors and
- * stream ends → re-watch from the last RV after backoff 800 ms ×2 with jitter, cap 30 s, reset after 2 min of
- * health; WatchList (`sendInitialEvents`) preferred, falling back to list when refused; a read-idle deadline once
+ * stream ends → re-watch from the last RV after backoff 800 ms ×2 with jitter, cap 30 s, reset whenever the server
+ * answers (a list succeeds or a stream opens); WatchList (`sendInitialEvents`) preferred, falling back to list when refused; a read-idle deadline once
  * bookmarks have been seen (2.5× the observed gap, 90 s floor) catches half-open connections.
  * @module
  */
 
-import { ApiError } from "./errors.ts";
-import type { KubeObject, WatchEvent } from "./types.ts";
+import { ApiError, isGone, isNotFound, isUnauthorized } from "./errors.ts";
+import { type KubeObject, objectKey, type WatchEvent } from "./types.ts";
+import { invalidFrame, isUnservableRv } from "./watch_frames.ts";
 
 /** Why a full list is (re)done. */
 export type RelistCause = "initial" | "expired" | "watchlist-fallback" | "list-error";
 
+/** The loop's named timers: at most one of each is armed at a time (setting one replaces it). */
+export type TimerName = "backoff" | "idle" | "overdue";
+
 /** Data every state carries. */
 export interface WatchMemory {
-  /** Last resourceVersion seen (list, event or bookmark). */
+  /** Last resourceVersion seen (list, event or bookmark): the one value a re-watch resumes from. */
   rv?: string;
-  /** Consecutive failures (drives the backoff; reset after a healthy stream of ≥ 2 min). */
+  /**
+   * Backoffs since the server last answered (drives the backoff delay). Reset by a successful list or an opened
+   * stream, so an outage after a recovery starts again from the initial delay, not from the cap of an earlier one.
+   */
   failures: number;
+  /** Failed lists/watches since the last successful list or stream open (for health). */
+  consecutiveFailures: number;
+  /** The most recent list/watch failure, for operators. */
+  lastError?: string;
   /** Whether WatchList is tried: off by configuration, or after the server refused it. */
   watchList: "try" | "off";
   /** True once the first full state was delivered. */
   synced: boolean;
+  /** When the last frame (event or bookmark) or stream open was seen, on any stream. */
+  lastEventAtMs?: number;
+  /** Since when no stream has been open (set on start and when a stream ends, cleared when one opens). */
+  disconnectedSinceMs?: number;
 }
 
-/** The loop's states. */
+/** The open (or opening) stream of InitialEvents and Watching: its deadlines live here. */
+export interface StreamState {
+  /** The `timeoutSeconds` the watch was opened with: past it (plus a grace) the stream is overdue. */
+  timeoutSeconds: number;
+  /** When the server answered 200 (undefined while opening). */
+  openedAtMs?: number;
+  /** The read-idle deadline once bookmarks were seen: no frame for this long means half-open. */
+  idleMs?: number;
+  /** When the last bookmark arrived (with {@link StreamState.maxBookmarkGapMs}, sizes `idleMs`). */
+  lastBookmarkAtMs?: number;
+  /** The largest gap between bookmarks so far. */
+  maxBookmarkGapMs?: number;
+}
+
+/** The loop's states. Each one says which I/O is under way or comes next. */
 export type WatchState =
+  /** A list is in flight. */
   | { kind: "Listing"; mem: WatchMemory; cause: RelistCause }
-  | { kind: "InitialEvents"; mem: WatchMemory; cause: RelistCause; items: Map<string, KubeObject>; openedAtMs?: number }
-  | {
-    kind: "Watching";
-    mem: WatchMemory;
-    rv?: string;
-    openedAtMs?: number;
-    lastBookmarkAtMs?: number;
-    maxBookmarkGapMs?: number;
-  }
+  /** A WatchList stream (`sendInitialEvents`) is in flight, collecting the initial state. */
+  | { kind: "InitialEvents"; mem: WatchMemory; cause: RelistCause; items: Map<string, KubeObject>; stream: StreamState }
+  /** A watch stream from `mem.rv` is in flight. */
+  | { kind: "Watching"; mem: WatchMemory; stream: StreamState }
+  /** Waiting for the backoff timer; then list or watch. */
   | { kind: "Backoff"; mem: WatchMemory; untilMs: number; cause: string; detail?: string; then: "list" | "watch" };
 
 /** What the shell reports. */
@@ -53,10 +82,9 @@ export type WatchInput =
   | { type: "event"; event: WatchEvent<unknown> }
   | { type: "streamEnded" }
   | { type: "streamFailed"; error: unknown }
-  | { type: "idle" }
-  | { type: "backoffDone" };
+  | { type: "timer"; timer: TimerName };
 
-/** What the shell must do. At most one of list/watch/sleep per step (the next I/O). */
+/** What the shell must do, in order. At most one list or watch per step (the next I/O). */
 export type WatchEffect =
   | { type: "list"; cause: RelistCause }
   | {
@@ -65,12 +93,17 @@ export type WatchEffect =
     timeoutSeconds: number;
     sendInitialEvents: boolean;
   }
-  | { type: "sleep"; ms: number }
+  /** Abort the current stream; its end is not reported back. */
   | { type: "closeStream" }
+  /** Arm `timer` to fire in `ms` (replacing it if armed); its firing comes back as a `timer` input. */
+  | { type: "setTimer"; timer: TimerName; ms: number }
+  /** Disarm `timer` (no-op when not armed). */
+  | { type: "cancelTimer"; timer: TimerName }
   | { type: "replace"; items: KubeObject[]; rv: string }
   | { type: "apply"; eventType: "ADDED" | "MODIFIED" | "DELETED"; object: KubeObject }
-  | { type: "armIdle"; ms: number }
   | { type: "refreshCredentials" }
+  /** A list failed: `code` is the HTTP status, or `<error>` for a transport failure (client-go's label). */
+  | { type: "listError"; code: string; detail: string }
   | { type: "skip"; reason: string; detail: string }
   | { type: "restart"; reason: string; detail?: string }
   | { type: "relist"; cause: RelistCause };
@@ -95,11 +128,12 @@ export interface StepEnv {
 export const WATCH_DEFAULTS = {
   initialBackoffMs: 800,
   maxBackoffMs: 30_000,
-  backoffResetAfterMs: 120_000,
   minTimeoutSeconds: 300,
   maxTimeoutSeconds: 600,
   idleFloorMs: 90_000,
   idleGapFactor: 2.5,
+  /** Grace beyond a watch's timeoutSeconds before the stream is presumed dead. */
+  overdueGraceMs: 30_000,
 } as const;
 
 /** The annotation that marks the end of WatchList's initial events. */
@@ -109,7 +143,7 @@ export const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
 export function initialState(opts: { watchList?: boolean } = {}): WatchState {
   return {
     kind: "Listing",
-    mem: { failures: 0, watchList: opts.watchList === false ? "off" : "try", synced: false },
+    mem: { failures: 0, consecutiveFailures: 0, watchList: opts.watchList === false ? "off" : "try", synced: false },
     cause: "initial",
   };
 }
@@ -130,46 +164,58 @@ function timeoutSeconds(env: StepEnv): number {
   return lo + Math.floor(env.random() * (hi - lo + 1));
 }
 
-function startListing(mem: WatchMemory, cause: RelistCause, env: StepEnv, extra: WatchEffect[] = []): StepResult {
-  if (mem.watchList === "try") {
-    return {
-      state: { kind: "InitialEvents", mem, cause, items: new Map() },
-      effects: [...extra, { type: "watch", timeoutSeconds: timeoutSeconds(env), sendInitialEvents: true }],
-    };
-  }
-  return { state: { kind: "Listing", mem, cause }, effects: [...extra, { type: "list", cause }] };
+/** Leaving a stream: its deadlines go with it (and, when the loop rather than the server ends it, the stream). */
+function leaveStream(close: boolean): WatchEffect[] {
+  const cancel: WatchEffect[] = [{ type: "cancelTimer", timer: "idle" }, { type: "cancelTimer", timer: "overdue" }];
+  return close ? [{ type: "closeStream" }, ...cancel] : cancel;
 }
 
-function startWatch(mem: WatchMemory, env: StepEnv): StepResult {
+function startListing(mem: WatchMemory, cause: RelistCause, env: StepEnv, before: WatchEffect[] = []): StepResult {
+  if (mem.watchList === "try") {
+    const seconds = timeoutSeconds(env);
+    return {
+      state: { kind: "InitialEvents", mem, cause, items: new Map(), stream: { timeoutSeconds: seconds } },
+      effects: [...before, { type: "watch", timeoutSeconds: seconds, sendInitialEvents: true }],
+    };
+  }
+  return { state: { kind: "Listing", mem, cause }, effects: [...before, { type: "list", cause }] };
+}
+
+function startWatch(mem: WatchMemory, env: StepEnv, before: WatchEffect[] = []): StepResult {
+  const seconds = timeoutSeconds(env);
   return {
-    state: { kind: "Watching", mem, rv: mem.rv },
-    effects: [{
-      type: "watch",
-      resourceVersion: mem.rv,
-      timeoutSeconds: timeoutSeconds(env),
-      sendInitialEvents: false,
-    }],
+    state: { kind: "Watching", mem, stream: { timeoutSeconds: seconds } },
+    effects: [...before, { type: "watch", resourceVersion: mem.rv, timeoutSeconds: seconds, sendInitialEvents: false }],
   };
 }
 
-function backoff(
-  mem: WatchMemory,
-  cause: string,
-  then: "list" | "watch",
-  env: StepEnv,
-  healthySinceMs?: number,
-  extra: WatchEffect[] = [],
-  detail?: string,
-): StepResult {
+/** What {@link backoff} needs: the failure and what comes after the wait. */
+interface BackoffRequest {
+  mem: WatchMemory;
+  /** The restart reason (metric label). */
+  cause: string;
+  /** For logs. */
+  detail?: string;
+  /** What the backoff timer leads to. */
+  then: "list" | "watch";
+  /** Effects before the restart (closing the stream, refreshing credentials). */
+  before?: WatchEffect[];
+}
+
+function backoff(req: BackoffRequest, env: StepEnv): StepResult {
+  const { mem, cause, detail, then, before = [] } = req;
   const now = env.now();
-  let failures = mem.failures;
-  if (healthySinceMs !== undefined && now - healthySinceMs >= WATCH_DEFAULTS.backoffResetAfterMs) failures = 0;
-  failures++;
+  const failures = mem.failures + 1;
   const ms = backoffMs(failures, env.random());
   return {
     state: { kind: "Backoff", mem: { ...mem, failures }, untilMs: now + ms, cause, detail, then },
-    effects: [...extra, { type: "restart", reason: cause, detail }, { type: "sleep", ms }],
+    effects: [...before, { type: "restart", reason: cause, detail }, { type: "setTimer", timer: "backoff", ms }],
   };
+}
+
+/** A list or watch failed (not a stream the loop closed itself): counted for health. */
+function failed(mem: WatchMemory, error: unknown): WatchMemory {
+  return { ...mem, consecutiveFailures: mem.consecutiveFailures + 1, lastError: describe(error) };
 }
 
 function errorCode(error: unknown): number | undefined {
@@ -178,43 +224,6 @@ function errorCode(error: unknown): number | undefined {
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * Does this Status say the RV cannot be served — too old (410 Expired/Gone) or, after an etcd restore or a fresh
- * server, too large (504 with cause ResourceVersionTooLarge)? Either way only a relist helps.
- */
-function isUnservableRv(obj: unknown): boolean {
-  // deno-lint-ignore no-explicit-any
-  const s = obj as any;
-  if (s?.code === 410 || s?.reason === "Expired" || s?.reason === "Gone") return true;
-  // deno-lint-ignore no-explicit-any
-  if (s?.details?.causes?.some((c: any) => c?.reason === "ResourceVersionTooLarge")) return true;
-  return typeof s?.message === "string" && /too large resource version/i.test(s.message);
-}
-
-const EVENT_TYPES = new Set(["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"]);
-
-function objectKeyOf(obj: KubeObject): string {
-  const { namespace, name } = obj.metadata;
-  return namespace ? `${namespace}/${name}` : `${name}`;
-}
-
-/** Validates a frame; returns a skip reason or undefined. */
-function invalidFrame(event: WatchEvent<unknown>): { reason: string; detail: string } | undefined {
-  // deno-lint-ignore no-explicit-any
-  const ev = event as any;
-  if (ev === null || typeof ev !== "object") return { reason: "not-an-object", detail: String(ev).slice(0, 200) };
-  if (!EVENT_TYPES.has(ev.type)) return { reason: "unknown-type", detail: String(ev.type).slice(0, 100) };
-  if (ev.type === "ERROR") return undefined;
-  const obj = ev.object;
-  if (obj === null || typeof obj !== "object" || obj.metadata === null || typeof obj.metadata !== "object") {
-    return { reason: "no-metadata", detail: `${ev.type} frame without object.metadata` };
-  }
-  if (ev.type !== "BOOKMARK" && typeof obj.metadata.name !== "string") {
-    return { reason: "no-name", detail: `${ev.type} frame without metadata.name` };
-  }
-  return undefined;
 }
 
 /**
@@ -228,10 +237,21 @@ function invalidFrame(event: WatchEvent<unknown>): { reason: string; detail: str
  * let r = step(initialState({ watchList: false }), { type: "start" }, env);
  * assert.ok(r.effects[0].type === "list");
  * r = step(r.state, { type: "listed", items: [], rv: "5" }, env);
- * assert.ok(r.state.kind === "Watching" && r.state.rv === "5");
+ * assert.ok(r.state.kind === "Watching" && r.state.mem.rv === "5");
  * ```
  */
 export function step(state: WatchState, input: WatchInput, env: StepEnv): StepResult {
+  const result = advance(state, input, env);
+  const next = result.state;
+  const open = (next.kind === "Watching" || next.kind === "InitialEvents") && next.stream.openedAtMs !== undefined;
+  if (!open && next.mem.disconnectedSinceMs === undefined) {
+    // No open stream (lost, or not yet opened): the shell owns the state, so the memory is completed in place.
+    next.mem.disconnectedSinceMs = env.now();
+  }
+  return result;
+}
+
+function advance(state: WatchState, input: WatchInput, env: StepEnv): StepResult {
   const mem = state.mem;
   switch (input.type) {
     case "start":
@@ -243,22 +263,44 @@ export function step(state: WatchState, input: WatchInput, env: StepEnv): StepRe
 
     case "listed": {
       if (state.kind !== "Listing") return { state, effects: [] };
-      const next = { ...mem, rv: input.rv, synced: true };
-      const watch = startWatch(next, env);
-      return { state: watch.state, effects: [{ type: "replace", items: input.items, rv: input.rv }, ...watch.effects] };
+      const next: WatchMemory = { ...mem, rv: input.rv, synced: true, consecutiveFailures: 0, failures: 0 };
+      return startWatch(next, env, [{ type: "replace", items: input.items, rv: input.rv }]);
     }
 
     case "listFailed": {
       if (state.kind !== "Listing") return { state, effects: [] };
-      const extra: WatchEffect[] = errorCode(input.error) === 401 ? [{ type: "refreshCredentials" }] : [];
-      return backoff(mem, "list-error", "list", env, undefined, extra, describe(input.error));
+      const code = errorCode(input.error);
+      const before: WatchEffect[] = [{
+        type: "listError",
+        code: code === undefined ? "<error>" : String(code),
+        detail: describe(input.error),
+      }];
+      if (isUnauthorized(input.error)) before.push({ type: "refreshCredentials" });
+      return backoff({
+        mem: failed(mem, input.error),
+        cause: "list-error",
+        then: "list",
+        before,
+        detail: describe(input.error),
+      }, env);
     }
 
     case "opened": {
-      if (state.kind === "Watching" || state.kind === "InitialEvents") {
-        return { state: { ...state, openedAtMs: env.now() }, effects: [] };
-      }
-      return { state, effects: [] };
+      if (state.kind !== "Watching" && state.kind !== "InitialEvents") return { state, effects: [] };
+      const now = env.now();
+      const stream: StreamState = { ...state.stream, openedAtMs: now };
+      const next: WatchMemory = {
+        ...mem,
+        consecutiveFailures: 0,
+        failures: 0,
+        lastEventAtMs: now,
+        disconnectedSinceMs: undefined,
+      };
+      const overdueMs = stream.timeoutSeconds * 1000 + WATCH_DEFAULTS.overdueGraceMs;
+      return {
+        state: { ...state, mem: next, stream },
+        effects: [{ type: "setTimer", timer: "overdue", ms: overdueMs }],
+      };
     }
 
     case "event":
@@ -269,82 +311,149 @@ export function step(state: WatchState, input: WatchInput, env: StepEnv): StepRe
         // Ended before the end-of-initial-events bookmark: finish this cycle with a plain list.
         return {
           state: { kind: "Listing", mem, cause: "watchlist-fallback" },
-          effects: [{ type: "relist", cause: "watchlist-fallback" }, { type: "list", cause: "watchlist-fallback" }],
+          effects: [
+            ...leaveStream(false),
+            { type: "relist", cause: "watchlist-fallback" },
+            { type: "list", cause: "watchlist-fallback" },
+          ],
         };
       }
       if (state.kind !== "Watching") return { state, effects: [] };
-      return backoff(mem, "stream-ended", "watch", env, state.openedAtMs);
+      return backoff({
+        mem,
+        cause: "stream-ended",
+        then: "watch",
+        before: leaveStream(false),
+      }, env);
     }
 
-    case "streamFailed": {
-      const code = errorCode(input.error);
-      if (state.kind === "InitialEvents") {
-        const refused = code !== undefined && code >= 400 && code < 500 && code !== 401 && code !== 429 &&
-          code !== 410;
-        const nextMem: WatchMemory = refused ? { ...mem, watchList: "off" } : mem;
-        const extra: WatchEffect[] = [{ type: "relist", cause: "watchlist-fallback" }];
-        if (code === 401) {
-          return backoff(nextMem, "unauthorized", "list", env, undefined, [{ type: "refreshCredentials" }]);
-        }
-        if (!refused && state.openedAtMs === undefined && code !== undefined && code >= 500) {
-          return backoff(nextMem, "watchlist-error", "list", env, undefined, [], describe(input.error));
-        }
-        return {
-          state: { kind: "Listing", mem: nextMem, cause: "watchlist-fallback" },
-          effects: [...extra, { type: "list", cause: "watchlist-fallback" }],
-        };
-      }
-      if (state.kind !== "Watching") return { state, effects: [] };
-      if (code === 410 || (input.error instanceof ApiError && isUnservableRv(input.error.status))) {
-        return startListing(mem, "expired", env, [{ type: "relist", cause: "expired" }]);
-      }
-      const extra: WatchEffect[] = code === 401 ? [{ type: "refreshCredentials" }] : [];
-      const reason = code !== undefined ? `http-${code}` : "stream-error";
-      return backoff(mem, reason, "watch", env, state.openedAtMs, extra, describe(input.error));
-    }
+    case "streamFailed":
+      return onStreamFailed(state, input.error, env);
 
-    case "idle": {
-      if (state.kind !== "Watching" && state.kind !== "InitialEvents") return { state, effects: [] };
-      const healthy = state.kind === "Watching" ? state.openedAtMs : undefined;
-      return backoff(mem, "idle-deadline", state.kind === "Watching" ? "watch" : "list", env, healthy, [{
-        type: "closeStream",
-      }]);
-    }
+    case "timer":
+      return onTimer(state, input.timer, env);
+  }
+}
 
-    case "backoffDone": {
+function onStreamFailed(state: WatchState, error: unknown, env: StepEnv): StepResult {
+  if (state.kind !== "Watching" && state.kind !== "InitialEvents") return { state, effects: [] };
+  const mem = failed(state.mem, error);
+  const code = errorCode(error);
+  const left = leaveStream(false);
+  if (state.kind === "InitialEvents") {
+    // 404 is not a refusal of WatchList: the resource itself is not served (a deleted CRD); the list says so.
+    const refused = code !== undefined && code >= 400 && code < 500 && code !== 401 && code !== 429 &&
+      code !== 410 && code !== 404;
+    const nextMem: WatchMemory = refused ? { ...mem, watchList: "off" } : mem;
+    if (code === 401) {
+      return backoff({
+        mem: nextMem,
+        cause: "unauthorized",
+        then: "list",
+        before: [...left, { type: "refreshCredentials" }],
+      }, env);
+    }
+    if (!refused && state.stream.openedAtMs === undefined && code !== undefined && code >= 500) {
+      return backoff(
+        { mem: nextMem, cause: "watchlist-error", then: "list", before: left, detail: describe(error) },
+        env,
+      );
+    }
+    return {
+      state: { kind: "Listing", mem: nextMem, cause: "watchlist-fallback" },
+      effects: [...left, { type: "relist", cause: "watchlist-fallback" }, {
+        type: "list",
+        cause: "watchlist-fallback",
+      }],
+    };
+  }
+  if (isGone(error) || (error instanceof ApiError && isUnservableRv(error.status))) {
+    return startListing(mem, "expired", env, [...left, { type: "relist", cause: "expired" }]);
+  }
+  const before: WatchEffect[] = code === 401 ? [...left, { type: "refreshCredentials" }] : left;
+  return backoff({
+    mem,
+    cause: code !== undefined ? `http-${code}` : "stream-error",
+    // A 404 means the resource is no longer served (its CRD deleted): relist, as client-go does, so the failure
+    // is reported as a list failure and the cache is replaced once the resource returns.
+    then: isNotFound(error) ? "list" : "watch",
+    before,
+    detail: describe(error),
+  }, env);
+}
+
+function onTimer(state: WatchState, timer: TimerName, env: StepEnv): StepResult {
+  switch (timer) {
+    case "backoff": {
       if (state.kind !== "Backoff") return { state, effects: [] };
+      const mem = state.mem;
       if (state.then === "list" || mem.rv === undefined) {
         return startListing(mem, mem.synced ? "list-error" : "initial", env);
       }
       return startWatch(mem, env);
+    }
+    case "idle": {
+      if (state.kind !== "Watching" || state.stream.idleMs === undefined) return { state, effects: [] };
+      const quiet = env.now() - (state.mem.lastEventAtMs ?? 0);
+      if (quiet < state.stream.idleMs) {
+        return { state, effects: [{ type: "setTimer", timer: "idle", ms: state.stream.idleMs - quiet }] };
+      }
+      return backoff({
+        mem: state.mem,
+        cause: "idle-deadline",
+        detail: `no data for ${quiet} ms: presumed half-open`,
+        then: "watch",
+        before: leaveStream(true),
+      }, env);
+    }
+    case "overdue": {
+      if (state.kind !== "Watching" && state.kind !== "InitialEvents") return { state, effects: [] };
+      // The server promised to end the stream after timeoutSeconds; one still open well past that is dead
+      // (half-open without bookmarks to arm the idle deadline).
+      return backoff({
+        mem: state.mem,
+        cause: "idle-deadline",
+        detail: `watch open past its ${state.stream.timeoutSeconds} s timeout: presumed dead`,
+        then: state.kind === "Watching" ? "watch" : "list",
+        before: leaveStream(true),
+      }, env);
     }
   }
 }
 
 function onEvent(state: WatchState, event: WatchEvent<unknown>, env: StepEnv): StepResult {
   if (state.kind !== "Watching" && state.kind !== "InitialEvents") return { state, effects: [] };
+  const mem = state.mem;
+  const now = env.now();
+  // The memory is updated in place for speed (one allocation per event would dominate ingestion); the shell owns
+  // the state exclusively, so nobody observes the mutation.
+  mem.lastEventAtMs = now;
   const bad = invalidFrame(event);
   if (bad) return { state, effects: [{ type: "skip", ...bad }] };
-  const mem = state.mem;
 
   if (event.type === "ERROR") {
-    const effects: WatchEffect[] = [{ type: "closeStream" }];
+    const before = leaveStream(true);
     if (isUnservableRv(event.object)) {
+      const relist: WatchEffect = { type: "relist", cause: "expired" };
       if (state.kind === "InitialEvents") {
         return {
           state: { kind: "Listing", mem, cause: "expired" },
-          effects: [...effects, { type: "relist", cause: "expired" }, { type: "list", cause: "expired" }],
+          effects: [...before, relist, { type: "list", cause: "expired" }],
         };
       }
-      return startListing(mem, "expired", env, [...effects, { type: "relist", cause: "expired" }]);
+      return startListing(mem, "expired", env, [...before, relist]);
     }
     // deno-lint-ignore no-explicit-any
     const status = event.object as any;
-    const reason = "in-stream-error";
     const detail = `${status?.code ?? ""} ${status?.reason ?? ""} ${status?.message ?? ""}`.trim();
-    if (status?.code === 401) effects.push({ type: "refreshCredentials" });
-    const healthy = state.kind === "Watching" ? state.openedAtMs : undefined;
-    return backoff(mem, reason, state.kind === "Watching" ? "watch" : "list", env, healthy, effects, detail);
+    if (status?.code === 401) before.push({ type: "refreshCredentials" });
+    return backoff({
+      mem,
+      cause: "in-stream-error",
+      detail,
+      then: state.kind === "Watching" ? "watch" : "list",
+      before,
+    }, env);
   }
 
   const obj = event.object as KubeObject;
@@ -356,13 +465,13 @@ function onEvent(state: WatchState, event: WatchEvent<unknown>, env: StepEnv): S
         const items = [...state.items.values()];
         const next: WatchMemory = { ...mem, rv, synced: true };
         return {
-          state: { kind: "Watching", mem: next, rv, openedAtMs: state.openedAtMs },
+          state: { kind: "Watching", mem: next, stream: state.stream },
           effects: [{ type: "replace", items, rv }],
         };
       }
       return { state, effects: [] };
     }
-    const key = objectKeyOf(obj);
+    const key = objectKey(obj);
     if (event.type === "DELETED") state.items.delete(key);
     else state.items.set(key, obj);
     return { state, effects: [] };
@@ -370,25 +479,19 @@ function onEvent(state: WatchState, event: WatchEvent<unknown>, env: StepEnv): S
 
   // Watching
   if (event.type === "BOOKMARK") {
-    const now = env.now();
-    const since = state.lastBookmarkAtMs ?? state.openedAtMs;
+    const since = state.stream.lastBookmarkAtMs ?? state.stream.openedAtMs;
     const gap = since !== undefined ? now - since : undefined;
-    const maxGap = Math.max(state.maxBookmarkGapMs ?? 0, gap ?? 0);
-    const nextRv = rv ?? state.rv;
+    const maxGap = Math.max(state.stream.maxBookmarkGapMs ?? 0, gap ?? 0);
+    const idleMs = idleDeadlineMs(maxGap);
     const next: WatchState = {
-      ...state,
-      mem: { ...mem, rv: nextRv },
-      rv: nextRv,
-      lastBookmarkAtMs: now,
-      maxBookmarkGapMs: maxGap,
+      kind: "Watching",
+      mem: { ...mem, rv: rv ?? mem.rv },
+      stream: { ...state.stream, lastBookmarkAtMs: now, maxBookmarkGapMs: maxGap, idleMs },
     };
-    return { state: next, effects: [{ type: "armIdle", ms: idleDeadlineMs(maxGap) }] };
+    // The bookmark is itself a frame, so the deadline counts from now.
+    return { state: next, effects: [{ type: "setTimer", timer: "idle", ms: idleMs }] };
   }
-  // ADDED / MODIFIED / DELETED: the state object is updated in place for speed (one allocation per event would
-  // dominate ingestion); the shell owns the state exclusively, so nobody observes the mutation.
-  if (rv) {
-    state.rv = rv;
-    mem.rv = rv;
-  }
+  // ADDED / MODIFIED / DELETED
+  if (rv) mem.rv = rv;
   return { state, effects: [{ type: "apply", eventType: event.type, object: obj }] };
 }

@@ -1,8 +1,9 @@
 /**
- * The thin I/O shell around the pure watch loop of watch.ts: it performs each {@link WatchEffect} (list, open a
- * watch over the client's raw-socket transport, sleep on the injected clock, arm the read-idle deadline) and feeds
- * the outcome back into {@link step}. Store writes go to a {@link WatchSink}. Runs until its signal aborts; never
- * throws for transient errors.
+ * The thin I/O shell around the pure watch loop of watch.ts: it performs each {@link WatchEffect} (list, open or
+ * close the one watch stream over the client's raw-socket transport, arm or cancel a named timer on the injected
+ * clock) and feeds the outcome back into {@link step}. Its whole mutable state is the loop state, one timer table
+ * and one stream handle; every decision is the step's. Store writes go to a {@link WatchSink}. Runs until its signal
+ * aborts; never throws for transient errors.
  * @module
  */
 
@@ -11,10 +12,15 @@ import { resourceId } from "./apimachinery/names.ts";
 import type { KubeClient } from "./client.ts";
 import type { Clock } from "./clock.ts";
 import type { KubeObject, ResourceType, WatchEvent } from "./types.ts";
-import { initialState, step, type StepEnv, type WatchEffect, type WatchInput, type WatchState } from "./watch.ts";
-
-/** Grace beyond a watch's timeoutSeconds before the stream is presumed dead. */
-const OVERDUE_GRACE_MS = 30_000;
+import {
+  initialState,
+  step,
+  type StepEnv,
+  type TimerName,
+  type WatchEffect,
+  type WatchInput,
+  type WatchState,
+} from "./watch.ts";
 
 /** Where the loop delivers state. Called synchronously, in order, from one writer. */
 export interface WatchSink {
@@ -30,6 +36,8 @@ export interface WatchMetrics {
   watchRestarts?: { inc(labels: { resource: string; reason: string }): void };
   /** kubeop_watch_relists_total. */
   watchRelists?: { inc(labels: { resource: string; cause: string }): void };
+  /** kubeop_watch_list_failures_total. */
+  watchListFailures?: { inc(labels: { resource: string; code: string }): void };
   /** kubeop_watch_decode_errors_total. */
   watchDecodeErrors?: { inc(labels: { resource: string }): void };
   /** kubeop_watch_age_seconds. */
@@ -98,8 +106,15 @@ export interface WatchHealth {
   resourceVersion?: string;
   /** Failed lists/watches since the last successful list or stream open. */
   consecutiveFailures: number;
+  /** ms without an open stream (undefined while one is open): an outage, a deleted CRD, a long relist. */
+  disconnectedMs?: number;
   /** The most recent failure, for operators. */
   lastError?: string;
+}
+
+/** The one open stream: the loop listens to it while it is the runner's current handle. */
+interface StreamHandle {
+  readonly abort: AbortController;
 }
 
 /**
@@ -120,16 +135,13 @@ export class WatchRunner {
   readonly #log: WatchLogger;
   readonly #resourceName: string;
   #state: WatchState;
-  #next?: WatchEffect;
-  #streamAbort?: AbortController;
-  #idleMs?: number;
-  #idleFired = false;
-  #cancelIdle?: () => void;
-  #cancelOverdue?: () => void;
-  #lastEventAtMs?: number;
-  #streamOpenedAtMs?: number;
-  #consecutiveFailures = 0;
-  #lastError?: string;
+  /** Armed timers by name; each entry's value cancels it. */
+  readonly #timers = new Map<TimerName, () => void>();
+  /** The stream the loop listens to; a stream no longer here is closed and its outcome ignored. */
+  #stream?: StreamHandle;
+  /** I/O started and not yet settled (awaited on shutdown so nothing writes after run() resolved). */
+  readonly #inFlight = new Set<Promise<void>>();
+  #signal: AbortSignal = new AbortController().signal;
 
   /** Creates the loop; nothing runs before run(). */
   constructor(opts: WatchRunnerOptions) {
@@ -151,16 +163,19 @@ export class WatchRunner {
   /** Current health; also refreshes the age gauges. */
   health(): WatchHealth {
     const now = this.#clock.now();
+    const s = this.#state;
     const h: WatchHealth = {
       resource: this.#resourceName,
-      state: this.#state.kind,
-      synced: this.#state.mem.synced,
-      consecutiveFailures: this.#consecutiveFailures,
+      state: s.kind,
+      synced: s.mem.synced,
+      consecutiveFailures: s.mem.consecutiveFailures,
     };
-    if (this.#streamOpenedAtMs !== undefined) h.watchAgeMs = now - this.#streamOpenedAtMs;
-    if (this.#lastEventAtMs !== undefined) h.sinceLastEventMs = now - this.#lastEventAtMs;
-    if (this.#lastError) h.lastError = this.#lastError;
-    if (this.#state.mem.rv !== undefined) h.resourceVersion = this.#state.mem.rv;
+    const openedAtMs = s.kind === "Watching" || s.kind === "InitialEvents" ? s.stream.openedAtMs : undefined;
+    if (openedAtMs !== undefined) h.watchAgeMs = now - openedAtMs;
+    if (s.mem.lastEventAtMs !== undefined) h.sinceLastEventMs = now - s.mem.lastEventAtMs;
+    if (s.mem.lastError) h.lastError = s.mem.lastError;
+    if (s.mem.disconnectedSinceMs !== undefined) h.disconnectedMs = now - s.mem.disconnectedSinceMs;
+    if (s.mem.rv !== undefined) h.resourceVersion = s.mem.rv;
     const labels = { resource: this.#resourceName };
     this.#opts.metrics?.watchAge?.set(labels, (h.watchAgeMs ?? 0) / 1000);
     this.#opts.metrics?.watchLastEvent?.set(labels, (h.sinceLastEventMs ?? 0) / 1000);
@@ -169,35 +184,115 @@ export class WatchRunner {
 
   /** Runs until `signal` aborts. */
   async run(signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return;
+    this.#signal = signal;
+    const stopped = new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
     this.#dispatch({ type: "start" });
-    while (!signal.aborted) {
-      const op = this.#next;
-      this.#next = undefined;
-      if (!op) {
-        // Cannot happen (every step that ends I/O schedules the next); recover rather than spin or stop.
-        this.#log.warn("watch loop for {resource} had no next step; relisting", { resource: this.#resourceName });
-        this.#state = { ...initialState({ watchList: this.#opts.watchList }), mem: this.#state.mem };
-        this.#dispatch({ type: "start" });
-        continue;
-      }
-      if (op.type === "sleep") {
-        try {
-          await this.#clock.sleep(op.ms, signal);
-        } catch {
-          break;
-        }
-        this.#dispatch({ type: "backoffDone" });
-      } else if (op.type === "list") {
-        await this.#list(signal);
-      } else if (op.type === "watch") {
-        await this.#watch(op, signal);
-      }
-    }
-    this.#streamAbort?.abort();
+    await stopped;
+    for (const cancel of this.#timers.values()) cancel();
+    this.#timers.clear();
+    this.#closeStream(signal.reason);
+    while (this.#inFlight.size > 0) await Promise.all(this.#inFlight);
   }
 
-  async #list(signal: AbortSignal): Promise<void> {
+  #dispatch(input: WatchInput): void {
+    if (this.#signal.aborted) return;
+    const { state, effects } = step(this.#state, input, this.#env);
+    this.#state = state;
+    for (const e of effects) this.#perform(e);
+    if (!this.#stream && this.#inFlight.size === 0 && this.#timers.size === 0 && !this.#signal.aborted) {
+      // Cannot happen (every step that ends I/O schedules the next); recover rather than stall.
+      this.#log.warn("watch loop for {resource} had no next step; relisting", { resource: this.#resourceName });
+      this.#state = { ...initialState({ watchList: this.#opts.watchList }), mem: this.#state.mem };
+      this.#dispatch({ type: "start" });
+    }
+  }
+
+  #perform(e: WatchEffect): void {
+    switch (e.type) {
+      case "list":
+        this.#startIo(this.#list());
+        return;
+      case "watch":
+        this.#startIo(this.#watch(e));
+        return;
+      case "closeStream":
+        this.#closeStream(new Error("watch stream closed by the loop"));
+        return;
+      case "setTimer":
+        this.#setTimer(e.timer, e.ms);
+        return;
+      case "cancelTimer":
+        this.#timers.get(e.timer)?.();
+        this.#timers.delete(e.timer);
+        return;
+      case "apply":
+        this.#opts.sink.apply(e.eventType, e.object);
+        return;
+      case "replace":
+        this.#opts.sink.replace(e.items, e.rv);
+        return;
+      case "refreshCredentials":
+        this.#opts.client.credentials.invalidate();
+        return;
+      case "skip":
+        this.#skip(e.reason, e.detail);
+        return;
+      case "restart": {
+        this.#opts.metrics?.watchRestarts?.inc({ resource: this.#resourceName, reason: e.reason });
+        // A stream the server ended is routine (it does so every timeoutSeconds); anything else is a failure.
+        const level = e.reason === "stream-ended" ? "info" : "warn";
+        this.#log[level]("watch for {resource} restarting: {reason}", {
+          resource: this.#resourceName,
+          reason: e.reason,
+          detail: e.detail,
+        });
+        return;
+      }
+      case "listError":
+        this.#opts.metrics?.watchListFailures?.inc({ resource: this.#resourceName, code: e.code });
+        this.#log.warn(
+          e.code === "404"
+            ? "listing {resource} failed with 404: the server does not serve it (CRD deleted or API not installed?): {detail}"
+            : "listing {resource} failed with {code}: {detail}",
+          { resource: this.#resourceName, code: e.code, detail: e.detail },
+        );
+        return;
+      case "relist":
+        this.#opts.metrics?.watchRelists?.inc({ resource: this.#resourceName, cause: e.cause });
+        this.#log.info("relisting {resource}: {cause}", { resource: this.#resourceName, cause: e.cause });
+        return;
+    }
+  }
+
+  #setTimer(timer: TimerName, ms: number): void {
+    this.#timers.get(timer)?.();
+    const cancel = this.#clock.setTimer(ms, () => {
+      if (this.#timers.get(timer) !== cancel) return;
+      this.#timers.delete(timer);
+      this.#dispatch({ type: "timer", timer });
+    });
+    this.#timers.set(timer, cancel);
+  }
+
+  /** Runs one list or stream; its outcome (if still wanted) is fed back once it no longer counts as in flight. */
+  #startIo(io: Promise<WatchInput | undefined>): void {
+    const settled: Promise<void> = io.then((input) => {
+      this.#inFlight.delete(settled);
+      if (input) this.#dispatch(input);
+    });
+    this.#inFlight.add(settled);
+  }
+
+  #closeStream(reason: unknown): void {
+    const stream = this.#stream;
+    this.#stream = undefined;
+    stream?.abort.abort(reason);
+  }
+
+  async #list(): Promise<WatchInput> {
     const { client, resource } = this.#opts;
+    const signal = this.#signal;
     let input: WatchInput;
     try {
       const list = await client.listAll(resource, {
@@ -208,23 +303,21 @@ export class WatchRunner {
         limit: this.#opts.pageSize ?? 500,
         signal,
       });
-      this.#consecutiveFailures = 0;
       input = { type: "listed", items: list.items ?? [], rv: list.metadata?.resourceVersion ?? "" };
     } catch (error) {
-      if (signal.aborted) return;
-      this.#fail(error);
       input = { type: "listFailed", error };
     }
-    this.#dispatch(input);
+    return input;
   }
 
-  async #watch(op: Extract<WatchEffect, { type: "watch" }>, signal: AbortSignal): Promise<void> {
-    const ctrl = new AbortController();
-    const onAbort = () => ctrl.abort(signal.reason);
+  async #watch(op: Extract<WatchEffect, { type: "watch" }>): Promise<WatchInput | undefined> {
+    this.#closeStream(new Error("replaced by a new watch"));
+    const handle: StreamHandle = { abort: new AbortController() };
+    this.#stream = handle;
+    const signal = this.#signal;
+    const onAbort = () => handle.abort.abort(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });
-    this.#streamAbort = ctrl;
-    this.#idleFired = false;
-    this.#idleMs = undefined;
+    const current = () => this.#stream === handle;
     let result: WatchInput;
     try {
       await this.#opts.client.watchStream(this.#opts.resource, {
@@ -237,117 +330,30 @@ export class WatchRunner {
         timeoutSeconds: op.timeoutSeconds,
         sendInitialEvents: op.sendInitialEvents ? true : undefined,
         resourceVersionMatch: op.sendInitialEvents ? "NotOlderThan" : undefined,
-        signal: ctrl.signal,
+        signal: handle.abort.signal,
         onOpen: () => {
-          // The server promised to end the stream after timeoutSeconds; one still open well past that is dead
-          // (half-open without bookmarks to arm the idle deadline).
-          this.#cancelOverdue = this.#clock.setTimer(op.timeoutSeconds * 1000 + OVERDUE_GRACE_MS, () => {
-            this.#cancelOverdue = undefined;
-            if (this.#streamAbort !== ctrl) return;
-            this.#idleFired = true;
-            ctrl.abort(new Error(`watch open past its ${op.timeoutSeconds} s timeout: presumed dead`));
-          });
-          this.#streamOpenedAtMs = this.#clock.now();
-          this.#lastEventAtMs = this.#streamOpenedAtMs;
-          this.#consecutiveFailures = 0;
-          this.#dispatch({ type: "opened" });
+          if (current()) this.#dispatch({ type: "opened" });
         },
         onMalformed: (line, error) => {
-          if (ctrl.signal.aborted) return;
-          this.#skip("malformed-json", `${(error as Error).message}: ${line.slice(0, 120)}`);
+          if (current()) this.#skip("malformed-json", `${(error as Error).message}: ${line.slice(0, 120)}`);
         },
       }, (event: WatchEvent<KubeObject>) => {
-        if (ctrl.signal.aborted) return; // frames already read when the loop decided to leave this stream
-        this.#lastEventAtMs = this.#clock.now();
-        this.#dispatch({ type: "event", event });
+        // Frames already read when the loop decided to leave this stream are dropped.
+        if (current()) this.#dispatch({ type: "event", event });
       });
       result = { type: "streamEnded" };
     } catch (error) {
-      result = this.#idleFired ? { type: "idle" } : { type: "streamFailed", error };
-      if (!this.#idleFired && !signal.aborted && this.#next === undefined) this.#fail(error);
+      result = { type: "streamFailed", error };
     } finally {
       signal.removeEventListener("abort", onAbort);
-      this.#cancelIdle?.();
-      this.#cancelIdle = undefined;
-      this.#cancelOverdue?.();
-      this.#cancelOverdue = undefined;
-      this.#streamAbort = undefined;
-      this.#streamOpenedAtMs = undefined;
     }
-    if (signal.aborted) return;
-    // An in-stream frame (ERROR, 410) may already have chosen the next step and closed the stream.
-    if (this.#next === undefined) this.#dispatch(result);
-  }
-
-  #fail(error: unknown): void {
-    this.#consecutiveFailures++;
-    this.#lastError = error instanceof Error ? error.message : String(error);
+    if (!current()) return undefined; // closed by the loop (or shutdown): it already chose the next step
+    this.#stream = undefined;
+    return result;
   }
 
   #skip(reason: string, detail: string): void {
     this.#opts.metrics?.watchDecodeErrors?.inc({ resource: this.#resourceName });
     this.#log.warn("skipped watch frame for {resource}: {reason}", { resource: this.#resourceName, reason, detail });
-  }
-
-  #dispatch(input: WatchInput): void {
-    const { state, effects } = step(this.#state, input, this.#env);
-    this.#state = state;
-    for (const e of effects) this.#perform(e);
-  }
-
-  #perform(e: WatchEffect): void {
-    switch (e.type) {
-      case "list":
-      case "watch":
-      case "sleep":
-        this.#next = e;
-        return;
-      case "apply":
-        this.#opts.sink.apply(e.eventType, e.object);
-        return;
-      case "replace":
-        this.#opts.sink.replace(e.items, e.rv);
-        return;
-      case "closeStream":
-        this.#streamAbort?.abort(new Error("watch stream closed by the loop"));
-        return;
-      case "armIdle":
-        this.#idleMs = e.ms;
-        if (!this.#cancelIdle) this.#armIdle(e.ms);
-        return;
-      case "refreshCredentials":
-        this.#opts.client.credentials.invalidate();
-        return;
-      case "skip":
-        this.#skip(e.reason, e.detail);
-        return;
-      case "restart":
-        this.#opts.metrics?.watchRestarts?.inc({ resource: this.#resourceName, reason: e.reason });
-        this.#log.info("watch for {resource} restarting: {reason}", {
-          resource: this.#resourceName,
-          reason: e.reason,
-          detail: e.detail,
-        });
-        return;
-      case "relist":
-        this.#opts.metrics?.watchRelists?.inc({ resource: this.#resourceName, cause: e.cause });
-        this.#log.info("relisting {resource}: {cause}", { resource: this.#resourceName, cause: e.cause });
-        return;
-    }
-  }
-
-  #armIdle(ms: number): void {
-    this.#cancelIdle = this.#clock.setTimer(ms, () => {
-      this.#cancelIdle = undefined;
-      const stream = this.#streamAbort;
-      if (!stream || this.#idleMs === undefined) return;
-      const quiet = this.#clock.now() - (this.#lastEventAtMs ?? 0);
-      if (quiet >= this.#idleMs) {
-        this.#idleFired = true;
-        stream.abort(new Error(`no data for ${quiet} ms: presumed half-open`));
-      } else {
-        this.#armIdle(this.#idleMs - quiet);
-      }
-    });
   }
 }

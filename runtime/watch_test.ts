@@ -33,6 +33,11 @@ function run(state: WatchState, inputs: WatchInput[], e: StepEnv): { state: Watc
   return { state, effects };
 }
 
+/** The effect that starts the next I/O: a list, a watch, or the backoff timer. */
+function isNextIo(e: WatchEffect): boolean {
+  return e.type === "list" || e.type === "watch" || (e.type === "setTimer" && e.timer === "backoff");
+}
+
 function types(effects: WatchEffect[]): string[] {
   return effects.map((e) => e.type);
 }
@@ -45,6 +50,13 @@ function watching(rv = "10"): { state: WatchState; e: ReturnType<typeof env> } {
     { type: "opened" },
   ], e);
   return { state, e };
+}
+
+const BACKOFF_FIRED: WatchInput = { type: "timer", timer: "backoff" };
+
+function backoffDelay(effects: WatchEffect[]): number | undefined {
+  const t = effects.find((x) => x.type === "setTimer" && x.timer === "backoff");
+  return t?.type === "setTimer" ? t.ms : undefined;
 }
 
 const gone = new ApiError(failureStatus(410, "Expired", "too old resource version"), { verb: "watch" });
@@ -73,7 +85,8 @@ Deno.test("step: BOOKMARK advances the RV only and arms the idle deadline", () =
   );
   assert.equal(r.state.kind, "Watching");
   assert.equal(r.state.mem.rv, "55");
-  assert.deepEqual(r.effects, [{ type: "armIdle", ms: 100_000 }]); // 2.5 × 40 s gap
+  assert.equal(r.state.kind === "Watching" && r.state.stream.idleMs, 100_000);
+  assert.deepEqual(r.effects, [{ type: "setTimer", timer: "idle", ms: 100_000 }]); // 2.5 × 40 s gap
   assert.ok(!r.effects.some((x) => x.type === "apply"));
 });
 
@@ -89,9 +102,9 @@ Deno.test("step: events are applied and move the RV; a re-watch resumes from it"
     { type: "event", event: { type: "DELETED", object: obj("a", "12") } },
     { type: "streamEnded" },
   ], e);
-  assert.deepEqual(types(r.effects), ["apply", "apply", "restart", "sleep"]);
+  assert.deepEqual(types(r.effects), ["apply", "apply", "cancelTimer", "cancelTimer", "restart", "setTimer"]);
   assert.equal(r.state.kind, "Backoff");
-  const after = step(r.state, { type: "backoffDone" }, e);
+  const after = step(r.state, BACKOFF_FIRED, e);
   const w = after.effects[0] as Extract<WatchEffect, { type: "watch" }>;
   assert.equal(w.type, "watch");
   assert.equal(w.resourceVersion, "12");
@@ -101,7 +114,7 @@ Deno.test("step: 410 as HTTP status → relist; relisted items replace the store
   const { state, e } = watching();
   let r = step(state, { type: "streamFailed", error: gone }, e);
   assert.equal(r.state.kind, "Listing");
-  assert.deepEqual(types(r.effects), ["relist", "list"]);
+  assert.deepEqual(types(r.effects), ["cancelTimer", "cancelTimer", "relist", "list"]);
   r = step(r.state, { type: "listed", items: [obj("c", "30")], rv: "30" }, e);
   assert.deepEqual(types(r.effects), ["replace", "watch"]);
 });
@@ -116,7 +129,7 @@ Deno.test("step: 504 'Too large resource version' (a server that lost its state)
   );
   const r = step(state, { type: "streamFailed", error: tooLarge }, e);
   assert.equal(r.state.kind, "Listing");
-  assert.deepEqual(types(r.effects), ["relist", "list"]);
+  assert.deepEqual(types(r.effects), ["cancelTimer", "cancelTimer", "relist", "list"]);
 });
 
 Deno.test("step: 410 in-stream ERROR → close stream, relist", () => {
@@ -126,7 +139,7 @@ Deno.test("step: 410 in-stream ERROR → close stream, relist", () => {
     event: { type: "ERROR", object: failureStatus(410, "Expired", "too old") },
   }, e);
   assert.equal(r.state.kind, "Listing");
-  assert.deepEqual(types(r.effects), ["closeStream", "relist", "list"]);
+  assert.deepEqual(types(r.effects), ["closeStream", "cancelTimer", "cancelTimer", "relist", "list"]);
 });
 
 Deno.test("step: other in-stream ERROR → close stream and back off, then re-watch from the last RV", () => {
@@ -137,12 +150,12 @@ Deno.test("step: other in-stream ERROR → close stream and back off, then re-wa
     e,
   );
   assert.equal(r.state.kind, "Backoff");
-  assert.deepEqual(types(r.effects), ["closeStream", "restart", "sleep"]);
-  const w = step(r.state, { type: "backoffDone" }, e).effects[0];
+  assert.deepEqual(types(r.effects), ["closeStream", "cancelTimer", "cancelTimer", "restart", "setTimer"]);
+  const w = step(r.state, BACKOFF_FIRED, e).effects[0];
   assert.deepEqual(w.type === "watch" && w.resourceVersion, "20");
 });
 
-Deno.test("step: backoff doubles from 800 ms, jitters, caps at 30 s, and resets after 2 min healthy", () => {
+Deno.test("step: backoff doubles from 800 ms while the server does not answer, jitters and caps at 30 s", () => {
   assert.equal(backoffMs(1, 0), 800);
   assert.equal(backoffMs(2, 0), 1_600);
   assert.equal(backoffMs(3, 0.5), 4_800);
@@ -150,23 +163,79 @@ Deno.test("step: backoff doubles from 800 ms, jitters, caps at 30 s, and resets 
   const { state, e } = watching();
   let s = state;
   const delays: number[] = [];
-  for (let i = 0; i < 4; i++) {
-    const r = run(s, [{ type: "streamFailed", error: new Error("reset") }], e);
-    delays.push((r.effects.find((x) => x.type === "sleep") as { ms: number }).ms);
-    s = run(r.state, [{ type: "backoffDone" }, { type: "opened" }], e).state;
+  for (let i = 0; i < 8; i++) {
+    const r = run(s, [{ type: "streamFailed", error: new Error("connection refused") }], e);
+    delays.push(backoffDelay(r.effects)!);
+    s = run(r.state, [BACKOFF_FIRED], e).state; // the re-watch fails before the server answers
   }
-  assert.deepEqual(delays, [800, 1_600, 3_200, 6_400]);
-  e.t += 120_000; // the last stream stayed healthy for two minutes
-  const r = step(s, { type: "streamFailed", error: new Error("reset") }, e);
-  assert.equal((r.effects.find((x) => x.type === "sleep") as { ms: number }).ms, 800);
+  assert.deepEqual(delays, [800, 1_600, 3_200, 6_400, 12_800, 25_600, 30_000, 30_000]);
+});
+
+Deno.test("step: the backoff resets once the server answers — a later short outage starts from 800 ms, not the cap", () => {
+  const { state, e } = watching();
+  let s = state;
+  for (let i = 0; i < 8; i++) {
+    s = run(s, [{ type: "streamFailed", error: new Error("connection refused") }, BACKOFF_FIRED], e).state;
+  }
+  assert.equal(s.mem.failures, 8);
+  e.t += 1_000;
+  s = step(s, { type: "opened" }, e).state; // the server answers again
+  assert.equal(s.mem.failures, 0);
+  e.t += 10_000; // well under client-go's 2 min of health
+  const r = step(s, { type: "streamEnded" }, e);
+  assert.equal(backoffDelay(r.effects), 800);
+  // A successful list resets it as well.
+  const l = run(initialState({ watchList: false }), [
+    { type: "start" },
+    { type: "listFailed", error: new Error("x") },
+    BACKOFF_FIRED,
+    { type: "listFailed", error: new Error("x") },
+    BACKOFF_FIRED,
+    { type: "listed", items: [], rv: "3" },
+  ], e);
+  assert.equal(l.state.mem.failures, 0);
+});
+
+Deno.test("step: disconnectedSinceMs marks when the loop lost its stream and clears when one opens", () => {
+  const { state, e } = watching();
+  assert.equal(state.mem.disconnectedSinceMs, undefined);
+  e.t = 5_000;
+  let r = step(state, { type: "streamEnded" }, e);
+  assert.equal(r.state.mem.disconnectedSinceMs, 5_000);
+  e.t = 6_000;
+  r = run(r.state, [BACKOFF_FIRED, { type: "streamFailed", error: new Error("refused") }], e);
+  assert.equal(r.state.mem.disconnectedSinceMs, 5_000, "a failed reconnect does not restart the clock");
+  r = run(r.state, [BACKOFF_FIRED, { type: "opened" }], e);
+  assert.equal(r.state.mem.disconnectedSinceMs, undefined);
+});
+
+Deno.test("step: a watch refused with 404 (the CRD was deleted) relists and reports the list failure by code", () => {
+  const { state, e } = watching();
+  const notFound = new ApiError(failureStatus(404, "NotFound", "the server could not find the requested resource"), {
+    verb: "watch",
+    resource: "widgets.example.com",
+  });
+  let r = step(state, { type: "streamFailed", error: notFound }, e);
+  assert.equal(r.state.kind === "Backoff" && r.state.then, "list");
+  r = step(r.state, BACKOFF_FIRED, e);
+  assert.equal(r.state.kind, "Listing");
+  r = step(r.state, { type: "listFailed", error: notFound }, e);
+  assert.deepEqual(r.effects[0], { type: "listError", code: "404", detail: notFound.message });
+  assert.equal(r.state.kind, "Backoff");
+  // Under WatchList a 404 is not a refusal of WatchList: it stays on.
+  const w = run(initialState(), [{ type: "start" }, { type: "streamFailed", error: notFound }], e);
+  assert.equal(w.state.kind, "Listing");
+  assert.equal(w.state.mem.watchList, "try");
 });
 
 Deno.test("step: idle deadline → close the stream, back off, re-watch", () => {
   const { state, e } = watching();
-  const r = step(state, { type: "idle" }, e);
+  const armed = step(state, { type: "event", event: { type: "BOOKMARK", object: { metadata: {} } } }, e).state;
+  e.t += 90_000;
+  const r = step(armed, { type: "timer", timer: "idle" }, e);
   assert.equal(r.state.kind, "Backoff");
-  assert.deepEqual(types(r.effects), ["closeStream", "restart", "sleep"]);
-  assert.equal((r.effects[1] as { reason: string }).reason, "idle-deadline");
+  assert.deepEqual(types(r.effects), ["closeStream", "cancelTimer", "cancelTimer", "restart", "setTimer"]);
+  assert.equal((r.effects[3] as { reason: string }).reason, "idle-deadline");
 });
 
 Deno.test("step: 401 refreshes credentials before retrying", () => {
@@ -178,7 +247,7 @@ Deno.test("step: 401 refreshes credentials before retrying", () => {
   const lf = step(l.state, { type: "listFailed", error: err401 }, e);
   assert.ok(types(lf.effects).includes("refreshCredentials"));
   assert.equal(lf.state.kind, "Backoff");
-  assert.deepEqual(step(lf.state, { type: "backoffDone" }, e).effects, [{ type: "list", cause: "initial" }]);
+  assert.deepEqual(step(lf.state, BACKOFF_FIRED, e).effects, [{ type: "list", cause: "initial" }]);
 });
 
 Deno.test("step: WatchList collects initial events until the end bookmark, then replaces", () => {
@@ -193,7 +262,7 @@ Deno.test("step: WatchList collects initial events until the end bookmark, then 
     { type: "event", event: { type: "ADDED", object: obj("a", "1") } },
     { type: "event", event: { type: "ADDED", object: obj("b", "2") } },
   ], e);
-  assert.deepEqual(r.effects, []);
+  assert.deepEqual(r.effects, [{ type: "setTimer", timer: "overdue", ms: 330_000 }]); // timeoutSeconds 300 + 30 s
   r = step(r.state, {
     type: "event",
     event: {
@@ -216,7 +285,7 @@ Deno.test("step: WatchList refused with a 4xx falls back to list, and stays off"
   r = step(r.state, { type: "streamFailed", error: refused }, e);
   assert.equal(r.state.kind, "Listing");
   assert.equal(r.state.mem.watchList, "off");
-  assert.deepEqual(types(r.effects), ["relist", "list"]);
+  assert.deepEqual(types(r.effects), ["cancelTimer", "cancelTimer", "relist", "list"]);
   // After a later 410, relists use list directly.
   r = run(r.state, [{ type: "listed", items: [], rv: "5" }, { type: "streamFailed", error: gone }], e);
   assert.deepEqual(types(r.effects).slice(-2), ["relist", "list"]);
@@ -236,18 +305,18 @@ Deno.test("step: malformed frames, unknown types and objects without metadata ar
   assert.equal(r.state.mem.rv, "13");
 });
 
-Deno.test("step: no state is terminal — 5 000 random outcomes always lead to a next list, watch or sleep", () => {
+Deno.test("step: no state is terminal — 5 000 random outcomes always lead to a next list, watch or backoff timer", () => {
   const rand = seededRandom(42);
   const e = env();
   let state = initialState();
   const pending = step(state, { type: "start" }, e);
   state = pending.state;
-  let io = pending.effects.find((x) => x.type === "list" || x.type === "watch" || x.type === "sleep");
+  let io = pending.effects.find(isNextIo);
   let rv = 1;
   for (let i = 0; i < 5_000; i++) {
     assert.ok(io, `no next I/O in state ${state.kind}`);
     let outcome: WatchInput;
-    if (io.type === "sleep") outcome = { type: "backoffDone" };
+    if (io.type === "setTimer") outcome = BACKOFF_FIRED;
     else if (io.type === "list") {
       outcome = rand() < 0.7
         ? { type: "listed", items: [], rv: String(rv++) }
@@ -272,7 +341,7 @@ Deno.test("step: no state is terminal — 5 000 random outcomes always lead to a
       for (const ev of events) {
         const r = step(state, ev, e);
         state = r.state;
-        midStream ??= r.effects.find((x) => x.type === "list" || x.type === "watch" || x.type === "sleep") as
+        midStream ??= r.effects.find(isNextIo) as
           | typeof io
           | undefined;
       }
@@ -285,7 +354,7 @@ Deno.test("step: no state is terminal — 5 000 random outcomes always lead to a
         : pick < 0.5
         ? { type: "streamFailed", error: gone }
         : pick < 0.75
-        ? { type: "idle" }
+        ? { type: "timer", timer: "overdue" }
         : {
           type: "streamFailed",
           error: new ApiError(failureStatus(rand() < 0.5 ? 400 : 503, "X", "x"), { verb: "watch" }),
@@ -294,6 +363,125 @@ Deno.test("step: no state is terminal — 5 000 random outcomes always lead to a
     e.t += 1_000;
     const r = step(state, outcome, e);
     state = r.state;
-    io = r.effects.find((x) => x.type === "list" || x.type === "watch" || x.type === "sleep");
+    io = r.effects.find(isNextIo);
   }
+});
+
+Deno.test("step: timer effects — a table of inputs and the timers they arm, cancel or answer", () => {
+  const bookmark = (rv: string): WatchInput => ({
+    type: "event",
+    event: { type: "BOOKMARK", object: { metadata: { resourceVersion: rv } } },
+  });
+  const cases: {
+    name: string;
+    before: WatchInput[];
+    atMs: number;
+    input: WatchInput;
+    effects: WatchEffect[] | string[];
+    kind: WatchState["kind"];
+  }[] = [
+    {
+      name: "a stream that opens arms the overdue deadline (timeoutSeconds + 30 s)",
+      before: [],
+      atMs: 0,
+      input: { type: "opened" },
+      effects: [{ type: "setTimer", timer: "overdue", ms: 330_000 }],
+      kind: "Watching",
+    },
+    {
+      name: "a bookmark arms the read-idle deadline (2.5× the gap, 90 s floor)",
+      before: [{ type: "opened" }],
+      atMs: 10_000,
+      input: bookmark("11"),
+      effects: [{ type: "setTimer", timer: "idle", ms: 90_000 }],
+      kind: "Watching",
+    },
+    {
+      name: "the idle timer with data since re-arms for the remainder",
+      before: [{ type: "opened" }, bookmark("11")],
+      atMs: 60_000,
+      input: { type: "timer", timer: "idle" },
+      effects: [{ type: "setTimer", timer: "idle", ms: 30_000 }],
+      kind: "Watching",
+    },
+    {
+      name: "the idle timer after a quiet deadline closes the stream and backs off",
+      before: [{ type: "opened" }, bookmark("11")],
+      atMs: 90_000,
+      input: { type: "timer", timer: "idle" },
+      effects: ["closeStream", "cancelTimer", "cancelTimer", "restart", "setTimer"],
+      kind: "Backoff",
+    },
+    {
+      name: "the overdue timer closes the stream and backs off",
+      before: [{ type: "opened" }],
+      atMs: 330_000,
+      input: { type: "timer", timer: "overdue" },
+      effects: ["closeStream", "cancelTimer", "cancelTimer", "restart", "setTimer"],
+      kind: "Backoff",
+    },
+    {
+      name: "a stream the server ends takes its deadlines with it",
+      before: [{ type: "opened" }, bookmark("11")],
+      atMs: 1_000,
+      input: { type: "streamEnded" },
+      effects: [
+        { type: "cancelTimer", timer: "idle" },
+        { type: "cancelTimer", timer: "overdue" },
+        { type: "restart", reason: "stream-ended", detail: undefined },
+        { type: "setTimer", timer: "backoff", ms: 800 },
+      ],
+      kind: "Backoff",
+    },
+    {
+      name: "the backoff timer re-watches from the last RV",
+      before: [{ type: "opened" }, bookmark("11"), { type: "streamEnded" }],
+      atMs: 1_000,
+      input: BACKOFF_FIRED,
+      effects: [{ type: "watch", resourceVersion: "11", timeoutSeconds: 300, sendInitialEvents: false }],
+      kind: "Watching",
+    },
+    {
+      name: "a stale idle timer in Backoff does nothing",
+      before: [{ type: "opened" }, { type: "streamEnded" }],
+      atMs: 1_000,
+      input: { type: "timer", timer: "idle" },
+      effects: [],
+      kind: "Backoff",
+    },
+    {
+      name: "a stale backoff timer while watching does nothing",
+      before: [{ type: "opened" }],
+      atMs: 1_000,
+      input: BACKOFF_FIRED,
+      effects: [],
+      kind: "Watching",
+    },
+    {
+      name: "an idle timer before any bookmark does nothing",
+      before: [{ type: "opened" }],
+      atMs: 200_000,
+      input: { type: "timer", timer: "idle" },
+      effects: [],
+      kind: "Watching",
+    },
+  ];
+  for (const c of cases) {
+    const { state, e } = watching();
+    const { state: before } = run(state, c.before, e);
+    e.t = c.atMs;
+    const r = step(before, c.input, e);
+    const got = typeof c.effects[0] === "string" ? types(r.effects) : r.effects;
+    assert.deepEqual(got, c.effects, c.name);
+    assert.equal(r.state.kind, c.kind, c.name);
+  }
+});
+
+Deno.test("step: the overdue timer during WatchList's initial events backs off and then lists", () => {
+  const e = env();
+  let r = run(initialState(), [{ type: "start" }, { type: "opened" }], e);
+  assert.equal(r.state.kind, "InitialEvents");
+  r = run(r.state, [{ type: "timer", timer: "overdue" }], e);
+  assert.equal(r.state.kind === "Backoff" && r.state.then, "list");
+  assert.equal(step(r.state, BACKOFF_FIRED, e).state.kind, "InitialEvents");
 });

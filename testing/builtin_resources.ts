@@ -62,6 +62,8 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
     namespaced: false,
     shortNames: ["ns"],
     subresources: ["status", "finalize"],
+    // kube-apiserver serves no deletecollection on namespaces (405).
+    verbs: STANDARD_VERBS.filter((v) => v !== "deletecollection"),
   }),
   def({
     plural: "pods",
@@ -69,6 +71,8 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
     shortNames: ["po"],
     categories: ["all"],
     subresources: ["status", "log", "binding", "eviction"],
+    // v1.37 pods carry metadata.generation (PodObservedGenerationTracking).
+    tracksGeneration: true,
   }),
   def({ plural: "secrets", kind: "Secret" }),
   def({ plural: "configmaps", kind: "ConfigMap", shortNames: ["cm"] }),
@@ -111,7 +115,8 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
         kind,
         shortNames: [short],
         categories: ["all"],
-        subresources: ["status", "scale"],
+        // DaemonSets have no scale subresource in kube-apiserver.
+        subresources: plural === "daemonsets" ? ["status"] : ["status", "scale"],
         tracksGeneration: true,
         storedOnly: true,
       });
@@ -134,6 +139,49 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
     subresources: ["status"],
     tracksGeneration: true,
     storedOnly: true,
+  }),
+  // Stored only: what a v1.37 server advertises in common groups, so `kubectl api-resources`, `kubectl get
+  // ingress|pdb|hpa|sc|...` and manifests that ship them work (no controller acts on them).
+  ...[
+    ["limitranges", "LimitRange", "limits"],
+    ["podtemplates", "PodTemplate"],
+    ["replicationcontrollers", "ReplicationController", "rc", "status"],
+    ["persistentvolumes", "PersistentVolume", "pv", "status", "cluster"],
+    ["apps:controllerrevisions", "ControllerRevision"],
+    ["autoscaling/v2:horizontalpodautoscalers", "HorizontalPodAutoscaler", "hpa", "status"],
+    ["networking.k8s.io:ingresses", "Ingress", "ing", "status"],
+    ["networking.k8s.io:ingressclasses", "IngressClass", "", "", "cluster"],
+    ["networking.k8s.io:networkpolicies", "NetworkPolicy", "netpol"],
+    ["policy:poddisruptionbudgets", "PodDisruptionBudget", "pdb", "status"],
+    ["storage.k8s.io:storageclasses", "StorageClass", "sc", "", "cluster"],
+    ["storage.k8s.io:csidrivers", "CSIDriver", "", "", "cluster"],
+    ["storage.k8s.io:csinodes", "CSINode", "", "", "cluster"],
+    ["storage.k8s.io:volumeattachments", "VolumeAttachment", "", "status", "cluster"],
+    ["scheduling.k8s.io:priorityclasses", "PriorityClass", "pc", "", "cluster"],
+    ["node.k8s.io:runtimeclasses", "RuntimeClass", "", "", "cluster"],
+    ["discovery.k8s.io:endpointslices", "EndpointSlice"],
+    [
+      "admissionregistration.k8s.io:validatingwebhookconfigurations",
+      "ValidatingWebhookConfiguration",
+      "",
+      "",
+      "cluster",
+    ],
+    ["admissionregistration.k8s.io:mutatingwebhookconfigurations", "MutatingWebhookConfiguration", "", "", "cluster"],
+  ].map(([where, kind, short, sub, scope]) => {
+    const [gv, plural] = where.includes(":") ? where.split(":") : ["", where];
+    const [group, version] = gv.split("/");
+    return def({
+      group,
+      version: version ?? "v1",
+      plural,
+      kind,
+      shortNames: short ? [short] : undefined,
+      subresources: sub ? [sub] : [],
+      namespaced: scope !== "cluster",
+      categories: plural === "replicationcontrollers" || plural === "horizontalpodautoscalers" ? ["all"] : undefined,
+      storedOnly: true,
+    });
   }),
   def({
     group: "apiextensions.k8s.io",
@@ -172,6 +220,14 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
     kind: "TokenReview",
     namespaced: false,
     verbs: CREATE_ONLY,
+  }),
+  ...[
+    "authorization.k8s.io:localsubjectaccessreviews:LocalSubjectAccessReview:ns",
+    "authorization.k8s.io:selfsubjectrulesreviews:SelfSubjectRulesReview:",
+    "authentication.k8s.io:selfsubjectreviews:SelfSubjectReview:",
+  ].map((s) => {
+    const [group, plural, kind, ns] = s.split(":");
+    return def({ group, plural, kind, namespaced: ns === "ns", verbs: CREATE_ONLY });
   }),
 ];
 

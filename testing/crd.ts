@@ -56,9 +56,15 @@ export function versionPriority(a: string, b: string): number {
 export class CrdController {
   #store: FakeStore;
   #served = new Map<string, ResourceDef[]>();
+  #onUnserved: (storageKey: string) => void;
 
-  constructor(store: FakeStore) {
+  /**
+   * `onUnserved` is told the storage key (`group/plural`) of a resource whose CRD was deleted, once its objects are
+   * gone: the server ends the open watches on it, as kube-apiserver does when it tears down a CRD's storage.
+   */
+  constructor(store: FakeStore, onUnserved: (storageKey: string) => void = () => {}) {
     this.#store = store;
+    this.#onUnserved = onUnserved;
     store.objects.onCommit((ev) => this.#onCommit(ev));
     for (const crd of store.objects.list(CRD_KEY)) this.#serve(crd);
   }
@@ -96,6 +102,7 @@ export class CrdController {
       for (const obj of this.#store.objects.list(key)) {
         this.#store.objects.remove(key, obj.metadata.namespace ?? "", obj.metadata.name!);
       }
+      this.#onUnserved(key);
     }
   }
 }

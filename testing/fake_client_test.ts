@@ -77,7 +77,12 @@ Deno.test("patch flavours go through the server's patch code: merge, json, strat
   const strategic = await rejection(client.patch(WidgetType, "w", { spec: {} }, { ...ns, type: "strategic" }));
   assert.equal(strategic.code, 415);
   assert.equal(strategic.call.verb, "patch/strategic");
-  await client.patch(WidgetType, "w", { apiVersion: "example.com/v1", kind: "Widget", spec: { size: 5 } }, {
+  await client.patch(WidgetType, "w", {
+    apiVersion: "example.com/v1",
+    kind: "Widget",
+    metadata: { name: "w" },
+    spec: { size: 5 },
+  }, {
     ...ns,
     type: "apply",
   });

@@ -4,11 +4,14 @@
  * watch select them (namespace, label and field selectors, metadata-only), presented as served, and handed out deeply
  * frozen, as the runtime cache hands them out — a reconcile that mutates a cached object fails here too. Handlers see
  * `added | modified | deleted | synced` from the store's commits (an object leaving the selector is `deleted`).
+ * Indexes ({@link FakeInformer.addIndex}, `store.byIndex`) are runtime/store.ts's own: the built-in `namespace`,
+ * `owner` uid and `label` `key=value` indexes plus any added, evaluated over what the informer selects now.
  * @module
  */
-import type { InformerHandler, InformerLike, InformerOptions, InformerSource } from "../runtime/controller.ts";
-import { deepFreeze } from "../runtime/store.ts";
+import type { InformerHandler, InformerLike, InformerSource, Store } from "../runtime/cache.ts";
+import { deepFreeze, type IndexFunc, StoreWriter } from "../runtime/store.ts";
 import { type KubeObject, type ResourceType, splitKey } from "../runtime/types.ts";
+import type { WatchScope } from "../runtime/watch_runner.ts";
 import type { FakeStore } from "./fake_store.ts";
 import { toPartialObjectMetadata } from "./partial_metadata.ts";
 import { storageKeyOf } from "./registry.ts";
@@ -38,7 +41,7 @@ export class FakeInformers implements InformerSource {
   }
 
   /** The informer of `rt` with `opts` (the same one for equal arguments). */
-  get<T extends KubeObject = KubeObject>(rt: ResourceType, opts: InformerOptions = {}): InformerLike<T> {
+  get<T extends KubeObject = KubeObject>(rt: ResourceType, opts: WatchScope = {}): InformerLike<T> {
     const id = JSON.stringify([
       rt.group,
       rt.version,
@@ -58,16 +61,17 @@ export class FakeInformers implements InformerSource {
 class FakeInformer implements InformerLike {
   readonly resource: ResourceType;
   readonly #store: FakeStore;
-  readonly #opts: InformerOptions;
+  readonly #opts: WatchScope;
+  readonly #indexes = new Map<string, IndexFunc<KubeObject>>();
   #matcher?: (obj: KubeObject) => boolean;
 
-  constructor(store: FakeStore, rt: ResourceType, opts: InformerOptions) {
+  constructor(store: FakeStore, rt: ResourceType, opts: WatchScope) {
     this.#store = store;
     this.resource = rt;
     this.#opts = opts;
   }
 
-  readonly store = {
+  readonly store: Store = {
     get: (key: string): KubeObject | undefined => {
       const { namespace, name } = splitKey(key);
       const def = this.#def();
@@ -85,7 +89,20 @@ class FakeInformer implements InformerLike {
       });
       return list.items.map((o) => this.#frozen(o));
     },
+    // The rest of the reader surface reads a snapshot of the selected objects with this informer's indexes.
+    byIndex: (index: string, value: string): KubeObject[] => this.#indexed().byIndex(index, value),
+    keys: (): string[] => this.#indexed().keys(),
+    getByUid: (uid: string): KubeObject | undefined => this.#indexed().getByUid(uid),
+    get size(): number {
+      return this.list().length;
+    },
   };
+
+  /** Adds index `name` (runtime/store.ts semantics: a name already taken, built-in or added, is an error). */
+  addIndex(name: string, fn: IndexFunc<KubeObject>): void {
+    this.#writer().addIndex(name, fn); // throws for a taken name, as the runtime store does
+    this.#indexes.set(name, fn);
+  }
 
   addHandler(handler: InformerHandler): () => void {
     for (const obj of this.store.list()) handler.added?.(obj);
@@ -108,6 +125,19 @@ class FakeInformer implements InformerLike {
 
   waitForSync(): Promise<void> {
     return Promise.resolve();
+  }
+
+  /** A runtime {@link Store} over the selected objects with this informer's indexes: the runtime's index semantics. */
+  #indexed(): Store {
+    return this.#writer().reader;
+  }
+
+  /** A runtime StoreWriter holding the selected objects, with this informer's indexes. */
+  #writer(): StoreWriter<KubeObject> {
+    const writer = new StoreWriter<KubeObject>({ freeze: false });
+    for (const [name, fn] of this.#indexes) writer.addIndex(name, fn);
+    writer.replace(this.store.list());
+    return writer;
   }
 
   #def(): ResourceDef {

@@ -54,3 +54,37 @@ Deno.test("handlers: existing objects replayed then synced; commits become added
   cluster.create(CoreTypes.ConfigMap, { metadata: { name: "late", namespace: "default", labels: { keep: "yes" } } });
   assert.deepEqual(seen, ["added one", "synced", "added two", "modified -→1", "deleted two", "deleted one"]);
 });
+
+Deno.test("the store is the runtime's whole reader surface: byIndex, keys, getByUid and size over the selected objects", () => {
+  const cluster = new FakeCluster({ namespaces: ["a", "b"] });
+  cluster.create(CoreTypes.Pod, pod("web", "a", { app: "web" }));
+  cluster.create(CoreTypes.Pod, pod("db", "a", { app: "db" }));
+  cluster.create(CoreTypes.Pod, pod("web", "b", { app: "web" }));
+  const web = cluster.informers.get(CoreTypes.Pod, { labelSelector: "app=web" });
+  assert.equal(web.store.size, 2);
+  assert.deepEqual(web.store.keys().sort(), ["a/web", "b/web"]);
+  assert.deepEqual(web.store.byIndex("namespace", "a").map((p) => p.metadata.name), ["web"]);
+  assert.deepEqual(web.store.byIndex("label", "app=db"), [], "the selector applies to the indexes too");
+  const uid = cluster.get(CoreTypes.Pod, "b/web")!.metadata.uid!;
+  assert.equal(web.store.getByUid(uid)?.metadata.namespace, "b");
+  assert.ok(Object.isFrozen(web.store.getByUid(uid)));
+  assert.equal(web.store.getByUid(cluster.get(CoreTypes.Pod, "a/db")!.metadata.uid!), undefined);
+});
+
+Deno.test("indexes: the runtime store's built-ins and added ones, over what the informer selects, kept current", () => {
+  const cluster = new FakeCluster({ namespaces: ["a", "b"] });
+  cluster.create(CoreTypes.Pod, pod("web", "a", { app: "web" }));
+  cluster.create(CoreTypes.Pod, pod("db", "a", { app: "db" }));
+  cluster.create(CoreTypes.Pod, pod("web", "b", { app: "web" }));
+  const pods = cluster.informers.get(CoreTypes.Pod, { namespace: "a" });
+  const names = (objs: KubeObject[]) => objs.map((p) => `${p.metadata.namespace}/${p.metadata.name}`).sort();
+  assert.deepEqual(names(pods.store.byIndex!("label", "app=web")), ["a/web"], "built-in label index, in scope only");
+  pods.addIndex!("by-name", (p) => [p.metadata.name!]);
+  assert.deepEqual(names(pods.store.byIndex!("by-name", "db")), ["a/db"]);
+  cluster.patch(CoreTypes.Pod, "a/db", { metadata: { labels: { app: "web" } } });
+  assert.deepEqual(names(pods.store.byIndex!("label", "app=web")), ["a/db", "a/web"], "reads the current objects");
+  assert.ok(pods.store.byIndex!("by-name", "web").every((p) => Object.isFrozen(p)));
+  assert.throws(() => pods.addIndex!("by-name", () => []), /index "by-name" already exists/);
+  assert.throws(() => pods.addIndex!("owner", () => []), /index "owner" already exists/);
+  assert.throws(() => pods.store.byIndex!("nope", "x"), /no index "nope"/);
+});

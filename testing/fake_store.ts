@@ -14,12 +14,23 @@ import { type AdmissionChain, type AdmissionContext, namespaceLifecycle, runAdmi
 import { listObjects, type ListOptions } from "./fake_list.ts";
 import { generateName, jsonEqual, rfc3339, specChanged } from "./object_rules.ts";
 import { recordUpdateManagedFields } from "./patch/apply.ts";
+import { dropAdded } from "./patch/fieldset.ts";
 import { type ResourceRegistry, storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
-import { alreadyExists, badRequest, conflict, invalid, notFound } from "./status_errors.ts";
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  internalError,
+  invalid,
+  notFound,
+  preconditionFailed,
+} from "./status_errors.ts";
 import type { ObjectStore } from "./store.ts";
 import { BUILTIN_STRATEGIES, CUSTOM_RESOURCES } from "./strategies/builtin.ts";
 import { type ResourceStrategy, type StrategyContext, StrategyRegistry } from "./strategy.ts";
+import { checkTypeMeta } from "./validation/type_meta.ts";
+import { validateGenerateName, validateObjectMeta } from "./validation/object_meta.ts";
 
 export type { AdmissionContext, AdmissionHook } from "./admission.ts";
 export { isNamespaceDef } from "./strategies/namespaces.ts";
@@ -93,6 +104,7 @@ export class FakeStore {
    */
   gracefulPodDeletion: boolean;
   #nextIp = 10;
+  #nextNodePort = 0;
 
   /**
 
@@ -166,12 +178,19 @@ export class FakeStore {
 
   /** CREATE. Returns the stored object (a copy). */
   create(ref: ResourceRef, body: KubeObject, opts: WriteOptions = {}): KubeObject {
+    return this.#create(ref, body, opts, false);
+  }
+
+  #create(ref: ResourceRef, body: KubeObject, opts: WriteOptions, onUpdate: boolean): KubeObject {
     const def = this.def(ref);
     const strategy = this.strategies.for(def);
-    let obj = decodeBody(strategy, body, "create");
+    let obj = decodeBody(this, def, strategy, body, "create");
     let meta = obj.metadata;
+    // kube's storage refuses it after validation and admission (500, no reason); a PUT that creates ignores it.
+    const sentResourceVersion = onUpdate ? undefined : meta.resourceVersion;
     const namespace = this.#bodyNamespace(def, meta.namespace, opts.namespace, "create");
-    if (!meta.name && meta.generateName) meta.name = generateName(String(meta.generateName));
+    const prefix = !meta.name && meta.generateName ? String(meta.generateName) : undefined;
+    if (prefix !== undefined) meta.name = generateName(prefix);
     if (!meta.name) {
       throw invalid(def, "", [{
         reason: "FieldValueRequired",
@@ -179,7 +198,6 @@ export class FakeStore {
         field: "metadata.name",
       }]);
     }
-    this.#check(def, String(meta.name), strategy.validateName!(String(meta.name)), "create");
     if (def.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     const warnings = opts.warnings ?? [];
@@ -200,12 +218,28 @@ export class FakeStore {
     if (def.tracksGeneration) meta.generation = 1;
     else delete meta.generation;
     const ctx = this.#context(def, "create", opts, warnings);
+    const beforePrepare = opts.fieldManager ? structuredClone(obj) : undefined;
     strategy.prepareForCreate?.(obj, ctx);
+    const afterPrepare = beforePrepare ? structuredClone(obj) : undefined;
     strategy.default?.(obj, ctx);
-    this.#check(def, name, strategy.validate?.(obj, ctx), "create");
+    this.#check(def, name, [
+      ...(prefix !== undefined ? validateGenerateName(prefix, strategy.validateName!) : []),
+      ...strategy.validateName!(name),
+      ...validateObjectMeta(obj.metadata, { builtin: !def.custom }),
+      ...(strategy.validate?.(obj, ctx) ?? []),
+    ], "create");
     strategy.canonicalize?.(obj, undefined, ctx);
     obj = this.#admit("validating", { ...admission, object: obj });
-    if (opts.fieldManager) obj = this.#record(def, undefined, obj, opts);
+    if (sentResourceVersion) {
+      throw internalError("resourceVersion should not be set on objects to be created", "create");
+    }
+    if (opts.fieldManager) {
+      // kube's field manager runs before the strategy: what PrepareForCreate set belongs to no manager.
+      const view = structuredClone(obj);
+      dropAdded(view, beforePrepare, afterPrepare);
+      obj.metadata.managedFields = this.#record(def, undefined, view, opts).metadata.managedFields;
+      if (obj.metadata.managedFields === undefined) delete obj.metadata.managedFields;
+    }
     return this.#persist(def, obj, opts.dryRun);
   }
 
@@ -214,7 +248,7 @@ export class FakeStore {
     const def = this.def(ref);
     const strategy = this.strategies.for(def);
     const verb = "update" as const;
-    const obj = decodeBody(strategy, body, verb);
+    const obj = decodeBody(this, def, strategy, body, verb);
     const name = opts.name ?? obj.metadata.name;
     if (!name) throw badRequest("name is required in the object metadata", verb);
     if (obj.metadata.name && obj.metadata.name !== name) {
@@ -228,10 +262,24 @@ export class FakeStore {
     const storageKey = storageKeyOf(def);
     const old = this.objects.get(storageKey, namespace ?? "", name);
     if (!old) {
-      if (strategy.allowCreateOnUpdate && !opts.subresource) return this.create(ref, body, opts);
+      if (strategy.allowCreateOnUpdate && !opts.subresource) return this.#create(ref, body, opts, true);
       throw notFound(def, name, verb);
     }
+    const givenUid = obj.metadata.uid;
+    if (givenUid && givenUid !== old.metadata.uid) {
+      throw conflict(
+        def,
+        name,
+        verb,
+        `StorageError: invalid object, Code: 4, Key: ${
+          registryKey(def, namespace, name)
+        }, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${givenUid}, UID in object meta: ${old.metadata.uid}`,
+      );
+    }
     const givenRv = obj.metadata.resourceVersion;
+    if (givenRv && !/^\d+$/.test(givenRv)) {
+      throw internalError(`strconv.ParseUint: parsing ${JSON.stringify(givenRv)}: invalid syntax`, verb);
+    }
     if (givenRv && givenRv !== old.metadata.resourceVersion) throw conflict(def, name, verb);
     if (!givenRv && !strategy.allowUnconditionalUpdate) {
       throw invalid(def, name, [{
@@ -243,9 +291,12 @@ export class FakeStore {
     let next: KubeObject;
     if (opts.subresource === "status") {
       next = structuredClone(old);
-      next.status = obj.status;
+      if (obj.status === undefined) delete next.status;
+      else next.status = obj.status;
       if (obj.metadata.labels !== undefined) next.metadata.labels = obj.metadata.labels;
       if (obj.metadata.annotations !== undefined) next.metadata.annotations = obj.metadata.annotations;
+      // An apply through /status brings the applier's entry (subresource "status").
+      if (obj.metadata.managedFields !== undefined) next.metadata.managedFields = obj.metadata.managedFields;
     } else {
       next = obj;
       next.apiVersion = old.apiVersion;
@@ -294,7 +345,10 @@ export class FakeStore {
     const ctx = this.#context(def, verb, opts, warnings);
     strategy.prepareForUpdate?.(next, old, ctx);
     strategy.default?.(next, ctx);
-    this.#check(def, name, strategy.validateUpdate?.(next, old, ctx), verb);
+    this.#check(def, name, [
+      ...validateObjectMeta(next.metadata, { builtin: !def.custom }),
+      ...(strategy.validateUpdate?.(next, old, ctx) ?? []),
+    ], verb);
     strategy.canonicalize?.(next, old, ctx);
     next = this.#admit("validating", { ...admission, object: next });
     // Read before managedFields are recorded into a copy: a finished deletion's removed object keeps what was sent.
@@ -314,6 +368,18 @@ export class FakeStore {
 
   /** DELETE: marks for deletion when finalizers remain (or a policy adds one), otherwise removes. */
   delete(ref: ResourceRef, name: string, opts: DeleteOptions = {}): KubeObject {
+    return this.deleteWithOutcome(ref, name, opts).object;
+  }
+
+  /**
+   * DELETE, also telling whether the object went at once (`deleted`; on a dry run: would have gone) or stays marked
+   * for deletion — kube-apiserver answers the first with a Status unless the resource returns deleted objects.
+   */
+  deleteWithOutcome(
+    ref: ResourceRef,
+    name: string,
+    opts: DeleteOptions = {},
+  ): { object: KubeObject; deleted: boolean } {
     const def = this.def(ref);
     const strategy = this.strategies.for(def);
     const namespace = this.#ns(def, opts.namespace);
@@ -322,66 +388,70 @@ export class FakeStore {
     if (!old) throw notFound(def, name, "delete");
     const pre = opts.preconditions;
     if (pre?.uid && pre.uid !== old.metadata.uid) {
-      throw conflict(
+      throw preconditionFailed(
         def,
         name,
-        "delete",
-        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid}`,
+        `the UID in the precondition (${pre.uid}) does not match the UID in record (${old.metadata.uid}). The object might have been deleted and then recreated`,
       );
     }
     if (pre?.resourceVersion && pre.resourceVersion !== old.metadata.resourceVersion) {
-      throw conflict(
+      throw preconditionFailed(
         def,
         name,
-        "delete",
-        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`,
+        `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${old.metadata.resourceVersion}). The object might have been modified`,
       );
     }
     const next = structuredClone(old);
     if (strategy.terminate) {
       // Deleted by its own controller once terminated: the delete only marks it.
-      if (old.metadata.deletionTimestamp) return structuredClone(this.present(def, old));
+      if (old.metadata.deletionTimestamp) return { object: structuredClone(this.present(def, old)), deleted: false };
       next.metadata.deletionTimestamp = rfc3339(this.clock.now());
-      next.metadata.deletionGracePeriodSeconds = 0;
       strategy.terminate(next);
-      return this.#persist(def, next, opts.dryRun);
+      return { object: this.#persist(def, next, opts.dryRun), deleted: false };
     }
     const finalizers = new Set(next.metadata.finalizers ?? []);
-    if (opts.propagationPolicy === "Foreground" && this.objects.dependentsOf(old.metadata.uid!).length > 0) {
+    // kube adds the policy's finalizer whether or not dependents exist; the garbage collector removes it.
+    if (opts.propagationPolicy === "Foreground") {
+      finalizers.delete(ORPHAN);
       finalizers.add(FOREGROUND);
     }
-    if (opts.propagationPolicy === "Orphan" && this.objects.dependentsOf(old.metadata.uid!).length > 0) {
+    if (opts.propagationPolicy === "Orphan") {
+      finalizers.delete(FOREGROUND);
       finalizers.add(ORPHAN);
     }
     if (finalizers.size > 0) {
       const changedFinalizers = finalizers.size !== (old.metadata.finalizers ?? []).length;
-      if (old.metadata.deletionTimestamp && !changedFinalizers) return structuredClone(this.present(def, old));
+      if (old.metadata.deletionTimestamp && !changedFinalizers) {
+        return { object: structuredClone(this.present(def, old)), deleted: false };
+      }
       next.metadata.finalizers = [...finalizers];
       if (!old.metadata.deletionTimestamp) {
         next.metadata.deletionTimestamp = rfc3339(this.clock.now());
         next.metadata.deletionGracePeriodSeconds = 0;
-        if (def.tracksGeneration) next.metadata.generation = (old.metadata.generation ?? 1) + 1;
+        bumpGeneration(next);
       }
-      return this.#persist(def, next, opts.dryRun);
+      return { object: this.#persist(def, next, opts.dryRun), deleted: false };
     }
     const grace = this.gracefulPodDeletion ? strategy.gracePeriodSeconds!(old, opts.gracePeriodSeconds) : 0;
     if (grace > 0) {
       const prior = old.metadata.deletionGracePeriodSeconds;
       // A later delete may only shorten a pending grace period.
       if (old.metadata.deletionTimestamp && prior !== undefined && prior <= grace) {
-        return structuredClone(this.present(def, old));
+        return { object: structuredClone(this.present(def, old)), deleted: false };
       }
+      if (!old.metadata.deletionTimestamp) bumpGeneration(next);
       next.metadata.deletionTimestamp = rfc3339(this.clock.now() + grace * 1000);
       next.metadata.deletionGracePeriodSeconds = grace;
-      return this.#persist(def, next, opts.dryRun);
+      return { object: this.#persist(def, next, opts.dryRun), deleted: false };
     }
-    if (opts.dryRun) return structuredClone(this.present(def, old));
+    if (opts.dryRun) return { object: structuredClone(this.present(def, old)), deleted: true };
     if (!next.metadata.deletionTimestamp || (next.metadata.deletionGracePeriodSeconds ?? 0) > 0) {
+      if (!next.metadata.deletionTimestamp) bumpGeneration(next);
       next.metadata.deletionTimestamp = rfc3339(this.clock.now());
       next.metadata.deletionGracePeriodSeconds = 0;
     }
     const ev = this.objects.remove(storageKey, namespace, name, next)!;
-    return structuredClone(this.present(def, ev.object));
+    return { object: structuredClone(this.present(def, ev.object)), deleted: true };
   }
 
   /** Removes an object regardless of finalizers (namespace controller / CRD cleanup). */
@@ -410,12 +480,17 @@ export class FakeStore {
       warnings,
       clock: this.clock,
       allocateClusterIp: () => this.#allocateIp(),
+      allocateNodePort: () => this.#allocateNodePort(),
     };
   }
 
   /** Throws 422 Invalid when a strategy reported causes. */
   #check(def: ResourceDef, name: string, causes: StatusCause[] | undefined, verb: string): void {
-    if (causes && causes.length > 0) throw invalid(def, name, causes, verb);
+    if (!causes || causes.length === 0) return;
+    // kube names the internal (storage) group's kind: events.k8s.io Events are invalid as core `Event`s.
+    const storage = this.strategies.for(def).conversion?.storageApiVersion;
+    const group = storage === undefined ? def.group : storage.includes("/") ? storage.split("/")[0] : "";
+    throw invalid({ ...def, group }, name, causes, verb);
   }
 
   #record(def: ResourceDef, old: KubeObject | undefined, next: KubeObject, opts: WriteOptions): KubeObject {
@@ -445,21 +520,62 @@ export class FakeStore {
     return out;
   }
 
+  #allocateNodePort(): number {
+    const used = new Set<number>();
+    for (const svc of this.objects.list("/services")) {
+      for (const p of svc.spec?.ports ?? []) if (typeof p?.nodePort === "number") used.add(p.nodePort);
+    }
+    for (let i = 0; i < 2768; i++) {
+      const port = 30000 + ((this.#nextNodePort++) % 2768);
+      if (!used.has(port)) return port;
+    }
+    throw internalError("range is full: no free node port in 30000-32767", "create");
+  }
+
   #allocateIp(): string {
     const n = this.#nextIp++;
     return `10.96.${(n >> 8) & 255}.${n & 255}`;
   }
 }
 
-/** A copy of a request body in the stored form, with an object `metadata`; 400 when the body is not an object. */
-function decodeBody(strategy: ResourceStrategy, body: KubeObject, verb: string): KubeObject {
+/**
+ * A copy of a request body in the stored form, with an object `metadata`; 400 when the body is not an object, names
+ * another kind or version than the URL, or holds what the kind's codec cannot read (base64, MicroTime).
+ */
+function decodeBody(
+  store: FakeStore,
+  def: ResourceDef,
+  strategy: ResourceStrategy,
+  body: KubeObject,
+  verb: string,
+): KubeObject {
   if (!body || typeof body !== "object" || Array.isArray(body)) {
     throw badRequest("the request body must be a JSON object", verb);
+  }
+  checkTypeMeta(store.registry, def, body, verb);
+  const codecError = strategy.decodeError?.(body);
+  if (codecError) {
+    throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${codecError}`, verb);
   }
   let obj = structuredClone(body) as KubeObject;
   if (strategy.conversion) obj = strategy.conversion.toStorage(obj);
   obj.metadata = obj.metadata && typeof obj.metadata === "object" ? obj.metadata : {};
   return obj;
+}
+
+/** kube's rest.BeforeDelete: marking an object for deletion bumps a generation it tracks. */
+function bumpGeneration(obj: KubeObject): void {
+  if ((obj.metadata.generation ?? 0) > 0) obj.metadata.generation! += 1;
+}
+
+/** The etcd key kube-apiserver names in storage errors (`/registry/configmaps/ns/name`). */
+function registryKey(def: ResourceDef, namespace: string | undefined, name: string): string {
+  const prefix = def.custom
+    ? `${def.group}/${def.plural}`
+    : def.group === "" && def.plural === "services"
+    ? "services/specs"
+    : def.plural;
+  return `/registry/${prefix}/${namespace ? `${namespace}/` : ""}${name}`;
 }
 
 /** A shallow copy with the definition's apiVersion and kind (first keys when new). */

@@ -43,7 +43,10 @@ Deno.test("admission runs in kube's order: mutating hooks, then the strategy's d
   store.admission.validating.push((ctx: AdmissionContext) => {
     seen.push(`validating ${ctx.verb} phase=${ctx.object.status?.phase} uid=${Boolean(ctx.object.metadata.uid)}`);
   });
-  const pod = store.create(PODS, { metadata: { name: "p", namespace: "default" }, spec: { containers: [] } });
+  const pod = store.create(PODS, {
+    metadata: { name: "p", namespace: "default" },
+    spec: { containers: [{ name: "c", image: "busybox" }] },
+  });
   assert.equal(pod.metadata.labels?.admitted, "yes");
   assert.equal(pod.spec.restartPolicy, "Always");
   store.update(PODS, { ...pod, spec: { ...pod.spec, activeDeadlineSeconds: 5 } }, { namespace: "default" });
@@ -104,9 +107,14 @@ Deno.test("events.k8s.io Events are stored as core Events and converted back, fi
   const store = newStore();
   store.create(EVENTS_V1, {
     metadata: { name: "e", namespace: "default" },
-    regarding: { kind: "Pod", name: "p" },
+    regarding: { kind: "Pod", name: "p", namespace: "default" },
     note: "hello",
     reason: "Test",
+    type: "Normal",
+    eventTime: "2026-01-01T00:00:00.000000Z",
+    reportingController: "example.com/test",
+    reportingInstance: "test-1",
+    action: "Testing",
   });
   const core = store.get(CORE_EVENTS, "e", { namespace: "default" });
   assert.deepEqual([core.apiVersion, core.involvedObject?.name, core.message], ["v1", "p", "hello"]);
@@ -131,7 +139,10 @@ Deno.test("a namespace delete only marks it Terminating; it stays after updates 
 Deno.test("graceful deletion applies the pod strategy's grace period only when the store has it on", () => {
   for (const graceful of [false, true]) {
     const store = newStore({ gracefulPodDeletion: graceful });
-    store.create(PODS, { metadata: { name: "p", namespace: "default" }, spec: { nodeName: "n", containers: [] } });
+    store.create(PODS, {
+      metadata: { name: "p", namespace: "default" },
+      spec: { nodeName: "n", containers: [{ name: "c", image: "busybox" }] },
+    });
     const deleted = store.delete(PODS, "p", { namespace: "default" });
     assert.equal(deleted.metadata.deletionGracePeriodSeconds ?? 0, graceful ? 30 : 0);
     assert.equal(store.peek(store.def(PODS), "default", "p") !== undefined, graceful);

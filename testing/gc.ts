@@ -155,15 +155,24 @@ export class GarbageCollector {
     const obj = this.#get(ref);
     if (!obj || obj.metadata.deletionTimestamp) return;
     const objects = this.#store.objects;
-    const alive = (obj.metadata.ownerReferences ?? []).filter((o) => {
+    const refs = obj.metadata.ownerReferences ?? [];
+    const alive = refs.filter((o) => {
       const where = objects.byUid(o.uid);
       const owner = where && this.#get(where);
       if (!owner) return false;
       return !(owner.metadata.deletionTimestamp && (owner.metadata.finalizers ?? []).includes(FOREGROUND));
     });
-    if (alive.length > 0) return;
     const def = this.#defFor(ref.storageKey);
     if (!def) return;
+    if (alive.length > 0) {
+      // kube's attemptToDeleteItem: with a solid owner left, references to dangling owners and to owners waiting
+      // for their dependents' deletion are removed from the dependent.
+      if (alive.length === refs.length) return;
+      const next = structuredClone(obj);
+      next.metadata.ownerReferences = alive;
+      this.#store.update(def, next, { namespace: ref.namespace, name: ref.name });
+      return;
+    }
     this.#store.delete(def, ref.name, { namespace: ref.namespace, propagationPolicy: "Background" });
   }
 

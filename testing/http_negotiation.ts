@@ -39,10 +39,12 @@ export function shapeObject(
   includeObject?: string,
 ): unknown {
   if (shape === "table") {
+    // The table convertor copies a single object's resourceVersion into the Table's metadata.
     return toTable([obj], def, {
       nowMs,
       includeColumns: true,
       includeObject: includeObject as "None" | "Metadata" | "Object",
+      listMeta: { resourceVersion: obj.metadata.resourceVersion },
     });
   }
   if (shape === "partial") return toPartialObjectMetadata(obj);
@@ -95,6 +97,7 @@ export function watchPresenter(
           nowMs: nowMs(),
           includeColumns,
           includeObject: includeObject as "None" | "Metadata" | "Object",
+          listMeta: { resourceVersion: obj.metadata.resourceVersion },
         });
       },
       bookmark: bookmarkObject,
@@ -108,4 +111,45 @@ export function watchPresenter(
     };
   }
   return { key: `${base}\u0000object`, present: (obj) => present(obj), bookmark: bookmarkObject };
+}
+
+/** The representations kube-apiserver serves objects in (named in its 406 message). */
+export const OBJECT_MEDIA_TYPES: readonly string[] = [
+  "application/json",
+  "application/yaml",
+  "application/vnd.kubernetes.protobuf",
+];
+
+/** What a collection GET (list or watch) also offers. */
+export const STREAM_MEDIA_TYPES: readonly string[] = [
+  "application/json;stream=watch",
+  "application/vnd.kubernetes.protobuf;stream=watch",
+];
+
+const AS_KINDS = new Set(["Table", "PartialObjectMetadata", "PartialObjectMetadataList", "APIGroupDiscoveryList"]);
+
+/**
+ * Whether some clause of `Accept` names a representation among `types` (wildcards included; a clause asking for a
+ * conversion kube does not know, or with q=0, does not count). An absent or empty header accepts anything.
+ *
+ * @example
+ * ```ts
+ * import { acceptsAny, OBJECT_MEDIA_TYPES } from "./http_negotiation.ts";
+ * acceptsAny("application/xml, application/json;q=0.9", OBJECT_MEDIA_TYPES); // true
+ * acceptsAny("application/xml", OBJECT_MEDIA_TYPES); // false
+ * ```
+ */
+export function acceptsAny(accept: string | null, types: readonly string[]): boolean {
+  if (!accept || !accept.trim()) return true;
+  const offered = new Set(types.map((t) => t.split(";")[0]));
+  for (const clause of accept.split(",")) {
+    const [rawType, ...rawParams] = clause.split(";").map((p) => p.trim());
+    const type = rawType.toLowerCase();
+    const params = new Map(rawParams.map((p) => p.split("=", 2) as [string, string]).map(([k, v]) => [k, v ?? ""]));
+    if (params.get("q") !== undefined && Number(params.get("q")) === 0) continue;
+    const as = params.get("as");
+    if (as !== undefined && !AS_KINDS.has(as)) continue;
+    if (type === "*/*" || type === "application/*" || offered.has(type)) return true;
+  }
+  return false;
 }

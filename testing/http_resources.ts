@@ -13,9 +13,11 @@ import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { type DeleteOptions, type FakeStore, parseRv } from "./fake_store.ts";
 import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";
-import { badRequest, expired, methodNotAllowed, notFound, tooLargeResourceVersion } from "./status_errors.ts";
+import { badRequest, expired, methodNotAllowed, noSuchResource, tooLargeResourceVersion } from "./status_errors.ts";
 import type { WatchHub } from "./watch_hub.ts";
 import { WatchStream } from "./watch_stream.ts";
+import { type ListQuery, parseListQuery } from "./list_options.ts";
+import { checkDeleteOptions, checkWriteOptions } from "./validation/request_options.ts";
 
 /** A parsed resource URL. */
 export interface ResourceRoute {
@@ -23,6 +25,8 @@ export interface ResourceRoute {
   namespace?: string;
   name?: string;
   subresource?: string;
+  /** The deprecated `/watch/` path form (`/api/v1/watch/namespaces/{ns}/{plural}[/{name}]`). */
+  watch?: boolean;
 }
 
 /** What the resource handlers need from the server. */
@@ -47,6 +51,8 @@ const truthy = (v: string | null): boolean => v === "true" || v === "1";
 
 /** The Kubernetes verb of a request (runtime/apimachinery/verbs.ts). */
 export function verbOf(method: string, route: ResourceRoute, url: URL): string {
+  // The deprecated /watch/ paths are watches whatever the query says.
+  if (route.watch && (method === "GET" || method === "HEAD")) return "watch";
   return requestVerb(method, Boolean(route.name), url.searchParams);
 }
 
@@ -63,14 +69,17 @@ export async function handleResource(
   if (subresource && subresource !== "status") {
     const handler = ctx.subresources.get(`${def.group}/${def.plural}/${subresource}`) ??
       (def.custom ? ctx.subresources.get(`*/*/${subresource}`) : undefined);
-    if (!handler || !def.subresources.includes(subresource)) throw notFound(def, `${name}/${subresource}`, verb);
+    if (!handler || !def.subresources.includes(subresource)) throw noSuchResource(verb);
     return await handler(req, route, url);
   }
-  if (subresource === "status" && !def.subresources.includes("status")) throw notFound(def, name ?? "", verb);
+  if (subresource === "status" && !def.subresources.includes("status")) throw noSuchResource(verb);
+  // A collection serves no PUT or PATCH (kube registers neither route).
+  if (!name && (verb === "update" || verb === "patch")) throw methodNotAllowed(def, verb);
   if (!def.verbs.includes(verb) && !(verb === "watch" && def.verbs.includes("list"))) throw methodNotAllowed(def, verb);
   const shape = negotiateShape(req.headers.get("accept"));
   const includeObject = q.get("includeObject") ?? undefined;
   const now = ctx.clock.now();
+  checkWriteOptions(verb, q);
   const dryRun = q.getAll("dryRun").includes("All");
   switch (verb) {
     case "get": {
@@ -78,19 +87,27 @@ export async function handleResource(
       return jsonResponse(200, shapeObject(shape, def, obj, now, includeObject));
     }
     case "list": {
+      const opts = parseListQuery(q, false);
+      const rv = opts.resourceVersion;
+      if (opts.continue && rv && rv !== "0") {
+        throw badRequest("specifying resource version is not allowed when using continue", "list");
+      }
       const list = ctx.store.listShared(def, {
         namespace,
         labelSelector: q.get("labelSelector") ?? undefined,
         fieldSelector: q.get("fieldSelector") ?? undefined,
-        limit: q.has("limit") ? Number(q.get("limit")) || undefined : undefined,
-        continue: q.get("continue") ?? undefined,
-        resourceVersion: q.get("resourceVersion") ?? undefined,
-        resourceVersionMatch: q.get("resourceVersionMatch") ?? undefined,
+        // resourceVersion=0 is served whole from the watch cache: the cacher ignores limit (computeListLimit).
+        limit: rv === "0" ? undefined : opts.limit || undefined,
+        continue: opts.continue || undefined,
+        resourceVersion: rv || undefined,
+        // A limit with a non-zero resourceVersion and no match is the legacy exact read (etcd3 GetList).
+        resourceVersionMatch: opts.resourceVersionMatch ||
+          (rv && rv !== "0" && opts.limit && opts.limit > 0 ? "Exact" : undefined),
       });
       return jsonResponse(200, shapeList(shape, def, list, now, includeObject));
     }
     case "watch":
-      return openWatch(url, route, ctx, shape, includeObject);
+      return openWatch(url, route, ctx, shape, parseListQuery(q, true), includeObject);
     case "create": {
       if (name) throw methodNotAllowed(def, "create");
       const body = await readObject(req, verb);
@@ -118,23 +135,28 @@ export async function handleResource(
     case "patch":
       return await handlePatch(req, url, route, ctx, dryRun, shape);
     case "delete": {
-      const opts = await readDeleteOptions(req, q);
-      const deleted = ctx.store.delete(def, name!, { ...opts, namespace, dryRun });
-      // kube-apiserver answers 202 only for a foreground deletion that did not finish at once.
-      const pending = opts.propagationPolicy === "Foreground" && ctx.store.peek(def, namespace, name!) !== undefined;
-      return jsonResponse(pending ? 202 : 200, deleted);
+      const opts = await readDeleteOptions(req, q, verb);
+      const { object, deleted } = ctx.store.deleteWithOutcome(def, name!, { ...opts, namespace });
+      // kube-apiserver answers 202 only when orphanDependents=false was sent and the object is still there.
+      const status = !deleted && opts.orphanDependents === false ? 202 : 200;
+      if (deleted && !ctx.store.strategies.for(def).returnDeletedObject) {
+        return jsonResponse(status, deletedStatus(def, object));
+      }
+      return jsonResponse(status, object);
     }
     case "deletecollection": {
-      const opts = await readDeleteOptions(req, q);
+      parseListQuery(q, false, verb);
+      const opts = await readDeleteOptions(req, q, verb);
       const list = ctx.store.listShared(def, {
         namespace,
         labelSelector: q.get("labelSelector") ?? undefined,
         fieldSelector: q.get("fieldSelector") ?? undefined,
       });
-      const items = list.items.map((o) =>
-        ctx.store.delete(def, o.metadata.name!, { ...opts, namespace: o.metadata.namespace, dryRun })
-      );
-      return jsonResponse(200, { ...list, items });
+      // kube answers with the items as listed before it deleted them.
+      for (const o of list.items) {
+        ctx.store.delete(def, o.metadata.name!, { ...opts, namespace: o.metadata.namespace });
+      }
+      return jsonResponse(200, list);
     }
   }
   throw methodNotAllowed(def, verb);
@@ -166,26 +188,49 @@ async function readObject(req: Request, verb: string): Promise<Record<string, un
   return requireObject(decodeBody(bytes, mediaType(req.headers.get("content-type")), verb), verb);
 }
 
-async function readDeleteOptions(req: Request, q: URLSearchParams): Promise<DeleteOptions> {
+/** kube's answer to a DELETE that removed the object at once (unless the resource returns deleted objects). */
+function deletedStatus(def: ResourceDef, obj: KubeObject): Record<string, unknown> {
+  const details: Record<string, unknown> = { name: obj.metadata.name };
+  if (def.group) details.group = def.group;
+  details.kind = def.plural;
+  details.uid = obj.metadata.uid;
+  return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details };
+}
+
+async function readDeleteOptions(
+  req: Request,
+  q: URLSearchParams,
+  verb: string,
+): Promise<DeleteOptions & { orphanDependents?: boolean; dryRun: boolean }> {
   const bytes = await readBody(req);
-  let body: Record<string, unknown> = {};
+  // kube reads DeleteOptions from the body when there is one, else from the query (never both).
+  let opts: Record<string, unknown>;
+  let dryRun: string[];
   if (bytes.byteLength > 0) {
-    body = requireObject(decodeBody(bytes, mediaType(req.headers.get("content-type")), "delete"), "delete");
+    opts = requireObject(decodeBody(bytes, mediaType(req.headers.get("content-type")), "delete"), "delete");
+    dryRun = Array.isArray(opts.dryRun) ? opts.dryRun.map(String) : [];
+  } else {
+    opts = Object.fromEntries(q.entries());
+    dryRun = q.getAll("dryRun");
   }
-  const policy = (q.get("propagationPolicy") ?? body.propagationPolicy) as string | undefined;
-  const orphan = q.get("orphanDependents") === "true" || body.orphanDependents === true;
-  if (policy && !["Background", "Foreground", "Orphan"].includes(policy)) {
-    throw badRequest(`propagationPolicy: Unsupported value: "${policy}"`, "delete");
-  }
-  const graceParam = q.get("gracePeriodSeconds") ?? body.gracePeriodSeconds;
+  const policy = (opts.propagationPolicy ?? undefined) as string | undefined;
+  const orphanParam = opts.orphanDependents;
+  const orphanDependents = orphanParam === undefined || orphanParam === null
+    ? undefined
+    : orphanParam === true || orphanParam === "true";
+  checkDeleteOptions(verb, { dryRun, propagationPolicy: policy, orphanDependents });
+  const orphan = orphanDependents === true;
+  const graceParam = opts.gracePeriodSeconds;
   const gracePeriodSeconds = graceParam === undefined || graceParam === null ? undefined : Number(graceParam);
   if (gracePeriodSeconds !== undefined && !Number.isInteger(gracePeriodSeconds)) {
     throw badRequest(`gracePeriodSeconds: invalid value ${JSON.stringify(graceParam)}`, "delete");
   }
   return {
     propagationPolicy: (policy ?? (orphan ? "Orphan" : undefined)) as DeleteOptions["propagationPolicy"],
-    preconditions: body.preconditions as DeleteOptions["preconditions"],
+    preconditions: opts.preconditions as DeleteOptions["preconditions"],
     gracePeriodSeconds,
+    orphanDependents,
+    dryRun: dryRun.includes("All"),
   };
 }
 
@@ -223,9 +268,11 @@ function openWatch(
   route: ResourceRoute,
   ctx: ResourceContext,
   shape: ReturnType<typeof negotiateShape>,
+  opts: ListQuery,
   includeObject?: string,
 ): Response {
-  const { def, namespace } = route;
+  const { def } = route;
+  const namespace = def.namespaced ? route.namespace : undefined;
   const q = url.searchParams;
   const storageKey = storageKeyOf(def);
   let labels: (o: KubeObject) => boolean;
@@ -239,38 +286,41 @@ function openWatch(
     throw err;
   }
   const nameFilter = route.name;
-  const matches = (o: KubeObject) => (!nameFilter || o.metadata.name === nameFilter) && labels(o) && fields(o);
-  const rvParam = q.get("resourceVersion") ?? "";
-  const sendInitialEvents = truthy(q.get("sendInitialEvents"));
-  const allowBookmarks = truthy(q.get("allowWatchBookmarks"));
-  const timeoutSeconds = q.has("timeoutSeconds") ? Number(q.get("timeoutSeconds")) : undefined;
-  if (sendInitialEvents && q.get("resourceVersionMatch") !== "NotOlderThan") {
-    throw badRequest(
-      "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless resourceVersionMatch is set to NotOlderThan",
-      "watch",
-    );
-  }
+  // The namespace is part of the match: a replay from the history holds every namespace's changes.
+  const matches = (o: KubeObject) =>
+    (namespace === undefined || o.metadata.namespace === namespace) &&
+    (!nameFilter || o.metadata.name === nameFilter) && labels(o) && fields(o);
+  const rvParam = opts.resourceVersion;
+  const sendInitialEvents = opts.sendInitialEvents === true;
   const objects = ctx.store.objects;
   let replay: ReturnType<typeof objects.since> | undefined;
   const fromRv = rvParam && rvParam !== "0" ? parseRv(rvParam, "watch") : undefined;
-  if (fromRv !== undefined && fromRv > objects.rv) throw tooLargeResourceVersion(fromRv, objects.rv);
-  if (fromRv !== undefined && !sendInitialEvents) replay = objects.since(storageKey, fromRv);
+  // sendInitialEvents waits for the cache to reach the RV (waitUntilFreshAndBlock), then fails; a plain watch from a
+  // future RV is accepted and stays silent until the store passes it (the cacher skips events up to that RV).
+  if (fromRv !== undefined && fromRv > objects.rv && sendInitialEvents) {
+    throw tooLargeResourceVersion(fromRv, objects.rv);
+  }
+  const future = fromRv !== undefined && fromRv > objects.rv;
+  if (fromRv !== undefined && !sendInitialEvents && !future) replay = objects.since(storageKey, fromRv);
   const present = (o: KubeObject) => ctx.store.present(def, o);
   const stream: WatchStream = new WatchStream({
     storageKey,
-    namespace: def.namespaced ? namespace : undefined,
+    namespace,
     matches,
     presenter: watchPresenter(shape, def, present, () => ctx.clock.now(), includeObject),
     clock: ctx.clock,
-    allowBookmarks,
+    allowBookmarks: opts.allowWatchBookmarks,
     bookmarkIntervalMs: ctx.bookmarkIntervalMs,
-    timeoutMs: timeoutSeconds !== undefined && Number.isFinite(timeoutSeconds) ? timeoutSeconds * 1000 : undefined,
+    timeoutMs: opts.timeoutSeconds !== undefined ? opts.timeoutSeconds * 1000 : undefined,
+    afterRv: future ? fromRv : undefined,
     currentRv: () => objects.rv,
     description: `${url.pathname}?${q.toString()}`,
     onClose: () => remove(),
   });
   const remove = ctx.hub.add(stream);
-  if (replay === "expired") {
+  if (future) {
+    // Nothing to replay: live events past fromRv only.
+  } else if (replay === "expired") {
     const status = expired(`too old resource version: ${fromRv} (${objects.compactedRv})`).status;
     stream.sendErrorAndClose(status);
   } else if (replay === "too-large") {
@@ -279,7 +329,7 @@ function openWatch(
     for (const ev of replay) stream.deliver(ev);
   } else {
     // No RV (or "0"), or sendInitialEvents: synthetic ADDED for the current state.
-    for (const obj of objects.list(storageKey, def.namespaced ? namespace : undefined)) {
+    for (const obj of objects.list(storageKey, namespace)) {
       if (matches(obj)) stream.sendObject("ADDED", obj);
     }
     if (sendInitialEvents) stream.sendBookmark({ "k8s.io/initial-events-end": "true" });

@@ -6,6 +6,8 @@
  */
 import { ApiError, failureStatus } from "../runtime/errors.ts";
 import type { KubeObject } from "../runtime/types.ts";
+import { answerReview } from "./auth_reviews.ts";
+import { ADMIN_USER } from "./authn.ts";
 import { isReviewResource } from "./builtin_resources.ts";
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, discoveryGroups, versionInfo } from "./discovery.ts";
 import {
@@ -18,9 +20,22 @@ import {
 } from "./discovery_v2.ts";
 import type { FaultHooks } from "./faults.ts";
 import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
+import { admitRequest, type AuthContext } from "./http_auth.ts";
 import { handleResource, jsonResponse, type ResourceContext, type ResourceRoute, verbOf } from "./http_resources.ts";
+import { acceptsAny, OBJECT_MEDIA_TYPES, STREAM_MEDIA_TYPES } from "./http_negotiation.ts";
+import { methodNotAllowedPath, noSuchResource, notAcceptable, notAcceptableDiscovery } from "./status_errors.ts";
 import { qualifiedResource } from "./registry.ts";
 import { insecureFetch } from "./insecure_fetch.ts";
+import type { RbacAuthorizer, UserInfo } from "./rbac_authorizer.ts";
+
+/** With RBAC off, reviews allow everything (the deny hook still applies) and list a rule covering all. */
+const ALLOW_ALL: Pick<RbacAuthorizer, "authorize" | "rulesFor"> = {
+  authorize: () => ({ allowed: true, reason: "fake API server allows all" }),
+  rulesFor: () => ({
+    rules: [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }, { verbs: ["*"], nonResourceURLs: ["*"] }],
+    errors: [],
+  }),
+};
 
 /** An aggregated API target: a URL to proxy to, or an in-process handler. */
 export type AggregatedTarget =
@@ -28,13 +43,8 @@ export type AggregatedTarget =
   | ((req: Request) => Promise<Response>);
 
 /** What the router needs. */
-export interface RouterContext extends ResourceContext {
+export interface RouterContext extends ResourceContext, AuthContext {
   faults: FaultHooks;
-  token?: string;
-  /** Refuse unauthenticated requests (a token or a client CA is configured). */
-  requireAuth: boolean;
-  /** Extra authentication (client certificates): true when the request is authenticated by other means. */
-  authenticated?: (req: Request) => boolean;
   /** `group/version` → target. */
   aggregated: Map<string, AggregatedTarget>;
   /** Client certificate presented to aggregated servers (front-proxy); asked for only when proxying. */
@@ -56,6 +66,13 @@ export async function routeRequest(req: Request, ctx: RouterContext): Promise<Re
   try {
     return await dispatch(req, url, ctx);
   } catch (err) {
+    if (err instanceof PageNotFound) {
+      if (req.body && !req.bodyUsed) await req.body.cancel().catch(() => {});
+      return new Response("404 page not found\n", {
+        status: 404,
+        headers: { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" },
+      });
+    }
     if (err instanceof ApiError) {
       const headers: Record<string, string> = {};
       if (err.retryAfterSeconds !== undefined) headers["retry-after"] = String(err.retryAfterSeconds);
@@ -67,26 +84,18 @@ export async function routeRequest(req: Request, ctx: RouterContext): Promise<Re
   }
 }
 
-function unauthorized(): ApiError {
-  return new ApiError(failureStatus(401, "Unauthorized", "Unauthorized"), { verb: "request" });
-}
-
 async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Response> {
   const path = url.pathname.replace(/\/+$/, "") || "/";
   if (path === "/healthz" || path === "/livez" || path === "/readyz") return new Response("ok");
-  if (ctx.requireAuth) {
-    const auth = req.headers.get("authorization");
-    const byToken = ctx.token !== undefined && auth === `Bearer ${ctx.token}`;
-    if (!byToken && !(ctx.authenticated?.(req) ?? false)) {
-      await ctx.faults.apply("request", undefined).catch(() => {});
-      throw unauthorized();
-    }
-  }
+  const user = await admitRequest(req, url, ctx);
   const segments = path.split("/").filter(Boolean).map(decodeSegment);
+  // kube-apiserver serves HEAD only on the OpenAPI documents, /apis and /apis/<group> (go-restful vs plain mux).
+  const groupDiscovery = segments[0] === "apis" && segments.length <= 2;
+  if (req.method === "HEAD" && !path.startsWith("/openapi/") && !groupDiscovery) throw methodNotAllowedPath();
   const route = resourceRoute(segments, ctx);
   if (route && "proxy" in route) {
     await ctx.faults.apply(req.method.toLowerCase(), undefined);
-    return await proxy(req, url, route.proxy, await ctx.proxyClientCert?.());
+    return await proxy(req, url, route.proxy, await ctx.proxyClientCert?.(), user);
   }
   if (route) {
     const verb = verbOf(req.method, route, url);
@@ -99,20 +108,36 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Res
       method: req.method,
       userAgent: req.headers.get("user-agent") ?? "",
     });
+    if (!route.subresource || route.subresource === "status") {
+      const offered = route.name || req.method !== "GET"
+        ? OBJECT_MEDIA_TYPES
+        : [...OBJECT_MEDIA_TYPES, ...STREAM_MEDIA_TYPES];
+      if (!acceptsAny(req.headers.get("accept"), offered)) throw notAcceptable(offered);
+    }
     await ctx.faults.apply(verb, qualifiedResource(route.def));
-    if (isReviewResource(route.def) && verb === "create") return await handleReview(req, route, ctx);
+    if (isReviewResource(route.def) && verb === "create") return await handleReview(req, route, ctx, user);
     return await handleResource(req, url, route, ctx);
   }
   const openapi = path.match(/^\/openapi\/v3\/apis\/([^/]+)\/([^/]+)$/);
   const aggregatedDoc = openapi && ctx.aggregated.get(`${openapi[1]}/${openapi[2]}`);
-  if (aggregatedDoc) return await proxy(req, url, aggregatedDoc, await ctx.proxyClientCert?.());
+  if (aggregatedDoc) return await proxy(req, url, aggregatedDoc, await ctx.proxyClientCert?.(), user);
   await ctx.faults.apply("get", undefined);
+  const discovery = isDiscoveryPath(segments, ctx);
   if (req.method !== "GET" && req.method !== "HEAD") {
+    if (discovery) throw methodNotAllowedPath();
     for (const extra of ctx.extraPaths) {
       const res = await extra(req, url);
       if (res) return res;
     }
-    throw notFoundPath();
+    throw notFoundPath(segments, ctx);
+  }
+  if (discovery) {
+    const offered = path === "/version" ? ["application/json"] : OBJECT_MEDIA_TYPES;
+    if (!acceptsAny(req.headers.get("accept"), offered)) {
+      // /apis and /apis/<group> negotiate in the discovery handler, with other wording (and no details).
+      if (groupDiscovery) throw notAcceptableDiscovery(offered);
+      throw notAcceptable(offered);
+    }
   }
   if (path === "/version") return jsonResponse(200, versionInfo());
   if ((path === "/api" || path === "/apis") && wantsDiscoveryV2(req.headers.get("accept"))) {
@@ -138,7 +163,34 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Res
     const res = await extra(req, url);
     if (res) return res;
   }
-  throw notFoundPath();
+  throw notFoundPath(segments, ctx);
+}
+
+/** `/version`, `/api`, `/apis`, `/api/v1`, `/apis/<group>` and `/apis/<group>/<version>` of a served group. */
+function isDiscoveryPath(segments: string[], ctx: RouterContext): boolean {
+  const [root, a, b] = segments;
+  if (segments.length === 1) return root === "version" || root === "api" || root === "apis";
+  if (root === "api" && segments.length === 2) return ctx.store.registry.forGroupVersion("", a).length > 0;
+  if (root !== "apis" || segments.length > 3) return false;
+  if (segments.length === 3) return ctx.store.registry.forGroupVersion(a, b).length > 0;
+  return ctx.store.registry.all().some((d) => d.group === a);
+}
+
+/** A path outside every served group: kube's mux answers a plain-text 404, not a Status. */
+class PageNotFound extends Error {}
+
+/**
+ * The 404 for a path nothing serves: a Status under a served group (unknown version or resource), else the mux's
+ * plain-text `404 page not found`.
+ */
+function notFoundPath(segments: string[] = [], ctx?: RouterContext): Error {
+  const [root, group] = segments;
+  const servedGroup = root === "api" ||
+    (root === "apis" && group !== undefined &&
+      (ctx?.store.registry.all().some((d) => d.group === group) ||
+        [...(ctx?.aggregated.keys() ?? [])].some((gv) => gv.split("/")[0] === group)));
+  if (ctx && !servedGroup && !(root === "openapi")) return new PageNotFound("404 page not found");
+  return noSuchResource();
 }
 
 /** `/api` or `/apis` as aggregated discovery v2; APIService group-versions are asked of their backends. */
@@ -185,12 +237,6 @@ function decodeSegment(s: string): string {
   }
 }
 
-function notFoundPath(): ApiError {
-  return new ApiError(failureStatus(404, "NotFound", "the server could not find the requested resource"), {
-    verb: "get",
-  });
-}
-
 /** Parses `/api/v1/...` and `/apis/<g>/<v>/...` into a resource route (or an aggregated proxy target). */
 function resourceRoute(
   segments: string[],
@@ -207,50 +253,42 @@ function resourceRoute(
     if (target) return { proxy: target };
     if (rest.length === 0) return undefined;
   } else return undefined;
+  // The deprecated watch paths (`.../watch/namespaces/{ns}/{plural}[/{name}]`), still served: no subresources.
+  const watch = rest[0] === "watch" && rest.length >= 2 ? true : undefined;
+  if (watch) rest = rest.slice(1);
   const registry = ctx.store.registry;
   if (rest[0] === "namespaces" && rest.length >= 3) {
     const def = registry.lookup(group, version, rest[2]);
-    if (def?.namespaced) return { def, namespace: rest[1], name: rest[3], subresource: rest[4] };
+    if (def?.namespaced) {
+      if (watch && rest.length > 4) throw notFoundPath(segments, ctx);
+      return { def, namespace: rest[1], name: rest[3], subresource: rest[4], watch };
+    }
   }
   const def = registry.lookup(group, version, rest[0]);
-  if (!def) {
-    if (ctx.store.registry.forGroupVersion(group, version).length === 0 && rest.length > 0) throw notFoundPath();
-    throw notFoundPath();
-  }
-  if (rest.length > 3) throw notFoundPath();
-  return { def, name: rest[1], subresource: rest[2] };
+  if (!def) throw notFoundPath(segments, ctx);
+  if (rest.length > (watch ? 2 : 3)) throw notFoundPath(segments, ctx);
+  return { def, name: rest[1], subresource: rest[2], watch };
 }
 
-async function handleReview(req: Request, route: ResourceRoute, ctx: RouterContext): Promise<Response> {
+async function handleReview(req: Request, route: ResourceRoute, ctx: RouterContext, user: UserInfo): Promise<Response> {
   const bytes = await readBody(req);
   const type = mediaType(req.headers.get("content-type"));
   let decoded: unknown;
   try {
     decoded = decodeBody(bytes, type, "create");
   } catch (err) {
-    // Reviews are answered allow-all; a kind the protobuf decoder lacks must not turn `kubectl auth can-i` into a 400.
+    // A kind the protobuf decoder lacks must not turn `kubectl auth can-i` into a 400.
     if (type !== "application/vnd.kubernetes.protobuf") throw err;
     decoded = { metadata: {}, spec: {} };
   }
   const body = requireObject(decoded, "create") as KubeObject;
-  const out: KubeObject = { ...body, apiVersion: `${route.def.group}/${route.def.version}`, kind: route.def.kind };
-  out.metadata = { ...(body.metadata ?? {}), creationTimestamp: undefined };
-  if (route.def.plural === "tokenreviews") {
-    const token = body.spec?.token;
-    const ok = ctx.token === undefined || token === ctx.token || (typeof token === "string" && token.length > 0);
-    out.status = ok
-      ? {
-        authenticated: true,
-        user: { username: "kubeop-dev", uid: "kubeop-dev", groups: ["system:masters", "system:authenticated"] },
-        audiences: body.spec?.audiences ?? [],
-      }
-      : { authenticated: false, error: "invalid bearer token" };
-  } else {
-    const allowed = ctx.faults.allows(body);
-    out.status = allowed
-      ? { allowed: true, reason: "fake API server allows all" }
-      : { allowed: false, denied: true, reason: "denied by test hook" };
-  }
+  const out = answerReview(body, route, {
+    user,
+    authorizer: ctx.authorizer ?? ALLOW_ALL,
+    tokens: ctx.authn.tokens,
+    adminToken: ctx.authn.token,
+    faults: ctx.faults,
+  });
   return jsonResponse(201, out);
 }
 
@@ -260,14 +298,20 @@ export async function proxy(
   url: URL,
   target: AggregatedTarget,
   clientCert?: { certPEM: string; keyPEM: string },
+  user: UserInfo = ADMIN_USER,
 ): Promise<Response> {
   if (typeof target === "function") return await target(req);
   const dest = new URL(url.pathname + url.search, target.url);
   const headers = new Headers(req.headers);
-  for (const h of ["authorization", "host", "x-remote-user", "x-remote-group"]) headers.delete(h);
-  headers.set("x-remote-user", "kubeop-dev");
-  headers.append("x-remote-group", "system:masters");
-  headers.append("x-remote-group", "system:authenticated");
+  for (const h of [...headers.keys()]) {
+    if (h.startsWith("x-remote-") || h.startsWith("impersonate-")) headers.delete(h);
+  }
+  for (const h of ["authorization", "host"]) headers.delete(h);
+  headers.set("x-remote-user", user.username);
+  for (const g of user.groups) headers.append("x-remote-group", g);
+  for (const [key, values] of Object.entries(user.extra ?? {})) {
+    for (const v of values) headers.append(`x-remote-extra-${encodeURIComponent(key)}`, v);
+  }
   const reqBody = req.method === "GET" || req.method === "HEAD" ? undefined : await req.arrayBuffer();
   if (dest.protocol === "https:" && target.insecureSkipTLSVerify) {
     try {

@@ -16,6 +16,9 @@ import { closeAfterAnswer, type ConnectionDeadlines, enforceConnectionDeadlines 
 /** Header carrying the verified client certificate's common name into the router. */
 export const CLIENT_CERT_HEADER = "x-kubeop-fake-client-cert-cn";
 
+/** Header carrying the verified client certificate's organizations (groups), URI-encoded and comma-separated. */
+export const CLIENT_CERT_GROUPS_HEADER = "x-kubeop-fake-client-cert-o";
+
 /** A running listener. */
 export interface HttpListener {
   port: number;
@@ -94,13 +97,17 @@ async function bridge(
 ) {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || name.toLowerCase() === CLIENT_CERT_HEADER) continue;
+    const lower = name.toLowerCase();
+    if (value === undefined || lower === CLIENT_CERT_HEADER || lower === CLIENT_CERT_GROUPS_HEADER) continue;
     for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
   }
   const socket = req.socket as TLSSocket;
   if (scheme === "https" && socket.authorized) {
-    const cn = socket.getPeerCertificate()?.subject?.CN;
-    headers.set(CLIENT_CERT_HEADER, String(cn ?? ""));
+    const subject = socket.getPeerCertificate()?.subject;
+    headers.set(CLIENT_CERT_HEADER, String(subject?.CN ?? ""));
+    const orgs: unknown = subject?.O;
+    const list = Array.isArray(orgs) ? orgs : orgs === undefined ? [] : [orgs];
+    headers.set(CLIENT_CERT_GROUPS_HEADER, list.map((o) => encodeURIComponent(String(o))).join(","));
   }
   const abort = new AbortController();
   res.on("close", () => abort.abort());

@@ -1,6 +1,8 @@
 /**
  * The fake Kubernetes API server, importable by tests: {@link startFakeApiServer} and its types, and
- * {@link FakeCluster}, the same object semantics without HTTP for unit tests of reconcile functions.
+ * {@link FakeCluster}, the same object semantics without HTTP for unit tests of reconcile functions, and
+ * {@link startRealControlPlane}, an envtest-style etcd + kube-apiserver + kube-controller-manager for tests that want
+ * the real server.
  * @module
  */
 export type {
@@ -13,6 +15,7 @@ export type {
   ResourceType,
 } from "../runtime/mod.ts";
 export { type FakeApiServer, type FakeApiServerOptions, startFakeApiServer } from "./server.ts";
+export type { ConnectionDeadlines } from "../runtime/http_deadlines.ts";
 export type { DeleteOptions, FakeStore, ListOptions, ResourceRef, WriteOptions } from "./fake_store.ts";
 export type { AdmissionChain, AdmissionContext, AdmissionHook } from "./admission.ts";
 export type { ResourceStrategy, StorageConversion, StrategyContext, StrategyRegistry } from "./strategy.ts";
@@ -31,3 +34,10 @@ export {
 export { FakeCluster, type FakeClusterOptions, type RecordedEvent } from "./reconcile_context.ts";
 export { FakeControllerClient, type FakeControllerClientOptions, type RecordedCall } from "./fake_client.ts";
 export { FakeInformers } from "./fake_informers.ts";
+export {
+  DEFAULT_K8S_VERSION,
+  type RealControlPlane,
+  realControlPlaneBinDir,
+  type RealControlPlaneOptions,
+  startRealControlPlane,
+} from "./real_control_plane.ts";

@@ -14,6 +14,7 @@
 
 import { createHash } from "node:crypto";
 import type { OpenApiSchema, ResourceDef } from "./resource_def.ts";
+import { recordedSchemas } from "./openapi_recorded.ts";
 
 const META = "io.k8s.apimachinery.pkg.apis.meta.v1";
 const OBJECT_META_REF = `#/components/schemas/${META}.ObjectMeta`;
@@ -339,22 +340,14 @@ export function openApiV3Document(group: string, version: string, defs: Resource
   if (served.length === 0) return undefined;
   const prefix = group ? `/apis/${group}/${version}` : `/api/${version}`;
   const paths: Record<string, unknown> = {};
-  const schemas: Record<string, OpenApiSchema> = metaSchemas();
+  const recorded = recordedSchemas(group, version) ?? {};
+  const schemas: Record<string, OpenApiSchema> = { ...metaSchemas(), ...recorded };
   for (const def of served) {
     const name = schemaName(def);
-    schemas[name] = kindSchema(def);
-    schemas[`${name}List`] = {
-      type: "object",
-      description: `${def.listKind} is a list of ${def.kind}`,
-      required: ["items"],
-      properties: {
-        apiVersion: { type: "string", description: API_VERSION_DOC },
-        items: { type: "array", description: `List of ${def.plural}.`, items: { allOf: [ref(name)], default: {} } },
-        kind: { type: "string", description: KIND_DOC },
-        metadata: { description: "Standard list metadata.", allOf: [{ $ref: LIST_META_REF }], default: {} },
-      },
-      "x-kubernetes-group-version-kind": [{ group: def.group, version: def.version, kind: def.listKind }],
-    };
+    // Kinds recorded from kube-apiserver keep their real schemas (openapi_recorded.ts).
+    const real = !def.custom && recorded[name] !== undefined;
+    if (!real) schemas[name] = kindSchema(def);
+    if (!real || recorded[`${name}List`] === undefined) schemas[`${name}List`] = listSchema(def, name);
     const base = def.namespaced ? `${prefix}/namespaces/{namespace}/${def.plural}` : `${prefix}/${def.plural}`;
     paths[base] = collectionOperations(def, name, true);
     paths[`${base}/{name}`] = itemOperations(def, name);
@@ -368,6 +361,22 @@ export function openApiV3Document(group: string, version: string, defs: Resource
     info: { title: "Kubernetes", version: "unversioned" },
     paths,
     components: { schemas },
+  };
+}
+
+/** The generic `<Kind>List` schema. */
+function listSchema(def: ResourceDef, name: string): OpenApiSchema {
+  return {
+    type: "object",
+    description: `${def.listKind} is a list of ${def.kind}`,
+    required: ["items"],
+    properties: {
+      apiVersion: { type: "string", description: API_VERSION_DOC },
+      items: { type: "array", description: `List of ${def.plural}.`, items: { allOf: [ref(name)], default: {} } },
+      kind: { type: "string", description: KIND_DOC },
+      metadata: { description: "Standard list metadata.", allOf: [{ $ref: LIST_META_REF }], default: {} },
+    },
+    "x-kubernetes-group-version-kind": [{ group: def.group, version: def.version, kind: def.listKind }],
   };
 }
 

@@ -17,7 +17,7 @@ import { applyJsonPatch } from "./patch/json_patch.ts";
 import { applyStrategicMergePatch } from "./patch/strategic.ts";
 import { applyMergePatch } from "../runtime/apimachinery/merge_patch.ts";
 import type { ResourceDef } from "./resource_def.ts";
-import { notFound, unsupportedMediaType } from "./status_errors.ts";
+import { badRequest, notFound, unsupportedMediaType } from "./status_errors.ts";
 
 /** The Content-Type of each patch flavour. */
 export const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
@@ -97,9 +97,7 @@ export function patchObject(
   if (type === "apply") {
     const fieldManager = opts.fieldManager;
     if (!fieldManager) throw applyNeedsFieldManager(name);
-    const applied = requireObject(patch, "patch") as KubeObject;
-    applied.metadata = { ...(isObject(applied.metadata) ? applied.metadata : {}), name };
-    if (def.namespaced) applied.metadata.namespace = namespace;
+    const applied = checkApplyBody(def, name, namespace, patch);
     if (!current && status) throw notFound(def, name, "patch");
     const merged = serverSideApply(current, applied, {
       fieldManager,
@@ -120,10 +118,10 @@ export function patchObject(
       next = applyJsonPatch(current, patch);
       break;
     case "strategic":
-      next = applyStrategicMergePatch(current, requireObject(patch, "patch"), def);
+      next = applyStrategicMergePatch(current, patchMap(patch, ""), def);
       break;
     default:
-      next = applyMergePatch(current, requireObject(patch, "patch"));
+      next = applyMergePatch(current, patchMap(patch, "error decoding patch: "));
   }
   const obj = requireObject(next, "patch") as KubeObject;
   obj.metadata = isObject(obj.metadata) ? obj.metadata : {};
@@ -138,6 +136,55 @@ export function patchObject(
     warnings,
   });
   return { object: updated, created: false };
+}
+
+/**
+ * The applied object as kube's field manager and REST checks see it (versioncheck.go, structuredmerge.go,
+ * rest.go checkName, rest/meta.go): 400 for a body that is not an object, a group/version/kind other than the
+ * resource's, managedFields in the body, no name or another name than the URL's, another namespace than the URL's.
+ */
+function checkApplyBody(def: ResourceDef, name: string, namespace: string | undefined, patch: unknown): KubeObject {
+  if (!isObject(patch)) {
+    const got = Array.isArray(patch) ? "array" : patch === null ? "null" : typeof patch;
+    throw badRequest(
+      "error decoding patch: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal " +
+        `${got} into Go value of type map[string]interface {}`,
+      "patch",
+    );
+  }
+  const applied = patch as unknown as KubeObject;
+  const apiVersion = typeof applied.apiVersion === "string" ? applied.apiVersion : "";
+  const [group, version] = apiVersion.includes("/") ? apiVersion.split("/", 2) : ["", apiVersion];
+  const kind = typeof applied.kind === "string" ? applied.kind : "";
+  if (group !== def.group || version !== def.version || kind !== def.kind) {
+    throw badRequest(`invalid object type: ${group}/${version}, Kind=${kind}`, "patch");
+  }
+  const meta: Record<string, unknown> = isObject(applied.metadata) ? applied.metadata : {};
+  if (meta.managedFields !== undefined && meta.managedFields !== null) {
+    throw badRequest("metadata.managedFields must be nil", "patch");
+  }
+  if (typeof meta.name !== "string" || meta.name === "") {
+    throw badRequest(
+      `the name of the object (${name} based on URL) was undeterminable: name must be provided`,
+      "patch",
+    );
+  }
+  if (meta.name !== name) {
+    throw badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`, "patch");
+  }
+  if (def.namespaced && typeof meta.namespace === "string" && meta.namespace && meta.namespace !== namespace) {
+    throw badRequest("the namespace of the provided object does not match the namespace sent on the request", "patch");
+  }
+  applied.metadata = { ...meta, name } as KubeObject["metadata"];
+  if (def.namespaced) applied.metadata.namespace = namespace;
+  return applied;
+}
+
+/** A merge or strategic merge patch must be a JSON object (kube's decode error otherwise). */
+function patchMap(patch: unknown, prefix: string): Record<string, unknown> {
+  if (isObject(patch)) return patch;
+  const got = Array.isArray(patch) ? "array" : patch === null ? "null" : typeof patch;
+  throw badRequest(`${prefix}json: cannot unmarshal ${got} into Go value of type map[string]interface {}`, "patch");
 }
 
 function applyNeedsFieldManager(name: string): ApiError {

@@ -66,5 +66,24 @@ export function podSubresources(store: () => FakeStore, kubelet: () => FakeKubel
     s.update(route.def, pod, { namespace: route.namespace, name: route.name });
     return jsonResponse(201, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 });
   });
+  handlers.set("/pods/eviction", async (req, route) => {
+    if (req.method !== "POST") throw methodNotAllowed(route.def, req.method.toLowerCase());
+    const body = requireObject(
+      decodeBody(await readBody(req), mediaType(req.headers.get("content-type")), "create"),
+      "create",
+    ) as { metadata?: { name?: string }; deleteOptions?: Record<string, unknown> };
+    if (body.metadata?.name && body.metadata.name !== route.name) {
+      throw badRequest("name in URL does not match name in Eviction object", "create");
+    }
+    // No PodDisruptionBudgets in the fake: every eviction is allowed and deletes the pod (its grace period applies).
+    const opts = body.deleteOptions ?? {};
+    store().delete(route.def, route.name!, {
+      namespace: route.namespace,
+      gracePeriodSeconds: typeof opts.gracePeriodSeconds === "number" ? opts.gracePeriodSeconds : undefined,
+      preconditions: opts.preconditions as { uid?: string; resourceVersion?: string } | undefined,
+      dryRun: Array.isArray(opts.dryRun) && opts.dryRun.includes("All"),
+    });
+    return jsonResponse(201, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 });
+  });
   return handlers;
 }

@@ -274,6 +274,8 @@ function protoPackage(group: string): string | undefined {
     "coordination.k8s.io": "coordination",
     policy: "policy",
     "networking.k8s.io": "networking",
+    "authorization.k8s.io": "authorization",
+    "authentication.k8s.io": "authentication",
   };
   return known[group];
 }

@@ -40,6 +40,13 @@ const ROOTS = [
   "k8s.io.api.policy.v1.Eviction",
   "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions",
   "k8s.io.apimachinery.pkg.runtime.Unknown",
+  "k8s.io.api.authorization.v1.SubjectAccessReview",
+  "k8s.io.api.authorization.v1.LocalSubjectAccessReview",
+  "k8s.io.api.authorization.v1.SelfSubjectAccessReview",
+  "k8s.io.api.authorization.v1.SelfSubjectRulesReview",
+  "k8s.io.api.authentication.v1.TokenReview",
+  "k8s.io.api.authentication.v1.TokenRequest",
+  "k8s.io.api.authentication.v1.SelfSubjectReview",
 ];
 
 const FILES: [string, string][] = [
@@ -50,6 +57,8 @@ const FILES: [string, string][] = [
   ["api@v0.33.0/coordination/v1", "k8s.io.api.coordination.v1"],
   ["api@v0.33.0/policy/v1", "k8s.io.api.policy.v1"],
   ["api@v0.33.0/networking/v1", "k8s.io.api.networking.v1"],
+  ["api@v0.33.0/authorization/v1", "k8s.io.api.authorization.v1"],
+  ["api@v0.33.0/authentication/v1", "k8s.io.api.authentication.v1"],
   ["apimachinery@v0.33.0/pkg/apis/meta/v1", "k8s.io.apimachinery.pkg.apis.meta.v1"],
   ["apimachinery@v0.33.0/pkg/runtime", "k8s.io.apimachinery.pkg.runtime"],
   ["apimachinery@v0.33.0/pkg/util/intstr", "k8s.io.apimachinery.pkg.util.intstr"],

@@ -47,6 +47,49 @@ export const MESSAGES: Record<string, string> = {
     "1:observedGeneration:int64 2:replicas:int32 3:readyReplicas:int32 4:currentReplicas:int32 5:updatedReplicas:int32 6:currentRevision:string 7:updateRevision:string 9:collisionCount:int32:p 10:conditions:api.apps.v1.StatefulSetCondition:r 11:availableReplicas:int32",
   "api.apps.v1.StatefulSetUpdateStrategy":
     "1:type:string 2:rollingUpdate:api.apps.v1.RollingUpdateStatefulSetStrategy:p",
+  "api.authentication.v1.BoundObjectReference": "1:kind:string 2:apiVersion:string 3:name:string 4:uID:string",
+  "api.authentication.v1.ExtraValue": "1:items:string:r",
+  "api.authentication.v1.SelfSubjectReview":
+    "1:metadata:meta.ObjectMeta 2:status:api.authentication.v1.SelfSubjectReviewStatus",
+  "api.authentication.v1.SelfSubjectReviewStatus": "1:userInfo:api.authentication.v1.UserInfo",
+  "api.authentication.v1.TokenRequest":
+    "1:metadata:meta.ObjectMeta 2:spec:api.authentication.v1.TokenRequestSpec 3:status:api.authentication.v1.TokenRequestStatus",
+  "api.authentication.v1.TokenRequestSpec":
+    "1:audiences:string:r 4:expirationSeconds:int64:p 3:boundObjectRef:api.authentication.v1.BoundObjectReference:p",
+  "api.authentication.v1.TokenRequestStatus": "1:token:string 2:expirationTimestamp:meta.Time",
+  "api.authentication.v1.TokenReview":
+    "1:metadata:meta.ObjectMeta 2:spec:api.authentication.v1.TokenReviewSpec 3:status:api.authentication.v1.TokenReviewStatus",
+  "api.authentication.v1.TokenReviewSpec": "1:token:string 2:audiences:string:r",
+  "api.authentication.v1.TokenReviewStatus":
+    "1:authenticated:bool 2:user:api.authentication.v1.UserInfo 4:audiences:string:r 3:error:string",
+  "api.authentication.v1.UserInfo":
+    "1:username:string 2:uid:string 3:groups:string:r 4:extra:map:api.authentication.v1.ExtraValue",
+  "api.authorization.v1.ExtraValue": "1:items:string:r",
+  "api.authorization.v1.FieldSelectorAttributes": "1:rawSelector:string 2:requirements:meta.FieldSelectorRequirement:r",
+  "api.authorization.v1.LabelSelectorAttributes": "1:rawSelector:string 2:requirements:meta.LabelSelectorRequirement:r",
+  "api.authorization.v1.LocalSubjectAccessReview":
+    "1:metadata:meta.ObjectMeta 2:spec:api.authorization.v1.SubjectAccessReviewSpec 3:status:api.authorization.v1.SubjectAccessReviewStatus",
+  "api.authorization.v1.NonResourceAttributes": "1:path:string 2:verb:string",
+  "api.authorization.v1.NonResourceRule": "1:verbs:string:r 2:nonResourceURLs:string:r",
+  "api.authorization.v1.ResourceAttributes":
+    "1:namespace:string 2:verb:string 3:group:string 4:version:string 5:resource:string 6:subresource:string 7:name:string 8:fieldSelector:api.authorization.v1.FieldSelectorAttributes:p 9:labelSelector:api.authorization.v1.LabelSelectorAttributes:p",
+  "api.authorization.v1.ResourceRule":
+    "1:verbs:string:r 2:apiGroups:string:r 3:resources:string:r 4:resourceNames:string:r",
+  "api.authorization.v1.SelfSubjectAccessReview":
+    "1:metadata:meta.ObjectMeta 2:spec:api.authorization.v1.SelfSubjectAccessReviewSpec 3:status:api.authorization.v1.SubjectAccessReviewStatus",
+  "api.authorization.v1.SelfSubjectAccessReviewSpec":
+    "1:resourceAttributes:api.authorization.v1.ResourceAttributes:p 2:nonResourceAttributes:api.authorization.v1.NonResourceAttributes:p",
+  "api.authorization.v1.SelfSubjectRulesReview":
+    "1:metadata:meta.ObjectMeta 2:spec:api.authorization.v1.SelfSubjectRulesReviewSpec 3:status:api.authorization.v1.SubjectRulesReviewStatus",
+  "api.authorization.v1.SelfSubjectRulesReviewSpec": "1:namespace:string",
+  "api.authorization.v1.SubjectAccessReview":
+    "1:metadata:meta.ObjectMeta 2:spec:api.authorization.v1.SubjectAccessReviewSpec 3:status:api.authorization.v1.SubjectAccessReviewStatus",
+  "api.authorization.v1.SubjectAccessReviewSpec":
+    "1:resourceAttributes:api.authorization.v1.ResourceAttributes:p 2:nonResourceAttributes:api.authorization.v1.NonResourceAttributes:p 3:user:string 4:groups:string:r 5:extra:map:api.authorization.v1.ExtraValue 6:uid:string",
+  "api.authorization.v1.SubjectAccessReviewStatus":
+    "1:allowed:bool 4:denied:bool 2:reason:string 3:evaluationError:string",
+  "api.authorization.v1.SubjectRulesReviewStatus":
+    "1:resourceRules:api.authorization.v1.ResourceRule:r 2:nonResourceRules:api.authorization.v1.NonResourceRule:r 3:incomplete:bool 4:evaluationError:string",
   "api.batch.v1.CronJob":
     "1:metadata:meta.ObjectMeta 2:spec:api.batch.v1.CronJobSpec 3:status:api.batch.v1.CronJobStatus",
   "api.batch.v1.CronJobSpec":
@@ -358,6 +401,7 @@ export const MESSAGES: Record<string, string> = {
     "1:type:string 2:status:string 3:observedGeneration:int64 4:lastTransitionTime:meta.Time 5:reason:string 6:message:string",
   "meta.DeleteOptions":
     "1:gracePeriodSeconds:int64:p 2:preconditions:meta.Preconditions:p 3:orphanDependents:bool:p 4:propagationPolicy:string:p 5:dryRun:string:r 6:ignoreStoreReadErrorWithClusterBreakingPotential:bool:p",
+  "meta.FieldSelectorRequirement": "1:key:string 2:operator:string 3:values:string:r",
   "meta.FieldsV1": "1:Raw:bytes:p",
   "meta.LabelSelector": "1:matchLabels:map:string 2:matchExpressions:meta.LabelSelectorRequirement:r",
   "meta.LabelSelectorRequirement": "1:key:string 2:operator:string 3:values:string:r",

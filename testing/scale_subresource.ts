@@ -76,15 +76,31 @@ export function scaleOf(obj: KubeObject, paths: ScalePaths): KubeObject {
   };
 }
 
-/** The handler for `<plural>/<name>/scale` of custom resources. */
+/** Built-in workloads (apps deployments, replicasets, statefulsets) scale `.spec.replicas`. */
+const BUILTIN_PATHS: ScalePaths = { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas" };
+
+/** A built-in workload's `spec.selector.matchLabels` as a selector string (Scale's `status.selector`). */
+function builtinSelector(obj: KubeObject): string | undefined {
+  const labels = obj.spec?.selector?.matchLabels as Record<string, string> | undefined;
+  if (!labels) return undefined;
+  return Object.keys(labels).sort().map((k) => `${k}=${labels[k]}`).join(",");
+}
+
+/** The handler for `<plural>/<name>/scale` of custom resources and of built-in workloads. */
 export function scaleHandler(store: () => FakeStore): (req: Request, route: ResourceRoute) => Promise<Response> {
   return async (req, route) => {
     const s = store();
     const { def, namespace, name } = route;
-    const paths = scalePaths(s, route);
+    const paths = def.custom ? scalePaths(s, route) : BUILTIN_PATHS;
     if (!paths || !name) throw notFound(def, `${name}/scale`);
     const current = s.get(def, name, { namespace });
-    const scale = scaleOf(current, paths);
+    const present = (obj: KubeObject) => {
+      const scale = scaleOf(obj, paths);
+      const selector = def.custom ? undefined : builtinSelector(obj);
+      if (selector) scale.status.selector = selector;
+      return scale;
+    };
+    const scale = present(current);
     if (req.method === "GET") return jsonResponse(200, scale);
     let next: KubeObject;
     const type = mediaType(req.headers.get("content-type"));
@@ -112,6 +128,6 @@ export function scaleHandler(store: () => FakeStore): (req: Request, route: Reso
     writePath(updated, paths.specReplicasPath, replicas);
     const fieldManager = req.headers.get("user-agent")?.split("/")[0].trim() || "unknown";
     const stored = s.update(def, updated, { namespace, name, fieldManager });
-    return jsonResponse(200, scaleOf(stored, paths));
+    return jsonResponse(200, present(stored));
   };
 }

@@ -20,7 +20,11 @@ import { scaleHandler } from "./scale_subresource.ts";
 import { startNamespaceDefaults } from "./namespace_defaults.ts";
 import { ApiServiceController } from "./apiservice_controller.ts";
 import { createServerPki, extensionApiserverAuthentication, type ServerPki } from "./server_pki.ts";
-import { CLIENT_CERT_HEADER, type HttpListener, serveNodeHttp } from "./https_server.ts";
+import { type HttpListener, serveNodeHttp } from "./https_server.ts";
+import { RbacAuthorizer } from "./rbac_authorizer.ts";
+import { installBootstrapPolicy } from "./rbac_bootstrap.ts";
+import { startClusterRoleAggregation } from "./rbac_aggregation.ts";
+import { ServiceAccountTokens, tokenRequestHandler } from "./service_account_tokens.ts";
 import type { ConnectionDeadlines } from "../runtime/http_deadlines.ts";
 import { loadSnapshot, Persistence } from "./persistence.ts";
 import { openApiHandler } from "./http_openapi.ts";
@@ -62,6 +66,13 @@ export interface FakeApiServerOptions {
    * See docs/http_timeouts.md.
    */
   deadlines?: ConnectionDeadlines;
+  /**
+   * Authorize requests with RBAC (Roles, ClusterRoles and their bindings, as kube-apiserver does); default true.
+   * Only identities other than the admin are affected: requests without credentials, with the admin token or the
+   * admin client certificate act as `kubeop-dev` in group system:masters, which RBAC always allows. `false`: every
+   * authenticated request is allowed and SubjectAccessReviews are answered allowed (unless faults deny them).
+   */
+  rbac?: boolean;
 }
 
 /** A running fake API server. */
@@ -76,7 +87,10 @@ export interface FakeApiServer {
   stop(): Promise<void>;
   /** Answers one request in-process, as the listener would but with no socket (tests, fuzzing). */
   handle(req: Request): Promise<Response>;
-  /** Stops and starts again on the same port, keeping the objects unless `keepState` is false. */
+  /**
+   * Stops and starts again on the same port, keeping the objects unless `keepState` is false. Without the state,
+   * resourceVersions still count up from where they were, so a client resuming a watch gets 410 Expired and relists.
+   */
   restart(opts?: { keepState?: boolean }): Promise<void>;
   /** Inject failures, latency and authorization decisions. */
   readonly faults: FaultHooks;
@@ -113,6 +127,8 @@ class Server implements FakeApiServer {
   #openApi = openApiHandler(() => this.#state.store.registry, () => [...this.#aggregated.keys()]);
   #subresources: Map<string, (req: Request, route: ResourceRoute, url: URL) => Promise<Response>>;
   kubelet?: FakeKubelet;
+  #tokens: ServiceAccountTokens;
+  #rbac?: RbacAuthorizer;
 
   /** Generated when first needed (HTTPS, the auth ConfigMap, the front-proxy client certificate): ~14 ms. */
   #pki?: ServerPki;
@@ -131,6 +147,15 @@ class Server implements FakeApiServer {
     this.#subresources = podSubresources(() => this.#state.store, () => this.kubelet);
     this.#subresources.set("/namespaces/finalize", namespaceFinalizeHandler(() => this.#state.store));
     this.#subresources.set("*/*/scale", scaleHandler(() => this.#state.store));
+    for (const plural of ["deployments", "replicasets", "statefulsets"]) {
+      this.#subresources.set(`apps/${plural}/scale`, scaleHandler(() => this.#state.store));
+    }
+    this.#tokens = new ServiceAccountTokens(() => this.#state.store, this.#clock);
+    this.#rbac = opts.rbac === false ? undefined : new RbacAuthorizer(() => this.#state.store);
+    this.#subresources.set(
+      "/serviceaccounts/token",
+      tokenRequestHandler(() => this.#state.store, () => this.#tokens, this.#clock),
+    );
     this.#state = this.#build(opts.dataDir ? loadSnapshot(opts.dataDir) : undefined);
     if (opts.kubelet) {
       this.kubelet = new FakeKubelet({
@@ -198,8 +223,8 @@ class Server implements FakeApiServer {
     this.#aggregated.set(`${group}/${version}`, target);
   }
 
-  #build(snapshot?: StoreSnapshot): State {
-    const objects = new ObjectStore({ compactionWindow: this.#opts.compactionWindow, snapshot });
+  #build(snapshot?: StoreSnapshot, startRv?: number): State {
+    const objects = new ObjectStore({ compactionWindow: this.#opts.compactionWindow, snapshot, startRv });
     // Record from the first commit so the default namespaces are persisted too.
     const persistence = this.#opts.dataDir ? new Persistence(this.#opts.dataDir, objects) : undefined;
     const registry = new ResourceRegistry();
@@ -211,7 +236,9 @@ class Server implements FakeApiServer {
     });
     const hub = new WatchHub(objects);
     const gc = new GarbageCollector(store);
-    const crds = new CrdController(store);
+    const crds = new CrdController(store, (storageKey) => {
+      for (const sink of hub.sinks()) if (sink.storageKey === storageKey) sink.drop();
+    });
     const apiServices = new ApiServiceController(store, (gv, target) => {
       if (target) this.#aggregated.set(gv, target);
       else this.#aggregated.delete(gv);
@@ -224,7 +251,12 @@ class Server implements FakeApiServer {
       for (const name of DEFAULT_NAMESPACES) {
         store.create({ group: "", version: "v1", plural: "namespaces" }, { metadata: { name } });
       }
+      // The watch cache starts after the bootstrap objects exist (the cacher's first list): watches from an older
+      // resourceVersion get 410 Expired, as on a real server.
+      objects.compact();
     } else gc.enqueueAll();
+    installBootstrapPolicy(store);
+    startClusterRoleAggregation(store);
     if (this.#pki) this.#publishAuthConfig(store, this.#pki);
     if (this.#opts.defaultNamespaceObjects) startNamespaceDefaults(store, this.#pki!.caPEM);
     return { objects, store, hub, gc, crds, persistence, apiServices };
@@ -268,9 +300,14 @@ class Server implements FakeApiServer {
       bookmarkIntervalMs: this.#opts.bookmarkIntervalMs ?? 60_000,
       subresources: this.#subresources,
       faults: this.faults,
-      token: this.#opts.token,
-      requireAuth: this.#opts.token !== undefined || (typeof this.#opts.tls === "object" && !!this.#opts.tls.clientCA),
-      authenticated: this.#opts.tls ? (req) => req.headers.has(CLIENT_CERT_HEADER) : undefined,
+      authn: {
+        token: this.#opts.token,
+        requireAuth: this.#opts.token !== undefined ||
+          (typeof this.#opts.tls === "object" && !!this.#opts.tls.clientCA),
+        tokens: this.#tokens,
+        tls: Boolean(this.#opts.tls),
+      },
+      authorizer: this.#rbac,
       aggregated: this.#aggregated,
       proxyClientCert: async () => (await this.#ensurePki()).frontProxyClient,
       preferredVersion: (g) => this.#state.crds.preferredVersion(g),
@@ -311,7 +348,7 @@ class Server implements FakeApiServer {
     if (opts.keepState === false) {
       this.#state.gc.stop();
       if (this.#opts.dataDir) new Persistence(this.#opts.dataDir, this.#state.objects).discard();
-      this.#state = this.#build();
+      this.#state = this.#build(undefined, this.#state.objects.rv);
     } else if (this.#opts.dataDir) {
       this.#state.persistence = new Persistence(this.#opts.dataDir, this.#state.objects);
     }

@@ -51,10 +51,13 @@ export class ObjectStore {
   /** Per bucket, the resourceVersion of its last committed change. */
   #lastChangeRv = new Map<string, number>();
 
-  /** @param opts.compactionWindow how many changes of history are kept for watches. */
-  constructor(opts: { compactionWindow?: number; snapshot?: StoreSnapshot } = {}) {
+  /**
+   * @param opts.compactionWindow how many changes of history are kept for watches.
+   * @param opts.startRv the resourceVersion an empty store starts at (default 1; ignored with a snapshot).
+   */
+  constructor(opts: { compactionWindow?: number; snapshot?: StoreSnapshot; startRv?: number } = {}) {
     this.#window = Math.max(1, opts.compactionWindow ?? 10_000);
-    this.#rv = 1;
+    this.#rv = Math.max(1, opts.startRv ?? 1);
     if (opts.snapshot) {
       this.#rv = Math.max(1, opts.snapshot.rv);
       for (const [key, objects] of Object.entries(opts.snapshot.buckets)) {

@@ -27,6 +27,8 @@ export interface StrategyContext {
   clock: Clock;
   /** The next free Service cluster IP (10.96.x.y). */
   allocateClusterIp(): string;
+  /** The next free Service node port (30000-32767). */
+  allocateNodePort(): number;
 }
 
 /**
@@ -72,6 +74,16 @@ export interface ResourceStrategy {
   validateName?(name: string): StatusCause[];
   /** Set when the served version is stored in another form (see {@link StorageConversion}). */
   conversion?: StorageConversion;
+  /**
+   * The codec's error for a body the typed decoder cannot read (a Secret's data not base64, a Lease's MicroTime not
+   * RFC 3339 with microseconds): the request is answered 400 BadRequest with it. Sees the request body as sent.
+   */
+  decodeError?(body: KubeObject): string | undefined;
+  /**
+   * Whether DELETE answers with the deleted object (kube: the store's ReturnDeletedObject — pods, services,
+   * namespaces, serviceaccounts, ...) rather than a `Status` of kind Success when the object went at once.
+   */
+  returnDeletedObject?: boolean;
   /** Whether PUT of a missing object creates it (leases, events, endpoints). */
   allowCreateOnUpdate?: boolean;
   /** Whether an update without metadata.resourceVersion is accepted (false for custom resources: 422). */

@@ -1,7 +1,9 @@
 /**
  * One open watch as kube-apiserver streams it: newline-delimited JSON `{"type","object"}` frames, one HTTP chunk
- * per event; selector transitions become ADDED/DELETED; periodic BOOKMARKs when asked (driven by the injected
- * clock); the `k8s.io/initial-events-end` bookmark after sendInitialEvents; closes after timeoutSeconds.
+ * per event; selector transitions become ADDED/DELETED (a DELETED for an object that left the selector carries its
+ * last matching state under the change's resourceVersion, as the cacher sends it); periodic BOOKMARKs when asked
+ * (driven by the injected clock) and one 2 s before timeoutSeconds ends the watch, as kube's cacheWatcher schedules
+ * it; the `k8s.io/initial-events-end` bookmark after sendInitialEvents; closes after timeoutSeconds.
  * @module
  */
 import type { Clock } from "../runtime/clock.ts";
@@ -28,6 +30,8 @@ export interface WatchStreamOptions {
   allowBookmarks: boolean;
   bookmarkIntervalMs: number;
   timeoutMs?: number;
+  /** A watch from a future resourceVersion: changes up to this one are skipped. */
+  afterRv?: number;
   /** Latest committed RV (for bookmarks). */
   currentRv: () => number;
   description: string;
@@ -35,6 +39,8 @@ export interface WatchStreamOptions {
 }
 
 const encoder = new TextEncoder();
+/** How long before timeoutSeconds kube-apiserver sends its last bookmark. */
+const PRE_TIMEOUT_BOOKMARK_MS = 2000;
 /** Per event, per presenter key, per frame type: the encoded frame (keys looked up, never concatenated per delivery). */
 const encodeCache = new WeakMap<StoredEvent, Map<string, Map<WatchEventType, Uint8Array>>>();
 
@@ -50,6 +56,7 @@ export class WatchStream implements WatchSink {
   #stalled = false;
   #cancelBookmark?: () => void;
   #cancelTimeout?: () => void;
+  #cancelPreTimeout?: () => void;
 
   constructor(opts: WatchStreamOptions) {
     this.#opts = opts;
@@ -64,6 +71,12 @@ export class WatchStream implements WatchSink {
     });
     if (opts.timeoutMs !== undefined && opts.timeoutMs > 0) {
       this.#cancelTimeout = opts.clock.setTimer(opts.timeoutMs, () => this.#finish(true));
+      // cacheWatcher.nextBookmarkTime: a bookmark 2 s before the deadline, when that is still ahead.
+      if (opts.allowBookmarks && opts.timeoutMs > PRE_TIMEOUT_BOOKMARK_MS) {
+        this.#cancelPreTimeout = opts.clock.setTimer(opts.timeoutMs - PRE_TIMEOUT_BOOKMARK_MS, () => {
+          if (!this.#closed && !this.#stalled && this.#bookmarkDue()) this.sendBookmark();
+        });
+      }
     }
     this.#armBookmark();
   }
@@ -81,6 +94,7 @@ export class WatchStream implements WatchSink {
   /** Sends a replayed or live stored change through the selector. */
   deliver(ev: StoredEvent): void {
     if (this.#closed || this.#stalled) return;
+    if (this.#opts.afterRv !== undefined && ev.rv <= this.#opts.afterRv) return;
     const now = this.#opts.matches(ev.object);
     let type: WatchEventType = ev.type;
     if (ev.type === "MODIFIED") {
@@ -97,7 +111,7 @@ export class WatchStream implements WatchSink {
     let byType = byPresenter.get(presenterKey);
     if (!byType) byPresenter.set(presenterKey, byType = new Map());
     let bytes = byType.get(type);
-    if (!bytes) byType.set(type, bytes = this.#encode(type, ev.object));
+    if (!bytes) byType.set(type, bytes = this.#encode(type, type === "DELETED" ? lastMatching(ev) : ev.object));
     this.#write(bytes);
   }
 
@@ -142,9 +156,14 @@ export class WatchStream implements WatchSink {
     if (!this.#opts.allowBookmarks || this.#opts.bookmarkIntervalMs <= 0) return;
     this.#cancelBookmark = this.#opts.clock.setTimer(this.#opts.bookmarkIntervalMs, () => {
       if (this.#closed || this.#stalled) return;
-      this.sendBookmark();
+      if (this.#bookmarkDue()) this.sendBookmark();
       this.#armBookmark();
     });
+  }
+
+  /** A watch from a future resourceVersion gets no bookmark until the store has passed it. */
+  #bookmarkDue(): boolean {
+    return this.#opts.afterRv === undefined || this.#opts.currentRv() > this.#opts.afterRv;
   }
 
   #finish(closeBody: boolean): void {
@@ -152,6 +171,7 @@ export class WatchStream implements WatchSink {
     this.#closed = true;
     this.#cancelBookmark?.();
     this.#cancelTimeout?.();
+    this.#cancelPreTimeout?.();
     if (closeBody) {
       try {
         this.#controller.close();
@@ -159,4 +179,13 @@ export class WatchStream implements WatchSink {
     }
     this.#opts.onClose();
   }
+}
+
+/**
+ * The object a DELETED frame carries: the deleted object, or for a change that left the selector the previous
+ * (last matching) state under the change's resourceVersion (cacheWatcher.convertToWatchEvent).
+ */
+function lastMatching(ev: StoredEvent): KubeObject {
+  if (ev.type !== "MODIFIED" || !ev.prev) return ev.object;
+  return { ...ev.prev, metadata: { ...ev.prev.metadata, resourceVersion: String(ev.rv) } };
 }

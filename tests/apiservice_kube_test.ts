@@ -15,6 +15,17 @@ const LLAMAS = "/apis/farm.example.com/v1alpha/namespaces/default/llamas";
 
 Deno.test("farm server on the fake cluster: farmpods from the informer, SAR via the cluster, ConfigMap restart", async () => {
   const fake = await startFakeApiServer({ port: 0 });
+  // As on a real cluster, the farm's SubjectAccessReviews for "alice" (the fixture's front-proxy user) need RBAC.
+  const rbac = { group: "rbac.authorization.k8s.io", version: "v1" };
+  fake.store.create({ ...rbac, plural: "clusterroles" }, {
+    metadata: { name: "farm-user" },
+    rules: [{ apiGroups: ["farm.example.com"], resources: ["*"], verbs: ["*"] }],
+  });
+  fake.store.create({ ...rbac, plural: "clusterrolebindings" }, {
+    metadata: { name: "farm-user-alice" },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "farm-user" },
+    subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "alice" }],
+  });
   const client = new KubeClient({ config: await parseKubeconfig(fake.kubeconfig) });
   const ctrl = new AbortController();
   const informers = new InformerRegistry({ client });

@@ -37,7 +37,16 @@ Deno.test("health endpoints and discovery documents", async () => {
     const list = await (await fx.call("/apis/farm.example.com/v1alpha")).json();
     assert.equal(list.kind, "APIResourceList");
     const llamas = list.resources.find((r: { name: string }) => r.name === "llamas");
-    assert.deepEqual(llamas.verbs.toSorted(), ["create", "delete", "get", "list", "patch", "update", "watch"]);
+    assert.deepEqual(llamas.verbs.toSorted(), [
+      "create",
+      "delete",
+      "deletecollection",
+      "get",
+      "list",
+      "patch",
+      "update",
+      "watch",
+    ]);
     assert.equal(llamas.kind, "Llama");
     assert.equal(llamas.namespaced, true);
     const farmpods = list.resources.find((r: { name: string }) => r.name === "farmpods");

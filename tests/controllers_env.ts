@@ -27,7 +27,7 @@ export interface ControllerEnv {
 
 /** Starts the server, installs the CRDs, runs `controllers`. */
 export async function startEnv(
-  opts: { controllers: ControllerName[]; clock?: Clock; kubelet?: boolean | FakeKubeletOptions },
+  opts: { controllers: ControllerName[]; clock?: Clock; kubelet?: boolean | FakeKubeletOptions; namespaces?: string[] },
 ): Promise<ControllerEnv> {
   const fake = await startFakeEnv({ clock: opts.clock, kubelet: opts.kubelet });
   const { server, client } = fake;
@@ -39,7 +39,12 @@ export async function startEnv(
     client,
     manager: undefined,
     startManager() {
-      const manager = new Manager({ client, clock: opts.clock, cacheSyncTimeoutMs: 10_000 });
+      const manager = new Manager({
+        client,
+        clock: opts.clock,
+        cacheSyncTimeoutMs: 10_000,
+        namespaces: opts.namespaces,
+      });
       for (const name of opts.controllers) {
         for (const c of CONTROLLERS[name]({ informers: manager.informers })) manager.add(c);
       }

@@ -8,6 +8,7 @@ import { FLIP_DELAY_MS } from "../controllers/machine/controller.ts";
 import { type Machine, MachineType, type Switch, SwitchType } from "../controllers/machine/schema.ts";
 import { VirtualClock } from "../runtime/clock.ts";
 import { isInvalid } from "../runtime/errors.ts";
+import { CoreTypes } from "../runtime/types.ts";
 import { type ControllerEnv, startEnv, waitFor } from "./controllers_env.ts";
 
 const ns = { namespace: "default" };
@@ -176,6 +177,25 @@ Deno.test("a Machine adopts a matching Switch nobody controls and ignores one an
     const foreign = await env.client.get<Switch>(SwitchType, "switch-foreign", ns);
     assert.equal(foreign.metadata.ownerReferences?.[0].uid, other.metadata.uid, "left to its controller");
     assert.equal((await switchesOf(env, "m")).length, 3, "one created, one adopted, one foreign");
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("--namespace a --namespace b: the controller's indexes span both namespaces' caches", async () => {
+  const env = await startEnv({ controllers: ["machine"], namespaces: ["default", "team-b"] });
+  try {
+    await env.client.create(CoreTypes.Namespace, { metadata: { name: "team-b" } });
+    for (const namespace of ["default", "team-b"]) {
+      await env.client.create(MachineType, { metadata: { name: "m" }, spec: { switches: 2 } }, { namespace });
+    }
+    for (const namespace of ["default", "team-b"]) {
+      await waitFor(`m of ${namespace} converged`, async () => {
+        const m = await env.client.get<Machine>(MachineType, "m", { namespace });
+        const switches = await env.client.list<Switch>(SwitchType, { namespace, labelSelector: "machine=m" });
+        return m.status?.positions === "dd" && switches.items.length === 2;
+      });
+    }
   } finally {
     await env.close();
   }

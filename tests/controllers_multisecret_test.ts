@@ -151,3 +151,58 @@ Deno.test("namespaceSelector picks namespaces, Terminating ones are skipped, a t
     await env.close();
   }
 });
+
+Deno.test("an immutable child does not block the others; after the owner vanished a re-applied one adopts, a gone one is swept", async () => {
+  const env = await startEnv({ controllers: ["multisecret"] });
+  const patchMs = (body: unknown) =>
+    env.client.patch(MultiSecretType, "shared", body, { namespace: "default", type: "merge" });
+  const converged = (value: string, uid?: string) => async () => {
+    const owner = await ms(env);
+    const ready = owner.status?.conditions?.find((c) => c.type === "Ready")?.status === "True" &&
+      owner.status?.observedGeneration === owner.metadata.generation;
+    const kids = await children(env);
+    return ready && kids.length === 3 &&
+      kids.every((s) => s.data.k === value && s.metadata.labels?.[OWNER_UID] === (uid ?? owner.metadata.uid));
+  };
+  try {
+    for (const name of ["team-a", "team-b", "team-c"]) {
+      await env.client.create(CoreTypes.Namespace, { metadata: { name, labels: { copy: "yes" } } });
+    }
+    await env.client.create(MultiSecretType, {
+      metadata: { name: "shared" },
+      spec: { data: { k: "djE=" }, namespaceSelector: { matchLabels: { copy: "yes" } } },
+    }, {
+      namespace: "default",
+    });
+    await waitFor("children", converged("djE="));
+    await env.client.patch(CoreTypes.Secret, "shared", { immutable: true }, { namespace: "team-a", type: "merge" });
+    await patchMs({ spec: { data: { k: "djI=" } } });
+    await waitFor("first change everywhere", converged("djI="));
+    await patchMs({ spec: { data: { k: "djM=" } } });
+    await waitFor("second change everywhere", converged("djM="));
+
+    // The MultiSecret vanishes behind the operator's back (as when the server lost its state) and is re-applied.
+    await env.stopManager();
+    const oldUid = (await ms(env)).metadata.uid;
+    await patchMs({ metadata: { finalizers: null } });
+    await env.client.delete(MultiSecretType, "shared", { namespace: "default" });
+    const fresh: KubeObject = await env.client.create(MultiSecretType, {
+      metadata: { name: "shared" },
+      spec: { data: { k: "djQ=" }, namespaceSelector: { matchLabels: { copy: "yes" } } },
+    }, { namespace: "default" });
+    assert.notEqual(fresh.metadata.uid, oldUid);
+    env.startManager();
+    await waitFor("adopted by the re-applied MultiSecret", converged("djQ=", fresh.metadata.uid));
+    const events = (await env.client.list(CoreTypes.Event, { namespace: "default" })).items;
+    assert.ok(!events.some((e) => e.reason === "SecretConflict"), "no 'not ours'");
+
+    // Gone for good: its children are orphans and go.
+    await env.stopManager();
+    await patchMs({ metadata: { finalizers: null } });
+    await env.client.delete(MultiSecretType, "shared", { namespace: "default" });
+    env.startManager();
+    await waitFor("orphans swept", async () => (await children(env)).length === 0);
+  } finally {
+    await env.close();
+  }
+});

@@ -1,7 +1,7 @@
 // `kubeop dev` as a new user meets it: the samples apply unchanged, the operators act, the farm API answers kubectl.
 import assert from "node:assert/strict";
 import { startDev } from "../cli/dev.ts";
-import { POLL } from "./conformance/cases.ts";
+import { POLL } from "./conformance/index.ts";
 import { eventually } from "../testing/eventually.ts";
 
 const KUBECTL = "/usr/lib/google-cloud-sdk/bin/kubectl.1.32";

@@ -83,6 +83,19 @@ Deno.test("extension-apiserver-authentication ConfigMap; TokenReview and Subject
       kind: "SubjectAccessReview",
       spec: { user: "alice", resourceAttributes: { verb: "get", resource: "llamas" } },
     };
+    const unbound = await call(s.url, "POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", review, auth);
+    assert.equal(unbound.body.status.allowed, false, "RBAC: nobody bound alice to anything");
+    // As on a real cluster: alice and bob may get llamas once a ClusterRole and a binding say so.
+    const rbac = "/apis/rbac.authorization.k8s.io/v1";
+    await call(s.url, "POST", `${rbac}/clusterroles`, {
+      metadata: { name: "llama-reader" },
+      rules: [{ apiGroups: [""], resources: ["llamas"], verbs: ["get"] }],
+    }, auth);
+    await call(s.url, "POST", `${rbac}/clusterrolebindings`, {
+      metadata: { name: "llama-readers" },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "llama-reader" },
+      subjects: ["alice", "bob"].map((name) => ({ apiGroup: "rbac.authorization.k8s.io", kind: "User", name })),
+    }, auth);
     const allowed = await call(s.url, "POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", review, auth);
     assert.equal(allowed.body.status.allowed, true);
     s.faults.denySubjectAccess((r) => r.spec.user !== "alice");

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { parseKubeconfig } from "../runtime/kubeconfig.ts";
 
 Deno.test("kubeop dev prints the ready line, serves the kubeconfig it wrote, and exits 0 on SIGTERM", async () => {
   const dir = await Deno.makeTempDir();
@@ -18,9 +19,12 @@ Deno.test("kubeop dev prints the ready line, serves the kubeconfig it wrote, and
     }
     assert.equal(out.trim(), `kubeop dev ready: KUBECONFIG=${dir}/kc`);
     const kubeconfig = await Deno.readTextFile(`${dir}/kc`);
-    const server = kubeconfig.match(/server: (\S+)/)![1];
-    const res = await fetch(`${server}/api/v1/namespaces/default`);
+    const config = await parseKubeconfig(kubeconfig);
+    assert.match(config.server, /^https:/, "HTTPS, so kubectl sends a kubeconfig's token");
+    const client = Deno.createHttpClient({ caCerts: [config.caPEM!], cert: config.certPEM, key: config.keyPEM });
+    const res = await fetch(`${config.server}/api/v1/namespaces/default`, { client });
     assert.equal((await res.json()).metadata.name, "default");
+    client.close();
     child.kill("SIGTERM");
     const status = await child.status;
     assert.equal(status.code, 0);

@@ -57,7 +57,7 @@ Deno.test("watch without resourceVersion starts with ADDED for current objects",
   }
 });
 
-Deno.test("410 Expired in-stream after compaction; ResourceVersionTooLarge when ahead", async () => {
+Deno.test("410 Expired in-stream after compaction; a watch from ahead waits silently for the store to pass it", async () => {
   const s = await startFakeApiServer();
   try {
     const a = await call(s.url, "POST", CM, { metadata: { name: "a" } });
@@ -69,9 +69,20 @@ Deno.test("410 Expired in-stream after compaction; ResourceVersionTooLarge when 
     assert.equal(err?.object.code, 410);
     assert.equal(err?.object.reason, "Expired");
     assert.ok(await w.ended(), "stream closes after the ERROR");
-    const ahead = await call(s.url, "GET", `${CM}?watch=true&resourceVersion=999999`);
-    assert.equal(ahead.status, 504);
-    assert.equal(ahead.body.details.causes[0].reason, "ResourceVersionTooLarge");
+    const current = Number((await call(s.url, "GET", CM)).body.metadata.resourceVersion);
+    const ahead = await watch(s.url, `resourceVersion=${current + 2}`);
+    for (const n of ["c", "d", "e"]) await call(s.url, "POST", CM, { metadata: { name: n } });
+    const first = await ahead.next();
+    assert.equal(`${first?.type} ${first?.object.metadata.name}`, "ADDED e", "changes up to the requested RV skipped");
+    await ahead.cancel();
+    // sendInitialEvents waits for the store to reach the RV, then gives up: 504 ResourceVersionTooLarge.
+    const initial = await call(
+      s.url,
+      "GET",
+      `${CM}?watch=true&resourceVersion=999999&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`,
+    );
+    assert.equal(initial.status, 504);
+    assert.equal(initial.body.details.causes[0].reason, "ResourceVersionTooLarge");
   } finally {
     await s.stop();
   }
@@ -134,7 +145,46 @@ Deno.test("sendInitialEvents streams the state then the k8s.io/initial-events-en
     assert.equal((await w.next())?.object.metadata.name, "c");
     await w.cancel();
     const refused = await call(s.url, "GET", `${CM}?watch=true&sendInitialEvents=true`);
-    assert.equal(refused.status, 400);
+    assert.equal(refused.status, 422);
+    assert.equal(refused.body.details.causes[0].field, "resourceVersionMatch");
+  } finally {
+    await s.stop();
+  }
+});
+
+Deno.test("with bookmarks asked, one BOOKMARK comes 2 s before timeoutSeconds (virtual clock)", async () => {
+  const clock = new VirtualClock();
+  const s = await startFakeApiServer({ clock });
+  try {
+    const rv = (await call(s.url, "GET", CM)).body.metadata.resourceVersion;
+    const w = await watch(s.url, `resourceVersion=${rv}&timeoutSeconds=10&allowWatchBookmarks=true`);
+    const plain = await watch(s.url, `resourceVersion=${rv}&timeoutSeconds=10`);
+    await clock.advance(8_000);
+    const mark = await w.next();
+    assert.equal(mark?.type, "BOOKMARK");
+    assert.equal(mark?.object.metadata.resourceVersion, rv);
+    await clock.advance(2_000);
+    assert.ok(await w.ended());
+    assert.equal(await plain.next(), undefined, "no bookmark without allowWatchBookmarks");
+  } finally {
+    await s.stop();
+  }
+});
+
+Deno.test("a namespaced watch replays only its namespace; the legacy /watch/ path is the same watch", async () => {
+  const s = await startFakeApiServer();
+  try {
+    const rv = (await call(s.url, "GET", CM)).body.metadata.resourceVersion;
+    await call(s.url, "POST", "/api/v1/namespaces/kube-system/configmaps", { metadata: { name: "elsewhere" } });
+    await call(s.url, "POST", CM, { metadata: { name: "here" } });
+    const w = await watch(s.url, `resourceVersion=${rv}`);
+    assert.equal((await w.next())?.object.metadata.name, "here");
+    await w.cancel();
+    const res = await fetch(`${s.url}/api/v1/watch/namespaces/default/configmaps/here?resourceVersion=${rv}`);
+    assert.equal(res.status, 200);
+    const legacy = new WatchReader(res.body!);
+    assert.equal((await legacy.next())?.object.metadata.name, "here");
+    await legacy.cancel();
   } finally {
     await s.stop();
   }
@@ -164,8 +214,11 @@ Deno.test("selector transitions become ADDED and DELETED", async () => {
       metadata: { ...a.body.metadata, labels: { on: "yes" } },
     });
     await call(s.url, "PUT", `${CM}/a`, { ...on.body, metadata: { ...on.body.metadata, labels: { on: "no" } } });
+    const off = await call(s.url, "GET", `${CM}/a`);
     const frames = await w.take(2);
     assert.deepEqual(frames.map((f) => f.type), ["ADDED", "DELETED"]);
+    assert.equal(frames[1].object.metadata.labels?.on, "yes", "DELETED carries the last matching state");
+    assert.equal(frames[1].object.metadata.resourceVersion, off.body.metadata.resourceVersion);
     await w.cancel();
   } finally {
     await s.stop();

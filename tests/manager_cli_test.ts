@@ -22,12 +22,23 @@ Deno.test("kubeop run defaults follow DESIGN §2", () => {
   assert.equal(opts.leaderElectionId, "kubeop");
   assert.equal(opts.leaderElectionNamespace, undefined);
   assert.equal(opts.metricsBindAddress, ":8080");
+  assert.equal(opts.metricsSecure, false);
+  assert.equal(opts.metricsCertDir, undefined);
   assert.equal(opts.healthProbeBindAddress, ":8081");
   assert.equal(opts.logFormat, "json");
   assert.equal(opts.logLevel, "info");
   assert.equal(opts.gracefulShutdownMs, 25_000);
   assert.equal(opts.maxConcurrentReconciles, undefined);
   assert.deepEqual(opts.leaderElection, { leaseSeconds: 15, renewDeadlineSeconds: 10, retryPeriodSeconds: 2 });
+});
+
+Deno.test("kubeop run takes --metrics-secure Go-style and --metrics-cert-dir", () => {
+  assert.equal((parseRunFlags(["--metrics-secure"]) as RunOptions).metricsSecure, true);
+  assert.equal((parseRunFlags(["--metrics-secure=true"]) as RunOptions).metricsSecure, true);
+  assert.equal((parseRunFlags(["--metrics-secure=false"]) as RunOptions).metricsSecure, false);
+  const opts = parseRunFlags(["--metrics-secure", "--metrics-cert-dir", "/tmp/k8s-metrics-server/serving-certs"]);
+  assert.equal((opts as RunOptions).metricsCertDir, "/tmp/k8s-metrics-server/serving-certs");
+  assert.throws(() => parseRunFlags(["--metrics-cert-dir="]), UsageError);
 });
 
 Deno.test("kubeop run reads the Lease timings as Go durations", () => {

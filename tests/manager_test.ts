@@ -2,7 +2,9 @@ import { eventually } from "../testing/eventually.ts";
 import assert from "node:assert/strict";
 import { KubeClient } from "../runtime/client.ts";
 import { type Clock, RealClock, VirtualClock } from "../runtime/clock.ts";
-import { Controller, done, type InformerLike, type InformerOptions } from "../runtime/controller.ts";
+import type { InformerLike } from "../runtime/cache.ts";
+import { Controller, done } from "../runtime/controller.ts";
+import { StoreWriter } from "../runtime/store.ts";
 import { CacheSyncTimeoutError } from "../runtime/informers.ts";
 import { type LeaseLock, MemoryLeaseStore } from "../runtime/lease_lock.ts";
 import {
@@ -13,7 +15,7 @@ import {
   type Runnable,
 } from "../runtime/manager.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../runtime/types.ts";
-import type { WatchHealth } from "../runtime/watch_runner.ts";
+import type { WatchHealth, WatchScope } from "../runtime/watch_runner.ts";
 
 /** Shared caches that sync when the test says so. */
 class FakeInformers implements ManagerInformers {
@@ -23,11 +25,11 @@ class FakeInformers implements ManagerInformers {
   #waiters: (() => void)[] = [];
   constructor(readonly clock: Clock) {}
 
-  get<T extends KubeObject>(rt: ResourceType, opts?: InformerOptions): InformerLike<T> {
+  get<T extends KubeObject>(rt: ResourceType, opts?: WatchScope): InformerLike<T> {
     this.requested.push(`${rt.plural}${opts?.namespace ? ` ns=${opts.namespace}` : ""}`);
     return {
       resource: rt,
-      store: { get: () => undefined, list: () => [] },
+      store: new StoreWriter<T>().reader,
       addHandler: () => () => {},
       hasSynced: () => this.synced,
       waitForSync: () => Promise.resolve(),

@@ -1,18 +1,19 @@
 /**
- * Least privilege, both directions: deploy/rbac/ grants exactly what the controllers declare (their `RBAC`
- * lists plus the runtime's Events and the leader-election Lease), and every client call in controllers/ is
- * covered by its file's declaration — while nothing is declared that the code does not call.
+ * Least privilege, both directions: deploy/rbac/ grants exactly what the controllers declare (one ClusterRole per
+ * controller from its `RBAC` list, plus the runtime's Events, the leader-election Lease and `--metrics-secure`'s
+ * reviews), and every client call in controllers/ is covered by its file's declaration — while nothing is declared
+ * that the code does not call.
  * Regenerate deploy/rbac/: `deno run -A tests/rbac_test.ts --write`.
  */
 
 import assert from "node:assert/strict";
 import YAML from "yaml";
-import { allRbacRules } from "../controllers/mod.ts";
+import { CONTROLLER_NAMES, RBAC_BY_CONTROLLER } from "../controllers/mod.ts";
 import { RBAC as AT_RBAC } from "../controllers/at/controller.ts";
 import { RBAC as MACHINE_RBAC } from "../controllers/machine/controller.ts";
 import { RBAC as MULTISECRET_RBAC } from "../controllers/multisecret/controller.ts";
 import { RBAC as NETPERF_RBAC } from "../controllers/netperf/controller.ts";
-import { rbacManifests, type RbacRule } from "../controllers/rbac.ts";
+import { clusterRoleRules, rbacManifests, type RbacRule } from "../controllers/rbac.ts";
 
 const root = new URL("../", import.meta.url);
 
@@ -26,13 +27,14 @@ const TYPES: Record<string, { group: string; resource: string }> = {
   "CoreTypes.Pod": { group: "", resource: "pods" },
   "CoreTypes.Secret": { group: "", resource: "secrets" },
   "CoreTypes.Namespace": { group: "", resource: "namespaces" },
+  "CoreTypes.Node": { group: "", resource: "nodes" },
 };
 
-const FILES: [string, readonly RbacRule[]][] = [
-  ["controllers/machine/controller.ts", MACHINE_RBAC],
-  ["controllers/at/controller.ts", AT_RBAC],
-  ["controllers/netperf/controller.ts", NETPERF_RBAC],
-  ["controllers/multisecret/controller.ts", MULTISECRET_RBAC],
+const FILES: [string, string, readonly RbacRule[]][] = [
+  ["machine", "controllers/machine/controller.ts", MACHINE_RBAC],
+  ["at", "controllers/at/controller.ts", AT_RBAC],
+  ["netperf", "controllers/netperf/controller.ts", NETPERF_RBAC],
+  ["multisecret", "controllers/multisecret/controller.ts", MULTISECRET_RBAC],
 ];
 
 /** The text of the call starting at `start` (up to its balancing parenthesis). */
@@ -95,13 +97,19 @@ function declared(rules: readonly RbacRule[]): Set<string> {
 }
 
 if (import.meta.main && Deno.args.includes("--write")) {
-  for (const [file, obj] of Object.entries(rbacManifests(allRbacRules()))) {
+  const manifests = rbacManifests(RBAC_BY_CONTROLLER);
+  for (const entry of Deno.readDirSync(new URL("deploy/rbac/", root))) {
+    if (entry.name.endsWith(".yaml") && !(entry.name in manifests)) {
+      Deno.removeSync(new URL(`deploy/rbac/${entry.name}`, root));
+    }
+  }
+  for (const [file, obj] of Object.entries(manifests)) {
     await Deno.writeTextFile(new URL(`deploy/rbac/${file}`, root), YAML.stringify(obj, { lineWidth: 0 }));
   }
 }
 
 Deno.test("every client call in controllers/ is declared in its file's RBAC, and nothing more is declared", async () => {
-  for (const [file, rules] of FILES) {
+  for (const [, file, rules] of FILES) {
     const used = usedPermissions(await Deno.readTextFile(new URL(file, root)));
     const granted = declared(rules);
     const missing = [...used].filter((p) => !granted.has(p));
@@ -111,18 +119,51 @@ Deno.test("every client call in controllers/ is declared in its file's RBAC, and
   }
 });
 
-Deno.test("deploy/rbac/ is exactly the declared rules (ClusterRole) plus the leader-election Role", async () => {
-  for (const [file, obj] of Object.entries(rbacManifests(allRbacRules()))) {
+Deno.test("deploy/rbac/ is exactly the generated manifests: one ClusterRole per controller, runtime, metrics", async () => {
+  const manifests = rbacManifests(RBAC_BY_CONTROLLER);
+  const onDiskFiles = [...Deno.readDirSync(new URL("deploy/rbac/", root))].map((e) => e.name).filter((n) =>
+    n.endsWith(".yaml")
+  );
+  assert.deepEqual(onDiskFiles.sort(), Object.keys(manifests).sort(), "stale or missing files in deploy/rbac/");
+  for (const [file, obj] of Object.entries(manifests)) {
     const onDisk = YAML.parse(await Deno.readTextFile(new URL(`deploy/rbac/${file}`, root)));
     assert.deepEqual(onDisk, obj, `deploy/rbac/${file} drifted (regenerate: deno run -A tests/rbac_test.ts --write)`);
   }
-  const role = YAML.parse(await Deno.readTextFile(new URL("deploy/rbac/cluster_role.yaml", root)));
-  const text = JSON.stringify(role.rules);
-  assert.ok(!text.includes('"*"'), "no wildcards");
-  assert.ok(!text.includes("leases"), "leases only through the namespaced Role");
-  for (const owner of ["machines", "ats", "netperfs"]) {
-    assert.ok(text.includes(`"${owner}/finalizers"`), `${owner}/finalizers update for blockOwnerDeletion`);
+  for (const name of CONTROLLER_NAMES) {
+    assert.ok(FILES.some(([n]) => n === name), `${name} is checked against its code`);
+    const role = YAML.parse(await Deno.readTextFile(new URL(`deploy/rbac/controller_${name}_role.yaml`, root)));
+    assert.equal(role.metadata.name, `kubeop-controller-${name}`);
+    // The controller's role is its own RBAC list and nothing else: `--controllers machine` needs only this file.
+    assert.deepEqual(role.rules, clusterRoleRules(RBAC_BY_CONTROLLER[name]));
+    const text = JSON.stringify(role.rules);
+    assert.ok(!text.includes('"*"'), "no wildcards");
+    assert.ok(!text.includes("leases"), "leases only through the namespaced Role");
+    assert.ok(!text.includes("events"), "events through the runtime role");
   }
+  for (const [owner, controller] of [["machines", "machine"], ["ats", "at"], ["netperfs", "netperf"]]) {
+    const role = YAML.parse(await Deno.readTextFile(new URL(`deploy/rbac/controller_${controller}_role.yaml`, root)));
+    assert.ok(
+      JSON.stringify(role.rules).includes(`"${owner}/finalizers"`),
+      `${owner}/finalizers for blockOwnerDeletion`,
+    );
+  }
+  const machine = JSON.stringify(
+    YAML.parse(await Deno.readTextFile(new URL("deploy/rbac/controller_machine_role.yaml", root))),
+  );
+  assert.ok(!machine.includes("secrets"), "the machine controller's role grants no Secret access");
+  const reader = YAML.parse(await Deno.readTextFile(new URL("deploy/rbac/metrics_reader_role.yaml", root)));
+  assert.deepEqual(reader.rules, [{ nonResourceURLs: ["/metrics"], verbs: ["get"] }]);
+  const auth = YAML.parse(await Deno.readTextFile(new URL("deploy/rbac/metrics_auth_role.yaml", root)));
+  assert.deepEqual(auth.rules.map((r: { resources: string[]; verbs: string[] }) => [r.resources[0], r.verbs]), [
+    ["tokenreviews", ["create"]],
+    ["subjectaccessreviews", ["create"]],
+  ]);
+});
+
+Deno.test("deploy/kustomization.yaml installs every file of deploy/rbac/", async () => {
+  const kustomization = YAML.parse(await Deno.readTextFile(new URL("deploy/kustomization.yaml", root)));
+  const listed = (kustomization.resources as string[]).filter((r) => r.startsWith("rbac/")).map((r) => r.slice(5));
+  assert.deepEqual(listed.sort(), Object.keys(rbacManifests(RBAC_BY_CONTROLLER)).sort());
 });
 
 Deno.test("the ServiceAccount is the one the Deployment runs as", async () => {

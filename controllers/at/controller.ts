@@ -3,20 +3,32 @@
  *
  * - PENDING is stored first; the At is requeued exactly at `spec.schedule` (waits longer than
  *   {@link MAX_WAIT_MS} are split, so a schedule days ahead neither overflows a timer nor is forgotten).
- * - At the time, pod `<name>-pod` runs busybox with the command split on whitespace, restartPolicy OnFailure, and a
+ * - At the time, pod `<name>-pod` (labelled `app=<name>`; a name too long for a pod name or a label value is cut
+ *   and hashed like kube's controllers do) runs busybox with the command split on whitespace, restartPolicy OnFailure, and a
  *   controller ownerReference; the At follows it: Succeeded → DONE, Failed → FAILED.
  * - FAILED rule (restartPolicy OnFailure means a failing pod is restarted, never Failed): once the container has
  *   restarted {@link MAX_RESTARTS} times the At is FAILED and the pod is deleted so it stops crash-looping.
  * - The pod deleted by someone while RUNNING: FAILED with reason PodDeleted (the command may have run in part;
  *   re-running a non-idempotent command behind the user's back is worse than saying so).
- * - A schedule that is not a real UTC time: condition + Warning Event + TerminalError — no retry until the At
- *   changes (the CRD's pattern already refuses most bad strings; this catches 2021-02-30T00:00:00Z).
+ * - A schedule that is not a real UTC time, or a command of only whitespace (nothing to run): Degraded condition +
+ *   Warning Event + TerminalError, up front — no retry until the spec changes (the CRD's pattern already refuses
+ *   most bad strings; this catches 2021-02-30T00:00:00Z).
+ * - A pod the API server refuses for good (422 e.g. an admission policy or a bad image, 400/413): the generic path of
+ *   runtime/child_write_failure.ts — PENDING stays, Degraded=True reason ChildWriteRejected with the server's
+ *   message, a Warning Event, no retry until the spec changes.
  * @module
  */
 
 import { getControllerOf, setCondition, setControllerReference } from "../../runtime/apply.ts";
+import { childName, labelValueFor } from "../../runtime/apimachinery/names.ts";
 import { Controller, type ReconcileContext } from "../../runtime/controller.ts";
 import { isAlreadyExists, isNotFound, TerminalError } from "../../runtime/errors.ts";
+import {
+  CHILD_WRITE_REJECTED,
+  childWriteRejection,
+  rejectChildWrite,
+  stalledCondition,
+} from "../../runtime/child_write_failure.ts";
 import { deleteIgnoringNotFound } from "../../runtime/delete_ignoring_not_found.ts";
 import { patchStatusIfChanged } from "../../runtime/status_patch.ts";
 import { type Action, done, requeueAfter } from "../../runtime/queue.ts";
@@ -28,6 +40,8 @@ import { type At, AtType, type Phase } from "./schema.ts";
 export const MAX_WAIT_MS = 60 * 60 * 1000;
 /** Container restarts after which an At is FAILED. */
 export const MAX_RESTARTS = 3;
+/** Degraded reasons that stop a PENDING At until its spec changes. */
+export const STALLED_REASONS: readonly string[] = [CHILD_WRITE_REJECTED, "InvalidSchedule", "BlankCommand"];
 
 /** The API calls this file makes. */
 export const RBAC: readonly RbacRule[] = [
@@ -37,9 +51,9 @@ export const RBAC: readonly RbacRule[] = [
   { group: "", resource: "pods", verbs: ["get", "list", "watch", "create", "delete"] },
 ];
 
-/** `<at>-pod`. */
+/** `<at>-pod`; a name too long for that is cut and hashed (runtime/apimachinery/names.ts's childName). */
 export function podNameOf(at: At): string {
-  return `${at.metadata.name}-pod`;
+  return childName(at.metadata.name!, "pod");
 }
 
 /** Milliseconds since the epoch of an RFC 3339 UTC schedule, or undefined when it is not a real time. */
@@ -59,7 +73,11 @@ export function podFor(at: At): KubeObject {
   return setControllerReference(at, {
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { name: podNameOf(at), namespace: at.metadata.namespace, labels: { app: at.metadata.name! } },
+    metadata: {
+      name: podNameOf(at),
+      namespace: at.metadata.namespace,
+      labels: { app: labelValueFor(at.metadata.name!) },
+    },
     spec: {
       containers: [{ name: "busybox", image: "busybox", command: at.spec.command.split(/\s+/).filter(Boolean) }],
       restartPolicy: "OnFailure",
@@ -85,6 +103,7 @@ export async function reconcileAt(ctx: ReconcileContext): Promise<Action> {
 
   switch (phase) {
     case "PENDING": {
+      if (stalledCondition(at, STALLED_REASONS)) return done(); // told in status; a spec change tries again
       if (!at.status?.phase) {
         await writeStatus(ctx, at, { phase, reason: "Scheduled", message: `runs at ${at.spec.schedule}` });
       }
@@ -95,6 +114,12 @@ export async function reconcileAt(ctx: ReconcileContext): Promise<Action> {
         } is not a UTC time (e.g. 2020-11-16T10:12:00Z)`;
         await writeStatus(ctx, at, { phase, reason: "InvalidSchedule", message }, true);
         ctx.recorder.event(at, { type: "Warning", reason: "InvalidSchedule", action: "Schedule", note: message });
+        throw new TerminalError(`At ${ctx.key}: ${message}`);
+      }
+      if (!at.spec.command.trim()) {
+        const message = `spec.command ${JSON.stringify(at.spec.command)} is blank: there is no command to run`;
+        await writeStatus(ctx, at, { phase, reason: "BlankCommand", message }, true);
+        ctx.recorder.event(at, { type: "Warning", reason: "BlankCommand", action: "Schedule", note: message });
         throw new TerminalError(`At ${ctx.key}: ${message}`);
       }
       if (now < when) {
@@ -163,6 +188,16 @@ async function ensurePod(ctx: ReconcileContext, at: At): Promise<string> {
     const created = await ctx.client.create(CoreTypes.Pod, podFor(at), { namespace: ctx.namespace });
     return created.metadata.name!;
   } catch (err) {
+    const write = { verb: "create", kind: "Pod", namespace: ctx.namespace, name: podNameOf(at) };
+    const rejection = childWriteRejection(err, write);
+    if (rejection) {
+      throw await rejectChildWrite(
+        ctx,
+        at,
+        rejection,
+        (r) => writeStatus(ctx, at, { phase: "PENDING", reason: r.reason, message: r.message }, true),
+      );
+    }
     if (!isAlreadyExists(err)) throw err;
   }
   const existing = await ctx.client.get(CoreTypes.Pod, podNameOf(at), { namespace: ctx.namespace });

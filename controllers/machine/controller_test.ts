@@ -1,16 +1,21 @@
 import assert from "node:assert/strict";
 import { FakeCluster } from "../../testing/mod.ts";
-import { FLIP_DELAY_MS, MachineMemory, machinesOfSwitch, reconcileMachine } from "./controller.ts";
+import { OwnWritesTracker, resourceId } from "../../runtime/own_writes.ts";
+import { OwnWritesClient } from "../../runtime/own_writes_client.ts";
+import { type KubeObject, objectKey } from "../../runtime/types.ts";
+import { FLIP_DELAY_MS, machineController, MachineReconciler } from "./controller.ts";
+import { machinesOfSwitch } from "./indexes.ts";
+import { labelValueErrors, labelValueFor } from "../../runtime/apimachinery/names.ts";
 import { type Machine, machineCrds, MachineType, type Switch, SwitchType } from "./schema.ts";
 
 function setup(spec: Machine["spec"], name = "machine-1") {
   const cluster = new FakeCluster({ crds: machineCrds() });
-  const memory = new MachineMemory();
+  const reconciler = new MachineReconciler(cluster.informers);
   cluster.create(MachineType, { metadata: { name, namespace: "default" }, spec });
-  const run = () => reconcileMachine(cluster.context(MachineType, `default/${name}`), memory);
+  const run = () => reconciler.reconcile(cluster.context(MachineType, `default/${name}`));
   const machine = () => cluster.get(MachineType, `default/${name}`) as Machine;
   const switches = () => cluster.list(SwitchType, "default") as Switch[];
-  return { cluster, memory, run, machine, switches };
+  return { cluster, reconciler, run, machine, switches };
 }
 
 Deno.test("stage 1: seenAt is recorded, then ≥ 5 s later the switch goes down and seenAt is cleared; again on up", async () => {
@@ -127,11 +132,12 @@ Deno.test("stage 2: adopts a matching orphan, ignores a switch another live Mach
 Deno.test("stage 2: relabelling a switch releases it; the map function names both machines; deletion cascades", async () => {
   const { cluster, run, switches } = setup({ switches: 1 });
   cluster.create(MachineType, { metadata: { name: "machine-2", namespace: "default" }, spec: {} });
-  const run2 = () => reconcileMachine(cluster.context(MachineType, "default/machine-2"), new MachineMemory());
+  const run2 = () =>
+    new MachineReconciler(cluster.informers).reconcile(cluster.context(MachineType, "default/machine-2"));
   await run();
   const [sw] = switches();
   cluster.patch(SwitchType, `default/${sw.metadata.name}`, { metadata: { labels: { machine: "machine-2" } } });
-  const map = machinesOfSwitch(() => cluster.list(MachineType) as Machine[]);
+  const map = machinesOfSwitch(new MachineReconciler(cluster.informers).caches.machines);
   assert.deepEqual(map(cluster.get(SwitchType, `default/${sw.metadata.name}`) as Switch).sort(), [
     "default/machine-1",
     "default/machine-2",
@@ -146,13 +152,17 @@ Deno.test("stage 2: relabelling a switch releases it; the map function names bot
 });
 
 Deno.test("what the controller remembers about a deleted machine is forgotten", async () => {
-  const { cluster, memory, run } = setup({ switches: 1, switchPosition: "up" });
+  const { cluster, reconciler, run, switches } = setup({ switches: 1 });
   await run();
-  assert.equal(memory.expectations.size, 1);
+  cluster.patch(SwitchType, `default/${switches()[0].metadata.name}`, { spec: { position: "up" } });
+  await run();
+  await cluster.clock.advance(FLIP_DELAY_MS);
+  await run();
+  assert.equal(switches()[0].spec.position, "down");
+  assert.equal(reconciler.memory.size, 1, "the flip is remembered");
   cluster.delete(MachineType, "default/machine-1");
   await run();
-  assert.equal(memory.expectations.size, 0);
-  assert.equal(memory.lastFlipMs.size, 0);
+  assert.equal(reconciler.memory.size, 0);
 });
 
 Deno.test("a converged Machine reconciled again sends no status write, whatever key order the server keeps", async () => {
@@ -172,3 +182,64 @@ Deno.test("a converged Machine reconciled again sends no status write, whatever 
   const statusWrites = cluster.writes().slice(before).filter((c) => c.resource === "machines");
   assert.deepEqual(statusWrites, [], "no status PATCH for a status that did not change");
 });
+
+Deno.test("creates and deletes of Switches hold the machine's next reconcile until the Switch cache shows them", async () => {
+  const { cluster, reconciler, switches } = setup({ switches: 2 });
+  const key = "default/machine-1";
+  const controller = machineController({ informers: cluster.informers });
+  assert.ok(
+    controller.watchedResources().some((w) => w.rt === SwitchType && w.opts === undefined),
+    "one unfiltered Switch watch: its cache is the one the runtime waits on",
+  );
+  // The Switch cache as the runtime's tracker sees it: frozen at a snapshot while lagging.
+  const live = cluster.informers.get(SwitchType).store;
+  let snapshot: Map<string, KubeObject> | undefined;
+  const lag = () => snapshot = new Map(live.list().map((s) => [objectKey(s), s]));
+  const lagging = { get: (k: string) => (snapshot ? snapshot.get(k) : live.get(k)) };
+  const machines = cluster.informers.get(MachineType).store;
+  const tracker = new OwnWritesTracker({
+    clock: cluster.clock,
+    storeFor: (id) => id === resourceId(SwitchType) ? lagging : id === resourceId(MachineType) ? machines : undefined,
+  });
+  const client = new OwnWritesClient({ client: cluster.client, key, tracker });
+  const nextReconcileWaits = async () => {
+    let outcome: string | undefined;
+    const waited = tracker.wait(key).then((o) => outcome = o);
+    await Promise.resolve();
+    assert.equal(outcome, undefined, "the next reconcile waits while the cache lags");
+    snapshot = undefined;
+    tracker.notify();
+    await waited;
+    assert.equal(outcome, "seen");
+  };
+
+  lag();
+  await reconciler.reconcile({ ...cluster.context(MachineType, key), client });
+  assert.equal(switches().length, 2, "created");
+  await nextReconcileWaits();
+
+  cluster.patch(MachineType, key, { spec: { switches: 1 } });
+  lag();
+  await reconciler.reconcile({ ...cluster.context(MachineType, key), client });
+  assert.equal(switches().length, 1, "deleted");
+  await nextReconcileWaits();
+});
+
+for (const length of [63, 64, 253]) {
+  Deno.test(`a ${length}-character Machine name: its Switches carry a valid machine label it finds them by`, async () => {
+    const name = "m".repeat(length - 1) + "z";
+    const { run, machine, switches } = setup({ switches: 2 }, name);
+    await run();
+    assert.equal(switches().length, 2);
+    const value = labelValueFor(name);
+    if (length <= 63) assert.equal(value, name, "unchanged when it fits");
+    for (const sw of switches()) {
+      assert.deepEqual(sw.metadata.labels, { machine: value });
+      assert.deepEqual(labelValueErrors(sw.metadata.labels!.machine), []);
+    }
+    await run();
+    await run();
+    assert.equal(switches().length, 2, "found again: no extra Switches");
+    assert.equal(machine().status?.positions, "dd");
+  });
+}

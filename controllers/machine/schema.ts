@@ -34,7 +34,8 @@ export const MachineSpecSchema = Type.Object({
     description: "Stage 2: how many Switches this machine keeps (0..100). Absent: Switches are not created or deleted.",
   })),
   selector: Type.Optional(Type.Record(Type.String(), Type.String(), {
-    description: "Labels that tie Switches to this machine and that new Switches get. Default: machine=<name>.",
+    description:
+      "Labels that tie Switches to this machine and that new Switches get. Default: machine=<name> (cut to 63 characters plus a hash when longer).",
     maxProperties: 16,
   })),
 });

@@ -10,13 +10,29 @@
  *   through it).
  * - A Secret of the same name that is not ours is left alone and reported (Degraded=True, reason SecretConflict,
  *   and a Warning Event).
- * - Terminating namespaces are skipped. No Secret value ever reaches a log line or an Event.
+ * - Children are independent: each namespace is written on its own, so one failing child neither stops the others
+ *   nor the status write (observedGeneration advances). Failed namespaces are listed in `status.failedNamespaces`
+ *   and named in the Ready/Degraded message, with a Warning Event each; a transient failure is retried with
+ *   backoff, a refusal retrying cannot fix (runtime/child_write_failure.ts) is Degraded ChildWriteRejected and
+ *   terminal until something changes.
+ * - An immutable child (someone set `immutable: true`) whose data must change is replaced: kube refuses the update,
+ *   so it is deleted (uid precondition) and re-created — immutable again, the flag is the user's choice.
+ * - After the API server lost its state the cache may show a MultiSecret that is gone: nothing is created or
+ *   adopted before an uncached GET confirms the owner and its uid. A child whose owner-uid names an owner that no
+ *   longer exists is an orphan: adopted (owner label and annotations rewritten) when this MultiSecret wants that
+ *   Secret — a re-applied MultiSecret converges instead of reporting "not ours" — deleted otherwise; and when the
+ *   owner is not in the cache, its labelled children are deleted once an uncached GET answers 404 (event-driven:
+ *   every child event enqueues its owner).
+ * - An invalid `namespaceSelector` (e.g. `In` without values) is Degraded InvalidSelector with kube's message and a
+ *   Warning Event, terminal until the spec changes. Terminating namespaces are skipped. No Secret value ever
+ *   reaches a log line or an Event.
  * @module
  */
 
 import { addFinalizer, hasFinalizer, removeFinalizer, setCondition } from "../../runtime/apply.ts";
 import { Controller, type ReconcileContext } from "../../runtime/controller.ts";
-import { isAlreadyExists, isConflict, TerminalError } from "../../runtime/errors.ts";
+import { CHILD_WRITE_REJECTED, childWriteRejection, stalledCondition } from "../../runtime/child_write_failure.ts";
+import { ApiError, isAlreadyExists, isConflict, isNotFound, isNotLeader, TerminalError } from "../../runtime/errors.ts";
 import { deepEqual } from "../../runtime/apimachinery/equality.ts";
 import { type LabelMatcher, labelSelectorMatcher, SelectorError } from "../../runtime/apimachinery/label_selector.ts";
 import { deleteIgnoringNotFound } from "../../runtime/delete_ignoring_not_found.ts";
@@ -25,18 +41,25 @@ import { type Action, done, requeueAfter } from "../../runtime/queue.ts";
 import { type Condition, CoreTypes, type KubeObject, objectKey } from "../../runtime/types.ts";
 import type { RbacRule } from "../rbac.ts";
 import { type MultiSecret, MultiSecretType } from "./schema.ts";
+import {
+  CHILD_SELECTOR,
+  childNameOf,
+  desiredChild,
+  isOurs,
+  namesOwner,
+  OWNER_NAME,
+  OWNER_NAMESPACE,
+  OWNER_UID,
+  ownerOfSecret,
+  sameContent,
+} from "./children.ts";
+
+export { CHILD_SELECTOR, childNameOf, desiredChild, OWNER_NAME, OWNER_NAMESPACE, OWNER_UID, ownerOfSecret };
 
 /** The finalizer that deletes children in other namespaces. */
 export const FINALIZER = "multi.ddnw.ml/finalizer";
-/** Owner annotations on every child. */
-export const OWNER_NAME = "multi.ddnw.ml/owner-name";
-/** Owner namespace annotation. */
-export const OWNER_NAMESPACE = "multi.ddnw.ml/owner-namespace";
-/** Owner uid annotation (and label: the Secret watch selects on it). */
-export const OWNER_UID = "multi.ddnw.ml/owner-uid";
-/** The label selector of the Secret informer: only our children are cached. */
-export const CHILD_SELECTOR = OWNER_UID;
-
+/** The Degraded reason of a spec whose namespaceSelector cannot be parsed (terminal until the spec changes). */
+export const INVALID_SELECTOR = "InvalidSelector";
 /** The API calls this file makes. */
 export const RBAC: readonly RbacRule[] = [
   { group: "multi.ddnw.ml", resource: "multisecrets", verbs: ["get", "list", "watch", "patch"] },
@@ -63,58 +86,78 @@ export function namespaceMatcher(ms: MultiSecret): LabelMatcher {
   }
 }
 
-function base64(text: string): string {
-  const bytes = new TextEncoder().encode(text);
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin);
+/**
+ * Whose a child is, as far as `ms` is concerned: `ours` (its owner-uid is `ms`'s, or it predates the uid and names
+ * `ms`), `orphan` (its owner-uid names an owner that no longer exists: a MultiSecret of `ms`'s name and namespace
+ * — the name is `ms`'s now, so the uid's owner is gone — or another owner an uncached GET answers 404 or another
+ * uid for), or `foreign` (someone else's: left alone).
+ */
+type Ownership = "ours" | "orphan" | "foreign";
+
+/** One reconcile's view of ownership, with the uncached owner GETs it needed (each done at most once). */
+class Owners {
+  readonly #ctx: ReconcileContext;
+  readonly #ms: MultiSecret;
+  readonly #live = new Map<string, Promise<string | undefined>>();
+
+  constructor(ctx: ReconcileContext, ms: MultiSecret) {
+    this.#ctx = ctx;
+    this.#ms = ms;
+  }
+
+  /**
+   * True when the API server (an uncached GET, not the cache) has `ms` with the uid the cache shows. After the
+   * server lost its state the cache may still hold a MultiSecret that is gone: creating or adopting children for
+   * it would make orphans, so nothing is created or adopted unless this holds.
+   */
+  async confirmed(): Promise<boolean> {
+    return await this.#uidOf(this.#ms.metadata.namespace!, this.#ms.metadata.name!) === this.#ms.metadata.uid;
+  }
+
+  async of(secret: KubeObject): Promise<Ownership> {
+    const a = secret.metadata.annotations ?? {};
+    const uid = a[OWNER_UID] ?? secret.metadata.labels?.[OWNER_UID];
+    const namesUs = a[OWNER_NAME] === this.#ms.metadata.name && a[OWNER_NAMESPACE] === this.#ms.metadata.namespace;
+    if (!uid) return namesUs ? "ours" : "foreign";
+    if (uid === this.#ms.metadata.uid) return "ours";
+    if (namesUs) return "orphan";
+    if (!a[OWNER_NAME] || !a[OWNER_NAMESPACE]) return "foreign"; // no owner to look up: hands off
+    return await this.#uidOf(a[OWNER_NAMESPACE], a[OWNER_NAME]) === uid ? "foreign" : "orphan";
+  }
+
+  /** The uid of the MultiSecret `namespace/name` on the API server (uncached GET), undefined on 404. */
+  #uidOf(namespace: string, name: string): Promise<string | undefined> {
+    const key = `${namespace}/${name}`;
+    let uid = this.#live.get(key);
+    if (!uid) {
+      uid = liveOwnerUid(this.#ctx, namespace, name);
+      this.#live.set(key, uid);
+    }
+    return uid;
+  }
 }
 
-/** The child Secret `ms` wants in `namespace` (data = spec.data with stringData folded in, base64). */
-export function desiredChild(ms: MultiSecret, namespace: string): KubeObject {
-  const data: Record<string, string> = { ...(ms.spec?.data ?? {}) };
-  for (const [k, v] of Object.entries(ms.spec?.stringData ?? {})) data[k] = base64(v);
-  return {
-    apiVersion: "v1",
-    kind: "Secret",
-    metadata: {
-      name: childNameOf(ms),
-      namespace,
-      labels: { [OWNER_UID]: ms.metadata.uid! },
-      annotations: {
-        [OWNER_NAME]: ms.metadata.name!,
-        [OWNER_NAMESPACE]: ms.metadata.namespace!,
-        [OWNER_UID]: ms.metadata.uid!,
-      },
-    },
-    type: ms.spec?.type ?? "Opaque",
-    data,
-  };
+async function liveOwnerUid(ctx: ReconcileContext, namespace: string, name: string): Promise<string | undefined> {
+  try {
+    return (await ctx.client.get<MultiSecret>(MultiSecretType, name, { namespace })).metadata.uid;
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
 }
 
-/** The children's name. */
-export function childNameOf(ms: MultiSecret): string {
-  return ms.spec?.secretName ?? ms.metadata.name!;
-}
-
-function isOurs(secret: KubeObject, ms: MultiSecret): boolean {
-  const a = secret.metadata.annotations ?? {};
-  if (a[OWNER_UID]) return a[OWNER_UID] === ms.metadata.uid;
-  return a[OWNER_NAME] === ms.metadata.name && a[OWNER_NAMESPACE] === ms.metadata.namespace;
-}
-
-function sameContent(have: KubeObject, want: KubeObject): boolean {
-  const a = have.metadata.annotations ?? {};
-  return deepEqual(have.data ?? {}, want.data ?? {}) &&
-    have.metadata.labels?.[OWNER_UID] === want.metadata.labels![OWNER_UID] &&
-    [OWNER_NAME, OWNER_NAMESPACE, OWNER_UID].every((k) => a[k] === want.metadata.annotations![k]) &&
-    !a["kubectl.kubernetes.io/last-applied-configuration"];
+/** A namespace whose child could not be written. */
+interface Failure {
+  namespace: string;
+  message: string;
+  /** A refusal retrying cannot fix (runtime/child_write_failure.ts), as opposed to a transient failure. */
+  unfixable: boolean;
 }
 
 /** Reconciles one MultiSecret. */
 export async function reconcileMultiSecret(ctx: ReconcileContext): Promise<Action> {
   const ms = ctx.informers.get<MultiSecret>(MultiSecretType).store.get(ctx.key);
-  if (!ms) return done();
+  if (!ms) return await sweepOrphans(ctx);
   const children = ctx.informers.get(CoreTypes.Secret, { labelSelector: CHILD_SELECTOR }).store;
   const namespaces = ctx.informers.get(CoreTypes.Namespace).store.list();
   const name = childNameOf(ms);
@@ -136,58 +179,59 @@ export async function reconcileMultiSecret(ctx: ReconcileContext): Promise<Actio
   if (add) {
     await ctx.client.patch(MultiSecretType, ms.metadata.name!, add.patch, { namespace: ctx.namespace, type: "merge" });
   }
+  if (stalledCondition(ms, [INVALID_SELECTOR])) return done(); // told in status; a spec change tries again
+  const selects = await selectorOrStall(ctx, ms);
 
-  let wanted = 0;
-  let created = 0;
-  let changed = false;
+  const owners = new Owners(ctx, ms);
+  const s: Tally = { wanted: 0, created: 0, changed: false, conflicts: [], failures: [] };
   let pending = false;
-  const conflicts: string[] = [];
   const selected = new Set<string>();
-  const selects = namespaceMatcher(ms);
-  for (const ns of namespaces) {
-    const nsName = ns.metadata.name!;
-    if (ns.metadata.deletionTimestamp || ns.status?.phase === "Terminating") continue;
-    if (!selects(ns.metadata.labels)) continue;
-    selected.add(nsName);
-    wanted++;
-    const want = desiredChild(ms, nsName);
-    const have = children.get(`${nsName}/${name}`);
-    if (!have) {
-      const outcome = await createChild(ctx, ms, want);
-      if (outcome === "conflict") conflicts.push(nsName);
-      else if (outcome === "created" || outcome === "ours") created++;
-      changed ||= outcome === "created";
-      continue;
+  // Each namespace is written on its own: one refusing its child neither stops the others nor the status.
+  const each = async (namespace: string, write: () => Promise<void>) => {
+    try {
+      await write();
+    } catch (err) {
+      if (err instanceof OwnerNotConfirmed || isNotLeader(err) || ctx.signal.aborted) throw err;
+      s.failures.push(failureOf(ctx, ms, namespace, err));
     }
-    if (!isOurs(have, ms)) {
-      conflicts.push(nsName); // labelled by another MultiSecret of another uid
-      continue;
+  };
+  try {
+    for (const ns of namespaces) {
+      const nsName = ns.metadata.name!;
+      if (ns.metadata.deletionTimestamp || ns.status?.phase === "Terminating") continue;
+      if (!selects(ns.metadata.labels)) continue;
+      selected.add(nsName);
+      s.wanted++;
+      await each(nsName, async () => {
+        const outcome = await ensureChild(ctx, ms, owners, desiredChild(ms, nsName), children.get(`${nsName}/${name}`));
+        if (outcome === "conflict") s.conflicts.push(nsName);
+        if (outcome === "pending") pending = true;
+        if (outcome === "created" || outcome === "updated" || outcome === "pending") s.changed = true;
+        if (outcome === "created" || outcome === "updated" || outcome === "unchanged") s.created++;
+      });
     }
-    if ((have.type ?? "Opaque") !== want.type) {
-      await deleteChild(ctx, ms, have); // type is immutable: delete now, re-create on the delete event
-      changed = true;
-      pending = true;
-      continue;
+    // Children of ours (or orphans naming us) that should not be: namespace no longer selected, secretName changed.
+    for (const child of children.list()) {
+      const namespace = child.metadata.namespace!;
+      const misplaced = child.metadata.name !== name || !selected.has(namespace);
+      if (!misplaced || (!isOurs(child, ms) && !namesOwner(child, ms))) continue;
+      const ns = namespaces.find((n) => n.metadata.name === namespace);
+      if (child.metadata.name === name && ns && (ns.metadata.deletionTimestamp || ns.status?.phase === "Terminating")) {
+        continue;
+      }
+      await each(namespace, async () => {
+        if (!isOurs(child, ms) && !(await owners.confirmed())) throw new OwnerNotConfirmed(ctx.key);
+        if (await deleteChild(ctx, ms, child)) s.changed = true;
+      });
     }
-    if (!sameContent(have, want)) {
-      await updateChild(ctx, ms, have, want);
-      changed = true;
-    }
-    created++;
+  } catch (err) {
+    if (!(err instanceof OwnerNotConfirmed)) throw err;
+    ctx.log.info("{owner} is in the cache but not on the API server (uncached GET): no children written", {
+      owner: ctx.key,
+    });
+    return done(); // the informer delivers the delete (or the new object) and reconciles again
   }
-  // Children in namespaces no longer selected (selector changed, namespace relabelled) go.
-  for (const child of children.list()) {
-    if (child.metadata.name !== name && isOurs(child, ms)) {
-      await deleteChild(ctx, ms, child); // spec.secretName changed
-      changed = true;
-    } else if (isOurs(child, ms) && !selected.has(child.metadata.namespace!)) {
-      const ns = namespaces.find((n) => n.metadata.name === child.metadata.namespace);
-      if (ns && (ns.metadata.deletionTimestamp || ns.status?.phase === "Terminating")) continue;
-      await deleteChild(ctx, ms, child);
-      changed = true;
-    }
-  }
-  for (const nsName of conflicts) {
+  for (const nsName of s.conflicts) {
     ctx.recorder.event(ms, {
       type: "Warning",
       reason: "SecretConflict",
@@ -195,29 +239,131 @@ export async function reconcileMultiSecret(ctx: ReconcileContext): Promise<Actio
       note: `Secret ${nsName}/${name} exists and was not created by this MultiSecret; left alone`,
     });
   }
-  await writeStatus(ctx, ms, { wanted, created, changed, conflicts });
+  await writeStatus(ctx, ms, s);
+  const transient = s.failures.filter((f) => !f.unfixable);
+  if (transient.length) {
+    // Retried with backoff; the namespaces that converged stay converged.
+    throw new Error(`MultiSecret ${ctx.key}: ${summary(transient)}`);
+  }
+  if (s.failures.length) throw new TerminalError(`MultiSecret ${ctx.key}: ${summary(s.failures)}`);
   return pending ? requeueAfter(1_000) : done();
 }
 
-type CreateOutcome = "created" | "ours" | "conflict";
+/** Thrown inside a reconcile when the owner's uncached GET does not confirm the cached owner. */
+class OwnerNotConfirmed extends Error {
+  constructor(key: string) {
+    super(`MultiSecret ${key} is not on the API server with the cached uid`);
+  }
+}
 
-async function createChild(ctx: ReconcileContext, ms: MultiSecret, want: KubeObject): Promise<CreateOutcome> {
+function summary(failures: readonly Failure[]): string {
+  const shown = failures.slice(0, 5).map((f) => `${f.namespace}: ${f.message}`).join("; ");
+  return `Secrets not written in ${failures.length} namespace(s): ${shown}`;
+}
+
+/** Records the Warning Event of one namespace's failure and describes it for status. */
+function failureOf(ctx: ReconcileContext, ms: MultiSecret, namespace: string, err: unknown): Failure {
+  const write = { verb: "write", kind: "Secret", namespace, name: childNameOf(ms) };
+  const call = err instanceof ApiError ? err.call.verb : undefined;
+  const rejection = childWriteRejection(err, call ? { ...write, verb: call } : write);
+  const message = rejection?.message ?? (err instanceof Error ? err.message : String(err));
+  ctx.recorder.event(ms, {
+    type: "Warning",
+    reason: rejection ? rejection.reason : "SecretWriteFailed",
+    action: "WriteSecret",
+    note: message,
+  });
+  return { namespace, message, unfixable: rejection !== undefined };
+}
+
+/** The selector, or: Degraded InvalidSelector in status, a Warning Event, and the TerminalError. */
+async function selectorOrStall(ctx: ReconcileContext, ms: MultiSecret): Promise<LabelMatcher> {
+  try {
+    return namespaceMatcher(ms);
+  } catch (err) {
+    if (!(err instanceof TerminalError)) throw err;
+    ctx.recorder.event(ms, {
+      type: "Warning",
+      reason: INVALID_SELECTOR,
+      action: "SelectNamespaces",
+      note: err.message,
+    });
+    await writeInvalidSelectorStatus(ctx, ms, err.message);
+    throw err;
+  }
+}
+
+type ChildOutcome = "created" | "updated" | "unchanged" | "pending" | "conflict";
+
+/** Brings one namespace's child in line with `want` (`have`: the cached child, if any). */
+async function ensureChild(
+  ctx: ReconcileContext,
+  ms: MultiSecret,
+  owners: Owners,
+  want: KubeObject,
+  have: KubeObject | undefined,
+): Promise<ChildOutcome> {
+  if (!have) {
+    if (!(await owners.confirmed())) throw new OwnerNotConfirmed(ctx.key);
+    const created = await createChild(ctx, ms, want);
+    if (created) return "created";
+    // It exists and the cache had not shown it (not labelled, or not yet seen): decide on the server's copy.
+    have = await ctx.client.get(CoreTypes.Secret, want.metadata.name!, { namespace: want.metadata.namespace });
+  }
+  const ownership = await owners.of(have);
+  if (ownership === "foreign") return "conflict";
+  if (ownership === "orphan" && !(await owners.confirmed())) throw new OwnerNotConfirmed(ctx.key);
+  if ((have.type ?? "Opaque") !== want.type) {
+    await deleteChild(ctx, ms, have); // type is immutable: delete now, re-create on the delete event
+    return "pending";
+  }
+  if (have.immutable === true && !deepEqual(have.data ?? {}, want.data ?? {})) {
+    // kube refuses new data on an immutable Secret: replace it (uid precondition), immutable again.
+    await deleteChild(ctx, ms, have);
+    return await createChild(ctx, ms, { ...want, immutable: true }) ? "updated" : "pending";
+  }
+  if (ownership === "orphan" || !sameContent(have, want)) {
+    await updateChild(ctx, ms, have, want, ownership === "orphan");
+    return "updated";
+  }
+  return "unchanged";
+}
+
+/**
+ * The owner `ctx.key` is not in the cache: its children are orphans if the API server agrees. An uncached GET
+ * decides — a child is deleted only when it carries our owner-uid label and the owner is gone (404). An owner
+ * that exists (the cache lags, or it was re-created with a new uid) keeps its children: its own reconcile adopts
+ * or removes them once the cache shows it.
+ */
+async function sweepOrphans(ctx: ReconcileContext): Promise<Action> {
+  const children = ctx.informers.get(CoreTypes.Secret, { labelSelector: CHILD_SELECTOR }).store.list()
+    .filter((s) => ownerOfSecret(s)[0] === ctx.key && s.metadata.labels?.[OWNER_UID]);
+  if (children.length === 0) return done();
+  if (await liveOwnerUid(ctx, ctx.namespace!, ctx.name) !== undefined) return done();
+  for (const child of children) {
+    await deleteIgnoringNotFound(ctx.client, CoreTypes.Secret, child.metadata.name!, {
+      namespace: child.metadata.namespace,
+      preconditions: { uid: child.metadata.uid },
+    }).catch((err) => {
+      if (!isConflict(err)) throw err; // replaced meanwhile: not the orphan we saw
+    });
+    ctx.log.info("deleted orphaned Secret {namespace}/{name}: its MultiSecret {owner} is gone", {
+      namespace: child.metadata.namespace,
+      name: child.metadata.name,
+      owner: ctx.key,
+    });
+  }
+  return done();
+}
+
+/** Creates `want`; false when a Secret of that name already exists. */
+async function createChild(ctx: ReconcileContext, ms: MultiSecret, want: KubeObject): Promise<boolean> {
   const ns = want.metadata.namespace!;
   try {
     await ctx.client.create(CoreTypes.Secret, want, { namespace: ns });
   } catch (err) {
-    if (!isAlreadyExists(err)) {
-      ctx.recorder.event(ms, {
-        type: "Warning",
-        reason: "CreateFailed",
-        action: "CreateSecret",
-        note: `Secret ${ns}/${want.metadata.name}: ${(err as Error).message}`,
-      });
-      throw err;
-    }
-    const existing = await ctx.client.get(CoreTypes.Secret, want.metadata.name!, { namespace: ns });
-    if (!isOurs(existing, ms)) return "conflict";
-    return "ours"; // ours, not yet in the cache
+    if (isAlreadyExists(err)) return false;
+    throw err;
   }
   ctx.recorder.event(ms, {
     type: "Normal",
@@ -230,10 +376,10 @@ async function createChild(ctx: ReconcileContext, ms: MultiSecret, want: KubeObj
     name: want.metadata.name,
     owner: ctx.key,
   });
-  return "created";
+  return true;
 }
 
-async function updateChild(ctx: ReconcileContext, ms: MultiSecret, have: KubeObject, want: KubeObject) {
+async function updateChild(ctx: ReconcileContext, ms: MultiSecret, have: KubeObject, want: KubeObject, adopt: boolean) {
   const annotations = { ...(have.metadata.annotations ?? {}), ...want.metadata.annotations };
   delete annotations["kubectl.kubernetes.io/last-applied-configuration"];
   const next: KubeObject = {
@@ -244,23 +390,25 @@ async function updateChild(ctx: ReconcileContext, ms: MultiSecret, have: KubeObj
   delete next.stringData;
   // A 409 (someone changed it meanwhile) is retried with backoff; the next reconcile sees the fresh object.
   await ctx.client.update(CoreTypes.Secret, next, { namespace: have.metadata.namespace });
+  const child = `${have.metadata.namespace}/${have.metadata.name}`;
   ctx.recorder.event(ms, {
     type: "Normal",
-    reason: "Updated",
+    reason: adopt ? "Adopted" : "Updated",
     action: "UpdateSecret",
-    note: `Updated Secret ${have.metadata.namespace}/${have.metadata.name}`,
+    note: adopt ? `Adopted Secret ${child} (its previous owner is gone)` : `Updated Secret ${child}`,
   });
 }
 
-async function deleteChild(ctx: ReconcileContext, ms: MultiSecret, child: KubeObject) {
+/** Deletes `child` (uid precondition); false when it was gone or replaced meanwhile. */
+async function deleteChild(ctx: ReconcileContext, ms: MultiSecret, child: KubeObject): Promise<boolean> {
   try {
     const deleted = await deleteIgnoringNotFound(ctx.client, CoreTypes.Secret, child.metadata.name!, {
       namespace: child.metadata.namespace,
       preconditions: { uid: child.metadata.uid },
     });
-    if (!deleted) return; // gone already
+    if (!deleted) return false; // gone already
   } catch (err) {
-    if (isConflict(err)) return; // replaced by someone else (uid precondition): not ours to delete
+    if (isConflict(err)) return false; // replaced by someone else (uid precondition): not ours to delete
     throw err;
   }
   ctx.recorder.event(ms, {
@@ -269,29 +417,48 @@ async function deleteChild(ctx: ReconcileContext, ms: MultiSecret, child: KubeOb
     action: "DeleteSecret",
     note: `Deleted Secret ${child.metadata.namespace}/${child.metadata.name}`,
   });
+  return true;
 }
 
-async function writeStatus(
-  ctx: ReconcileContext,
-  ms: MultiSecret,
-  s: { wanted: number; created: number; changed: boolean; conflicts: string[] },
-): Promise<void> {
+/** What one reconcile found, for status. */
+interface Tally {
+  wanted: number;
+  created: number;
+  changed: boolean;
+  conflicts: string[];
+  failures: Failure[];
+}
+
+const MAX_NAMED = 10;
+
+async function writeStatus(ctx: ReconcileContext, ms: MultiSecret, s: Tally): Promise<void> {
   const now = new Date(ctx.clock.now()).toISOString();
   const generation = ms.metadata.generation;
-  const ready = s.created === s.wanted && s.conflicts.length === 0;
+  const failed = s.failures.map((f) => f.namespace).sort();
+  const ready = s.created === s.wanted && s.conflicts.length === 0 && failed.length === 0;
   const message = `${s.created}/${s.wanted} Secrets in place` +
-    (s.conflicts.length ? `; not ours in: ${s.conflicts.slice(0, 10).join(", ")}` : "");
+    (s.conflicts.length ? `; not ours in: ${s.conflicts.slice(0, MAX_NAMED).join(", ")}` : "") +
+    (failed.length
+      ? `; failed in ${s.failures.slice(0, MAX_NAMED).map((f) => `${f.namespace} (${f.message})`).join(", ")}`
+      : "");
+  const degradedReason = s.conflicts.length
+    ? "SecretConflict"
+    : s.failures.length && s.failures.every((f) => f.unfixable)
+    ? CHILD_WRITE_REJECTED
+    : s.failures.length
+    ? "SecretWriteFailed"
+    : "";
   let conditions: Condition[] = setCondition(ms.status?.conditions as Condition[] | undefined, {
     type: "Ready",
     status: ready ? "True" : "False",
-    reason: ready ? "AllSecretsInPlace" : s.conflicts.length ? "SecretConflict" : "Creating",
+    reason: ready ? "AllSecretsInPlace" : degradedReason || "Creating",
     message,
     observedGeneration: generation,
   }, now);
   conditions = setCondition(conditions, {
     type: "Degraded",
-    status: s.conflicts.length ? "True" : "False",
-    reason: s.conflicts.length ? "SecretConflict" : "NoConflict",
+    status: degradedReason ? "True" : "False",
+    reason: degradedReason || "NoConflict",
     message,
     observedGeneration: generation,
   }, now);
@@ -302,6 +469,8 @@ async function writeStatus(
     conditions,
   };
   const current = (ms.status ?? {}) as Record<string, unknown>;
+  if (failed.length) status.failedNamespaces = failed;
+  else if (current.failedNamespaces !== undefined) status.failedNamespaces = null; // merge patch: remove
   const changedCounts = current.wanted !== s.wanted || current.created !== s.created;
   if (s.changed || changedCounts || !current.change_time) {
     status.change_time = now.replace(/\.\d{3}Z$/, "Z"); // RFC 3339 to the second, as the original's time.RFC3339
@@ -309,10 +478,25 @@ async function writeStatus(
   await patchStatusIfChanged(ctx.client, MultiSecretType, ms, status);
 }
 
-/** Secret → its owner's key, from the owner annotations. */
-export function ownerOfSecret(secret: KubeObject): string[] {
-  const a = secret.metadata.annotations ?? {};
-  return a[OWNER_NAME] && a[OWNER_NAMESPACE] ? [`${a[OWNER_NAMESPACE]}/${a[OWNER_NAME]}`] : [];
+/** Status for a spec whose selector cannot be parsed: not Ready, Degraded InvalidSelector, counts untouched. */
+async function writeInvalidSelectorStatus(ctx: ReconcileContext, ms: MultiSecret, message: string): Promise<void> {
+  const now = new Date(ctx.clock.now()).toISOString();
+  const generation = ms.metadata.generation;
+  let conditions: Condition[] = setCondition(ms.status?.conditions as Condition[] | undefined, {
+    type: "Ready",
+    status: "False",
+    reason: INVALID_SELECTOR,
+    message,
+    observedGeneration: generation,
+  }, now);
+  conditions = setCondition(conditions, {
+    type: "Degraded",
+    status: "True",
+    reason: INVALID_SELECTOR,
+    message,
+    observedGeneration: generation,
+  }, now);
+  await patchStatusIfChanged(ctx.client, MultiSecretType, ms, { observedGeneration: generation, conditions });
 }
 
 /** The MultiSecret controller: For(MultiSecret), Watches(our Secrets → owner), Watches(Namespace → every MultiSecret). */

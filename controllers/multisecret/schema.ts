@@ -42,6 +42,9 @@ export const MultiSecretStatusSchema = Type.Object({
   wanted: Type.Optional(Type.Integer({ minimum: 0, description: "Namespaces that should hold a child." })),
   created: Type.Optional(Type.Integer({ minimum: 0, description: "Children that exist and are up to date." })),
   change_time: Type.Optional(Type.String({ description: "RFC 3339 time of the last change to the children." })),
+  failedNamespaces: Type.Optional(Type.Array(Type.String(), {
+    description: "Namespaces whose child could not be written (why: the Degraded condition and Warning Events).",
+  })),
   ...ObservedStatusFields,
 });
 

@@ -9,21 +9,37 @@
  * stored in true bits per second (the original stored netperf's 10^6 bits/s number). Both pods are deleted once
  * the test is Done or in Error. Pods without a Netperf controller ownerReference, or owned by another Netperf,
  * are never touched (the original crashed on ownerless pods).
+ *
+ * Bad specs show in status: a `serverNode`/`clientNode` that names no Node (checked with an uncached GET before
+ * a pod is created for it) is Degraded=True reason NodeNotFound, rechecked every {@link NODE_RECHECK_MS} (the
+ * Node may join); a pod the API server refuses for good (422 for an invalid image, an admission policy)
+ * takes the generic path of runtime/child_write_failure.ts (long Netperf names no longer get there: pod names and
+ * the instance label are cut and hashed to fit, runtime/apimachinery/names.ts): Degraded=True reason ChildWriteRejected, a Warning
+ * Event, no retry until the spec changes.
  * @module
  */
 
 import { getControllerOf, setCondition, setControllerReference } from "../../runtime/apply.ts";
+import { childName, labelValueFor } from "../../runtime/apimachinery/names.ts";
 import { Controller, type ReconcileContext } from "../../runtime/controller.ts";
+import {
+  CHILD_WRITE_REJECTED,
+  childWriteRejection,
+  rejectChildWrite,
+  stalledCondition,
+} from "../../runtime/child_write_failure.ts";
 import { isAlreadyExists, isNotFound } from "../../runtime/errors.ts";
 import { deleteIgnoringNotFound } from "../../runtime/delete_ignoring_not_found.ts";
 import { patchStatusIfChanged } from "../../runtime/status_patch.ts";
-import { type Action, done } from "../../runtime/queue.ts";
+import { type Action, done, requeueAfter } from "../../runtime/queue.ts";
 import { type Condition, CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import type { RbacRule } from "../rbac.ts";
 import { DEFAULT_IMAGE, type Netperf, type NetperfState, NetperfType } from "./schema.ts";
 
 /** Failed log reads before the Netperf goes to Error. */
 export const MAX_LOG_ATTEMPTS = 5;
+/** How often a Netperf waiting for a Node that does not exist looks again. */
+export const NODE_RECHECK_MS = 60_000;
 
 /** The API calls this file makes. */
 export const RBAC: readonly RbacRule[] = [
@@ -32,12 +48,13 @@ export const RBAC: readonly RbacRule[] = [
   { group: "app.example.com", resource: "netperfs/finalizers", verbs: ["update"] },
   { group: "", resource: "pods", verbs: ["get", "list", "watch", "create", "delete"] },
   { group: "", resource: "pods/log", verbs: ["get"] },
+  { group: "", resource: "nodes", verbs: ["get"] },
 ];
 
-/** Server pod name. */
-export const serverPodName = (np: Netperf): string => `${np.metadata.name}-netperf-server`;
-/** Client pod name. */
-export const clientPodName = (np: Netperf): string => `${np.metadata.name}-netperf-client`;
+/** Server pod name: `<netperf>-netperf-server`, cut and hashed when too long (runtime's childName). */
+export const serverPodName = (np: Netperf): string => childName(np.metadata.name!, "netperf-server");
+/** Client pod name: `<netperf>-netperf-client`, cut and hashed when too long (runtime's childName). */
+export const clientPodName = (np: Netperf): string => childName(np.metadata.name!, "netperf-client");
 
 /**
  * Throughput in bits per second from netperf's TCP_STREAM output: the last data row's last column, scaled by the
@@ -67,7 +84,11 @@ function podBase(np: Netperf, name: string, role: string, node: string | undefin
     metadata: {
       name,
       namespace: np.metadata.namespace,
-      labels: { "app.kubernetes.io/name": "netperf", "app.kubernetes.io/instance": np.metadata.name!, role },
+      labels: {
+        "app.kubernetes.io/name": "netperf",
+        "app.kubernetes.io/instance": labelValueFor(np.metadata.name!),
+        role,
+      },
     },
     spec: { restartPolicy: "Never", ...(node ? { nodeName: node } : {}), containers: [] },
   });
@@ -115,6 +136,8 @@ interface Outcome {
   serverPod?: string;
   clientPod?: string;
   speedBitsPerSec?: number;
+  /** Degraded without being in Error (a missing Node, a refused pod). */
+  degraded?: boolean;
 }
 
 /** Reconciles one Netperf. */
@@ -132,11 +155,15 @@ export async function reconcileNetperf(ctx: ReconcileContext, memory: NetperfMem
     return done();
   }
 
+  if (stalledCondition(np, [CHILD_WRITE_REJECTED])) return done(); // told in status; a spec change tries again
+
   const server = await ownedPod(ctx, np, serverPodName(np));
   if (server === "foreign") return await fail(ctx, np, "PodNameTaken", `pod ${serverPodName(np)} is not ours`);
   if (!server) {
     if (state === "Test") return await fail(ctx, np, "ServerPodGone", `server pod ${serverPodName(np)} disappeared`);
-    await createPod(ctx, np, serverPodFor(np));
+    const missing = await missingNode(ctx, np, state);
+    if (missing) return missing;
+    await createPod(ctx, np, serverPodFor(np), state);
     await writeStatus(ctx, np, { state: "Server", reason: "ServerStarting", serverPod: serverPodName(np) });
     return done();
   }
@@ -153,7 +180,9 @@ export async function reconcileNetperf(ctx: ReconcileContext, memory: NetperfMem
   const client = await ownedPod(ctx, np, clientPodName(np));
   if (client === "foreign") return await fail(ctx, np, "PodNameTaken", `pod ${clientPodName(np)} is not ours`);
   if (!client) {
-    await createPod(ctx, np, clientPodFor(np, serverIP));
+    const missing = await missingNode(ctx, np, state);
+    if (missing) return missing;
+    await createPod(ctx, np, clientPodFor(np, serverIP), state);
     await writeStatus(ctx, np, {
       state: "Test",
       reason: "Testing",
@@ -237,11 +266,47 @@ async function ownedPod(ctx: ReconcileContext, np: Netperf, name: string): Promi
   return getControllerOf(pod)?.uid === np.metadata.uid ? pod : "foreign";
 }
 
-async function createPod(ctx: ReconcileContext, np: Netperf, pod: KubeObject): Promise<void> {
+/**
+ * When `spec.serverNode` or `spec.clientNode` names a Node the API server does not have (uncached GET: the
+ * operator does not cache Nodes): Degraded NodeNotFound in status, a Warning Event when that is news, and a slow
+ * requeue. Undefined when every named Node exists.
+ */
+async function missingNode(ctx: ReconcileContext, np: Netperf, state: NetperfState): Promise<Action | undefined> {
+  const names = [...new Set([np.spec?.serverNode, np.spec?.clientNode].filter((n): n is string => !!n))];
+  const missing: string[] = [];
+  for (const name of names) {
+    try {
+      await ctx.client.get(CoreTypes.Node, name);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      missing.push(name);
+    }
+  }
+  if (missing.length === 0) return undefined;
+  const message = `node ${missing.join(", ")} not found; looking again every ${NODE_RECHECK_MS / 1000} s`;
+  const before = (np.status?.conditions as Condition[] | undefined)?.find((c) => c.type === "Degraded");
+  if (before?.reason !== "NodeNotFound" || before.message !== message) {
+    ctx.recorder.event(np, { type: "Warning", reason: "NodeNotFound", action: "CreatePod", note: message });
+  }
+  await writeStatus(ctx, np, { state, reason: "NodeNotFound", message, degraded: true });
+  return requeueAfter(NODE_RECHECK_MS);
+}
+
+async function createPod(ctx: ReconcileContext, np: Netperf, pod: KubeObject, state: NetperfState): Promise<void> {
   try {
     await ctx.client.create(CoreTypes.Pod, pod, { namespace: ctx.namespace });
   } catch (err) {
     if (isAlreadyExists(err)) return; // made by us a moment ago; the cache had not shown it yet
+    const write = { verb: "create", kind: "Pod", namespace: ctx.namespace, name: pod.metadata.name! };
+    const rejection = childWriteRejection(err, write);
+    if (rejection) {
+      throw await rejectChildWrite(
+        ctx,
+        np,
+        rejection,
+        (r) => writeStatus(ctx, np, { state, reason: r.reason, message: r.message, degraded: true }),
+      );
+    }
     ctx.recorder.event(np, { type: "Warning", reason: "CreateFailed", action: "CreatePod", note: String(err) });
     throw err;
   }
@@ -286,14 +351,14 @@ async function writeStatus(ctx: ReconcileContext, np: Netperf, o: Outcome): Prom
   }, now);
   conditions = setCondition(conditions, {
     type: "Progressing",
-    status: final ? "False" : "True",
+    status: final || o.degraded ? "False" : "True",
     reason: o.reason,
     message,
     observedGeneration: generation,
   }, now);
   conditions = setCondition(conditions, {
     type: "Degraded",
-    status: o.state === "Error" ? "True" : "False",
+    status: o.state === "Error" || o.degraded ? "True" : "False",
     reason: o.reason,
     message,
     observedGeneration: generation,
@@ -303,6 +368,7 @@ async function writeStatus(ctx: ReconcileContext, np: Netperf, o: Outcome): Prom
   if (o.clientPod) status.clientPod = o.clientPod;
   if (o.speedBitsPerSec !== undefined) status.speedBitsPerSec = o.speedBitsPerSec;
   if (o.message !== undefined) status.message = o.message;
+  else if (np.status?.message !== undefined) status.message = null; // a past NodeNotFound or rejection is over
   await patchStatusIfChanged(ctx.client, NetperfType, np, status);
 }
 

@@ -57,7 +57,7 @@ Deno.test("label selector strings: kube's error messages", () => {
     () => parseLabelSelector("a=-x"),
     /values\[0\]\[a\]: Invalid value: "-x": a valid label must be an empty string/,
   );
-  assert.throws(() => parseLabelSelector("a/b/c"), /a qualified name must consist of/);
+  assert.throws(() => parseLabelSelector("a/b/c"), /a valid label key must consist of/);
 });
 
 Deno.test("label selector strings: requirements are parsed in order with their values", () => {

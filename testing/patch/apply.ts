@@ -58,12 +58,21 @@ function readEntries(obj: KubeObject | undefined): Entry[] {
     .map((raw) => ({ raw: structuredClone(raw), set: fromFieldsV1(raw.fieldsV1 ?? {}) }));
 }
 
+/** The entries with a non-empty set, in kube's order (managedfields.go sortEncodedManagedFields). */
 function writeEntries(entries: Entry[]): ManagedFieldsEntry[] {
-  return entries.filter((e) => e.set.size > 0).map((e) => ({
+  const seconds = (e: Entry) => e.raw.time ? Math.floor(Date.parse(e.raw.time) / 1000) : 0;
+  const order = (a: Entry, b: Entry): number =>
+    compare(a.raw.operation, b.raw.operation) || seconds(a) - seconds(b) || compare(a.raw.manager, b.raw.manager) ||
+    compare(a.raw.apiVersion, b.raw.apiVersion) || compare(a.raw.subresource ?? "", b.raw.subresource ?? "");
+  return entries.filter((e) => e.set.size > 0).sort(order).map((e) => ({
     ...e.raw,
     fieldsType: "FieldsV1",
     fieldsV1: toFieldsV1(e.set),
   }));
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function sameEntry(raw: ManagedFieldsEntry, manager: string, operation: string, subresource?: string): boolean {
@@ -367,6 +376,13 @@ export function recordUpdateManagedFields(
       changed.add(p);
     }
   }
+  // structured-merge-diff's compare marks every node the write added, containers included (FieldsV1 ".").
+  for (const p of [...changed.paths()]) {
+    for (let i = 1; i < p.length; i++) {
+      const q = p.slice(0, i);
+      if (!changed.has(q) && isAddedContainer(before, after, q, opts.def?.custom ?? false)) changed.add(q);
+    }
+  }
   // A write that sends managedFields replaces them (kubectl's SSA migration does); one without keeps the old ones.
   const entries = readEntries(Array.isArray(after.metadata?.managedFields) ? after : before);
   for (const e of entries) {
@@ -398,4 +414,34 @@ export function recordUpdateManagedFields(
   const result = structuredClone(after);
   result.metadata = { ...result.metadata, managedFields: writeEntries(entries) };
   return result;
+}
+
+/**
+ * Struct fields a built-in kind's zero value already holds (Go structs without omitempty), so a write that fills
+ * them does not add the node itself; custom resources start from an empty object and have none.
+ */
+const BUILTIN_ZERO_VALUE_FIELDS = new Set([
+  "f:spec",
+  "f:status",
+  "f:template",
+  "f:jobTemplate",
+  "f:strategy",
+  "f:updateStrategy",
+  "f:containers",
+]);
+
+function isAddedContainer(
+  before: KubeObject | undefined,
+  after: KubeObject,
+  path: FieldPath,
+  custom: boolean,
+): boolean {
+  const last = path[path.length - 1];
+  if (path.length === 1 && last === "f:metadata") return false;
+  if (!last.startsWith("f:")) return false;
+  if (!custom && (BUILTIN_ZERO_VALUE_FIELDS.has(last) || (last === "f:metadata" && path.length > 1))) return false;
+  const was = valueAt(before, path);
+  if (was !== undefined && was !== null) return false;
+  const now = valueAt(after, path);
+  return typeof now === "object" && now !== null;
 }

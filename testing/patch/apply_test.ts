@@ -204,11 +204,13 @@ Deno.test("SSA on a CRD uses x-kubernetes-list-type map keys from the schema", (
 Deno.test("recordUpdateManagedFields: updater takes changed fields from others; removed fields are dropped", () => {
   const cm0: KubeObject = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" }, data: { a: "1", b: "1" } };
   const created = recordUpdateManagedFields(undefined, cm0, "kubectl-create", T0);
-  assert.deepEqual(entries(created)[0].fieldsV1, { "f:data": { "f:a": {}, "f:b": {} } });
+  assert.deepEqual(entries(created)[0].fieldsV1, { "f:data": { ".": {}, "f:a": {}, "f:b": {} } });
   const edited = structuredClone(created);
   edited.data = { a: "2", c: "3" };
   const after = recordUpdateManagedFields(created, edited, "kubectl-edit", T1);
+  // The creator added the data map itself (".") and keeps owning it (structured-merge-diff's compare).
   assert.deepEqual(entries(after).map((e) => [e.manager, e.fieldsV1]), [
+    ["kubectl-create", { "f:data": {} }],
     ["kubectl-edit", { "f:data": { "f:a": {}, "f:c": {} } }],
   ]);
 });

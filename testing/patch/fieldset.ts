@@ -110,7 +110,10 @@ function walk(value: unknown, meta: PatchMeta, path: FieldPath, set: FieldSet): 
         if (!isPlainObject(item)) continue;
         const element = [...path, keyElement(item, meta.mergeKeys, meta.keyDefaults)];
         set.add(element);
-        walk(item, { ...meta, mergeKeys: undefined, strategy: undefined, set: undefined }, element, set);
+        const itemMeta = meta.itemAtomic
+          ? { atomic: true }
+          : { ...meta, mergeKeys: undefined, strategy: undefined, set: undefined };
+        walk(item, itemMeta, element, set);
         set.add(element);
       }
       return;
@@ -229,4 +232,26 @@ export function removeAt(obj: unknown, path: FieldPath): boolean {
     return true;
   }
   return false;
+}
+
+/**
+ * Removes from `view` (in place) what a step added between `before` and `after` (map keys absent before, recursively;
+ * lists count as values): kube computes managedFields before the strategy's PrepareForCreate runs, so fields that
+ * step sets (a Job's selector and labels) belong to no manager.
+ *
+ * @example
+ * ```ts
+ * import { dropAdded } from "./fieldset.ts";
+ * const view = { spec: { a: 1, selector: { x: "y" } } };
+ * dropAdded(view, { spec: { a: 1 } }, { spec: { a: 1, selector: { x: "y" } } });
+ * // view is { spec: { a: 1 } }
+ * ```
+ */
+export function dropAdded(view: unknown, before: unknown, after: unknown): void {
+  if (!isPlainObject(view) || !isPlainObject(after)) return;
+  const was = isPlainObject(before) ? before : {};
+  for (const [k, v] of Object.entries(after)) {
+    if (!(k in was)) delete view[k];
+    else if (isPlainObject(v)) dropAdded(view[k], was[k], v);
+  }
 }

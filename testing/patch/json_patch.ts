@@ -1,21 +1,30 @@
 /**
  * `application/json-patch+json` on the fake server: {@link applyJsonPatch} from runtime/apimachinery, with its
- * {@link PatchError}s answered as kube-apiserver answers them (a failed `test` or a body that is not a list is
- * 422 Invalid; other failures surface from the jsonpatch library as 500 InternalError).
+ * {@link PatchError}s answered as kube-apiserver answers them (a body that is not a list is 400 BadRequest; a failed
+ * `test` and every other failure to apply is 422 Invalid).
  * @module
  */
 
 import { ApiError, failureStatus } from "../../runtime/errors.ts";
 import { applyJsonPatch as apply, PatchError } from "../../runtime/apimachinery/json_patch.ts";
 
-/** The ApiError kube-apiserver answers for `err`. */
+/**
+ * The ApiError kube-apiserver answers for `err` (handlers/patch.go): a body that is not a list of operations fails
+ * to decode (400 BadRequest); every failure to apply one (a failed `test`, a missing path, an unknown op) is
+ * 422 Invalid with the generic message and no detail.
+ */
 export function patchErrorStatus(err: PatchError): ApiError {
-  const code = err.reason === "TestFailed" || err.reason === "NotAList" ? 422 : 500;
-  const message = err.reason === "NotAList"
-    ? "the server rejected our request due to an error in our request"
-    : err.message;
-  const status = failureStatus(code, code === 422 ? "Invalid" : "InternalError", message);
-  if (code === 500) status.details = { causes: [{ message }] };
+  if (err.reason === "NotAList") {
+    return new ApiError(
+      failureStatus(
+        400,
+        "BadRequest",
+        "error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp",
+      ),
+      { verb: "patch" },
+    );
+  }
+  const status = failureStatus(422, "Invalid", "the server rejected our request due to an error in our request");
   return new ApiError(status, { verb: "patch" });
 }
 

@@ -43,7 +43,7 @@ Deno.test("json patch: SSA migration patch replaces managedFields; replace of a 
   assert.throws(() => applyJsonPatch({ metadata: {} }, [{ op: "replace", path: "/metadata/x", value: 1 }]));
 });
 
-Deno.test("json patch: failed test op is 422 Invalid, missing path is 500", () => {
+Deno.test("json patch: a failed test op or missing path is 422 Invalid, a non-list 400", () => {
   assert.throws(() => applyJsonPatch(deploy(), [{ op: "test", path: "/spec/replicas", value: 2 }]), (err: unknown) => {
     assert.ok(err instanceof ApiError);
     assert.equal(err.code, 422);
@@ -53,13 +53,14 @@ Deno.test("json patch: failed test op is 422 Invalid, missing path is 500", () =
   });
   assert.throws(() => applyJsonPatch(deploy(), [{ op: "remove", path: "/spec/nope/x" }]), (err: unknown) => {
     assert.ok(err instanceof ApiError);
-    assert.equal(err.code, 500);
+    assert.equal(err.code, 422);
+    assert.equal(err.status.message, "the server rejected our request due to an error in our request");
     return true;
   });
   assert.throws(() => applyJsonPatch(deploy(), [{ op: "add", path: "/spec/template/spec/containers/5", value: 1 }]));
   assert.throws(() => applyJsonPatch(deploy(), [{ op: "bogus", path: "/x" }]));
   assert.throws(
     () => applyJsonPatch(deploy(), { op: "add" }),
-    (err: unknown) => err instanceof ApiError && err.code === 422,
+    (err: unknown) => err instanceof ApiError && err.code === 400 && err.reason === "BadRequest",
   );
 });

@@ -102,8 +102,9 @@ Deno.test("kubectl apply --server-side after client-side apply: no conflict, own
   assert.equal(out.spec.template.spec.containers[0].image, "nginx:1.26");
   assert.deepEqual(out.metadata.labels, { app: "web", tier: "frontend" });
   const managers = (out.metadata.managedFields as ManagedFieldsEntry[]).map((e) => [e.manager, e.operation]);
-  assert.deepEqual(managers, [["kubectl-client-side-apply", "Update"], ["kubectl", "Apply"]]);
-  const csa = (out.metadata.managedFields as ManagedFieldsEntry[])[0].fieldsV1 as Any;
+  // kube sorts managedFields by operation (Apply before Update), then time (sortEncodedManagedFields).
+  assert.deepEqual(managers, [["kubectl", "Apply"], ["kubectl-client-side-apply", "Update"]]);
+  const csa = (out.metadata.managedFields as ManagedFieldsEntry[])[1].fieldsV1 as Any;
   assert.equal("f:replicas" in csa["f:spec"], false, "replicas now owned by kubectl only");
   // Fields only the client-side applier owned stay (a real server keeps them too).
   assert.deepEqual(out.spec.template.spec.containers.map((c: Any) => c.name), ["web", "sidecar"]);

@@ -24,6 +24,8 @@ export interface PatchMeta {
   keyDefaults?: Record<string, unknown>;
   /** Metadata of each value of a string-keyed map with free keys (additionalProperties). */
   values?: PatchMeta;
+  /** Elements of a keyed list are atomic structs (`+structType=atomic`, OwnerReference): SSA owns each whole. */
+  itemAtomic?: boolean;
 }
 
 const merge = (key: string, fields?: Record<string, PatchMeta>): PatchMeta => ({
@@ -52,13 +54,15 @@ const POD_SPEC: PatchMeta = {
     topologySpreadConstraints: { mergeKeys: ["topologyKey", "whenUnsatisfiable"], strategy: ["merge"] },
     schedulingGates: merge("name"),
     resourceClaims: { mergeKeys: ["name"], strategy: ["merge", "retainKeys"] },
+    // `+mapType=atomic`: SSA owns the map as one field (strategic merge still merges it).
+    nodeSelector: { atomic: true },
   },
 };
 
 const OBJECT_META: PatchMeta = {
   fields: {
     finalizers: primitiveSet,
-    ownerReferences: merge("uid"),
+    ownerReferences: { ...merge("uid"), itemAtomic: true },
   },
 };
 
@@ -81,7 +85,10 @@ const BUILTIN: Record<string, PatchMeta> = {
   "/ReplicationController": kind({ spec: { fields: { template: POD_TEMPLATE } }, status: WORKLOAD_STATUS }),
   "/Service": kind({
     spec: {
-      fields: { ports: { mergeKeys: ["port", "protocol"], strategy: ["merge"], keyDefaults: { protocol: "TCP" } } },
+      fields: {
+        ports: { mergeKeys: ["port", "protocol"], strategy: ["merge"], keyDefaults: { protocol: "TCP" } },
+        selector: { atomic: true },
+      },
     },
     status: { fields: { conditions } },
   }),

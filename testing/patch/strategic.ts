@@ -8,6 +8,7 @@
  */
 
 import { ApiError, failureStatus } from "../../runtime/errors.ts";
+import { internalError } from "../status_errors.ts";
 import type { ResourceDef } from "../resource_def.ts";
 import { deepEqual, isPlainObject } from "../../runtime/apimachinery/equality.ts";
 import { childMeta, type PatchMeta, patchMetaFor } from "./patch_meta.ts";
@@ -19,6 +20,21 @@ const DELETE_FROM = "$deleteFromPrimitiveList/";
 
 function badPatch(message: string): ApiError {
   return new ApiError(failureStatus(400, "BadRequest", message), { verb: "patch" });
+}
+
+/** What kube answers for errors strategicpatch does not classify: 500 without a reason. */
+function unclassified(message: string): ApiError {
+  return internalError(message, "patch");
+}
+
+/** A JSON value as Go's fmt prints a map[string]interface{} (`map[a:1 b:x]`), for error messages. */
+function goValue(v: unknown): string {
+  if (isPlainObject(v)) {
+    return `map[${Object.keys(v).sort().map((k) => `${k}:${goValue(v[k])}`).join(" ")}]`;
+  }
+  if (Array.isArray(v)) return `[${v.map(goValue).join(" ")}]`;
+  if (v === null) return "<nil>";
+  return String(v);
 }
 
 /** Removes directive keys from a value that has no original to merge into. */
@@ -67,7 +83,7 @@ function mergeList(original: unknown[], patch: unknown[], meta: PatchMeta, order
       }
       if (!(key in item)) {
         if (typeof item.$patch === "string") continue;
-        throw badPatch(`map: ${JSON.stringify(item)} does not contain declared merge key: ${key}`);
+        throw unclassified(`map: ${goValue(item)} does not contain declared merge key: ${key}`);
       }
       const index = result.findIndex((r) => sameKey(r, item, key));
       if (item.$patch === "delete") {
@@ -92,7 +108,34 @@ function mergeList(original: unknown[], patch: unknown[], meta: PatchMeta, order
       else result.push(mergeMap({}, item, meta));
     }
   }
-  return order ? applyOrder(result, order, key) : result;
+  return order ? applyOrder(result, order, key) : serverOrder(result, original, patch, key);
+}
+
+/**
+ * The order strategicpatch gives a merged list without `$setElementOrder` (normalizeElementOrder and
+ * mergeSortedSlice): the patch's elements in patch order, interleaved with the server-only ones, which keep their
+ * order; of two elements both on the server the earlier one there goes first, else the patch's element does.
+ */
+function serverOrder(merged: unknown[], original: unknown[], patch: unknown[], key: string | undefined): unknown[] {
+  const same = (a: unknown, b: unknown) => key ? sameKey(a, b, key) : deepEqual(a, b);
+  const indexIn = (list: unknown[], item: unknown) => list.findIndex((x) => same(x, item));
+  const inPatch = (item: unknown) => indexIn(patch, item) >= 0;
+  const left = merged.filter(inPatch).sort((a, b) => indexIn(patch, a) - indexIn(patch, b));
+  const right = merged.filter((item) => !inPatch(item));
+  const out: unknown[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < left.length || j < right.length) {
+    if (i >= left.length) out.push(right[j++]);
+    else if (j >= right.length) out.push(left[i++]);
+    else {
+      const li = indexIn(original, left[i]);
+      const ri = indexIn(original, right[j]);
+      if (li >= 0 && ri >= 0 && ri < li) out.push(right[j++]);
+      else out.push(left[i++]);
+    }
+  }
+  return out;
 }
 
 function mergeMap(original: JsonMap, patch: JsonMap, meta: PatchMeta): JsonMap {
@@ -101,10 +144,16 @@ function mergeMap(original: JsonMap, patch: JsonMap, meta: PatchMeta): JsonMap {
     return stripDirectives(rest, meta) as JsonMap;
   }
   if (patch.$patch === "delete") return {};
-  if (patch.$patch !== undefined && patch.$patch !== "merge") throw badPatch(`Unknown patch type: ${patch.$patch}`);
+  if (patch.$patch !== undefined && patch.$patch !== "merge") {
+    throw unclassified(`unknown patch type: ${patch.$patch} in map: ${goValue(patch)}`);
+  }
   let result: JsonMap = { ...original };
   if (Array.isArray(patch.$retainKeys)) {
     const keep = new Set(patch.$retainKeys as string[]);
+    // Every field the patch sets must be retained (strategicpatch validatePatchWithSetOrderList/retainKeys).
+    if (Object.keys(patch).some((k) => !k.startsWith("$") && patch[k] !== null && !keep.has(k))) {
+      throw badPatch("invalid patch format of retainKeys");
+    }
     result = Object.fromEntries(Object.entries(result).filter(([k]) => keep.has(k)));
   }
   for (const [k, v] of Object.entries(patch)) {

@@ -12,10 +12,15 @@ import { CORE_EVENTS, EVENTS_V1 } from "./events.ts";
 import { LEASES } from "./leases.ts";
 import { NAMESPACES } from "./namespaces.ts";
 import { PODS } from "./pods.ts";
-import { RBAC } from "./rbac.ts";
+import { CRONJOBS, JOBS } from "./batch.ts";
+import { CLUSTER_ROLE_BINDINGS, CLUSTER_ROLES, ROLE_BINDINGS, ROLES } from "./rbac.ts";
 import { ENDPOINTS, SERVICES } from "./services.ts";
+import { DAEMONSETS, DEPLOYMENTS, REPLICASETS, STATEFULSETS } from "./workloads.ts";
 
 const RBAC_GROUP = "rbac.authorization.k8s.io";
+
+/** Resources whose DELETE answers with the object, otherwise generic (kube: ReturnDeletedObject). */
+const RETURNS_DELETED: ResourceStrategy = { returnDeletedObject: true };
 
 /** The built-in strategies by group-resource. */
 export const BUILTIN_STRATEGIES: ReadonlyArray<[groupResource: string, strategy: ResourceStrategy]> = [
@@ -28,10 +33,19 @@ export const BUILTIN_STRATEGIES: ReadonlyArray<[groupResource: string, strategy:
   ["/events", CORE_EVENTS],
   ["events.k8s.io/events", EVENTS_V1],
   ["coordination.k8s.io/leases", LEASES],
-  [`${RBAC_GROUP}/roles`, RBAC],
-  [`${RBAC_GROUP}/rolebindings`, RBAC],
-  [`${RBAC_GROUP}/clusterroles`, RBAC],
-  [`${RBAC_GROUP}/clusterrolebindings`, RBAC],
+  ["/serviceaccounts", RETURNS_DELETED],
+  ["/persistentvolumeclaims", RETURNS_DELETED],
+  ["/resourcequotas", RETURNS_DELETED],
+  [`${RBAC_GROUP}/roles`, ROLES],
+  [`${RBAC_GROUP}/rolebindings`, ROLE_BINDINGS],
+  [`${RBAC_GROUP}/clusterroles`, CLUSTER_ROLES],
+  [`${RBAC_GROUP}/clusterrolebindings`, CLUSTER_ROLE_BINDINGS],
+  ["apps/deployments", DEPLOYMENTS],
+  ["apps/statefulsets", STATEFULSETS],
+  ["apps/daemonsets", DAEMONSETS],
+  ["apps/replicasets", REPLICASETS],
+  ["batch/jobs", JOBS],
+  ["batch/cronjobs", CRONJOBS],
   ["apiextensions.k8s.io/customresourcedefinitions", CRDS],
   ["apiregistration.k8s.io/apiservices", APISERVICES],
 ];

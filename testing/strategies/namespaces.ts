@@ -16,6 +16,7 @@ export const DEFAULT_NAMESPACES: readonly string[] = ["default", "kube-system", 
 /** The strategy of core v1 namespaces. */
 export const NAMESPACES: ResourceStrategy = {
   validateName: validateLabelName,
+  returnDeletedObject: true,
   prepareForCreate(obj: KubeObject): void {
     obj.metadata.labels = { ...obj.metadata.labels, "kubernetes.io/metadata.name": obj.metadata.name! };
     obj.spec = { finalizers: ["kubernetes"], ...obj.spec };

@@ -1,0 +1,78 @@
+/**
+ * What kube-controller-manager's clusterrole-aggregation controller does: a ClusterRole with an `aggregationRule`
+ * gets as its rules the rules of every other ClusterRole its selectors match (sorted by name, duplicates dropped),
+ * rewritten whenever a ClusterRole changes. Runs after the write that triggered it (a microtask later), like the
+ * controller runs after the watch event.
+ * @module
+ */
+import type { KubeObject } from "../runtime/types.ts";
+import type { FakeStore } from "./fake_store.ts";
+import type { PolicyRule } from "./rbac_bootstrap.ts";
+import type { StoredEvent } from "./store.ts";
+
+const KEY = "rbac.authorization.k8s.io/clusterroles";
+const REF = { group: "rbac.authorization.k8s.io", version: "v1", plural: "clusterroles" };
+
+interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
+}
+
+/** Whether labels match a metav1.LabelSelector (an empty selector matches everything). */
+export function labelSelectorMatches(selector: LabelSelector, labels: Record<string, string> = {}): boolean {
+  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (labels[k] !== v) return false;
+  for (const e of selector.matchExpressions ?? []) {
+    const has = Object.hasOwn(labels, e.key);
+    const values = e.values ?? [];
+    if (e.operator === "In" && !(has && values.includes(labels[e.key]))) return false;
+    if (e.operator === "NotIn" && has && values.includes(labels[e.key])) return false;
+    if (e.operator === "Exists" && !has) return false;
+    if (e.operator === "DoesNotExist" && has) return false;
+  }
+  return true;
+}
+
+/** The rules an aggregated ClusterRole should have given every ClusterRole in the store. */
+export function aggregatedRules(role: KubeObject, all: KubeObject[]): PolicyRule[] {
+  const out: PolicyRule[] = [];
+  const seen = new Set<string>();
+  const sorted = [...all].sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1));
+  for (const selector of (role.aggregationRule?.clusterRoleSelectors ?? []) as LabelSelector[]) {
+    for (const other of sorted) {
+      if (other.metadata.name === role.metadata.name) continue;
+      if (!labelSelectorMatches(selector, other.metadata.labels)) continue;
+      for (const rule of (other.rules ?? []) as PolicyRule[]) {
+        const key = JSON.stringify(rule);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        out.push(structuredClone(rule));
+      }
+    }
+  }
+  return out;
+}
+
+/** Keeps every aggregated ClusterRole's rules current; returns the unsubscribe function. */
+export function startClusterRoleAggregation(store: FakeStore): () => void {
+  let queued = false;
+  const sync = () => {
+    queued = false;
+    const all = store.objects.list(KEY);
+    for (const role of all) {
+      if (!role.aggregationRule || role.metadata.deletionTimestamp) continue;
+      const rules = aggregatedRules(role, all);
+      if (JSON.stringify(rules) === JSON.stringify(role.rules ?? [])) continue;
+      try {
+        store.update(REF, { ...structuredClone(role), rules }, { name: role.metadata.name! });
+      } catch {
+        // Raced with a user write or a delete: the commit it made queues another sync.
+      }
+    }
+  };
+  sync();
+  return store.objects.onCommit((ev: StoredEvent) => {
+    if (ev.storageKey !== KEY || queued) return;
+    queued = true;
+    queueMicrotask(sync);
+  });
+}

@@ -1,0 +1,79 @@
+/**
+ * One conformance suite, two targets (STYLE §14): the same cases run against the fake API server (default tier,
+ * tests/conformance_fake_test.ts) and a real kube-apiserver (tests/real/conformance_real_test.ts). A case that
+ * passes on the real server and fails on the fake is a bug in the fake. Cases live in one file per topic; they run
+ * in the order below, in one namespace (later topics may use objects earlier ones made, e.g. the Widget CRD).
+ * @module
+ */
+import { KubeClient } from "../../runtime/client.ts";
+import { loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
+import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
+import { authzCases } from "./authz.ts";
+import { crdCases } from "./crd.ts";
+import { crudCases } from "./crud.ts";
+import { defaultingCases } from "./defaulting.ts";
+import { deletionCases } from "./deletion.ts";
+import { deletionApiCases } from "./deletion_api.ts";
+import { discoveryCases } from "./discovery.ts";
+import { httpCases } from "./http.ts";
+import { listCases } from "./list.ts";
+import { patchCases } from "./patch.ts";
+import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
+import { validationCases } from "./validation.ts";
+import { watchCases } from "./watch.ts";
+
+export type { ConformanceCase, ConformanceContext, ConformanceTarget, TargetName } from "./support.ts";
+export { POLL } from "./support.ts";
+
+/** Every topic's cases, in run order. */
+export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> = [
+  { topic: "crud", cases: crudCases },
+  { topic: "crd", cases: crdCases },
+  { topic: "discovery", cases: discoveryCases },
+  { topic: "list", cases: listCases },
+  { topic: "watch", cases: watchCases },
+  { topic: "deletion", cases: deletionCases },
+  { topic: "validation", cases: validationCases },
+  { topic: "defaulting", cases: defaultingCases },
+  { topic: "deletion", cases: deletionApiCases },
+  { topic: "patch", cases: patchCases },
+  { topic: "http", cases: httpCases },
+];
+
+/** Registers every conformance case as a step of one Deno test against the target `start` returns. */
+export function defineConformance(
+  targetName: TargetName,
+  start: () => Promise<ConformanceTarget>,
+  ignore = false,
+): void {
+  Deno.test({
+    name: `conformance[${targetName}]`,
+    ignore,
+    sanitizeResources: false,
+    sanitizeOps: false,
+    async fn(t) {
+      const target = await start();
+      const config = await loadKubeconfigFile(target.kubeconfigPath);
+      const client = new KubeClient({ config });
+      const noRetry = new KubeClient({ config, maxRetries: 0 });
+      const ns = `conf-${crypto.randomUUID().slice(0, 8)}`;
+      try {
+        await client.create<KubeObject>(CoreTypes.Namespace, { metadata: { name: ns } });
+        for (const { topic, cases } of TOPICS) {
+          for (const c of cases) {
+            await t.step({
+              name: `${topic}: ${c.name}`,
+              ignore: c.only !== undefined && c.only.target !== targetName,
+              fn: () => c.run({ client, noRetry, ns, target: targetName }),
+            });
+          }
+        }
+        await authzCases(t, client, ns); // authz: each behaviour is a step (identities need a ServiceAccount set-up)
+      } finally {
+        client.close();
+        noRetry.close();
+        await target.stop();
+      }
+    },
+  });
+}
