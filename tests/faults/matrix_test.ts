@@ -1,20 +1,16 @@
 /**
  * The quick fault matrix in the default tier (target `fake`, 200 MultiSecrets), one step per fault after a no-fault
  * baseline. Rows go to .cache/faults.jsonl; each must show lost = 0, no orphan, duplicateConcurrent = 0, a recovery,
- * and API calls within budget. Two faults are skipped here, visibly: `watch-stall`, whose recovery is bounded below by
- * the client's 90 s read-idle floor, and the faults in {@link KNOWN_DEFECTS} until their fix lands. `deno task faults`
- * runs them all.
+ * and API calls within budget. Skipped here, visibly: `watch-stall`, whose recovery is bounded below by the client's
+ * 90 s read-idle floor, and any fault listed in {@link KNOWN_DEFECTS} until its fix lands. `deno task faults` runs them
+ * all.
  */
 import assert from "node:assert/strict";
 import { configureLogging } from "../../runtime/log.ts";
 import { FAULT_IDS, type FaultId, QUICK, rowFailures, runFakeScenario, type ScenarioResult } from "./matrix.ts";
 
 /** Faults that expose an open runtime defect: the scenario fails until it is fixed (then remove the entry). */
-const KNOWN_DEFECTS: Partial<Record<FaultId, string>> = {
-  "restart-state-loss":
-    "issue 11 defect 4: after the server lost its state the cache still holds the old MultiSecrets, children are " +
-    "created for them (orphans) and the re-applied MultiSecrets report 'not ours' (lost)",
-};
+const KNOWN_DEFECTS: Partial<Record<FaultId, string>> = {};
 
 const OUT = new URL("../../.cache/faults.jsonl", import.meta.url).pathname;
 
