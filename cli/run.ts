@@ -10,6 +10,7 @@ import { parseGoDuration } from "../runtime/apimachinery/go_duration.ts";
 import { KubeClient } from "../runtime/client.ts";
 import { loadClusterConfig } from "../runtime/kubeconfig.ts";
 import {
+  defaultIdentity,
   type LeaderElectionDurations,
   LeadershipLostError,
   validateLeaderElectionDurations,
@@ -232,13 +233,11 @@ export async function runCommand(args: string[]): Promise<number> {
   const log = kubeopLogger("run");
   const config = await loadClusterConfig({ kubeconfig: opts.kubeconfig, context: opts.context });
   const metrics = new Metrics();
-  const client = new KubeClient({
-    config,
-    metrics,
-    userAgent: `kubeop/${KUBEOP_VERSION}`,
-    qps: opts.kubeApiQps,
-    burst: opts.kubeApiBurst,
-  });
+  // With leader election, every request names the replica (as the Lease does): audit logs, and the fault tests'
+  // leader-safety checker, tell which replica wrote.
+  const identity = opts.leaderElect ? defaultIdentity() : undefined;
+  const userAgent = `kubeop/${KUBEOP_VERSION}${identity ? ` (${identity})` : ""}`;
+  const client = new KubeClient({ config, metrics, userAgent, qps: opts.kubeApiQps, burst: opts.kubeApiBurst });
 
   const stop = new AbortController();
   const removeSignalListeners = stopOnSignals(stop, { log, exitOnSecondSignal: true });
@@ -252,6 +251,7 @@ export async function runCommand(args: string[]): Promise<number> {
       leaderElection: opts.leaderElect
         ? {
           id: opts.leaderElectionId,
+          identity,
           namespace: opts.leaderElectionNamespace ?? await podNamespace() ?? "default",
           ...opts.leaderElection,
         }

@@ -128,7 +128,7 @@ export async function parseKubeconfig(
   const baseDir = opts.baseDir ?? ".";
   let doc: Doc;
   try {
-    doc = YAML.parse(text) ?? {};
+    doc = YAML.parse(text, { logLevel: "error" }) ?? {}; // no YAMLWarning on stderr: errors are ours to report
   } catch (err) {
     throw new KubeconfigError(`kubeconfig ${source}: invalid YAML: ${(err as Error).message}`);
   }
@@ -138,23 +138,47 @@ export async function parseKubeconfig(
   const cluster = named(doc.clusters, ctx.cluster, "cluster", source).cluster ?? {};
   const user = ctx.user ? named(doc.users, ctx.user, "user", source).user ?? {} : {};
   const resolve = (p: string) => (p.startsWith("/") ? p : `${baseDir}/${p}`);
-  const pem = async (data: string | undefined, file: string | undefined): Promise<string | undefined> => {
-    if (data) return new TextDecoder().decode(decodeBase64(data));
-    if (file) return await Deno.readTextFile(resolve(file));
-    return undefined;
+  const fail = (message: string) => new KubeconfigError(`kubeconfig ${source}: ${message}`);
+  /** A string field, or undefined when absent; anything else is an error naming the field. */
+  const stringField = (value: unknown, field: string): string | undefined => {
+    if (value === undefined || value === null || value === "") return undefined;
+    if (typeof value !== "string") throw fail(`${field} must be a string, got ${JSON.stringify(value)}`);
+    return value;
+  };
+  const pem = async (data: unknown, file: unknown, field: string): Promise<string | undefined> => {
+    const inline = stringField(data, `${field}-data`);
+    if (inline) {
+      try {
+        return new TextDecoder().decode(decodeBase64(inline));
+      } catch {
+        throw fail(`${field}-data is not valid base64`);
+      }
+    }
+    const path = stringField(file, field);
+    if (!path) return undefined;
+    try {
+      return await Deno.readTextFile(resolve(path));
+    } catch (err) {
+      throw fail(`cannot read ${field} ${resolve(path)}: ${(err as Error).message}`);
+    }
   };
   if (!cluster.server) throw new KubeconfigError(`kubeconfig ${source}: cluster "${ctx.cluster}" has no server`);
   const config: ClusterConfig = { server: String(cluster.server).replace(/\/+$/, "") };
-  const ca = await pem(cluster["certificate-authority-data"], cluster["certificate-authority"]);
+  const ca = await pem(
+    cluster["certificate-authority-data"],
+    cluster["certificate-authority"],
+    "certificate-authority",
+  );
   if (ca) config.caPEM = ca;
   if (cluster["insecure-skip-tls-verify"]) config.insecureSkipTLSVerify = true;
   if (cluster["tls-server-name"]) config.tlsServerName = cluster["tls-server-name"];
-  const cert = await pem(user["client-certificate-data"], user["client-certificate"]);
-  const key = await pem(user["client-key-data"], user["client-key"]);
+  const cert = await pem(user["client-certificate-data"], user["client-certificate"], "client-certificate");
+  const key = await pem(user["client-key-data"], user["client-key"], "client-key");
   if (cert) config.certPEM = cert;
   if (key) config.keyPEM = key;
   if (user.token) config.token = String(user.token);
-  if (user.tokenFile) config.tokenFile = resolve(user.tokenFile);
+  const tokenFile = stringField(user.tokenFile, "tokenFile");
+  if (tokenFile) config.tokenFile = resolve(tokenFile);
   if (user.exec) {
     const exec = user.exec as Doc;
     const command = String(exec.command ?? "");
@@ -163,7 +187,7 @@ export async function parseKubeconfig(
       command: command.includes("/") && !command.startsWith("/") ? resolve(command) : command,
       args: Array.isArray(exec.args) ? exec.args.map(String) : undefined,
       env: Array.isArray(exec.env)
-        ? exec.env.map((e: Doc) => ({ name: String(e.name), value: String(e.value) }))
+        ? exec.env.map((e: Doc) => ({ name: String(e?.name), value: String(e?.value) }))
         : undefined,
       apiVersion: exec.apiVersion,
       cwd: baseDir,

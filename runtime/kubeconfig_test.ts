@@ -95,3 +95,24 @@ Deno.test("kubeconfig: precedence is flag, then $KUBECONFIG's first file, then ~
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("kubeconfig: malformed certificate fields fail with a KubeconfigError naming the field (found by fuzzing)", async () => {
+  const config = (cluster: string) =>
+    `current-context: c\ncontexts: [{name: c, context: {cluster: k}}]\nclusters: [{name: k, cluster: ${cluster}}]\n`;
+  const cases: [string, RegExp][] = [
+    [`{server: "https://x", certificate-authority-data: ["", "GYj!"]}`, /certificate-authority-data must be a string/],
+    [
+      `{server: "https://x", certificate-authority-data: "!!notbase64"}`,
+      /certificate-authority-data is not valid base64/,
+    ],
+    [`{server: "https://x", certificate-authority: /nonexistent/ca.crt}`, /cannot read certificate-authority/],
+  ];
+  for (const [cluster, message] of cases) {
+    await assert.rejects(
+      () => parseKubeconfig(config(cluster), { source: "bad.yaml" }),
+      (err) =>
+        err instanceof KubeconfigError && /^kubeconfig bad\.yaml: /.test(err.message) && message.test(err.message),
+      cluster,
+    );
+  }
+});

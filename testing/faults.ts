@@ -34,6 +34,28 @@ export interface InjectedFault {
   message?: string;
 }
 
+/** A request as the server received it, before faults and handling: what {@link FaultHooks.onRequest} reports. */
+export interface ObservedRequest {
+  /** Receive order across the server's life (restarts included). */
+  seq: number;
+  /** The server clock's wall time at receipt. */
+  at: number;
+  /** Resource verb (get, list, watch, create, update, patch, delete, deletecollection). */
+  verb: string;
+  /** `plural` (core) or `plural.group`. */
+  resource: string;
+  /** The namespace in the path, if any. */
+  namespace?: string;
+  /** The object's name in the path, if any. */
+  name?: string;
+  /** The subresource in the path (status, log, …), if any. */
+  subresource?: string;
+  /** HTTP method. */
+  method: string;
+  /** The User-Agent header ("" when absent): who sent it. */
+  userAgent: string;
+}
+
 /** Decides a SubjectAccessReview: return true to deny it. */
 export type AccessDecider = (review: KubeObject) => boolean;
 
@@ -57,6 +79,8 @@ export class FaultHooks {
   #clock: Clock;
   #rules: InjectedFault[] = [];
   #decider: AccessDecider | undefined;
+  #observers = new Set<(req: ObservedRequest) => void>();
+  #seq = 0;
 
   /**
 
@@ -93,6 +117,22 @@ export class FaultHooks {
   /** Adds a fault rule. */
   inject(fault: InjectedFault): void {
     this.#rules.push({ ...fault });
+  }
+
+  /**
+   * Calls `fn` synchronously for every resource request the server receives, in receive order, before any fault
+   * applies (tests count API calls and check who wrote when). Returns the unsubscribe function.
+   */
+  onRequest(fn: (req: ObservedRequest) => void): () => void {
+    this.#observers.add(fn);
+    return () => this.#observers.delete(fn);
+  }
+
+  /** Reports a received resource request to the {@link FaultHooks.onRequest} observers (the router calls it). */
+  observe(req: Omit<ObservedRequest, "seq" | "at">): void {
+    if (this.#observers.size === 0) return;
+    const observed = { ...req, seq: this.#seq++, at: this.#clock.now() };
+    for (const fn of this.#observers) fn(observed);
   }
 
   /** Removes every rule and the access decider. */

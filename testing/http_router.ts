@@ -99,6 +99,15 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Res
   }
   if (route) {
     const verb = verbOf(req.method, route, url);
+    ctx.faults.observe({
+      verb,
+      resource: qualifiedResource(route.def),
+      namespace: route.namespace,
+      name: route.name,
+      subresource: route.subresource,
+      method: req.method,
+      userAgent: req.headers.get("user-agent") ?? "",
+    });
     if (!route.subresource || route.subresource === "status") {
       const offered = route.name || req.method !== "GET"
         ? OBJECT_MEDIA_TYPES

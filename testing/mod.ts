@@ -19,7 +19,7 @@ export type { ConnectionDeadlines } from "../runtime/http_deadlines.ts";
 export type { DeleteOptions, FakeStore, ListOptions, ResourceRef, WriteOptions } from "./fake_store.ts";
 export type { AdmissionChain, AdmissionContext, AdmissionHook } from "./admission.ts";
 export type { ResourceStrategy, StorageConversion, StrategyContext, StrategyRegistry } from "./strategy.ts";
-export type { AccessDecider, FaultHooks, InjectedFault, WatchFilter } from "./faults.ts";
+export type { AccessDecider, FaultHooks, InjectedFault, ObservedRequest, WatchFilter } from "./faults.ts";
 export type { AggregatedTarget } from "./http_router.ts";
 export type { OpenApiSchema, PrintColumn, ResourceDef } from "./resource_def.ts";
 export { BUILTIN_RESOURCES } from "./builtin_resources.ts";

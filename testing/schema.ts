@@ -28,6 +28,15 @@ type JsonMap = Record<string, unknown>;
 const isMap = (v: unknown): v is JsonMap => typeof v === "object" && v !== null && !Array.isArray(v);
 const child = (path: string, name: string) => path ? `${path}.${name}` : name;
 
+/** The schema's `pattern` as a RegExp, or undefined when it is not one (kube-apiserver rejects such a CRD). */
+function compilePattern(pattern: unknown): RegExp | undefined {
+  try {
+    return new RegExp(String(pattern), "u");
+  } catch {
+    return undefined;
+  }
+}
+
 /** Go's `%v`/`%q` rendering of a bad value inside `Invalid value: ...`. */
 function goValue(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value);
@@ -146,8 +155,17 @@ function validate(value: unknown, schema: OpenApiSchema | undefined, path: strin
       });
     } else if (schema.minLength !== undefined && length < schema.minLength) {
       causes.push(invalid(path, value, `${path} in body should be at least ${schema.minLength} chars long`));
-    } else if (schema.pattern !== undefined && !new RegExp(schema.pattern, "u").test(value)) {
-      causes.push(invalid(path, value, `${path} in body should match '${schema.pattern}'`));
+    } else if (schema.pattern !== undefined) {
+      const pattern = compilePattern(schema.pattern);
+      if (!pattern) {
+        causes.push({
+          reason: "FieldValueInvalid",
+          message: `Invalid value: the schema's pattern '${schema.pattern}' does not compile`,
+          field: path,
+        });
+      } else if (!pattern.test(value)) {
+        causes.push(invalid(path, value, `${path} in body should match '${schema.pattern}'`));
+      }
     }
     if (schema.format === "date-time" && !RFC3339.test(value)) {
       causes.push({

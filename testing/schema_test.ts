@@ -147,3 +147,11 @@ Deno.test("invalidStatus: one cause without brackets, several with; details carr
   const two = invalidStatus("ConfigMap", "c", "", [{ field: "a", message: "m1" }, { field: "b", message: "m2" }]);
   assert.equal(two.message, 'ConfigMap "c" is invalid: [a: m1, b: m2]');
 });
+
+Deno.test("a pattern that does not compile is a cause, not a crash (found by fuzzing)", () => {
+  const schema = { type: "object", properties: { name: { type: "string", pattern: "(" } } };
+  const { causes } = validateAndDefault({ name: "x" }, schema);
+  assert.equal(causes.length, 1);
+  assert.equal(causes[0].field, "name");
+  assert.match(causes[0].message!, /pattern '\(' does not compile/);
+});

@@ -1,0 +1,61 @@
+/**
+ * `deno task faults [-- --full] [--fault=ID,...]`: runs the fault matrix on target `fake` and the real-process leader
+ * safety rounds (40, or 1 000 with --full; `--fault=leader` selects them alone) and appends one JSON line per scenario — quick runs to .cache/faults.jsonl, full runs (1 000 objects, longer holds) to
+ * tests/faults/results.jsonl, which README's Reliability table is rendered from (tests/faults/render.ts).
+ * @module
+ */
+import { configureLogging } from "../../runtime/log.ts";
+import { runLeaderModel } from "./leader_model.ts";
+import { leaderRow, runLeaderProcesses } from "./leader_processes.ts";
+import { FAULT_IDS, type FaultId, FULL, QUICK, rowFailures, runFakeMatrix } from "./matrix.ts";
+
+const args = Deno.args;
+const full = args.includes("--full");
+const only = args.find((a) => a.startsWith("--fault="))?.slice("--fault=".length).split(",");
+const leaderRounds = full ? 1_000 : 40;
+const withLeader = !only || only.includes("leader");
+const faults = (only?.filter((f) => f !== "leader") ?? FAULT_IDS) as FaultId[];
+for (const f of faults) {
+  if (!FAULT_IDS.includes(f)) {
+    console.error(`unknown fault ${f}; known: ${FAULT_IDS.join(", ")}`);
+    Deno.exit(2);
+  }
+}
+const out = full
+  ? new URL("./results.jsonl", import.meta.url).pathname
+  : new URL("../../.cache/faults.jsonl", import.meta.url).pathname;
+await Deno.mkdir(out.slice(0, out.lastIndexOf("/")), { recursive: true });
+await configureLogging({ level: "fatal", write: () => {} }); // the in-process operator's logs: the rows tell the story
+let failed = 0;
+if (faults.length > 0) {
+  await runFakeMatrix(faults, { ...(full ? FULL : QUICK), log: (l) => console.log(l) }, async (row) => {
+    await Deno.writeTextFile(out, JSON.stringify(row) + "\n", { append: true });
+    const failures = rowFailures(row);
+    if (failures.length > 0) {
+      failed++;
+      console.error(`FAILED ${row.fault}: ${failures.join(", ")}`);
+    }
+  });
+}
+if (withLeader) {
+  const model = await runLeaderModel({ seed: 11, rounds: full ? 100_000 : 10_000 });
+  const modelRow = {
+    ...leaderRow({ ...model, sigkills: model.crashes, sigstops: model.pauses, spawned: 0, stuckRounds: 0, seconds: 0 }),
+    fault: "leader-model-pause-crash-clock",
+    target: "model",
+    objects: 0,
+  };
+  console.log(JSON.stringify({ ...modelRow, detail: model }));
+  await Deno.writeTextFile(out, JSON.stringify(modelRow) + "\n", { append: true });
+  if (model.writesWhileNotLeader > 0) failed++;
+  const r = await runLeaderProcesses({ rounds: leaderRounds, seed: 7, log: (l) => console.log(l) });
+  const row = leaderRow(r);
+  console.log(JSON.stringify({ ...row, detail: r }));
+  await Deno.writeTextFile(out, JSON.stringify(row) + "\n", { append: true });
+  if (r.writesWhileNotLeader > 0 || r.stuckRounds > 0) {
+    failed++;
+    console.error(`FAILED leader safety: ${r.violations.join("; ") || `${r.stuckRounds} stuck rounds`}`);
+  }
+}
+console.log(`${failed === 0 ? "ok" : `${failed} scenario(s) failed`}: rows appended to ${out}`);
+Deno.exit(failed === 0 ? 0 : 1);

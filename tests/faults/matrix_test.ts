@@ -1,0 +1,39 @@
+/**
+ * The quick fault matrix in the default tier (target `fake`, 200 MultiSecrets), one step per fault after a no-fault
+ * baseline. Rows go to .cache/faults.jsonl; each must show lost = 0, no orphan, duplicateConcurrent = 0, a recovery,
+ * and API calls within budget. Skipped here, visibly: `watch-stall`, whose recovery is bounded below by the client's
+ * 90 s read-idle floor, and any fault listed in {@link KNOWN_DEFECTS} until its fix lands. `deno task faults` runs them
+ * all.
+ */
+import assert from "node:assert/strict";
+import { configureLogging } from "../../runtime/log.ts";
+import { FAULT_IDS, type FaultId, QUICK, rowFailures, runFakeScenario, type ScenarioResult } from "./matrix.ts";
+
+/** Faults that expose an open runtime defect: the scenario fails until it is fixed (then remove the entry). */
+const KNOWN_DEFECTS: Partial<Record<FaultId, string>> = {};
+
+const OUT = new URL("../../.cache/faults.jsonl", import.meta.url).pathname;
+
+async function record(row: ScenarioResult): Promise<void> {
+  await Deno.mkdir(OUT.slice(0, OUT.lastIndexOf("/")), { recursive: true });
+  await Deno.writeTextFile(OUT, JSON.stringify(row) + "\n", { append: true });
+}
+
+Deno.test("fault matrix (quick, fake): each fault recovers to the desired state with no loss and no duplicate reconcile", async (t) => {
+  await configureLogging({ level: "fatal", write: () => {} }); // thousands of reconciles: the rows tell the story
+  const baseline = await runFakeScenario("none", QUICK);
+  await record(baseline);
+  assert.deepEqual(rowFailures(baseline), []);
+  for (const fault of FAULT_IDS) {
+    const skip = fault === "watch-stall" ? "90 s read-idle floor (deno task faults runs it)" : KNOWN_DEFECTS[fault];
+    await t.step({
+      name: skip ? `${fault} (skipped: ${skip})` : fault,
+      ignore: skip !== undefined,
+      fn: async () => {
+        const row = await runFakeScenario(fault, QUICK, baseline);
+        await record(row);
+        assert.deepEqual(rowFailures(row), [], JSON.stringify(row));
+      },
+    });
+  }
+});
