@@ -10,51 +10,47 @@ import { resourceId as resourceName } from "./apimachinery/names.ts";
 import type { Clock } from "./clock.ts";
 import { RealClock } from "./clock.ts";
 import { BearerCredentials } from "./credentials.ts";
-import { ApiError, type CallInfo, failureStatus, type Status } from "./errors.ts";
+import { ApiError, type CallInfo } from "./errors.ts";
 import { openHttpStream } from "./http_transport.ts";
 import { LineSplitter } from "./json_lines.ts";
 import { parseWatchLine } from "./lazy_object.ts";
 import { ensureDefaultLogging } from "./log.ts";
 import type { ClusterConfig } from "./kubeconfig.ts";
 import { TokenBucketRateLimiter } from "./rate_limiter.ts";
+import { parseRetryAfter, toStatus } from "./response_status.ts";
+import { watchEvents } from "./watch_events.ts";
 import type { WriteFence } from "./write_fence.ts";
 import { apiVersionOf, type KubeList, type KubeObject, type ResourceType, type WatchEvent } from "./types.ts";
+import type {
+  ClientMetrics,
+  CreateOptions,
+  DeleteOptions,
+  KubeClientOptions,
+  ListOptions,
+  NamespaceOption,
+  PatchOptions,
+  PatchType,
+  RawResponse,
+  RequestOptions,
+  UpdateOptions,
+  WatchOptions,
+} from "./client_options.ts";
 
-/** The metric hooks the client uses (structurally a subset of runtime/metrics.ts `Metrics`). */
-export interface ClientMetrics {
-  /** rest_client_requests_total{code,method,host}; a request that got no response counts as code "<error>". */
-  restClientRequests: { inc(labels: { code: string; method: string; host: string }): void };
-  /** rest_client_request_duration_seconds{verb,host}: until the response headers arrive or the request fails. */
-  restClientRequestDuration?: { observe(labels: { verb: string; host: string }, seconds: number): void };
-}
-
-/** Construction options. */
-export interface KubeClientOptions {
-  /** Where and who. */
-  config: ClusterConfig;
-  /** Time for retries (default RealClock). */
-  clock?: Clock;
-  /** rest_client_requests_total hook. */
-  metrics?: ClientMetrics;
-  /** User-Agent header (default `kubeop`). */
-  userAgent?: string;
-  /** Field manager for apply/update (default `kubeop`). */
-  fieldManager?: string;
-  /** Retries of 429/5xx-with-Retry-After responses (default 5). */
-  maxRetries?: number;
-  /** Longest honoured Retry-After (default 30 000 ms). */
-  maxRetryAfterMs?: number;
-  /**
-   * Client-side rate limit, requests per second over every call and watch (client-go's rest.Config QPS with a token
-   * bucket). Absent or ≤ 0: unthrottled, as controller-runtime's GetConfig (QPS -1), relying on the server's API
-   * Priority and Fairness.
-   */
-  qps?: number;
-  /** Bucket size with `qps` (client-go's Burst); default `ceil(qps)`. */
-  burst?: number;
-  /** Checked right before every non-GET request is sent (see {@link KubeClient.withWriteFence}). */
-  writeFence?: WriteFence;
-}
+export type {
+  ClientMetrics,
+  CreateOptions,
+  DeleteOptions,
+  KubeClientOptions,
+  ListOptions,
+  NamespaceOption,
+  PatchOptions,
+  PatchType,
+  RawResponse,
+  RequestOptions,
+  UpdateOptions,
+  WatchOptions,
+} from "./client_options.ts";
+export { toStatus } from "./response_status.ts";
 
 /** What a client and its fenced views share: one HTTP client and one set of credentials per cluster. */
 interface Connection {
@@ -70,96 +66,6 @@ interface Connection {
 /** Methods that only read: never fenced. */
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-/** Options shared by calls on one object or collection. */
-export interface NamespaceOption {
-  /** Namespace of namespaced resources. */
-  namespace?: string;
-  /** Cancels the call. */
-  signal?: AbortSignal;
-}
-
-/** Query options of a list call. */
-export interface ListOptions extends NamespaceOption {
-  /** e.g. `app=web,tier!=db`. */
-  labelSelector?: string;
-  /** e.g. `metadata.name=x`. */
-  fieldSelector?: string;
-  /** Page size. */
-  limit?: number;
-  /** Continue token of the previous page. */
-  continue?: string;
-  /** Snapshot / start resourceVersion. */
-  resourceVersion?: string;
-  /** How `resourceVersion` is interpreted. */
-  resourceVersionMatch?: "NotOlderThan" | "Exact";
-  /** Ask for PartialObjectMetadataList (metadata only). */
-  metadataOnly?: boolean;
-}
-
-/** Options of a watch call. */
-export interface WatchOptions extends NamespaceOption {
-  /** Snapshot / start resourceVersion. */
-  resourceVersion?: string;
-  /** e.g. `app=web,tier!=db`. */
-  labelSelector?: string;
-  /** e.g. `metadata.name=x`. */
-  fieldSelector?: string;
-  /** Ask for BOOKMARK events. */
-  allowWatchBookmarks?: boolean;
-  /** Server ends the watch after this long. */
-  timeoutSeconds?: number;
-  /** WatchList: start with synthetic ADDED events for the current state. */
-  sendInitialEvents?: boolean;
-  /** How `resourceVersion` is interpreted. */
-  resourceVersionMatch?: "NotOlderThan" | "Exact";
-  /** Ask for PartialObjectMetadata(List) only. */
-  metadataOnly?: boolean;
-  /** Called once the server accepted the watch (HTTP 200), before any event. */
-  onOpen?: () => void;
-  /**
-   * Decode ADDED/MODIFIED/DELETED objects lazily (lazy_object.ts): metadata at once, other top-level fields on
-   * first read, frozen. For caches that freeze what they keep.
-   */
-  lazyObjects?: boolean;
-  /** Called for frames that are not JSON (the stream continues). */
-  onMalformed?: (line: string, error: unknown) => void;
-}
-
-/** Patch flavours and their content types. */
-export type PatchType = "merge" | "json" | "apply" | "strategic";
-
-/** Options of a create call. */
-export interface CreateOptions extends NamespaceOption {
-  /** Validate and default on the server without persisting. */
-  dryRun?: boolean;
-}
-
-/** Options of an update (PUT) call. */
-export interface UpdateOptions extends NamespaceOption {
-  /** `status` writes the status subresource. */
-  subresource?: "status";
-}
-
-/** Options of a patch call. */
-export interface PatchOptions extends NamespaceOption {
-  /** Which patch flavour `body` is. */
-  type: PatchType;
-  /** e.g. `status`. */
-  subresource?: string;
-  /** Server-side apply: take over conflicting fields. */
-  force?: boolean;
-}
-
-/** Options of a delete call. */
-export interface DeleteOptions extends NamespaceOption {
-  /** How dependents are deleted. */
-  propagationPolicy?: "Background" | "Foreground" | "Orphan";
-  /** Delete only this uid / resourceVersion. */
-  preconditions?: { uid?: string; resourceVersion?: string };
-  /** Grace period for pods. */
-  gracePeriodSeconds?: number;
-}
-
 const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
   merge: "application/merge-patch+json",
   json: "application/json-patch+json",
@@ -169,34 +75,6 @@ const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
 
 const METADATA_LIST_ACCEPT = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
 const METADATA_ACCEPT = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
-
-/** A raw response. */
-export interface RawResponse {
-  /** HTTP status code. */
-  status: number;
-  /** Response headers. */
-  headers: Headers;
-  /** The whole body. */
-  body: Uint8Array;
-}
-
-/** Options of {@link KubeClient.request}. */
-export interface RequestOptions {
-  /** Query parameters (undefined ones are left out). */
-  query?: Record<string, string | number | boolean | undefined>;
-  /** JSON-encoded unless a string. */
-  body?: unknown;
-  /** Default application/json. */
-  contentType?: string;
-  /** Default application/json. */
-  accept?: string;
-  /** Cancels the call. */
-  signal?: AbortSignal;
-  /** Describes the call in errors (default: method + path). */
-  call?: CallInfo;
-  /** Throw an ApiError on non-2xx (default true for typed calls, false for request()). */
-  throwOnError?: boolean;
-}
 
 /** Builds `/api/v1/namespaces/ns/pods/name/status`. */
 export function resourcePath(
@@ -594,26 +472,8 @@ export class KubeClient {
   }
 
   /** The same as {@link watchStream} as an async iterable (convenient, slower: one promise per event). */
-  async *watch<T extends KubeObject = KubeObject>(rt: ResourceType, opts: WatchOptions): AsyncIterable<WatchEvent<T>> {
-    const buffered: WatchEvent<T>[] = [];
-    let wake: (() => void) | undefined;
-    let finished = false;
-    let failure: unknown;
-    const done = this.watchStream<T>(rt, opts, (ev) => {
-      buffered.push(ev);
-      wake?.();
-    }).then(() => finished = true, (err) => {
-      failure = err;
-      finished = true;
-    }).finally(() => wake?.());
-    for (;;) {
-      while (buffered.length > 0) yield buffered.shift()!;
-      if (finished) break;
-      await new Promise<void>((resolve) => wake = resolve);
-      wake = undefined;
-    }
-    await done;
-    if (failure) throw failure;
+  watch<T extends KubeObject = KubeObject>(rt: ResourceType, opts: WatchOptions): AsyncIterable<WatchEvent<T>> {
+    return watchEvents<T>((onEvent) => this.watchStream<T>(rt, opts, onEvent));
   }
 
   /** Releases the HTTP client; further calls fail. */
@@ -622,40 +482,4 @@ export class KubeClient {
     this.#conn.closed = true;
     this.#conn.httpClient?.close();
   }
-}
-
-function parseRetryAfter(value: string | null, nowMs: number): number | undefined {
-  if (value === null) return undefined;
-  const n = Number(value);
-  if (Number.isFinite(n) && n >= 0) return n;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - nowMs) / 1000));
-}
-
-const REASONS: Record<number, string> = {
-  400: "BadRequest",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "NotFound",
-  405: "MethodNotAllowed",
-  406: "NotAcceptable",
-  409: "Conflict",
-  410: "Expired",
-  415: "UnsupportedMediaType",
-  422: "Invalid",
-  429: "TooManyRequests",
-  500: "InternalError",
-  503: "ServiceUnavailable",
-  504: "Timeout",
-};
-
-/** The response's Status, or a synthesized one when the body is not a Status (e.g. a proxy's HTML). */
-export function toStatus(code: number, body: Uint8Array): Status {
-  const text = new TextDecoder().decode(body);
-  try {
-    const doc = JSON.parse(text);
-    if (doc && doc.kind === "Status") return { ...doc, code: doc.code ?? code } as Status;
-  } catch { /* not JSON */ }
-  const message = text.trim().slice(0, 500) || `HTTP ${code}`;
-  return failureStatus(code, REASONS[code] ?? (code >= 500 ? "InternalError" : "Unknown"), message);
 }
