@@ -13,21 +13,14 @@ import { ApiError, failureStatus, type StatusCause } from "../runtime/errors.ts"
 import { apiVersionOf, type KubeList, type ResourceType } from "../runtime/types.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { type AdmissionChain, type AdmissionContext, namespaceLifecycle, runAdmission } from "./admission.ts";
+import { deleteObject, type DeleteOptions } from "./fake_delete.ts";
 import { listObjects, type ListOptions } from "./fake_list.ts";
 import { generateName, jsonEqual, rfc3339, specChanged } from "./object_rules.ts";
 import { recordUpdateManagedFields } from "./patch/apply.ts";
 import { dropAdded } from "./patch/fieldset.ts";
 import { type ResourceRegistry, storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
-import {
-  alreadyExists,
-  badRequest,
-  conflict,
-  internalError,
-  invalid,
-  notFound,
-  preconditionFailed,
-} from "./status_errors.ts";
+import { alreadyExists, badRequest, conflict, internalError, invalid, notFound } from "./status_errors.ts";
 import type { ObjectStore } from "./store.ts";
 import { BUILTIN_STRATEGIES, CUSTOM_RESOURCES } from "./strategies/builtin.ts";
 import { type ResourceStrategy, type StrategyContext, StrategyRegistry } from "./strategy.ts";
@@ -42,6 +35,7 @@ export { parseRv } from "./fake_list.ts";
 export type ResourceRef = Pick<ResourceType, "group" | "version" | "plural">;
 
 export type { ListOptions } from "./fake_list.ts";
+export type { DeleteOptions } from "./fake_delete.ts";
 
 /** Write options. */
 export interface WriteOptions {
@@ -62,23 +56,6 @@ export interface WriteOptions {
   /** Keys the JSON body held twice (`spec.a`): refused under Strict, warned about under Warn. */
   duplicateFields?: string[];
 }
-
-/** Delete options (DeleteOptions body fields). */
-export interface DeleteOptions {
-  /** Namespace of the object. */
-  namespace?: string;
-  /** What happens to dependents. */
-  propagationPolicy?: "Background" | "Foreground" | "Orphan";
-  /** Delete only if the object still has this uid / resourceVersion. */
-  preconditions?: { uid?: string; resourceVersion?: string };
-  /** Validate, but do not delete. */
-  dryRun?: boolean;
-  /** DeleteOptions.gracePeriodSeconds (pods: 0 deletes at once). */
-  gracePeriodSeconds?: number;
-}
-
-const FOREGROUND = "foregroundDeletion";
-const ORPHAN = "orphan";
 
 /** Object semantics over an {@link ObjectStore}. */
 export class FakeStore {
@@ -389,77 +366,8 @@ export class FakeStore {
     opts: DeleteOptions = {},
   ): { object: KubeObject; deleted: boolean } {
     const def = this.def(ref);
-    const strategy = this.strategies.for(def);
     const namespace = this.#ns(def, opts.namespace);
-    const storageKey = storageKeyOf(def);
-    const old = this.objects.get(storageKey, namespace, name);
-    if (!old) throw notFound(def, name, "delete");
-    const pre = opts.preconditions;
-    if (pre?.uid && pre.uid !== old.metadata.uid) {
-      throw preconditionFailed(
-        def,
-        name,
-        `the UID in the precondition (${pre.uid}) does not match the UID in record (${old.metadata.uid}). The object might have been deleted and then recreated`,
-      );
-    }
-    if (pre?.resourceVersion && pre.resourceVersion !== old.metadata.resourceVersion) {
-      throw preconditionFailed(
-        def,
-        name,
-        `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${old.metadata.resourceVersion}). The object might have been modified`,
-      );
-    }
-    const next = structuredClone(old);
-    if (strategy.terminate) {
-      // Deleted by its own controller once terminated: the delete only marks it.
-      if (old.metadata.deletionTimestamp) return { object: structuredClone(this.present(def, old)), deleted: false };
-      next.metadata.deletionTimestamp = rfc3339(this.clock.now());
-      strategy.terminate(next);
-      return { object: this.#persist(def, next, opts.dryRun), deleted: false };
-    }
-    const finalizers = new Set(next.metadata.finalizers ?? []);
-    // kube adds the policy's finalizer whether or not dependents exist; the garbage collector removes it.
-    if (opts.propagationPolicy === "Foreground") {
-      finalizers.delete(ORPHAN);
-      finalizers.add(FOREGROUND);
-    }
-    if (opts.propagationPolicy === "Orphan") {
-      finalizers.delete(FOREGROUND);
-      finalizers.add(ORPHAN);
-    }
-    if (finalizers.size > 0) {
-      const changedFinalizers = finalizers.size !== (old.metadata.finalizers ?? []).length;
-      if (old.metadata.deletionTimestamp && !changedFinalizers) {
-        return { object: structuredClone(this.present(def, old)), deleted: false };
-      }
-      next.metadata.finalizers = [...finalizers];
-      if (!old.metadata.deletionTimestamp) {
-        next.metadata.deletionTimestamp = rfc3339(this.clock.now());
-        next.metadata.deletionGracePeriodSeconds = 0;
-        bumpGeneration(next);
-      }
-      return { object: this.#persist(def, next, opts.dryRun), deleted: false };
-    }
-    const grace = this.gracefulPodDeletion ? strategy.gracePeriodSeconds!(old, opts.gracePeriodSeconds) : 0;
-    if (grace > 0) {
-      const prior = old.metadata.deletionGracePeriodSeconds;
-      // A later delete may only shorten a pending grace period.
-      if (old.metadata.deletionTimestamp && prior !== undefined && prior <= grace) {
-        return { object: structuredClone(this.present(def, old)), deleted: false };
-      }
-      if (!old.metadata.deletionTimestamp) bumpGeneration(next);
-      next.metadata.deletionTimestamp = rfc3339(this.clock.now() + grace * 1000);
-      next.metadata.deletionGracePeriodSeconds = grace;
-      return { object: this.#persist(def, next, opts.dryRun), deleted: false };
-    }
-    if (opts.dryRun) return { object: structuredClone(this.present(def, old)), deleted: true };
-    if (!next.metadata.deletionTimestamp || (next.metadata.deletionGracePeriodSeconds ?? 0) > 0) {
-      if (!next.metadata.deletionTimestamp) bumpGeneration(next);
-      next.metadata.deletionTimestamp = rfc3339(this.clock.now());
-      next.metadata.deletionGracePeriodSeconds = 0;
-    }
-    const ev = this.objects.remove(storageKey, namespace, name, next)!;
-    return { object: structuredClone(this.present(def, ev.object)), deleted: true };
+    return deleteObject(this, def, namespace, name, opts, (obj, dryRun) => this.#persist(def, obj, dryRun));
   }
 
   /** Removes an object regardless of finalizers (namespace controller / CRD cleanup). */
@@ -570,11 +478,6 @@ function decodeBody(
   if (strategy.conversion) obj = strategy.conversion.toStorage(obj);
   obj.metadata = obj.metadata && typeof obj.metadata === "object" ? obj.metadata : {};
   return obj;
-}
-
-/** kube's rest.BeforeDelete: marking an object for deletion bumps a generation it tracks. */
-function bumpGeneration(obj: KubeObject): void {
-  if ((obj.metadata.generation ?? 0) > 0) obj.metadata.generation! += 1;
 }
 
 /** The etcd key kube-apiserver names in storage errors (`/registry/configmaps/ns/name`). */
