@@ -21,7 +21,8 @@ import { httpCases } from "./http.ts";
 import { listCases } from "./list.ts";
 import { patchCases } from "./patch.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
-import { validationCases } from "./validation.ts";
+import { validationKindCases } from "./validation_kinds.ts";
+import { validationMetaCases } from "./validation_meta.ts";
 import { watchCases } from "./watch.ts";
 
 export type { ConformanceCase, ConformanceContext, ConformanceTarget, TargetName } from "./support.ts";
@@ -37,7 +38,8 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "list", cases: listCases },
   { topic: "watch", cases: watchCases },
   { topic: "deletion", cases: deletionCases },
-  { topic: "validation", cases: validationCases },
+  { topic: "validation", cases: validationMetaCases },
+  { topic: "validation", cases: validationKindCases },
   { topic: "defaulting", cases: defaultingCases },
   { topic: "deletion", cases: deletionApiCases },
   { topic: "patch", cases: patchCases },
