@@ -1,185 +1,21 @@
 import assert from "node:assert/strict";
 import { flushMicrotasks, VirtualClock } from "./clock.ts";
-import {
-  type Action,
-  Controller,
-  type ControllerDeps,
-  done,
-  type InformerHandler,
-  type InformerLike,
-  type InformerSource,
-  type ReconcileContext,
-  requeueAfter,
-} from "./controller.ts";
-import type { ControllerClient } from "./controller_client.ts";
+import { Controller, done, requeueAfter } from "./controller.ts";
 import { NotLeaderError, TerminalError } from "./errors.ts";
-import type { EventInput, EventRecorder } from "./events.ts";
-import { Metrics } from "./metrics.ts";
-import { StoreWriter } from "./store.ts";
-import { type KubeObject, objectKey, type ResourceType } from "./types.ts";
-import type { WatchScope } from "./watch_runner.ts";
+import type { KubeObject } from "./types.ts";
 import { LeaderFence } from "./write_fence.ts";
-
-const MachineType: ResourceType = {
-  group: "useless.container.training",
-  version: "v1alpha1",
-  plural: "machines",
-  kind: "Machine",
-  namespaced: true,
-};
-const SwitchType: ResourceType = { ...MachineType, plural: "switches", kind: "Switch" };
-const PodType: ResourceType = { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true };
-
-/** An informer whose store the test writes directly. */
-class FakeInformer implements InformerLike {
-  readonly #items = new StoreWriter({ freeze: false });
-  handlers = new Set<InformerHandler>();
-  synced = false;
-  #syncWaiters: (() => void)[] = [];
-  constructor(readonly resource: ResourceType) {}
-  store = this.#items.reader;
-  addHandler(h: InformerHandler): () => void {
-    this.handlers.add(h);
-    for (const obj of this.#items.list()) h.added?.(obj);
-    return () => this.handlers.delete(h);
-  }
-  hasSynced() {
-    return this.synced;
-  }
-  waitForSync(): Promise<void> {
-    return this.synced ? Promise.resolve() : new Promise((r) => this.#syncWaiters.push(r));
-  }
-  sync() {
-    this.synced = true;
-    this.#syncWaiters.splice(0).forEach((r) => r());
-  }
-  set(obj: KubeObject) {
-    const key = objectKey(obj);
-    const old = this.#items.get(key);
-    if (old) this.#items.remove(old);
-    this.#items.upsert(obj);
-    for (const h of this.handlers) old ? h.modified?.(old, obj) : h.added?.(obj);
-  }
-  remove(obj: KubeObject) {
-    this.#items.remove(obj);
-    for (const h of this.handlers) h.deleted?.(obj);
-  }
-}
-
-class FakeRegistry implements InformerSource {
-  informers = new Map<string, FakeInformer>();
-  get<T extends KubeObject>(rt: ResourceType, _opts?: WatchScope): InformerLike<T> {
-    let inf = this.informers.get(rt.plural);
-    if (!inf) this.informers.set(rt.plural, inf = new FakeInformer(rt));
-    return inf as unknown as InformerLike<T>;
-  }
-  of(rt: ResourceType): FakeInformer {
-    return this.get(rt) as unknown as FakeInformer;
-  }
-  syncAll() {
-    for (const inf of this.informers.values()) inf.sync();
-  }
-}
-
-class FakeRecorder implements EventRecorder {
-  events: { regarding: KubeObject; input: EventInput }[] = [];
-  event(regarding: KubeObject, input: EventInput) {
-    this.events.push({ regarding, input });
-  }
-}
-
-function machine(name: string, rv = "1", extra: Partial<KubeObject["metadata"]> = {}): KubeObject {
-  return {
-    apiVersion: "useless.container.training/v1alpha1",
-    kind: "Machine",
-    metadata: { name, namespace: "ns", uid: `uid-${name}`, resourceVersion: rv, ...extra },
-  };
-}
-
-/** Loosely typed stand-ins for some {@link ControllerClient} methods (a test returns whatever object it needs). */
-type StubCalls = { [K in keyof ControllerClient]?: (...args: Parameters<ControllerClient[K]>) => Promise<unknown> };
-
-/** A ControllerClient whose unstubbed methods reject, naming the method. */
-function stubClient(calls: StubCalls = {}): ControllerClient {
-  const missing = (method: string) => () => Promise.reject(new Error(`stub client: ${method} was not stubbed`));
-  return {
-    get: (calls.get ?? missing("get")) as ControllerClient["get"],
-    list: (calls.list ?? missing("list")) as ControllerClient["list"],
-    request: (calls.request ?? missing("request")) as ControllerClient["request"],
-    create: (calls.create ?? missing("create")) as ControllerClient["create"],
-    update: (calls.update ?? missing("update")) as ControllerClient["update"],
-    updateStatus: (calls.updateStatus ?? missing("updateStatus")) as ControllerClient["updateStatus"],
-    patch: (calls.patch ?? missing("patch")) as ControllerClient["patch"],
-    delete: (calls.delete ?? missing("delete")) as ControllerClient["delete"],
-  };
-}
-
-interface Harness {
-  clock: VirtualClock;
-  registry: FakeRegistry;
-  metrics: Metrics;
-  recorder: FakeRecorder;
-  deps: ControllerDeps;
-  calls: ReconcileContext[];
-  ac: AbortController;
-  running: Promise<void>;
-  stop(): Promise<void>;
-}
-
-function harness(
-  reconcile: (ctx: ReconcileContext) => Action | Promise<Action>,
-  wire: (c: Controller) => Controller = (c) => c,
-  client: ControllerClient = stubClient(),
-  opts: { maxConcurrentReconciles?: number; fence?: (clock: VirtualClock) => LeaderFence } = {},
-): Harness {
-  const clock = new VirtualClock(0);
-  const registry = new FakeRegistry();
-  const metrics = new Metrics();
-  const recorder = new FakeRecorder();
-  const deps: ControllerDeps = { client, informers: registry, recorder, clock, metrics, fence: opts.fence?.(clock) };
-  const calls: ReconcileContext[] = [];
-  const ctl = wire(
-    new Controller({
-      name: "machine",
-      for: MachineType,
-      reconcile: async (ctx) => {
-        calls.push(ctx);
-        return await reconcile(ctx);
-      },
-      deps,
-      maxConcurrentReconciles: opts.maxConcurrentReconciles,
-    }),
-  );
-  const ac = new AbortController();
-  const running = ctl.start(ac.signal);
-  return {
-    clock,
-    registry,
-    metrics,
-    recorder,
-    deps,
-    calls,
-    ac,
-    running,
-    stop: async () => {
-      ac.abort();
-      await running;
-    },
-  };
-}
-
-async function until(cond: () => boolean, clock?: VirtualClock, what = "condition"): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (cond()) return;
-    await flushMicrotasks();
-    if (clock && !cond()) await clock.advanceToNext();
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
-
-const results = (m: Metrics, result: string) =>
-  m.value("controller_runtime_reconcile_total", { controller: "machine", result });
-
+import {
+  FakeRecorder,
+  FakeRegistry,
+  harness,
+  machine,
+  MachineType,
+  PodType,
+  results,
+  stubClient,
+  SwitchType,
+  until,
+} from "./controller_test_harness.ts";
 Deno.test("For objects are reconciled by key once the caches have synced, with a fresh reconcileID", async () => {
   const h = harness(() => done());
   h.registry.of(MachineType).set(machine("a"));
@@ -373,89 +209,6 @@ Deno.test("live changes are reconciled ahead of the initial list", async () => {
   release();
   await until(() => h.calls.length === 5);
   assert.deepEqual(h.calls.map((c) => c.key), ["ns/a0", "ns/live", "ns/a1", "ns/a2", "ns/a3"]);
-  await h.stop();
-});
-
-/**
- * Read-your-writes setup: Machine ns/a at resourceVersion 5 is listed and reconciled once (the reconcile that makes
- * the controller's own write); returns the Machine cache for the test to change next.
- */
-async function firstReconcileOfA(h: ReturnType<typeof harness>) {
-  const machines = h.registry.of(MachineType);
-  machines.set(machine("a", "5"));
-  h.registry.syncAll();
-  await until(() => h.calls.length === 1);
-  await flushMicrotasks();
-  return machines;
-}
-
-Deno.test("the next reconcile waits until the cache shows the controller's own write", async () => {
-  const seen: string[] = [];
-  const client = stubClient({
-    update: (_rt, obj) => Promise.resolve({ ...obj, metadata: { ...obj.metadata, resourceVersion: "10" } }),
-  });
-  let writes = 1;
-  const h = harness(
-    async (ctx) => {
-      seen.push(ctx.object!.metadata.resourceVersion!);
-      if (writes-- > 0) await ctx.client.update(MachineType, ctx.object!);
-      return done();
-    },
-    undefined,
-    client,
-  );
-  const machines = await firstReconcileOfA(h);
-  // Something else triggers the key before our write reached the cache: the reconcile must wait.
-  machines.set(machine("a", "9"));
-  await flushMicrotasks();
-  await h.clock.advance(1000);
-  assert.equal(h.calls.length, 1, "waiting for RV ≥ 10");
-  machines.set(machine("a", "10"));
-  await until(() => h.calls.length >= 2);
-  assert.deepEqual(seen.slice(0, 2), ["5", "10"], "the reconcile after our write saw it");
-  assert.equal(await h.metrics.value("kubeop_read_your_writes_timeouts_total"), 0);
-  await h.stop();
-});
-
-Deno.test("the read-your-writes wait is bounded and counts timeouts", async () => {
-  const client = stubClient({
-    patch: (_rt, name) => Promise.resolve({ metadata: { name, namespace: "ns", uid: "uid-a", resourceVersion: "99" } }),
-  });
-  let writes = 1;
-  const h = harness(
-    async (ctx) => {
-      if (writes-- > 0) await ctx.client.patch(MachineType, "a", {}, { namespace: "ns", type: "merge" });
-      return done();
-    },
-    undefined,
-    client,
-  );
-  const machines = await firstReconcileOfA(h);
-  machines.set(machine("a", "6"));
-  await until(() => h.calls.length === 2, h.clock, "timeout then reconcile");
-  assert.equal(h.clock.now(), 5000);
-  assert.equal(await h.metrics.value("kubeop_read_your_writes_timeouts_total", { controller: "machine" }), 1);
-  await h.stop();
-});
-
-Deno.test("a delete is settled by that uid's DELETED event", async () => {
-  const client = stubClient({ delete: () => Promise.resolve() });
-  let deletes = 1;
-  const h = harness(
-    async (ctx) => {
-      if (deletes-- > 0) await ctx.client.delete(MachineType, "a", { namespace: "ns" });
-      return done();
-    },
-    undefined,
-    client,
-  );
-  const machines = await firstReconcileOfA(h);
-  machines.set(machine("a", "6"));
-  await h.clock.advance(100);
-  assert.equal(h.calls.length, 1);
-  machines.remove(machine("a", "6"));
-  await until(() => h.calls.length >= 2);
-  assert.equal(h.calls[1].object, undefined);
   await h.stop();
 });
 
