@@ -86,8 +86,11 @@ Deno.test({
       assert.ok(String(lease.spec?.holderIdentity).length > 0, "the namespace file named the Lease's namespace");
       const metricsUrl = /metrics server listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(operator.logs())?.[1];
       assert.ok(metricsUrl, `metrics address in the logs:\n${operator.logs()}`);
-      const text = await (await fetch(`${metricsUrl}/metrics`)).text();
-      assert.match(text, /^controller_runtime_reconcile_total\{controller="at",result="success"\} [1-9]/m);
+      // The Pod exists once the reconcile wrote it; the success counter moves when that reconcile returns.
+      const text = await eventually("a successful At reconcile counted on /metrics", async () => {
+        const body = await (await fetch(`${metricsUrl}/metrics`)).text();
+        return /^controller_runtime_reconcile_total\{controller="at",result="success"\} [1-9]/m.test(body) && body;
+      });
       assert.match(text, /^process_cpu_seconds_total /m);
       assert.match(text, /^process_resident_memory_bytes [1-9]/m, "memory from Deno.memoryUsage, /proc is closed");
       assert.doesNotMatch(operator.logs(), /NotCapable|PermissionDenied/);
