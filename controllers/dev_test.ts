@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { KubeClient } from "../runtime/client.ts";
 import { parseKubeconfig } from "../runtime/kubeconfig.ts";
 import { CoreTypes } from "../runtime/types.ts";
-import { startFakeApiServer } from "../testing/mod.ts";
+import { eventually, startFakeApiServer } from "../testing/mod.ts";
 import { startSeedControllers } from "./dev.ts";
 import { type Machine, MachineType } from "./machine/schema.ts";
 
@@ -15,13 +15,10 @@ Deno.test("startSeedControllers installs the CRDs (twice is fine) and runs the c
     const crds = await client.list(CoreTypes.CustomResourceDefinition);
     assert.equal(crds.items.length, 5);
     await client.create(MachineType, { metadata: { name: "m" }, spec: { switches: 2 } }, { namespace: "default" });
-    const deadline = Date.now() + 10_000;
-    let positions: string | undefined;
-    while (Date.now() < deadline && positions !== "dd") {
-      positions = (await client.get<Machine>(MachineType, "m", { namespace: "default" })).status?.positions;
-      if (positions !== "dd") await new Promise((r) => setTimeout(r, 10));
-    }
-    assert.equal(positions, "dd");
+    await eventually("machine m to report positions dd", async () => {
+      const machine = await client.get<Machine>(MachineType, "m", { namespace: "default" });
+      return machine.status?.positions === "dd";
+    });
     await stop();
     const again = await startSeedControllers({ kubeconfig: server.kubeconfig });
     await again();
