@@ -172,9 +172,10 @@ for (const gate of [true, false]) {
 }
 
 Deno.test("sliced informer: an unchanged selector does not restart the watch", async () => {
-  await withSlicedInformer(true, async ({ informer }) => {
+  await withSlicedInformer(true, ({ informer }) => {
     informer.setShardSelector({ field: "object.metadata.uid", ranges: [{ ...LOWER }] });
     assert.equal(informer.hasSynced(), true);
     assert.equal(informer.shardMode(), "server");
+    return Promise.resolve();
   });
 });
