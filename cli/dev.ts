@@ -136,6 +136,7 @@ export async function devCommand(args: string[]): Promise<number> {
     return 0;
   }
   const port = intFlag("dev", values, "port", 0);
+  const featureGates = featureGatesFlag(stringFlag(values, "feature-gates"));
   await configureLogging({
     format: enumFlag("dev", values, "log-format", ["text", "json"] as const, "text"),
     level: logLevelFlag("dev", values),
@@ -144,7 +145,7 @@ export async function devCommand(args: string[]): Promise<number> {
     port,
     kubeconfigOut: stringFlag(values, "kubeconfig-out") ?? DEFAULT_KUBECONFIG_OUT,
     dataDir: stringFlag(values, "data-dir"),
-    featureGates: featureGatesFlag(stringFlag(values, "feature-gates")),
+    featureGates,
   });
   const absolute = dev.kubeconfigPath.startsWith("/") ? dev.kubeconfigPath : `${Deno.cwd()}/${dev.kubeconfigPath}`;
   console.log(`kubeop dev ready: KUBECONFIG=${absolute}`);
