@@ -188,6 +188,7 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
   #shardMode: ShardMode = "off";
   /** Set by a selector change until the new slice's first list: that replace drops leavers without deletes. */
   #reslicing = false;
+  #receivedBytes = 0;
   readonly #handlers = new Set<InformerHandler<T>>();
   readonly #transform: (obj: T) => T;
   readonly #metrics?: InformerMetrics;
@@ -227,6 +228,7 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
     return new WatchRunner({
       ...this.#runnerOptions,
       sink: this.#sink,
+      onBytes: (n) => this.#receivedBytes += n,
       shardSelector: shard ?? undefined,
       onShardMode: shard ? (serverSide) => this.#onShardMode(shard, serverSide) : undefined,
     });
@@ -316,6 +318,11 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
       this.#syncWaiters.push(done);
       signal?.addEventListener("abort", onAbort, { once: true });
     });
+  }
+
+  /** Response bytes of this informer's lists and watch streams so far (kubeop_watch_bytes_total, per informer). */
+  receivedBytes(): number {
+    return this.#receivedBytes;
   }
 
   /** Health of the watch loop (for /readyz and metrics); also refreshes kubeop_cache_objects. */

@@ -101,6 +101,8 @@ export interface WatchRunnerOptions extends WatchScope {
   shardSelector?: ShardSelector;
   /** Called after each list of a sliced loop: whether the server filtered (echoed `shardInfo`). */
   onShardMode?: (serverSide: boolean) => void;
+  /** Called with the size of each run of response bytes of the loop's lists and streams (besides the metric). */
+  onBytes?: (bytes: number) => void;
 }
 
 /** Health of one watch loop, for /readyz and metrics. */
@@ -173,8 +175,14 @@ export class WatchRunner {
     this.#shardParam = opts.shardSelector ? formatShardSelector(opts.shardSelector) : undefined;
     this.#state = initialState({ watchList: this.#watchList() });
     const bytes = opts.metrics?.watchBytes;
+    const hook = opts.onBytes;
     const labels = { resource: this.#resourceName };
-    if (bytes) this.#onBytes = (n) => bytes.inc(labels, n);
+    if (bytes || hook) {
+      this.#onBytes = (n) => {
+        bytes?.inc(labels, n);
+        hook?.(n);
+      };
+    }
   }
 
   /** WatchList unless disabled; never for a sliced loop (its initial-events bookmark carries no shardInfo echo). */

@@ -135,7 +135,8 @@ for (const gate of [true, false]) {
       const last = later[later.length - 1].metadata.name!;
       await eventually("the last object is cached", () => informer.store.get(`${NS}/${last}`));
       assert.deepEqual(names(informer.store.list()), inSlice([...made, ...later], LOWER));
-      assert.ok((metrics.bytes.get("configmaps") ?? 0) > 0, "watch bytes counted");
+      assert.ok(informer.receivedBytes() > 0, "watch bytes counted");
+      assert.equal(metrics.bytes.get("configmaps"), informer.receivedBytes());
     });
   });
 }
@@ -170,6 +171,25 @@ for (const gate of [true, false]) {
     });
   });
 }
+
+Deno.test("sliced informer: with the gate on, the slice's list costs fewer bytes than the whole collection's", async () => {
+  await withSlicedInformer(true, async ({ client, informer }) => {
+    const whole = new Informer<KubeObject>({ client, resource: CoreTypes.ConfigMap, namespace: NS, watchList: false });
+    const ctrl = new AbortController();
+    const running = whole.start(ctrl.signal);
+    try {
+      await whole.waitForSync(AbortSignal.timeout(10_000));
+      assert.ok(whole.store.size > informer.store.size);
+      assert.ok(
+        informer.receivedBytes() < whole.receivedBytes(),
+        `sliced ${informer.receivedBytes()} B, whole ${whole.receivedBytes()} B`,
+      );
+    } finally {
+      ctrl.abort();
+      await running;
+    }
+  });
+});
 
 Deno.test("sliced informer: an unchanged selector does not restart the watch", async () => {
   await withSlicedInformer(true, ({ informer }) => {
