@@ -346,9 +346,24 @@ export class WatchRunner {
         signal,
       });
       if (this.#shardParam !== undefined && !signal.aborted) {
-        const serverSide = Boolean(list.metadata?.shardInfo?.selector);
-        this.#clientFilter = !serverSide;
-        this.#opts.onShardMode?.(serverSide);
+        let serverSide = Boolean(list.metadata?.shardInfo?.selector);
+        if (!serverSide && this.#opts.metadataOnly) {
+          // kube-apiserver v1.37 drops shardInfo from PartialObjectMetadataList: ask one full item to see the echo.
+          const probe = await client.list(resource, {
+            namespace: this.#opts.namespace,
+            labelSelector: this.#opts.labelSelector,
+            fieldSelector: this.#opts.fieldSelector,
+            limit: 1,
+            shardSelector: this.#shardParam,
+            onBytes: this.#onBytes,
+            signal,
+          });
+          serverSide = Boolean(probe.metadata?.shardInfo?.selector);
+        }
+        if (!signal.aborted) {
+          this.#clientFilter = !serverSide;
+          this.#opts.onShardMode?.(serverSide);
+        }
       }
       input = { type: "listed", items: list.items ?? [], rv: list.metadata?.resourceVersion ?? "" };
     } catch (error) {

@@ -56,6 +56,7 @@ async function withSlicedInformer(
     logs: Logged[];
     events: string[];
   }) => Promise<void>,
+  opts: { metadataOnly?: boolean } = {},
 ): Promise<void> {
   const server = await startFakeApiServer({ featureGates: { ShardedListAndWatch: gate } });
   const client = new KubeClient({ config: { server: server.url } });
@@ -83,6 +84,7 @@ async function withSlicedInformer(
       client,
       resource: CoreTypes.ConfigMap,
       namespace: NS,
+      metadataOnly: opts.metadataOnly,
       metrics: metrics.metrics,
       logger,
     });
@@ -190,6 +192,17 @@ Deno.test("sliced informer: with the gate on, the slice's list costs fewer bytes
     }
   });
 });
+
+for (const gate of [true, false]) {
+  Deno.test(`sliced metadata-only informer, gate ${gate ? "on" : "off"}: the mode is probed past PartialObjectMetadataList's missing echo`, async () => {
+    await withSlicedInformer(gate, ({ informer, made }) => {
+      assert.deepEqual(names(informer.store.list()), inSlice(made, LOWER));
+      assert.equal(informer.store.list()[0]?.kind, "PartialObjectMetadata");
+      assert.equal(informer.shardMode(), gate ? "server" : "client");
+      return Promise.resolve();
+    }, { metadataOnly: true });
+  });
+}
 
 Deno.test("sliced informer: an unchanged selector does not restart the watch", async () => {
   await withSlicedInformer(true, ({ informer }) => {

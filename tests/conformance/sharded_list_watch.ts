@@ -163,6 +163,30 @@ export const shardedListWatchCases: ConformanceCase[] = [
     },
   },
   {
+    name:
+      "sharded list as PartialObjectMetadataList or Table: filtered, but the echo is dropped (only RV/continue/count kept)",
+    async run({ client, ns }) {
+      const made = await createSpread(client, ns, "shard-h");
+      const sel = uidSel(LOWER);
+      const query = { labelSelector: "shardcase=shard-h", shardSelector: formatShardSelector(sel) };
+      for (
+        const accept of [
+          "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1",
+          "application/json;as=Table;g=meta.k8s.io;v=v1",
+        ]
+      ) {
+        const res = await client.request("GET", cmPath(ns), { query, accept });
+        const body = JSON.parse(new TextDecoder().decode(res.body));
+        assert.equal(res.status, 200, JSON.stringify(body));
+        assert.equal(body.metadata.shardInfo, undefined, accept);
+        assert.ok(body.metadata.resourceVersion, accept);
+        // deno-lint-ignore no-explicit-any
+        const rows: any[] = body.kind === "Table" ? body.rows.map((r: any) => r.object) : body.items;
+        assert.deepEqual(rows.map((o) => o.metadata.name).sort(), expected(made, sel), accept);
+      }
+    },
+  },
+  {
     name: "sharded list: limit + continue page through the slice; every page echoes the selector, none counts the rest",
     async run({ client, ns }) {
       const made = await createSpread(client, ns, "shard-c", 3);
