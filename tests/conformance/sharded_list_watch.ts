@@ -279,6 +279,18 @@ export const shardedListWatchCases: ConformanceCase[] = [
     },
   },
   {
+    name: "sharded deletecollection: deletes only the slice (DeleteCollection lists through the same predicate)",
+    async run({ client, ns }) {
+      const made = await createSpread(client, ns, "shard-i");
+      const res = await client.request("DELETE", cmPath(ns), {
+        query: { labelSelector: "shardcase=shard-i", shardSelector: formatShardSelector(uidSel(LOWER)) },
+      });
+      assert.equal(res.status, 200, new TextDecoder().decode(res.body));
+      const left = await client.list(CoreTypes.ConfigMap, { namespace: ns, labelSelector: "shardcase=shard-i" });
+      assert.deepEqual(namesOf(left), expected(made, uidSel(UPPER)));
+    },
+  },
+  {
     name: "shard selector: an unsupported field path is 500 `invalid shard selector: unsupported field path …`",
     async run({ client, ns }) {
       await expectInvalidSelector(
