@@ -325,10 +325,20 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
     return this.#receivedBytes;
   }
 
+  /**
+   * Whether a first full list was ever stored. Unlike {@link hasSynced} it stays true while a sliced informer lists
+   * its new slice: readiness (/readyz) follows this, so a shard handover does not make a replica unready.
+   */
+  everSynced(): boolean {
+    return this.#everSynced;
+  }
+
   /** Health of the watch loop (for /readyz and metrics); also refreshes kubeop_cache_objects. */
   health(): WatchHealth {
     this.#metrics?.cacheObjects?.set({ resource: this.#resourceName }, this.#store.size);
-    return this.#runner.health();
+    const health = this.#runner.health();
+    // A new slice's list (a fresh loop) is not a loss of sync for readiness: see everSynced().
+    return this.#everSynced && !health.synced ? { ...health, synced: true } : health;
   }
 
   /** Runs the list+watch loop until `signal` aborts. Never throws for transient errors. */

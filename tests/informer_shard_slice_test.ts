@@ -152,6 +152,8 @@ for (const gate of [true, false]) {
       events.length = 0;
       informer.setShardSelector(sel(UPPER));
       assert.equal(informer.hasSynced(), false, "not synced until the new slice is listed");
+      assert.equal(informer.everSynced(), true, "readiness is kept through a handover");
+      assert.equal(informer.health().synced, true);
       assert.equal(informer.shardMode(), "pending");
       await informer.waitForSync(AbortSignal.timeout(10_000));
       assert.deepEqual(names(informer.store.list()), upper);
