@@ -18,10 +18,10 @@ import { resourceId } from "./apimachinery/names.ts";
 import { formatShardSelector, type ShardSelector } from "./apimachinery/shard_selector.ts";
 import { type ShardedInformer, type ShardMode, sliceLeavers } from "./informer_slice.ts";
 import type { KubeClient } from "./client.ts";
+import { CacheWaiters, compareResourceVersions, resourceVersionReached, type WaitOptions } from "./cache_waiters.ts";
 import type { Clock } from "./clock.ts";
 import { type IndexFunc, type StoreChange, StoreWriter } from "./store.ts";
 import type { KubeObject, ResourceType } from "./types.ts";
-import { objectKey } from "./types.ts";
 import {
   type WatchHealth,
   type WatchLogger,
@@ -31,6 +31,8 @@ import {
   type WatchScope,
   type WatchSink,
 } from "./watch_runner.ts";
+
+export { compareResourceVersions, type WaitOptions };
 
 /** The read-only view of a cache, handed to controllers and everyone but the cache's own watch loop. */
 export interface Store<T extends KubeObject = KubeObject> {
@@ -127,14 +129,6 @@ export interface InformerOptions<T extends KubeObject> extends WatchScope {
   lazyObjects?: boolean;
 }
 
-/** Options of the read-your-own-writes waits. */
-export interface WaitOptions {
-  /** Give up after this long (default 5 000 ms). */
-  timeoutMs?: number;
-  /** Give up when aborted. */
-  signal?: AbortSignal;
-}
-
 /**
  * Drops managedFields: the largest and least useful part of most objects. The metadata object is rebuilt rather than
  * `delete`d from, which would move it into V8's slower dictionary mode.
@@ -144,21 +138,6 @@ export function dropManagedFields<T extends KubeObject>(obj: T): T {
   const { managedFields: _dropped, ...metadata } = obj.metadata;
   obj.metadata = metadata;
   return obj;
-}
-
-/**
- * Compares resourceVersions: a number when both are decimal (as kube-apiserver's are), else undefined (opaque RVs
- * can only be tested for equality).
- */
-export function compareResourceVersions(a: string, b: string): number | undefined {
-  if (!/^\d+$/.test(a) || !/^\d+$/.test(b)) return undefined;
-  if (a.length !== b.length) return a.length - b.length;
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-interface RvWaiter {
-  rv: string;
-  resolve(seen: boolean): void;
 }
 
 /**
@@ -193,10 +172,8 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
   readonly #transform: (obj: T) => T;
   readonly #metrics?: InformerMetrics;
   readonly #log: WatchLogger;
-  readonly #clock: Clock;
   readonly #resourceName: string;
-  readonly #rvWaiters = new Map<string, RvWaiter[]>();
-  readonly #uidWaiters = new Map<string, Array<(seen: boolean) => void>>();
+  readonly #waiters: CacheWaiters;
   #syncWaiters: Array<() => void> = [];
   #synced = false;
   /** The first list ever was stored (the once-only `synced` handler call). */
@@ -210,7 +187,7 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
     this.#transform = opts.transform ?? dropManagedFields;
     this.#metrics = opts.metrics;
     this.#log = opts.logger ?? getLogger(["kubeop", "cache"]);
-    this.#clock = opts.clock ?? opts.client.clock;
+    this.#waiters = new CacheWaiters(opts.clock ?? opts.client.clock);
     const rt = opts.resource;
     this.#resourceName = resourceId(rt);
     // The loop writes through this private sink: the informer's only write path.
@@ -361,10 +338,7 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
         if (!signal.aborted) this.#runner = this.#newRunner();
       }
     } finally {
-      for (const waiters of this.#rvWaiters.values()) for (const w of waiters) w.resolve(false);
-      this.#rvWaiters.clear();
-      for (const waiters of this.#uidWaiters.values()) for (const w of waiters) w(false);
-      this.#uidWaiters.clear();
+      this.#waiters.abandonAll();
     }
   }
 
@@ -374,56 +348,14 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
    */
   waitForResourceVersion(key: string, rv: string, opts: WaitOptions = {}): Promise<boolean> {
     const current = this.#store.get(key)?.metadata.resourceVersion;
-    if (current !== undefined && rvReached(current, rv)) return Promise.resolve(true);
-    return this.#wait(opts, (resolve) => {
-      const waiter = { rv, resolve };
-      const list = this.#rvWaiters.get(key) ?? [];
-      list.push(waiter);
-      this.#rvWaiters.set(key, list);
-      return () => {
-        const l = this.#rvWaiters.get(key);
-        if (!l) return;
-        const i = l.indexOf(waiter);
-        if (i >= 0) l.splice(i, 1);
-        if (l.length === 0) this.#rvWaiters.delete(key);
-      };
-    });
+    if (current !== undefined && resourceVersionReached(current, rv)) return Promise.resolve(true);
+    return this.#waiters.waitForResourceVersion(key, rv, opts);
   }
 
   /** Resolves true once no object with `uid` is cached (immediately when none is); false on timeout or abort. */
   waitForDeletion(uid: string, opts: WaitOptions = {}): Promise<boolean> {
     if (!this.#store.getByUid(uid)) return Promise.resolve(true);
-    return this.#wait(opts, (resolve) => {
-      const list = this.#uidWaiters.get(uid) ?? [];
-      list.push(resolve);
-      this.#uidWaiters.set(uid, list);
-      return () => {
-        const l = this.#uidWaiters.get(uid);
-        if (!l) return;
-        const i = l.indexOf(resolve);
-        if (i >= 0) l.splice(i, 1);
-        if (l.length === 0) this.#uidWaiters.delete(uid);
-      };
-    });
-  }
-
-  #wait(opts: WaitOptions, register: (resolve: (seen: boolean) => void) => () => void): Promise<boolean> {
-    if (opts.signal?.aborted) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      let finished = false;
-      const finish = (seen: boolean) => {
-        if (finished) return;
-        finished = true;
-        unregister();
-        cancelTimer();
-        opts.signal?.removeEventListener("abort", onAbort);
-        resolve(seen);
-      };
-      const onAbort = () => finish(false);
-      const unregister = register(finish);
-      const cancelTimer = this.#clock.setTimer(opts.timeoutMs ?? 5_000, () => finish(false));
-      opts.signal?.addEventListener("abort", onAbort, { once: true });
-    });
+    return this.#waiters.waitForDeletion(uid, opts);
   }
 
   /** A full list from the loop (initial or relist). */
@@ -464,27 +396,13 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
     if (change) {
       this.#notify(change);
     } else if (type === "DELETED") {
-      this.#checkWaiters(o, true);
+      this.#waiters.observe(o, true);
     }
   }
 
   #notify(change: StoreChange<T>): void {
     for (const h of this.#handlers) this.#call(h, change);
-    this.#checkWaiters(change.obj, change.type === "deleted");
-  }
-
-  #checkWaiters(obj: T, deleted: boolean): void {
-    if (this.#rvWaiters.size > 0) {
-      const waiters = this.#rvWaiters.get(objectKey(obj));
-      const rv = obj.metadata.resourceVersion;
-      if (waiters && rv !== undefined) {
-        for (const w of [...waiters]) if (rvReached(rv, w.rv)) w.resolve(true);
-      }
-    }
-    if (deleted && this.#uidWaiters.size > 0 && obj.metadata.uid) {
-      const waiters = this.#uidWaiters.get(obj.metadata.uid);
-      if (waiters) { for (const w of [...waiters]) w(true); }
-    }
+    this.#waiters.observe(change.obj, change.type === "deleted");
   }
 
   #call(h: InformerHandler<T>, change: StoreChange<T>): void {
@@ -511,9 +429,4 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
       });
     }
   }
-}
-
-function rvReached(current: string, wanted: string): boolean {
-  const cmp = compareResourceVersions(current, wanted);
-  return cmp === undefined ? current === wanted : cmp >= 0;
 }
