@@ -128,7 +128,7 @@ export class Manager {
     });
     this.informers = namespacedInformers(this.#caches, opts.namespaces ?? []);
     const le = opts.leaderElection;
-    const identity = le?.identity ?? defaultIdentity();
+    const identity = le?.identity ?? opts.sharding?.identity ?? defaultIdentity();
     if (le) {
       this.#elector = new LeaderElector({
         lock: le.lock ?? kubeLeaseLock({ client: opts.client, namespace: le.namespace, name: le.id }),

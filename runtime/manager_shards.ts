@@ -31,6 +31,8 @@ export interface ManagerSharding {
   id?: string;
   /** Namespace of the ring's Leases. */
   namespace: string;
+  /** This replica's identity in the ring (default: the leader election identity, else `hostname_uuid`). */
+  identity?: string;
   /** Number of buckets (`--shard-buckets`, default 16); every replica must use the same. */
   buckets?: number;
   /** Bucket Lease duration in seconds (default 15). */
