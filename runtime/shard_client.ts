@@ -1,6 +1,7 @@
 /**
- * The client a sharded reconcile writes through: every write first passes the fence of the bucket the reconcile was
- * admitted for (runtime/shard_gate.ts), and every write to the reconciled object itself is made conditional on the
+ * The client a sharded reconcile writes through: every write passes the fence of the bucket the reconcile was
+ * admitted for (runtime/shard_gate.ts) — here, and again inside KubeClient right before each attempt is sent, after
+ * throttling (the per-call `fence` option) — and every write to the reconciled object itself is made conditional on the
  * uid the reconcile was dispatched for — the name-level guard of docs/sharding.md. The queue is keyed by
  * namespace/name, but a bucket owns a uid: when the object is deleted and recreated under the same name, the new uid
  * may belong to another replica's bucket; a reconcile still running for the old uid then cannot touch the new object,
@@ -74,20 +75,28 @@ export class ShardFencedClient implements ControllerClient {
     return this.#o.client.request(method, path, opts);
   }
 
-  create<T extends KubeObject = KubeObject>(rt: ResourceType, obj: T, opts: CreateOptions = {}): Promise<T> {
+  async create<T extends KubeObject = KubeObject>(rt: ResourceType, obj: T, opts: CreateOptions = {}): Promise<T> {
     this.#check("create", rt, obj.metadata.namespace ?? opts.namespace, obj.metadata.name);
-    return this.#o.client.create<T>(rt, obj, opts);
+    return await this.#o.client.create<T>(rt, obj, this.#fenced(opts));
   }
 
-  update<T extends KubeObject = KubeObject>(rt: ResourceType, obj: T, opts: UpdateOptions = {}): Promise<T> {
-    return this.#o.client.update<T>(rt, this.#withUid("update", rt, obj, opts.namespace), opts);
+  async update<T extends KubeObject = KubeObject>(rt: ResourceType, obj: T, opts: UpdateOptions = {}): Promise<T> {
+    return await this.#o.client.update<T>(rt, this.#withUid("update", rt, obj, opts.namespace), this.#fenced(opts));
   }
 
-  updateStatus<T extends KubeObject = KubeObject>(rt: ResourceType, obj: T, opts: NamespaceOption = {}): Promise<T> {
-    return this.#o.client.updateStatus<T>(rt, this.#withUid("update", rt, obj, opts.namespace), opts);
+  async updateStatus<T extends KubeObject = KubeObject>(
+    rt: ResourceType,
+    obj: T,
+    opts: NamespaceOption = {},
+  ): Promise<T> {
+    return await this.#o.client.updateStatus<T>(
+      rt,
+      this.#withUid("update", rt, obj, opts.namespace),
+      this.#fenced(opts),
+    );
   }
 
-  patch<T extends KubeObject = KubeObject>(
+  async patch<T extends KubeObject = KubeObject>(
     rt: ResourceType,
     name: string,
     body: unknown,
@@ -95,7 +104,7 @@ export class ShardFencedClient implements ControllerClient {
   ): Promise<T> {
     this.#check("patch", rt, opts.namespace, name);
     if (!this.#isReconciled(rt, opts.namespace, name) || opts.type === "apply") {
-      return this.#o.client.patch<T>(rt, name, body, opts);
+      return await this.#o.client.patch<T>(rt, name, body, this.#fenced(opts));
     }
     const uid = this.#o.uid;
     let guarded = body;
@@ -108,15 +117,21 @@ export class ShardFencedClient implements ControllerClient {
       }
       guarded = { ...b, metadata: { ...(b.metadata ?? {}), uid } };
     }
-    return this.#o.client.patch<T>(rt, name, guarded, opts);
+    return await this.#o.client.patch<T>(rt, name, guarded, this.#fenced(opts));
   }
 
-  delete(rt: ResourceType, name: string, opts: DeleteOptions = {}): Promise<void> {
+  async delete(rt: ResourceType, name: string, opts: DeleteOptions = {}): Promise<void> {
     this.#check("delete", rt, opts.namespace, name);
     if (!this.#isReconciled(rt, opts.namespace, name) || opts.preconditions?.uid) {
-      return this.#o.client.delete(rt, name, opts);
+      return await this.#o.client.delete(rt, name, this.#fenced(opts));
     }
-    return this.#o.client.delete(rt, name, { ...opts, preconditions: { ...opts.preconditions, uid: this.#o.uid } });
+    const preconditions = { ...opts.preconditions, uid: this.#o.uid };
+    return await this.#o.client.delete(rt, name, this.#fenced({ ...opts, preconditions }));
+  }
+
+  /** The options with the bucket's fence, which KubeClient checks again right before each attempt is sent. */
+  #fenced<O extends NamespaceOption>(opts: O): O {
+    return { ...opts, fence: this.#o.fence };
   }
 
   #check(verb: string, rt: ResourceType, namespace: string | undefined, name: string | undefined): void {
