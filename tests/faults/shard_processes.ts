@@ -66,7 +66,7 @@ function identityOf(stderr: string): string | undefined {
 }
 
 /** The row this run adds to the fault results (tests/faults/matrix.ts ScenarioResult's shape). */
-export function shardRow(r: ShardProcessesResult): Record<string, unknown> {
+export function shardRow(r: ShardSafetyReport & { rounds: number; maxHolders?: number }): Record<string, unknown> {
   return {
     fault: "shard-sigkill-sigstop-add",
     target: "fake",
@@ -79,7 +79,7 @@ export function shardRow(r: ShardProcessesResult): Record<string, unknown> {
     baselineApiCalls: null,
     baselineEvents: null,
     recoverySeconds: null,
-    maxConcurrentLeaders: r.maxHolders,
+    maxConcurrentLeaders: r.maxHolders ?? null,
     writesWhileNotLeader: r.writesWhileNotHolder,
     time: new Date().toISOString(),
   };
