@@ -2,10 +2,12 @@
  * An in-process model of shard safety: up to four replicas of {@link ShardRing} on one shared {@link VirtualClock},
  * each seeing it through its own {@link ReplicaClock} (tests/faults/leader_model.ts: own monotonic origin, SIGSTOP-like
  * pauses, crashes), contending for the bucket Leases of one {@link MemoryLeaseDirectory} over a network with random
- * latency. Each replica runs a simulated controller: at random moments it picks a uid, asks the gate for a ticket,
- * and — when it gets one — runs a reconcile of one to three writes spaced out in time, each checked against the
- * ticket's fence before it leaves; a write that passes reaches the "server" after a random transport delay. Random
- * joins, graceful leaves, crashes and pauses move the buckets around. The store's record of bucket Lease changes and
+ * latency. Each replica runs a simulated controller: at random moments it picks an object name (one at a time per
+ * name, as the work queue does), takes the uid its own lagging cache shows for it, asks the gate for a ticket, and —
+ * when it gets one — runs a reconcile of one to three writes spaced out in time, each checked against the ticket's
+ * fence before it leaves; a write that passes reaches the "server" after a random transport delay and lands on the
+ * name's current uid, unless the reconcile's uid precondition fails there (the name guard). Random joins, graceful
+ * leaves, crashes and pauses move the buckets around; random deletes + re-creates give names new uids. The store's record of bucket Lease changes and
  * the write arrivals are replayed by tests/faults/shard_checker.ts.
  *
  * As for the leader fence, the model states the fence's assumption: check → arrival stays below
@@ -41,11 +43,14 @@ export interface ShardModelOptions {
   seed: number;
   steps: number;
   buckets?: number;
-  uids?: number;
+  /** Object names (default 48). */
+  objects?: number;
   maxReplicas?: number;
   timings?: Partial<ShardModelTimings>;
   /** The bug the bucket fence fixes, for the checker's self-test: write whenever the gate admitted, unfenced. */
   bypassFence?: boolean;
+  /** The bug the name guard fixes: writes address the name only, without the dispatch uid as a precondition. */
+  bypassNameGuard?: boolean;
 }
 
 /** What {@link runShardModel} measured, with the checker's verdict. */
@@ -58,6 +63,10 @@ export interface ShardModelResult extends ShardSafetyReport {
   reconciles: number;
   /** Writes the fence refused. */
   refused: number;
+  /** Objects deleted and re-created under the same name (a new uid, usually in another bucket). */
+  recreates: number;
+  /** Writes the server refused because the object under that name had another uid than the reconcile's. */
+  uidPreconditionFailed: number;
   /** Reconciles admitted for a bucket whose range the replica had not synced (must be 0). */
   admittedBeforeSync: number;
   /** After the faults stop and the ring settles: uids no live replica admits (must be 0). */
@@ -79,6 +88,10 @@ interface Replica {
   leaving: boolean;
   /** Buckets included in the last completed onBucketsChanged call. */
   synced: Set<number>;
+  /** The replica's cache: name → uid, updated by watch events that arrive late (and not while it is paused). */
+  view: Map<string, string>;
+  /** Names being reconciled (the work queue's single flight per key). */
+  inflightNames: Set<string>;
 }
 
 /**
@@ -101,7 +114,9 @@ export async function runShardModel(opts: ShardModelOptions): Promise<ShardModel
     throw new RangeError("writeTransitMs must stay below leaseMs − renewDeadlineMs: the fence's stated assumption");
   }
   const buckets = opts.buckets ?? 8;
-  const uids = Array.from({ length: opts.uids ?? 48 }, (_, i) => `uid-${i.toString(36)}-${(i * 7919) % 1000}`);
+  // The server's objects: a name and its current uid; a re-create gives the name a new uid.
+  const names = Array.from({ length: opts.objects ?? 48 }, (_, i) => `obj-${i}`);
+  const serverUid = new Map(names.map((n) => [n, `${n}.0`]));
   const maxReplicas = opts.maxReplicas ?? 4;
   const rand = seededRandom(opts.seed);
   const base = new VirtualClock(Date.UTC(2026, 0, 1));
@@ -127,6 +142,8 @@ export async function runShardModel(opts: ShardModelOptions): Promise<ShardModel
     pauses: 0,
     reconciles: 0,
     refused: 0,
+    recreates: 0,
+    uidPreconditionFailed: 0,
     admittedBeforeSync: 0,
   };
 
@@ -172,9 +189,13 @@ export async function runShardModel(opts: ShardModelOptions): Promise<ShardModel
     next();
   };
   const reconcile = (r: Replica) => {
-    const uid = uids[Math.floor(rand() * uids.length)];
+    const name = names[Math.floor(rand() * names.length)];
+    if (r.inflightNames.has(name)) return; // the queue's single flight per key
+    // Dispatch decides the uid: the one this replica's cache shows for the name now (it may lag the server).
+    const uid = r.view.get(name)!;
     const ticket = r.ring.gate.admit(uid);
     if (!ticket) return;
+    r.inflightNames.add(name);
     result.reconciles++;
     if (!r.synced.has(ticket.bucket)) result.admittedBeforeSync++;
     const id = `${r.identity}/${result.reconciles}`;
@@ -184,6 +205,7 @@ export async function runShardModel(opts: ShardModelOptions): Promise<ShardModel
     const finish = () => {
       if (finished || onWire > 0) return;
       finished = true;
+      r.inflightNames.delete(name);
       ticket.done();
     };
     const write = () => {
@@ -198,14 +220,21 @@ export async function runShardModel(opts: ShardModelOptions): Promise<ShardModel
       }
       onWire++;
       base.setTimer(rand() * t.writeTransitMs, () => {
-        observations.push({
-          kind: "write",
-          seq: seq++,
-          at: base.nowMonotonic(),
-          uid,
-          identity: r.identity,
-          reconcile: id,
-        });
+        // The server applies a write by name to whatever uid the name has now — unless it carries the reconcile's
+        // uid as a precondition (runtime/shard_client.ts), which fails once the name was re-created.
+        const current = serverUid.get(name)!;
+        if (!opts.bypassNameGuard && current !== uid) {
+          result.uidPreconditionFailed++;
+        } else {
+          observations.push({
+            kind: "write",
+            seq: seq++,
+            at: base.nowMonotonic(),
+            uid: current,
+            identity: r.identity,
+            reconcile: id,
+          });
+        }
         // The answer comes back; the reconcile goes on (or ends) only when the replica runs.
         leg().then(() =>
           r.clock.gate(() => {
@@ -229,6 +258,8 @@ export async function runShardModel(opts: ShardModelOptions): Promise<ShardModel
       stop,
       leaving: false,
       synced: new Set(),
+      view: new Map(serverUid),
+      inflightNames: new Set(),
       done: Promise.resolve(),
       ring: undefined as unknown as ShardRing,
     };
@@ -274,7 +305,14 @@ export async function runShardModel(opts: ShardModelOptions): Promise<ShardModel
       result.crashes++;
       pick.clock.kill();
       pick.stop.abort();
-    } else if (pick && event < 0.13) {
+    } else if (event < 0.11) {
+      // Delete and re-create under the same name: a new uid; each replica's cache learns it a little later.
+      result.recreates++;
+      const name = names[Math.floor(rand() * names.length)];
+      const uid = `${name}.${result.recreates}`;
+      serverUid.set(name, uid);
+      for (const r of live()) base.setTimer(rand() * 200, () => r.clock.gate(() => r.view.set(name, uid)));
+    } else if (pick && event < 0.15) {
       // SIGSTOP past the renew deadline (sometimes past the whole lease), then SIGCONT.
       result.pauses++;
       pick.clock.pause();
@@ -292,7 +330,7 @@ export async function runShardModel(opts: ShardModelOptions): Promise<ShardModel
   const owners = live().filter((r) => !r.leaving);
   let unownedAtEnd = 0;
   let doublyOwnedAtEnd = 0;
-  for (const uid of uids) {
+  for (const uid of serverUid.values()) {
     let n = 0;
     for (const r of owners) {
       const ticket = r.ring.gate.admit(uid);
