@@ -234,6 +234,10 @@ export class ShardRing {
 
     const free = new Set<number>();
     for (let b = 0; b < this.buckets; b++) {
+      // A bucket with an elector here (leading, campaigning, or still handing over) is never campaigned for again
+      // until that elector returned: a second elector would renew the Lease we are draining and release it under us.
+      const mine = this.#entries.get(b);
+      if (mine && (mine.leading || mine.releasing)) continue;
       const o = this.#observed.get(bucketLeaseName(this.ring, b));
       const holder = o?.record.spec.holderIdentity ?? "";
       if (!o || holder === "" || holder === this.identity || this.#expired(o, now)) free.add(b);
@@ -260,6 +264,7 @@ export class ShardRing {
 
   /** Starts an elector for bucket `b`, seeded with the ring's own observation of its Lease. */
   #campaign(b: number): void {
+    if (this.#entries.has(b)) return;
     const name = bucketLeaseName(this.ring, b);
     const seen = this.#observed.get(name);
     const entry: BucketEntry = {
@@ -340,6 +345,7 @@ export class ShardRing {
 
   /** Tells the informers the held ranges; activates the buckets that were syncing once that call resolved. */
   async #syncHeld(): Promise<void> {
+    if (this.#signal.aborted) return; // leaving: nothing is admitted again, the caches are about to stop
     if (this.#syncing) {
       this.#resyncWanted = true;
       return;

@@ -136,3 +136,32 @@ Deno.test("shard ring: a replica cut off from the API server loses its buckets; 
   await clock.advance(5_000);
   await b.done;
 });
+
+Deno.test("shard ring: a bucket still handing over is not campaigned for again when the target rises meanwhile", async () => {
+  const clock = new VirtualClock();
+  const leases = new MemoryLeaseDirectory();
+  const a = start(clock, leases.directory(), "a", { drainTimeoutMs: 5_000 });
+  await clock.advance(2_000);
+  let uid = "";
+  for (let n = 0; a.ring.gate.bucketOfUid(uid = `u-${n}`) !== 7; n++);
+  const stuck = a.ring.gate.admit(uid)!; // a reconcile of bucket 7 that runs on
+  let inflight = true;
+  const releasedWhileInFlight: string[] = [];
+  leases.onWrite((name, record) => {
+    if (name === "kubeop-bucket-7" && inflight && record.spec.holderIdentity === "") releasedWhileInFlight.push(name);
+  });
+  const b = start(clock, leases.directory(), "b");
+  await advanceChecked(clock, [a.ring, b.ring], 1_500); // a hands 4..7 over; 7 waits for its reconcile
+  assert.equal(a.ring.gate.held().includes(7), true);
+  b.stop.abort(); // a's target is 8 again while bucket 7 is still draining
+  await advanceChecked(clock, [a.ring, b.ring], 3_000);
+  await b.done;
+  assert.deepEqual(releasedWhileInFlight, [], "bucket 7 was released with its reconcile still in flight");
+  inflight = false;
+  stuck.done();
+  await advanceChecked(clock, [a.ring], 3_000);
+  assert.deepEqual(a.ring.gate.active(), [0, 1, 2, 3, 4, 5, 6, 7]);
+  a.stop.abort();
+  await clock.advance(1_000);
+  await a.done;
+});
