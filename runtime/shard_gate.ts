@@ -38,7 +38,7 @@ export interface ShardAdmission {
   bucketOfUid(uid: string): number;
 }
 
-type BucketState = { phase: "syncing" | "active" | "draining"; fence: WriteFence; inflight: number };
+type BucketState = { phase: "syncing" | "active" | "draining"; fence: WriteFence };
 
 /**
  * Per-bucket admission and in-flight accounting, shared by every controller of a replica.
@@ -66,7 +66,13 @@ export class ShardGate implements ShardAdmission {
   readonly #clock: Clock;
   readonly #states = new Map<number, BucketState>();
   readonly #activated = new Set<(buckets: number[]) => void>();
-  readonly #drained = new Map<number, () => void>();
+  /**
+   * In-flight tickets per bucket, across terms: a bucket lost with work in flight and won again keeps counting the
+   * old term's tickets, so its next handover still waits for them (their writes may still be on the wire).
+   */
+  readonly #inflight = new Map<number, number>();
+  /** Who waits for a bucket's in-flight count to reach 0. */
+  readonly #drainWaiters = new Map<number, Set<() => void>>();
   readonly #hashes = new Map<string, number>();
 
   /** A gate over `buckets` buckets, none held. */
@@ -100,14 +106,14 @@ export class ShardGate implements ShardAdmission {
     return [...this.#states].filter(([, s]) => s.phase === "syncing").map(([b]) => b).sort((a, b) => a - b);
   }
 
-  /** In-flight reconciles of bucket `b`. */
+  /** In-flight reconciles of bucket `b` (of this and earlier terms). */
   inflight(b: number): number {
-    return this.#states.get(b)?.inflight ?? 0;
+    return this.#inflight.get(b) ?? 0;
   }
 
   /** The Lease of bucket `b` was acquired: its fence guards writes, but nothing is admitted until {@link activate}. */
   hold(b: number, fence: WriteFence): void {
-    this.#states.set(b, { phase: "syncing", fence, inflight: 0 });
+    this.#states.set(b, { phase: "syncing", fence });
   }
 
   /** Bucket `b`'s range has synced: admit its keys and tell the controllers to queue them. */
@@ -125,26 +131,26 @@ export class ShardGate implements ShardAdmission {
    */
   drain(b: number, timeoutMs: number): Promise<boolean> {
     const s = this.#states.get(b);
-    if (!s) return Promise.resolve(true);
-    s.phase = "draining";
-    if (s.inflight === 0) return Promise.resolve(true);
+    if (s) s.phase = "draining";
+    if (this.inflight(b) === 0) return Promise.resolve(true);
     return new Promise((resolve) => {
-      const cancel = this.#clock.setTimer(timeoutMs, () => {
-        this.#drained.delete(b);
-        resolve(false);
-      });
-      this.#drained.set(b, () => {
+      let waiters = this.#drainWaiters.get(b);
+      if (!waiters) this.#drainWaiters.set(b, waiters = new Set());
+      const drained = () => {
         cancel();
         resolve(true);
+      };
+      const cancel = this.#clock.setTimer(timeoutMs, () => {
+        waiters.delete(drained);
+        resolve(false);
       });
+      waiters.add(drained);
     });
   }
 
-  /** Bucket `b` is no longer held (released or lost). In-flight tickets keep counting nowhere; their fence is shut. */
+  /** Bucket `b` is no longer held (released or lost). Its in-flight tickets keep counting; their fence is shut. */
   drop(b: number): void {
     this.#states.delete(b);
-    this.#drained.get(b)?.();
-    this.#drained.delete(b);
   }
 
   admit(uid: string): ShardTicket | undefined {
@@ -156,7 +162,7 @@ export class ShardGate implements ShardAdmission {
     } catch {
       return undefined;
     }
-    s.inflight++;
+    this.#inflight.set(bucket, this.inflight(bucket) + 1);
     let ended = false;
     return {
       bucket,
@@ -165,12 +171,12 @@ export class ShardGate implements ShardAdmission {
       done: () => {
         if (ended) return;
         ended = true;
-        if (this.#states.get(bucket) !== s) return;
-        s.inflight--;
-        if (s.inflight === 0 && s.phase === "draining") {
-          this.#drained.get(bucket)?.();
-          this.#drained.delete(bucket);
-        }
+        const left = this.inflight(bucket) - 1;
+        if (left > 0) return void this.#inflight.set(bucket, left);
+        this.#inflight.delete(bucket);
+        const waiters = this.#drainWaiters.get(bucket);
+        this.#drainWaiters.delete(bucket);
+        for (const fn of waiters ?? []) fn();
       },
     };
   }

@@ -51,6 +51,8 @@ export interface ShardModelOptions {
   bypassFence?: boolean;
   /** The bug the name guard fixes: writes address the name only, without the dispatch uid as a precondition. */
   bypassNameGuard?: boolean;
+  /** Receives the observations (debugging a violation). */
+  trace?: (observations: readonly ShardObservation[]) => void;
 }
 
 /** What {@link runShardModel} measured, with the checker's verdict. */
@@ -346,6 +348,7 @@ export async function runShardModel(opts: ShardModelOptions): Promise<ShardModel
   const liveAtEnd = owners.length;
   for (const r of replicas) r.stop.abort();
   await base.advance(t.leaseMs * 3);
+  opts.trace?.(observations);
   return {
     ...result,
     unownedAtEnd,
