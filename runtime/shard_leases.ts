@@ -136,7 +136,13 @@ export class MemoryLeaseDirectory {
   /** A {@link LeaseDirectory} over these Leases. */
   directory(): LeaseDirectory {
     return {
-      lock: (name) => this.#store(name).lock(),
+      // Resolved per call, as a name is on a server: a deleted Lease is re-created by the next create.
+      lock: (name) => ({
+        get: (signal) => this.#store(name).lock().get(signal),
+        create: (spec, signal) => this.#store(name).lock().create(spec, signal),
+        update: (spec, rv, signal) => this.#store(name).lock().update(spec, rv, signal),
+        describe: () => name,
+      }),
       list: () =>
         Promise.resolve(
           [...this.#stores].flatMap(([name, store]) => {

@@ -33,6 +33,9 @@ import { ShardGate } from "./shard_gate.ts";
 import { bucketLeaseName, type LeaseDirectory, memberLeaseName } from "./shard_leases.ts";
 import { planShards, preferredBuckets, shardTarget } from "./shard_plan.ts";
 
+/** A member Lease unchanged for this many lease durations belongs to a crashed replica and is deleted. */
+export const DEAD_MEMBER_LEASES = 10;
+
 /** Default number of buckets (`--shard-buckets`). */
 export const DEFAULT_SHARD_BUCKETS = 16;
 
@@ -231,6 +234,7 @@ export class ShardRing {
       if (name.startsWith(memberPrefix) && holder !== "" && !this.#expired(o, now)) members.add(holder);
     }
     this.#members = [...members].sort();
+    if (this.#members[0] === this.identity) this.#collectDeadMembers(memberPrefix, now);
 
     const free = new Set<number>();
     for (let b = 0; b < this.buckets; b++) {
@@ -255,6 +259,22 @@ export class ShardRing {
     for (const b of plan.acquire) this.#campaign(b);
     if (this.gate.syncing().length > 0) void this.#syncHeld();
     this.#setGauges();
+  }
+
+  /**
+   * The first live member deletes member Leases of crashed replicas (unchanged for {@link DEAD_MEMBER_LEASES} lease
+   * durations), so restarts do not pile them up; best effort, retried next tick.
+   */
+  #collectDeadMembers(memberPrefix: string, now: number): void {
+    for (const [name, o] of this.#observed) {
+      if (!name.startsWith(memberPrefix) || o.record.spec.holderIdentity === this.identity) continue;
+      const leaseMs = (o.record.spec.leaseDurationSeconds ?? this.#durations.leaseSeconds) * 1000;
+      if (o.at + DEAD_MEMBER_LEASES * leaseMs > now) continue;
+      this.#observed.delete(name);
+      this.#opts.directory.remove(name, this.#signal).catch((err) => {
+        this.#log.debug("could not delete dead member lease {name}: {error}", { name, error: String(err) });
+      });
+    }
   }
 
   #expired(o: { record: LeaseRecord; at: number }, now: number): boolean {

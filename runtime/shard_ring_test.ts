@@ -165,3 +165,20 @@ Deno.test("shard ring: a bucket still handing over is not campaigned for again w
   await clock.advance(1_000);
   await a.done;
 });
+
+Deno.test("shard ring: the first live member deletes the member Lease of a crashed replica after ten lease durations", async () => {
+  const clock = new VirtualClock();
+  const leases = new MemoryLeaseDirectory();
+  const dir = leases.directory();
+  await dir.lock("kubeop-member-0-crashed").create({ holderIdentity: "0-crashed", leaseDurationSeconds: 1 });
+  const a = start(clock, dir, "a");
+  await clock.advance(5_000);
+  assert.ok(leases.current("kubeop-member-0-crashed"), "still there after five lease durations");
+  assert.deepEqual(a.ring.members, ["a"], "but not a live member");
+  await clock.advance(6_000);
+  assert.equal(leases.current("kubeop-member-0-crashed"), undefined);
+  assert.ok(leases.current("kubeop-member-a"), "its own stays");
+  a.stop.abort();
+  await clock.advance(1_000);
+  await a.done;
+});
