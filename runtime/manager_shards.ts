@@ -56,7 +56,7 @@ export interface ManagerSharding {
 
 /** A Runnable that partitions its work by the shard ring when the manager shards (Controller sets it). */
 export function isShardable(r: Runnable): boolean {
-  return (r as { shardable?: unknown }).shardable === true;
+  return r.shardable === true;
 }
 
 /** An informer that can watch a slice (the informer side of KEP-5866; optional until every cache supports it). */
