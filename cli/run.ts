@@ -17,6 +17,7 @@ import {
 } from "../runtime/leader.ts";
 import { configureLogging, kubeopLogger, type LogLevel } from "../runtime/log.ts";
 import { Manager } from "../runtime/manager.ts";
+import { DEFAULT_SHARD_BUCKETS } from "../runtime/shard_ring.ts";
 import { Metrics } from "../runtime/metrics.ts";
 import { parseBindAddress } from "../runtime/probes.ts";
 import {
@@ -44,6 +45,8 @@ const SPEC: FlagSpec = {
   "leader-elect-lease-duration": { type: "string" },
   "leader-elect-renew-deadline": { type: "string" },
   "leader-elect-retry-period": { type: "string" },
+  shards: { type: "string" },
+  "shard-buckets": { type: "string" },
   "metrics-bind-address": { type: "string" },
   "metrics-secure": { type: "boolean" },
   "metrics-cert-dir": { type: "string" },
@@ -73,6 +76,10 @@ Flags:
   --leader-elect-renew-deadline D     how long the leader tries to renew before it stops writing (default 10s)
   --leader-elect-retry-period D       interval between acquire/renew attempts (default 2s)
                                       (D: a Go duration such as 15s, 500ms, 1m; lease > renew deadline > 1.2 × retry)
+  --shards auto|off                   auto: every replica runs the controllers and they split the objects by uid
+                                      over bucket Leases <leader-election-id>-bucket-N (docs/sharding.md); the
+                                      Lease timings above apply to the buckets (default off)
+  --shard-buckets N                   buckets of the uid hash space, the same on every replica (default 16)
   --metrics-bind-address ADDR         /metrics address (default :8080; 0 disables)
   --metrics-secure[=true|false]       serve /metrics over HTTPS to callers allowed by TokenReview and
                                       SubjectAccessReview (get on /metrics; default false)
@@ -103,6 +110,10 @@ export interface RunOptions {
   leaderElectionNamespace?: string;
   /** `--leader-elect-lease-duration`, `--leader-elect-renew-deadline`, `--leader-elect-retry-period` (validated). */
   leaderElection: Required<LeaderElectionDurations>;
+  /** `--shards`: auto splits the work over the replicas (docs/sharding.md). */
+  shards: "auto" | "off";
+  /** `--shard-buckets`. */
+  shardBuckets: number;
   /** `--metrics-bind-address`. */
   metricsBindAddress: string;
   /** `--metrics-secure`. */
@@ -197,6 +208,10 @@ export function parseRunFlags(args: string[]): RunOptions | "help" {
   if (kubeApiBurst !== undefined && !(kubeApiQps! > 0)) {
     throw new UsageError(`kubeop run: flag --kube-api-burst needs --kube-api-qps > 0`);
   }
+  const shardBuckets = intFlag("run", values, "shard-buckets", DEFAULT_SHARD_BUCKETS);
+  if (shardBuckets < 1 || shardBuckets > 65536) {
+    throw new UsageError(`kubeop run: flag --shard-buckets must be between 1 and 65536, got "${shardBuckets}"`);
+  }
   for (const flag of ["kubeconfig", "context", "leader-election-id", "leader-election-namespace", "metrics-cert-dir"]) {
     if (values[flag] === "") throw new UsageError(`kubeop run: flag --${flag} must not be empty`);
   }
@@ -209,6 +224,8 @@ export function parseRunFlags(args: string[]): RunOptions | "help" {
     leaderElectionId: stringFlag(values, "leader-election-id") ?? "kubeop",
     leaderElectionNamespace: stringFlag(values, "leader-election-namespace"),
     leaderElection: leaderElectionFlags(values),
+    shards: enumFlag("run", values, "shards", ["auto", "off"] as const, "off"),
+    shardBuckets,
     metricsBindAddress: bindAddressFlag(values, "metrics-bind-address", ":8080"),
     metricsSecure: values["metrics-secure"] === true,
     metricsCertDir: stringFlag(values, "metrics-cert-dir"),
@@ -233,9 +250,12 @@ export async function runCommand(args: string[]): Promise<number> {
   const log = kubeopLogger("run");
   const config = await loadClusterConfig({ kubeconfig: opts.kubeconfig, context: opts.context });
   const metrics = new Metrics();
-  // With leader election, every request names the replica (as the Lease does): audit logs, and the fault tests'
-  // leader-safety checker, tell which replica wrote.
-  const identity = opts.leaderElect ? defaultIdentity() : undefined;
+  // With leader election or sharding, every request names the replica (as the Leases do): audit logs, and the fault
+  // tests' leader- and shard-safety checkers, tell which replica wrote.
+  const identity = opts.leaderElect || opts.shards === "auto" ? defaultIdentity() : undefined;
+  const leaseNamespace = opts.leaderElect || opts.shards === "auto"
+    ? opts.leaderElectionNamespace ?? await podNamespace() ?? "default"
+    : "default";
   const userAgent = `kubeop/${KUBEOP_VERSION}${identity ? ` (${identity})` : ""}`;
   const client = new KubeClient({ config, metrics, userAgent, qps: opts.kubeApiQps, burst: opts.kubeApiBurst });
 
@@ -252,7 +272,16 @@ export async function runCommand(args: string[]): Promise<number> {
         ? {
           id: opts.leaderElectionId,
           identity,
-          namespace: opts.leaderElectionNamespace ?? await podNamespace() ?? "default",
+          namespace: leaseNamespace,
+          ...opts.leaderElection,
+        }
+        : undefined,
+      sharding: opts.shards === "auto"
+        ? {
+          id: opts.leaderElectionId,
+          identity,
+          namespace: leaseNamespace,
+          buckets: opts.shardBuckets,
           ...opts.leaderElection,
         }
         : undefined,

@@ -153,3 +153,18 @@ Deno.test("kubeop run --kube-api-qps/--kube-api-burst set the client's token buc
     (e) => e instanceof UsageError && /kube-api-burst/.test(e.message),
   );
 });
+
+Deno.test("kubeop run --shards auto|off (default off) and --shard-buckets (default 16, 1..65536)", () => {
+  const defaults = parseRunFlags([]) as RunOptions;
+  assert.equal(defaults.shards, "off");
+  assert.equal(defaults.shardBuckets, 16);
+  const opts = parseRunFlags(["--shards", "auto", "--shard-buckets", "32"]) as RunOptions;
+  assert.equal(opts.shards, "auto");
+  assert.equal(opts.shardBuckets, 32);
+  assert.throws(
+    () => parseRunFlags(["--shards", "on"]),
+    (e) => e instanceof UsageError && /--shards must be one of auto\|off/.test(e.message),
+  );
+  assert.throws(() => parseRunFlags(["--shard-buckets", "0"]), /--shard-buckets must be between 1 and 65536/);
+  assert.throws(() => parseRunFlags(["--shard-buckets", "x"]), /--shard-buckets must be a non-negative integer/);
+});

@@ -24,9 +24,13 @@ export const RUNTIME_RBAC: readonly RbacRule[] = [
   { group: "events.k8s.io", resource: "events", verbs: ["create", "patch"] },
 ];
 
-/** Leader election: one Lease in the operator's namespace (a namespaced Role, not the ClusterRole). */
+/**
+ * Leader election and the shard ring (`--shards auto`, docs/sharding.md), in the operator's namespace (a namespaced
+ * Role, not the ClusterRole): the leader Lease, the bucket and member Leases (listed by label; a member deletes its own
+ * Lease when it leaves).
+ */
 export const LEADER_ELECTION_RBAC: readonly RbacRule[] = [
-  { group: "coordination.k8s.io", resource: "leases", verbs: ["get", "create", "update"] },
+  { group: "coordination.k8s.io", resource: "leases", verbs: ["get", "list", "create", "update", "delete"] },
 ];
 
 const VERB_ORDER = ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"];

@@ -228,6 +228,7 @@ export class KubeClient {
       body: { apiVersion: apiVersionOf(rt), kind: rt.kind, ...obj },
       query: { fieldManager: this.fieldManager, dryRun: opts.dryRun ? "All" : undefined },
       signal: opts.signal,
+      fence: opts.fence,
       call: { verb: "create", resource: resourceName(rt), namespace, name: obj.metadata?.name },
     });
   }
@@ -244,6 +245,7 @@ export class KubeClient {
       body: { apiVersion: apiVersionOf(rt), kind: rt.kind, ...obj },
       query: { fieldManager: this.fieldManager },
       signal: opts.signal,
+      fence: opts.fence,
       call: {
         verb: opts.subresource ? `update/${opts.subresource}` : "update",
         resource: resourceName(rt),
@@ -277,6 +279,7 @@ export class KubeClient {
           force: apply && opts.force ? true : undefined,
         },
         signal: opts.signal,
+        fence: opts.fence,
         call: { verb: `patch/${opts.type}`, resource: resourceName(rt), namespace: opts.namespace, name },
       },
     );
@@ -295,6 +298,7 @@ export class KubeClient {
     await this.#json("DELETE", resourcePath(rt, { namespace: opts.namespace, name }), {
       body,
       signal: opts.signal,
+      fence: opts.fence,
       call: { verb: "delete", resource: resourceName(rt), namespace: opts.namespace, name },
     });
   }
@@ -311,9 +315,12 @@ export class KubeClient {
     if (opts.body !== undefined) {
       bodyText = typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
     }
-    // A fenced write is also aborted (mid-retry, or awaiting its answer) once the fence's term ends.
-    const fence = this.#fence && !READ_METHODS.has(method.toUpperCase()) ? this.#fence : undefined;
-    const signal = fence ? (opts.signal ? AbortSignal.any([opts.signal, fence.signal]) : fence.signal) : opts.signal;
+    // A fenced write is also aborted (mid-retry, or awaiting its answer) once the fence's term ends. A per-call fence
+    // (a sharded reconcile's bucket, runtime/shard_client.ts) is checked as well as the client's own.
+    const isWrite = !READ_METHODS.has(method.toUpperCase());
+    const fences = isWrite ? [this.#fence, opts.fence].filter((f): f is WriteFence => f !== undefined) : [];
+    const signals = [opts.signal, ...fences.map((f) => f.signal)].filter((s): s is AbortSignal => s !== undefined);
+    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
     let authRetried = false;
     for (let attempt = 0;; attempt++) {
       const headers: Record<string, string> = {
@@ -326,7 +333,7 @@ export class KubeClient {
       if (auth) headers["Authorization"] = auth;
       if (this.config.exec) await this.#useExecCertificate();
       // The fence is checked here, after every await and right before the request is written (on each attempt).
-      fence?.check(call);
+      for (const fence of fences) fence.check(call);
       const sentMs = this.clock.now();
       const res = await fetch(url, {
         method,

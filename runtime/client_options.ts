@@ -51,6 +51,12 @@ export interface NamespaceOption {
   namespace?: string;
   /** Cancels the call. */
   signal?: AbortSignal;
+  /**
+   * A write fence for this call alone, checked right before each attempt is sent (after throttling and credentials)
+   * besides the client's own, and aborting the call when its term ends; reads ignore it. Sharded reconciles pass
+   * their bucket's fence (runtime/shard_client.ts).
+   */
+  fence?: WriteFence;
 }
 
 /** Query options of a list call. */
@@ -170,6 +176,8 @@ export interface RequestOptions {
   accept?: string;
   /** Cancels the call. */
   signal?: AbortSignal;
+  /** A write fence for this call (see {@link NamespaceOption.fence}). */
+  fence?: WriteFence;
   /** Describes the call in errors (default: method + path). */
   call?: CallInfo;
   /** Throw an ApiError on non-2xx (default true for typed calls, false for request()). */

@@ -25,6 +25,7 @@ import { defaultControllerRateLimiter, type RateLimiter } from "./rate_limiter.t
 import { type KubeObject, objectKey, type ResourceType } from "./types.ts";
 import type { WatchScope } from "./watch_runner.ts";
 import type { WriteFence } from "./write_fence.ts";
+import type { ShardAdmission } from "./shard_gate.ts";
 
 export { type Action, done, requeueAfter };
 
@@ -84,6 +85,11 @@ export interface ControllerDeps {
    * closed, and each reconcile's client is bound to its signal, so losing the Lease aborts in-flight calls.
    */
   fence?: WriteFence;
+  /**
+   * The shard ring's admission (runtime/shard_gate.ts), when sharding is on: a key is reconciled only when its uid's
+   * bucket is active on this replica, each reconcile's writes pass that bucket's fence and carry the uid.
+   */
+  shards?: ShardAdmission;
 }
 
 /** Options for {@link Controller}. */
@@ -139,6 +145,8 @@ export class Controller<T extends KubeObject = KubeObject> {
   #deps: ControllerDeps | undefined;
   #queue: WorkQueue | undefined;
   #started = false;
+  /** With sharding on, a controller runs on every replica and reconciles only its buckets' keys. */
+  readonly shardable = true;
 
   /** A controller; wire sources with {@link Controller.owns} / {@link Controller.watches}. */
   constructor(opts: ControllerOptions<T>) {
@@ -229,10 +237,13 @@ export class Controller<T extends KubeObject = KubeObject> {
     });
 
     const unregister = wireSources({ sources: this.#sources, informers, queue, ownWrites, log: baseLog });
+    const goneUids = deps.shards ? new Map<string, string>() : undefined;
+    const unshard = deps.shards && goneUids ? followShards(deps.shards, forInformer, queue, goneUids) : () => {};
     let cancelResync = () => {};
     const stop = () => {
       cancelResync();
       unregister();
+      unshard();
       ownWrites.clear();
     };
     try {
@@ -265,6 +276,7 @@ export class Controller<T extends KubeObject = KubeObject> {
       ownWrites,
       forInformer,
       signal,
+      goneUids,
     };
     try {
       await runWorkers({ queue, count: this.maxConcurrentReconciles, signal, handle: (key) => reconcileKey(key, run) });
@@ -274,4 +286,40 @@ export class Controller<T extends KubeObject = KubeObject> {
       stop();
     }
   }
+}
+
+/** Most deleted keys whose uid a sharded controller remembers (oldest forgotten first). */
+const MAX_GONE_UIDS = 10_000;
+
+/**
+ * Sharded controllers: remember the uid of deleted For objects (the delete is reconciled by that uid's bucket), and
+ * queue every cached key of a bucket once it becomes active here (its keys were dropped while it was elsewhere).
+ */
+function followShards<T extends KubeObject>(
+  shards: ShardAdmission,
+  forInformer: InformerLike<T>,
+  queue: WorkQueue,
+  goneUids: Map<string, string>,
+): () => void {
+  const offHandler = forInformer.addHandler({
+    added: (obj) => void goneUids.delete(objectKey(obj)),
+    deleted: (obj) => {
+      if (!obj.metadata.uid) return;
+      const key = objectKey(obj);
+      goneUids.delete(key);
+      goneUids.set(key, obj.metadata.uid);
+      if (goneUids.size > MAX_GONE_UIDS) goneUids.delete(goneUids.keys().next().value!);
+    },
+  });
+  const offActivated = shards.onActivated((buckets) => {
+    const gained = new Set(buckets);
+    for (const obj of forInformer.store.list()) {
+      if (obj.metadata.uid && gained.has(shards.bucketOfUid(obj.metadata.uid))) queue.add(objectKey(obj), "low");
+    }
+    for (const [key, uid] of goneUids) if (gained.has(shards.bucketOfUid(uid))) queue.add(key, "low");
+  });
+  return () => {
+    offHandler();
+    offActivated();
+  };
 }

@@ -21,6 +21,7 @@ import { StoreWriter } from "./store.ts";
 import { type KubeObject, objectKey, type ResourceType } from "./types.ts";
 import type { WatchScope } from "./watch_runner.ts";
 import type { LeaderFence } from "./write_fence.ts";
+import type { ShardAdmission } from "./shard_gate.ts";
 
 /** The Machine custom resource the controller under test is For. */
 export const MachineType: ResourceType = {
@@ -142,13 +143,25 @@ export function harness(
   reconcile: (ctx: ReconcileContext) => Action | Promise<Action>,
   wire: (c: Controller) => Controller = (c) => c,
   client: ControllerClient = stubClient(),
-  opts: { maxConcurrentReconciles?: number; fence?: (clock: VirtualClock) => LeaderFence } = {},
+  opts: {
+    maxConcurrentReconciles?: number;
+    fence?: (clock: VirtualClock) => LeaderFence;
+    shards?: (clock: VirtualClock) => ShardAdmission;
+  } = {},
 ): Harness {
   const clock = new VirtualClock(0);
   const registry = new FakeRegistry();
   const metrics = new Metrics();
   const recorder = new FakeRecorder();
-  const deps: ControllerDeps = { client, informers: registry, recorder, clock, metrics, fence: opts.fence?.(clock) };
+  const deps: ControllerDeps = {
+    client,
+    informers: registry,
+    recorder,
+    clock,
+    metrics,
+    fence: opts.fence?.(clock),
+    shards: opts.shards?.(clock),
+  };
   const calls: ReconcileContext[] = [];
   const ctl = wire(
     new Controller({

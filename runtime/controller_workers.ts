@@ -13,6 +13,8 @@ import { type OwnWritesTracker, resourceId } from "./own_writes.ts";
 import { OwnWritesClient } from "./own_writes_client.ts";
 import type { Action, WorkQueue } from "./queue.ts";
 import { type ReconcileEnd, type ReconcileOutcome, reconcileOutcome } from "./reconcile_outcome.ts";
+import { ShardFencedClient } from "./shard_client.ts";
+import type { ShardTicket } from "./shard_gate.ts";
 import { apiVersionOf, type KubeObject, objectKey, type ResourceType, splitKey } from "./types.ts";
 
 /**
@@ -67,11 +69,28 @@ export interface ReconcileRun<T extends KubeObject> {
   forInformer: InformerLike<T>;
   /** Aborted when the controller shuts down. */
   signal: AbortSignal;
+  /**
+   * With sharding: the uid each deleted For key last had (the cache no longer shows it), so the delete is reconciled
+   * by the owner of that uid's bucket.
+   */
+  goneUids?: Map<string, string>;
+}
+
+/**
+ * With sharding on, the ticket that lets this replica reconcile `key` now: the uid comes from the cache (or, for a
+ * deleted object, from {@link ReconcileRun.goneUids}) and its bucket must be active here. Undefined: not ours.
+ */
+function shardTicket<T extends KubeObject>(key: string, object: T | undefined, run: ReconcileRun<T>) {
+  const shards = run.deps.shards;
+  if (!shards) return { admitted: true as const, ticket: undefined };
+  const uid = object?.metadata.uid ?? run.goneUids?.get(key);
+  const ticket: ShardTicket | undefined = uid ? shards.admit(uid) : undefined;
+  return ticket ? { admitted: true as const, ticket } : { admitted: false as const, ticket: undefined };
 }
 
 /** Reconciles `key` once and applies the outcome. */
 export async function reconcileKey<T extends KubeObject>(key: string, run: ReconcileRun<T>): Promise<void> {
-  const { deps, metrics, queue, ownWrites, signal, controller } = run;
+  const { deps, queue, ownWrites, signal, controller } = run;
   await ownWrites.wait(key, signal);
   if (signal.aborted) return;
   const reconcileID = crypto.randomUUID();
@@ -93,13 +112,54 @@ export async function reconcileKey<T extends KubeObject>(key: string, run: Recon
     queue.forget(key);
     return;
   }
+  const cached = run.forInformer.store.get(key);
+  const { admitted, ticket } = shardTicket(key, cached, run);
+  if (!admitted) {
+    // Another replica's bucket (or a uid never seen here): its owner reconciles it; a bucket gained later re-queues.
+    log.debug("not reconciling: the key's uid is in no shard bucket this replica holds");
+    queue.forget(key);
+    return;
+  }
+  try {
+    await reconcileAdmitted(key, run, { namespace, name, log, reconcileID, object: cached, ticket });
+  } finally {
+    ticket?.done();
+  }
+}
+
+/** Runs the reconcile of an admitted key (leader fence passed, shard ticket held when sharding is on). */
+async function reconcileAdmitted<T extends KubeObject>(
+  key: string,
+  run: ReconcileRun<T>,
+  at: {
+    namespace?: string;
+    name: string;
+    log: Logger;
+    reconcileID: string;
+    object: T | undefined;
+    ticket: ShardTicket | undefined;
+  },
+): Promise<void> {
+  const { deps, metrics, ownWrites, signal, controller } = run;
+  const { namespace, name, log, reconcileID, ticket } = at;
+  const fence = ticket?.fence ?? deps.fence;
+  const writer = ticket
+    ? new ShardFencedClient({
+      client: deps.client,
+      fence: ticket.fence,
+      forType: run.forType,
+      namespace,
+      name,
+      uid: ticket.uid,
+    })
+    : deps.client;
   const ctx: ReconcileContext<T> = {
     key,
     namespace,
     name,
-    object: withTypeMeta(run.forInformer.store.get(key), run.forType),
+    object: withTypeMeta(at.object, run.forType),
     signal,
-    client: new OwnWritesClient({ client: deps.client, key, tracker: ownWrites, leadership: deps.fence?.signal }),
+    client: new OwnWritesClient({ client: writer, key, tracker: ownWrites, leadership: fence?.signal }),
     informers: deps.informers,
     recorder: deps.recorder,
     log,
@@ -121,6 +181,7 @@ export async function reconcileKey<T extends KubeObject>(key: string, run: Recon
     metrics.reconcileTime.observe(labels, (deps.clock.now() - started) / 1000);
   }
   const outcome = reconcileOutcome(end, { aborted: signal.aborted });
+  if (ticket && !ctx.object && "action" in end) run.goneUids?.delete(key); // the delete was reconciled
   applyOutcome(outcome, { key, run, log, object: ctx.object, error: "error" in end ? end.error : undefined });
   metrics.reconcileTotal.inc({ controller, result: outcome.result });
 }

@@ -51,8 +51,18 @@ export interface LeaderElectorOptions extends LeaderElectionDurations {
   clock?: Clock;
   /** Random source in [0, 1) for retry jitter (tests pass a seeded one). */
   random?: () => number;
-  /** Clear the holder when stopped while leading (client-go ReleaseOnCancel). Default true. */
-  releaseOnCancel?: boolean;
+  /**
+   * Clear the holder when stopped while leading (client-go ReleaseOnCancel). Default true. A function is asked at
+   * the moment of release: the shard ring declines when a bucket's in-flight work did not drain, so the Lease
+   * expires instead and the successor waits a full lease duration (runtime/shard_ring.ts).
+   */
+  releaseOnCancel?: boolean | (() => boolean);
+  /**
+   * A record of this Lease already observed by the caller on the same clock, and the monotonic time it was first
+   * seen unchanged: the elector's expiry wait counts from then instead of from its own first read (the shard ring
+   * observes every bucket's Lease before it starts an elector for one).
+   */
+  initialObservation?: { record: LeaseRecord; atMonotonic: number };
   /** Where `leader_election_master_status` is reported. */
   metrics?: LeaderMetrics;
   /** Parent logger (default `kubeop.leader-election`). */
@@ -209,6 +219,11 @@ export class LeaderElector {
       lease: this.#name,
       identity: this.identity,
     });
+    if (opts.initialObservation) {
+      this.#observed = opts.initialObservation.record;
+      this.#observedAt = opts.initialObservation.atMonotonic;
+      this.#reportedLeader = opts.initialObservation.record.spec.holderIdentity ?? "";
+    }
   }
 
   /** True between `onStartedLeading` and `onStoppedLeading`. */
@@ -326,7 +341,8 @@ export class LeaderElector {
       });
       return "lost";
     }
-    if (this.#opts.releaseOnCancel ?? true) {
+    const release = this.#opts.releaseOnCancel ?? true;
+    if (typeof release === "function" ? release() : release) {
       await this.#inflight; // a renewal racing the release would make the release conflict
       await this.#release();
     }

@@ -85,8 +85,12 @@ export interface LeaseClient {
  * console.log(await lock.get());
  * ```
  */
-export function kubeLeaseLock(opts: { client: LeaseClient; namespace: string; name: string }): LeaseLock {
+export function kubeLeaseLock(
+  opts: { client: LeaseClient; namespace: string; name: string; labels?: Record<string, string> },
+): LeaseLock {
   const { client, namespace, name } = opts;
+  // Labels go on every write: an update replaces the metadata, and the shard ring lists its Leases by label.
+  const labels = opts.labels ? { labels: { ...opts.labels } } : {};
   const rt = CoreTypes.Lease;
   const record = (lease: LeaseObject): LeaseRecord => ({
     spec: { ...(lease.spec ?? {}) },
@@ -105,7 +109,7 @@ export function kubeLeaseLock(opts: { client: LeaseClient; namespace: string; na
       const lease: LeaseObject = {
         apiVersion: "coordination.k8s.io/v1",
         kind: "Lease",
-        metadata: { name, namespace },
+        metadata: { name, namespace, ...labels },
         spec,
       };
       return record(await client.create<LeaseObject>(rt, lease, { namespace, signal }));
@@ -114,7 +118,7 @@ export function kubeLeaseLock(opts: { client: LeaseClient; namespace: string; na
       const lease: LeaseObject = {
         apiVersion: "coordination.k8s.io/v1",
         kind: "Lease",
-        metadata: { name, namespace, resourceVersion: rv },
+        metadata: { name, namespace, resourceVersion: rv, ...labels },
         spec,
       };
       return record(await client.update<LeaseObject>(rt, lease, { namespace, signal }));

@@ -15,7 +15,7 @@ import type { InformerSource } from "./cache.ts";
 import type { ControllerDeps } from "./controller.ts";
 import { type EventRecorder, KubeEventRecorder } from "./events.ts";
 import { InformerRegistry } from "./informers.ts";
-import { defaultIdentity, LeaderElector, LeadershipLostError } from "./leader.ts";
+import { defaultIdentity, LeaderElector, LeadershipLostError, RELEASE_TIMEOUT_MS } from "./leader.ts";
 import { kubeLeaseLock } from "./lease_lock.ts";
 import { ensureDefaultLogging, kubeopLogger, type Logger } from "./log.ts";
 import { Metrics } from "./metrics.ts";
@@ -27,6 +27,8 @@ import type { ManagerEndpoints, ManagerInformers, ManagerLeaderElection, Manager
 import type { Runnable } from "./runnable.ts";
 import type { WatchHealth } from "./watch_runner.ts";
 import { RunnableGroup } from "./runnable_group.ts";
+import { createShardRing, isShardable, shardsCheck } from "./manager_shards.ts";
+import type { ShardRing } from "./shard_ring.ts";
 
 export { LeadershipLostError };
 export type { ManagerEndpoints, ManagerInformers, ManagerLeaderElection, ManagerOptions, Runnable };
@@ -57,6 +59,10 @@ interface Run {
   election: AbortController;
   /** Settles when the elector stopped. */
   electionDone: Promise<unknown>;
+  /** Aborted after the sharded controllers drained: hands the buckets over. */
+  shards: AbortController;
+  /** Settles when the shard ring left. */
+  shardsDone: Promise<unknown>;
 }
 
 /** What a failing member of each group is called in the log ("controller pods failed: …"). */
@@ -97,6 +103,7 @@ export class Manager {
   readonly #caches: ManagerInformers;
   readonly #recorder: EventRecorder & { close?(): Promise<void> };
   readonly #elector: LeaderElector | undefined;
+  readonly #ring: ShardRing | undefined;
   readonly #runnables: Runnable[] = [];
   /** The client controllers and Events write through: fenced by the elector when leader election is on. */
   readonly #writer: KubeClient;
@@ -121,7 +128,7 @@ export class Manager {
     });
     this.informers = namespacedInformers(this.#caches, opts.namespaces ?? []);
     const le = opts.leaderElection;
-    const identity = le?.identity ?? defaultIdentity();
+    const identity = le?.identity ?? opts.sharding?.identity ?? defaultIdentity();
     if (le) {
       this.#elector = new LeaderElector({
         lock: le.lock ?? kubeLeaseLock({ client: opts.client, namespace: le.namespace, name: le.id }),
@@ -140,8 +147,22 @@ export class Manager {
     // Fencing (issue 11): controllers and Events write through a view that refuses writes once the last successful
     // renew was sent a renew deadline ago; the Lease lock above keeps the unfenced client so renewals still go out.
     this.#writer = this.#elector ? opts.client.withWriteFence(this.#elector.fence) : opts.client;
+    // Sharding (issue 15): sharded controllers run on every replica; each reconcile's writes pass its bucket's fence
+    // (runtime/shard_client.ts), so they and their Events use the client without the leader fence.
+    this.#ring = opts.sharding
+      ? createShardRing({
+        sharding: opts.sharding,
+        client: opts.client,
+        clock: this.#clock,
+        metrics: this.metrics,
+        logger: this.#log.getChild("shard"),
+        identity,
+        informers: this.informers,
+        runnables: () => this.#runnables,
+      })
+      : undefined;
     this.#recorder = opts.recorder ?? new KubeEventRecorder({
-      sink: this.#writer,
+      sink: this.#ring ? opts.client : this.#writer,
       clock: this.#clock,
       reportingController: "kubeop",
       reportingInstance: identity,
@@ -150,9 +171,14 @@ export class Manager {
     });
   }
 
-  /** This replica's identity in the Lease (undefined without leader election). */
+  /** This replica's identity in the Lease (undefined without leader election or sharding). */
   get identity(): string | undefined {
-    return this.#elector?.identity;
+    return this.#elector?.identity ?? this.#ring?.identity;
+  }
+
+  /** The shard ring, when sharding is on (its `gate` says which buckets this replica holds). */
+  get shardRing(): ShardRing | undefined {
+    return this.#ring;
   }
 
   /** True while this replica runs the leader-gated runnables. */
@@ -193,6 +219,7 @@ export class Manager {
       failures: this.#opts.unhealthyWatchFailures ?? 3,
       disconnectGraceMs: this.#opts.watchDisconnectGraceMs ?? 5_000,
     }));
+    if (this.#ring) checks.push(shardsCheck(this.#ring));
     if (this.#shuttingDown) checks.push({ name: "shutdown", ok: false, reason: "shutting down" });
     return { ok: checks.every((c) => c.ok), checks };
   }
@@ -215,8 +242,14 @@ export class Manager {
       logger: this.#log,
       maxConcurrentReconciles: this.#opts.maxConcurrentReconciles,
     };
+    const shardedDeps: ControllerDeps = {
+      ...deps,
+      client: this.#opts.client,
+      fence: undefined,
+      shards: this.#ring?.gate,
+    };
     for (const r of this.#runnables) {
-      r.bind?.(deps);
+      r.bind?.(this.#ring && isShardable(r) ? shardedDeps : deps);
       for (const { rt, opts } of r.watchedResources?.() ?? []) this.informers.get(rt, opts); // warm standby
     }
     // A /metrics scrape refreshes the watch-age and cache-size gauges (they are set by health()).
@@ -237,6 +270,8 @@ export class Manager {
       }),
       election: new AbortController(),
       electionDone: Promise.resolve(),
+      shards: new AbortController(),
+      shardsDone: Promise.resolve(),
     };
 
     let reason: StopReason;
@@ -274,6 +309,7 @@ export class Manager {
     });
     for (const r of this.#runnables) {
       if (r.group) groups[r.group].add(r);
+      else if (this.#ring && isShardable(r)) groups.everyReplica.add(r);
       else if (r.needLeaderElection === false) groups.everyReplica.add(r);
       else groups.leaderElected.add(r);
     }
@@ -318,11 +354,15 @@ export class Manager {
     return servers;
   }
 
-  /** Starts the groups in order (servers → caches → every replica → Lease → leader-gated); resolves with why we stop. */
+  /**
+   * Starts the groups in order (servers → caches → shard ring → every replica, sharded controllers included → Lease →
+   * leader-gated); resolves with why we stop.
+   */
   async #run(run: Run): Promise<StopReason> {
     const { groups, signal, stopped } = run;
     const untilStopped = (p: Promise<void>) => Promise.race([p.then(() => undefined), stopped]);
     for (const group of [groups.servers, groups.caches, groups.everyReplica]) {
+      if (group === groups.everyReplica && this.#ring) run.shardsDone = this.#ring.run(run.shards.signal);
       const why = await untilStopped(group.start(signal));
       if (signal.aborted) return { kind: "signal" };
       if (why) return why;
@@ -346,8 +386,11 @@ export class Manager {
     return Promise.race([stopped, lost.then((l) => l ? { kind: "lost" } as const : stopped)]);
   }
 
-  /** Stop intake → drain (bounded) → release the Lease → close the recorder → caches → servers; then resolve or reject. */
-  async #shutdown(reason: StopReason, { groups, election, electionDone }: Run): Promise<void> {
+  /**
+   * Stop intake → drain (bounded) → hand the shard buckets over → release the Lease → close the recorder → caches →
+   * servers; then resolve or reject.
+   */
+  async #shutdown(reason: StopReason, { groups, election, electionDone, shards, shardsDone }: Run): Promise<void> {
     this.#shuttingDown = true;
     const why = reason.kind === "signal"
       ? "shutdown requested"
@@ -366,6 +409,8 @@ export class Manager {
     if (!await this.#within(Promise.all([groups.leaderElected.done(), groups.everyReplica.done()]), graceMs)) {
       this.#log.warn("reconciles still running after {graceMs} ms; stopping anyway", { graceMs });
     }
+    shards.abort(); // hands the buckets over (drained: released; else left to expire)
+    await this.#within(shardsDone, RELEASE_TIMEOUT_MS * 2);
     election.abort(); // releases the Lease, now that no reconcile runs
     await electionDone;
     await this.#within(this.#recorder.close?.() ?? Promise.resolve(), 2_000);

@@ -12,6 +12,9 @@ import type { LeaseLock } from "./lease_lock.ts";
 import type { Logger } from "./log.ts";
 import type { Metrics } from "./metrics.ts";
 import type { WatchHealth } from "./watch_runner.ts";
+import type { ManagerSharding } from "./manager_shards.ts";
+
+export type { ManagerSharding };
 
 /** The shared caches (runtime/informers.ts `InformerRegistry` satisfies it). */
 export interface ManagerInformers extends InformerSource {
@@ -57,8 +60,13 @@ export interface ManagerOptions {
   metrics?: Metrics;
   /** Restrict namespaced caches to these namespaces (default: all). */
   namespaces?: string[];
-  /** When set, only the Lease holder runs controllers. */
+  /** When set, only the Lease holder runs controllers (the non-shardable runnables, when sharding is on). */
   leaderElection?: ManagerLeaderElection;
+  /**
+   * When set, controllers run on every replica and split the work by uid over a ring of bucket Leases
+   * (docs/sharding.md); `kubeop run --shards auto`.
+   */
+  sharding?: ManagerSharding;
   /** `/metrics` address; "0" (the default) disables it. The CLI default is ":8080". */
   metricsBindAddress?: string;
   /**

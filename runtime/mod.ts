@@ -217,3 +217,16 @@ export {
   type RejectionContext,
   stalledCondition,
 } from "./child_write_failure.ts";
+export { type ManagerSharding } from "./manager_shards.ts";
+export { DEFAULT_SHARD_BUCKETS, ShardRing, type ShardRingMetrics, type ShardRingOptions } from "./shard_ring.ts";
+export { type ShardAdmission, ShardGate, type ShardTicket } from "./shard_gate.ts";
+export {
+  bucketLeaseName,
+  kubeLeaseDirectory,
+  type LeaseDirectory,
+  memberLeaseName,
+  MemoryLeaseDirectory,
+  SHARD_RING_LABEL,
+} from "./shard_leases.ts";
+export { ShardFencedClient, type ShardFencedClientOptions } from "./shard_client.ts";
+export { type ShardMetrics, shardMetrics } from "./metrics_shard.ts";

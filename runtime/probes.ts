@@ -19,6 +19,8 @@ export interface CheckResult {
   ok: boolean;
   /** Why it failed (shown after `failed:`). */
   reason?: string;
+  /** What a passing check wants operators to see (`[+]shards ok (idle: …)`; also after a bare `ok`). */
+  detail?: string;
 }
 
 /** What a probe callback reports. */
@@ -83,10 +85,13 @@ export interface EndpointsOptions {
   name?: string;
 }
 
-function renderReport(kind: string, report: ProbeReport, verbose: boolean): { status: number; body: string } {
-  if (report.ok && !verbose) return { status: 200, body: "ok" };
+export function renderReport(kind: string, report: ProbeReport, verbose: boolean): { status: number; body: string } {
+  const details = report.checks.filter((c) => c.ok && c.detail).map((c) => `${c.name}: ${c.detail}`);
+  if (report.ok && !verbose) return { status: 200, body: details.length ? `ok (${details.join("; ")})` : "ok" };
   const lines = report.checks.map((c) =>
-    c.ok ? `[+]${c.name} ok` : `[-]${c.name} failed: ${c.reason ?? "reason withheld"}`
+    c.ok
+      ? `[+]${c.name} ok${c.detail ? ` (${c.detail})` : ""}`
+      : `[-]${c.name} failed: ${c.reason ?? "reason withheld"}`
   );
   lines.push(`${kind} check ${report.ok ? "passed" : "failed"}`);
   return { status: report.ok ? 200 : 500, body: lines.join("\n") + "\n" };

@@ -42,6 +42,11 @@ export interface Runnable {
   start(signal: AbortSignal): Promise<void>;
   /** Only the Lease holder runs it (default true). Ignored for the `servers` and `caches` groups. */
   readonly needLeaderElection?: boolean;
+  /**
+   * Splits its work by the shard ring when the manager shards (docs/sharding.md): then it runs on every replica with
+   * `deps.shards` and without the leader fence, whatever `needLeaderElection` says. Every Controller is.
+   */
+  readonly shardable?: boolean;
   /** Start in an earlier group than the default (see {@link RunnableGroupName}). */
   readonly group?: RunnableGroupName;
   /**

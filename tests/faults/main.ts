@@ -1,6 +1,7 @@
 /**
- * `deno task faults [-- --full] [--fault=ID,...]`: runs the fault matrix on target `fake` and the real-process leader
- * safety rounds (40, or 1 000 with --full; `--fault=leader` selects them alone) and appends one JSON line per scenario — quick runs to .cache/faults.jsonl, full runs (1 000 objects, longer holds) to
+ * `deno task faults [-- --full] [--fault=ID,...]`: runs the fault matrix on target `fake`, the real-process leader
+ * safety rounds (40, or 1 000 with --full; `--fault=leader` selects them alone) and the shard model and real-process
+ * shard rounds (15, or 300 with --full; `--fault=shard`) and appends one JSON line per scenario — quick runs to .cache/faults.jsonl, full runs (1 000 objects, longer holds) to
  * tests/faults/results.jsonl, which README's Reliability table is rendered from (tests/faults/render.ts).
  * @module
  */
@@ -8,13 +9,16 @@ import { configureLogging } from "../../runtime/log.ts";
 import { runLeaderModel } from "./leader_model.ts";
 import { leaderRow, runLeaderProcesses } from "./leader_processes.ts";
 import { FAULT_IDS, type FaultId, FULL, QUICK, rowFailures, runFakeMatrix } from "./matrix.ts";
+import { runShardModel } from "./shard_model.ts";
+import { runShardProcesses, shardRow } from "./shard_processes.ts";
 
 const args = Deno.args;
 const full = args.includes("--full");
 const only = args.find((a) => a.startsWith("--fault="))?.slice("--fault=".length).split(",");
 const leaderRounds = full ? 1_000 : 40;
 const withLeader = !only || only.includes("leader");
-const faults = (only?.filter((f) => f !== "leader") ?? FAULT_IDS) as FaultId[];
+const withShards = !only || only.includes("shard");
+const faults = (only?.filter((f) => f !== "leader" && f !== "shard") ?? FAULT_IDS) as FaultId[];
 for (const f of faults) {
   if (!FAULT_IDS.includes(f)) {
     console.error(`unknown fault ${f}; known: ${FAULT_IDS.join(", ")}`);
@@ -55,6 +59,26 @@ if (withLeader) {
   if (r.writesWhileNotLeader > 0 || r.stuckRounds > 0) {
     failed++;
     console.error(`FAILED leader safety: ${r.violations.join("; ") || `${r.stuckRounds} stuck rounds`}`);
+  }
+}
+if (withShards) {
+  const model = await runShardModel({ seed: 15, steps: full ? 100_000 : 10_000 });
+  const modelRow = {
+    ...shardRow({ ...model, rounds: model.steps }),
+    fault: "shard-model-join-leave-crash-pause",
+    target: "model",
+    objects: 0,
+  };
+  console.log(JSON.stringify({ ...modelRow, detail: { ...model, violations: model.violations.length } }));
+  await Deno.writeTextFile(out, JSON.stringify(modelRow) + "\n", { append: true });
+  if (model.writesWhileNotHolder > 0 || model.overlappingUids > 0 || model.unownedAtEnd > 0) failed++;
+  const r = await runShardProcesses({ rounds: full ? 300 : 15, seed: 15, log: (l) => console.log(l) });
+  const row = shardRow(r);
+  console.log(JSON.stringify({ ...row, detail: r }));
+  await Deno.writeTextFile(out, JSON.stringify(row) + "\n", { append: true });
+  if (r.writesWhileNotHolder > 0 || r.overlappingUids > 0 || r.unconverged > 0 || r.stuckRounds > 0) {
+    failed++;
+    console.error(`FAILED shard safety: ${r.violations.join("; ") || `${r.stuckRounds} stuck rounds`}`);
   }
 }
 console.log(`${failed === 0 ? "ok" : `${failed} scenario(s) failed`}: rows appended to ${out}`);
