@@ -40,6 +40,8 @@ export interface OperatorOptions {
   gcPort?: number;
   /** Where stderr goes. */
   logPath: string;
+  /** kubeop only: a `--v8-flags=` value for `deno run` (bench/real/ab.ts tries V8 settings with it). */
+  v8Flags?: string;
 }
 
 /** A running replica. */
@@ -93,6 +95,7 @@ export function startOperator(kind: OperatorKind, art: OperatorArtefacts, opts: 
       "run",
       "--allow-all",
       ...(opts.gcPort ? [`--inspect=127.0.0.1:${opts.gcPort}`] : []),
+      ...(opts.v8Flags ? [`--v8-flags=${opts.v8Flags}`] : []),
       ...(cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : []),
       art.bundle,
       "run",
