@@ -88,8 +88,6 @@ export interface WatchRunnerOptions extends WatchScope {
   watchList?: boolean;
   /** Page size of lists (default 500). */
   pageSize?: number;
-  /** Decode watched objects lazily (client.ts WatchOptions.lazyObjects). */
-  lazyObjects?: boolean;
 }
 
 /** Health of one watch loop, for /readyz and metrics. */
@@ -327,7 +325,6 @@ export class WatchRunner {
         labelSelector: this.#opts.labelSelector,
         fieldSelector: this.#opts.fieldSelector,
         metadataOnly: this.#opts.metadataOnly,
-        lazyObjects: this.#opts.lazyObjects,
         resourceVersion: op.resourceVersion,
         allowWatchBookmarks: true,
         timeoutSeconds: op.timeoutSeconds,

@@ -4,8 +4,10 @@
  * at N/4, N/2 and N converged Machines: RSS, V8's committed and used heap per space, external memory). A before/after
  * tool for the startup and memory-per-object rows of bench:real; prints JSON lines, records nothing.
  *
- * Flags: `--reps N` (startup trials per bundle, default 5), `--machines N` (default 200), `--only startup,memory`,
- * `--v8-flags-b F` (extra `--v8-flags=` for bundle B only, to try a V8 setting against the same bundle).
+ * Flags: `--reps N` (startup trials per bundle, default 5), `--mem-reps N` (memory runs per bundle, default 1),
+ * `--machines N` (default 200), `--sizes a,b,c,…` (memory points, default N/4,N/2,N), `--only startup,memory`,
+ * `--v8-flags-b F` (extra `--v8-flags=` for bundle B only, to try a V8 setting against the same bundle), `--env-b K=V`
+ * (an environment variable for B only, e.g. an allocator setting).
  * Expects KUBEOP_K8S_BIN and KUBEOP_PEER_DIR like bench/real/main.ts (scripts/bench-real.sh prints neither; run
  * `bash scripts/k8s-bin.sh` and `bash bench/real/build_peer.sh` for them).
  * @module
@@ -25,17 +27,22 @@ if (!bundleA || !bundleB) throw new Error("usage: ab.ts A.js B.js [--reps N] [--
 const REPS = Number(flag("reps") ?? 5);
 const N = Number(flag("machines") ?? 200);
 const ONLY = (flag("only") ?? "startup,memory").split(",");
+/** Cache sizes (Machines) the memory run measures at; the slope is taken between the 2nd and 3rd like bench:real's. */
+const SIZES = flag("sizes")?.split(",").map(Number) ?? [Math.floor(N / 4), Math.floor(N / 2), N];
 const V8_FLAGS_B = flag("v8-flags-b");
+const ENV_B = flag("env-b");
 const SWITCHES = 3;
 const log = (msg: string) => console.error(`ab: ${msg}`);
 const logDir = await Deno.makeTempDir({ prefix: "kubeop-ab-" });
 
 const bc = await startBenchCluster(Deno.env.get("KUBEOP_K8S_BIN"));
-Deno.addSignalListener("SIGINT", async () => {
-  killAll();
-  await bc.stop();
-  Deno.exit(130);
-});
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  Deno.addSignalListener(signal, async () => {
+    killAll();
+    await bc.stop();
+    Deno.exit(130);
+  });
+}
 
 function launch(bundle: string, label: string, ns: string, gcPort?: number): OperatorProcess {
   const v8 = label === "B" && V8_FLAGS_B ? V8_FLAGS_B : undefined;
@@ -46,6 +53,7 @@ function launch(bundle: string, label: string, ns: string, gcPort?: number): Ope
     logPath: `${logDir}/${label}-${ns}.log`,
     gcPort,
     v8Flags: v8,
+    env: label === "B" && ENV_B ? Object.fromEntries([ENV_B.split("=", 2) as [string, string]]) : undefined,
   });
 }
 
@@ -93,44 +101,71 @@ try {
     }));
   }
   if (ONLY.includes("memory")) {
-    for (const [label, bundle] of [["A", bundleA], ["B", bundleB]]) {
-      const ns = `ab-mem-${label.toLowerCase()}`;
-      await createNamespace(bc.client, ns);
-      const gcPort = freePort();
-      const op = launch(bundle, label, ns, gcPort);
-      try {
-        await waitReady(op);
-        let made = 0;
-        const points: Record<string, unknown>[] & { machines: number }[] = [];
-        for (const size of [Math.floor(N / 4), Math.floor(N / 2), N]) {
-          await createMachines(bc.client, ns, size - made, { switches: SWITCHES }, { first: made });
-          made = size;
-          await waitForMachines(bc.client, ns, size, machineConverged, 600_000);
-          const heapUsed = await forceGc(op, gcPort);
-          const detail = await inspectMemory(gcPort);
-          points.push({ machines: size, rss: rssBytes(op.pid), heapUsed, ...detail });
+    const memReps = Number(flag("mem-reps") ?? 1);
+    for (let rep = 0; rep < memReps; rep++) {
+      for (
+        const [label, bundle] of rep % 2 === 0 ? [["A", bundleA], ["B", bundleB]] : [["B", bundleB], ["A", bundleA]]
+      ) {
+        const ns = `ab-mem-${label.toLowerCase()}-${rep}`;
+        await createNamespace(bc.client, ns);
+        const gcPort = freePort();
+        const op = launch(bundle, label, ns, gcPort);
+        try {
+          await waitReady(op);
+          let made = 0;
+          const points: Record<string, unknown>[] & { machines: number }[] = [];
+          for (const size of SIZES) {
+            await createMachines(bc.client, ns, size - made, { switches: SWITCHES }, { first: made });
+            made = size;
+            await waitForMachines(bc.client, ns, size, machineConverged, 600_000);
+            const heapUsed = await forceGc(op, gcPort);
+            const detail = await inspectMemory(gcPort);
+            points.push({ machines: size, rss: rssBytes(op.pid), heapUsed, smaps: smapsSummary(op.pid), ...detail });
+          }
+          const objects = (points[2].machines - points[1].machines) * (1 + SWITCHES);
+          const slope = (f: (p: Record<string, unknown>) => number) => round((f(points[2]) - f(points[1])) / objects);
+          console.log(JSON.stringify({
+            memory: label,
+            bundle,
+            perObject: {
+              rss: slope((p) => p.rss as number),
+              heapUsed: slope((p) => p.heapUsed as number),
+              heapTotal: slope((p) => (p.memoryUsage as Record<string, number>).heapTotal),
+              external: slope((p) => (p.memoryUsage as Record<string, number>).external),
+              mallocHeap: slope((p) => (p.smaps as Record<string, number>)["[heap]"] ?? 0),
+              anonymous: slope((p) => (p.smaps as Record<string, number>)["[anon]"] ?? 0),
+            },
+            points,
+          }));
+        } finally {
+          await op.stop();
         }
-        const objects = (points[2].machines - points[1].machines) * (1 + SWITCHES);
-        const slope = (f: (p: Record<string, unknown>) => number) => round((f(points[2]) - f(points[1])) / objects);
-        console.log(JSON.stringify({
-          memory: label,
-          bundle,
-          perObject: {
-            rss: slope((p) => p.rss as number),
-            heapUsed: slope((p) => p.heapUsed as number),
-            heapTotal: slope((p) => (p.memoryUsage as Record<string, number>).heapTotal),
-            external: slope((p) => (p.memoryUsage as Record<string, number>).external),
-          },
-          points,
-        }));
-      } finally {
-        await op.stop();
       }
     }
   }
 } finally {
   killAll();
   await bc.stop();
+}
+
+/**
+ * Resident bytes of `pid` by mapping kind (/proc/<pid>/smaps): `[heap]` (glibc's main arena), `[anon]` (anonymous
+ * mappings: V8's heap pages, glibc's thread arenas, thread stacks), `file` (the binary and libraries).
+ */
+function smapsSummary(pid: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  let kind = "";
+  for (const line of Deno.readTextFileSync(`/proc/${pid}/smaps`).split("\n")) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      const name = head[1].trim();
+      kind = name === "" ? "[anon]" : name.startsWith("[") ? name.replace(/:.*$/, "]") : "file";
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) out[kind] = (out[kind] ?? 0) + Number(rss[1]) * 1024;
+  }
+  return out;
 }
 
 function freePort(): number {

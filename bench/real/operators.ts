@@ -42,6 +42,8 @@ export interface OperatorOptions {
   logPath: string;
   /** kubeop only: a `--v8-flags=` value for `deno run` (bench/real/ab.ts tries V8 settings with it). */
   v8Flags?: string;
+  /** Extra environment variables of the process (bench/real/ab.ts tries allocator settings with it). */
+  env?: Record<string, string>;
 }
 
 /** A running replica. */
@@ -115,7 +117,13 @@ export function startOperator(kind: OperatorKind, art: OperatorArtefacts, opts: 
     ];
   }
   const file = Deno.openSync(opts.logPath, { write: true, create: true, append: true });
-  const child = new Deno.Command(cmd, { args, stdin: "null", stdout: "null", stderr: "piped", env: { NO_COLOR: "1" } })
+  const child = new Deno.Command(cmd, {
+    args,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+    env: { NO_COLOR: "1", ...opts.env },
+  })
     .spawn();
   const startedAt = performance.now();
   child.stderr.pipeTo(file.writable).catch(() => {});
