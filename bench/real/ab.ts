@@ -1,11 +1,12 @@
 /**
- * Two kubeop bundles side by side on one real kube-apiserver (`deno run -A bench/real/ab.ts A.js B.js`): startup
+ * Two kubeop bundles side by side on one real kube-apiserver (`deno run -A bench/real/ab.ts A.js B.js`; either may be
+ * `controller-runtime` for the peer): startup
  * (spawn → /readyz and → first reconcile, the two bundles alternating) and where the memory goes (after a forced GC
- * at N/4, N/2 and N converged Machines: RSS, V8's committed and used heap per space, external memory). A before/after
+ * at N, 2N and 4N converged Machines: RSS, V8's committed and used heap per space, external memory). A before/after
  * tool for the startup and memory-per-object rows of bench:real; prints JSON lines, records nothing.
  *
  * Flags: `--reps N` (startup trials per bundle, default 5), `--mem-reps N` (memory runs per bundle, default 1),
- * `--machines N` (default 200), `--sizes a,b,c,…` (memory points, default N/4,N/2,N), `--only startup,memory`,
+ * `--machines N` (default 200), `--sizes a,b,c,…` (memory points, default N,2N,4N as in bench:real), `--only startup,memory`,
  * `--v8-flags-b F` (extra `--v8-flags=` for bundle B only, to try a V8 setting against the same bundle), `--env-b K=V`
  * (an environment variable for B only, e.g. an allocator setting).
  * Expects KUBEOP_K8S_BIN and KUBEOP_PEER_DIR like bench/real/main.ts (scripts/bench-real.sh prints neither; run
@@ -28,10 +29,12 @@ const REPS = Number(flag("reps") ?? 5);
 const N = Number(flag("machines") ?? 200);
 const ONLY = (flag("only") ?? "startup,memory").split(",");
 /** Cache sizes (Machines) the memory run measures at; the slope is taken between the 2nd and 3rd like bench:real's. */
-const SIZES = flag("sizes")?.split(",").map(Number) ?? [Math.floor(N / 4), Math.floor(N / 2), N];
+const SIZES = flag("sizes")?.split(",").map(Number) ?? [N, 2 * N, 4 * N];
 const V8_FLAGS_B = flag("v8-flags-b");
 const ENV_B = flag("env-b");
 const SWITCHES = 3;
+/** In place of a bundle: the controller-runtime peer (KUBEOP_PEER_DIR). */
+const PEER = "controller-runtime";
 const log = (msg: string) => console.error(`ab: ${msg}`);
 const logDir = await Deno.makeTempDir({ prefix: "kubeop-ab-" });
 
@@ -46,7 +49,8 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 
 function launch(bundle: string, label: string, ns: string, gcPort?: number): OperatorProcess {
   const v8 = label === "B" && V8_FLAGS_B ? V8_FLAGS_B : undefined;
-  return startOperator("kubeop", { bundle }, {
+  const kind = bundle === PEER ? "controller-runtime" : "kubeop";
+  return startOperator(kind, { bundle, peerDir: Deno.env.get("KUBEOP_PEER_DIR") }, {
     kubeconfig: bc.real.kubeconfigPath,
     namespace: ns,
     maxConcurrentReconciles: 4,
@@ -119,7 +123,7 @@ try {
             made = size;
             await waitForMachines(bc.client, ns, size, machineConverged, 600_000);
             const heapUsed = await forceGc(op, gcPort);
-            const detail = await inspectMemory(gcPort);
+            const detail = op.kind === "kubeop" ? await inspectMemory(gcPort) : {};
             points.push({ machines: size, rss: rssBytes(op.pid), heapUsed, smaps: smapsSummary(op.pid), ...detail });
           }
           const objects = (points[2].machines - points[1].machines) * (1 + SWITCHES);
@@ -130,8 +134,8 @@ try {
             perObject: {
               rss: slope((p) => p.rss as number),
               heapUsed: slope((p) => p.heapUsed as number),
-              heapTotal: slope((p) => (p.memoryUsage as Record<string, number>).heapTotal),
-              external: slope((p) => (p.memoryUsage as Record<string, number>).external),
+              heapTotal: slope((p) => (p.memoryUsage as Record<string, number> | undefined)?.heapTotal ?? NaN),
+              external: slope((p) => (p.memoryUsage as Record<string, number> | undefined)?.external ?? NaN),
               mallocHeap: slope((p) => (p.smaps as Record<string, number>)["[heap]"] ?? 0),
               anonymous: slope((p) => (p.smaps as Record<string, number>)["[anon]"] ?? 0),
             },
