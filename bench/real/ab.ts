@@ -1,6 +1,6 @@
 /**
  * Two kubeop bundles side by side on one real kube-apiserver (`deno run -A bench/real/ab.ts A.js B.js`; either may be
- * `controller-runtime` for the peer): startup
+ * `controller-runtime` for the peer): converge (time and operator CPU, `--only converge`), startup
  * (spawn → /readyz and → first reconcile, the two bundles alternating) and where the memory goes (after a forced GC
  * at N, 2N and 4N converged Machines: RSS, V8's committed and used heap per space, external memory). A before/after
  * tool for the startup and memory-per-object rows of bench:real; prints JSON lines, records nothing.
@@ -16,7 +16,8 @@
 
 import { median, round } from "../result.ts";
 import { createMachines, createNamespace, machineConverged, startBenchCluster, waitForMachines } from "./cluster.ts";
-import { forceGc, killAll, type OperatorProcess, rssBytes, startOperator, waitReady } from "./operators.ts";
+import { converge } from "./scenarios.ts";
+import { cpuSeconds, forceGc, killAll, type OperatorProcess, rssBytes, startOperator, waitReady } from "./operators.ts";
 
 function flag(name: string): string | undefined {
   const i = Deno.args.indexOf(`--${name}`);
@@ -65,6 +66,31 @@ const reconciled = (name: string) => (m: Parameters<typeof machineConverged>[0])
   m.metadata.name === name && m.status?.observedGeneration !== undefined;
 
 try {
+  if (ONLY.includes("converge")) {
+    const ms: Record<string, number[]> = { A: [], B: [] };
+    const cpu: Record<string, number[]> = { A: [], B: [] };
+    for (let rep = 0; rep < REPS; rep++) {
+      for (
+        const [label, bundle] of rep % 2 === 0 ? [["A", bundleA], ["B", bundleB]] : [["B", bundleB], ["A", bundleA]]
+      ) {
+        const kind = bundle === PEER ? "controller-runtime" : "kubeop";
+        const env = { bc, art: { bundle, peerDir: Deno.env.get("KUBEOP_PEER_DIR") }, concurrency: 4, logDir };
+        const c = await converge(env, kind, N);
+        ms[label].push(c.ms);
+        cpu[label].push(c.cpuS);
+        log(`converge ${label}: ${round(c.ms)} ms, ${c.cpuS} CPU s`);
+      }
+    }
+    console.log(JSON.stringify({
+      converge: {
+        machines: N,
+        msMedian: { A: round(median(ms.A)), B: round(median(ms.B)) },
+        cpuSecondsMedian: { A: median(cpu.A), B: median(cpu.B) },
+        ms,
+        cpu,
+      },
+    }));
+  }
   if (ONLY.includes("startup")) {
     const ns = "ab-start";
     await createNamespace(bc.client, ns);
@@ -75,6 +101,7 @@ try {
     await seed.stop();
     const ready: Record<string, number[]> = { A: [], B: [] };
     const first: Record<string, number[]> = { A: [], B: [] };
+    const cpuAtReady: Record<string, number[]> = { A: [], B: [] };
     let next = existing;
     for (let rep = 0; rep < REPS; rep++) {
       for (
@@ -87,11 +114,16 @@ try {
         const op = launch(bundle, label, ns);
         try {
           ready[label].push((await waitReady(op)) - op.startedAt);
+          cpuAtReady[label].push(cpuSeconds(op.pid) * 1000); // CPU ms spawn → ready: steadier than wall time under load
           first[label].push((await watching) - op.startedAt);
         } finally {
           await op.stop();
         }
-        log(`startup ${label}: ready ${round(ready[label].at(-1)!)} ms, first ${round(first[label].at(-1)!)} ms`);
+        log(
+          `startup ${label}: ready ${round(ready[label].at(-1)!)} ms, first ${round(first[label].at(-1)!)} ms, CPU ${
+            cpuAtReady[label].at(-1)
+          } ms`,
+        );
       }
     }
     console.log(JSON.stringify({
@@ -99,6 +131,8 @@ try {
         existing,
         readyMedian: { A: round(median(ready.A)), B: round(median(ready.B)) },
         firstMedian: { A: round(median(first.A)), B: round(median(first.B)) },
+        cpuMsAtReadyMedian: { A: median(cpuAtReady.A), B: median(cpuAtReady.B) },
+        cpuAtReady,
         ready,
         first,
       },
