@@ -3,11 +3,7 @@
  * dispatches and maps errors to exit codes (0 ok, 1 runtime failure, 2 usage error).
  * @module
  */
-import { apiserverCommand } from "./cli/apiserver.ts";
-import { crdsCommand } from "./cli/crds.ts";
-import { devCommand } from "./cli/dev.ts";
 import { UsageError } from "./cli/flags.ts";
-import { runCommand } from "./cli/run.ts";
 import { KUBEOP_VERSION } from "./cli/version.ts";
 
 const USAGE = `Usage: kubeop <command> [flags]
@@ -23,12 +19,15 @@ Run 'kubeop <command> --help' for a command's flags.`;
 
 type Command = (args: string[]) => Promise<number>;
 
-// Static imports keep `deno bundle` output a single self-contained file.
+// Each subcommand is imported when it is chosen, so `kubeop run` never evaluates the fake API server, the farm API
+// or x509 (startup: the bundle's module evaluation is most of `kubeop run`'s time to /readyz). The specifiers are
+// string literals, so `deno bundle` still inlines every module into one self-contained file and only defers its
+// evaluation.
 const commands: Record<string, Command> = {
-  run: runCommand,
-  apiserver: apiserverCommand,
-  dev: devCommand,
-  crds: crdsCommand,
+  run: async (args) => (await import("./cli/run.ts")).runCommand(args),
+  apiserver: async (args) => (await import("./cli/apiserver.ts")).apiserverCommand(args),
+  dev: async (args) => (await import("./cli/dev.ts")).devCommand(args),
+  crds: async (args) => (await import("./cli/crds.ts")).crdsCommand(args),
   version: (_args: string[]) => {
     console.log(`kubeop ${KUBEOP_VERSION}`);
     return Promise.resolve(0);

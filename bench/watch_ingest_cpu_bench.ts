@@ -16,7 +16,6 @@ import type { KubeClient } from "../runtime/client.ts";
 import { RealClock } from "../runtime/clock.ts";
 import { dechunkInPlace } from "../runtime/http_transport.ts";
 import { LineSplitter } from "../runtime/json_lines.ts";
-import { parseWatchLine } from "../runtime/lazy_object.ts";
 import { CoreTypes, type KubeObject, type WatchEvent } from "../runtime/types.ts";
 import { fullMode, median } from "./result.ts";
 import { benchConsumer, useControllerIndexes } from "./watch_ingest_bench.ts";
@@ -50,7 +49,7 @@ function feed(body: Uint8Array, onLine: (line: string) => void): void {
 async function informerPath(
   body: Uint8Array,
   events: number,
-  opts: { freeze: boolean; lazyObjects: boolean },
+  opts: { freeze: boolean },
 ): Promise<number> {
   let ms = -1;
   const ctrl = new AbortController();
@@ -59,13 +58,12 @@ async function informerPath(
     listAll: () => Promise.resolve({ items: [], metadata: { resourceVersion: "1" } }),
     async watchStream(
       _rt: unknown,
-      opts: { signal?: AbortSignal; onOpen?: () => void; lazyObjects?: boolean },
+      opts: { signal?: AbortSignal; onOpen?: () => void },
       onEvent: (ev: WatchEvent<KubeObject>) => void,
     ): Promise<void> {
       opts.onOpen?.();
       const start = cpuMs();
-      const parse = opts.lazyObjects ? parseWatchLine : JSON.parse;
-      feed(body, (line) => onEvent(parse(line) as WatchEvent<KubeObject>));
+      feed(body, (line) => onEvent(JSON.parse(line) as WatchEvent<KubeObject>));
       ms = cpuMs() - start;
       ctrl.abort();
       // The informer's abort reaches this stream's signal synchronously: it may already be aborted here.
@@ -80,7 +78,6 @@ async function informerPath(
     logger: quiet,
     watchList: false,
     freeze: opts.freeze,
-    lazyObjects: opts.lazyObjects,
   });
   useControllerIndexes(informer);
   let seen = 0;
@@ -119,9 +116,8 @@ if (import.meta.main) {
       if (n !== events) throw new Error("transport");
       return cpuMs() - start;
     },
-    "informer": () => informerPath(body, events, { freeze: true, lazyObjects: true }),
-    "informer-eager": () => informerPath(body, events, { freeze: true, lazyObjects: false }),
-    "informer-no-freeze": () => informerPath(body, events, { freeze: false, lazyObjects: false }),
+    "informer": () => informerPath(body, events, { freeze: true }),
+    "informer-no-freeze": () => informerPath(body, events, { freeze: false }),
   };
   const only = Deno.args.find((a) => a.startsWith("--stages="))?.slice("--stages=".length).split(",");
   if (only) { for (const name of Object.keys(stages)) if (!only.includes(name)) delete stages[name]; }

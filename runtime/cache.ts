@@ -119,14 +119,6 @@ export interface InformerOptions<T extends KubeObject> extends WatchScope {
   watchList?: boolean;
   /** Deep-freeze stored objects (default true). */
   freeze?: boolean;
-  /**
-   * Decode watched objects lazily: metadata at once, `spec`/`status`/other top-level fields parsed (frozen, cached)
-   * on first read (default off; ignored when `freeze` is false: lazy objects are always frozen). Off by default
-   * because it measured slower, not faster (bench/watch_ingest_cpu_bench.ts, stages `informer` vs `informer-eager`):
-   * building `metadata` is about half of what JSON.parse costs on a typical frame, and a scan in JavaScript of the rest
-   * costs about what V8's native parser does. Worth it only where objects carry large, rarely read fields.
-   */
-  lazyObjects?: boolean;
 }
 
 /**
@@ -195,8 +187,7 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
       replace: (items) => this.#replace(items),
       apply: (type, obj) => this.#apply(type, obj),
     };
-    const lazyObjects = opts.freeze !== false && (opts.lazyObjects ?? false);
-    this.#runnerOptions = { ...opts, lazyObjects, logger: opts.logger };
+    this.#runnerOptions = { ...opts, logger: opts.logger };
     this.#runner = this.#newRunner();
   }
 

@@ -13,7 +13,6 @@ import { BearerCredentials } from "./credentials.ts";
 import { ApiError, type CallInfo } from "./errors.ts";
 import { openHttpStream } from "./http_transport.ts";
 import { LineSplitter } from "./json_lines.ts";
-import { parseWatchLine } from "./lazy_object.ts";
 import { ensureDefaultLogging } from "./log.ts";
 import type { ClusterConfig } from "./kubeconfig.ts";
 import { TokenBucketRateLimiter } from "./rate_limiter.ts";
@@ -467,13 +466,10 @@ export class KubeClient {
     }
     opts.onOpen?.();
     const onMalformed = opts.onMalformed ?? (() => {});
-    const parse: (line: string) => WatchEvent<T> = opts.lazyObjects
-      ? (parseWatchLine as (line: string) => WatchEvent<T>)
-      : JSON.parse;
     const splitter = new LineSplitter((line) => {
       let event: WatchEvent<T>;
       try {
-        event = parse(line);
+        event = JSON.parse(line);
       } catch (err) {
         onMalformed(line, err);
         return;

@@ -106,11 +106,6 @@ export interface WatchOptions extends NamespaceOption {
   metadataOnly?: boolean;
   /** Called once the server accepted the watch (HTTP 200), before any event. */
   onOpen?: () => void;
-  /**
-   * Decode ADDED/MODIFIED/DELETED objects lazily (lazy_object.ts): metadata at once, other top-level fields on
-   * first read, frozen. For caches that freeze what they keep.
-   */
-  lazyObjects?: boolean;
   /** Called for frames that are not JSON (the stream continues). */
   onMalformed?: (line: string, error: unknown) => void;
   /** KEP-5866 shard selector (see {@link ListOptions.shardSelector}); a server without the gate ignores it. */

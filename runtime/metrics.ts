@@ -6,7 +6,7 @@
  * @module
  */
 
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "./prom_client.ts";
 
 /** Label values of one series. */
 export type MetricLabels<L extends string> = Partial<Record<L, string | number>>;

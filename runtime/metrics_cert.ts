@@ -7,7 +7,7 @@
  */
 
 import { join } from "node:path";
-import { type CertKeyPEM, createCA } from "./pki.ts";
+import type { CertKeyPEM } from "./pki.ts";
 
 /** Options of {@link loadMetricsServingCert}. */
 export interface MetricsCertOptions {
@@ -40,6 +40,9 @@ export async function loadMetricsServingCert(opts: MetricsCertOptions): Promise<
     };
     return { certPEM: await read("tls.crt"), keyPEM: await read("tls.key") };
   }
+  // x509 (with asn1js, tsyringe and its decorators) is loaded only here: a process that never generates a certificate
+  // does not pay for evaluating it at startup.
+  const { createCA } = await import("./pki.ts");
   const ca = await createCA({ commonName: "kubeop-metrics-ca" });
   const leaf = await ca.issue({
     commonName: "kubeop-metrics",

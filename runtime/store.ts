@@ -8,7 +8,6 @@
  */
 
 import type { Store } from "./cache.ts";
-import { freezeLazyObject } from "./lazy_object.ts";
 import type { KubeObject } from "./types.ts";
 import { objectKey } from "./types.ts";
 
@@ -33,7 +32,7 @@ export type StoreChange<T> =
 
 /** Freezes an object graph in place (readers must not mutate cached objects). */
 export function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === "object" && !Object.isFrozen(value) && !freezeLazyObject(value, deepFreeze)) {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
     freezeTree(value);
   }
   return value;

@@ -91,8 +91,6 @@ export interface WatchRunnerOptions extends WatchScope {
   watchList?: boolean;
   /** Page size of lists (default 500). */
   pageSize?: number;
-  /** Decode watched objects lazily (client.ts WatchOptions.lazyObjects). */
-  lazyObjects?: boolean;
   /**
    * Watch only this slice (KEP-5866): lists and watches carry `shardSelector`, and WatchList is not used (only a
    * list response echoes `metadata.shardInfo`). A list without the echo (gate off, older server) means the server
@@ -387,7 +385,6 @@ export class WatchRunner {
         labelSelector: this.#opts.labelSelector,
         fieldSelector: this.#opts.fieldSelector,
         metadataOnly: this.#opts.metadataOnly,
-        lazyObjects: this.#opts.lazyObjects,
         shardSelector: this.#shardParam,
         onBytes: this.#onBytes,
         resourceVersion: op.resourceVersion,

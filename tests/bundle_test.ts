@@ -2,7 +2,7 @@
 // entry point as one bundled file: `deno bundle main.ts` run under `deno run`.
 import assert from "node:assert/strict";
 
-Deno.test("deno bundle of main.ts produces one file that runs `kubeop version`", async () => {
+Deno.test("deno bundle of main.ts produces one file that runs `kubeop version`, `crds` and `run --help`", async () => {
   const dir = await Deno.makeTempDir();
   try {
     const out = `${dir}/kubeop.js`;
@@ -20,6 +20,22 @@ Deno.test("deno bundle of main.ts produces one file that runs `kubeop version`",
     }).output();
     assert.equal(run.code, 0, new TextDecoder().decode(run.stderr));
     assert.match(new TextDecoder().decode(run.stdout), /^kubeop \d+\.\d+\.\d+/);
+    // main.ts imports each subcommand when it is chosen: the bundle must still hold them (it is alone in `dir`).
+    for (
+      const [args, expect] of [[["crds"], /kind: CustomResourceDefinition/], [
+        ["run", "--help"],
+        /Usage: kubeop run/,
+      ]] as const
+    ) {
+      const sub = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "--allow-all", out, ...args],
+        cwd: dir,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.equal(sub.code, 0, `${args.join(" ")}: ${new TextDecoder().decode(sub.stderr)}`);
+      assert.match(new TextDecoder().decode(sub.stdout), expect);
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

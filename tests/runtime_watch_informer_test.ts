@@ -5,7 +5,6 @@ import { Informer, type InformerMetrics } from "../runtime/cache.ts";
 import { KubeClient } from "../runtime/client.ts";
 import { VirtualClock } from "../runtime/clock.ts";
 import { CacheSyncTimeoutError, InformerRegistry } from "../runtime/informers.ts";
-import { isLazyObject } from "../runtime/lazy_object.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { nestedString } from "../runtime/unstructured.ts";
 import { WatchStub } from "./runtime_watch_stub.ts";
@@ -38,7 +37,7 @@ interface Harness {
   stop(): Promise<void>;
 }
 
-function harness(opts: { watchList?: boolean; seed?: number; lazyObjects?: boolean } = {}): Harness {
+function harness(opts: { watchList?: boolean; seed?: number } = {}): Harness {
   const stub = new WatchStub();
   stub.watchListSupported = opts.watchList ?? true;
   const clock = new VirtualClock(0);
@@ -53,7 +52,6 @@ function harness(opts: { watchList?: boolean; seed?: number; lazyObjects?: boole
     metrics,
     logger: quietLogger,
     random,
-    lazyObjects: opts.lazyObjects,
   });
   const log: string[] = [];
   informer.addHandler({
@@ -88,29 +86,26 @@ function sameAsServer(h: Harness): boolean {
   return true;
 }
 
-for (const lazyObjects of [false, true]) {
-  Deno.test(`informer: syncs through WatchList, then follows events; objects are frozen and lose managedFields${lazyObjects ? " (lazy objects)" : ""}`, async () => {
-    const h = harness({ lazyObjects });
-    try {
-      h.stub.write("a", { v: "1" });
-      h.stub.write("b");
-      await eventually("sync", () => h.informer.hasSynced(), advancing(h.clock));
-      assert.ok(h.stub.requests.some((u) => u.searchParams.get("sendInitialEvents") === "true"));
-      assert.ok(!h.stub.requests.some((u) => u.searchParams.get("watch") !== "true"), "no list request");
-      h.stub.write("a", { v: "2" });
-      h.stub.remove("b");
-      await eventually("delete", () => h.log.includes("deleted b"), advancing(h.clock));
-      assert.deepEqual(h.log, ["added a 101", "added b 102", "synced", "modified a 103", "deleted b"]);
-      const a = h.informer.store.get("ns/a")!;
-      assert.equal(nestedString(a, "data", "v"), "2");
-      assert.equal(a.metadata.managedFields, undefined);
-      assert.ok(Object.isFrozen(a) && Object.isFrozen(a.data));
-      assert.equal(isLazyObject(a), lazyObjects, "watched objects are lazy exactly when asked");
-    } finally {
-      await h.stop();
-    }
-  });
-}
+Deno.test("informer: syncs through WatchList, then follows events; objects are frozen and lose managedFields", async () => {
+  const h = harness();
+  try {
+    h.stub.write("a", { v: "1" });
+    h.stub.write("b");
+    await eventually("sync", () => h.informer.hasSynced(), advancing(h.clock));
+    assert.ok(h.stub.requests.some((u) => u.searchParams.get("sendInitialEvents") === "true"));
+    assert.ok(!h.stub.requests.some((u) => u.searchParams.get("watch") !== "true"), "no list request");
+    h.stub.write("a", { v: "2" });
+    h.stub.remove("b");
+    await eventually("delete", () => h.log.includes("deleted b"), advancing(h.clock));
+    assert.deepEqual(h.log, ["added a 101", "added b 102", "synced", "modified a 103", "deleted b"]);
+    const a = h.informer.store.get("ns/a")!;
+    assert.equal(nestedString(a, "data", "v"), "2");
+    assert.equal(a.metadata.managedFields, undefined);
+    assert.ok(Object.isFrozen(a) && Object.isFrozen(a.data));
+  } finally {
+    await h.stop();
+  }
+});
 
 Deno.test("informer: falls back to a paginated list when the server refuses WatchList", async () => {
   const h = harness({ watchList: false });
@@ -182,24 +177,22 @@ Deno.test("informer: 410 after a missed window relists and emits deletes for obj
   }
 });
 
-for (const lazyObjects of [false, true]) {
-  Deno.test(`informer: malformed frames, unknown types and objects without metadata are counted and skipped${lazyObjects ? " (lazy objects)" : ""}`, async () => {
-    const h = harness({ lazyObjects });
-    try {
-      await eventually("sync", () => h.informer.hasSynced() && h.stub.openStreams === 1, advancing(h.clock));
-      h.stub.sendRaw("{not json");
-      h.stub.sendRaw(JSON.stringify({ type: "EXPLODED", object: { metadata: { name: "x" } } }));
-      h.stub.sendRaw(JSON.stringify({ type: "ADDED", object: { kind: "ConfigMap" } }));
-      h.stub.write("after");
-      await eventually("event after garbage", () => h.informer.store.get("ns/after") !== undefined, advancing(h.clock));
-      assert.equal(h.metrics.decodeErrors, 3);
-      assert.equal(h.informer.store.size, 1);
-      assert.deepEqual(h.metrics.restarts, [], "the stream was not restarted");
-    } finally {
-      await h.stop();
-    }
-  });
-}
+Deno.test("informer: malformed frames, unknown types and objects without metadata are counted and skipped", async () => {
+  const h = harness();
+  try {
+    await eventually("sync", () => h.informer.hasSynced() && h.stub.openStreams === 1, advancing(h.clock));
+    h.stub.sendRaw("{not json");
+    h.stub.sendRaw(JSON.stringify({ type: "EXPLODED", object: { metadata: { name: "x" } } }));
+    h.stub.sendRaw(JSON.stringify({ type: "ADDED", object: { kind: "ConfigMap" } }));
+    h.stub.write("after");
+    await eventually("event after garbage", () => h.informer.store.get("ns/after") !== undefined, advancing(h.clock));
+    assert.equal(h.metrics.decodeErrors, 3);
+    assert.equal(h.informer.store.size, 1);
+    assert.deepEqual(h.metrics.restarts, [], "the stream was not restarted");
+  } finally {
+    await h.stop();
+  }
+});
 
 Deno.test("informer: a stalled (half-open) stream is detected by the read-idle deadline and replaced", async () => {
   const h = harness();
@@ -250,36 +243,34 @@ Deno.test("informer: injected 500s on list and watch are retried with backoff; h
   }
 });
 
-for (const lazyObjects of [false, true]) {
-  Deno.test(`informer: waits for its own writes (RV ≥ N) and for a uid's deletion${lazyObjects ? " (lazy objects)" : ""}`, async () => {
-    const h = harness({ lazyObjects });
-    try {
-      h.stub.write("a");
-      await eventually("sync", () => h.informer.hasSynced(), advancing(h.clock));
-      const uid = h.stub.objects.get("a")!.metadata.uid!;
-      h.stub.stall();
-      const rv = h.stub.write("a", { n: "2" });
-      const seen = h.informer.waitForResourceVersion("ns/a", rv, { timeoutMs: 1_000 });
-      await h.clock.advance(1_000);
-      assert.equal(await seen, false, "stalled stream: the write is not visible, wait times out");
-      h.stub.drop("reset");
-      assert.equal(await h.informer.waitForResourceVersion("ns/a", "1", { timeoutMs: 10 }), true);
-      const seen2 = h.informer.waitForResourceVersion("ns/a", rv, { timeoutMs: 60_000 });
-      let resolved: boolean | undefined;
-      seen2.then((v) => resolved = v);
-      await eventually("rv seen", () => resolved !== undefined, advancing(h.clock));
-      assert.equal(resolved, true);
-      const gone = h.informer.waitForDeletion(uid, { timeoutMs: 60_000 });
-      let deleted: boolean | undefined;
-      gone.then((v) => deleted = v);
-      h.stub.remove("a");
-      await eventually("deletion seen", () => deleted !== undefined, advancing(h.clock));
-      assert.equal(deleted, true);
-    } finally {
-      await h.stop();
-    }
-  });
-}
+Deno.test("informer: waits for its own writes (RV ≥ N) and for a uid's deletion", async () => {
+  const h = harness();
+  try {
+    h.stub.write("a");
+    await eventually("sync", () => h.informer.hasSynced(), advancing(h.clock));
+    const uid = h.stub.objects.get("a")!.metadata.uid!;
+    h.stub.stall();
+    const rv = h.stub.write("a", { n: "2" });
+    const seen = h.informer.waitForResourceVersion("ns/a", rv, { timeoutMs: 1_000 });
+    await h.clock.advance(1_000);
+    assert.equal(await seen, false, "stalled stream: the write is not visible, wait times out");
+    h.stub.drop("reset");
+    assert.equal(await h.informer.waitForResourceVersion("ns/a", "1", { timeoutMs: 10 }), true);
+    const seen2 = h.informer.waitForResourceVersion("ns/a", rv, { timeoutMs: 60_000 });
+    let resolved: boolean | undefined;
+    seen2.then((v) => resolved = v);
+    await eventually("rv seen", () => resolved !== undefined, advancing(h.clock));
+    assert.equal(resolved, true);
+    const gone = h.informer.waitForDeletion(uid, { timeoutMs: 60_000 });
+    let deleted: boolean | undefined;
+    gone.then((v) => deleted = v);
+    h.stub.remove("a");
+    await eventually("deletion seen", () => deleted !== undefined, advancing(h.clock));
+    assert.equal(deleted, true);
+  } finally {
+    await h.stop();
+  }
+});
 
 Deno.test("registry: one informer per (resource, scope); waitForSync names the unsynced resource", async () => {
   const stub = new WatchStub();
@@ -310,56 +301,54 @@ Deno.test("registry: one informer per (resource, scope); waitForSync names the u
   }
 });
 
-for (const lazyObjects of [false, true]) {
-  Deno.test(`informer: property — 1 000 random faults interleaved with writes; the cache ends equal to the server, no event lost or duplicated${lazyObjects ? " (lazy objects)" : ""}`, async () => {
-    const h = harness({ seed: 1234, lazyObjects });
-    const rand = seededRandom(20_261_123);
-    const model = new Map<string, string>();
-    const violations: string[] = [];
-    h.informer.addHandler({
-      added: (o: KubeObject) => {
-        if (model.has(o.metadata.name!)) violations.push(`duplicate add ${o.metadata.name}`);
-        model.set(o.metadata.name!, o.metadata.resourceVersion!);
-      },
-      modified: (_old: KubeObject, o: KubeObject) => {
-        if (!model.has(o.metadata.name!)) violations.push(`modify of unknown ${o.metadata.name}`);
-        model.set(o.metadata.name!, o.metadata.resourceVersion!);
-      },
-      deleted: (o: KubeObject) => {
-        if (!model.delete(o.metadata.name!)) violations.push(`delete of unknown ${o.metadata.name}`);
-      },
-    });
-    try {
-      await eventually("sync", () => h.informer.hasSynced(), advancing(h.clock));
-      const faults = { drop: 0, reset: 0, stall: 0, compact: 0, restart: 0, inject500: 0, bookmark: 0 };
-      for (let i = 0; i < 1_000; i++) {
-        const writes = 1 + Math.floor(rand() * 3);
-        for (let w = 0; w < writes; w++) {
-          const name = `o${Math.floor(rand() * 40)}`;
-          if (rand() < 0.25) h.stub.remove(name);
-          else h.stub.write(name, { i: String(i) });
-        }
-        const f = rand();
-        if (f < 0.2) (h.stub.drop("end"), faults.drop++);
-        else if (f < 0.35) (h.stub.drop("reset"), faults.reset++);
-        else if (f < 0.5) (h.stub.stall(), faults.stall++);
-        else if (f < 0.62) (h.stub.compact(rand() < 0.5), faults.compact++);
-        else if (f < 0.7) (h.stub.restart({ keepState: rand() < 0.5 }), faults.restart++);
-        else if (f < 0.8) (h.stub.fail500 += 1, faults.inject500++);
-        else (h.stub.bookmark(), faults.bookmark++);
-        // Let the loop react for a few virtual seconds (stalls recover through the idle deadline or later faults).
-        await h.clock.advance(rand() < 0.1 ? 120_000 : 2_000);
-        await new Promise((r) => setTimeout(r, 1));
-      }
-      h.stub.fail500 = 0;
-      h.stub.drop("reset"); // ends any stall
-      await eventually("convergence", () => sameAsServer(h), advancing(h.clock, 60_000));
-      assert.deepEqual(violations, []);
-      assert.equal(model.size, h.stub.objects.size);
-      for (const [name, obj] of h.stub.objects) assert.equal(model.get(name), obj.metadata.resourceVersion, name);
-      assert.ok(Object.values(faults).every((n) => n > 20), JSON.stringify(faults));
-    } finally {
-      await h.stop();
-    }
+Deno.test("informer: property — 1 000 random faults interleaved with writes; the cache ends equal to the server, no event lost or duplicated", async () => {
+  const h = harness({ seed: 1234 });
+  const rand = seededRandom(20_261_123);
+  const model = new Map<string, string>();
+  const violations: string[] = [];
+  h.informer.addHandler({
+    added: (o: KubeObject) => {
+      if (model.has(o.metadata.name!)) violations.push(`duplicate add ${o.metadata.name}`);
+      model.set(o.metadata.name!, o.metadata.resourceVersion!);
+    },
+    modified: (_old: KubeObject, o: KubeObject) => {
+      if (!model.has(o.metadata.name!)) violations.push(`modify of unknown ${o.metadata.name}`);
+      model.set(o.metadata.name!, o.metadata.resourceVersion!);
+    },
+    deleted: (o: KubeObject) => {
+      if (!model.delete(o.metadata.name!)) violations.push(`delete of unknown ${o.metadata.name}`);
+    },
   });
-}
+  try {
+    await eventually("sync", () => h.informer.hasSynced(), advancing(h.clock));
+    const faults = { drop: 0, reset: 0, stall: 0, compact: 0, restart: 0, inject500: 0, bookmark: 0 };
+    for (let i = 0; i < 1_000; i++) {
+      const writes = 1 + Math.floor(rand() * 3);
+      for (let w = 0; w < writes; w++) {
+        const name = `o${Math.floor(rand() * 40)}`;
+        if (rand() < 0.25) h.stub.remove(name);
+        else h.stub.write(name, { i: String(i) });
+      }
+      const f = rand();
+      if (f < 0.2) (h.stub.drop("end"), faults.drop++);
+      else if (f < 0.35) (h.stub.drop("reset"), faults.reset++);
+      else if (f < 0.5) (h.stub.stall(), faults.stall++);
+      else if (f < 0.62) (h.stub.compact(rand() < 0.5), faults.compact++);
+      else if (f < 0.7) (h.stub.restart({ keepState: rand() < 0.5 }), faults.restart++);
+      else if (f < 0.8) (h.stub.fail500 += 1, faults.inject500++);
+      else (h.stub.bookmark(), faults.bookmark++);
+      // Let the loop react for a few virtual seconds (stalls recover through the idle deadline or later faults).
+      await h.clock.advance(rand() < 0.1 ? 120_000 : 2_000);
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    h.stub.fail500 = 0;
+    h.stub.drop("reset"); // ends any stall
+    await eventually("convergence", () => sameAsServer(h), advancing(h.clock, 60_000));
+    assert.deepEqual(violations, []);
+    assert.equal(model.size, h.stub.objects.size);
+    for (const [name, obj] of h.stub.objects) assert.equal(model.get(name), obj.metadata.resourceVersion, name);
+    assert.ok(Object.values(faults).every((n) => n > 20), JSON.stringify(faults));
+  } finally {
+    await h.stop();
+  }
+});

@@ -40,6 +40,10 @@ export interface OperatorOptions {
   gcPort?: number;
   /** Where stderr goes. */
   logPath: string;
+  /** kubeop only: a `--v8-flags=` value for `deno run` (bench/real/ab.ts tries V8 settings with it). */
+  v8Flags?: string;
+  /** Extra environment variables of the process (bench/real/ab.ts tries allocator settings with it). */
+  env?: Record<string, string>;
 }
 
 /** A running replica. */
@@ -93,6 +97,7 @@ export function startOperator(kind: OperatorKind, art: OperatorArtefacts, opts: 
       "run",
       "--allow-all",
       ...(opts.gcPort ? [`--inspect=127.0.0.1:${opts.gcPort}`] : []),
+      ...(opts.v8Flags ? [`--v8-flags=${opts.v8Flags}`] : []),
       ...(cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : []),
       art.bundle,
       "run",
@@ -112,7 +117,13 @@ export function startOperator(kind: OperatorKind, art: OperatorArtefacts, opts: 
     ];
   }
   const file = Deno.openSync(opts.logPath, { write: true, create: true, append: true });
-  const child = new Deno.Command(cmd, { args, stdin: "null", stdout: "null", stderr: "piped", env: { NO_COLOR: "1" } })
+  const child = new Deno.Command(cmd, {
+    args,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+    env: { NO_COLOR: "1", ...opts.env },
+  })
     .spawn();
   const startedAt = performance.now();
   child.stderr.pipeTo(file.writable).catch(() => {});
