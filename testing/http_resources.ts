@@ -19,6 +19,15 @@ import type { WatchHub } from "./watch_hub.ts";
 import { WatchStream } from "./watch_stream.ts";
 import { type ListQuery, parseListQuery } from "./list_options.ts";
 import { checkDeleteOptions, checkWriteOptions } from "./validation/request_options.ts";
+import {
+  type AdmissionRequestInfo,
+  admitDelete,
+  needsExternalAdmission,
+  writeWithAdmission,
+} from "./admission_replay.ts";
+import { ADMIN_USER } from "./authn.ts";
+import { generateName } from "./object_rules.ts";
+import type { UserInfo } from "./rbac_authorizer.ts";
 
 /** A parsed resource URL. */
 export interface ResourceRoute {
@@ -57,12 +66,13 @@ export function verbOf(method: string, route: ResourceRoute, url: URL): string {
   return requestVerb(method, Boolean(route.name), url.searchParams);
 }
 
-/** Serves one resource request. */
+/** Serves one resource request for `user` (whom admission webhooks and policies are told about). */
 export async function handleResource(
   req: Request,
   url: URL,
   route: ResourceRoute,
   ctx: ResourceContext,
+  user: UserInfo = ADMIN_USER,
 ): Promise<Response> {
   const { def, namespace, name, subresource } = route;
   const q = url.searchParams;
@@ -82,6 +92,15 @@ export async function handleResource(
   const now = ctx.clock.now();
   checkWriteOptions(verb, q);
   const dryRun = q.getAll("dryRun").includes("All");
+  const admission: AdmissionRequestInfo = {
+    store: ctx.store,
+    def,
+    subresource,
+    user,
+    dryRun,
+    fieldManager: q.get("fieldManager") ?? undefined,
+    fieldValidation: q.get("fieldValidation") ?? undefined,
+  };
   switch (verb) {
     case "get": {
       const obj = ctx.store.get(def, name!, { namespace });
@@ -113,39 +132,58 @@ export async function handleResource(
       if (name) throw methodNotAllowed(def, "create");
       const { body, duplicateFields } = await readObject(req, verb);
       const warnings: string[] = [];
-      const created = ctx.store.create(def, body as KubeObject, {
-        namespace,
-        dryRun,
-        duplicateFields,
-        ...writeOptions(req, q, warnings),
-      });
+      const meta = body.metadata as KubeObject["metadata"] | undefined;
+      // Webhooks are awaited between replays of the write: the generated name must not change between them.
+      if (meta?.generateName && !meta.name && needsExternalAdmission(ctx.store, def)) {
+        meta.name = generateName(String(meta.generateName));
+      }
+      const created = await writeWithAdmission(
+        admission,
+        warnings,
+        (steps, w) =>
+          ctx.store.create(def, body as KubeObject, {
+            namespace,
+            dryRun,
+            duplicateFields,
+            ...writeOptions(req, q, w),
+            admission: steps,
+          }),
+      );
       return jsonResponse(201, shapeObject(shape, def, created, now), warningHeaders(warnings));
     }
     case "update": {
       const { body, duplicateFields } = await readObject(req, verb);
       const existed = ctx.store.peek(def, namespace, name!) !== undefined;
       const warnings: string[] = [];
-      const updated = ctx.store.update(def, body as KubeObject, {
-        namespace,
-        name,
-        subresource: subresource === "status" ? "status" : undefined,
-        dryRun,
-        duplicateFields,
-        ...writeOptions(req, q, warnings),
-      });
+      const updated = await writeWithAdmission(
+        admission,
+        warnings,
+        (steps, w) =>
+          ctx.store.update(def, body as KubeObject, {
+            namespace,
+            name,
+            subresource: subresource === "status" ? "status" : undefined,
+            dryRun,
+            duplicateFields,
+            ...writeOptions(req, q, w),
+            admission: steps,
+          }),
+      );
       return jsonResponse(existed ? 200 : 201, shapeObject(shape, def, updated, now), warningHeaders(warnings));
     }
     case "patch":
-      return await handlePatch(req, url, route, ctx, dryRun, shape);
+      return await handlePatch(req, url, route, ctx, admission, shape);
     case "delete": {
       const opts = await readDeleteOptions(req, q, verb);
+      const warnings: string[] = [];
+      await admitDelete({ ...admission, dryRun: opts.dryRun }, namespace, name!, deleteOptionsOf(opts), warnings);
       const { object, deleted } = ctx.store.deleteWithOutcome(def, name!, { ...opts, namespace });
       // kube-apiserver answers 202 only when orphanDependents=false was sent and the object is still there.
       const status = !deleted && opts.orphanDependents === false ? 202 : 200;
       if (deleted && !ctx.store.strategies.for(def).returnDeletedObject) {
-        return jsonResponse(status, deletedStatus(def, object));
+        return jsonResponse(status, deletedStatus(def, object), warningHeaders(warnings));
       }
-      return jsonResponse(status, object);
+      return jsonResponse(status, object, warningHeaders(warnings));
     }
     case "deletecollection": {
       parseListQuery(q, false, verb);
@@ -156,10 +194,13 @@ export async function handleResource(
         fieldSelector: q.get("fieldSelector") ?? undefined,
       });
       // kube answers with the items as listed before it deleted them.
+      const warnings: string[] = [];
       for (const o of list.items) {
+        const where = { ...admission, dryRun: opts.dryRun };
+        await admitDelete(where, o.metadata.namespace, o.metadata.name!, deleteOptionsOf(opts), warnings);
         ctx.store.delete(def, o.metadata.name!, { ...opts, namespace: o.metadata.namespace });
       }
-      return jsonResponse(200, list);
+      return jsonResponse(200, list, warningHeaders(warnings));
     }
   }
   throw methodNotAllowed(def, verb);
@@ -196,6 +237,17 @@ async function readObject(
   const body = requireObject(decodeBody(bytes, contentType, verb), verb);
   const json = contentType === "application/json" || contentType === "*/*" || contentType === "";
   return { body, duplicateFields: json ? duplicateJsonFields(new TextDecoder().decode(bytes)) : [] };
+}
+
+/** The DeleteOptions admission webhooks see (meta.k8s.io/v1 fields that were set). */
+function deleteOptionsOf(opts: Awaited<ReturnType<typeof readDeleteOptions>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (opts.gracePeriodSeconds !== undefined) out.gracePeriodSeconds = opts.gracePeriodSeconds;
+  if (opts.preconditions) out.preconditions = opts.preconditions;
+  if (opts.orphanDependents !== undefined) out.orphanDependents = opts.orphanDependents;
+  if (opts.propagationPolicy) out.propagationPolicy = opts.propagationPolicy;
+  if (opts.dryRun) out.dryRun = ["All"];
+  return out;
 }
 
 /** kube's answer to a DELETE that removed the object at once (unless the resource returns deleted objects). */
@@ -249,27 +301,34 @@ async function handlePatch(
   url: URL,
   route: ResourceRoute,
   ctx: ResourceContext,
-  dryRun: boolean,
+  admission: AdmissionRequestInfo,
   shape: ReturnType<typeof negotiateShape>,
 ): Promise<Response> {
   const { def, namespace, name, subresource } = route;
+  const dryRun = admission.dryRun;
   const q = url.searchParams;
   const contentType = mediaType(req.headers.get("content-type"));
   const type = servedPatchType(def, contentType);
   const patch = decodeBody(await readBody(req), contentType, "patch");
   const warnings: string[] = [];
   const apply = type === "apply";
-  const { object, created } = patchObject(ctx.store, def, name!, patch, {
-    type,
-    namespace,
-    subresource: subresource === "status" ? "status" : undefined,
-    dryRun,
-    // Apply records its own managedFields (operation Apply) and needs an explicit manager.
-    fieldManager: apply ? q.get("fieldManager") ?? undefined : fieldManagerOf(req, q),
-    force: truthy(q.get("force")),
-    fieldValidation: q.get("fieldValidation") ?? "Warn",
+  const { object, created } = await writeWithAdmission(
+    admission,
     warnings,
-  });
+    (steps, w) =>
+      patchObject(ctx.store, def, name!, patch, {
+        type,
+        namespace,
+        subresource: subresource === "status" ? "status" : undefined,
+        dryRun,
+        // Apply records its own managedFields (operation Apply) and needs an explicit manager.
+        fieldManager: apply ? q.get("fieldManager") ?? undefined : fieldManagerOf(req, q),
+        force: truthy(q.get("force")),
+        fieldValidation: q.get("fieldValidation") ?? "Warn",
+        warnings: w,
+        admission: steps,
+      }),
+  );
   return jsonResponse(created ? 201 : 200, shapeObject(shape, def, object, ctx.clock.now()), warningHeaders(warnings));
 }
 
