@@ -8,6 +8,8 @@
 import { KubeClient } from "../../runtime/client.ts";
 import { loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
+import { admissionWebhookCases } from "./admission_webhooks.ts";
+import { admissionPolicyCases } from "./admission_policies.ts";
 import { authzCases } from "./authz.ts";
 import { crdCases } from "./crd.ts";
 import { crdCelCases } from "./crd_cel.ts";
@@ -44,6 +46,8 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "deletion", cases: deletionApiCases },
   { topic: "patch", cases: patchCases },
   { topic: "http", cases: httpCases },
+  { topic: "admission-webhooks", cases: admissionWebhookCases },
+  { topic: "admission-policies", cases: admissionPolicyCases },
 ];
 
 /** Registers every conformance case as a step of one Deno test against the target `start` returns. */
