@@ -67,7 +67,8 @@ export async function untilInEffect(
 ): Promise<Answer> {
   return await eventually(`admission configuration of case ${id} in effect`, async () => {
     const got = await call(client, "POST", configMaps(ns), probe, "?dryRun=All");
-    return ready(got) ? got : undefined;
+    if (!ready(got)) throw new Error(`not yet: ${got.code} ${JSON.stringify(got.body).slice(0, 600)}`);
+    return got;
   }, POLL);
 }
 
