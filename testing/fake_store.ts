@@ -163,6 +163,18 @@ export class FakeStore {
     });
   }
 
+  /**
+   * LIST with the items as stored: kind set, apiVersion the version each was stored in (a CRD converting through a
+   * webhook converts them afterwards). Items share values with the store.
+   */
+  listStored(ref: ResourceRef, opts: ListOptions = {}): KubeList {
+    const def = this.def(ref);
+    return listObjects(this.objects, def, opts, {
+      present: (o) => ({ ...o, kind: def.kind }),
+      fieldSelector: (s) => s,
+    });
+  }
+
   /** LIST (deep copies). */
   list(ref: ResourceRef, opts: ListOptions = {}): KubeList {
     return structuredClone(this.listShared(ref, opts));

@@ -28,6 +28,15 @@ import {
 import { ADMIN_USER } from "./authn.ts";
 import { generateName } from "./object_rules.ts";
 import type { UserInfo } from "./rbac_authorizer.ts";
+import { type ConversionWebhook, conversionWebhookOf } from "./crd_conversion_webhook.ts";
+import {
+  convertWatchBody,
+  listConverted,
+  patchConverted,
+  readConverted,
+  storageDefOf,
+  writeConverted,
+} from "./http_crd_conversion.ts";
 
 /** A parsed resource URL. */
 export interface ResourceRoute {
@@ -92,6 +101,9 @@ export async function handleResource(
   const now = ctx.clock.now();
   checkWriteOptions(verb, q);
   const dryRun = q.getAll("dryRun").includes("All");
+  // A CRD converting through a webhook: reads converted from the stored versions, writes to the storage version.
+  const converting = def.custom ? conversionWebhookOf(ctx.store, def) : undefined;
+  const translated = converting !== undefined && storageDefOf(ctx.store, def, converting) !== def;
   const admission: AdmissionRequestInfo = {
     store: ctx.store,
     def,
@@ -103,7 +115,8 @@ export async function handleResource(
   };
   switch (verb) {
     case "get": {
-      const obj = ctx.store.get(def, name!, { namespace });
+      let obj = ctx.store.get(def, name!, { namespace });
+      if (converting) obj = await readConverted(ctx.store, def, converting, ctx.store.peek(def, namespace, name!)!);
       return jsonResponse(200, shapeObject(shape, def, obj, now, includeObject));
     }
     case "list": {
@@ -112,7 +125,7 @@ export async function handleResource(
       if (opts.continue && rv && rv !== "0") {
         throw badRequest("specifying resource version is not allowed when using continue", "list");
       }
-      const list = ctx.store.listShared(def, {
+      const list = (converting ? ctx.store.listStored : ctx.store.listShared).call(ctx.store, def, {
         namespace,
         labelSelector: q.get("labelSelector") ?? undefined,
         fieldSelector: q.get("fieldSelector") ?? undefined,
@@ -124,10 +137,14 @@ export async function handleResource(
         resourceVersionMatch: opts.resourceVersionMatch ||
           (rv && rv !== "0" && opts.limit && opts.limit > 0 ? "Exact" : undefined),
       });
-      return jsonResponse(200, shapeList(shape, def, list, now, includeObject));
+      const served = converting ? await listConverted(ctx.store, def, converting, list) : list;
+      return jsonResponse(200, shapeList(shape, def, served, now, includeObject));
     }
-    case "watch":
-      return openWatch(url, route, ctx, shape, parseListQuery(q, true), includeObject);
+    case "watch": {
+      const res = openWatch(url, route, ctx, shape, parseListQuery(q, true), includeObject, converting !== undefined);
+      if (!converting || shape !== "object" || !res.body) return res;
+      return new Response(convertWatchBody(res.body, ctx.store, def, converting), res);
+    }
     case "create": {
       if (name) throw methodNotAllowed(def, "create");
       const { body, duplicateFields } = await readObject(req, verb);
@@ -137,29 +154,27 @@ export async function handleResource(
       if (meta?.generateName && !meta.name && needsExternalAdmission(ctx.store, def)) {
         meta.name = generateName(String(meta.generateName));
       }
-      const created = await writeWithAdmission(
-        admission,
-        warnings,
-        (steps, w) =>
-          ctx.store.create(def, body as KubeObject, {
+      const create = (target: ResourceDef, sent: KubeObject) =>
+        writeWithAdmission({ ...admission, def: target }, warnings, (steps, w) =>
+          ctx.store.create(target, sent, {
             namespace,
             dryRun,
             duplicateFields,
             ...writeOptions(req, q, w),
             admission: steps,
-          }),
-      );
+          }));
+      const created = translated
+        ? await writeConverted(ctx.store, def, converting, body as KubeObject, create)
+        : await create(def, body as KubeObject);
       return jsonResponse(201, shapeObject(shape, def, created, now), warningHeaders(warnings));
     }
     case "update": {
       const { body, duplicateFields } = await readObject(req, verb);
       const existed = ctx.store.peek(def, namespace, name!) !== undefined;
       const warnings: string[] = [];
-      const updated = await writeWithAdmission(
-        admission,
-        warnings,
-        (steps, w) =>
-          ctx.store.update(def, body as KubeObject, {
+      const update = (target: ResourceDef, sent: KubeObject) =>
+        writeWithAdmission({ ...admission, def: target }, warnings, (steps, w) =>
+          ctx.store.update(target, sent, {
             namespace,
             name,
             subresource: subresource === "status" ? "status" : undefined,
@@ -167,11 +182,14 @@ export async function handleResource(
             duplicateFields,
             ...writeOptions(req, q, w),
             admission: steps,
-          }),
-      );
+          }));
+      const updated = translated
+        ? await writeConverted(ctx.store, def, converting, body as KubeObject, update)
+        : await update(def, body as KubeObject);
       return jsonResponse(existed ? 200 : 201, shapeObject(shape, def, updated, now), warningHeaders(warnings));
     }
     case "patch":
+      if (translated) return await handleConvertedPatch(req, url, route, ctx, admission, shape, converting);
       return await handlePatch(req, url, route, ctx, admission, shape);
     case "delete": {
       const opts = await readDeleteOptions(req, q, verb);
@@ -188,7 +206,7 @@ export async function handleResource(
     case "deletecollection": {
       parseListQuery(q, false, verb);
       const opts = await readDeleteOptions(req, q, verb);
-      const list = ctx.store.listShared(def, {
+      const list = (converting ? ctx.store.listStored : ctx.store.listShared).call(ctx.store, def, {
         namespace,
         labelSelector: q.get("labelSelector") ?? undefined,
         fieldSelector: q.get("fieldSelector") ?? undefined,
@@ -332,6 +350,36 @@ async function handlePatch(
   return jsonResponse(created ? 201 : 200, shapeObject(shape, def, object, ctx.clock.now()), warningHeaders(warnings));
 }
 
+/** A PATCH in a version a conversion webhook converts from the storage version (merge and JSON patches). */
+async function handleConvertedPatch(
+  req: Request,
+  url: URL,
+  route: ResourceRoute,
+  ctx: ResourceContext,
+  admission: AdmissionRequestInfo,
+  shape: ReturnType<typeof negotiateShape>,
+  converting: ConversionWebhook,
+): Promise<Response> {
+  const { def, namespace, name, subresource } = route;
+  const q = url.searchParams;
+  const contentType = mediaType(req.headers.get("content-type"));
+  const type = servedPatchType(def, contentType);
+  const patch = decodeBody(await readBody(req), contentType, "patch");
+  const warnings: string[] = [];
+  const write = (target: ResourceDef, sent: KubeObject) =>
+    writeWithAdmission({ ...admission, def: target }, warnings, (steps, w) =>
+      ctx.store.update(target, sent, {
+        namespace,
+        name,
+        subresource: subresource === "status" ? "status" : undefined,
+        dryRun: admission.dryRun,
+        ...writeOptions(req, q, w),
+        admission: steps,
+      }));
+  const object = await patchConverted(ctx.store, def, converting, { namespace, name: name! }, type, patch, write);
+  return jsonResponse(200, shapeObject(shape, def, object, ctx.clock.now()), warningHeaders(warnings));
+}
+
 function openWatch(
   url: URL,
   route: ResourceRoute,
@@ -339,6 +387,7 @@ function openWatch(
   shape: ReturnType<typeof negotiateShape>,
   opts: ListQuery,
   includeObject?: string,
+  stored = false,
 ): Response {
   const { def } = route;
   const namespace = def.namespaced ? route.namespace : undefined;
@@ -376,7 +425,8 @@ function openWatch(
   }
   const future = fromRv !== undefined && fromRv > objects.rv;
   if (fromRv !== undefined && !sendInitialEvents && !future) replay = objects.since(storageKey, fromRv);
-  const present = (o: KubeObject) => ctx.store.present(def, o);
+  // Objects of a converting CRD keep their stored apiVersion here; the response body converts them (per event).
+  const present = stored ? (o: KubeObject) => ({ ...o, kind: def.kind }) : (o: KubeObject) => ctx.store.present(def, o);
   const stream: WatchStream = new WatchStream({
     storageKey,
     namespace,

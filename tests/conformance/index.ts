@@ -11,6 +11,7 @@ import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { admissionWebhookCases } from "./admission_webhooks.ts";
 import { admissionPolicyCases } from "./admission_policies.ts";
 import { authzCases } from "./authz.ts";
+import { crdConversionCases } from "./crd_conversion.ts";
 import { crdCases } from "./crd.ts";
 import { crdCelCases } from "./crd_cel.ts";
 import { crdDefinitionCases } from "./crd_definitions.ts";
@@ -48,6 +49,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "http", cases: httpCases },
   { topic: "admission-webhooks", cases: admissionWebhookCases },
   { topic: "admission-policies", cases: admissionPolicyCases },
+  { topic: "crd-conversion", cases: crdConversionCases },
 ];
 
 /** Registers every conformance case as a step of one Deno test against the target `start` returns. */
