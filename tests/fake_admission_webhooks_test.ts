@@ -1,0 +1,126 @@
+// The fake API server's admission webhooks where a real kube-apiserver cannot be made to show the behaviour (v1
+// validation forbids sideEffects Some; a malformed answer; a write racing the webhook call) and the matching rules.
+import assert from "node:assert/strict";
+import { startFakeApiServer } from "../testing/mod.ts";
+import { call } from "../testing/test_http.ts";
+import { type AdmissionAttributes, ruleMatches } from "../testing/admission_match.ts";
+import type { ResourceDef } from "../testing/resource_def.ts";
+import { startTestWebhook } from "./conformance/admission_webhook_server.ts";
+
+const CM = "/api/v1/namespaces/default/configmaps";
+const VWC = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations";
+const MWC = "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations";
+
+function webhook(name: string, clientConfig: unknown, extra: Record<string, unknown> = {}) {
+  return {
+    name,
+    clientConfig,
+    rules: [{ operations: ["CREATE", "UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"] }],
+    sideEffects: "None",
+    admissionReviewVersions: ["v1"],
+    ...extra,
+  };
+}
+
+Deno.test("rules: `*` is the resource only, `*/*` and `res/sub` reach subresources; scope Cluster covers Namespaces", () => {
+  const def = (plural: string, namespaced = true) =>
+    ({ group: "apps", version: "v1", plural, namespaced }) as ResourceDef;
+  const attrs = (d: ResourceDef, subresource = "", namespace = "ns") =>
+    ({ operation: "UPDATE", def: d, subresource, namespace, name: "x" }) as AdmissionAttributes;
+  const rule = (resources: string[], scope?: string) => ({
+    operations: ["*"],
+    apiGroups: ["apps"],
+    apiVersions: ["*"],
+    resources,
+    scope,
+  });
+  const deployments = def("deployments");
+  assert.ok(ruleMatches(rule(["*"]), attrs(deployments), deployments));
+  assert.ok(!ruleMatches(rule(["*"]), attrs(deployments, "status"), deployments));
+  assert.ok(ruleMatches(rule(["*/*"]), attrs(deployments, "status"), deployments));
+  assert.ok(ruleMatches(rule(["deployments/status"]), attrs(deployments, "status"), deployments));
+  assert.ok(!ruleMatches(rule(["deployments/status"]), attrs(deployments), deployments));
+  assert.ok(ruleMatches(rule(["deployments/*"]), attrs(deployments, "scale"), deployments));
+  assert.ok(!ruleMatches(rule(["*"], "Cluster"), attrs(deployments), deployments));
+  assert.ok(ruleMatches(rule(["*"], "Namespaced"), attrs(deployments), deployments));
+  const namespaces = { ...def("namespaces", false), group: "" };
+  const nsRule = { ...rule(["namespaces"], "Cluster"), apiGroups: [""] };
+  assert.ok(ruleMatches(nsRule, attrs(namespaces, "", "x"), namespaces));
+  assert.ok(!ruleMatches({ ...nsRule, scope: "Namespaced" }, attrs(namespaces, "", "x"), namespaces));
+});
+
+Deno.test("a dry run is refused for a webhook with side effects; a wrong response uid follows failurePolicy", async () => {
+  const s = await startFakeApiServer();
+  const hook = await startTestWebhook({
+    "/ok": () => ({ allowed: true }),
+    "/wrong-uid": () =>
+      new Response(JSON.stringify({
+        apiVersion: "admission.k8s.io/v1",
+        kind: "AdmissionReview",
+        response: { uid: "not-the-request", allowed: true },
+      })),
+  });
+  try {
+    const cc = (path: string) => ({ url: hook.url(path), caBundle: hook.caBundle });
+    const sideEffects = webhook("some.example.com", cc("/ok"), { sideEffects: "Some" });
+    assert.equal((await call(s.url, "POST", VWC, { metadata: { name: "side" }, webhooks: [sideEffects] })).status, 201);
+    const dry = await call(s.url, "POST", `${CM}?dryRun=All`, { metadata: { name: "dry" } });
+    assert.equal(dry.status, 400);
+    assert.equal(dry.body.message, 'admission webhook "some.example.com" does not support dry run');
+    assert.equal((await call(s.url, "POST", CM, { metadata: { name: "wet" } })).status, 201);
+    await call(s.url, "DELETE", `${VWC}/side`);
+
+    const wrong = webhook("uid.example.com", cc("/wrong-uid"));
+    assert.equal((await call(s.url, "POST", VWC, { metadata: { name: "uid" }, webhooks: [wrong] })).status, 201);
+    const failed = await call(s.url, "POST", CM, { metadata: { name: "a" } });
+    assert.equal(failed.status, 500);
+    assert.match(
+      failed.body.message,
+      /^Internal error occurred: failed calling webhook "uid\.example\.com": received invalid webhook response: expected response\.uid=/,
+    );
+    const ignoring = { ...wrong, failurePolicy: "Ignore" };
+    assert.equal(
+      (await call(s.url, "PUT", `${VWC}/uid`, { metadata: { name: "uid" }, webhooks: [ignoring] })).status,
+      200,
+    );
+    assert.equal((await call(s.url, "POST", CM, { metadata: { name: "b" } })).status, 201);
+  } finally {
+    await hook.stop();
+    await s.stop();
+  }
+});
+
+Deno.test("an update racing the webhook call: admission runs again on the new stored object", async () => {
+  const s = await startFakeApiServer();
+  let calls = 0;
+  const hook = await startTestWebhook({
+    "/mutate": (req) => {
+      calls++;
+      if (calls === 1) {
+        // Another writer commits while the webhook is being called.
+        const current = s.store.get({ group: "", version: "v1", plural: "configmaps" }, "raced", {
+          namespace: "default",
+        });
+        current.data = { ...current.data, other: "writer" };
+        s.store.update({ group: "", version: "v1", plural: "configmaps" }, current, { namespace: "default" });
+      }
+      const seen = (req.oldObject?.data ?? {}) as Record<string, string>;
+      return { allowed: true, warnings: [`old had other=${seen.other ?? "-"}`] };
+    },
+  });
+  try {
+    assert.equal((await call(s.url, "POST", CM, { metadata: { name: "raced" }, data: { a: "1" } })).status, 201);
+    const cfg = {
+      metadata: { name: "race" },
+      webhooks: [webhook("race.example.com", { url: hook.url("/mutate"), caBundle: hook.caBundle })],
+    };
+    assert.equal((await call(s.url, "POST", MWC, cfg)).status, 201);
+    const put = await call(s.url, "PUT", `${CM}/raced`, { metadata: { name: "raced" }, data: { a: "2" } });
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+    assert.equal(calls, 2, "the webhook is called again for the new old object");
+    assert.equal(put.headers.get("warning"), '299 - "old had other=writer"');
+  } finally {
+    await hook.stop();
+    await s.stop();
+  }
+});
