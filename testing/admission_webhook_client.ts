@@ -30,6 +30,12 @@ export class WebhookCallError extends Error {
   }
 }
 
+/** The most specific text of a fetch failure (Deno's `fetch failed` carries the transport error as its cause). */
+function transportError(err: unknown): string {
+  const cause = (err as { cause?: unknown }).cause;
+  return cause instanceof Error ? cause.message : (err as Error).message;
+}
+
 /** The URL a client config reaches (with `?timeout=`), or why it cannot be resolved. */
 export function webhookUrl(
   store: FakeStore,
@@ -93,7 +99,7 @@ export async function postReview(
       const timedOut = err instanceof DOMException && err.name === "TimeoutError";
       throw new WebhookCallError(
         name,
-        `failed to call webhook: ${post}: ${timedOut ? "context deadline exceeded" : (err as Error).message}`,
+        `failed to call webhook: ${post}: ${timedOut ? "context deadline exceeded" : transportError(err)}`,
       );
     }
     let text: string;
@@ -103,7 +109,7 @@ export async function postReview(
       const timedOut = err instanceof DOMException && err.name === "TimeoutError";
       throw new WebhookCallError(
         name,
-        `failed to call webhook: ${post}: ${timedOut ? "context deadline exceeded" : (err as Error).message}`,
+        `failed to call webhook: ${post}: ${timedOut ? "context deadline exceeded" : transportError(err)}`,
       );
     }
     if (res.status !== 200) {

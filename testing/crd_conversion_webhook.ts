@@ -33,8 +33,9 @@ export function conversionWebhookOf(store: FakeStore, def: ResourceDef): Convers
   return { clientConfig: conversion.webhook.clientConfig, storageApiVersion: `${def.group}/${storage.name}` };
 }
 
-function failed(desired: string, kind: string, why: string): ApiError {
-  const [group, version] = desired.split("/");
+/** kube's error: the GroupVersionKind named is the one converted from (the first object's stored version). */
+function failed(from: string | undefined, kind: string, why: string): ApiError {
+  const [group, version] = String(from).split("/");
   const message = `conversion webhook for ${group}/${version}, Kind=${kind} failed: ${why}`;
   return new ApiError(failureStatus(500, "InternalError", `Internal error occurred: ${message}`), { verb: "get" });
 }
@@ -64,20 +65,24 @@ export async function convertObjects(
     body = await postReview(store, name, hook.clientConfig, review, 30);
   } catch (err) {
     if (!(err instanceof WebhookCallError)) throw err;
-    throw failed(desiredApiVersion, def.kind, err.reason);
+    throw failed(pending[0].o.apiVersion, def.kind, err.reason.replace(/^failed to call webhook: /, ""));
   }
   const response = body.response as ConversionResponse | undefined;
-  if (!response) throw failed(desiredApiVersion, def.kind, "conversion webhook response was absent");
+  if (!response) throw failed(pending[0].o.apiVersion, def.kind, "conversion webhook response was absent");
   if (response.uid !== uid) {
-    throw failed(desiredApiVersion, def.kind, `expected response.uid=${JSON.stringify(uid)}, got ${response.uid}`);
+    throw failed(
+      pending[0].o.apiVersion,
+      def.kind,
+      `expected response.uid=${JSON.stringify(uid)}, got ${response.uid}`,
+    );
   }
   if (response.result?.status !== "Success") {
-    throw failed(desiredApiVersion, def.kind, response.result?.message ?? "conversion failed");
+    throw failed(pending[0].o.apiVersion, def.kind, response.result?.message ?? "conversion failed");
   }
   const converted = response.convertedObjects ?? [];
   if (converted.length !== pending.length) {
     throw failed(
-      desiredApiVersion,
+      pending[0].o.apiVersion,
       def.kind,
       `returned ${converted.length} objects, expected ${pending.length}`,
     );
@@ -87,7 +92,7 @@ export async function convertObjects(
     const c = converted[n] as KubeObject;
     if (c?.apiVersion !== desiredApiVersion) {
       throw failed(
-        desiredApiVersion,
+        pending[0].o.apiVersion,
         def.kind,
         `invalid converted object at index ${n}: invalid apiVersion ${JSON.stringify(c?.apiVersion)}`,
       );

@@ -9,6 +9,7 @@
  * @module
  */
 import type { KubeList } from "../runtime/types.ts";
+import { ApiError, failureStatus } from "../runtime/errors.ts";
 import { applyMergePatch } from "../runtime/apimachinery/merge_patch.ts";
 import { type ConversionWebhook, convertObjects, servedApiVersion } from "./crd_conversion_webhook.ts";
 import type { FakeStore } from "./fake_store.ts";
@@ -17,21 +18,34 @@ import type { ResourceDef } from "./resource_def.ts";
 import { internalError, notFound } from "./status_errors.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 
-/** A stored object (`raw`) in `def`'s version. */
+/**
+ * A stored object (`raw`) in `def`'s version. With `asStorageRead` (a GET), a failed conversion is worded as kube's
+ * storage decode error (`StorageError: corrupt object, Code: 7, Key: ..., AdditionalErrorMsg: object not decodable
+ * revision=<rv>: conversion webhook for ... failed: ...`).
+ */
 export async function readConverted(
   store: FakeStore,
   def: ResourceDef,
   hook: ConversionWebhook,
   raw: KubeObject,
+  asStorageRead = false,
 ): Promise<KubeObject> {
-  const [out] = await convertObjects(
-    store,
-    def,
-    hook,
-    [{ ...structuredClone(raw), kind: def.kind }],
-    servedApiVersion(def),
-  );
-  return out;
+  try {
+    const sent = [{ ...structuredClone(raw), kind: def.kind }];
+    const [out] = await convertObjects(store, def, hook, sent, servedApiVersion(def));
+    return out;
+  } catch (err) {
+    if (!asStorageRead || !(err instanceof ApiError) || err.code !== 500) throw err;
+    const inner = String(err.status.message).replace(/^Internal error occurred: /, "");
+    const { namespace, name, resourceVersion } = raw.metadata;
+    const key = `/${def.group}/${def.plural}/${namespace ? `${namespace}/` : ""}${name}`;
+    const message =
+      `StorageError: corrupt object, Code: 7, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=${resourceVersion}: ${inner}`;
+    throw new ApiError(
+      failureStatus(500, "InternalError", `Internal error occurred: ${message}`, { causes: [{ message }] }),
+      { verb: "get" },
+    );
+  }
 }
 
 /** A list of stored items (FakeStore.listStored) in `def`'s version: one review for the items that need it. */

@@ -116,7 +116,9 @@ export async function handleResource(
   switch (verb) {
     case "get": {
       let obj = ctx.store.get(def, name!, { namespace });
-      if (converting) obj = await readConverted(ctx.store, def, converting, ctx.store.peek(def, namespace, name!)!);
+      if (converting) {
+        obj = await readConverted(ctx.store, def, converting, ctx.store.peek(def, namespace, name!)!, true);
+      }
       return jsonResponse(200, shapeObject(shape, def, obj, now, includeObject));
     }
     case "list": {

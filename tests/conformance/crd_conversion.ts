@@ -123,6 +123,46 @@ export const crdConversionCases: ConformanceCase[] = [
       }
     },
   },
+  {
+    name:
+      "conversion webhook unreachable: a read in the other version is 500 'conversion webhook for <stored gvk> failed'",
+    run: async ({ client, ns }) => {
+      const conv = await startConversionWebhook((req) => req.objects.map((o) => convert(o, req.desiredAPIVersion)));
+      const url = conv.url;
+      const crd = lengthCrd(conv.caBundle, url);
+      crd.metadata.name = `meters.${GROUP}`;
+      crd.spec.names = { plural: "meters", singular: "meter", kind: "Meter", listKind: "MeterList" };
+      let stopped = false;
+      try {
+        await withObjects(client, [[CRD_PATH, crd]], async () => {
+          const v1 = `/apis/${GROUP}/v1/namespaces/${ns}/meters`;
+          const v2 = `/apis/${GROUP}/v2/namespaces/${ns}/meters`;
+          await eventually("v2 meters served", async () => (await call(client, "GET", v2)).code === 200, POLL);
+          const made = await call(client, "POST", v1, {
+            apiVersion: `${GROUP}/v1`,
+            kind: "Meter",
+            metadata: { name: "m" },
+            spec: { size: 1 },
+          });
+          assert.equal(made.code, 201, JSON.stringify(made.body));
+          await conv.stop();
+          stopped = true;
+          const got = await call(client, "GET", `${v2}/m`);
+          assert.equal(got.code, 500, JSON.stringify(got.body));
+          assert.equal(got.body.reason, "InternalError");
+          // kube reports it as its storage layer's decode error of the object read.
+          const prefix =
+            `Internal error occurred: StorageError: corrupt object, Code: 7, Key: /${GROUP}/meters/${ns}/m, ` +
+            `ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=${made.body.metadata.resourceVersion}: ` +
+            `conversion webhook for ${GROUP}/v1, Kind=Meter failed: Post "${url}?timeout=30s": `;
+          assert.ok(String(got.body.message).startsWith(prefix), got.body.message);
+          assert.equal((await call(client, "GET", `${v1}/m`)).code, 200, "the storage version needs no conversion");
+        });
+      } finally {
+        if (!stopped) await conv.stop();
+      }
+    },
+  },
 ];
 
 /** A test HTTPS conversion webhook answering ConversionReview v1 with `convert`'s objects. */
