@@ -30,10 +30,20 @@ export class WebhookCallError extends Error {
   }
 }
 
-/** The most specific text of a fetch failure (Deno's `fetch failed` carries the transport error as its cause). */
-function transportError(err: unknown): string {
+/**
+ * The most specific text of a fetch failure (Deno's `fetch failed` carries the transport error as its cause), in Go's
+ * words where kube-apiserver's are known.
+ */
+function transportError(err: unknown, url: URL): string {
   const cause = (err as { cause?: unknown }).cause;
-  return cause instanceof Error ? cause.message : (err as Error).message;
+  const text = cause instanceof Error ? cause.message : (err as Error).message;
+  // Go's words for the two failures tests meet most (net.OpError, crypto/tls + crypto/x509).
+  const port = url.port || (url.protocol === "https:" ? "443" : "80");
+  if (/connection refused/i.test(text)) return `dial tcp ${url.hostname}:${port}: connect: connection refused`;
+  if (/UnknownIssuer|BadSignature/.test(text)) {
+    return "tls: failed to verify certificate: x509: certificate signed by unknown authority";
+  }
+  return text;
 }
 
 /** The URL a client config reaches (with `?timeout=`), or why it cannot be resolved. */
@@ -99,7 +109,9 @@ export async function postReview(
       const timedOut = err instanceof DOMException && err.name === "TimeoutError";
       throw new WebhookCallError(
         name,
-        `failed to call webhook: ${post}: ${timedOut ? "context deadline exceeded" : transportError(err)}`,
+        `failed to call webhook: ${post}: ${
+          timedOut ? "context deadline exceeded" : transportError(err, new URL(target.url))
+        }`,
       );
     }
     let text: string;
@@ -109,7 +121,9 @@ export async function postReview(
       const timedOut = err instanceof DOMException && err.name === "TimeoutError";
       throw new WebhookCallError(
         name,
-        `failed to call webhook: ${post}: ${timedOut ? "context deadline exceeded" : transportError(err)}`,
+        `failed to call webhook: ${post}: ${
+          timedOut ? "context deadline exceeded" : transportError(err, new URL(target.url))
+        }`,
       );
     }
     if (res.status !== 200) {
