@@ -8,10 +8,10 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { call, CRD_PATH } from "./crd_helpers.ts";
+import { call, type CRD_PATH } from "./crd_helpers.ts";
 import { jsonPatch, startTestWebhook, type TestWebhook } from "./admission_webhook_server.ts";
 import {
-  CASE_LABEL,
+  type CASE_LABEL,
   closedPort,
   configMap,
   configMaps,
@@ -260,6 +260,28 @@ export const admissionWebhookCases: ConformanceCase[] = [
     },
   },
   {
+    name: "matchConditions (CEL): a webhook is not called for an object a condition rules out",
+    run: ({ client, ns }) =>
+      withWebhook({ "/cond": () => denial("conditions matched") }, async (hook) => {
+        const id = "conditions";
+        const name = `cond.${ns}.conformance.kubeop.dev`;
+        const cfg = config(`${ns}-conditions`, [
+          webhook(name, ns, id, { url: hook.url("/cond"), caBundle: hook.caBundle }, {
+            matchConditions: [
+              { name: "not-exempt", expression: "object.metadata.name != 'exempt'" },
+              { name: "create-only", expression: "request.operation == 'CREATE'" },
+            ],
+          }),
+        ]);
+        await withObjects(client, [[VWC, cfg]], async () => {
+          const got = await untilInEffect(client, ns, id, (got) => got.code !== 201);
+          assert.equal(got.body.message, `admission webhook "${name}" denied the request: conditions matched`);
+          assert.equal((await call(client, "POST", configMaps(ns), configMap("exempt", id))).code, 201);
+          assert.ok(!hook.received("/cond").some((r) => r.name === "exempt"));
+        });
+      }),
+  },
+  {
     name: "timeoutSeconds: a webhook slower than it fails the call (failurePolicy Fail)",
     run: ({ client, ns }) => {
       const slow = () => new Promise<{ allowed: boolean }>((r) => setTimeout(() => r({ allowed: true }), 2_500));
@@ -410,67 +432,4 @@ export const admissionWebhookCases: ConformanceCase[] = [
       });
     },
   },
-  {
-    name: "matchPolicy Equivalent: a webhook for v1 gets a v2 request converted, requestKind v2; Exact is not called",
-    run: ({ client, ns }) =>
-      withWebhook({ "/equivalent": () => ({ allowed: true }), "/exact": () => ({ allowed: true }) }, async (hook) => {
-        const id = "equivalent";
-        const crd = gadgetCrd();
-        const rules = [{ operations: ["CREATE"], apiGroups: [GADGETS], apiVersions: ["v1"], resources: ["gadgets"] }];
-        const cc = (path: string) => ({ url: hook.url(path), caBundle: hook.caBundle });
-        const cfg = config(`${ns}-equivalent`, [
-          webhook(`equivalent.${ns}.conformance.kubeop.dev`, ns, id, cc("/equivalent"), { rules }),
-          webhook(`exact.${ns}.conformance.kubeop.dev`, ns, id, cc("/exact"), { rules, matchPolicy: "Exact" }),
-        ]);
-        await withObjects(client, [[CRD_PATH, crd], [VWC, cfg]], async () => {
-          const path = `/apis/${GADGETS}/v2/namespaces/${ns}/gadgets`;
-          const gadget = (name: string) => ({
-            apiVersion: `${GADGETS}/v2`,
-            kind: "Gadget",
-            metadata: { name, labels: { [CASE_LABEL]: id } },
-            spec: { size: 1 },
-          });
-          await eventually("v2 Gadgets reach the webhook", async () => {
-            await call(client, "POST", path, gadget("probe"), "?dryRun=All");
-            return hook.received("/equivalent").length > 0;
-          }, POLL);
-          assert.equal((await call(client, "POST", path, gadget("g"))).code, 201);
-          const req = hook.received("/equivalent").find((r) => r.name === "g")!;
-          assert.deepEqual(req.kind, { group: GADGETS, version: "v1", kind: "Gadget" });
-          assert.deepEqual(req.resource, { group: GADGETS, version: "v1", resource: "gadgets" });
-          assert.deepEqual(req.requestKind, { group: GADGETS, version: "v2", kind: "Gadget" });
-          assert.deepEqual(req.requestResource, { group: GADGETS, version: "v2", resource: "gadgets" });
-          assert.equal(req.object?.apiVersion, `${GADGETS}/v1`);
-          assert.equal(hook.received("/exact").length, 0);
-        });
-      }),
-  },
 ];
-
-const GADGETS = "webhook.conformance.kubeop.dev";
-
-/** A CRD served in v1 (storage) and v2 with the same schema (conversion None). */
-function gadgetCrd() {
-  const version = (name: string, storage: boolean) => ({
-    name,
-    served: true,
-    storage,
-    schema: {
-      openAPIV3Schema: {
-        type: "object",
-        properties: { spec: { type: "object", properties: { size: { type: "integer" } } } },
-      },
-    },
-  });
-  return {
-    apiVersion: "apiextensions.k8s.io/v1",
-    kind: "CustomResourceDefinition",
-    metadata: { name: `gadgets.${GADGETS}` },
-    spec: {
-      group: GADGETS,
-      scope: "Namespaced",
-      names: { plural: "gadgets", singular: "gadget", kind: "Gadget", listKind: "GadgetList" },
-      versions: [version("v1", true), version("v2", false)],
-    },
-  };
-}

@@ -9,6 +9,7 @@ import { KubeClient } from "../../runtime/client.ts";
 import { loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { admissionWebhookCases } from "./admission_webhooks.ts";
+import { admissionWebhookCrdCases } from "./admission_webhooks_crd.ts";
 import { admissionPolicyCases } from "./admission_policies.ts";
 import { authzCases } from "./authz.ts";
 import { crdConversionCases } from "./crd_conversion.ts";
@@ -48,6 +49,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "patch", cases: patchCases },
   { topic: "http", cases: httpCases },
   { topic: "admission-webhooks", cases: admissionWebhookCases },
+  { topic: "admission-webhooks", cases: admissionWebhookCrdCases },
   { topic: "admission-policies", cases: admissionPolicyCases },
   { topic: "crd-conversion", cases: crdConversionCases },
 ];
