@@ -8,6 +8,7 @@
 import { KubeClient } from "../../runtime/client.ts";
 import { loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
+import { admissionConfigurationCases } from "./admission_configurations.ts";
 import { admissionWebhookCases } from "./admission_webhooks.ts";
 import { admissionWebhookCrdCases } from "./admission_webhooks_crd.ts";
 import { admissionPolicyCases } from "./admission_policies.ts";
@@ -50,6 +51,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "http", cases: httpCases },
   { topic: "admission-webhooks", cases: admissionWebhookCases },
   { topic: "admission-webhooks", cases: admissionWebhookCrdCases },
+  { topic: "admission-webhooks", cases: admissionConfigurationCases },
   { topic: "admission-policies", cases: admissionPolicyCases },
   { topic: "crd-conversion", cases: crdConversionCases },
 ];
