@@ -24,6 +24,8 @@ import type { FakeStore } from "./fake_store.ts";
 import { jsonEqual } from "./object_rules.ts";
 import { applyJsonPatch } from "./patch/json_patch.ts";
 import type { ResourceDef } from "./resource_def.ts";
+import { apiVersionOf } from "../runtime/types.ts";
+import { conversionWebhookOf, convertObjects } from "./crd_conversion_webhook.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 
 /** One webhook of a configuration (admissionregistration/v1 MutatingWebhook / ValidatingWebhook). */
@@ -73,14 +75,30 @@ function invocationOf(store: FakeStore, hook: WebhookSpec, attrs: AdmissionAttri
   return matched.def;
 }
 
-/** The object as the webhook's version serves it (custom resources: the same fields, its apiVersion). */
-function inVersion(obj: KubeObject | null, def: ResourceDef): KubeObject | null {
+/**
+ * `obj` (in the request's version) as `def`'s version serves it: the same object when it is the request's version;
+ * converted by the CRD's conversion webhook when it has one; else the same fields under `def`'s apiVersion.
+ */
+async function inVersion(
+  store: FakeStore,
+  obj: KubeObject | null,
+  from: ResourceDef,
+  def: ResourceDef,
+): Promise<KubeObject | null> {
   if (!obj) return null;
-  return { ...structuredClone(obj), apiVersion: def.group ? `${def.group}/${def.version}` : def.version };
+  const copy = structuredClone(obj);
+  if (def.version === from.version) return copy;
+  const hook = conversionWebhookOf(store, from);
+  if (hook) return (await convertObjects(store, from, hook, [copy], apiVersionOf(def)))[0];
+  return { ...copy, apiVersion: apiVersionOf(def) };
 }
 
-/** The AdmissionReview v1 request kube-apiserver sends for `attrs` through `def`. */
-export function admissionReviewFor(attrs: AdmissionAttributes, def: ResourceDef): AdmissionReview {
+/** The AdmissionReview v1 request kube-apiserver sends for `attrs` through `def` (objects converted to it). */
+export async function admissionReviewFor(
+  store: FakeStore,
+  attrs: AdmissionAttributes,
+  def: ResourceDef,
+): Promise<AdmissionReview> {
   const req = requestVariable(attrs, def);
   return {
     apiVersion: "admission.k8s.io/v1",
@@ -88,8 +106,8 @@ export function admissionReviewFor(attrs: AdmissionAttributes, def: ResourceDef)
     request: {
       ...req,
       uid: crypto.randomUUID(),
-      object: inVersion(attrs.object, def),
-      oldObject: inVersion(attrs.oldObject, def),
+      object: await inVersion(store, attrs.object, attrs.def, def),
+      oldObject: await inVersion(store, attrs.oldObject, attrs.def, def),
     },
   };
 }
@@ -160,7 +178,7 @@ async function invoke(
   warnings: string[],
 ): Promise<{ response: AdmissionResponse; review: AdmissionReview } | undefined> {
   checkDryRun(hook, attrs);
-  const review = admissionReviewFor(attrs, def);
+  const review = await admissionReviewFor(store, attrs, def);
   let response: AdmissionResponse;
   try {
     response = await call(store, hook, review);
@@ -200,7 +218,7 @@ export async function runMutatingWebhooks(
       const called = await invoke(store, hook, current, def, warnings);
       if (called?.response.patch && object) {
         const patched = applyPatch(hook.name, called.review.request!.object as KubeObject, called.response);
-        const back = { ...patched, apiVersion: object.apiVersion };
+        const back = (await inVersion(store, patched, def, attrs.def))!;
         if (!jsonEqual(back, object)) {
           object = back;
           if (round === 0) { for (const j of reinvocable) reinvoke.add(j); }

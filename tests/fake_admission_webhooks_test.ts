@@ -6,6 +6,7 @@ import { call } from "../testing/test_http.ts";
 import { type AdmissionAttributes, ruleMatches } from "../testing/admission_match.ts";
 import type { ResourceDef } from "../testing/resource_def.ts";
 import { startTestWebhook } from "./conformance/admission_webhook_server.ts";
+import { convert, lengthCrd, startConversionWebhook } from "./conformance/crd_conversion.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";
 const VWC = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations";
@@ -49,7 +50,7 @@ Deno.test("rules: `*` is the resource only, `*/*` and `res/sub` reach subresourc
   assert.ok(!ruleMatches({ ...nsRule, scope: "Namespaced" }, attrs(namespaces, "", "x"), namespaces));
 });
 
-Deno.test("a dry run is refused for a webhook with side effects; a wrong response uid follows failurePolicy", async () => {
+Deno.test("a webhook with side effects cannot be registered; a wrong response uid follows failurePolicy", async () => {
   const s = await startFakeApiServer();
   const hook = await startTestWebhook({
     "/ok": () => ({ allowed: true }),
@@ -62,13 +63,10 @@ Deno.test("a dry run is refused for a webhook with side effects; a wrong respons
   });
   try {
     const cc = (path: string) => ({ url: hook.url(path), caBundle: hook.caBundle });
+    // sideEffects Some/Unknown (which a dry run would refuse) cannot be stored: v1 validation refuses them.
     const sideEffects = webhook("some.example.com", cc("/ok"), { sideEffects: "Some" });
-    assert.equal((await call(s.url, "POST", VWC, { metadata: { name: "side" }, webhooks: [sideEffects] })).status, 201);
-    const dry = await call(s.url, "POST", `${CM}?dryRun=All`, { metadata: { name: "dry" } });
-    assert.equal(dry.status, 400);
-    assert.equal(dry.body.message, 'admission webhook "some.example.com" does not support dry run');
-    assert.equal((await call(s.url, "POST", CM, { metadata: { name: "wet" } })).status, 201);
-    await call(s.url, "DELETE", `${VWC}/side`);
+    assert.equal((await call(s.url, "POST", VWC, { metadata: { name: "side" }, webhooks: [sideEffects] })).status, 422);
+    assert.equal((await call(s.url, "POST", `${CM}?dryRun=All`, { metadata: { name: "dry" } })).status, 201);
 
     const wrong = webhook("uid.example.com", cc("/wrong-uid"));
     assert.equal((await call(s.url, "POST", VWC, { metadata: { name: "uid" }, webhooks: [wrong] })).status, 201);
@@ -121,6 +119,35 @@ Deno.test("an update racing the webhook call: admission runs again on the new st
     assert.equal(put.headers.get("warning"), '299 - "old had other=writer"');
   } finally {
     await hook.stop();
+    await s.stop();
+  }
+});
+
+Deno.test("matchPolicy Equivalent on a CRD with a conversion webhook: the webhook's version is converted by it", async () => {
+  const s = await startFakeApiServer();
+  const conversion = await startConversionWebhook((req) => req.objects.map((o) => convert(o, req.desiredAPIVersion)));
+  const hook = await startTestWebhook({ "/v2": () => ({ allowed: true }) });
+  try {
+    const crd = lengthCrd(conversion.caBundle, conversion.url);
+    assert.equal(
+      (await call(s.url, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)).status,
+      201,
+    );
+    const group = crd.spec.group;
+    const v2Only = webhook("v2.example.com", { url: hook.url("/v2"), caBundle: hook.caBundle }, {
+      rules: [{ operations: ["CREATE"], apiGroups: [group], apiVersions: ["v2"], resources: ["rulers"] }],
+    });
+    assert.equal((await call(s.url, "POST", VWC, { metadata: { name: "v2" }, webhooks: [v2Only] })).status, 201);
+    const ruler = { apiVersion: `${group}/v1`, kind: "Ruler", metadata: { name: "r" }, spec: { size: 7 } };
+    const made = await call(s.url, "POST", `/apis/${group}/v1/namespaces/default/rulers`, ruler);
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const [req] = hook.received("/v2");
+    assert.equal(req.kind.version, "v2");
+    assert.equal(req.requestKind?.version, "v1");
+    assert.deepEqual(req.object?.spec, { length: 7 }, "converted by the conversion webhook, not relabelled");
+  } finally {
+    await hook.stop();
+    await conversion.stop();
     await s.stop();
   }
 });

@@ -15,7 +15,7 @@ import { type ConformanceCase, POLL, readEvents } from "./support.ts";
 const GROUP = "conversion.conformance.kubeop.dev";
 
 /** v1 `spec.size` ⇄ v2 `spec.length`; everything else (metadata included) as sent. */
-function convert(obj: Json, desired: string): Json {
+export function convert(obj: Json, desired: string): Json {
   const out = { ...obj, apiVersion: desired, spec: { ...obj.spec } };
   if (desired.endsWith("/v2") && "size" in out.spec) {
     out.spec.length = out.spec.size;
@@ -28,7 +28,7 @@ function convert(obj: Json, desired: string): Json {
   return out;
 }
 
-function lengthCrd(caBundle: string, url: string): Json {
+export function lengthCrd(caBundle: string, url: string): Json {
   const version = (name: string, storage: boolean, field: string) => ({
     name,
     served: true,
@@ -166,7 +166,7 @@ export const crdConversionCases: ConformanceCase[] = [
 ];
 
 /** A test HTTPS conversion webhook answering ConversionReview v1 with `convert`'s objects. */
-async function startConversionWebhook(
+export async function startConversionWebhook(
   convert: (req: NonNullable<ConversionReview["request"]>) => Json[],
 ): Promise<{ url: string; caBundle: string; stop(): Promise<void> }> {
   const ca = await createCA({ commonName: "conformance-conversion-ca" });
