@@ -12,13 +12,7 @@ import { applyFieldValidation } from "./field_validation.ts";
 import { ApiError, failureStatus, type StatusCause } from "../runtime/errors.ts";
 import { apiVersionOf, type KubeList, type ResourceType } from "../runtime/types.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
-import {
-  type AdmissionChain,
-  type AdmissionContext,
-  type AdmissionHook,
-  namespaceLifecycle,
-  runAdmission,
-} from "./admission.ts";
+import { type AdmissionChain, type AdmissionContext, namespaceLifecycle, runAdmission } from "./admission.ts";
 import { deleteObject, type DeleteOptions } from "./fake_delete.ts";
 import { listObjects, type ListOptions } from "./fake_list.ts";
 import { generateName, jsonEqual, rfc3339, specChanged } from "./object_rules.ts";
@@ -65,7 +59,7 @@ export interface WriteOptions {
    * This request's own admission steps, run after the chain's hooks of the same phase (kube: the webhook plugins
    * come last in each phase). The HTTP layer calls admission webhooks and policies through them.
    */
-  admission?: Partial<Record<keyof AdmissionChain, AdmissionHook>>;
+  admission?: Partial<Record<keyof AdmissionChain, AdmissionChain["mutating"][number]>>;
 }
 
 /** Object semantics over an {@link ObjectStore}. */
@@ -160,18 +154,6 @@ export class FakeStore {
     return listObjects(this.objects, def, opts, {
       present: conversion ? (o) => conversion.fromStorage(o) : (o) => withType(def, o),
       fieldSelector: conversion ? (s) => conversion.fieldSelector(s) : (s) => s,
-    });
-  }
-
-  /**
-   * LIST with the items as stored: kind set, apiVersion the version each was stored in (a CRD converting through a
-   * webhook converts them afterwards). Items share values with the store.
-   */
-  listStored(ref: ResourceRef, opts: ListOptions = {}): KubeList {
-    const def = this.def(ref);
-    return listObjects(this.objects, def, opts, {
-      present: (o) => ({ ...o, kind: def.kind }),
-      fieldSelector: (s) => s,
     });
   }
 

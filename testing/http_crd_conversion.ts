@@ -13,6 +13,7 @@ import { ApiError, failureStatus } from "../runtime/errors.ts";
 import { applyMergePatch } from "../runtime/apimachinery/merge_patch.ts";
 import { type ConversionWebhook, convertObjects, servedApiVersion } from "./crd_conversion_webhook.ts";
 import type { FakeStore } from "./fake_store.ts";
+import { listObjects, type ListOptions } from "./fake_list.ts";
 import { applyJsonPatch } from "./patch/json_patch.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { internalError, notFound } from "./status_errors.ts";
@@ -48,7 +49,18 @@ export async function readConverted(
   }
 }
 
-/** A list of stored items (FakeStore.listStored) in `def`'s version: one review for the items that need it. */
+/**
+ * LIST with the items as stored: kind set, apiVersion the version each was stored in (for {@link listConverted}).
+ * Items share values with the store.
+ */
+export function listStored(store: FakeStore, def: ResourceDef, opts: ListOptions = {}): KubeList {
+  return listObjects(store.objects, def, opts, {
+    present: (o) => ({ ...o, kind: def.kind }),
+    fieldSelector: (s) => s,
+  });
+}
+
+/** A list of stored items ({@link listStored}) in `def`'s version: one review for the items that need it. */
 export async function listConverted(
   store: FakeStore,
   def: ResourceDef,

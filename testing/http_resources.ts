@@ -32,6 +32,7 @@ import { type ConversionWebhook, conversionWebhookOf } from "./crd_conversion_we
 import {
   convertWatchBody,
   listConverted,
+  listStored,
   patchConverted,
   readConverted,
   storageDefOf,
@@ -127,7 +128,7 @@ export async function handleResource(
       if (opts.continue && rv && rv !== "0") {
         throw badRequest("specifying resource version is not allowed when using continue", "list");
       }
-      const list = (converting ? ctx.store.listStored : ctx.store.listShared).call(ctx.store, def, {
+      const listOptions = {
         namespace,
         labelSelector: q.get("labelSelector") ?? undefined,
         fieldSelector: q.get("fieldSelector") ?? undefined,
@@ -138,8 +139,10 @@ export async function handleResource(
         // A limit with a non-zero resourceVersion and no match is the legacy exact read (etcd3 GetList).
         resourceVersionMatch: opts.resourceVersionMatch ||
           (rv && rv !== "0" && opts.limit && opts.limit > 0 ? "Exact" : undefined),
-      });
-      const served = converting ? await listConverted(ctx.store, def, converting, list) : list;
+      };
+      const served = converting
+        ? await listConverted(ctx.store, def, converting, listStored(ctx.store, def, listOptions))
+        : ctx.store.listShared(def, listOptions);
       return jsonResponse(200, shapeList(shape, def, served, now, includeObject));
     }
     case "watch": {
@@ -208,7 +211,7 @@ export async function handleResource(
     case "deletecollection": {
       parseListQuery(q, false, verb);
       const opts = await readDeleteOptions(req, q, verb);
-      const list = (converting ? ctx.store.listStored : ctx.store.listShared).call(ctx.store, def, {
+      const list = ctx.store.listShared(def, {
         namespace,
         labelSelector: q.get("labelSelector") ?? undefined,
         fieldSelector: q.get("fieldSelector") ?? undefined,
