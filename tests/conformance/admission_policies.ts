@@ -15,7 +15,8 @@ import {
   VAPB,
   withObjects,
 } from "./admission_webhooks_support.ts";
-import type { ConformanceCase } from "./support.ts";
+import { type ConformanceCase, POLL } from "./support.ts";
+import { eventually } from "../../testing/eventually.ts";
 
 /** A policy on CREATE/UPDATE of case `id`'s ConfigMaps in `ns`. */
 function policy(name: string, ns: string, id: string, validations: Json[], extra: Json = {}): Json {
@@ -105,6 +106,41 @@ export const admissionPolicyCases: ConformanceCase[] = [
           `configmaps "two" is forbidden: ValidatingAdmissionPolicy '${ns}-max' with binding '${ns}-max-binding' denied request: failed expression: ${expression}`,
         );
         assert.equal((await call(client, "POST", configMaps(ns), configMap("one", id))).code, 201);
+      });
+    },
+  },
+  {
+    name: "variables and oldObject: an UPDATE that removes keys is denied, a CREATE (oldObject null) is not",
+    run: async ({ client, ns }) => {
+      const id = "vap-update";
+      const validations = [{
+        expression: "oldObject == null || variables.keys >= size(oldObject.data)",
+        messageExpression:
+          "'keys may not be removed: ' + string(variables.keys) + ' < ' + string(size(oldObject.data))",
+      }];
+      const p = policy(`${ns}-keep`, ns, id, validations, {
+        variables: [{ name: "keys", expression: "has(object.data) ? size(object.data) : 0" }],
+      });
+      const b = binding(`${ns}-keep-binding`, `${ns}-keep`, ["Deny"]);
+      const path = `${configMaps(ns)}/kept-keys`;
+      assert.equal(
+        (await call(client, "POST", configMaps(ns), configMap("kept-keys", id, { a: "1", b: "2" }))).code,
+        201,
+      );
+      await withObjects(client, [[VAP, p], [VAPB, b]], async () => {
+        const shrink = { ...configMap("kept-keys", id, { a: "1" }) };
+        const got = await eventually("the policy refuses the update", async () => {
+          const r = await call(client, "PUT", path, shrink, "?dryRun=All");
+          return r.code !== 200 ? r : undefined;
+        }, POLL);
+        assert.equal(got.code, 422, JSON.stringify(got.body));
+        assert.equal(
+          got.body.message,
+          `configmaps "kept-keys" is forbidden: ValidatingAdmissionPolicy '${ns}-keep' with binding '${ns}-keep-binding' denied request: keys may not be removed: 1 < 2`,
+        );
+        const grow = configMap("kept-keys", id, { a: "1", b: "2", c: "3" });
+        assert.equal((await call(client, "PUT", path, grow)).code, 200);
+        assert.equal((await call(client, "POST", configMaps(ns), configMap("fresh-keys", id, {}))).code, 201);
       });
     },
   },
