@@ -85,6 +85,12 @@ function userInfoOf(user: UserInfo): AdmissionAttributes["userInfo"] {
   };
 }
 
+/** Whether two runs reached the mutating step with the same object (managedFields' timestamps aside). */
+function sameInput(a: KubeObject, b: KubeObject): boolean {
+  const strip = (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, managedFields: undefined } });
+  return jsonEqual(strip(a), strip(b));
+}
+
 /** The stored form of an object the webhooks answered in the request's version. */
 function toStored(info: AdmissionRequestInfo, before: KubeObject, served: KubeObject): KubeObject {
   const conversion = info.store.strategies.for(info.def).conversion;
@@ -116,9 +122,13 @@ export async function writeWithAdmission<T>(
       const out = write({
         mutating: (ctx) => {
           const oldRv = ctx.old?.metadata.resourceVersion;
-          if (mutation && mutation.oldRv === oldRv && jsonEqual(mutation.input, ctx.object)) {
+          if (mutation && mutation.oldRv === oldRv && sameInput(mutation.input, ctx.object)) {
             hit = mutation;
+            const managedFields = ctx.object.metadata.managedFields;
             ctx.object = structuredClone(mutation.output);
+            // An apply stamps managedFields with the time of each run: this run's are the ones to keep.
+            if (managedFields === undefined) delete ctx.object.metadata.managedFields;
+            else ctx.object.metadata.managedFields = managedFields;
             ctx.warnings.push(...mutation.warnings);
             return;
           }

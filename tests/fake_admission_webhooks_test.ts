@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { startFakeApiServer } from "../testing/mod.ts";
 import { call } from "../testing/test_http.ts";
+import { VirtualClock } from "../runtime/clock.ts";
 import { type AdmissionAttributes, ruleMatches } from "../testing/admission_match.ts";
 import type { ResourceDef } from "../testing/resource_def.ts";
 import { startTestWebhook } from "./conformance/admission_webhook_server.ts";
@@ -148,6 +149,38 @@ Deno.test("matchPolicy Equivalent on a CRD with a conversion webhook: the webhoo
   } finally {
     await hook.stop();
     await conversion.stop();
+    await s.stop();
+  }
+});
+
+Deno.test("a server-side apply whose webhook takes seconds settles: managedFields' time is not part of the replayed input", async () => {
+  const clock = new VirtualClock();
+  const s = await startFakeApiServer({ clock });
+  let calls = 0;
+  const hook = await startTestWebhook({
+    "/slow": async () => {
+      calls++;
+      await clock.advance(2_000); // the webhook takes two seconds: the next run stamps another time
+      return { allowed: true };
+    },
+  });
+  try {
+    const cfg = {
+      metadata: { name: "slow" },
+      webhooks: [webhook("slow.example.com", { url: hook.url("/slow"), caBundle: hook.caBundle })],
+    };
+    assert.equal((await call(s.url, "POST", MWC, cfg)).status, 201);
+    const applied = await call(
+      s.url,
+      "PATCH",
+      `${CM}/applied?fieldManager=test`,
+      JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "applied" }, data: { a: "1" } }),
+      { "content-type": "application/apply-patch+yaml" },
+    );
+    assert.equal(applied.status, 201, JSON.stringify(applied.body));
+    assert.equal(calls, 1);
+  } finally {
+    await hook.stop();
     await s.stop();
   }
 });
