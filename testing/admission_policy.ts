@@ -7,8 +7,8 @@
  * `<resource> "<name>" is forbidden: ValidatingAdmissionPolicy '<p>' with binding '<b>' denied request: <msg>` (422
  * Invalid unless the validation names another reason), Warn adds a `Warning` header, Audit does nothing here (no
  * audit log). paramKind with paramRef (name, or selector; namespace, parameterNotFoundAction) binds `params`.
- * An evaluation error follows failurePolicy (Fail by default). Not done: `authorizer`, auditAnnotations, type
- * checking and the policy's status.
+ * An evaluation error follows failurePolicy (Fail by default). Not done: `authorizer` (validations using it, and
+ * optional-types syntax, are skipped with a `Warning`), auditAnnotations, type checking and the policy's status.
  * @module
  */
 import { ApiError, failureStatus } from "../runtime/errors.ts";
@@ -110,10 +110,7 @@ interface Violation {
   reason?: string;
 }
 
-function violationsOf(
-  policy: KubeObject,
-  vars: Record<string, unknown>,
-): Violation[] {
+function violationsOf(policy: KubeObject, vars: Record<string, unknown>, warnings: string[]): Violation[] {
   const failClosed = policy.spec?.failurePolicy !== "Ignore";
   const out: Violation[] = [];
   const composed = new Map<string, unknown>();
@@ -125,6 +122,14 @@ function violationsOf(
   for (const v of policy.spec?.validations ?? []) {
     const expression = String(v.expression ?? "");
     const r = evaluate(expression, withVariables);
+    if ("unsupported" in r) {
+      warnings.push(
+        `the fake API server did not evaluate expression ${
+          JSON.stringify(expression)
+        } of ValidatingAdmissionPolicy '${policy.metadata.name}': unsupported CEL: ${r.unsupported}`,
+      );
+      continue;
+    }
     if ("error" in r) {
       if (failClosed) out.push({ message: `expression '${expression}' resulted in error: ${r.error}` });
       continue;
@@ -171,7 +176,7 @@ export function runValidatingPolicies(store: FakeStore, attrs: AdmissionAttribut
       throw denied(attrs, `${label} denied request: ${message}`, undefined);
     }
     for (const param of params === "none" ? [null] : params) {
-      for (const v of violationsOf(policy, { ...base, params: param })) {
+      for (const v of violationsOf(policy, { ...base, params: param }, warnings)) {
         if (actions.includes("Warn")) warnings.push(`Validation failed for ${label}: ${v.message}`);
         if (actions.includes("Deny")) throw denied(attrs, `${label} denied request: ${v.message}`, v.reason);
       }

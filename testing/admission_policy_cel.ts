@@ -44,14 +44,17 @@ export function requestVariable(
   };
 }
 
-/** What one evaluation gave: a value, or cel-go's error text. */
-export type CelOutcome = { value: unknown } | { error: string };
+/** What one evaluation gave: a value, cel-go's error text, or why the fake cannot evaluate what kube would. */
+export type CelOutcome = { value: unknown } | { error: string } | { unsupported: string };
 
 /** Compiles (cached) and evaluates `expression` with admission's variables bound from `vars` (JSON values). */
 export function evaluate(expression: string, vars: Record<string, unknown>): CelOutcome {
   const compiled = compileExpression(expression, ADMISSION_VARIABLES);
+  if (compiled.error?.includes("undeclared reference to 'authorizer'")) {
+    return { unsupported: "the authorizer variable" };
+  }
   if (compiled.error) return { error: `compilation failed: ${compiled.error}` };
-  if (!compiled.run) return { error: `unsupported CEL: ${compiled.unsupported ?? "not evaluable"}` };
+  if (!compiled.run) return { unsupported: compiled.unsupported ?? "not evaluable" };
   const bound: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(vars)) bound[k] = k === "variables" ? v : toCel(v, undefined);
   const result = compiled.run(bound);
@@ -82,8 +85,9 @@ export function evaluateMatchConditions(
   let error: string | undefined;
   for (const c of conditions) {
     const out = evaluate(c.expression, vars);
-    if ("error" in out) {
-      error ??= `failed to evaluate match condition ${JSON.stringify(c.name)}: ${out.error}`;
+    if (!("value" in out)) {
+      const why = "error" in out ? out.error : `unsupported CEL: ${out.unsupported}`;
+      error ??= `failed to evaluate match condition ${JSON.stringify(c.name)}: ${why}`;
       continue;
     }
     if (out.value === false) return { matches: false };

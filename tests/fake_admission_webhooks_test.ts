@@ -184,3 +184,39 @@ Deno.test("a server-side apply whose webhook takes seconds settles: managedField
     await s.stop();
   }
 });
+
+Deno.test("a policy validation the fake cannot evaluate (authorizer) is skipped with a warning, not a denial", async () => {
+  const s = await startFakeApiServer();
+  try {
+    const policy = {
+      metadata: { name: "authz" },
+      spec: {
+        matchConstraints: {
+          resourceRules: [{ operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"] }],
+        },
+        validations: [
+          { expression: "authorizer.group('').resource('secrets').check('get').allowed()" },
+          { expression: "object.metadata.name != 'forbidden'", message: "not this name" },
+        ],
+      },
+    };
+    const binding = { metadata: { name: "authz" }, spec: { policyName: "authz", validationActions: ["Deny"] } };
+    const vap = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolic";
+    assert.equal((await call(s.url, "POST", `${vap}ies`, policy)).status, 201);
+    assert.equal((await call(s.url, "POST", `${vap}ybindings`, binding)).status, 201);
+    const ok = await call(s.url, "POST", CM, { metadata: { name: "fine" } });
+    assert.equal(ok.status, 201);
+    assert.match(
+      ok.headers.get("warning") ?? "",
+      /did not evaluate expression .*authorizer.*unsupported CEL: the authorizer variable/,
+    );
+    const denied = await call(s.url, "POST", CM, { metadata: { name: "forbidden" } });
+    assert.equal(denied.status, 422);
+    assert.equal(
+      denied.body.message,
+      "configmaps \"forbidden\" is forbidden: ValidatingAdmissionPolicy 'authz' with binding 'authz' denied request: not this name",
+    );
+  } finally {
+    await s.stop();
+  }
+});
