@@ -251,14 +251,28 @@ function applyPatch(name: string, object: KubeObject, response: AdmissionRespons
   }
 }
 
-/** Runs the validating webhooks (kube calls them in parallel; the fake in order, first refusal wins). */
+/**
+ * Runs the validating webhooks, all at once as kube does; warnings in completion order, and of several refusals the
+ * first in configuration order (kube: whichever arrives first).
+ */
 export async function runValidatingWebhooks(
   store: FakeStore,
   attrs: AdmissionAttributes,
   warnings: string[],
 ): Promise<void> {
-  for (const hook of webhooksOf(store, VALIDATING)) {
+  // Matching is decided first (a matchCondition error refuses before any call), then all are called at once.
+  const calls = webhooksOf(store, VALIDATING).flatMap((hook) => {
     const def = invocationOf(store, hook, attrs);
-    if (def) await invoke(store, hook, attrs, def, warnings);
-  }
+    return def ? [{ hook, def }] : [];
+  });
+  const outcomes = await Promise.allSettled(calls.map(async ({ hook, def }) => {
+    const own: string[] = [];
+    try {
+      await invoke(store, hook, attrs, def, own);
+    } finally {
+      warnings.push(...own);
+    }
+  }));
+  const refused = outcomes.find((o) => o.status === "rejected");
+  if (refused) throw (refused as PromiseRejectedResult).reason;
 }

@@ -220,3 +220,38 @@ Deno.test("a policy validation the fake cannot evaluate (authorizer) is skipped 
     await s.stop();
   }
 });
+
+Deno.test("validating webhooks are called at once: one that waits for the other's call is answered in time", async () => {
+  const s = await startFakeApiServer();
+  let secondCalled!: () => void;
+  const second = new Promise<void>((resolve) => secondCalled = resolve);
+  const hook = await startTestWebhook({
+    // Called first in configuration order; answers only once the second webhook was called too.
+    "/a": async () => {
+      await second;
+      return { allowed: true };
+    },
+    "/b": () => {
+      secondCalled();
+      return { allowed: true, warnings: ["b"] };
+    },
+  });
+  try {
+    const cc = (path: string) => ({ url: hook.url(path), caBundle: hook.caBundle });
+    const cfg = {
+      metadata: { name: "parallel" },
+      webhooks: [
+        webhook("a.example.com", cc("/a"), { timeoutSeconds: 5 }),
+        webhook("b.example.com", cc("/b")),
+      ],
+    };
+    assert.equal((await call(s.url, "POST", VWC, cfg)).status, 201);
+    const made = await call(s.url, "POST", CM, { metadata: { name: "p" } });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.equal(made.headers.get("warning"), '299 - "b"');
+  } finally {
+    secondCalled();
+    await hook.stop();
+    await s.stop();
+  }
+});
