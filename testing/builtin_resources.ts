@@ -168,6 +168,20 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
       "cluster",
     ],
     ["admissionregistration.k8s.io:mutatingwebhookconfigurations", "MutatingWebhookConfiguration", "", "", "cluster"],
+    [
+      "admissionregistration.k8s.io:validatingadmissionpolicies",
+      "ValidatingAdmissionPolicy",
+      "",
+      "status",
+      "cluster",
+    ],
+    [
+      "admissionregistration.k8s.io:validatingadmissionpolicybindings",
+      "ValidatingAdmissionPolicyBinding",
+      "",
+      "",
+      "cluster",
+    ],
   ].map(([where, kind, short, sub, scope]) => {
     const [gv, plural] = where.includes(":") ? where.split(":") : ["", where];
     const [group, version] = gv.split("/");
@@ -181,6 +195,8 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
       namespaced: scope !== "cluster",
       categories: plural === "replicationcontrollers" || plural === "horizontalpodautoscalers" ? ["all"] : undefined,
       storedOnly: true,
+      // The admission configuration kinds count generations (their strategies' PrepareForCreate/Update).
+      tracksGeneration: group === "admissionregistration.k8s.io",
     });
   }),
   def({

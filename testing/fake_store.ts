@@ -55,6 +55,11 @@ export interface WriteOptions {
   warnings?: string[];
   /** Keys the JSON body held twice (`spec.a`): refused under Strict, warned about under Warn. */
   duplicateFields?: string[];
+  /**
+   * This request's own admission steps, run after the chain's hooks of the same phase (kube: the webhook plugins
+   * come last in each phase). The HTTP layer calls admission webhooks and policies through them.
+   */
+  admission?: Partial<Record<keyof AdmissionChain, AdmissionChain["mutating"][number]>>;
 }
 
 /** Object semantics over an {@link ObjectStore}. */
@@ -186,7 +191,7 @@ export class FakeStore {
     if (def.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     const admission = { def, verb: "create" as const, fieldValidation: opts.fieldValidation, warnings };
-    obj = this.#admit("mutating", { ...admission, object: obj });
+    obj = this.#admit("mutating", { ...admission, object: obj }, opts);
     meta = obj.metadata;
     const name = String(meta.name);
     const storageKey = storageKeyOf(def);
@@ -213,7 +218,7 @@ export class FakeStore {
       ...(strategy.validate?.(obj, ctx) ?? []),
     ], "create");
     strategy.canonicalize?.(obj, undefined, ctx);
-    obj = this.#admit("validating", { ...admission, object: obj });
+    obj = this.#admit("validating", { ...admission, object: obj }, opts);
     if (sentResourceVersion) {
       throw internalError("resourceVersion should not be set on objects to be created", "create");
     }
@@ -300,7 +305,7 @@ export class FakeStore {
       fieldValidation: opts.fieldValidation,
       warnings,
     };
-    next = this.#admit("mutating", { ...admission, object: next });
+    next = this.#admit("mutating", { ...admission, object: next }, opts);
     // System fields an update cannot change, then the strategy (kube: rest.BeforeUpdate).
     const m = next.metadata;
     const o = old.metadata;
@@ -335,7 +340,7 @@ export class FakeStore {
       ...(strategy.validateUpdate?.(next, old, ctx) ?? []),
     ], verb);
     strategy.canonicalize?.(next, old, ctx);
-    next = this.#admit("validating", { ...admission, object: next });
+    next = this.#admit("validating", { ...admission, object: next }, opts);
     // Read before managedFields are recorded into a copy: a finished deletion's removed object keeps what was sent.
     const nm = next.metadata;
     if (opts.fieldManager) next = this.#record(def, old, next, opts);
@@ -381,9 +386,10 @@ export class FakeStore {
     return structuredClone(this.present(def, obj));
   }
 
-  /** Runs one admission phase; hooks may replace `ctx.object`. */
-  #admit(phase: keyof AdmissionChain, ctx: AdmissionContext): KubeObject {
+  /** Runs one admission phase (the chain's hooks, then the request's own); hooks may replace `ctx.object`. */
+  #admit(phase: keyof AdmissionChain, ctx: AdmissionContext, opts: WriteOptions): KubeObject {
     runAdmission(this.admission[phase], ctx);
+    opts.admission?.[phase]?.(ctx);
     return ctx.object;
   }
 

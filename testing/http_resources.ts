@@ -21,6 +21,25 @@ import { type ListQuery, parseListQuery, shardSelectorParam } from "./list_optio
 import { matchesShardSelector } from "../runtime/apimachinery/shard_selector.ts";
 import type { FeatureGates } from "./feature_gates.ts";
 import { checkDeleteOptions, checkWriteOptions } from "./validation/request_options.ts";
+import {
+  type AdmissionRequestInfo,
+  admitDelete,
+  needsExternalAdmission,
+  writeWithAdmission,
+} from "./admission_replay.ts";
+import { ADMIN_USER } from "./authn.ts";
+import { generateName } from "./object_rules.ts";
+import type { UserInfo } from "./rbac_authorizer.ts";
+import { type ConversionWebhook, conversionWebhookOf } from "./crd_conversion_webhook.ts";
+import {
+  convertWatchBody,
+  listConverted,
+  listStored,
+  patchConverted,
+  readConverted,
+  storageDefOf,
+  writeConverted,
+} from "./http_crd_conversion.ts";
 
 /** A parsed resource URL. */
 export interface ResourceRoute {
@@ -66,12 +85,13 @@ export function verbOf(method: string, route: ResourceRoute, url: URL): string {
   return requestVerb(method, Boolean(route.name), url.searchParams);
 }
 
-/** Serves one resource request. */
+/** Serves one resource request for `user` (whom admission webhooks and policies are told about). */
 export async function handleResource(
   req: Request,
   url: URL,
   route: ResourceRoute,
   ctx: ResourceContext,
+  user: UserInfo = ADMIN_USER,
 ): Promise<Response> {
   const { def, namespace, name, subresource } = route;
   const q = url.searchParams;
@@ -91,9 +111,24 @@ export async function handleResource(
   const now = ctx.clock.now();
   checkWriteOptions(verb, q);
   const dryRun = q.getAll("dryRun").includes("All");
+  // A CRD converting through a webhook: reads converted from the stored versions, writes to the storage version.
+  const converting = def.custom ? conversionWebhookOf(ctx.store, def) : undefined;
+  const translated = converting !== undefined && storageDefOf(ctx.store, def, converting) !== def;
+  const admission: AdmissionRequestInfo = {
+    store: ctx.store,
+    def,
+    subresource,
+    user,
+    dryRun,
+    fieldManager: q.get("fieldManager") ?? undefined,
+    fieldValidation: q.get("fieldValidation") ?? undefined,
+  };
   switch (verb) {
     case "get": {
-      const obj = ctx.store.get(def, name!, { namespace });
+      let obj = ctx.store.get(def, name!, { namespace });
+      if (converting) {
+        obj = await readConverted(ctx.store, def, converting, ctx.store.peek(def, namespace, name!)!, true);
+      }
       return jsonResponse(200, shapeObject(shape, def, obj, now, includeObject));
     }
     case "list": {
@@ -102,7 +137,7 @@ export async function handleResource(
       if (opts.continue && rv && rv !== "0") {
         throw badRequest("specifying resource version is not allowed when using continue", "list");
       }
-      const list = ctx.store.listShared(def, {
+      const listOptions = {
         namespace,
         labelSelector: q.get("labelSelector") ?? undefined,
         fieldSelector: q.get("fieldSelector") ?? undefined,
@@ -114,48 +149,74 @@ export async function handleResource(
         resourceVersionMatch: opts.resourceVersionMatch ||
           (rv && rv !== "0" && opts.limit && opts.limit > 0 ? "Exact" : undefined),
         shardSelector: shardSelectorParam(q, sharded(ctx), "list"),
-      });
-      return jsonResponse(200, shapeList(shape, def, list, now, includeObject));
+      };
+      const served = converting
+        ? await listConverted(ctx.store, def, converting, listStored(ctx.store, def, listOptions))
+        : ctx.store.listShared(def, listOptions);
+      return jsonResponse(200, shapeList(shape, def, served, now, includeObject));
     }
-    case "watch":
-      return openWatch(url, route, ctx, shape, parseListQuery(q, true), includeObject);
+    case "watch": {
+      const res = openWatch(url, route, ctx, shape, parseListQuery(q, true), includeObject, converting !== undefined);
+      if (!converting || shape !== "object" || !res.body) return res;
+      return new Response(convertWatchBody(res.body, ctx.store, def, converting), res);
+    }
     case "create": {
       if (name) throw methodNotAllowed(def, "create");
       const { body, duplicateFields } = await readObject(req, verb);
       const warnings: string[] = [];
-      const created = ctx.store.create(def, body as KubeObject, {
-        namespace,
-        dryRun,
-        duplicateFields,
-        ...writeOptions(req, q, warnings),
-      });
+      const meta = body.metadata as KubeObject["metadata"] | undefined;
+      // Webhooks are awaited between replays of the write: the generated name must not change between them.
+      if (meta?.generateName && !meta.name && needsExternalAdmission(ctx.store, def)) {
+        meta.name = generateName(String(meta.generateName));
+      }
+      const create = (target: ResourceDef, sent: KubeObject) =>
+        writeWithAdmission({ ...admission, def: target }, warnings, (steps, w) =>
+          ctx.store.create(target, sent, {
+            namespace,
+            dryRun,
+            duplicateFields,
+            ...writeOptions(req, q, w),
+            admission: steps,
+          }));
+      const created = translated
+        ? await writeConverted(ctx.store, def, converting, body as KubeObject, create)
+        : await create(def, body as KubeObject);
       return jsonResponse(201, shapeObject(shape, def, created, now), warningHeaders(warnings));
     }
     case "update": {
       const { body, duplicateFields } = await readObject(req, verb);
       const existed = ctx.store.peek(def, namespace, name!) !== undefined;
       const warnings: string[] = [];
-      const updated = ctx.store.update(def, body as KubeObject, {
-        namespace,
-        name,
-        subresource: subresource === "status" ? "status" : undefined,
-        dryRun,
-        duplicateFields,
-        ...writeOptions(req, q, warnings),
-      });
+      const update = (target: ResourceDef, sent: KubeObject) =>
+        writeWithAdmission({ ...admission, def: target }, warnings, (steps, w) =>
+          ctx.store.update(target, sent, {
+            namespace,
+            name,
+            subresource: subresource === "status" ? "status" : undefined,
+            dryRun,
+            duplicateFields,
+            ...writeOptions(req, q, w),
+            admission: steps,
+          }));
+      const updated = translated
+        ? await writeConverted(ctx.store, def, converting, body as KubeObject, update)
+        : await update(def, body as KubeObject);
       return jsonResponse(existed ? 200 : 201, shapeObject(shape, def, updated, now), warningHeaders(warnings));
     }
     case "patch":
-      return await handlePatch(req, url, route, ctx, dryRun, shape);
+      if (translated) return await handleConvertedPatch(req, url, route, ctx, admission, shape, converting);
+      return await handlePatch(req, url, route, ctx, admission, shape);
     case "delete": {
       const opts = await readDeleteOptions(req, q, verb);
+      const warnings: string[] = [];
+      await admitDelete({ ...admission, dryRun: opts.dryRun }, namespace, name!, deleteOptionsOf(opts), warnings);
       const { object, deleted } = ctx.store.deleteWithOutcome(def, name!, { ...opts, namespace });
       // kube-apiserver answers 202 only when orphanDependents=false was sent and the object is still there.
       const status = !deleted && opts.orphanDependents === false ? 202 : 200;
       if (deleted && !ctx.store.strategies.for(def).returnDeletedObject) {
-        return jsonResponse(status, deletedStatus(def, object));
+        return jsonResponse(status, deletedStatus(def, object), warningHeaders(warnings));
       }
-      return jsonResponse(status, object);
+      return jsonResponse(status, object, warningHeaders(warnings));
     }
     case "deletecollection": {
       parseListQuery(q, false, verb);
@@ -168,10 +229,13 @@ export async function handleResource(
         shardSelector: shardSelectorParam(q, sharded(ctx), verb),
       });
       // kube answers with the items as listed before it deleted them.
+      const warnings: string[] = [];
       for (const o of list.items) {
+        const where = { ...admission, dryRun: opts.dryRun };
+        await admitDelete(where, o.metadata.namespace, o.metadata.name!, deleteOptionsOf(opts), warnings);
         ctx.store.delete(def, o.metadata.name!, { ...opts, namespace: o.metadata.namespace });
       }
-      return jsonResponse(200, list);
+      return jsonResponse(200, list, warningHeaders(warnings));
     }
   }
   throw methodNotAllowed(def, verb);
@@ -208,6 +272,17 @@ async function readObject(
   const body = requireObject(decodeBody(bytes, contentType, verb), verb);
   const json = contentType === "application/json" || contentType === "*/*" || contentType === "";
   return { body, duplicateFields: json ? duplicateJsonFields(new TextDecoder().decode(bytes)) : [] };
+}
+
+/** The DeleteOptions admission webhooks see (meta.k8s.io/v1 fields that were set). */
+function deleteOptionsOf(opts: Awaited<ReturnType<typeof readDeleteOptions>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (opts.gracePeriodSeconds !== undefined) out.gracePeriodSeconds = opts.gracePeriodSeconds;
+  if (opts.preconditions) out.preconditions = opts.preconditions;
+  if (opts.orphanDependents !== undefined) out.orphanDependents = opts.orphanDependents;
+  if (opts.propagationPolicy) out.propagationPolicy = opts.propagationPolicy;
+  if (opts.dryRun) out.dryRun = ["All"];
+  return out;
 }
 
 /** kube's answer to a DELETE that removed the object at once (unless the resource returns deleted objects). */
@@ -261,8 +336,46 @@ async function handlePatch(
   url: URL,
   route: ResourceRoute,
   ctx: ResourceContext,
-  dryRun: boolean,
+  admission: AdmissionRequestInfo,
   shape: ReturnType<typeof negotiateShape>,
+): Promise<Response> {
+  const { def, namespace, name, subresource } = route;
+  const dryRun = admission.dryRun;
+  const q = url.searchParams;
+  const contentType = mediaType(req.headers.get("content-type"));
+  const type = servedPatchType(def, contentType);
+  const patch = decodeBody(await readBody(req), contentType, "patch");
+  const warnings: string[] = [];
+  const apply = type === "apply";
+  const { object, created } = await writeWithAdmission(
+    admission,
+    warnings,
+    (steps, w) =>
+      patchObject(ctx.store, def, name!, patch, {
+        type,
+        namespace,
+        subresource: subresource === "status" ? "status" : undefined,
+        dryRun,
+        // Apply records its own managedFields (operation Apply) and needs an explicit manager.
+        fieldManager: apply ? q.get("fieldManager") ?? undefined : fieldManagerOf(req, q),
+        force: truthy(q.get("force")),
+        fieldValidation: q.get("fieldValidation") ?? "Warn",
+        warnings: w,
+        admission: steps,
+      }),
+  );
+  return jsonResponse(created ? 201 : 200, shapeObject(shape, def, object, ctx.clock.now()), warningHeaders(warnings));
+}
+
+/** A PATCH in a version a conversion webhook converts from the storage version (merge and JSON patches). */
+async function handleConvertedPatch(
+  req: Request,
+  url: URL,
+  route: ResourceRoute,
+  ctx: ResourceContext,
+  admission: AdmissionRequestInfo,
+  shape: ReturnType<typeof negotiateShape>,
+  converting: ConversionWebhook,
 ): Promise<Response> {
   const { def, namespace, name, subresource } = route;
   const q = url.searchParams;
@@ -270,19 +383,18 @@ async function handlePatch(
   const type = servedPatchType(def, contentType);
   const patch = decodeBody(await readBody(req), contentType, "patch");
   const warnings: string[] = [];
-  const apply = type === "apply";
-  const { object, created } = patchObject(ctx.store, def, name!, patch, {
-    type,
-    namespace,
-    subresource: subresource === "status" ? "status" : undefined,
-    dryRun,
-    // Apply records its own managedFields (operation Apply) and needs an explicit manager.
-    fieldManager: apply ? q.get("fieldManager") ?? undefined : fieldManagerOf(req, q),
-    force: truthy(q.get("force")),
-    fieldValidation: q.get("fieldValidation") ?? "Warn",
-    warnings,
-  });
-  return jsonResponse(created ? 201 : 200, shapeObject(shape, def, object, ctx.clock.now()), warningHeaders(warnings));
+  const write = (target: ResourceDef, sent: KubeObject) =>
+    writeWithAdmission({ ...admission, def: target }, warnings, (steps, w) =>
+      ctx.store.update(target, sent, {
+        namespace,
+        name,
+        subresource: subresource === "status" ? "status" : undefined,
+        dryRun: admission.dryRun,
+        ...writeOptions(req, q, w),
+        admission: steps,
+      }));
+  const object = await patchConverted(ctx.store, def, converting, { namespace, name: name! }, type, patch, write);
+  return jsonResponse(200, shapeObject(shape, def, object, ctx.clock.now()), warningHeaders(warnings));
 }
 
 function openWatch(
@@ -292,6 +404,7 @@ function openWatch(
   shape: ReturnType<typeof negotiateShape>,
   opts: ListQuery,
   includeObject?: string,
+  stored = false,
 ): Response {
   const { def } = route;
   const namespace = def.namespaced ? route.namespace : undefined;
@@ -333,7 +446,8 @@ function openWatch(
   }
   const future = fromRv !== undefined && fromRv > objects.rv;
   if (fromRv !== undefined && !sendInitialEvents && !future) replay = objects.since(storageKey, fromRv);
-  const present = (o: KubeObject) => ctx.store.present(def, o);
+  // Objects of a converting CRD keep their stored apiVersion here; the response body converts them (per event).
+  const present = stored ? (o: KubeObject) => ({ ...o, kind: def.kind }) : (o: KubeObject) => ctx.store.present(def, o);
   const stream: WatchStream = new WatchStream({
     storageKey,
     namespace,

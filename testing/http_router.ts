@@ -116,7 +116,7 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Res
     }
     await ctx.faults.apply(verb, qualifiedResource(route.def));
     if (isReviewResource(route.def) && verb === "create") return await handleReview(req, route, ctx, user);
-    return await handleResource(req, url, route, ctx);
+    return await handleResource(req, url, route, ctx, user);
   }
   const openapi = path.match(/^\/openapi\/v3\/apis\/([^/]+)\/([^/]+)$/);
   const aggregatedDoc = openapi && ctx.aggregated.get(`${openapi[1]}/${openapi[2]}`);

@@ -9,7 +9,7 @@
 import type { PatchType } from "../runtime/client.ts";
 import { ApiError, failureStatus } from "../runtime/errors.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
-import type { FakeStore } from "./fake_store.ts";
+import type { FakeStore, WriteOptions } from "./fake_store.ts";
 import { requireObject } from "./http_body.ts";
 import { rfc3339 } from "./object_rules.ts";
 import { serverSideApply } from "./patch/apply.ts";
@@ -53,6 +53,8 @@ export interface PatchObjectOptions {
   fieldValidation?: string;
   /** Collects warnings for `Warning` response headers. */
   warnings?: string[];
+  /** The request's own admission steps (webhooks), passed to the write (see {@link WriteOptions.admission}). */
+  admission?: WriteOptions["admission"];
 }
 
 /** What a patch did: the object as stored (and served) and whether an apply created it. */
@@ -106,7 +108,14 @@ export function patchObject(
       def,
       subresource: status,
     });
-    const writeOpts = { namespace, name, dryRun, fieldValidation: opts.fieldValidation, warnings };
+    const writeOpts = {
+      namespace,
+      name,
+      dryRun,
+      fieldValidation: opts.fieldValidation,
+      warnings,
+      admission: opts.admission,
+    };
     if (!current) return { object: store.create(def, merged, writeOpts), created: true };
     merged.metadata.resourceVersion = current.metadata.resourceVersion;
     return { object: store.update(def, merged, { ...writeOpts, subresource: status }), created: false };
@@ -134,6 +143,7 @@ export function patchObject(
     fieldManager: opts.fieldManager,
     fieldValidation: opts.fieldValidation,
     warnings,
+    admission: opts.admission,
   });
   return { object: updated, created: false };
 }

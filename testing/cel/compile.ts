@@ -72,21 +72,27 @@ export function celError(source: string, offset: number, message: string): strin
 }
 
 /** Identifiers the expression reads that are neither declared nor bound by a comprehension; with their ids. */
-function undeclared(expr: CelExpr, scope: Set<string>, out: { name: string; id: bigint }[], uses: Set<string>): void {
+function undeclared(
+  expr: CelExpr,
+  scope: Set<string>,
+  out: { name: string; id: bigint }[],
+  uses: Set<string>,
+  declared: ReadonlySet<string> = DECLARED,
+): void {
   if (!expr?.exprKind) return;
   const { case: kind, value } = expr.exprKind;
   switch (kind) {
     case "identExpr":
       uses.add(value.name);
-      if (!scope.has(value.name) && !DECLARED.has(value.name)) out.push({ name: value.name, id: expr.id });
+      if (!scope.has(value.name) && !declared.has(value.name)) out.push({ name: value.name, id: expr.id });
       return;
     case "selectExpr":
-      return undeclared(value.operand, scope, out, uses);
+      return undeclared(value.operand, scope, out, uses, declared);
     case "callExpr": {
       // `sets.contains(...)`: a namespaced function, not a call on a variable `sets`.
       const target = value.target?.exprKind;
       if (value.target && !(target?.case === "identExpr" && NAMESPACES.has(target.value.name))) {
-        undeclared(value.target, scope, out, uses);
+        undeclared(value.target, scope, out, uses, declared);
       }
       // Macros the parser left as calls (two-variable forms, sortBy): leading identifiers are bound variables.
       let inner = scope;
@@ -99,33 +105,34 @@ function undeclared(expr: CelExpr, scope: Set<string>, out: { name: string; id: 
         }
         inner = new Set([...scope, ...bound]);
       }
-      for (const a of args) undeclared(a, inner, out, uses);
+      for (const a of args) undeclared(a, inner, out, uses, declared);
       return;
     }
     case "listExpr":
-      for (const e of value.elements) undeclared(e, scope, out, uses);
+      for (const e of value.elements) undeclared(e, scope, out, uses, declared);
       return;
     case "structExpr":
       for (const e of value.entries) {
-        if (e.keyKind?.case === "mapKey") undeclared(e.keyKind.value, scope, out, uses);
-        undeclared(e.value, scope, out, uses);
+        if (e.keyKind?.case === "mapKey") undeclared(e.keyKind.value, scope, out, uses, declared);
+        undeclared(e.value, scope, out, uses, declared);
       }
       return;
     case "comprehensionExpr": {
-      undeclared(value.iterRange, scope, out, uses);
-      undeclared(value.accuInit, scope, out, uses);
+      undeclared(value.iterRange, scope, out, uses, declared);
+      undeclared(value.accuInit, scope, out, uses, declared);
       const inner = new Set([...scope, value.iterVar, value.iterVar2, value.accuVar].filter((v) => v));
-      undeclared(value.loopCondition, inner, out, uses);
-      undeclared(value.loopStep, inner, out, uses);
+      undeclared(value.loopCondition, inner, out, uses, declared);
+      undeclared(value.loopStep, inner, out, uses, declared);
       const result = new Set([...scope, value.accuVar]);
-      undeclared(value.result, result, out, uses);
+      undeclared(value.result, result, out, uses, declared);
       return;
     }
   }
 }
 
 /**
- * Compiles a CEL expression of a CRD validation rule (cached by source).
+ * Compiles a CEL expression of a CRD validation rule (cached by source). `variables` declares other variables than
+ * `self` and `oldSelf` (admission policies: `object`, `oldObject`, `request`, `params`, ...).
  *
  * @example
  * ```ts
@@ -135,20 +142,22 @@ function undeclared(expr: CelExpr, scope: Set<string>, out: { name: string; id: 
  * console.assert(compileExpression("foo == 1").error?.includes("undeclared reference to 'foo'"));
  * ```
  */
-export function compileExpression(source: string): CompiledExpression {
-  let out = cache.get(source);
+export function compileExpression(source: string, variables?: readonly string[]): CompiledExpression {
+  const key = variables ? `${variables.join(",")}\n${source}` : source;
+  const declared = variables ? new Set([...DECLARED, ...variables]) : DECLARED;
+  let out = cache.get(key);
   if (out) return out;
   if (/[.[]\?/.test(source.replace(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"/g, '""'))) {
     // `self.?x`, `m[?k]`: optional-types syntax, which @bufbuild/cel does not parse.
     out = { usesOldSelf: source.includes("oldSelf"), unsupported: "optional field selection (.? / [?])" };
-    cache.set(source, out);
+    cache.set(key, out);
     return out;
   }
   try {
     const parsed = parse(source);
     const missing: { name: string; id: bigint }[] = [];
     const uses = new Set<string>();
-    undeclared(parsed.expr, new Set(), missing, uses);
+    undeclared(parsed.expr, new Set(), missing, uses, declared);
     if (missing.length > 0) {
       const offset = parsed.sourceInfo?.positions?.[String(missing[0].id)] ?? 0;
       out = {
@@ -172,7 +181,7 @@ export function compileExpression(source: string): CompiledExpression {
       error: m ? `ERROR: <input>:${m[1]}:${m[2]}: Syntax error: ${m[3]}` : `ERROR: <input>: Syntax error: ${message}`,
     };
   }
-  cache.set(source, out);
+  cache.set(key, out);
   return out;
 }
 

@@ -4,6 +4,12 @@
  * @module
  */
 import type { ResourceStrategy } from "../strategy.ts";
+import {
+  MUTATING_WEBHOOK_CONFIGURATIONS,
+  VALIDATING_ADMISSION_POLICIES,
+  VALIDATING_ADMISSION_POLICY_BINDINGS,
+  VALIDATING_WEBHOOK_CONFIGURATIONS,
+} from "./admission_configurations.ts";
 import { APISERVICES } from "./apiservices.ts";
 import { CONFIGMAPS, SECRETS } from "./configmaps_secrets.ts";
 import { CRDS } from "./crds.ts";
@@ -18,6 +24,7 @@ import { ENDPOINTS, SERVICES } from "./services.ts";
 import { DAEMONSETS, DEPLOYMENTS, REPLICASETS, STATEFULSETS } from "./workloads.ts";
 
 const RBAC_GROUP = "rbac.authorization.k8s.io";
+const ADMISSION_GROUP = "admissionregistration.k8s.io";
 
 /** Resources whose DELETE answers with the object, otherwise generic (kube: ReturnDeletedObject). */
 const RETURNS_DELETED: ResourceStrategy = { returnDeletedObject: true };
@@ -48,6 +55,10 @@ export const BUILTIN_STRATEGIES: ReadonlyArray<[groupResource: string, strategy:
   ["batch/cronjobs", CRONJOBS],
   ["apiextensions.k8s.io/customresourcedefinitions", CRDS],
   ["apiregistration.k8s.io/apiservices", APISERVICES],
+  [`${ADMISSION_GROUP}/mutatingwebhookconfigurations`, MUTATING_WEBHOOK_CONFIGURATIONS],
+  [`${ADMISSION_GROUP}/validatingwebhookconfigurations`, VALIDATING_WEBHOOK_CONFIGURATIONS],
+  [`${ADMISSION_GROUP}/validatingadmissionpolicies`, VALIDATING_ADMISSION_POLICIES],
+  [`${ADMISSION_GROUP}/validatingadmissionpolicybindings`, VALIDATING_ADMISSION_POLICY_BINDINGS],
 ];
 
 /** The strategy of CRD-defined resources. */

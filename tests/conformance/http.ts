@@ -258,7 +258,12 @@ export const httpCases: ConformanceCase[] = [
         "scheduling.k8s.io": ["v1", ["priorityclasses"]],
         "node.k8s.io": ["v1", ["runtimeclasses"]],
         "discovery.k8s.io": ["v1", ["endpointslices"]],
-        "admissionregistration.k8s.io": ["v1", ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"]],
+        "admissionregistration.k8s.io": ["v1", [
+          "mutatingwebhookconfigurations",
+          "validatingadmissionpolicies",
+          "validatingadmissionpolicybindings",
+          "validatingwebhookconfigurations",
+        ]],
         "coordination.k8s.io": ["v1", ["leases"]],
         "rbac.authorization.k8s.io": ["v1", ["clusterrolebindings", "clusterroles", "rolebindings", "roles"]],
       };

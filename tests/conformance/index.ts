@@ -8,7 +8,12 @@
 import { KubeClient } from "../../runtime/client.ts";
 import { loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
+import { admissionConfigurationCases } from "./admission_configurations.ts";
+import { admissionWebhookCases } from "./admission_webhooks.ts";
+import { admissionWebhookCrdCases } from "./admission_webhooks_crd.ts";
+import { admissionPolicyCases } from "./admission_policies.ts";
 import { authzCases } from "./authz.ts";
+import { crdConversionCases } from "./crd_conversion.ts";
 import { crdCases } from "./crd.ts";
 import { crdCelCases } from "./crd_cel.ts";
 import { crdDefinitionCases } from "./crd_definitions.ts";
@@ -46,6 +51,11 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "deletion", cases: deletionApiCases },
   { topic: "patch", cases: patchCases },
   { topic: "http", cases: httpCases },
+  { topic: "admission-webhooks", cases: admissionWebhookCases },
+  { topic: "admission-webhooks", cases: admissionWebhookCrdCases },
+  { topic: "admission-webhooks", cases: admissionConfigurationCases },
+  { topic: "admission-policies", cases: admissionPolicyCases },
+  { topic: "crd-conversion", cases: crdConversionCases },
 ];
 
 /** Registers every conformance case as a step of one Deno test against the target `start` returns. */
