@@ -16,8 +16,8 @@ import { type AdmissionChain, type AdmissionContext, namespaceLifecycle, runAdmi
 import { deleteObject, type DeleteOptions } from "./fake_delete.ts";
 import { listObjects, type ListOptions } from "./fake_list.ts";
 import { generateName, jsonEqual, rfc3339, specChanged } from "./object_rules.ts";
-import { recordUpdateManagedFields } from "./patch/apply.ts";
-import { dropAdded } from "./patch/fieldset.ts";
+import { managedFieldsAfterUpdate } from "./patch/apply.ts";
+import { addsKeys, dropAdded } from "./patch/fieldset.ts";
 import { type ResourceRegistry, storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { alreadyExists, badRequest, conflict, internalError, invalid, notFound } from "./status_errors.ts";
@@ -202,9 +202,10 @@ export class FakeStore {
     if (def.tracksGeneration) meta.generation = 1;
     else delete meta.generation;
     const ctx = this.#context(def, "create", opts, warnings);
-    const beforePrepare = opts.fieldManager ? structuredClone(obj) : undefined;
+    const beforePrepare = opts.fieldManager && strategy.prepareForCreate ? structuredClone(obj) : undefined;
     strategy.prepareForCreate?.(obj, ctx);
-    const afterPrepare = beforePrepare ? structuredClone(obj) : undefined;
+    // A copy only when it added fields (custom resources' drops status): the field manager must not see those.
+    const afterPrepare = beforePrepare && addsKeys(beforePrepare, obj) ? structuredClone(obj) : undefined;
     strategy.default?.(obj, ctx);
     this.#check(def, name, [
       ...(prefix !== undefined ? validateGenerateName(prefix, strategy.validateName!) : []),
@@ -219,10 +220,9 @@ export class FakeStore {
     }
     if (opts.fieldManager) {
       // kube's field manager runs before the strategy: what PrepareForCreate set belongs to no manager.
-      const view = structuredClone(obj);
-      dropAdded(view, beforePrepare, afterPrepare);
-      obj.metadata.managedFields = this.#record(def, undefined, view, opts).metadata.managedFields;
-      if (obj.metadata.managedFields === undefined) delete obj.metadata.managedFields;
+      const view = afterPrepare ? structuredClone(obj) : obj;
+      if (afterPrepare) dropAdded(view, beforePrepare, afterPrepare);
+      this.#setManagedFields(def, undefined, view, opts, obj);
     }
     return this.#persist(def, obj, opts.dryRun);
   }
@@ -338,7 +338,7 @@ export class FakeStore {
     next = this.#admit("validating", { ...admission, object: next });
     // Read before managedFields are recorded into a copy: a finished deletion's removed object keeps what was sent.
     const nm = next.metadata;
-    if (opts.fieldManager) next = this.#record(def, old, next, opts);
+    if (opts.fieldManager) next = this.#setManagedFields(def, old, next, opts, structuredClone(next));
     const comparable = { ...next, metadata: { ...next.metadata, resourceVersion: o.resourceVersion } };
     if (jsonEqual(comparable, old)) return structuredClone(this.present(def, old));
     if (opts.dryRun) return structuredClone(this.present(def, next));
@@ -410,16 +410,14 @@ export class FakeStore {
     throw invalid({ ...def, group }, name, causes, verb);
   }
 
-  #record(def: ResourceDef, old: KubeObject | undefined, next: KubeObject, opts: WriteOptions): KubeObject {
-    const out = recordUpdateManagedFields(old, next, opts.fieldManager!, rfc3339(this.clock.now()), "Update", {
-      subresource: opts.subresource,
-      statusSubresource: def.subresources.includes("status"),
-      def,
-    });
-    if (Array.isArray(out.metadata.managedFields) && out.metadata.managedFields.length === 0) {
-      delete out.metadata.managedFields;
-    }
-    return out;
+  /** Sets `into`'s managedFields as they stand after a non-apply write by `opts.fieldManager`; returns `into`. */
+  #setManagedFields(def: ResourceDef, old: KubeObject | undefined, next: KubeObject, opts: WriteOptions, into = next) {
+    const record = { subresource: opts.subresource, statusSubresource: def.subresources.includes("status"), def };
+    const time = rfc3339(this.clock.now());
+    const entries = managedFieldsAfterUpdate(old, next, opts.fieldManager!, time, "Update", record);
+    if (entries.length > 0) into.metadata.managedFields = entries;
+    else delete into.metadata.managedFields;
+    return into;
   }
 
   #ns(def: ResourceDef, namespace: string | undefined): string {
