@@ -55,6 +55,8 @@ export interface WriteOptions {
   warnings?: string[];
   /** Keys the JSON body held twice (`spec.a`): refused under Strict, warned about under Warn. */
   duplicateFields?: string[];
+  /** Answer with the stored object itself, not a copy: for callers that only serialize it (the HTTP layer). */
+  shared?: boolean;
 }
 
 /** Object semantics over an {@link ObjectStore}. */
@@ -224,7 +226,7 @@ export class FakeStore {
       if (afterPrepare) dropAdded(view, beforePrepare, afterPrepare);
       this.#setManagedFields(def, undefined, view, opts, obj);
     }
-    return this.#persist(def, obj, opts.dryRun);
+    return this.#persist(def, obj, opts.dryRun, opts.shared);
   }
 
   /** UPDATE (PUT) of the object or its status subresource. */
@@ -348,7 +350,7 @@ export class FakeStore {
       const ev = this.objects.remove(storageKey, namespace ?? "", name, next)!;
       return structuredClone(this.present(def, ev.object));
     }
-    return this.#persist(def, next, false);
+    return this.#persist(def, next, false, opts.shared);
   }
 
   /** DELETE: marks for deletion when finalizers remain (or a policy adds one), otherwise removes. */
@@ -375,10 +377,10 @@ export class FakeStore {
     this.objects.remove(storageKeyOf(def), namespace, name);
   }
 
-  /** Stores `obj` (unless a dry run) and answers it as served. */
-  #persist(def: ResourceDef, obj: KubeObject, dryRun: boolean | undefined): KubeObject {
+  /** Stores `obj` (unless a dry run) and answers it as served (a copy unless `shared`). */
+  #persist(def: ResourceDef, obj: KubeObject, dryRun: boolean | undefined, shared?: boolean): KubeObject {
     if (!dryRun) this.objects.put(storageKeyOf(def), obj);
-    return structuredClone(this.present(def, obj));
+    return shared ? this.present(def, obj) : structuredClone(this.present(def, obj));
   }
 
   /** Runs one admission phase; hooks may replace `ctx.object`. */
