@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { ConfigMap } from "../runtime/builtin_types.ts";
 import { CoreTypes, KubeClient, type KubeObject, Manager, parseKubeconfig } from "../runtime/mod.ts";
-import { startFakeApiServer } from "../testing/mod.ts";
+import { eventually, startFakeApiServer } from "../testing/mod.ts";
 import { helloController } from "./hello_operator.ts";
 
 Deno.test("the README's example operator greets labelled ConfigMaps and leaves others alone", async () => {
@@ -16,14 +16,11 @@ Deno.test("the README's example operator greets labelled ConfigMaps and leaves o
     await client.create<KubeObject>(CoreTypes.ConfigMap, {
       metadata: { name: "friendly", namespace: "default", labels: { greet: "yes" } },
     }, { namespace: "default" });
-    const deadline = Date.now() + 10_000;
-    let greeted: ConfigMap | undefined;
-    while (Date.now() < deadline) {
-      greeted = await client.get<ConfigMap>(CoreTypes.ConfigMap, "friendly", { namespace: "default" });
-      if (greeted.data?.greeting === "hello") break;
-      await new Promise((r) => setTimeout(r, 20)); // poll with a deadline
-    }
-    assert.equal(greeted?.data?.greeting, "hello");
+    const greeted = await eventually("the labelled ConfigMap to be greeted", async () => {
+      const cm = await client.get<ConfigMap>(CoreTypes.ConfigMap, "friendly", { namespace: "default" });
+      return cm.data?.greeting === "hello" && cm;
+    });
+    assert.equal(greeted.data?.greeting, "hello");
     const plain = await client.get(CoreTypes.ConfigMap, "plain", { namespace: "default" });
     assert.equal(plain.data, undefined);
   } finally {

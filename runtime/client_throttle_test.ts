@@ -2,15 +2,7 @@ import assert from "node:assert/strict";
 import { KubeClient } from "./client.ts";
 import { VirtualClock } from "./clock.ts";
 import { CoreTypes } from "./types.ts";
-
-/** Waits (bounded) until `cond` holds: the server and the client run on real I/O while time is virtual. */
-async function until(what: string, cond: () => boolean, deadlineMs = 10_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+import { eventually } from "../testing/eventually.ts";
 
 async function withCountingServer(fn: (url: string, seen: () => number) => Promise<void>): Promise<void> {
   let seen = 0;
@@ -33,14 +25,14 @@ Deno.test("client: qps/burst is a token bucket over every request — burst at o
     const client = new KubeClient({ config: { server: url }, clock, qps: 10, burst: 2 });
     try {
       const calls = [0, 1, 2, 3].map((i) => client.get(CoreTypes.ConfigMap, `c${i}`, { namespace: "default" }));
-      await until("the burst to arrive and two requests to wait", () => seen() === 2 && clock.pendingTimers === 2);
+      await eventually("the burst to arrive and two requests to wait", () => seen() === 2 && clock.pendingTimers === 2);
       await clock.advance(99);
       assert.equal(seen(), 2, "no token before 100 ms");
       await clock.advance(1);
-      await until("the third request", () => seen() === 3);
+      await eventually("the third request", () => seen() === 3);
       assert.equal(clock.pendingTimers, 1, "the fourth still waits");
       await clock.advance(100);
-      await until("the fourth request", () => seen() === 4);
+      await eventually("the fourth request", () => seen() === 4);
       await Promise.all(calls);
     } finally {
       client.close();
@@ -72,9 +64,9 @@ Deno.test("client: a fenced view draws from the same bucket as its client", asyn
         client.get(CoreTypes.ConfigMap, "a", { namespace: "default" }),
         fenced.get(CoreTypes.ConfigMap, "b", { namespace: "default" }),
       ];
-      await until("one request through and one waiting", () => seen() === 1 && clock.pendingTimers === 1);
+      await eventually("one request through and one waiting", () => seen() === 1 && clock.pendingTimers === 1);
       await clock.advance(100);
-      await until("the second request", () => seen() === 2);
+      await eventually("the second request", () => seen() === 2);
       await Promise.all(calls);
     } finally {
       client.close();

@@ -10,6 +10,7 @@ import { Controller, done } from "./controller.ts";
 import { InformerRegistry } from "./informers.ts";
 import { Metrics } from "./metrics.ts";
 import { CoreTypes, type KubeObject } from "./types.ts";
+import { eventually } from "../testing/eventually.ts";
 
 const enc = new TextEncoder();
 const BASE = "/api/v1/namespaces/ns/configmaps";
@@ -92,14 +93,6 @@ class ConfigMapServer {
   }
 }
 
-async function until(cond: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 Deno.test("over HTTP, the reconcile after our own write waits until the watch delivers it", async () => {
   const server = new ConfigMapServer();
   server.put({ metadata: { name: "cm", namespace: "ns", uid: "u1" }, data: {} }, "ADDED");
@@ -124,12 +117,12 @@ Deno.test("over HTTP, the reconcile after our own write waits until the watch de
   const ac = new AbortController();
   const running = Promise.all([informers.start(ac.signal), controller.start(ac.signal)]);
   try {
-    await until(() => seen.length === 1 && server.hold, "first reconcile and its write");
+    await eventually("first reconcile and its write", () => seen.length === 1 && server.hold);
     controller.enqueue("ns/cm"); // something else asks for the key while the cache is stale
     const deadline = Date.now() + 300;
-    await until(() => seen.length > 1 || Date.now() > deadline, "a chance to run early");
+    await eventually("a chance to run early", () => seen.length > 1 || Date.now() > deadline);
     server.release();
-    await until(() => seen.length >= 2, "second reconcile");
+    await eventually("second reconcile", () => seen.length >= 2);
     assert.deepEqual(seen.slice(0, 2), [undefined, "1"], "the second reconcile saw its own write");
     assert.equal(await metrics.value("kubeop_read_your_writes_timeouts_total"), 0);
     assert.equal(

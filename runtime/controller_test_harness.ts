@@ -3,8 +3,8 @@
  * registry, an Event recorder, a stub ControllerClient and a running Controller on a virtual clock.
  * @module
  */
-import assert from "node:assert/strict";
 import { flushMicrotasks, VirtualClock } from "./clock.ts";
+import { eventually } from "../testing/eventually.ts";
 import {
   type Action,
   Controller,
@@ -193,14 +193,18 @@ export function harness(
   };
 }
 
-/** Waits for `cond`, flushing microtasks and advancing `clock` to its next timer; fails the test naming `what`. */
+/**
+ * Waits for `cond` (testing/eventually.ts, 10 s real time), flushing microtasks and then, if it still does not hold,
+ * advancing `clock` to its next timer between checks; fails the test naming `what`.
+ */
 export async function until(cond: () => boolean, clock?: VirtualClock, what = "condition"): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (cond()) return;
-    await flushMicrotasks();
-    if (clock && !cond()) await clock.advanceToNext();
-  }
-  assert.fail(`timed out waiting for ${what}`);
+  await eventually(what, cond, {
+    intervalMs: 0,
+    step: async () => {
+      await flushMicrotasks();
+      if (clock && !cond()) await clock.advanceToNext();
+    },
+  });
 }
 
 /** controller_runtime_reconcile_total of the `machine` controller for one result. */

@@ -31,6 +31,13 @@ interface Connection {
   /** The accepted socket and, with TLS, the TLS socket on top of it. */
   sockets: Socket[];
   inFlight: number;
+  /** When the connection is cut (performance.now() ms); undefined while a request is served. */
+  deadline?: number;
+  /**
+   * The connection's one timer. Moving the deadline does not touch it (a clear and a new timer per request cost more
+   * than the request's own handling in the fake server): when it fires it cuts the connection, waits out a deadline
+   * moved later, or stops when none is set.
+   */
   timer?: ReturnType<typeof setTimeout>;
 }
 
@@ -54,21 +61,31 @@ export function enforceConnectionDeadlines(server: Server, opts: ConnectionDeadl
   server.headersTimeout = headerMs;
   const connections = new WeakMap<Socket, Connection>();
   const disarm = (conn: Connection) => {
-    if (conn.timer !== undefined) clearTimeout(conn.timer);
-    conn.timer = undefined;
+    conn.deadline = undefined;
+  };
+  const wake = (conn: Connection, ms: number) => {
+    conn.timer = setTimeout(() => {
+      conn.timer = undefined;
+      if (conn.deadline === undefined) return;
+      const left = conn.deadline - performance.now();
+      if (left > 0) wake(conn, left);
+      else for (const s of conn.sockets) s.destroy();
+    }, ms);
   };
   const arm = (conn: Connection, ms: number) => {
     disarm(conn);
     if (conn.sockets.some((s) => s.destroyed)) return;
-    conn.timer = setTimeout(() => {
-      conn.timer = undefined;
-      for (const s of conn.sockets) s.destroy();
-    }, ms);
+    conn.deadline = performance.now() + ms;
+    if (conn.timer === undefined) wake(conn, ms);
   };
   const adopt = (socket: Socket, conn: Connection) => {
     conn.sockets.push(socket);
     connections.set(socket, conn);
-    socket.once("close", () => disarm(conn));
+    socket.once("close", () => {
+      disarm(conn);
+      if (conn.timer !== undefined) clearTimeout(conn.timer);
+      conn.timer = undefined;
+    });
   };
 
   server.on("connection", (socket: Socket) => {

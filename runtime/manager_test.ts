@@ -6,6 +6,7 @@ import { MemoryLeaseStore } from "./lease_lock.ts";
 import { Manager, type ManagerInformers, type ManagerOptions } from "./manager.ts";
 import type { Runnable, RunnableGroupName } from "./runnable.ts";
 import type { KubeObject } from "./types.ts";
+import { eventually } from "../testing/eventually.ts";
 
 /** Caches that are synced from the start and log their start and stop into `events`. */
 function syncedCaches(events: string[]): ManagerInformers {
@@ -86,10 +87,9 @@ function options(clock: VirtualClock, events: string[], extra: Partial<ManagerOp
   return { client: unreachableClient, clock, informers: syncedCaches(events), recorder: quietRecorder, ...extra };
 }
 
-/** Lets the manager's promises settle (virtual time does not move) until `cond` holds. */
+/** Lets the manager's promises settle (virtual time does not move) until `cond` holds (testing/eventually.ts). */
 async function until(clock: VirtualClock, cond: () => boolean): Promise<void> {
-  for (let i = 0; i < 100 && !cond(); i++) await clock.advance(0);
-  assert.ok(cond(), "condition not reached");
+  await eventually("the manager to reach the condition", cond, { intervalMs: 0, step: () => clock.advance(0) });
 }
 
 Deno.test("runnables start by group — servers, caches, every replica, leader-gated — and stop in reverse", async () => {

@@ -6,7 +6,8 @@
  * @module
  */
 
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "./prom_client.ts";
+import { Counter, Gauge, Histogram, Registry } from "./prom_client.ts";
+import { registerProcessCollectors } from "./process_metrics.ts";
 
 /** Label values of one series. */
 export type MetricLabels<L extends string> = Partial<Record<L, string | number>>;
@@ -431,45 +432,14 @@ export class Metrics {
   }
 
   /**
-   * Registers prom-client's default collectors on this registry (once): process_cpu_seconds_total,
-   * process_resident_memory_bytes, process_start_time_seconds, process_open_fds, process_max_fds, and the
-   * nodejs_* heap, event-loop and version series — the process panels of the usual controller dashboards. All of
-   * them work under Deno with --allow-all (the memory and fd series read /proc/self on Linux). Deno lets nothing
-   * short of --allow-all read /proc, so under a narrow permission set (the container's) the memory series fall back
-   * to Deno.memoryUsage() and process_open_fds / process_max_fds are left out rather than reported as 0. The
-   * Manager turns them on for the registry it serves; a bare Metrics (tests) stays without them.
+   * Registers prom-client's default process and runtime collectors on this registry (once; see
+   * ./process_metrics.ts for what they are under Deno's permissions). The Manager turns them on for the registry it
+   * serves; a bare Metrics (tests) stays without them.
    */
   enableDefaultCollectors(): void {
     if (this.#defaultCollectors) return;
     this.#defaultCollectors = true;
-    collectDefaultMetrics({ register: this.registry });
-    if (Deno.build.os === "linux" && !procReadable()) {
-      for (
-        const name of [
-          "process_resident_memory_bytes",
-          "process_virtual_memory_bytes",
-          "process_heap_bytes",
-          "process_open_fds",
-          "process_max_fds",
-        ]
-      ) this.registry.removeSingleMetric(name);
-      new Gauge({
-        name: "process_resident_memory_bytes",
-        help: "Resident memory size in bytes.",
-        registers: [this.registry],
-        collect() {
-          this.set(Deno.memoryUsage().rss);
-        },
-      });
-      new Gauge({
-        name: "process_heap_bytes",
-        help: "Process heap size in bytes.",
-        registers: [this.registry],
-        collect() {
-          this.set(Deno.memoryUsage().heapTotal);
-        },
-      });
-    }
+    registerProcessCollectors(this.registry);
   }
 
   /** Queue hooks that feed the workqueue_* metrics labelled `{name, controller}`. */
@@ -522,15 +492,5 @@ export class Metrics {
       }
     }
     return sum;
-  }
-}
-
-/** Whether /proc/self can be read (Deno requires --allow-all for it). */
-function procReadable(): boolean {
-  try {
-    Deno.readTextFileSync("/proc/self/status");
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { Counter, Gauge } from "prom-client";
+import { Counter, Gauge } from "./prom_client.ts";
 import type { CounterMetric, GaugeMetric, Metrics } from "./metrics.ts";
 import type { ShardRingMetrics } from "./shard_ring.ts";
 

@@ -193,7 +193,7 @@ export type {
 export type { LogProperties, LogRecord, Sink } from "./log.ts";
 export type { Store } from "./cache.ts";
 export type { IndexFunc } from "./store.ts";
-export type { RelistCause, StreamState, WatchMemory, WatchState } from "./watch.ts";
+export type { RelistCause, StreamState, WatchMemory, WatchState } from "./watch_state.ts";
 export { patchStatusIfChanged, type StatusChangeOptions, statusChanges, type StatusPatcher } from "./status_patch.ts";
 export {
   ConditionsSchema,

@@ -13,15 +13,8 @@ import { formatShardSelector, matchesShardSelector, type ShardSelector } from ".
 import type { KubeClient } from "./client.ts";
 import type { Clock } from "./clock.ts";
 import type { KubeObject, ResourceType, WatchEvent } from "./types.ts";
-import {
-  initialState,
-  step,
-  type StepEnv,
-  type TimerName,
-  type WatchEffect,
-  type WatchInput,
-  type WatchState,
-} from "./watch.ts";
+import { initialState, step } from "./watch.ts";
+import type { StepEnv, TimerName, WatchEffect, WatchInput, WatchState } from "./watch_state.ts";
 
 /** Where the loop delivers state. Called synchronously, in order, from one writer. */
 export interface WatchSink {

@@ -2,17 +2,8 @@ import assert from "node:assert/strict";
 import { seededRandom } from "./random.ts";
 import { ApiError, failureStatus } from "./errors.ts";
 import type { KubeObject } from "./types.ts";
-import {
-  backoffMs,
-  idleDeadlineMs,
-  INITIAL_EVENTS_END,
-  initialState,
-  step,
-  type StepEnv,
-  type WatchEffect,
-  type WatchInput,
-  type WatchState,
-} from "./watch.ts";
+import { backoffMs, idleDeadlineMs, initialState, step } from "./watch.ts";
+import { INITIAL_EVENTS_END, type StepEnv, type WatchEffect, type WatchInput, type WatchState } from "./watch_state.ts";
 
 function env(nowMs = 0, random = 0): StepEnv & { t: number } {
   const e = { t: nowMs, now: () => e.t, random: () => random };

@@ -14,10 +14,11 @@ import { apiVersionOf, type KubeList, type ResourceType } from "../runtime/types
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { type AdmissionChain, type AdmissionContext, namespaceLifecycle, runAdmission } from "./admission.ts";
 import { deleteObject, type DeleteOptions } from "./fake_delete.ts";
+import type { WriteOptions } from "./write_options.ts";
 import { listObjects, type ListOptions } from "./fake_list.ts";
 import { generateName, jsonEqual, rfc3339, specChanged } from "./object_rules.ts";
-import { recordUpdateManagedFields } from "./patch/apply.ts";
-import { dropAdded } from "./patch/fieldset.ts";
+import { managedFieldsAfterUpdate } from "./patch/apply.ts";
+import { addsKeys, dropAdded } from "./patch/fieldset.ts";
 import { type ResourceRegistry, storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { alreadyExists, badRequest, conflict, internalError, invalid, notFound } from "./status_errors.ts";
@@ -36,31 +37,7 @@ export type ResourceRef = Pick<ResourceType, "group" | "version" | "plural">;
 
 export type { ListOptions } from "./fake_list.ts";
 export type { DeleteOptions } from "./fake_delete.ts";
-
-/** Write options. */
-export interface WriteOptions {
-  /** Namespace of the object. */
-  namespace?: string;
-  /** The name in the URL (update/status); must match the body. */
-  name?: string;
-  /** Write the status subresource. */
-  subresource?: "status";
-  /** Validate and admit, but do not persist. */
-  dryRun?: boolean;
-  /** Records the write in managedFields under this manager (operation Update). */
-  fieldManager?: string;
-  /** `fieldValidation` query parameter: Strict, Warn (default over HTTP) or Ignore. */
-  fieldValidation?: string;
-  /** Collects warnings for `Warning` response headers. */
-  warnings?: string[];
-  /** Keys the JSON body held twice (`spec.a`): refused under Strict, warned about under Warn. */
-  duplicateFields?: string[];
-  /**
-   * This request's own admission steps, run after the chain's hooks of the same phase (kube: the webhook plugins
-   * come last in each phase). The HTTP layer calls admission webhooks and policies through them.
-   */
-  admission?: Partial<Record<keyof AdmissionChain, AdmissionChain["mutating"][number]>>;
-}
+export type { WriteOptions } from "./write_options.ts";
 
 /** Object semantics over an {@link ObjectStore}. */
 export class FakeStore {
@@ -207,9 +184,10 @@ export class FakeStore {
     if (def.tracksGeneration) meta.generation = 1;
     else delete meta.generation;
     const ctx = this.#context(def, "create", opts, warnings);
-    const beforePrepare = opts.fieldManager ? structuredClone(obj) : undefined;
+    const beforePrepare = opts.fieldManager && strategy.prepareForCreate ? structuredClone(obj) : undefined;
     strategy.prepareForCreate?.(obj, ctx);
-    const afterPrepare = beforePrepare ? structuredClone(obj) : undefined;
+    // A copy only when it added fields (custom resources' drops status): the field manager must not see those.
+    const afterPrepare = beforePrepare && addsKeys(beforePrepare, obj) ? structuredClone(obj) : undefined;
     strategy.default?.(obj, ctx);
     this.#check(def, name, [
       ...(prefix !== undefined ? validateGenerateName(prefix, strategy.validateName!) : []),
@@ -224,12 +202,11 @@ export class FakeStore {
     }
     if (opts.fieldManager) {
       // kube's field manager runs before the strategy: what PrepareForCreate set belongs to no manager.
-      const view = structuredClone(obj);
-      dropAdded(view, beforePrepare, afterPrepare);
-      obj.metadata.managedFields = this.#record(def, undefined, view, opts).metadata.managedFields;
-      if (obj.metadata.managedFields === undefined) delete obj.metadata.managedFields;
+      const view = afterPrepare ? structuredClone(obj) : obj;
+      if (afterPrepare) dropAdded(view, beforePrepare, afterPrepare);
+      this.#setManagedFields(def, undefined, view, opts, obj);
     }
-    return this.#persist(def, obj, opts.dryRun);
+    return this.#persist(def, obj, opts.dryRun, opts.shared);
   }
 
   /** UPDATE (PUT) of the object or its status subresource. */
@@ -343,7 +320,7 @@ export class FakeStore {
     next = this.#admit("validating", { ...admission, object: next }, opts);
     // Read before managedFields are recorded into a copy: a finished deletion's removed object keeps what was sent.
     const nm = next.metadata;
-    if (opts.fieldManager) next = this.#record(def, old, next, opts);
+    if (opts.fieldManager) next = this.#setManagedFields(def, old, next, opts, structuredClone(next));
     const comparable = { ...next, metadata: { ...next.metadata, resourceVersion: o.resourceVersion } };
     if (jsonEqual(comparable, old)) return structuredClone(this.present(def, old));
     if (opts.dryRun) return structuredClone(this.present(def, next));
@@ -353,7 +330,7 @@ export class FakeStore {
       const ev = this.objects.remove(storageKey, namespace ?? "", name, next)!;
       return structuredClone(this.present(def, ev.object));
     }
-    return this.#persist(def, next, false);
+    return this.#persist(def, next, false, opts.shared);
   }
 
   /** DELETE: marks for deletion when finalizers remain (or a policy adds one), otherwise removes. */
@@ -380,10 +357,10 @@ export class FakeStore {
     this.objects.remove(storageKeyOf(def), namespace, name);
   }
 
-  /** Stores `obj` (unless a dry run) and answers it as served. */
-  #persist(def: ResourceDef, obj: KubeObject, dryRun: boolean | undefined): KubeObject {
+  /** Stores `obj` (unless a dry run) and answers it as served (a copy unless `shared`). */
+  #persist(def: ResourceDef, obj: KubeObject, dryRun: boolean | undefined, shared?: boolean): KubeObject {
     if (!dryRun) this.objects.put(storageKeyOf(def), obj);
-    return structuredClone(this.present(def, obj));
+    return shared ? this.present(def, obj) : structuredClone(this.present(def, obj));
   }
 
   /** Runs one admission phase (the chain's hooks, then the request's own); hooks may replace `ctx.object`. */
@@ -416,16 +393,14 @@ export class FakeStore {
     throw invalid({ ...def, group }, name, causes, verb);
   }
 
-  #record(def: ResourceDef, old: KubeObject | undefined, next: KubeObject, opts: WriteOptions): KubeObject {
-    const out = recordUpdateManagedFields(old, next, opts.fieldManager!, rfc3339(this.clock.now()), "Update", {
-      subresource: opts.subresource,
-      statusSubresource: def.subresources.includes("status"),
-      def,
-    });
-    if (Array.isArray(out.metadata.managedFields) && out.metadata.managedFields.length === 0) {
-      delete out.metadata.managedFields;
-    }
-    return out;
+  /** Sets `into`'s managedFields as they stand after a non-apply write by `opts.fieldManager`; returns `into`. */
+  #setManagedFields(def: ResourceDef, old: KubeObject | undefined, next: KubeObject, opts: WriteOptions, into = next) {
+    const record = { subresource: opts.subresource, statusSubresource: def.subresources.includes("status"), def };
+    const time = rfc3339(this.clock.now());
+    const entries = managedFieldsAfterUpdate(old, next, opts.fieldManager!, time, "Update", record);
+    if (entries.length > 0) into.metadata.managedFields = entries;
+    else delete into.metadata.managedFields;
+    return into;
   }
 
   #ns(def: ResourceDef, namespace: string | undefined): string {

@@ -254,6 +254,8 @@ function writeOptions(req: Request, q: URLSearchParams, warnings: string[]) {
     fieldManager: fieldManagerOf(req, q),
     fieldValidation: q.get("fieldValidation") ?? "Warn",
     warnings,
+    // The answer is only serialized: no copy of the stored object.
+    shared: true,
   };
 }
 

@@ -11,8 +11,17 @@ import { dns1035LabelErrors, dns1123LabelErrors, dns1123SubdomainErrors } from "
 
 /** Kubernetes metav1.Time: RFC 3339 in UTC with whole seconds (`2026-01-01T00:00:00Z`). */
 export function rfc3339(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
+  const second = Math.floor(ms / 1000);
+  // Every write stamps the clock's current second (creationTimestamp, managedFields times): format it once.
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastFormatted = new Date(second * 1000).toISOString().replace(".000Z", "Z");
+  }
+  return lastFormatted;
 }
+
+let lastSecond = NaN;
+let lastFormatted = "";
 
 function nameInvalid(name: string, detail: string): StatusCause[] {
   return [{

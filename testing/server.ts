@@ -256,7 +256,7 @@ class Server implements FakeApiServer {
     });
     if (!snapshot) {
       for (const name of DEFAULT_NAMESPACES) {
-        store.create({ group: "", version: "v1", plural: "namespaces" }, { metadata: { name } });
+        store.create({ group: "", version: "v1", plural: "namespaces" }, { metadata: { name } }, { shared: true });
       }
       // The watch cache starts after the bootstrap objects exist (the cacher's first list): watches from an older
       // resourceVersion get 410 Expired, as on a real server.

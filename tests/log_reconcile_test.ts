@@ -13,7 +13,7 @@ import { loadKubeconfigFile } from "../runtime/kubeconfig.ts";
 import { configureLogging } from "../runtime/log.ts";
 import { Metrics } from "../runtime/metrics.ts";
 import { CoreTypes } from "../runtime/types.ts";
-import { startFakeApiServer } from "../testing/mod.ts";
+import { eventually, startFakeApiServer } from "../testing/mod.ts";
 
 async function failingReconcileLine(format: "json" | "text", level: "info" | "debug" = "info"): Promise<string> {
   const lines: string[] = [];
@@ -40,13 +40,10 @@ async function failingReconcileLine(format: "json" | "text", level: "info" | "de
     await client.create(CoreTypes.Namespace, { metadata: { name: "work" } });
     await client.create(CoreTypes.ConfigMap, { metadata: { name: "cfg", namespace: "work" }, data: {} });
     running = Promise.all([informers.start(ac.signal), controller.start(ac.signal)]);
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const line = lines.find((l) => l.includes("reconcile failed") && l.includes("cfg"));
-      if (line) return line;
-      if (Date.now() > deadline) assert.fail(`no failing reconcile line in:\n${lines.join("")}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    return await eventually(
+      "a failing reconcile line",
+      () => lines.find((l) => l.includes("reconcile failed") && l.includes("cfg")),
+    ).catch((err) => assert.fail(`${err.message}; lines:\n${lines.join("")}`));
   } finally {
     ac.abort();
     await running.catch(() => {});

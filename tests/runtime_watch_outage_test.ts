@@ -11,19 +11,19 @@ import { InformerRegistry } from "../runtime/informers.ts";
 import { Manager } from "../runtime/manager.ts";
 import { Metrics } from "../runtime/metrics.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../runtime/types.ts";
-import { type FakeApiServer, startFakeApiServer } from "../testing/mod.ts";
+import { eventually, type FakeApiServer, startFakeApiServer } from "../testing/mod.ts";
 
-/** Advances virtual time in 250 ms steps (letting real I/O run between them) until `cond` holds. */
+/**
+ * Advances virtual time in 250 ms steps (letting real I/O run between them) until `cond` holds; fails past
+ * `maxVirtualMs` of virtual time (or testing/eventually.ts's 20 s of real time).
+ */
 async function until(cond: () => boolean | Promise<boolean>, clock: VirtualClock, what: string, maxVirtualMs: number) {
   const limit = clock.now() + maxVirtualMs;
-  const realDeadline = performance.now() + 20_000;
-  while (!(await cond())) {
-    if (clock.now() >= limit || performance.now() > realDeadline) {
-      throw new Error(`timed out waiting for ${what} (${maxVirtualMs} ms virtual)`);
-    }
-    await clock.advance(250);
-    await new Promise((r) => setTimeout(r, 3));
-  }
+  await eventually(`${what} (${maxVirtualMs} ms virtual)`, async () => {
+    if (await cond()) return true;
+    if (clock.now() >= limit) throw new Error(`timed out waiting for ${what} (${maxVirtualMs} ms virtual)`);
+    return false;
+  }, { timeoutMs: 20_000, intervalMs: 3, step: () => clock.advance(250) });
 }
 
 /** Runs `cond` while advancing virtual time by `ms`, in 250 ms steps, and asserts it held at every step. */

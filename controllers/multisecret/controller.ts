@@ -32,7 +32,7 @@
 import { addFinalizer, hasFinalizer, removeFinalizer, setCondition } from "../../runtime/apply.ts";
 import { Controller, type ReconcileContext } from "../../runtime/controller.ts";
 import { CHILD_WRITE_REJECTED, childWriteRejection, stalledCondition } from "../../runtime/child_write_failure.ts";
-import { ApiError, isAlreadyExists, isConflict, isNotFound, isNotLeader, TerminalError } from "../../runtime/errors.ts";
+import { ApiError, isAlreadyExists, isConflict, isNotLeader, TerminalError } from "../../runtime/errors.ts";
 import { deepEqual } from "../../runtime/apimachinery/equality.ts";
 import { type LabelMatcher, labelSelectorMatcher, SelectorError } from "../../runtime/apimachinery/label_selector.ts";
 import { deleteIgnoringNotFound } from "../../runtime/delete_ignoring_not_found.ts";
@@ -42,6 +42,7 @@ import type { Namespace } from "../../runtime/builtin_types.ts";
 import { type Condition, CoreTypes, type KubeObject, objectKey } from "../../runtime/types.ts";
 import type { RbacRule } from "../rbac.ts";
 import { type MultiSecret, MultiSecretType } from "./schema.ts";
+import { liveOwnerUid, Owners } from "./ownership.ts";
 import {
   CHILD_SELECTOR,
   childNameOf,
@@ -84,66 +85,6 @@ export function namespaceMatcher(ms: MultiSecret): LabelMatcher {
         cause: err,
       },
     );
-  }
-}
-
-/**
- * Whose a child is, as far as `ms` is concerned: `ours` (its owner-uid is `ms`'s, or it predates the uid and names
- * `ms`), `orphan` (its owner-uid names an owner that no longer exists: a MultiSecret of `ms`'s name and namespace
- * — the name is `ms`'s now, so the uid's owner is gone — or another owner an uncached GET answers 404 or another
- * uid for), or `foreign` (someone else's: left alone).
- */
-type Ownership = "ours" | "orphan" | "foreign";
-
-/** One reconcile's view of ownership, with the uncached owner GETs it needed (each done at most once). */
-class Owners {
-  readonly #ctx: ReconcileContext;
-  readonly #ms: MultiSecret;
-  readonly #live = new Map<string, Promise<string | undefined>>();
-
-  constructor(ctx: ReconcileContext, ms: MultiSecret) {
-    this.#ctx = ctx;
-    this.#ms = ms;
-  }
-
-  /**
-   * True when the API server (an uncached GET, not the cache) has `ms` with the uid the cache shows. After the
-   * server lost its state the cache may still hold a MultiSecret that is gone: creating or adopting children for
-   * it would make orphans, so nothing is created or adopted unless this holds.
-   */
-  async confirmed(): Promise<boolean> {
-    return await this.#uidOf(this.#ms.metadata.namespace!, this.#ms.metadata.name!) === this.#ms.metadata.uid;
-  }
-
-  async of(secret: KubeObject): Promise<Ownership> {
-    const a = secret.metadata.annotations ?? {};
-    const uid = a[OWNER_UID] ?? secret.metadata.labels?.[OWNER_UID];
-    const namesUs = a[OWNER_NAME] === this.#ms.metadata.name && a[OWNER_NAMESPACE] === this.#ms.metadata.namespace;
-    if (!uid) return namesUs ? "ours" : "foreign";
-    if (uid === this.#ms.metadata.uid) return "ours";
-    if (namesUs) return "orphan";
-    if (!a[OWNER_NAME] || !a[OWNER_NAMESPACE]) return "foreign"; // no owner to look up: hands off
-    return await this.#uidOf(a[OWNER_NAMESPACE], a[OWNER_NAME]) === uid ? "foreign" : "orphan";
-  }
-
-  /** The uid of the MultiSecret `namespace/name` on the API server (uncached GET), undefined on 404. */
-  #uidOf(namespace: string, name: string): Promise<string | undefined> {
-    const key = `${namespace}/${name}`;
-    let uid = this.#live.get(key);
-    if (!uid) {
-      uid = liveOwnerUid(this.#ctx, namespace, name);
-      this.#live.set(key, uid);
-    }
-    return uid;
-  }
-}
-
-async function liveOwnerUid(ctx: ReconcileContext, namespace: string, name: string): Promise<string | undefined> {
-  try {
-    return (await ctx.client.get<MultiSecret>(MultiSecretType, name, { namespace })).metadata.uid;
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
   }
 }
 

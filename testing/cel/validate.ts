@@ -199,11 +199,23 @@ export function validateCel(obj: unknown, old: unknown, schema: OpenApiSchema): 
   return out;
 }
 
-/** Whether any node of `schema` has `x-kubernetes-validations` (kube builds no CEL validator otherwise). */
+/**
+ * Whether any node of `schema` has `x-kubernetes-validations` (kube builds no CEL validator otherwise). Remembered per
+ * schema object: every write of a custom resource asks, and a CRD's schema object is replaced, not edited, on change.
+ */
 export function hasValidationRules(schema: OpenApiSchema | undefined): boolean {
+  if (!schema || typeof schema !== "object") return false;
+  let known = RULES_KNOWN.get(schema);
+  if (known === undefined) RULES_KNOWN.set(schema, known = findValidationRules(schema));
+  return known;
+}
+
+const RULES_KNOWN = new WeakMap<OpenApiSchema, boolean>();
+
+function findValidationRules(schema: OpenApiSchema | undefined): boolean {
   if (!schema || typeof schema !== "object") return false;
   if ((schema["x-kubernetes-validations"] ?? []).length > 0) return true;
   const additional = isMap(schema.additionalProperties) ? [schema.additionalProperties as OpenApiSchema] : [];
   const children = [...Object.values(schema.properties ?? {}), ...(schema.items ? [schema.items] : []), ...additional];
-  return children.some((c) => hasValidationRules(c as OpenApiSchema));
+  return children.some((c) => findValidationRules(c as OpenApiSchema));
 }

@@ -303,6 +303,26 @@ export function recordUpdateManagedFields(
   operation: "Update" | "Apply" = "Update",
   opts: RecordUpdateOptions = {},
 ): KubeObject {
+  const result = structuredClone(after);
+  result.metadata = {
+    ...result.metadata,
+    managedFields: managedFieldsAfterUpdate(before, after, manager, nowIso, operation, opts),
+  };
+  return result;
+}
+
+/**
+ * The `metadata.managedFields` {@link recordUpdateManagedFields} would set, without copying the object (neither
+ * argument is modified).
+ */
+export function managedFieldsAfterUpdate(
+  before: KubeObject | undefined,
+  after: KubeObject,
+  manager: string,
+  nowIso: string,
+  operation: "Update" | "Apply" = "Update",
+  opts: RecordUpdateOptions = {},
+): ManagedFieldsEntry[] {
   // Lists are tracked with the merge keys of the built-in table when the kind is known; atomic otherwise.
   const meta: PatchMeta = patchMetaFor(
     opts.def ?? {
@@ -358,9 +378,7 @@ export function recordUpdateManagedFields(
     mine.raw.time = nowIso;
     mine.raw.apiVersion = after.apiVersion ?? mine.raw.apiVersion;
   }
-  const result = structuredClone(after);
-  result.metadata = { ...result.metadata, managedFields: writeEntries(entries) };
-  return result;
+  return writeEntries(entries);
 }
 
 /**

@@ -155,3 +155,22 @@ export function dropAdded(view: unknown, before: unknown, after: unknown): void 
     else if (isPlainObject(v)) dropAdded(view[k], was[k], v);
   }
 }
+
+/**
+ * Whether `after` holds a map key (at any depth of maps present in both) that `before` lacks: whether
+ * {@link dropAdded} would remove anything, so callers copy the object only then.
+ *
+ * @example
+ * ```ts
+ * import { addsKeys } from "./fieldset.ts";
+ * addsKeys({ spec: { a: 1, b: 2 } }, { spec: { a: 1 } }); // false: only removed
+ * ```
+ */
+export function addsKeys(before: unknown, after: unknown): boolean {
+  if (!isPlainObject(after)) return false;
+  const was = isPlainObject(before) ? before : {};
+  for (const [k, v] of Object.entries(after)) {
+    if (!(k in was) || (isPlainObject(v) && addsKeys(was[k], v))) return true;
+  }
+  return false;
+}

@@ -29,6 +29,7 @@ import { shardedListWatchCases } from "./sharded_list_watch.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
 import { validationKindCases } from "./validation_kinds.ts";
 import { validationMetaCases } from "./validation_meta.ts";
+import { validationWorkloadCases } from "./validation_workloads.ts";
 import { watchCases } from "./watch.ts";
 
 export type { ConformanceCase, ConformanceContext, ConformanceTarget, TargetName } from "./support.ts";
@@ -47,6 +48,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "deletion", cases: deletionCases },
   { topic: "validation", cases: validationMetaCases },
   { topic: "validation", cases: validationKindCases },
+  { topic: "validation", cases: validationWorkloadCases },
   { topic: "defaulting", cases: defaultingCases },
   { topic: "deletion", cases: deletionApiCases },
   { topic: "patch", cases: patchCases },

@@ -1,0 +1,34 @@
+/**
+ * The options of a write to the fake server's object semantics (FakeStore create, update and their HTTP
+ * callers): namespace, status subresource, dry run, field manager and validation, warnings, and the request's own
+ * admission steps.
+ * @module
+ */
+import type { AdmissionChain } from "./admission.ts";
+
+/** Write options of FakeStore create/update. */
+export interface WriteOptions {
+  /** Namespace of the object. */
+  namespace?: string;
+  /** The name in the URL (update/status); must match the body. */
+  name?: string;
+  /** Write the status subresource. */
+  subresource?: "status";
+  /** Validate and admit, but do not persist. */
+  dryRun?: boolean;
+  /** Records the write in managedFields under this manager (operation Update). */
+  fieldManager?: string;
+  /** `fieldValidation` query parameter: Strict, Warn (default over HTTP) or Ignore. */
+  fieldValidation?: string;
+  /** Collects warnings for `Warning` response headers. */
+  warnings?: string[];
+  /** Keys the JSON body held twice (`spec.a`): refused under Strict, warned about under Warn. */
+  duplicateFields?: string[];
+  /**
+   * This request's own admission steps, run after the chain's hooks of the same phase (kube: the webhook plugins
+   * come last in each phase). The HTTP layer calls admission webhooks and policies through them.
+   */
+  admission?: Partial<Record<keyof AdmissionChain, AdmissionChain["mutating"][number]>>;
+  /** Answer with the stored object itself, not a copy: for callers that only serialize it (the HTTP layer). */
+  shared?: boolean;
+}
