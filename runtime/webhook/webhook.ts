@@ -54,6 +54,18 @@ export function mutatePath(rt: ResourceType): string {
   return pathFor("mutate", rt);
 }
 
+/** What the server and the manifest generator need of a {@link Webhook}, whatever its object type. */
+export interface RegisteredWebhook {
+  /** The kind's resource. */
+  readonly resource: ResourceType;
+  /** Its conversion, if any. */
+  readonly conversion: HubAndSpokes | undefined;
+  /** Its admission handlers. */
+  admission(): AdmissionWebhookInfo[];
+  /** Its admission routes. */
+  admissionRoutes(): WebhookRoute[];
+}
+
 /**
  * The webhooks of one kind.
  *
@@ -75,7 +87,7 @@ export function mutatePath(rt: ResourceType): string {
  * ]);
  * ```
  */
-export class Webhook<T = KubeObject> {
+export class Webhook<T = KubeObject> implements RegisteredWebhook {
   /** The kind's resource (its version is the one the handlers see). */
   readonly resource: ResourceType;
   #validate: { fn: ValidatingHandler<T>; reg: AdmissionRegistration } | undefined;
@@ -154,7 +166,7 @@ export class Webhook<T = KubeObject> {
  * Every route of `webhooks`: their admission paths and, when any converts, one `/convert` that picks the converter
  * by the objects' group and kind. Throws when two webhooks claim the same kind.
  */
-export function webhookRoutes(webhooks: readonly Webhook<never>[]): WebhookRoute[] {
+export function webhookRoutes(webhooks: readonly RegisteredWebhook[]): WebhookRoute[] {
   const kinds = new Set<string>();
   const converters = new Map<string, HubAndSpokes>();
   const routes: WebhookRoute[] = [];
