@@ -153,3 +153,24 @@ Deno.test("kubeop run --kube-api-qps/--kube-api-burst set the client's token buc
     (e) => e instanceof UsageError && /kube-api-burst/.test(e.message),
   );
 });
+
+Deno.test("kubeop run webhook flags: :9443 by default, 0 disables, cert dir and Service names", () => {
+  const defaults = parseRunFlags([]) as RunOptions;
+  assert.equal(defaults.webhookBindAddress, ":9443");
+  assert.equal(defaults.webhookCertDir, undefined);
+  assert.equal(defaults.webhookServiceName, "kubeop-webhook");
+  assert.equal(defaults.webhookServiceNamespace, undefined);
+  const opts = parseRunFlags([
+    "--webhook-bind-address=0",
+    "--webhook-cert-dir",
+    "/tmp/k8s-webhook-server/serving-certs",
+    "--webhook-service-name=hooks",
+    "--webhook-service-namespace=ops",
+  ]) as RunOptions;
+  assert.deepEqual(
+    [opts.webhookBindAddress, opts.webhookCertDir, opts.webhookServiceName, opts.webhookServiceNamespace],
+    ["0", "/tmp/k8s-webhook-server/serving-certs", "hooks", "ops"],
+  );
+  assert.throws(() => parseRunFlags(["--webhook-bind-address", "9443"]), /--webhook-bind-address/);
+  assert.throws(() => parseRunFlags(["--webhook-cert-dir="]), /--webhook-cert-dir must not be empty/);
+});
