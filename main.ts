@@ -1,5 +1,5 @@
 /**
- * kubeop CLI entry: `run`, `apiserver`, `dev`, `crds`, `version`. Each subcommand lives in cli/; this file only
+ * kubeop CLI entry: `run`, `apiserver`, `dev`, `crds`, `webhooks`, `version`. Each subcommand lives in cli/; this file only
  * dispatches and maps errors to exit codes (0 ok, 1 runtime failure, 2 usage error).
  * @module
  */
@@ -8,6 +8,7 @@ import { crdsCommand } from "./cli/crds.ts";
 import { devCommand } from "./cli/dev.ts";
 import { UsageError } from "./cli/flags.ts";
 import { runCommand } from "./cli/run.ts";
+import { webhooksCommand } from "./cli/webhooks.ts";
 import { KUBEOP_VERSION } from "./cli/version.ts";
 
 const USAGE = `Usage: kubeop <command> [flags]
@@ -17,6 +18,7 @@ Commands:
   apiserver   serve the farm aggregated API (llamas, farmpods)
   dev         embedded control plane: fake API server + controllers + farm API, for kubectl
   crds        print every CustomResourceDefinition as YAML
+  webhooks    print the Validating/MutatingWebhookConfigurations of the controllers' webhooks as YAML
   version     print the version
 
 Run 'kubeop <command> --help' for a command's flags.`;
@@ -29,6 +31,7 @@ const commands: Record<string, Command> = {
   apiserver: apiserverCommand,
   dev: devCommand,
   crds: crdsCommand,
+  webhooks: webhooksCommand,
   version: (_args: string[]) => {
     console.log(`kubeop ${KUBEOP_VERSION}`);
     return Promise.resolve(0);
