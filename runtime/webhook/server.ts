@@ -193,9 +193,16 @@ export class WebhookServer implements Runnable {
     }
     let server: https.Server;
     const sockets = new Set<Socket>();
+    let cert: CertKeyPEM;
     try {
-      const cert = await this.#opts.certificates.initial(signal);
-      if (signal.aborted) return;
+      cert = await this.#opts.certificates.initial(signal);
+    } catch (err) {
+      const error = new Error(`webhook server: no serving certificate: ${(err as Error).message}`);
+      this.#failed(error);
+      throw error;
+    }
+    if (signal.aborted) return;
+    try {
       server = https.createServer(
         { cert: cert.certPEM, key: cert.keyPEM, minVersion: "TLSv1.2" },
         (req, res) => void this.#serve(req, res, signal),
@@ -298,7 +305,9 @@ export class WebhookServer implements Runnable {
       })
     );
     try {
-      const answer = await Promise.race([route.serve(body, deadline.signal), timedOut]);
+      const serving = route.serve(body, deadline.signal);
+      serving.catch(() => {}); // a handler failing after its deadline has nobody left to answer
+      const answer = await Promise.race([serving, timedOut]);
       if (answer === "timeout") {
         send(res, 504, `${route.path}: the handler did not answer within ${timeoutMs} ms`);
         return 504;

@@ -348,3 +348,54 @@ Deno.test("the server speaks TLS 1.2 and 1.3 (kube-apiserver clients use either)
     await h.close();
   }
 });
+
+Deno.test("without a certificate the server is never ready and start rejects naming the cause", async () => {
+  const server = new WebhookServer({
+    bindAddress: "127.0.0.1:0",
+    certificates: {
+      initial: () => Promise.reject(new Error("reading /certs/tls.crt: not found")),
+      watch: () => Promise.resolve(),
+    },
+  });
+  const run = startRunnable(server, new AbortController().signal);
+  await assert.rejects(run.ready, /no serving certificate: reading \/certs\/tls.crt: not found/);
+  await assert.rejects(run.done, /no serving certificate/);
+  assert.equal(server.url, undefined);
+});
+
+Deno.test("a route that rejects is answered 500 and the server keeps serving", async () => {
+  const { ca, leaf } = await serving();
+  let fail = true;
+  const server = new WebhookServer({
+    bindAddress: "127.0.0.1:0",
+    certificates: { initial: () => Promise.resolve(leaf), watch: () => Promise.resolve() },
+    routes: [{
+      path: "/flaky",
+      serve: (body) => fail ? Promise.reject(new Error("boom")) : Promise.resolve({ status: 200, body }),
+    }],
+  });
+  const stop = new AbortController();
+  const run = startRunnable(server, stop.signal);
+  await run.ready;
+  const client = Deno.createHttpClient({ caCerts: [ca.certPEM] });
+  const post = () =>
+    fetch(`${server.url}/flaky`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+      client,
+    });
+  try {
+    const failed = await post();
+    assert.equal(failed.status, 500);
+    await failed.body?.cancel();
+    fail = false;
+    const ok = await post();
+    assert.equal(ok.status, 200);
+    assert.deepEqual(await ok.json(), {});
+  } finally {
+    client.close();
+    stop.abort();
+    await run.done;
+  }
+});
