@@ -11,6 +11,7 @@ import type { KubeObject } from "../runtime/types.ts";
 import { atController, RBAC as AT_RBAC } from "./at/controller.ts";
 import { machineController, RBAC as MACHINE_RBAC } from "./machine/controller.ts";
 import { multiSecretController, RBAC as MULTISECRET_RBAC } from "./multisecret/controller.ts";
+import { multiSecretWebhook } from "./multisecret/webhook.ts";
 import { netperfController, RBAC as NETPERF_RBAC } from "./netperf/controller.ts";
 import { netperfWebhook } from "./netperf/webhook.ts";
 import { type RbacRule, RUNTIME_RBAC } from "./rbac.ts";
@@ -60,7 +61,7 @@ export const WEBHOOKS: Record<ControllerName, (deps: SeedWebhookDeps) => Registe
   machine: () => [],
   at: () => [],
   netperf: (deps) => [netperfWebhook(deps)],
-  multisecret: () => [],
+  multisecret: (deps) => [multiSecretWebhook(deps)],
 };
 
 /** The API calls each system makes (deploy/rbac/ is their union plus {@link RUNTIME_RBAC}). */

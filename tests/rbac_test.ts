@@ -192,3 +192,17 @@ Deno.test("the webhook roles name what they touch: kubeop's configurations and C
   assert.equal(secrets.kind, "Role", "Secrets only in the operator's namespace");
   assert.deepEqual(secrets.rules[0].resourceNames, ["kubeop-webhook-ca"]);
 });
+
+Deno.test("the webhooks' lookups are covered by their controller's RBAC (they run in the same process)", async () => {
+  const webhookFiles: [string, readonly RbacRule[]][] = [
+    ["controllers/netperf/webhook.ts", NETPERF_RBAC],
+    ["controllers/multisecret/webhook.ts", MULTISECRET_RBAC],
+  ];
+  for (const [file, rules] of webhookFiles) {
+    const source = (await Deno.readTextFile(new URL(file, root))).replaceAll("deps.client.", "client.");
+    const used = usedPermissions(source);
+    assert.ok(used.size > 0, `${file} makes calls`);
+    const granted = declared(rules);
+    assert.deepEqual([...used].filter((p) => !granted.has(p)), [], `${file} calls without RBAC`);
+  }
+});
