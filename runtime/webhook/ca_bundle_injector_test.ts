@@ -11,7 +11,9 @@ import { crdConversion, webhookConfigurations } from "./manifests.ts";
 import { Webhook } from "./webhook.ts";
 
 type Hooks = KubeObject & { webhooks: { clientConfig: { caBundle?: string } }[] };
-type Crd = KubeObject & { spec: { conversion?: { webhook?: { clientConfig?: { caBundle?: string } } } } };
+type Crd = KubeObject & {
+  spec: Record<string, unknown> & { conversion?: { webhook?: { clientConfig?: { caBundle?: string } } } };
+};
 
 Deno.test("caBundle injection writes kubeop's named configurations and converting CRDs, and nothing else", async () => {
   const server = await startFakeApiServer({});
