@@ -224,10 +224,17 @@ export {
   allowed,
   denied,
   type MutatingHandler,
+  type ReviewAnswer,
   type ValidatingHandler,
   type ValidationVerdict,
 } from "./webhook/admission.ts";
-export { ConversionError, convertObject, type HubAndSpokes, type Spoke } from "./webhook/conversion.ts";
+export {
+  ConversionError,
+  type ConvertibleObject,
+  convertObject,
+  type HubAndSpokes,
+  type Spoke,
+} from "./webhook/conversion.ts";
 export {
   type AdmissionRegistration,
   type AdmissionWebhookInfo,
@@ -257,10 +264,15 @@ export {
   type WebhookServiceRef,
 } from "./webhook/manifests.ts";
 export type {
+  AdmissionOperation,
   AdmissionRequest,
   AdmissionResponse,
   AdmissionReview,
+  AdmissionUserInfo,
   ConversionRequest,
   ConversionResponse,
   ConversionReview,
+  GroupVersionKind,
+  GroupVersionResource,
 } from "./webhook/review_types.ts";
+export type { ConnectionDeadlines } from "./http_deadlines.ts";

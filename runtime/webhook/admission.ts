@@ -50,7 +50,7 @@ export class AdmissionDenied extends Error {
   /** Machine-readable reason (default `Forbidden`). */
   readonly reason: string;
 
-  /** @param message shown to the client; @param opts code and reason */
+  /** A refusal with `message` (shown to the client) and, optionally, its code and reason. */
   constructor(message: string, opts: { code?: number; reason?: string } = {}) {
     super(message);
     this.name = "AdmissionDenied";

@@ -10,11 +10,14 @@ import { deepEqual, isPlainObject } from "../apimachinery/equality.ts";
 import type { ReviewAnswer } from "./admission.ts";
 import type { ConversionResponse, ConversionReview } from "./review_types.ts";
 
-/** A Kubernetes object as conversion sees it. */
-export type KubeObject = Record<string, unknown> & { apiVersion?: string; kind?: string; metadata?: unknown };
+/** A Kubernetes object as conversion sees it (any apiVersion and kind; metadata unchecked). */
+export type ConvertibleObject = Record<string, unknown> & { apiVersion?: string; kind?: string; metadata?: unknown };
 
 /** A spoke version: converts its objects to the hub version and back. */
-export interface Spoke<Hub extends KubeObject = KubeObject, Obj extends KubeObject = KubeObject> {
+export interface Spoke<
+  Hub extends ConvertibleObject = ConvertibleObject,
+  Obj extends ConvertibleObject = ConvertibleObject,
+> {
   /** The spoke's apiVersion, e.g. `example.com/v1alpha1`. */
   readonly apiVersion: string;
   /** This version → hub (the result's apiVersion is set by the converter). */
@@ -24,28 +27,29 @@ export interface Spoke<Hub extends KubeObject = KubeObject, Obj extends KubeObje
 }
 
 /** The hub version and its spokes. */
-export interface HubAndSpokes<Hub extends KubeObject = KubeObject> {
+export interface HubAndSpokes<Hub extends ConvertibleObject = ConvertibleObject> {
   /** The hub's apiVersion, e.g. `example.com/v1`. */
   readonly hub: string;
+  /** Every other served version. */
   // deno-lint-ignore no-explicit-any
   readonly spokes: readonly Spoke<Hub, any>[];
 }
 
 /** Why an object could not be converted; answered as `result.status: Failure`. */
 export class ConversionError extends Error {
-  /** @param message names the object and the versions */
+  /** `message` names the object and the versions. */
   constructor(message: string) {
     super(message);
     this.name = "ConversionError";
   }
 }
 
-function objectName(obj: KubeObject): string {
+function objectName(obj: ConvertibleObject): string {
   const meta = isPlainObject(obj.metadata) ? obj.metadata : {};
   return `${obj.kind ?? "object"} ${meta.namespace ? `${meta.namespace}/` : ""}${meta.name ?? "(unnamed)"}`;
 }
 
-function metadataOutsideLabels(obj: KubeObject): Record<string, unknown> {
+function metadataOutsideLabels(obj: ConvertibleObject): Record<string, unknown> {
   const { labels: _l, annotations: _a, ...rest } = isPlainObject(obj.metadata) ? obj.metadata : {};
   return rest;
 }
@@ -71,7 +75,11 @@ function metadataOutsideLabels(obj: KubeObject): Record<string, unknown> {
  * assert.deepEqual(v2.spec, { sizes: [3] });
  * ```
  */
-export function convertObject(obj: KubeObject, desiredAPIVersion: string, versions: HubAndSpokes): KubeObject {
+export function convertObject(
+  obj: ConvertibleObject,
+  desiredAPIVersion: string,
+  versions: HubAndSpokes,
+): ConvertibleObject {
   const from = obj.apiVersion;
   if (from === desiredAPIVersion) return obj;
   const spokeOf = (apiVersion: string | undefined) => versions.spokes.find((s) => s.apiVersion === apiVersion);
@@ -127,7 +135,7 @@ export function answerConversion(
   const group = desiredAPIVersion.slice(0, desiredAPIVersion.lastIndexOf("/"));
   let response: ConversionResponse;
   try {
-    const convertedObjects = objects.map((obj: KubeObject) => {
+    const convertedObjects = objects.map((obj: ConvertibleObject) => {
       const versions = versionsFor(group, String(obj.kind));
       if (!versions) throw new ConversionError(`${objectName(obj)}: no conversion registered for group ${group}`);
       return convertObject(obj, desiredAPIVersion, versions);

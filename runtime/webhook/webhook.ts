@@ -9,7 +9,7 @@
  */
 import { apiVersionOf, type ResourceType } from "../types.ts";
 import { answerMutation, answerValidation, type MutatingHandler, type ValidatingHandler } from "./admission.ts";
-import { answerConversion, type HubAndSpokes, type KubeObject, type Spoke } from "./conversion.ts";
+import { answerConversion, type ConvertibleObject, type HubAndSpokes, type Spoke } from "./conversion.ts";
 import type { AdmissionOperation } from "./review_types.ts";
 import type { WebhookRoute } from "./server.ts";
 
@@ -87,7 +87,7 @@ export interface RegisteredWebhook {
  * ]);
  * ```
  */
-export class Webhook<T = KubeObject> implements RegisteredWebhook {
+export class Webhook<T = ConvertibleObject> implements RegisteredWebhook {
   /** The kind's resource (its version is the one the handlers see). */
   readonly resource: ResourceType;
   #validate: { fn: ValidatingHandler<T>; reg: AdmissionRegistration } | undefined;
@@ -116,7 +116,7 @@ export class Webhook<T = KubeObject> implements RegisteredWebhook {
    * converts to and from the hub.
    */
   // deno-lint-ignore no-explicit-any
-  convert<Hub extends KubeObject>(hub: string, spokes: readonly Spoke<Hub, any>[]): this {
+  convert<Hub extends ConvertibleObject>(hub: string, spokes: readonly Spoke<Hub, any>[]): this {
     const group = this.resource.group;
     for (const v of [hub, ...spokes.map((s) => s.apiVersion)]) {
       if (!v.startsWith(`${group}/`)) throw new Error(`webhook ${this.resource.kind}: ${v} is not in group ${group}`);
