@@ -197,7 +197,10 @@ export class WebhookServer implements Runnable {
     try {
       cert = await this.#opts.certificates.initial(signal);
     } catch (err) {
-      const error = new Error(`webhook server: no serving certificate: ${(err as Error).message}`);
+      const error = new Error(
+        `webhook server: no serving certificate: ${(err as Error).message} ` +
+          `(kubeop run without webhooks: --webhook-bind-address=0)`,
+      );
       this.#failed(error);
       throw error;
     }
