@@ -6,7 +6,8 @@
  * Built on node:https because Deno.serve can neither swap certificates without a restart nor bound header reads;
  * certificates come from a {@link ServingCertSource} (self-managed or `--webhook-cert-dir`) and are swapped in on
  * rotation. Bad requests never reach a handler: wrong method 405, unknown path 404, not JSON 400, too large 413; a
- * handler that misses the request's deadline (kube-apiserver's `?timeout=`, capped) is answered 504.
+ * handler that misses the request's deadline (kube-apiserver's `?timeout=`, capped) is answered 504. On stop it
+ * accepts nothing more and lets the reviews in flight finish for a bounded grace.
  * @module
  */
 import https from "node:https";
@@ -27,7 +28,10 @@ import { type WebhookMetrics, webhookMetrics } from "./webhook_metrics.ts";
 export interface WebhookRoute {
   /** e.g. `/validate-example-com-v1-widget`. */
   readonly path: string;
-  /** Answers one decoded JSON body; `signal` aborts at the request's deadline or when the server stops. */
+  /**
+   * Answers one decoded JSON body; `signal` aborts at the request's deadline, or when the server stops and its
+   * shutdown grace is over.
+   */
   serve(body: unknown, signal: AbortSignal): Promise<ReviewAnswer>;
 }
 
@@ -59,6 +63,8 @@ export interface WebhookServerOptions {
   maxTimeoutMs?: number;
   /** Header-read and idle deadlines of connections (../http_deadlines.ts). */
   deadlines?: ConnectionDeadlines;
+  /** On stop, how long reviews in flight may finish before their connections are cut (default 5 s). */
+  shutdownGraceMs?: number;
   /** Default `kubeop.webhook`. */
   logger?: Logger;
 }
@@ -140,6 +146,7 @@ export class WebhookServer implements Runnable {
   #failed: (error: unknown) => void = () => {};
   #port: number | undefined;
   #started = false;
+  readonly #inFlight = new Set<Promise<void>>();
 
   /** Parses `bindAddress` (RangeError when invalid or "0"); listens only in {@link WebhookServer.start}. */
   constructor(opts: WebhookServerOptions) {
@@ -193,6 +200,8 @@ export class WebhookServer implements Runnable {
     }
     let server: https.Server;
     const sockets = new Set<Socket>();
+    // Aborts the handlers still running when the shutdown grace is over (not at the stop signal: they may finish).
+    const hardStop = new AbortController();
     let cert: CertKeyPEM;
     try {
       cert = await this.#opts.certificates.initial(signal);
@@ -208,7 +217,11 @@ export class WebhookServer implements Runnable {
     try {
       server = https.createServer(
         { cert: cert.certPEM, key: cert.keyPEM, minVersion: "TLSv1.2" },
-        (req, res) => void this.#serve(req, res, signal),
+        (req, res) => {
+          const serving = this.#serve(req, res, hardStop.signal);
+          this.#inFlight.add(serving);
+          serving.finally(() => this.#inFlight.delete(serving));
+        },
       );
       const track = (socket: Socket) => {
         sockets.add(socket);
@@ -244,12 +257,27 @@ export class WebhookServer implements Runnable {
       if (signal.aborted) resolve();
       else signal.addEventListener("abort", () => resolve(), { once: true });
     });
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections?.();
-      for (const s of sockets) s.destroy();
-    });
+    // Stop accepting, let the reviews in flight finish (bounded), then cut what is left.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections?.();
+    await this.#drain(this.#opts.shutdownGraceMs ?? 5_000);
+    hardStop.abort(new Error("webhook server stopped"));
+    server.closeAllConnections?.();
+    for (const s of sockets) s.destroy();
+    await closed;
     await watching;
+  }
+
+  /** Resolves when no review is in flight, or after `graceMs` on the clock. */
+  async #drain(graceMs: number): Promise<void> {
+    if (this.#inFlight.size === 0) return;
+    let cancel = () => {};
+    const graceOver = new Promise<void>((resolve) => cancel = this.#clock.setTimer(graceMs, resolve));
+    const drained = (async () => {
+      while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
+    })();
+    await Promise.race([drained, graceOver]);
+    cancel();
   }
 
   async #serve(req: IncomingMessage, res: ServerResponse, stop: AbortSignal): Promise<void> {

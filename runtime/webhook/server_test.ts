@@ -399,3 +399,56 @@ Deno.test("a route that rejects is answered 500 and the server keeps serving", a
     await run.done;
   }
 });
+
+Deno.test("stopping lets a review in flight finish, then closes", async () => {
+  const { ca, leaf } = await serving();
+  const clock = new VirtualClock();
+  let release = () => {};
+  const released = new Promise<void>((resolve) => release = resolve);
+  const metrics = new Metrics();
+  const server = new WebhookServer({
+    bindAddress: "127.0.0.1:0",
+    certificates: { initial: () => Promise.resolve(leaf), watch: () => Promise.resolve() },
+    routes: webhookRoutes([new Webhook<Widget>(WIDGETS).validate(() => released)]),
+    metrics,
+    clock,
+  });
+  const stop = new AbortController();
+  const run = startRunnable(server, stop.signal);
+  await run.ready;
+  const client = Deno.createHttpClient({ caCerts: [ca.certPEM] });
+  const path = "/validate-example-com-v1-widget";
+  try {
+    const pending = fetch(`${server.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(admissionReview({ object: widget({}) })),
+      client,
+    });
+    await eventually(
+      "the review in flight",
+      async () => await metrics.value("controller_runtime_webhook_requests_in_flight", { webhook: path }) === 1,
+    );
+    stop.abort(); // before the handler answers: its connection must survive the stop
+    await eventually("the server to refuse new connections", async () => {
+      try {
+        const other = Deno.createHttpClient({ caCerts: [ca.certPEM] });
+        try {
+          await (await fetch(`${server.url}${path}`, { method: "GET", client: other })).body?.cancel();
+        } finally {
+          other.close();
+        }
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    release();
+    assert.equal((await response(await pending)).allowed, true);
+    await run.done;
+  } finally {
+    client.close();
+    stop.abort();
+    release();
+  }
+});
