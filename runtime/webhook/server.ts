@@ -252,6 +252,9 @@ export class WebhookServer implements Runnable {
     const watching = this.#opts.certificates.watch(signal, (cert) => {
       server.setSecureContext({ cert: cert.certPEM, key: cert.keyPEM, minVersion: "TLSv1.2" });
       this.#log.info("webhook server: serving certificate replaced");
+    }).catch((err) => {
+      // The current certificate keeps being served; rotation stopped, which the log must say.
+      this.#log.error("webhook server: certificate rotation stopped: {error}", { error: String(err) });
     });
     await new Promise<void>((resolve) => {
       if (signal.aborted) resolve();
