@@ -1,5 +1,5 @@
 /**
- * kubeop CLI entry: `run`, `apiserver`, `dev`, `crds`, `version`. Each subcommand lives in cli/; this file only
+ * kubeop CLI entry: `run`, `apiserver`, `dev`, `crds`, `webhooks`, `version`. Each subcommand lives in cli/; this file only
  * dispatches and maps errors to exit codes (0 ok, 1 runtime failure, 2 usage error).
  * @module
  */
@@ -13,6 +13,7 @@ Commands:
   apiserver   serve the farm aggregated API (llamas, farmpods)
   dev         embedded control plane: fake API server + controllers + farm API, for kubectl
   crds        print every CustomResourceDefinition as YAML
+  webhooks    print the Validating/MutatingWebhookConfigurations of the controllers' webhooks as YAML
   version     print the version
 
 Run 'kubeop <command> --help' for a command's flags.`;
@@ -28,6 +29,7 @@ const commands: Record<string, Command> = {
   apiserver: async (args) => (await import("./cli/apiserver.ts")).apiserverCommand(args),
   dev: async (args) => (await import("./cli/dev.ts")).devCommand(args),
   crds: async (args) => (await import("./cli/crds.ts")).crdsCommand(args),
+  webhooks: async (args) => (await import("./cli/webhooks.ts")).webhooksCommand(args),
   version: (_args: string[]) => {
     console.log(`kubeop ${KUBEOP_VERSION}`);
     return Promise.resolve(0);

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { CONTROLLER_NAMES, type ControllerName, CONTROLLERS } from "../controllers/mod.ts";
+import { CONTROLLER_NAMES, type ControllerName, CONTROLLERS, WEBHOOKS } from "../controllers/mod.ts";
 import { parseGoDuration } from "../runtime/apimachinery/go_duration.ts";
 import { KubeClient } from "../runtime/client.ts";
 import { loadClusterConfig } from "../runtime/kubeconfig.ts";
@@ -20,6 +20,8 @@ import { Manager } from "../runtime/manager.ts";
 import { DEFAULT_SHARD_BUCKETS } from "../runtime/shard_ring.ts";
 import { Metrics } from "../runtime/metrics.ts";
 import { parseBindAddress } from "../runtime/probes.ts";
+import { WEBHOOK_DEFAULTS } from "../runtime/webhook/manifests.ts";
+import { createWebhookServer } from "../runtime/webhook/setup.ts";
 import {
   enumFlag,
   type FlagSpec,
@@ -51,6 +53,10 @@ const SPEC: FlagSpec = {
   "metrics-secure": { type: "boolean" },
   "metrics-cert-dir": { type: "string" },
   "health-probe-bind-address": { type: "string" },
+  "webhook-bind-address": { type: "string" },
+  "webhook-cert-dir": { type: "string" },
+  "webhook-service-name": { type: "string" },
+  "webhook-service-namespace": { type: "string" },
   "log-format": { type: "string" },
   "log-level": { type: "string" },
   "max-concurrent-reconciles": { type: "string" },
@@ -85,6 +91,13 @@ Flags:
                                       SubjectAccessReview (get on /metrics; default false)
   --metrics-cert-dir DIR              with --metrics-secure: tls.crt and tls.key (default: self-signed)
   --health-probe-bind-address ADDR    /healthz and /readyz address (default :8081; 0 disables)
+  --webhook-bind-address ADDR         HTTPS address of the admission/conversion webhooks of the selected
+                                      controllers (default :9443; 0 disables)
+  --webhook-cert-dir DIR              tls.crt and tls.key for the webhooks (cert-manager), reloaded on change
+                                      (default: a self-managed CA in the Secret <service>-ca, caBundle injected)
+  --webhook-service-name NAME         the webhook Service, named in the certificate (default kubeop-webhook)
+  --webhook-service-namespace NS      its namespace, where the CA Secret lives (default: the pod's namespace,
+                                      else kubeop-system)
   --log-format json|text              (default json)
   --log-level LEVEL                   trace|debug|info|warning|error|fatal (default info)
   --max-concurrent-reconciles N       workers per controller (default: each controller's own, usually 1)
@@ -122,6 +135,14 @@ export interface RunOptions {
   metricsCertDir?: string;
   /** `--health-probe-bind-address`. */
   healthProbeBindAddress: string;
+  /** `--webhook-bind-address` ("0": no webhook server). */
+  webhookBindAddress: string;
+  /** `--webhook-cert-dir` (undefined: self-managed certificates). */
+  webhookCertDir?: string;
+  /** `--webhook-service-name`. */
+  webhookServiceName: string;
+  /** `--webhook-service-namespace` (undefined: resolved at start). */
+  webhookServiceNamespace?: string;
   /** `--log-format`. */
   logFormat: "json" | "text";
   /** `--log-level`. */
@@ -212,7 +233,18 @@ export function parseRunFlags(args: string[]): RunOptions | "help" {
   if (shardBuckets < 1 || shardBuckets > 65536) {
     throw new UsageError(`kubeop run: flag --shard-buckets must be between 1 and 65536, got "${shardBuckets}"`);
   }
-  for (const flag of ["kubeconfig", "context", "leader-election-id", "leader-election-namespace", "metrics-cert-dir"]) {
+  for (
+    const flag of [
+      "kubeconfig",
+      "context",
+      "leader-election-id",
+      "leader-election-namespace",
+      "metrics-cert-dir",
+      "webhook-cert-dir",
+      "webhook-service-name",
+      "webhook-service-namespace",
+    ]
+  ) {
     if (values[flag] === "") throw new UsageError(`kubeop run: flag --${flag} must not be empty`);
   }
   return {
@@ -230,6 +262,10 @@ export function parseRunFlags(args: string[]): RunOptions | "help" {
     metricsSecure: values["metrics-secure"] === true,
     metricsCertDir: stringFlag(values, "metrics-cert-dir"),
     healthProbeBindAddress: bindAddressFlag(values, "health-probe-bind-address", ":8081"),
+    webhookBindAddress: bindAddressFlag(values, "webhook-bind-address", ":9443"),
+    webhookCertDir: stringFlag(values, "webhook-cert-dir"),
+    webhookServiceName: stringFlag(values, "webhook-service-name") ?? WEBHOOK_DEFAULTS.serviceName,
+    webhookServiceNamespace: stringFlag(values, "webhook-service-namespace"),
     logFormat: enumFlag("run", values, "log-format", ["json", "text"] as const, "json"),
     logLevel: logLevelFlag("run", values),
     maxConcurrentReconciles: maxConcurrent,
@@ -294,6 +330,20 @@ export async function runCommand(args: string[]): Promise<number> {
     });
     for (const name of opts.controllers) {
       for (const controller of CONTROLLERS[name]({ informers: manager.informers })) manager.add(controller);
+    }
+    // The selected controllers' webhooks, served with the other servers (ready before the caches start).
+    const webhooks = opts.controllers.flatMap((name) => WEBHOOKS[name]({ client }));
+    if (webhooks.length > 0 && parseBindAddress(opts.webhookBindAddress)) {
+      manager.add(createWebhookServer({
+        webhooks,
+        bindAddress: opts.webhookBindAddress,
+        certDir: opts.webhookCertDir,
+        client,
+        serviceName: opts.webhookServiceName,
+        namespace: opts.webhookServiceNamespace ?? await podNamespace() ?? WEBHOOK_DEFAULTS.namespace,
+        metrics,
+        logger: kubeopLogger("webhook"),
+      }));
     }
     log.info("starting kubeop {version} against {server}: controllers {controllers}", {
       version: KUBEOP_VERSION,

@@ -168,3 +168,24 @@ Deno.test("kubeop run --shards auto|off (default off) and --shard-buckets (defau
   assert.throws(() => parseRunFlags(["--shard-buckets", "0"]), /--shard-buckets must be between 1 and 65536/);
   assert.throws(() => parseRunFlags(["--shard-buckets", "x"]), /--shard-buckets must be a non-negative integer/);
 });
+
+Deno.test("kubeop run webhook flags: :9443 by default, 0 disables, cert dir and Service names", () => {
+  const defaults = parseRunFlags([]) as RunOptions;
+  assert.equal(defaults.webhookBindAddress, ":9443");
+  assert.equal(defaults.webhookCertDir, undefined);
+  assert.equal(defaults.webhookServiceName, "kubeop-webhook");
+  assert.equal(defaults.webhookServiceNamespace, undefined);
+  const opts = parseRunFlags([
+    "--webhook-bind-address=0",
+    "--webhook-cert-dir",
+    "/tmp/k8s-webhook-server/serving-certs",
+    "--webhook-service-name=hooks",
+    "--webhook-service-namespace=ops",
+  ]) as RunOptions;
+  assert.deepEqual(
+    [opts.webhookBindAddress, opts.webhookCertDir, opts.webhookServiceName, opts.webhookServiceNamespace],
+    ["0", "/tmp/k8s-webhook-server/serving-certs", "hooks", "ops"],
+  );
+  assert.throws(() => parseRunFlags(["--webhook-bind-address", "9443"]), /--webhook-bind-address/);
+  assert.throws(() => parseRunFlags(["--webhook-cert-dir="]), /--webhook-cert-dir must not be empty/);
+});

@@ -4,12 +4,16 @@
  * @module
  */
 
+import type { KubeClient } from "../runtime/client.ts";
 import type { Controller, InformerSource } from "../runtime/controller.ts";
+import type { RegisteredWebhook } from "../runtime/webhook/webhook.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import { atController, RBAC as AT_RBAC } from "./at/controller.ts";
 import { machineController, RBAC as MACHINE_RBAC } from "./machine/controller.ts";
 import { multiSecretController, RBAC as MULTISECRET_RBAC } from "./multisecret/controller.ts";
+import { multiSecretWebhook } from "./multisecret/webhook.ts";
 import { netperfController, RBAC as NETPERF_RBAC } from "./netperf/controller.ts";
+import { netperfWebhook } from "./netperf/webhook.ts";
 import { type RbacRule, RUNTIME_RBAC } from "./rbac.ts";
 
 export { crdManifests } from "./crds.ts";
@@ -37,6 +41,27 @@ export const CONTROLLERS: Record<ControllerName, (deps: SeedControllerDeps) => C
   at: () => [atController() as unknown as Controller<KubeObject>],
   netperf: () => [netperfController() as unknown as Controller<KubeObject>],
   multisecret: (deps) => [multiSecretController(deps) as unknown as Controller<KubeObject>],
+};
+
+/** What webhook factories need: a client for the lookups their rules make. */
+export interface SeedWebhookDeps {
+  /** Reads what a rule needs (Nodes for Netperf). */
+  client: Pick<KubeClient, "get" | "list">;
+}
+
+/**
+ * Admission and conversion webhooks by controller name, registered next to the controller of the same kind:
+ * `kubeop run --controllers netperf` serves Netperf's webhooks, `kubeop webhooks` prints their configurations.
+ * @example
+ * ```ts ignore
+ * const webhooks = CONTROLLER_NAMES.flatMap((name) => WEBHOOKS[name]({ client }));
+ * ```
+ */
+export const WEBHOOKS: Record<ControllerName, (deps: SeedWebhookDeps) => RegisteredWebhook[]> = {
+  machine: () => [],
+  at: () => [],
+  netperf: (deps) => [netperfWebhook(deps)],
+  multisecret: (deps) => [multiSecretWebhook(deps)],
 };
 
 /** The API calls each system makes (deploy/rbac/ is their union plus {@link RUNTIME_RBAC}). */

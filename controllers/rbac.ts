@@ -6,6 +6,9 @@
  * @module
  */
 
+import type { CaBundleTargets } from "../runtime/webhook/ca_bundle_injector.ts";
+import { WEBHOOK_DEFAULTS } from "../runtime/webhook/manifests.ts";
+
 /** Permission to call `verbs` on `resource` (`plural` or `plural/subresource`) in API group `group`. */
 export interface RbacRule {
   /** "" for the core group. */
@@ -104,10 +107,12 @@ function boundClusterRole(file: string, name: string, rules: PolicyRule[]): Reco
  * deploy/rbac/: the ServiceAccount; one ClusterRole (+binding) per controller from `byController`, so a cluster
  * running `--controllers machine` needs only `controller_machine_role.yaml`; the runtime's own (Events) and
  * `--metrics-secure`'s reviews, each bound to the ServiceAccount; the leader-election Role (+binding); and the
- * `metrics-reader` ClusterRole to bind to whoever scrapes /metrics (Prometheus' ServiceAccount).
+ * `metrics-reader` ClusterRole to bind to whoever scrapes /metrics (Prometheus' ServiceAccount). Given the webhooks'
+ * caBundle targets, also the webhook server's roles (the CA Secret; the configurations and CRDs it injects into).
  */
 export function rbacManifests(
   byController: Readonly<Record<string, readonly RbacRule[]>>,
+  webhooks?: CaBundleTargets,
 ): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {
     "service_account.yaml": {
@@ -146,5 +151,44 @@ export function rbacManifests(
     roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: `${OPERATOR.role}-leader-election` },
     subjects: [SUBJECT],
   };
+  if (webhooks) Object.assign(out, webhookRbac(webhooks));
   return out;
+}
+
+/**
+ * The webhook server's self-managed certificates: read, create and rotate the CA Secret (a Role in the operator's
+ * namespace; `create` cannot be limited to a name), and inject the caBundle into kubeop's own
+ * WebhookConfigurations and converting CRDs — by name, nothing else.
+ */
+function webhookRbac(targets: CaBundleTargets): Record<string, Record<string, unknown>> {
+  const named = (group: string, resource: string, names: string[] | undefined) =>
+    names?.length
+      ? [{ apiGroups: [group], resources: [resource], resourceNames: names, verbs: ["get", "update"] }]
+      : [];
+  const rules = [
+    ...named("admissionregistration.k8s.io", "mutatingwebhookconfigurations", targets.mutating),
+    ...named("admissionregistration.k8s.io", "validatingwebhookconfigurations", targets.validating),
+    ...named("apiextensions.k8s.io", "customresourcedefinitions", targets.crds),
+  ];
+  const name = `${OPERATOR.role}-webhook`;
+  const secretName = `${WEBHOOK_DEFAULTS.serviceName}-ca`;
+  return {
+    ...boundClusterRole("webhook", name, rules),
+    "webhook_secret_role.yaml": {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "Role",
+      metadata: { name, namespace: OPERATOR.namespace, labels: LABELS },
+      rules: [
+        { apiGroups: [""], resources: ["secrets"], resourceNames: [secretName], verbs: ["get", "update"] },
+        { apiGroups: [""], resources: ["secrets"], verbs: ["create"] },
+      ],
+    },
+    "webhook_secret_role_binding.yaml": {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata: { name, namespace: OPERATOR.namespace, labels: LABELS },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
+      subjects: [SUBJECT],
+    },
+  };
 }

@@ -108,6 +108,8 @@ export class Manager {
   /** The client controllers and Events write through: fenced by the elector when leader election is on. */
   readonly #writer: KubeClient;
   #started = false;
+  /** Every server (metrics, probes, webhooks) listens: set once the servers group is ready. */
+  #serversReady = false;
   #shuttingDown = false;
   #endpoints: ManagerEndpoints = {};
   #onLeading: (signal: AbortSignal) => void = () => {};
@@ -207,6 +209,8 @@ export class Manager {
   /** The /readyz report: caches synced, watches healthy, not shutting down. */
   readiness(): ProbeReport {
     const checks: CheckResult[] = [{ name: "ping", ok: true }];
+    // A webhook server must listen before the replica takes traffic (kube-apiserver calls it through the Service).
+    if (!this.#serversReady) checks.push({ name: "servers", ok: false, reason: "servers not all listening yet" });
     const health = this.#caches.health?.() ?? [];
     const unsynced = health.filter((h) => !h.synced).map((h) => h.resource);
     const synced = unsynced.length === 0 && this.#caches.hasSynced();
@@ -366,6 +370,7 @@ export class Manager {
       const why = await untilStopped(group.start(signal));
       if (signal.aborted) return { kind: "signal" };
       if (why) return why;
+      if (group === groups.servers) this.#serversReady = true;
     }
     const leaderElected = groups.leaderElected;
     const startLeaderElected = () => {

@@ -230,3 +230,62 @@ export {
 } from "./shard_leases.ts";
 export { ShardFencedClient, type ShardFencedClientOptions } from "./shard_client.ts";
 export { type ShardMetrics, shardMetrics } from "./metrics_shard.ts";
+// Admission and conversion webhooks (runtime/webhook/): the builder, the server, certificates and manifests.
+export {
+  AdmissionDenied,
+  type AdmissionInput,
+  allowed,
+  denied,
+  type MutatingHandler,
+  type ReviewAnswer,
+  type ValidatingHandler,
+  type ValidationVerdict,
+} from "./webhook/admission.ts";
+export {
+  ConversionError,
+  type ConvertibleObject,
+  convertObject,
+  type HubAndSpokes,
+  type Spoke,
+} from "./webhook/conversion.ts";
+export {
+  type AdmissionRegistration,
+  type AdmissionWebhookInfo,
+  CONVERSION_PATH,
+  mutatePath,
+  type RegisteredWebhook,
+  validatePath,
+  Webhook,
+  webhookRoutes,
+} from "./webhook/webhook.ts";
+export {
+  type ServingCertSource,
+  type WebhookRoute,
+  WebhookServer,
+  type WebhookServerOptions,
+} from "./webhook/server.ts";
+export { createWebhookServer, type WebhookSetupOptions } from "./webhook/setup.ts";
+export { SelfManagedCerts, type SelfManagedCertsOptions } from "./webhook/self_managed_certs.ts";
+export { type CertDirOptions, CertDirSource } from "./webhook/cert_dir.ts";
+export { type CaBundleTargets, injectCaBundle } from "./webhook/ca_bundle_injector.ts";
+export {
+  caBundleTargets,
+  convertingCrdNames,
+  crdConversion,
+  WEBHOOK_DEFAULTS,
+  webhookConfigurations,
+  type WebhookServiceRef,
+} from "./webhook/manifests.ts";
+export type {
+  AdmissionOperation,
+  AdmissionRequest,
+  AdmissionResponse,
+  AdmissionReview,
+  AdmissionUserInfo,
+  ConversionRequest,
+  ConversionResponse,
+  ConversionReview,
+  GroupVersionKind,
+  GroupVersionResource,
+} from "./webhook/review_types.ts";
+export type { ConnectionDeadlines } from "./http_deadlines.ts";

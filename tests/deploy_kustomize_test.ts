@@ -1,13 +1,15 @@
 /**
  * deploy/ as a user installs it: `kubectl kustomize deploy/` renders every CRD (exactly `kubeop crds`), the
- * namespace, RBAC, the controller Deployment with topology spread, its metrics Service, PodDisruptionBudget and
- * NetworkPolicy; an overlay's `images:` retargets the image; deploy/apiservice/ renders on its own. Skipped without
- * the cached kubectl (scripts/clients.sh fetches it).
+ * namespace, RBAC, the controller Deployment with topology spread, its metrics Service, PodDisruptionBudget,
+ * NetworkPolicy and webhooks (Service, configurations exactly `kubeop webhooks`); an overlay's `images:` retargets
+ * the image; deploy/apiservice/ renders on its own. Skipped without the cached kubectl (scripts/clients.sh fetches
+ * it).
  */
 import assert from "node:assert/strict";
 import { relative } from "node:path";
 import YAML from "yaml";
 import { crdManifests } from "../controllers/crds.ts";
+import { webhookManifests } from "../cli/webhooks.ts";
 import type { Unstructured as KubeObject } from "../testing/unstructured.ts";
 
 const KUBECTL = new URL("../.cache/clients/kubectl", import.meta.url).pathname;
@@ -56,7 +58,21 @@ Deno.test({
     assert.ok(deployment.spec.replicas > (pdb.spec.maxUnavailable ?? 0), "a drain never takes every replica");
     const [policy] = find(objs, "NetworkPolicy", "kubeop-controller");
     assert.deepEqual(policy.spec.podSelector.matchLabels, labels);
-    assert.deepEqual(policy.spec.ingress[0].ports.map((p: { port: string }) => p.port), ["metrics", "probes"]);
+    assert.deepEqual(policy.spec.ingress[0].ports.map((p: { port: string }) => p.port), [
+      "metrics",
+      "probes",
+      "webhook-server",
+    ]);
+    // The webhooks: the Service kube-apiserver calls targets the container's webhook port; the configurations are
+    // exactly `kubeop webhooks`.
+    const [webhookService] = find(objs, "Service", "kubeop-webhook");
+    assert.deepEqual(webhookService.spec.selector, labels);
+    assert.equal(webhookService.spec.ports[0].targetPort, "webhook-server");
+    const webhookPort = pod.containers[0].ports.find((p: { name: string }) => p.name === "webhook-server");
+    assert.equal(webhookPort?.containerPort, 9443);
+    for (const config of webhookManifests()) {
+      assert.deepEqual(find(objs, config.kind!, config.metadata.name)[0], config, config.metadata.name);
+    }
     for (const o of objs.filter((o) => o.metadata.namespace !== undefined)) {
       assert.equal(o.metadata.namespace, "kubeop-system", `${o.kind} ${o.metadata.name}`);
     }

@@ -46,7 +46,7 @@ Deno.test("the Containerfile compiles the in-cluster binary with exactly the nar
 });
 
 Deno.test({
-  name: "kubeop run under exactly the in-cluster permissions reconciles an At and serves /metrics",
+  name: "kubeop run under exactly the in-cluster permissions reconciles an At, serves /metrics and its webhooks",
   ignore: !(await userNamespacesWork()),
   async fn() {
     const token = "in-cluster-token";
@@ -64,10 +64,11 @@ Deno.test({
       apiServerUrl: server.url,
       args: [
         "run",
-        "--controllers=at",
+        "--controllers=at,netperf",
         "--leader-elect=true",
         "--metrics-bind-address=127.0.0.1:0",
         "--health-probe-bind-address=0",
+        "--webhook-bind-address=127.0.0.1:0",
       ],
     });
     try {
@@ -93,6 +94,9 @@ Deno.test({
       });
       assert.match(text, /^process_cpu_seconds_total /m);
       assert.match(text, /^process_resident_memory_bytes [1-9]/m, "memory from Deno.memoryUsage, /proc is closed");
+      // Netperf's webhook: the self-managed CA in the Secret of the pod's namespace, an HTTPS listener.
+      await client.get(CoreTypes.Secret, "kubeop-webhook-ca", { namespace: "kubeop-system" });
+      assert.match(operator.logs(), /webhook server listening on https:\/\/127\.0\.0\.1:\d+/);
       assert.doesNotMatch(operator.logs(), /NotCapable|PermissionDenied/);
     } finally {
       const status = await operator.stop();

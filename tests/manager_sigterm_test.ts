@@ -54,6 +54,8 @@ function leaderElectArgs(kubeconfig: string): string[] {
     "127.0.0.1:0",
     "--metrics-bind-address",
     "0",
+    "--webhook-bind-address",
+    "0",
   ];
 }
 
@@ -125,6 +127,8 @@ Deno.test("kubeop run --leader-elect: a leader that cannot renew its lease stops
       "--health-probe-bind-address",
       "0",
       "--metrics-bind-address",
+      "0",
+      "--webhook-bind-address",
       "0",
     ]);
     try {

@@ -14,8 +14,13 @@ import { RBAC as MACHINE_RBAC } from "../controllers/machine/controller.ts";
 import { RBAC as MULTISECRET_RBAC } from "../controllers/multisecret/controller.ts";
 import { RBAC as NETPERF_RBAC } from "../controllers/netperf/controller.ts";
 import { clusterRoleRules, rbacManifests, type RbacRule } from "../controllers/rbac.ts";
+import { seedWebhooks } from "../cli/webhooks.ts";
+import { caBundleTargets } from "../runtime/webhook/manifests.ts";
 
 const root = new URL("../", import.meta.url);
+
+/** What the webhook server injects its caBundle into: its RBAC names exactly these. */
+const WEBHOOK_TARGETS = caBundleTargets(seedWebhooks());
 
 /** Resource-type identifiers the controllers pass to the client, and what they address. */
 const TYPES: Record<string, { group: string; resource: string }> = {
@@ -97,7 +102,7 @@ function declared(rules: readonly RbacRule[]): Set<string> {
 }
 
 if (import.meta.main && Deno.args.includes("--write")) {
-  const manifests = rbacManifests(RBAC_BY_CONTROLLER);
+  const manifests = rbacManifests(RBAC_BY_CONTROLLER, WEBHOOK_TARGETS);
   for (const entry of Deno.readDirSync(new URL("deploy/rbac/", root))) {
     if (entry.name.endsWith(".yaml") && !(entry.name in manifests)) {
       Deno.removeSync(new URL(`deploy/rbac/${entry.name}`, root));
@@ -120,7 +125,7 @@ Deno.test("every client call in controllers/ is declared in its file's RBAC, and
 });
 
 Deno.test("deploy/rbac/ is exactly the generated manifests: one ClusterRole per controller, runtime, metrics", async () => {
-  const manifests = rbacManifests(RBAC_BY_CONTROLLER);
+  const manifests = rbacManifests(RBAC_BY_CONTROLLER, WEBHOOK_TARGETS);
   const onDiskFiles = [...Deno.readDirSync(new URL("deploy/rbac/", root))].map((e) => e.name).filter((n) =>
     n.endsWith(".yaml")
   );
@@ -163,7 +168,7 @@ Deno.test("deploy/rbac/ is exactly the generated manifests: one ClusterRole per 
 Deno.test("deploy/kustomization.yaml installs every file of deploy/rbac/", async () => {
   const kustomization = YAML.parse(await Deno.readTextFile(new URL("deploy/kustomization.yaml", root)));
   const listed = (kustomization.resources as string[]).filter((r) => r.startsWith("rbac/")).map((r) => r.slice(5));
-  assert.deepEqual(listed.sort(), Object.keys(rbacManifests(RBAC_BY_CONTROLLER)).sort());
+  assert.deepEqual(listed.sort(), Object.keys(rbacManifests(RBAC_BY_CONTROLLER, WEBHOOK_TARGETS)).sort());
 });
 
 Deno.test("the ServiceAccount is the one the Deployment runs as", async () => {
@@ -171,4 +176,33 @@ Deno.test("the ServiceAccount is the one the Deployment runs as", async () => {
   const sa = YAML.parse(await Deno.readTextFile(new URL("deploy/rbac/service_account.yaml", root)));
   assert.equal(deployment.spec.template.spec.serviceAccountName, sa.metadata.name);
   assert.equal(deployment.metadata.namespace, sa.metadata.namespace);
+});
+
+Deno.test("the webhook roles name what they touch: kubeop's configurations and CRDs, and the CA Secret", async () => {
+  const role = YAML.parse(await Deno.readTextFile(new URL("deploy/rbac/webhook_role.yaml", root)));
+  for (const rule of role.rules) {
+    assert.ok(rule.resourceNames?.length, `${rule.resources} limited by name`);
+    assert.deepEqual(rule.verbs, ["get", "update"]);
+  }
+  assert.deepEqual(
+    role.rules.flatMap((r: { resourceNames: string[] }) => r.resourceNames).sort(),
+    [...WEBHOOK_TARGETS.validating!, ...WEBHOOK_TARGETS.mutating!, ...WEBHOOK_TARGETS.crds!].sort(),
+  );
+  const secrets = YAML.parse(await Deno.readTextFile(new URL("deploy/rbac/webhook_secret_role.yaml", root)));
+  assert.equal(secrets.kind, "Role", "Secrets only in the operator's namespace");
+  assert.deepEqual(secrets.rules[0].resourceNames, ["kubeop-webhook-ca"]);
+});
+
+Deno.test("the webhooks' lookups are covered by their controller's RBAC (they run in the same process)", async () => {
+  const webhookFiles: [string, readonly RbacRule[]][] = [
+    ["controllers/netperf/webhook.ts", NETPERF_RBAC],
+    ["controllers/multisecret/webhook.ts", MULTISECRET_RBAC],
+  ];
+  for (const [file, rules] of webhookFiles) {
+    const source = (await Deno.readTextFile(new URL(file, root))).replaceAll("deps.client.", "client.");
+    const used = usedPermissions(source);
+    assert.ok(used.size > 0, `${file} makes calls`);
+    const granted = declared(rules);
+    assert.deepEqual([...used].filter((p) => !granted.has(p)), [], `${file} calls without RBAC`);
+  }
 });

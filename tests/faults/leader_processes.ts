@@ -167,6 +167,9 @@ export async function runLeaderProcesses(
       "0",
       "--metrics-bind-address",
       "0",
+      // Three replicas on one host: multisecret's webhook server would contend for :9443.
+      "--webhook-bind-address",
+      "0",
       "--graceful-shutdown-timeout-seconds",
       "1",
     ]);

@@ -96,7 +96,12 @@ Deno.test({
           serviceAccountDir: saDir,
           apiServerUrl: cluster.url,
           permissions: IN_CLUSTER_PERMISSIONS,
-          args: [...args, "--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=127.0.0.1:0"],
+          args: [
+            ...args,
+            "--metrics-bind-address=127.0.0.1:0",
+            "--health-probe-bind-address=127.0.0.1:0",
+            "--webhook-bind-address=127.0.0.1:0",
+          ],
         });
         const op = operator;
         await poll("the operator to lead", () => /became leader of lease kubeop/.test(op.logs()), {

@@ -431,6 +431,9 @@ Deno.test({
               `127.0.0.1:${metricsPort}`,
               "--health-probe-bind-address",
               `127.0.0.1:${probePort}`,
+              // multisecret's webhook is served (its Secret and RBAC exist); loopback only, like the others.
+              "--webhook-bind-address",
+              "127.0.0.1:0",
             ],
             stdout: "piped",
             stderr: "piped",

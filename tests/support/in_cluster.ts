@@ -12,8 +12,10 @@ export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccoun
 /** The permissions the container's binary is compiled with (deno.json task `compile:in-cluster`). */
 export const IN_CLUSTER_PERMISSIONS = [
   "--allow-net",
-  // ServiceAccount token/CA/namespace; --metrics-cert-dir's default; the farm server's --cert-dir.
-  `--allow-read=${SERVICE_ACCOUNT_DIR},/tmp/k8s-metrics-server/serving-certs,/var/run/kubeop`,
+  // ServiceAccount token/CA/namespace; --metrics-cert-dir's and --webhook-cert-dir's usual mount points (kubebuilder's);
+  // the farm server's --cert-dir.
+  `--allow-read=${SERVICE_ACCOUNT_DIR},/tmp/k8s-metrics-server/serving-certs,/tmp/k8s-webhook-server/serving-certs,` +
+  `/var/run/kubeop`,
   "--allow-write=/var/run/kubeop",
   // runtime/kubeconfig.ts loadClusterConfig: the only environment the process reads.
   "--allow-env=KUBECONFIG,HOME,KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT",

@@ -1,0 +1,75 @@
+import assert from "node:assert/strict";
+import { CoreTypes } from "../../runtime/types.ts";
+import type { AdmissionResponse, AdmissionReview } from "../../runtime/webhook/review_types.ts";
+import { webhookRoutes } from "../../runtime/webhook/webhook.ts";
+import { FakeCluster } from "../../testing/mod.ts";
+import { multiSecretWebhook } from "./webhook.ts";
+import { type MultiSecret, multiSecretCrds, MultiSecretType } from "./schema.ts";
+
+function multiSecret(namespace: string, name: string, spec: MultiSecret["spec"]): MultiSecret {
+  return { apiVersion: "multi.ddnw.ml/v1alpha1", kind: "MultiSecret", metadata: { name, namespace }, spec };
+}
+
+async function admit(cluster: FakeCluster, object: MultiSecret, oldObject?: MultiSecret): Promise<AdmissionResponse> {
+  const [route] = webhookRoutes([multiSecretWebhook({ client: cluster.client })]);
+  assert.equal(route.path, "/validate-multi-ddnw-ml-v1alpha1-multisecret");
+  const review: AdmissionReview = {
+    apiVersion: "admission.k8s.io/v1",
+    kind: "AdmissionReview",
+    request: {
+      uid: "u",
+      kind: { group: "multi.ddnw.ml", version: "v1alpha1", kind: "MultiSecret" },
+      resource: { group: "multi.ddnw.ml", version: "v1alpha1", resource: "multisecrets" },
+      operation: oldObject ? "UPDATE" : "CREATE",
+      userInfo: {},
+      object,
+      oldObject,
+    },
+  };
+  const answer = await route.serve(review, new AbortController().signal);
+  assert.equal(answer.status, 200);
+  return (answer.body as AdmissionReview).response!;
+}
+
+async function cluster(): Promise<FakeCluster> {
+  const c = new FakeCluster({ crds: multiSecretCrds() });
+  for (const [name, team] of [["a", "red"], ["b", "red"], ["c", "blue"], ["d", "red"], ["e", "red"]]) {
+    await c.client.create(CoreTypes.Namespace, { metadata: { name, labels: { team } } });
+  }
+  // Owns Secret "shared" in every red namespace.
+  await c.client.create(
+    MultiSecretType,
+    multiSecret("a", "first", { secretName: "shared", namespaceSelector: { matchLabels: { team: "red" } } }),
+  );
+  return c;
+}
+
+Deno.test("multisecret webhook refuses a second MultiSecret wanting the same Secret in the same namespaces", async () => {
+  const c = await cluster();
+  const clash = await admit(c, multiSecret("b", "shared", {})); // name defaults to "shared", every namespace
+  assert.equal(clash.allowed, false);
+  assert.equal(clash.status?.code, 422);
+  assert.equal(
+    clash.status?.message,
+    'spec.secretName: Secret "shared" in namespaces a, b, d and 1 more is already wanted by MultiSecret a/first; ' +
+      "choose another spec.secretName or narrow spec.namespaceSelector",
+  );
+  // Same name, disjoint namespaces; or another name: fine.
+  const blue = multiSecret("c", "second", {
+    secretName: "shared",
+    namespaceSelector: { matchLabels: { team: "blue" } },
+  });
+  assert.equal((await admit(c, blue)).allowed, true);
+  assert.equal((await admit(c, multiSecret("a", "other", {}))).allowed, true);
+});
+
+Deno.test("multisecret webhook: an update keeping name and selector is not re-checked; the object itself never clashes", async () => {
+  const c = await cluster();
+  const first = multiSecret("a", "first", {
+    secretName: "shared",
+    namespaceSelector: { matchLabels: { team: "red" } },
+  });
+  assert.equal((await admit(c, { ...first, spec: { ...first.spec, stringData: { k: "v" } } }, first)).allowed, true);
+  const widened = await admit(c, multiSecret("c", "x", { secretName: "shared" }), multiSecret("c", "x", {}));
+  assert.equal(widened.allowed, false, "renaming its children into a clash is refused");
+});

@@ -1,0 +1,121 @@
+/**
+ * The webhook serving certificate from files (`--webhook-cert-dir`): `tls.crt` and `tls.key`, the layout of a
+ * cert-manager Certificate's Secret mounted as a volume (kubebuilder's scaffold; cert-manager's cainjector then fills
+ * the caBundle). The kubelet updates a mounted Secret by swapping a symlink, so the files are re-read every
+ * `pollMs` on the injected clock and a changed, valid pair is served from the next connection on (controller-runtime's
+ * certwatcher does the same, with fsnotify plus polling). A half-written or mismatched pair is ignored until it is
+ * whole.
+ * @module
+ */
+import { join } from "node:path";
+import { createPrivateKey, X509Certificate } from "node:crypto";
+import { type Clock, RealClock } from "../clock.ts";
+import { kubeopLogger, type Logger } from "../log.ts";
+import type { CertKeyPEM } from "../pki.ts";
+import type { ServingCertSource } from "./server.ts";
+
+/** Options of {@link CertDirSource}. */
+export interface CertDirOptions {
+  /** Directory holding `tls.crt` and `tls.key`. */
+  dir: string;
+  /** Certificate file name (default `tls.crt`). */
+  certName?: string;
+  /** Key file name (default `tls.key`). */
+  keyName?: string;
+  /** How often to re-read the files (default 10 s). */
+  pollMs?: number;
+  /** Default real time. */
+  clock?: Clock;
+  /** Default `kubeop.webhook.certs`. */
+  logger?: Logger;
+}
+
+/**
+ * Serving certificates read from a directory and reloaded when the files change.
+ *
+ * @example
+ * ```ts ignore
+ * const server = new WebhookServer({
+ *   bindAddress: ":9443",
+ *   certificates: new CertDirSource({ dir: "/tmp/k8s-webhook-server/serving-certs" }),
+ *   routes,
+ * });
+ * ```
+ */
+export class CertDirSource implements ServingCertSource {
+  readonly #opts: CertDirOptions;
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  #current: CertKeyPEM | undefined;
+
+  /** Reads nothing until {@link CertDirSource.initial}. */
+  constructor(opts: CertDirOptions) {
+    this.#opts = opts;
+    this.#clock = opts.clock ?? new RealClock();
+    this.#log = opts.logger ?? kubeopLogger("webhook.certs");
+  }
+
+  /** Reads and checks the pair; throws naming the file when it is missing or invalid. */
+  async initial(): Promise<CertKeyPEM> {
+    const pair = await this.#read();
+    checkPair(pair, this.#opts.dir);
+    this.#current = pair;
+    return pair;
+  }
+
+  /** Re-reads every `pollMs` until `signal` aborts; calls `onChange` with each new valid pair. */
+  async watch(signal: AbortSignal, onChange: (cert: CertKeyPEM) => void): Promise<void> {
+    const pollMs = this.#opts.pollMs ?? 10_000;
+    while (!signal.aborted) {
+      try {
+        await this.#clock.sleep(pollMs, signal);
+      } catch {
+        return;
+      }
+      let pair: CertKeyPEM;
+      try {
+        pair = await this.#read();
+        if (pair.certPEM === this.#current?.certPEM && pair.keyPEM === this.#current?.keyPEM) continue;
+        checkPair(pair, this.#opts.dir);
+      } catch (err) {
+        this.#log.warn("webhook certificate files not reloaded (keeping the current pair): {error}", {
+          error: String(err),
+        });
+        continue;
+      }
+      this.#current = pair;
+      this.#log.info("webhook certificate reloaded from {dir}", { dir: this.#opts.dir });
+      onChange(pair);
+    }
+  }
+
+  async #read(): Promise<CertKeyPEM> {
+    const read = async (file: string) => {
+      const path = join(this.#opts.dir, file);
+      try {
+        return await Deno.readTextFile(path);
+      } catch (err) {
+        throw new Error(`webhook server: reading ${path} (--webhook-cert-dir): ${(err as Error).message}`);
+      }
+    };
+    return {
+      certPEM: await read(this.#opts.certName ?? "tls.crt"),
+      keyPEM: await read(this.#opts.keyName ?? "tls.key"),
+    };
+  }
+}
+
+/** Throws unless the certificate parses and the key is the certificate's. */
+function checkPair(pair: CertKeyPEM, dir: string): void {
+  let cert: X509Certificate;
+  try {
+    cert = new X509Certificate(pair.certPEM);
+  } catch (err) {
+    throw new Error(`webhook server: ${dir}/tls.crt is not a PEM certificate: ${(err as Error).message}`);
+  }
+  try {
+    if (!cert.checkPrivateKey(createPrivateKey(pair.keyPEM))) throw new Error("the key does not match the certificate");
+  } catch (err) {
+    throw new Error(`webhook server: ${dir}/tls.key: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,377 @@
+/**
+ * The webhook server (controller-runtime's `webhook.Server`): a {@link Runnable} of the Manager's servers group that
+ * serves HTTPS (TLS 1.2 or later) on `--webhook-bind-address` and routes POSTed AdmissionReviews and
+ * ConversionReviews by path to their handlers. It is ready once it listens with a certificate, so the Manager — which
+ * starts the caches only after every server is ready — never reports ready while kube-apiserver could not reach it.
+ * Built on node:https because Deno.serve can neither swap certificates without a restart nor bound header reads;
+ * certificates come from a {@link ServingCertSource} (self-managed or `--webhook-cert-dir`) and are swapped in on
+ * rotation. Bad requests never reach a handler: wrong method 405, unknown path 404, not JSON 400, too large 413; a
+ * handler that misses the request's deadline (kube-apiserver's `?timeout=`, capped) is answered 504. On stop it
+ * accepts nothing more and lets the reviews in flight finish for a bounded grace.
+ * @module
+ */
+import https from "node:https";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { type Clock, RealClock } from "../clock.ts";
+import { parseGoDuration } from "../apimachinery/go_duration.ts";
+import { closeAfterAnswer, type ConnectionDeadlines, enforceConnectionDeadlines } from "../http_deadlines.ts";
+import { kubeopLogger, type Logger } from "../log.ts";
+import type { Metrics } from "../metrics.ts";
+import type { CertKeyPEM } from "../pki.ts";
+import { type BindAddress, parseBindAddress } from "../probes.ts";
+import type { Runnable } from "../runnable.ts";
+import type { ReviewAnswer } from "./admission.ts";
+import { type WebhookMetrics, webhookMetrics } from "./webhook_metrics.ts";
+
+/** One path the server answers. */
+export interface WebhookRoute {
+  /** e.g. `/validate-example-com-v1-widget`. */
+  readonly path: string;
+  /**
+   * Answers one decoded JSON body; `signal` aborts at the request's deadline, or when the server stops and its
+   * shutdown grace is over.
+   */
+  serve(body: unknown, signal: AbortSignal): Promise<ReviewAnswer>;
+}
+
+/** Where the serving certificate comes from: self-managed (./self_managed_certs.ts) or files (./cert_dir.ts). */
+export interface ServingCertSource {
+  /** The first certificate (chain PEM + key); the server listens once it has one. */
+  initial(signal: AbortSignal): Promise<CertKeyPEM>;
+  /** Runs until `signal` aborts, calling `onChange` with every later certificate (rotation, file change). */
+  watch(signal: AbortSignal, onChange: (cert: CertKeyPEM) => void): Promise<void>;
+}
+
+/** Options of {@link WebhookServer}. */
+export interface WebhookServerOptions {
+  /** e.g. `:9443` (see parseBindAddress); tests use `127.0.0.1:0`. */
+  bindAddress: string;
+  /** The serving certificate. */
+  certificates: ServingCertSource;
+  /** Paths served (more can be added before start with {@link WebhookServer.register}). */
+  routes?: WebhookRoute[];
+  /** Registry the webhook metrics go to (default: a private one). */
+  metrics?: Metrics;
+  /** Deadlines use it (default real time). */
+  clock?: Clock;
+  /** Largest request body, bytes (default 7 MiB, controller-runtime's limit). */
+  maxBodyBytes?: number;
+  /** Handler deadline when the request has no `?timeout=` (default 10 s, kube-apiserver's default timeoutSeconds). */
+  defaultTimeoutMs?: number;
+  /** Upper bound of a request's deadline (default 30 s, the largest timeoutSeconds kube-apiserver accepts). */
+  maxTimeoutMs?: number;
+  /** Header-read and idle deadlines of connections (../http_deadlines.ts). */
+  deadlines?: ConnectionDeadlines;
+  /** On stop, how long reviews in flight may finish before their connections are cut (default 5 s). */
+  shutdownGraceMs?: number;
+  /** Default `kubeop.webhook`. */
+  logger?: Logger;
+}
+
+/** Default body limit (controller-runtime's webhook `maxRequestSize`). */
+export const DEFAULT_WEBHOOK_MAX_BODY_BYTES = 7 * 1024 * 1024;
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const json = typeof body !== "string";
+  const text = json ? JSON.stringify(body) : `${body}\n`;
+  res.writeHead(status, {
+    "content-type": json ? "application/json" : "text/plain; charset=utf-8",
+    "content-length": String(new TextEncoder().encode(text).length),
+    "x-content-type-options": "nosniff",
+  });
+  res.end(text);
+}
+
+async function readBody(req: IncomingMessage, maxBytes: number): Promise<Uint8Array | "too-large"> {
+  if (Number(req.headers["content-length"] ?? 0) > maxBytes) return "too-large";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Uint8Array).length;
+    if (size > maxBytes) return "too-large";
+    chunks.push(chunk as Uint8Array);
+  }
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const c of chunks) {
+    out.set(c, offset);
+    offset += c.length;
+  }
+  return out;
+}
+
+/**
+ * Serves admission and conversion webhooks over HTTPS.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createCA } from "../pki.ts";
+ * import { startRunnable } from "../runnable.ts";
+ * import { WebhookServer } from "./server.ts";
+ * const ca = await createCA({ commonName: "test-ca" });
+ * const leaf = await ca.issue({ commonName: "webhook", hosts: ["127.0.0.1"], usage: "server" });
+ * const server = new WebhookServer({
+ *   bindAddress: "127.0.0.1:0",
+ *   certificates: { initial: () => Promise.resolve(leaf), watch: () => Promise.resolve() },
+ *   routes: [{ path: "/echo", serve: (body) => Promise.resolve({ status: 200, body }) }],
+ * });
+ * const stop = new AbortController();
+ * const run = startRunnable(server, stop.signal);
+ * await run.ready;
+ * const client = Deno.createHttpClient({ caCerts: [ca.certPEM] });
+ * const res = await fetch(`${server.url}/echo`, {
+ *   method: "POST", headers: { "content-type": "application/json" }, body: "{\"a\":1}", client,
+ * });
+ * assert.deepEqual(await res.json(), { a: 1 });
+ * client.close();
+ * stop.abort();
+ * await run.done;
+ * ```
+ */
+export class WebhookServer implements Runnable {
+  /** "webhook". */
+  readonly name = "webhook";
+  /** Starts with the Manager's other servers, before the caches. */
+  readonly group = "servers";
+  readonly #opts: WebhookServerOptions;
+  readonly #bind: BindAddress;
+  readonly #routes = new Map<string, WebhookRoute>();
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #metrics: WebhookMetrics | undefined;
+  readonly #listening: Promise<void>;
+  #listened: () => void = () => {};
+  #failed: (error: unknown) => void = () => {};
+  #port: number | undefined;
+  #started = false;
+  readonly #inFlight = new Set<Promise<void>>();
+
+  /** Parses `bindAddress` (RangeError when invalid or "0"); listens only in {@link WebhookServer.start}. */
+  constructor(opts: WebhookServerOptions) {
+    const bind = parseBindAddress(opts.bindAddress);
+    if (!bind) throw new RangeError(`webhook server: bind address "${opts.bindAddress}" is "0" (disabled)`);
+    this.#opts = opts;
+    this.#bind = bind;
+    this.#clock = opts.clock ?? new RealClock();
+    this.#log = opts.logger ?? kubeopLogger("webhook");
+    this.#metrics = opts.metrics ? webhookMetrics(opts.metrics.registry) : undefined;
+    for (const route of opts.routes ?? []) this.register(route);
+    this.#listening = new Promise<void>((resolve, reject) => {
+      this.#listened = resolve;
+      this.#failed = reject;
+    });
+    this.#listening.catch(() => {}); // start() reports the same error
+  }
+
+  /** Adds a path (before start). Throws when the path is taken. */
+  register(route: WebhookRoute): this {
+    if (this.#started) throw new Error(`webhook server: register(${route.path}) after start`);
+    if (!route.path.startsWith("/")) throw new Error(`webhook server: path ${route.path} must start with "/"`);
+    if (this.#routes.has(route.path)) throw new Error(`webhook server: path ${route.path} is registered twice`);
+    this.#routes.set(route.path, route);
+    return this;
+  }
+
+  /** The registered paths. */
+  get paths(): string[] {
+    return [...this.#routes.keys()];
+  }
+
+  /** `https://host:port` (loopback for a wildcard host), once listening. */
+  get url(): string | undefined {
+    if (this.#port === undefined) return undefined;
+    const host = this.#bind.hostname === "0.0.0.0" || this.#bind.hostname === "::" ? "127.0.0.1" : this.#bind.hostname;
+    return `https://${host.includes(":") ? `[${host}]` : host}:${this.#port}`;
+  }
+
+  /** Resolves once listening with a certificate; rejects when it cannot. */
+  ready(): Promise<void> {
+    return this.#listening;
+  }
+
+  /** Obtains the certificate, listens until `signal` aborts, swapping certificates as the source rotates them. */
+  async start(signal: AbortSignal): Promise<void> {
+    this.#started = true;
+    for (const path of this.#routes.keys()) {
+      this.#metrics?.requests.inc({ webhook: path, code: 200 }, 0);
+      this.#metrics?.inFlight.inc({ webhook: path }, 0);
+    }
+    let server: https.Server;
+    const sockets = new Set<Socket>();
+    // Aborts the handlers still running when the shutdown grace is over (not at the stop signal: they may finish).
+    const hardStop = new AbortController();
+    let cert: CertKeyPEM;
+    try {
+      cert = await this.#opts.certificates.initial(signal);
+    } catch (err) {
+      const error = new Error(
+        `webhook server: no serving certificate: ${(err as Error).message} ` +
+          `(kubeop run without webhooks: --webhook-bind-address=0)`,
+      );
+      this.#failed(error);
+      throw error;
+    }
+    if (signal.aborted) return;
+    try {
+      server = https.createServer(
+        { cert: cert.certPEM, key: cert.keyPEM, minVersion: "TLSv1.2" },
+        (req, res) => {
+          const serving = this.#serve(req, res, hardStop.signal);
+          this.#inFlight.add(serving);
+          serving.finally(() => this.#inFlight.delete(serving));
+        },
+      );
+      const track = (socket: Socket) => {
+        sockets.add(socket);
+        socket.on("close", () => sockets.delete(socket));
+      };
+      server.on("connection", track);
+      server.on("secureConnection", track);
+      enforceConnectionDeadlines(server, this.#opts.deadlines);
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(this.#bind.port, this.#bind.hostname, () => {
+          server.off("error", reject);
+          resolve();
+        });
+      });
+    } catch (err) {
+      const error = new Error(`webhook server: cannot listen on ${this.#opts.bindAddress}: ${(err as Error).message}`);
+      this.#failed(error);
+      throw error;
+    }
+    this.#port = (server.address() as AddressInfo).port;
+    this.#log.info("webhook server listening on https://{hostname}:{port} ({paths})", {
+      hostname: this.#bind.hostname,
+      port: this.#port,
+      paths: this.paths.join(", "),
+    });
+    this.#listened();
+    const watching = this.#opts.certificates.watch(signal, (cert) => {
+      server.setSecureContext({ cert: cert.certPEM, key: cert.keyPEM, minVersion: "TLSv1.2" });
+      this.#log.info("webhook server: serving certificate replaced");
+    }).catch((err) => {
+      // The current certificate keeps being served; rotation stopped, which the log must say.
+      this.#log.error("webhook server: certificate rotation stopped: {error}", { error: String(err) });
+    });
+    await new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    // Stop accepting, let the reviews in flight finish (bounded), then cut what is left.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections?.();
+    await this.#drain(this.#opts.shutdownGraceMs ?? 5_000);
+    hardStop.abort(new Error("webhook server stopped"));
+    server.closeAllConnections?.();
+    for (const s of sockets) s.destroy();
+    await closed;
+    await watching;
+  }
+
+  /** Resolves when no review is in flight, or after `graceMs` on the clock. */
+  async #drain(graceMs: number): Promise<void> {
+    if (this.#inFlight.size === 0) return;
+    let cancel = () => {};
+    const graceOver = new Promise<void>((resolve) => cancel = this.#clock.setTimer(graceMs, resolve));
+    const drained = (async () => {
+      while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
+    })();
+    await Promise.race([drained, graceOver]);
+    cancel();
+  }
+
+  async #serve(req: IncomingMessage, res: ServerResponse, stop: AbortSignal): Promise<void> {
+    const path = new URL(req.url ?? "/", "https://webhook.invalid").pathname;
+    const route = this.#routes.get(path);
+    if (!route) return this.#refuse(req, res, 404, `no webhook is served at ${path}`);
+    const labels = { webhook: path };
+    if (req.method !== "POST") {
+      this.#metrics?.requests.inc({ ...labels, code: 405 });
+      return this.#refuse(req, res, 405, `${req.method} is not allowed: POST a review`);
+    }
+    const contentType = (req.headers["content-type"] ?? "").split(";")[0].trim();
+    if (contentType !== "application/json") {
+      this.#metrics?.requests.inc({ ...labels, code: 400 });
+      return this.#refuse(req, res, 400, `contentType=${contentType || "(none)"}, expected application/json`);
+    }
+    const startedMs = this.#clock.nowMonotonic();
+    this.#metrics?.inFlight.inc(labels);
+    let status = 500;
+    try {
+      status = await this.#answer(req, res, route, stop);
+    } catch (err) {
+      this.#log.error("webhook {path}: answering failed: {error}", { path, error: String(err) });
+      if (!res.headersSent) send(res, 500, "internal error");
+    } finally {
+      this.#metrics?.inFlight.dec(labels);
+      this.#metrics?.latency.observe(labels, (this.#clock.nowMonotonic() - startedMs) / 1000);
+      this.#metrics?.requests.inc({ webhook: path, code: status });
+    }
+  }
+
+  /** Reads, decodes and answers one review; returns the HTTP status sent. */
+  async #answer(req: IncomingMessage, res: ServerResponse, route: WebhookRoute, stop: AbortSignal): Promise<number> {
+    const maxBytes = this.#opts.maxBodyBytes ?? DEFAULT_WEBHOOK_MAX_BODY_BYTES;
+    const raw = await readBody(req, maxBytes);
+    if (raw === "too-large") {
+      this.#refuse(req, res, 413, `request body larger than ${maxBytes} bytes`);
+      return 413;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(raw));
+    } catch (err) {
+      send(res, 400, `the request body is not JSON: ${(err as Error).message}`);
+      return 400;
+    }
+    const timeoutMs = this.#timeoutMs(req);
+    const deadline = new AbortController();
+    const onStop = () => deadline.abort(stop.reason);
+    stop.addEventListener("abort", onStop, { once: true });
+    let cancelTimer = () => {};
+    const timedOut = new Promise<"timeout">((resolve) =>
+      cancelTimer = this.#clock.setTimer(timeoutMs, () => {
+        deadline.abort(new DOMException(`deadline of ${timeoutMs} ms exceeded`, "TimeoutError"));
+        resolve("timeout");
+      })
+    );
+    try {
+      const serving = route.serve(body, deadline.signal);
+      serving.catch(() => {}); // a handler failing after its deadline has nobody left to answer
+      const answer = await Promise.race([serving, timedOut]);
+      if (answer === "timeout") {
+        send(res, 504, `${route.path}: the handler did not answer within ${timeoutMs} ms`);
+        return 504;
+      }
+      send(res, answer.status, answer.body);
+      return answer.status;
+    } finally {
+      cancelTimer();
+      stop.removeEventListener("abort", onStop);
+    }
+  }
+
+  /** kube-apiserver's `?timeout=10s`, capped; the default without one. */
+  #timeoutMs(req: IncomingMessage): number {
+    const max = this.#opts.maxTimeoutMs ?? 30_000;
+    const given = new URL(req.url ?? "/", "https://webhook.invalid").searchParams.get("timeout");
+    let ms = this.#opts.defaultTimeoutMs ?? 10_000;
+    if (given) {
+      try {
+        ms = parseGoDuration(given);
+      } catch { /* a bad timeout parameter keeps the default */ }
+    }
+    return Math.min(Math.max(ms, 1), max);
+  }
+
+  /** Answers without reading the body, then closes the connection. */
+  #refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string): void {
+    res.shouldKeepAlive = false;
+    res.setHeader("connection", "close");
+    send(res, status, message);
+    res.once("finish", () => closeAfterAnswer(req));
+  }
+}
