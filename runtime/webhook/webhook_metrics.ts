@@ -5,7 +5,7 @@
  * Manager's registry (../metrics.ts), registered once per registry.
  * @module
  */
-import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import { Counter, Gauge, Histogram, type Registry } from "../prom_client.ts";
 import type { CounterMetric, GaugeMetric, HistogramMetric } from "../metrics.ts";
 
 /** The three webhook series. */
