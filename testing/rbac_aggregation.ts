@@ -9,27 +9,18 @@ import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { FakeStore } from "./fake_store.ts";
 import type { PolicyRule } from "./rbac_bootstrap.ts";
 import type { StoredEvent } from "./store.ts";
+import { type LabelSelector, labelSelectorMatcher } from "../runtime/apimachinery/label_selector.ts";
 
 const KEY = "rbac.authorization.k8s.io/clusterroles";
 const REF = { group: "rbac.authorization.k8s.io", version: "v1", plural: "clusterroles" };
 
-interface LabelSelector {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
-}
-
-/** Whether labels match a metav1.LabelSelector (an empty selector matches everything). */
+/** Whether labels match a metav1.LabelSelector (an empty selector matches everything; an invalid one nothing). */
 export function labelSelectorMatches(selector: LabelSelector, labels: Record<string, string> = {}): boolean {
-  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (labels[k] !== v) return false;
-  for (const e of selector.matchExpressions ?? []) {
-    const has = Object.hasOwn(labels, e.key);
-    const values = e.values ?? [];
-    if (e.operator === "In" && !(has && values.includes(labels[e.key]))) return false;
-    if (e.operator === "NotIn" && has && values.includes(labels[e.key])) return false;
-    if (e.operator === "Exists" && !has) return false;
-    if (e.operator === "DoesNotExist" && has) return false;
+  try {
+    return labelSelectorMatcher(selector)(labels);
+  } catch {
+    return false; // ClusterRoles are validated on write; a selector kube would refuse selects nothing here.
   }
-  return true;
 }
 
 /** The rules an aggregated ClusterRole should have given every ClusterRole in the store (shared with `all`: read only). */
