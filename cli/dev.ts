@@ -8,8 +8,14 @@
 import { startFarmForDev } from "../apiservice/dev_starter.ts";
 import { devKubeletBehaviour, startSeedControllers } from "../controllers/dev.ts";
 import { configureLogging } from "../runtime/log.ts";
-import { type FakeApiServer, type FakeKubeletOptions, startFakeApiServer } from "../testing/mod.ts";
-import { enumFlag, type FlagSpec, intFlag, logLevelFlag, parseFlags, stringFlag } from "./flags.ts";
+import {
+  type FakeApiServer,
+  type FakeKubeletOptions,
+  type FeatureGates,
+  parseFeatureGates,
+  startFakeApiServer,
+} from "../testing/mod.ts";
+import { enumFlag, type FlagSpec, intFlag, logLevelFlag, parseFlags, stringFlag, UsageError } from "./flags.ts";
 
 /** Starts something next to the dev server; returns how to stop it. */
 export type DevStarter = (server: FakeApiServer) => Promise<() => Promise<void>>;
@@ -26,6 +32,8 @@ export interface DevOptions {
   kubelet?: boolean | FakeKubeletOptions;
   /** Started in order after the server; stopped in reverse order. */
   extraStarters?: DevStarter[];
+  /** kube-apiserver feature gates of the fake server (e.g. `{ ShardedListAndWatch: true }`); v1.37's defaults. */
+  featureGates?: Partial<FeatureGates>;
 }
 
 /** A running dev control plane. */
@@ -74,6 +82,7 @@ export async function startDev(opts: DevOptions = {}): Promise<DevEnvironment> {
     // HTTPS like a real cluster: kubectl sends a kubeconfig's credentials (a ServiceAccount's token) only over TLS.
     // The kubeconfig carries the CA and the admin client certificate.
     tls: true,
+    featureGates: opts.featureGates,
   });
   const stops: Array<() => Promise<void>> = [];
   const kubeconfigPath = opts.kubeconfigOut ?? DEFAULT_KUBECONFIG_OUT;
@@ -100,6 +109,7 @@ const SPEC: FlagSpec = {
   port: { type: "string" },
   "kubeconfig-out": { type: "string" },
   "data-dir": { type: "string" },
+  "feature-gates": { type: "string" },
   "log-format": { type: "string" },
   "log-level": { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -113,6 +123,8 @@ Flags:
   --port N                 port on 127.0.0.1 (default 0: a free port)
   --kubeconfig-out PATH    kubeconfig to write (default ${DEFAULT_KUBECONFIG_OUT})
   --data-dir DIR           persist objects across restarts
+  --feature-gates A=true   kube-apiserver gates the fake implements, as kube-apiserver spells them; v1.37's defaults
+                           (ShardedListAndWatch=true: honour KEP-5866 shardSelector on list and watch)
   --log-format text|json   controller and farm API logs on stderr (default text)
   --log-level LEVEL        trace|debug|info|warning|error|fatal (default info)`;
 
@@ -124,6 +136,7 @@ export async function devCommand(args: string[]): Promise<number> {
     return 0;
   }
   const port = intFlag("dev", values, "port", 0);
+  const featureGates = featureGatesFlag(stringFlag(values, "feature-gates"));
   await configureLogging({
     format: enumFlag("dev", values, "log-format", ["text", "json"] as const, "text"),
     level: logLevelFlag("dev", values),
@@ -132,6 +145,7 @@ export async function devCommand(args: string[]): Promise<number> {
     port,
     kubeconfigOut: stringFlag(values, "kubeconfig-out") ?? DEFAULT_KUBECONFIG_OUT,
     dataDir: stringFlag(values, "data-dir"),
+    featureGates,
   });
   const absolute = dev.kubeconfigPath.startsWith("/") ? dev.kubeconfigPath : `${Deno.cwd()}/${dev.kubeconfigPath}`;
   console.log(`kubeop dev ready: KUBECONFIG=${absolute}`);
@@ -143,4 +157,13 @@ export async function devCommand(args: string[]): Promise<number> {
   for (const sig of signals) Deno.removeSignalListener(sig, onSignal);
   await dev.stop();
   return 0;
+}
+
+function featureGatesFlag(value: string | undefined): FeatureGates | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return parseFeatureGates(value);
+  } catch (err) {
+    throw new UsageError(`kubeop dev: flag --feature-gates: ${(err as Error).message}`);
+  }
 }

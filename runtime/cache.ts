@@ -15,6 +15,8 @@
 
 import { getLogger } from "@logtape/logtape";
 import { resourceId } from "./apimachinery/names.ts";
+import { formatShardSelector, type ShardSelector } from "./apimachinery/shard_selector.ts";
+import { type ShardedInformer, type ShardMode, sliceLeavers } from "./informer_slice.ts";
 import type { KubeClient } from "./client.ts";
 import type { Clock } from "./clock.ts";
 import { type IndexFunc, type StoreChange, StoreWriter } from "./store.ts";
@@ -25,6 +27,7 @@ import {
   type WatchLogger,
   type WatchMetrics,
   WatchRunner,
+  type WatchRunnerOptions,
   type WatchScope,
   type WatchSink,
 } from "./watch_runner.ts";
@@ -55,6 +58,11 @@ export interface InformerHandler<T extends KubeObject = KubeObject> {
   deleted?(obj: T): void;
   /** The first full list has been stored (called once; immediately for handlers added after sync). */
   synced?(): void;
+  /**
+   * The object left this informer's shard slice (informer_slice.ts `ShardedInformer`): it was dropped from the
+   * cache but still exists on the server, so it is not `deleted`. A sharded controller forgets the key's queued work.
+   */
+  leftSlice?(obj: T): void;
 }
 
 /** What a controller needs from an informer ({@link Informer} and the multi-namespace composite satisfy it). */
@@ -71,6 +79,8 @@ export interface InformerLike<T extends KubeObject = KubeObject> {
   hasSynced(): boolean;
   /** Resolves once synced. */
   waitForSync(signal?: AbortSignal): Promise<void>;
+  /** Present on informers that can be sliced (see {@link ShardedInformer}). */
+  setShardSelector?(selector: ShardSelector | null): void;
 }
 
 /** The shared informers (runtime/informers.ts's InformerRegistry satisfies it). */
@@ -83,6 +93,8 @@ export interface InformerSource {
 export interface InformerMetrics extends WatchMetrics {
   /** kubeop_cache_objects. */
   cacheObjects?: { set(labels: { resource: string }, value: number): void };
+  /** kubeop_shard_server_side: 1 when the server filters a sliced informer, 0 when it filters client-side. */
+  shardServerSide?: { set(labels: { resource: string }, value: number): void };
 }
 
 /** Construction options of {@link Informer} (what it caches is the {@link WatchScope} part). */
@@ -162,12 +174,21 @@ interface RvWaiter {
  * console.log(pods.store.list().length);
  * ```
  */
-export class Informer<T extends KubeObject = KubeObject> implements InformerLike<T> {
+export class Informer<T extends KubeObject = KubeObject> implements InformerLike<T>, ShardedInformer {
   /** What this informer caches. */
   readonly resource: ResourceType;
   /** The only writer of the store; never handed out. */
   readonly #store: StoreWriter<T>;
-  readonly #runner: WatchRunner;
+  readonly #runnerOptions: Omit<WatchRunnerOptions, "sink">;
+  readonly #sink: WatchSink;
+  #runner: WatchRunner;
+  /** Aborts the current runner only (a selector change); the informer's own signal stops everything. */
+  #runnerStop?: AbortController;
+  #shard: ShardSelector | null = null;
+  #shardMode: ShardMode = "off";
+  /** Set by a selector change until the new slice's first list: that replace drops leavers without deletes. */
+  #reslicing = false;
+  #receivedBytes = 0;
   readonly #handlers = new Set<InformerHandler<T>>();
   readonly #transform: (obj: T) => T;
   readonly #metrics?: InformerMetrics;
@@ -178,6 +199,8 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
   readonly #uidWaiters = new Map<string, Array<(seen: boolean) => void>>();
   #syncWaiters: Array<() => void> = [];
   #synced = false;
+  /** The first list ever was stored (the once-only `synced` handler call). */
+  #everSynced = false;
   #started = false;
 
   /** Creates the informer; nothing runs before start(). */
@@ -191,12 +214,64 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
     const rt = opts.resource;
     this.#resourceName = resourceId(rt);
     // The loop writes through this private sink: the informer's only write path.
-    const sink: WatchSink = {
+    this.#sink = {
       replace: (items) => this.#replace(items),
       apply: (type, obj) => this.#apply(type, obj),
     };
     const lazyObjects = opts.freeze !== false && (opts.lazyObjects ?? false);
-    this.#runner = new WatchRunner({ ...opts, lazyObjects, sink, logger: opts.logger });
+    this.#runnerOptions = { ...opts, lazyObjects, logger: opts.logger };
+    this.#runner = this.#newRunner();
+  }
+
+  #newRunner(): WatchRunner {
+    const shard = this.#shard;
+    return new WatchRunner({
+      ...this.#runnerOptions,
+      sink: this.#sink,
+      onBytes: (n) => this.#receivedBytes += n,
+      shardSelector: shard ?? undefined,
+      onShardMode: shard ? (serverSide) => this.#onShardMode(shard, serverSide) : undefined,
+    });
+  }
+
+  /** See {@link ShardedInformer.setShardSelector}. */
+  setShardSelector(selector: ShardSelector | null): void {
+    const next = selector && selector.ranges.length > 0 ? selector : null;
+    const same = (next ? formatShardSelector(next) : "") === (this.#shard ? formatShardSelector(this.#shard) : "");
+    if (same) return;
+    this.#shard = next ? { field: next.field, ranges: next.ranges.map((r) => ({ ...r })) } : null;
+    this.#shardMode = next ? "pending" : "off";
+    if (!this.#started) {
+      this.#runner = this.#newRunner();
+      return;
+    }
+    this.#reslicing = true;
+    this.#synced = false;
+    this.#runnerStop?.abort(new Error("shard selector changed"));
+  }
+
+  /** See {@link ShardedInformer.shardSelector}. */
+  shardSelector(): ShardSelector | null {
+    return this.#shard;
+  }
+
+  /** See {@link ShardedInformer.shardMode}. */
+  shardMode(): ShardMode {
+    return this.#shardMode;
+  }
+
+  #onShardMode(shard: ShardSelector, serverSide: boolean): void {
+    if (shard !== this.#shard) return;
+    const mode = serverSide ? "server" : "client";
+    this.#metrics?.shardServerSide?.set({ resource: this.#resourceName }, serverSide ? 1 : 0);
+    if (mode === this.#shardMode) return;
+    this.#shardMode = mode;
+    this.#log.info(
+      serverSide
+        ? "informer for {resource} watches its shard slice server-side (KEP-5866 shardSelector echoed): {selector}"
+        : "informer for {resource} filters its shard slice client-side (no shardInfo echo: ShardedListAndWatch off or an older server): {selector}",
+      { resource: this.#resourceName, selector: formatShardSelector(shard) },
+    );
   }
 
   /** The read-only, frozen view of the cache. */
@@ -215,7 +290,7 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
    */
   addHandler(handler: InformerHandler<T>): () => void {
     this.#handlers.add(handler);
-    if (this.#synced) {
+    if (this.#everSynced) {
       for (const obj of this.#store.list()) this.#call(handler, { type: "added", obj });
       this.#safe(() => handler.synced?.());
     }
@@ -245,10 +320,25 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
     });
   }
 
+  /** Response bytes of this informer's lists and watch streams so far (kubeop_watch_bytes_total, per informer). */
+  receivedBytes(): number {
+    return this.#receivedBytes;
+  }
+
+  /**
+   * Whether a first full list was ever stored. Unlike {@link hasSynced} it stays true while a sliced informer lists
+   * its new slice: readiness (/readyz) follows this, so a shard handover does not make a replica unready.
+   */
+  everSynced(): boolean {
+    return this.#everSynced;
+  }
+
   /** Health of the watch loop (for /readyz and metrics); also refreshes kubeop_cache_objects. */
   health(): WatchHealth {
     this.#metrics?.cacheObjects?.set({ resource: this.#resourceName }, this.#store.size);
-    return this.#runner.health();
+    const health = this.#runner.health();
+    // A new slice's list (a fresh loop) is not a loss of sync for readiness: see everSynced().
+    return this.#everSynced && !health.synced ? { ...health, synced: true } : health;
   }
 
   /** Runs the list+watch loop until `signal` aborts. Never throws for transient errors. */
@@ -256,7 +346,20 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
     if (this.#started) throw new Error(`informer for ${this.#resourceName} already started`);
     this.#started = true;
     try {
-      await this.#runner.run(signal);
+      // One runner per shard selector: a change aborts the current one (which writes nothing once aborted) and the
+      // next starts with the new selector.
+      while (!signal.aborted) {
+        const stop = new AbortController();
+        const onAbort = () => stop.abort(signal.reason);
+        signal.addEventListener("abort", onAbort, { once: true });
+        this.#runnerStop = stop;
+        try {
+          await this.#runner.run(stop.signal);
+        } finally {
+          signal.removeEventListener("abort", onAbort);
+        }
+        if (!signal.aborted) this.#runner = this.#newRunner();
+      }
     } finally {
       for (const waiters of this.#rvWaiters.values()) for (const w of waiters) w.resolve(false);
       this.#rvWaiters.clear();
@@ -326,15 +429,31 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
   /** A full list from the loop (initial or relist). */
   #replace(items: KubeObject[]): void {
     const objs = items.map((o) => this.#transform(o as T));
+    if (this.#reslicing) {
+      this.#reslicing = false;
+      this.#dropLeavers(objs);
+    }
     const changes = this.#store.replace(objs);
     for (const c of changes) this.#notify(c);
     this.#metrics?.cacheObjects?.set({ resource: this.#resourceName }, this.#store.size);
     if (!this.#synced) {
       this.#synced = true;
-      for (const h of this.#handlers) this.#safe(() => h.synced?.());
+      if (!this.#everSynced) {
+        this.#everSynced = true;
+        for (const h of this.#handlers) this.#safe(() => h.synced?.());
+      }
       const waiters = this.#syncWaiters;
       this.#syncWaiters = [];
       for (const w of waiters) w();
+    }
+  }
+
+  /** The first list after a selector change: objects that left the slice go without `deleted` (informer_slice.ts). */
+  #dropLeavers(listed: T[]): void {
+    if (!this.#shard) return;
+    for (const obj of sliceLeavers(this.#store.list(), listed, this.#shard)) {
+      this.#store.remove(obj);
+      for (const h of this.#handlers) if (h.leftSlice) this.#safe(() => h.leftSlice!(obj));
     }
   }
 

@@ -177,7 +177,7 @@ export class KubeClient {
 
   /** One page of a list (or the whole list without `limit`). */
   async list<T extends KubeObject = KubeObject>(rt: ResourceType, opts: ListOptions = {}): Promise<KubeList<T>> {
-    return await this.#json<KubeList<T>>("GET", resourcePath(rt, opts), {
+    const res = await this.request("GET", resourcePath(rt, opts), {
       query: {
         labelSelector: opts.labelSelector,
         fieldSelector: opts.fieldSelector,
@@ -185,11 +185,15 @@ export class KubeClient {
         continue: opts.continue,
         resourceVersion: opts.resourceVersion,
         resourceVersionMatch: opts.resourceVersionMatch,
+        shardSelector: opts.shardSelector,
       },
       accept: opts.metadataOnly ? METADATA_LIST_ACCEPT : undefined,
       signal: opts.signal,
       call: { verb: "list", resource: resourceName(rt), namespace: opts.namespace },
+      throwOnError: true,
     });
+    opts.onBytes?.(res.body.length);
+    return JSON.parse(new TextDecoder().decode(res.body)) as KubeList<T>;
   }
 
   /**
@@ -205,11 +209,12 @@ export class KubeClient {
       page = await this.list<T>(rt, { ...opts, limit, continue: page.metadata.continue, resourceVersion: undefined });
       for (const item of page.items ?? []) items.push(item);
     }
-    return {
-      ...first,
-      items,
-      metadata: { resourceVersion: page.metadata?.resourceVersion ?? first.metadata?.resourceVersion },
+    const metadata: KubeList<T>["metadata"] = {
+      resourceVersion: page.metadata?.resourceVersion ?? first.metadata?.resourceVersion,
     };
+    // The echo of a sharded list (KEP-5866) is on every page; the first page's stands for the whole.
+    if (first.metadata?.shardInfo) metadata.shardInfo = first.metadata.shardInfo;
+    return { ...first, items, metadata };
   }
 
   /** POST a new object (namespace from opts or the object). */
@@ -424,6 +429,7 @@ export class KubeClient {
       timeoutSeconds: opts.timeoutSeconds,
       sendInitialEvents: opts.sendInitialEvents === undefined ? undefined : String(opts.sendInitialEvents),
       resourceVersionMatch: opts.resourceVersionMatch,
+      shardSelector: opts.shardSelector,
     }));
     const call: CallInfo = { verb: "watch", resource: resourceName(rt), namespace: opts.namespace };
     await this.#wait(opts.signal);
@@ -474,7 +480,10 @@ export class KubeClient {
       }
       onEvent(event);
     });
-    await stream.readBody((bytes) => splitter.push(bytes));
+    const onBytes = opts.onBytes;
+    await stream.readBody(
+      onBytes ? (bytes) => (onBytes(bytes.length), splitter.push(bytes)) : (bytes) => splitter.push(bytes),
+    );
     splitter.flush();
   }
 

@@ -75,6 +75,15 @@ export interface ListOptions extends NamespaceOption {
   resourceVersionMatch?: "NotOlderThan" | "Exact";
   /** Ask for PartialObjectMetadataList (metadata only). */
   metadataOnly?: boolean;
+  /**
+   * KEP-5866 (`ShardedListAndWatch`): only objects whose field hash is in these ranges, e.g.
+   * `shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')`
+   * (runtime/apimachinery/shard_selector.ts formats them). A server that honours it echoes it in
+   * `metadata.shardInfo.selector`; one without the gate ignores it.
+   */
+  shardSelector?: string;
+  /** Called with the size of each response body (byte accounting per informer). */
+  onBytes?: (bytes: number) => void;
 }
 
 /** Options of a watch call. */
@@ -104,6 +113,10 @@ export interface WatchOptions extends NamespaceOption {
   lazyObjects?: boolean;
   /** Called for frames that are not JSON (the stream continues). */
   onMalformed?: (line: string, error: unknown) => void;
+  /** KEP-5866 shard selector (see {@link ListOptions.shardSelector}); a server without the gate ignores it. */
+  shardSelector?: string;
+  /** Called with the size of each run of body bytes read from the stream (byte accounting per informer). */
+  onBytes?: (bytes: number) => void;
 }
 
 /** Patch flavours and their content types. */

@@ -111,9 +111,12 @@ export class InformerRegistry implements InformerSource {
     await Promise.all(this.#running);
   }
 
-  /** True when every informer has synced. */
+  /**
+   * True when every informer has synced its first list (readiness). A sliced informer listing a new slice still
+   * counts (Informer.everSynced); the sharding core waits on that informer's own hasSynced/waitForSync instead.
+   */
   hasSynced(): boolean {
-    for (const i of this.#informers.values()) if (!i.hasSynced()) return false;
+    for (const i of this.#informers.values()) if (!i.everSynced()) return false;
     return true;
   }
 

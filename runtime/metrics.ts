@@ -195,6 +195,10 @@ export class Metrics {
   readonly watchDecodeErrors: CounterMetric<"resource">;
   /** kubeop_watch_list_failures_total{resource,code}: failed lists of the watch loops (`<error>`: no HTTP answer). */
   readonly watchListFailures: CounterMetric<"resource" | "code">;
+  /** kubeop_watch_bytes_total{resource}: response bytes of the informers' lists and watch streams. */
+  readonly watchBytes: CounterMetric<"resource">;
+  /** kubeop_shard_server_side{resource}: a sliced informer's slice is filtered by the server (1) or here (0). */
+  readonly shardServerSide: GaugeMetric<"resource">;
   /** kubeop_read_your_writes_timeouts_total{controller}. */
   readonly readYourWritesTimeouts: CounterMetric<"controller">;
   /** kubeop_events_dropped_total{reason}: Events the recorder could not send. */
@@ -374,6 +378,19 @@ export class Metrics {
       name: "kubeop_watch_list_failures_total",
       help: "Failed lists of the watch loops, by resource and HTTP code (<error> for transport failures).",
       labelNames: ["resource", "code"],
+      registers,
+    });
+    this.watchBytes = new Counter({
+      name: "kubeop_watch_bytes_total",
+      help: "Response bytes received by the informers' lists and watch streams, by resource.",
+      labelNames: ["resource"],
+      registers,
+    });
+    this.shardServerSide = new Gauge({
+      name: "kubeop_shard_server_side",
+      help:
+        "1 when a sliced informer's shard selector is honoured by the API server (KEP-5866), 0 when it filters client-side, by resource.",
+      labelNames: ["resource"],
       registers,
     });
     this.readYourWritesTimeouts = new Counter({

@@ -6,14 +6,17 @@
  * @module
  */
 
+import type { ShardSelector } from "./apimachinery/shard_selector.ts";
 import type { InformerHandler, InformerLike, InformerSource, Store } from "./cache.ts";
+import { isShardedInformer, type ShardedInformer, type ShardMode } from "./informer_slice.ts";
 import { type KubeObject, type ResourceType, splitKey } from "./types.ts";
 import type { WatchScope } from "./watch_runner.ts";
 
 /** One informer per namespace, presented as one. */
-export class MultiNamespaceInformer<T extends KubeObject = KubeObject> implements InformerLike<T> {
+export class MultiNamespaceInformer<T extends KubeObject = KubeObject> implements InformerLike<T>, ShardedInformer {
   readonly resource: ResourceType;
   readonly #members: Map<string, InformerLike<T>>;
+  #shard: ShardSelector | null = null;
 
   /** Combines `members`: one informer per namespace, keyed by namespace. */
   constructor(resource: ResourceType, members: Map<string, InformerLike<T>>) {
@@ -63,6 +66,7 @@ export class MultiNamespaceInformer<T extends KubeObject = KubeObject> implement
       added: handler.added?.bind(handler),
       modified: handler.modified?.bind(handler),
       deleted: handler.deleted?.bind(handler),
+      leftSlice: handler.leftSlice?.bind(handler),
       synced: () => {
         if (--pending === 0) handler.synced?.();
       },
@@ -77,6 +81,31 @@ export class MultiNamespaceInformer<T extends KubeObject = KubeObject> implement
 
   async waitForSync(signal?: AbortSignal): Promise<void> {
     await Promise.all([...this.#members.values()].map((m) => m.waitForSync(signal)));
+  }
+
+  /** Slices every member (members that cannot be sliced throw: the slice would silently be the whole). */
+  setShardSelector(selector: ShardSelector | null): void {
+    for (const [namespace, member] of this.#members) {
+      if (!isShardedInformer(member)) {
+        throw new Error(`${this.resource.plural}: the cache of namespace ${namespace} cannot be sliced`);
+      }
+    }
+    this.#shard = selector;
+    for (const member of this.#members.values()) {
+      (member as InformerLike<T> & ShardedInformer).setShardSelector(selector);
+    }
+  }
+
+  /** The slice asked for (`null`: all). */
+  shardSelector(): ShardSelector | null {
+    return this.#shard;
+  }
+
+  /** The members' modes combined: `pending` or `client` if any member is, `server` when all are. */
+  shardMode(): ShardMode {
+    const modes = [...this.#members.values()].map((m) => isShardedInformer(m) ? m.shardMode() : "off");
+    for (const mode of ["pending", "client", "off"] as const) if (modes.includes(mode)) return mode;
+    return "server";
   }
 }
 

@@ -72,6 +72,8 @@ export interface ListMeta {
   continue?: string;
   /** Approximate number of items after this page. */
   remainingItemCount?: number;
+  /** KEP-5866: set when the list is the slice a `shardSelector` asked for; echoes the selector as the server parsed it. */
+  shardInfo?: { selector?: string };
 }
 
 /** A list response (`FooList`). */

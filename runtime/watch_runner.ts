@@ -9,6 +9,7 @@
 
 import { getLogger } from "@logtape/logtape";
 import { resourceId } from "./apimachinery/names.ts";
+import { formatShardSelector, matchesShardSelector, type ShardSelector } from "./apimachinery/shard_selector.ts";
 import type { KubeClient } from "./client.ts";
 import type { Clock } from "./clock.ts";
 import type { KubeObject, ResourceType, WatchEvent } from "./types.ts";
@@ -44,6 +45,8 @@ export interface WatchMetrics {
   watchAge?: { set(labels: { resource: string }, value: number): void };
   /** kubeop_watch_last_event_seconds. */
   watchLastEvent?: { set(labels: { resource: string }, value: number): void };
+  /** kubeop_watch_bytes_total: response bytes of the loop's lists and watch streams. */
+  watchBytes?: { inc(labels: { resource: string }, value: number): void };
 }
 
 /** A minimal structured logger (a @logtape Logger fits). */
@@ -90,6 +93,16 @@ export interface WatchRunnerOptions extends WatchScope {
   pageSize?: number;
   /** Decode watched objects lazily (client.ts WatchOptions.lazyObjects). */
   lazyObjects?: boolean;
+  /**
+   * Watch only this slice (KEP-5866): lists and watches carry `shardSelector`, and WatchList is not used (only a
+   * list response echoes `metadata.shardInfo`). A list without the echo (gate off, older server) means the server
+   * sent everything: the loop then filters lists and events itself.
+   */
+  shardSelector?: ShardSelector;
+  /** Called after each list of a sliced loop: whether the server filtered (echoed `shardInfo`). */
+  onShardMode?: (serverSide: boolean) => void;
+  /** Called with the size of each run of response bytes of the loop's lists and streams (besides the metric). */
+  onBytes?: (bytes: number) => void;
 }
 
 /** Health of one watch loop, for /readyz and metrics. */
@@ -144,6 +157,11 @@ export class WatchRunner {
   /** I/O started and not yet settled (awaited on shutdown so nothing writes after run() resolved). */
   readonly #inFlight = new Set<Promise<void>>();
   #signal: AbortSignal = new AbortController().signal;
+  /** The `shardSelector` parameter of a sliced loop. */
+  readonly #shardParam?: string;
+  /** A sliced loop whose server ignored the selector filters here (set by each list). */
+  #clientFilter = false;
+  readonly #onBytes?: (bytes: number) => void;
 
   /** Creates the loop; nothing runs before run(). */
   constructor(opts: WatchRunnerOptions) {
@@ -154,7 +172,22 @@ export class WatchRunner {
     this.#log = opts.logger ?? getLogger(["kubeop", "watch"]);
     const rt = opts.resource;
     this.#resourceName = resourceId(rt);
-    this.#state = initialState({ watchList: opts.watchList });
+    this.#shardParam = opts.shardSelector ? formatShardSelector(opts.shardSelector) : undefined;
+    this.#state = initialState({ watchList: this.#watchList() });
+    const bytes = opts.metrics?.watchBytes;
+    const hook = opts.onBytes;
+    const labels = { resource: this.#resourceName };
+    if (bytes || hook) {
+      this.#onBytes = (n) => {
+        bytes?.inc(labels, n);
+        hook?.(n);
+      };
+    }
+  }
+
+  /** WatchList unless disabled; never for a sliced loop (its initial-events bookmark carries no shardInfo echo). */
+  #watchList(): boolean {
+    return this.#opts.watchList !== false && !this.#opts.shardSelector;
   }
 
   /** The current loop state (for tests and debugging). */
@@ -205,7 +238,7 @@ export class WatchRunner {
     if (!this.#stream && this.#inFlight.size === 0 && this.#timers.size === 0 && !this.#signal.aborted) {
       // Cannot happen (every step that ends I/O schedules the next); recover rather than stall.
       this.#log.warn("watch loop for {resource} had no next step; relisting", { resource: this.#resourceName });
-      this.#state = { ...initialState({ watchList: this.#opts.watchList }), mem: this.#state.mem };
+      this.#state = { ...initialState({ watchList: this.#watchList() }), mem: this.#state.mem };
       this.#dispatch({ type: "start" });
     }
   }
@@ -229,11 +262,16 @@ export class WatchRunner {
         this.#timers.delete(e.timer);
         return;
       case "apply":
+        // uid and namespace never change: an object outside the slice stays outside, whatever the event.
+        if (this.#clientFilter && !matchesShardSelector(this.#opts.shardSelector!, e.object)) return;
         this.#opts.sink.apply(e.eventType, e.object);
         return;
-      case "replace":
-        this.#opts.sink.replace(e.items, e.rv);
+      case "replace": {
+        const sel = this.#opts.shardSelector;
+        const items = this.#clientFilter ? e.items.filter((o) => matchesShardSelector(sel!, o)) : e.items;
+        this.#opts.sink.replace(items, e.rv);
         return;
+      }
       case "refreshCredentials":
         this.#opts.client.credentials.invalidate();
         return;
@@ -303,8 +341,30 @@ export class WatchRunner {
         fieldSelector: this.#opts.fieldSelector,
         metadataOnly: this.#opts.metadataOnly,
         limit: this.#opts.pageSize ?? 500,
+        shardSelector: this.#shardParam,
+        onBytes: this.#onBytes,
         signal,
       });
+      if (this.#shardParam !== undefined && !signal.aborted) {
+        let serverSide = Boolean(list.metadata?.shardInfo?.selector);
+        if (!serverSide && this.#opts.metadataOnly) {
+          // kube-apiserver v1.37 drops shardInfo from PartialObjectMetadataList: ask one full item to see the echo.
+          const probe = await client.list(resource, {
+            namespace: this.#opts.namespace,
+            labelSelector: this.#opts.labelSelector,
+            fieldSelector: this.#opts.fieldSelector,
+            limit: 1,
+            shardSelector: this.#shardParam,
+            onBytes: this.#onBytes,
+            signal,
+          });
+          serverSide = Boolean(probe.metadata?.shardInfo?.selector);
+        }
+        if (!signal.aborted) {
+          this.#clientFilter = !serverSide;
+          this.#opts.onShardMode?.(serverSide);
+        }
+      }
       input = { type: "listed", items: list.items ?? [], rv: list.metadata?.resourceVersion ?? "" };
     } catch (error) {
       input = { type: "listFailed", error };
@@ -328,6 +388,8 @@ export class WatchRunner {
         fieldSelector: this.#opts.fieldSelector,
         metadataOnly: this.#opts.metadataOnly,
         lazyObjects: this.#opts.lazyObjects,
+        shardSelector: this.#shardParam,
+        onBytes: this.#onBytes,
         resourceVersion: op.resourceVersion,
         allowWatchBookmarks: true,
         timeoutSeconds: op.timeoutSeconds,

@@ -4,6 +4,11 @@
  * lists the past state, as etcd serves a revision; 410 Expired once compacted).
  * @module
  */
+import {
+  matchesShardSelector,
+  type ShardSelector,
+  shardSelectorString,
+} from "../runtime/apimachinery/shard_selector.ts";
 import { apiVersionOf, type KubeList } from "../runtime/types.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { storageKeyOf } from "./registry.ts";
@@ -28,6 +33,11 @@ export interface ListOptions {
   resourceVersion?: string;
   /** Exact or NotOlderThan, for `resourceVersion`. */
   resourceVersionMatch?: string;
+  /**
+   * KEP-5866: only objects whose field hash is in the selector's ranges; the list echoes the selector in
+   * `metadata.shardInfo.selector` (the caller passes it only when the ShardedListAndWatch gate is on).
+   */
+  shardSelector?: ShardSelector;
 }
 
 /** How a list presents the stored objects of `def`: the served form and field names (see StorageConversion). */
@@ -77,7 +87,9 @@ export function listObjects(
   const namespace = def.namespaced ? opts.namespace || undefined : undefined;
   const items: KubeObject[] = [];
   const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
-  const filtered = Boolean(opts.labelSelector || opts.fieldSelector);
+  const shard = opts.shardSelector;
+  // remainingItemCount is only given for an empty predicate (storage.PrepareContinueToken): a shard selector counts.
+  const filtered = Boolean(opts.labelSelector || opts.fieldSelector || shard);
   let more = false;
   // A continue token or an Exact resourceVersion lists the state at that RV (etcd serves it from its revision).
   const past = listRv < current ? objects.iterateAt(storageKey, namespace, listRv, after) : undefined;
@@ -85,7 +97,7 @@ export function listObjects(
   const iterator = (past ?? objects.iterate(storageKey, namespace, after))[Symbol.iterator]();
   for (let step = iterator.next(); !step.done; step = iterator.next()) {
     const obj = step.value;
-    if (!labels(obj) || !fields(obj)) continue;
+    if (!labels(obj) || !fields(obj) || (shard && !matchesShardSelector(shard, obj))) continue;
     if (items.length >= limit) {
       more = true;
       break;
@@ -102,6 +114,7 @@ export function listObjects(
       metadata.remainingItemCount = objects.countAfter(storageKey, namespace, at, past ? listRv : undefined);
     }
   }
+  if (shard) metadata.shardInfo = { selector: shardSelectorString(shard) };
   return { apiVersion: apiVersionOf(def), kind: def.listKind, metadata, items: items.map(presentation.present) };
 }
 

@@ -17,7 +17,9 @@ import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selecto
 import { badRequest, expired, methodNotAllowed, noSuchResource, tooLargeResourceVersion } from "./status_errors.ts";
 import type { WatchHub } from "./watch_hub.ts";
 import { WatchStream } from "./watch_stream.ts";
-import { type ListQuery, parseListQuery } from "./list_options.ts";
+import { type ListQuery, parseListQuery, shardSelectorParam } from "./list_options.ts";
+import { matchesShardSelector } from "../runtime/apimachinery/shard_selector.ts";
+import type { FeatureGates } from "./feature_gates.ts";
 import { checkDeleteOptions, checkWriteOptions } from "./validation/request_options.ts";
 
 /** A parsed resource URL. */
@@ -36,6 +38,8 @@ export interface ResourceContext {
   hub: WatchHub;
   clock: Clock;
   bookmarkIntervalMs: number;
+  /** The kube-apiserver feature gates the fake implements (absent: v1.37's defaults). */
+  features?: Readonly<FeatureGates>;
   /** Extra subresource handlers (`pods/log`, `pods/binding`, ...), keyed `group/plural/sub` (CRDs: `*` for group and plural). */
   subresources: Map<string, (req: Request, route: ResourceRoute, url: URL) => Promise<Response>>;
 }
@@ -49,6 +53,11 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 }
 
 const truthy = (v: string | null): boolean => v === "true" || v === "1";
+
+/** Whether KEP-5866's `shardSelector` is honoured (the ShardedListAndWatch gate). */
+function sharded(ctx: ResourceContext): boolean {
+  return ctx.features?.ShardedListAndWatch === true;
+}
 
 /** The Kubernetes verb of a request (runtime/apimachinery/verbs.ts). */
 export function verbOf(method: string, route: ResourceRoute, url: URL): string {
@@ -104,6 +113,7 @@ export async function handleResource(
         // A limit with a non-zero resourceVersion and no match is the legacy exact read (etcd3 GetList).
         resourceVersionMatch: opts.resourceVersionMatch ||
           (rv && rv !== "0" && opts.limit && opts.limit > 0 ? "Exact" : undefined),
+        shardSelector: shardSelectorParam(q, sharded(ctx), "list"),
       });
       return jsonResponse(200, shapeList(shape, def, list, now, includeObject));
     }
@@ -150,10 +160,12 @@ export async function handleResource(
     case "deletecollection": {
       parseListQuery(q, false, verb);
       const opts = await readDeleteOptions(req, q, verb);
+      // kube's DeleteCollection lists through the same ListPredicate, shard selector included.
       const list = ctx.store.listShared(def, {
         namespace,
         labelSelector: q.get("labelSelector") ?? undefined,
         fieldSelector: q.get("fieldSelector") ?? undefined,
+        shardSelector: shardSelectorParam(q, sharded(ctx), verb),
       });
       // kube answers with the items as listed before it deleted them.
       for (const o of list.items) {
@@ -298,12 +310,16 @@ function openWatch(
     throw err;
   }
   const nameFilter = route.name;
+  // The watch cache filters by shard before labels and fields (filterWithAttrsAndPrefixFunction). The hashed field
+  // (uid or namespace) never changes, so an object never moves in or out of a watch's slice.
+  const shard = shardSelectorParam(q, sharded(ctx), "watch");
   // The namespace is part of the match: a replay from the history holds every namespace's changes.
   // Most watches select nothing but their namespace: they skip the selector calls (run per watch per event).
-  const matches = unselective && !nameFilter
+  const matches = unselective && !nameFilter && !shard
     ? (o: KubeObject) => namespace === undefined || o.metadata.namespace === namespace
     : (o: KubeObject) =>
       (namespace === undefined || o.metadata.namespace === namespace) &&
+      (!shard || matchesShardSelector(shard, o)) &&
       (!nameFilter || o.metadata.name === nameFilter) && labels(o) && fields(o);
   const rvParam = opts.resourceVersion;
   const sendInitialEvents = opts.sendInitialEvents === true;

@@ -6,8 +6,9 @@
  * `ListOptions.meta.k8s.io ""` with one cause per rule.
  * @module
  */
+import { parseShardSelector, type ShardSelector } from "../runtime/apimachinery/shard_selector.ts";
 import type { StatusCause } from "../runtime/errors.ts";
-import { badRequest, invalid } from "./status_errors.ts";
+import { badRequest, internalError, invalid } from "./status_errors.ts";
 
 /** The query parameters of a list or watch, decoded like apimachinery's `Convert_Slice_string_To_*`. */
 export interface ListQuery {
@@ -133,4 +134,29 @@ function listOptionCauses(o: ListQuery): StatusCause[] {
     causes.push(forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"));
   }
   return causes;
+}
+
+/**
+ * The `shardSelector` of a list, watch or deletecollection (KEP-5866) as kube-apiserver v1.37's generic registry
+ * reads it: ignored unless the `ShardedListAndWatch` gate is on, ignored when empty, and otherwise parsed; a selector
+ * that does not parse is a plain Go error there (`invalid shard selector: …`), which the handlers answer as 500 with
+ * no reason.
+ *
+ * @example
+ * ```ts
+ * import { shardSelectorParam } from "./list_options.ts";
+ * const q = new URLSearchParams({ shardSelector: "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')" });
+ * shardSelectorParam(q, false, "list"); // undefined: gate off, the parameter is ignored
+ * shardSelectorParam(q, true, "list")?.ranges.length; // 1
+ * ```
+ */
+export function shardSelectorParam(q: URLSearchParams, enabled: boolean, verb: string): ShardSelector | undefined {
+  if (!enabled) return undefined;
+  const raw = q.get("shardSelector");
+  if (!raw) return undefined;
+  try {
+    return parseShardSelector(raw);
+  } catch (err) {
+    throw internalError(`invalid shard selector: ${err instanceof Error ? err.message : String(err)}`, verb);
+  }
 }

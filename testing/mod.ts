@@ -15,6 +15,7 @@ export type {
   ResourceType,
 } from "../runtime/mod.ts";
 export { type FakeApiServer, type FakeApiServerOptions, startFakeApiServer } from "./server.ts";
+export { DEFAULT_FEATURE_GATES, type FeatureGateName, type FeatureGates, parseFeatureGates } from "./feature_gates.ts";
 export type { ConnectionDeadlines } from "../runtime/http_deadlines.ts";
 export type { DeleteOptions, FakeStore, ListOptions, ResourceRef, WriteOptions } from "./fake_store.ts";
 export type { AdmissionChain, AdmissionContext, AdmissionHook } from "./admission.ts";

@@ -37,14 +37,22 @@ export function toPartialObjectMetadata(obj: KubeObject): PartialObjectMetadata 
   return { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: structuredClone(obj.metadata ?? {}) };
 }
 
-/** Converts a list (any `FooList`), keeping its ListMeta. */
+/**
+ * Converts a list (any `FooList`), keeping resourceVersion, continue and remainingItemCount of its ListMeta — what
+ * kube-apiserver's asPartialObjectMetadataList copies (v1.37 drops a sharded list's `shardInfo` there).
+ */
 export function toPartialObjectMetadataList(
   list: { metadata?: ListMeta; items: KubeObject[] },
 ): PartialObjectMetadataList {
+  const { resourceVersion, continue: cont, remainingItemCount } = list.metadata ?? {};
+  const metadata: ListMeta = {};
+  if (resourceVersion !== undefined) metadata.resourceVersion = resourceVersion;
+  if (cont !== undefined) metadata.continue = cont;
+  if (remainingItemCount !== undefined) metadata.remainingItemCount = remainingItemCount;
   return {
     kind: "PartialObjectMetadataList",
     apiVersion: "meta.k8s.io/v1",
-    metadata: structuredClone(list.metadata ?? {}),
+    metadata,
     items: list.items.map(toPartialObjectMetadata),
   };
 }

@@ -22,6 +22,13 @@ export interface RealControlPlane {
   kubeconfigPath: string;
   /** Directory holding the certificates (front-proxy CA/client cert, serving CA). */
   dir: string;
+  /**
+   * Starts one more kube-apiserver over the same etcd (same certificates and admin token) with `args` added after
+   * the plane's own (a later `--feature-gates` wins), waits for its /readyz and returns its kubeconfig path. It runs
+   * until {@link RealControlPlane.stop}. For behaviour that differs by flag (a feature gate on and off) without a
+   * second cluster.
+   */
+  startExtraApiServer(args: string[]): Promise<string>;
   /** Stops every process and removes the directory. */
   stop(): Promise<void>;
 }
@@ -213,11 +220,11 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     "--log-level=warn",
   ], "etcd.log");
   const url = `https://127.0.0.1:${apiPort}`;
-  spawn("kube-apiserver", [
+  const apiserverArgs = (port: number, extra: string[]) => [
     `--etcd-servers=http://127.0.0.1:${etcdClient}`,
     "--bind-address=127.0.0.1",
     "--advertise-address=127.0.0.1",
-    `--secure-port=${apiPort}`,
+    `--secure-port=${port}`,
     `--tls-cert-file=${dir}/apiserver.crt`,
     `--tls-private-key-file=${dir}/apiserver.key`,
     `--client-ca-file=${dir}/ca.crt`,
@@ -238,26 +245,30 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     `--proxy-client-key-file=${dir}/front-proxy-client.key`,
     "--v=0",
     ...(opts.apiserverArgs ?? []),
-  ], "kube-apiserver.log");
+    ...extra,
+  ];
+  spawn("kube-apiserver", apiserverArgs(apiPort, []), "kube-apiserver.log");
   const ca = await Deno.readTextFile(`${dir}/ca.crt`);
-  const kubeconfig = [
-    "apiVersion: v1",
-    "kind: Config",
-    "clusters:",
-    "- name: real",
-    "  cluster:",
-    `    server: ${url}`,
-    `    certificate-authority-data: ${btoa(ca)}`,
-    "users:",
-    "- name: admin",
-    "  user:",
-    `    token: ${token}`,
-    "contexts:",
-    "- name: real",
-    "  context: {cluster: real, user: admin, namespace: default}",
-    "current-context: real",
-    "",
-  ].join("\n");
+  const kubeconfigFor = (server: string) =>
+    [
+      "apiVersion: v1",
+      "kind: Config",
+      "clusters:",
+      "- name: real",
+      "  cluster:",
+      `    server: ${server}`,
+      `    certificate-authority-data: ${btoa(ca)}`,
+      "users:",
+      "- name: admin",
+      "  user:",
+      `    token: ${token}`,
+      "contexts:",
+      "- name: real",
+      "  context: {cluster: real, user: admin, namespace: default}",
+      "current-context: real",
+      "",
+    ].join("\n");
+  const kubeconfig = kubeconfigFor(url);
   const kubeconfigPath = `${dir}/admin.kubeconfig`;
   await Deno.writeTextFile(kubeconfigPath, kubeconfig);
   const client = Deno.createHttpClient({ caCerts: [ca] });
@@ -271,12 +282,30 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     }
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   };
-  try {
-    await eventually("real control plane: kube-apiserver /readyz ready", async () => {
-      const res = await fetch(`${url}/readyz`, { client, headers: { authorization: `Bearer ${token}` } });
+  const ready = (server: string) =>
+    eventually(`real control plane: kube-apiserver ${server}/readyz ready`, async () => {
+      const res = await fetch(`${server}/readyz`, { client, headers: { authorization: `Bearer ${token}` } });
       await res.body?.cancel();
       return res.ok;
     }, { timeoutMs: 120_000, intervalMs: 200, retryErrors: true });
+  let extraServers = 0;
+  const startExtraApiServer = async (args: string[]): Promise<string> => {
+    const port = freePort();
+    const n = ++extraServers;
+    spawn("kube-apiserver", apiserverArgs(port, args), `kube-apiserver-${n}.log`);
+    const server = `https://127.0.0.1:${port}`;
+    try {
+      await ready(server);
+    } catch (err) {
+      const log = await Deno.readTextFile(`${dir}/kube-apiserver-${n}.log`).catch(() => "");
+      throw new Error(`${(err as Error).message}\n${log.slice(-3000)}`);
+    }
+    const path = `${dir}/admin-${n}.kubeconfig`;
+    await Deno.writeTextFile(path, kubeconfigFor(server));
+    return path;
+  };
+  try {
+    await ready(url);
     spawn("kube-controller-manager", [
       `--kubeconfig=${kubeconfigPath}`,
       "--controllers=garbagecollector,namespace,serviceaccount,clusterrole-aggregation",
@@ -291,5 +320,5 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     await stop();
     throw new Error(`${(err as Error).message}\n${log.slice(-3000)}`);
   }
-  return { url, kubeconfig, kubeconfigPath, dir, stop };
+  return { url, kubeconfig, kubeconfigPath, dir, startExtraApiServer, stop };
 }

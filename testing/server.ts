@@ -4,6 +4,7 @@
  * objects.
  * @module
  */
+import { DEFAULT_FEATURE_GATES, type FeatureGates } from "./feature_gates.ts";
 import YAML from "yaml";
 import { type Clock, RealClock } from "../runtime/clock.ts";
 import { CrdController } from "./crd.ts";
@@ -73,6 +74,12 @@ export interface FakeApiServerOptions {
    * authenticated request is allowed and SubjectAccessReviews are answered allowed (unless faults deny them).
    */
   rbac?: boolean;
+  /**
+   * kube-apiserver feature gates, over v1.37's defaults ({@link DEFAULT_FEATURE_GATES}): e.g.
+   * `{ ShardedListAndWatch: true }` honours KEP-5866 `shardSelector` on list and watch (alpha, off by default: the
+   * parameter is then ignored, as a real server does).
+   */
+  featureGates?: Partial<FeatureGates>;
 }
 
 /** A running fake API server. */
@@ -298,6 +305,7 @@ class Server implements FakeApiServer {
       hub: state.hub,
       clock: this.#clock,
       bookmarkIntervalMs: this.#opts.bookmarkIntervalMs ?? 60_000,
+      features: { ...DEFAULT_FEATURE_GATES, ...this.#opts.featureGates },
       subresources: this.#subresources,
       faults: this.faults,
       authn: {

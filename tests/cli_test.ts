@@ -21,3 +21,9 @@ Deno.test("unknown command is a usage error (exit 2)", async () => {
   assert.equal(r.code, 2);
   assert.match(r.stderr, /unknown command "frobnicate"/);
 });
+
+Deno.test("dev --feature-gates refuses a gate the fake does not implement (exit 2, kube's wording)", async () => {
+  const r = await kubeop("dev", "--feature-gates", "ShardedListAndWatch=true,NoSuchGate=true");
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--feature-gates: unrecognized feature gate: NoSuchGate/);
+});

@@ -120,6 +120,21 @@ export function formatShardSelector(selector: ShardSelector): string {
     .join(" || ");
 }
 
+/**
+ * A parsed selector as kube-apiserver prints it back in a list's `metadata.shardInfo.selector` (sharding
+ * `Selector.String()`): the ranges in request order, not merged, joined with ` || `.
+ *
+ * @example
+ * ```ts
+ * import { parseShardSelector, shardSelectorString } from "./shard_selector.ts";
+ * shardSelectorString(parseShardSelector("(shardRange( object.metadata.uid ,'0x0000000000000000','0x8000000000000000'))"));
+ * // "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')"
+ * ```
+ */
+export function shardSelectorString(selector: ShardSelector): string {
+  return selector.ranges.map((r) => `shardRange(${selector.field}, '${r.start}', '${r.end}')`).join(" || ");
+}
+
 /** The value a selector's field hashes for an object (sharding.ResolveFieldValue). */
 export function shardFieldValue(
   field: ShardField,

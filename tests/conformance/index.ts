@@ -20,6 +20,7 @@ import { discoveryCases } from "./discovery.ts";
 import { httpCases } from "./http.ts";
 import { listCases } from "./list.ts";
 import { patchCases } from "./patch.ts";
+import { shardedListWatchCases } from "./sharded_list_watch.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
 import { validationKindCases } from "./validation_kinds.ts";
 import { validationMetaCases } from "./validation_meta.ts";
@@ -37,6 +38,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "discovery", cases: discoveryCases },
   { topic: "list", cases: listCases },
   { topic: "watch", cases: watchCases },
+  { topic: "sharded-list-watch", cases: shardedListWatchCases },
   { topic: "deletion", cases: deletionCases },
   { topic: "validation", cases: validationMetaCases },
   { topic: "validation", cases: validationKindCases },
@@ -63,6 +65,12 @@ export function defineConformance(
       const client = new KubeClient({ config });
       const noRetry = new KubeClient({ config, maxRetries: 0 });
       const ns = `conf-${crypto.randomUUID().slice(0, 8)}`;
+      let offClient: Promise<KubeClient> | undefined;
+      const shardingOff = target.shardingOff &&
+        (() =>
+          offClient ??= target.shardingOff!().then(async (path) =>
+            new KubeClient({ config: await loadKubeconfigFile(path) })
+          ));
       try {
         await client.create<KubeObject>(CoreTypes.Namespace, { metadata: { name: ns } });
         for (const { topic, cases } of TOPICS) {
@@ -70,7 +78,7 @@ export function defineConformance(
             await t.step({
               name: `${topic}: ${c.name}`,
               ignore: c.only !== undefined && c.only.target !== targetName,
-              fn: () => c.run({ client, noRetry, ns, target: targetName }),
+              fn: () => c.run({ client, noRetry, ns, target: targetName, shardingOff }),
             });
           }
         }
@@ -78,6 +86,7 @@ export function defineConformance(
       } finally {
         client.close();
         noRetry.close();
+        if (offClient) (await offClient.catch(() => undefined))?.close();
         await target.stop();
       }
     },

@@ -12,6 +12,11 @@ import type { KubeObject, ResourceType, WatchEvent } from "../../runtime/types.t
 /** A started API server to run cases against. */
 export interface ConformanceTarget {
   kubeconfigPath: string;
+  /**
+   * The target's server runs with `ShardedListAndWatch` on; this starts (on first call; `stop` stops it) a second
+   * API server over the same storage with the gate off and returns its kubeconfig path.
+   */
+  shardingOff?: () => Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -25,6 +30,8 @@ export interface ConformanceContext {
   noRetry: KubeClient;
   ns: string;
   target: TargetName;
+  /** A client of the target's second server, with `ShardedListAndWatch` off (see ConformanceTarget.shardingOff). */
+  shardingOff?: () => Promise<KubeClient>;
 }
 
 /** One behaviour of kube-apiserver, asserted the same way on both targets. */

@@ -1,0 +1,19 @@
+import assert from "node:assert/strict";
+import { DEFAULT_FEATURE_GATES, parseFeatureGates } from "./feature_gates.ts";
+
+Deno.test("feature gates: v1.37 defaults, ShardedListAndWatch alpha and off", () => {
+  assert.equal(DEFAULT_FEATURE_GATES.ShardedListAndWatch, false);
+  assert.deepEqual(parseFeatureGates(""), { ShardedListAndWatch: false });
+});
+
+Deno.test("feature gates: parses kube-apiserver's --feature-gates syntax (strconv.ParseBool values)", () => {
+  assert.equal(parseFeatureGates("ShardedListAndWatch=true").ShardedListAndWatch, true);
+  assert.equal(parseFeatureGates(" ShardedListAndWatch = T ,").ShardedListAndWatch, true);
+  assert.equal(parseFeatureGates("ShardedListAndWatch=true,ShardedListAndWatch=0").ShardedListAndWatch, false);
+});
+
+Deno.test("feature gates: unknown gates and non-boolean values are refused with kube's wording", () => {
+  assert.throws(() => parseFeatureGates("WatchList=true"), /unrecognized feature gate: WatchList/);
+  assert.throws(() => parseFeatureGates("ShardedListAndWatch"), /missing bool value for ShardedListAndWatch/);
+  assert.throws(() => parseFeatureGates("ShardedListAndWatch=yes"), /invalid value of ShardedListAndWatch=yes/);
+});
