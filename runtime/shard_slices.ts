@@ -13,6 +13,8 @@
  *   that is empty in practice — rather than `null`, which would mean the whole collection. An idle replica then
  *   caches (and, server-side, receives) nothing of its primaries; the shard gate still refuses the (2^-64 likely)
  *   object that hashes to 0, since no bucket is held.
+ * - Before the ring won anything (the caches start first), the primaries start sliced to {@link EMPTY_SLICE_RANGE}
+ *   too ({@link primeShardSlices}): a replica never lists the whole collection only to drop most of it a moment later.
  * - Sharding off: the ring does not exist and this never runs; informers keep selector `null` (the whole collection).
  * @module
  */
@@ -78,6 +80,20 @@ export function slicedPrimaries(
     } else sliced.add(informer);
   }
   return { sliced: [...sliced], whole };
+}
+
+/**
+ * Slices the sliceable primaries to {@link EMPTY_SLICE_RANGE} before their informers start (the Manager calls it when
+ * sharding is on), so their first list is empty rather than the whole collection; the ring's first
+ * {@link primarySlicer} call then points them at the buckets it won.
+ */
+export function primeShardSlices(
+  runnables: readonly Runnable[],
+  informers: InformerSource,
+  isShardable: (r: Runnable) => boolean,
+): void {
+  const selector = heldSliceSelector([]);
+  for (const informer of slicedPrimaries(runnables, informers, isShardable).sliced) informer.setShardSelector(selector);
 }
 
 /**

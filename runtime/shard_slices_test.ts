@@ -7,7 +7,7 @@ import type { ShardSelector } from "./apimachinery/shard_selector.ts";
 import type { InformerLike, InformerSource } from "./cache.ts";
 import type { ShardMode } from "./informer_slice.ts";
 import type { Runnable } from "./runnable.ts";
-import { EMPTY_SLICE_RANGE, primarySlicer, slicedPrimaries } from "./shard_slices.ts";
+import { EMPTY_SLICE_RANGE, primarySlicer, primeShardSlices, slicedPrimaries } from "./shard_slices.ts";
 import type { KubeObject, ResourceType } from "./types.ts";
 
 const rt = (plural: string): ResourceType => ({ group: "x.io", version: "v1", kind: plural, plural, namespaced: true });
@@ -82,4 +82,11 @@ Deno.test("holding no bucket slices the primaries to the empty range, not to the
   await slice([], new AbortController().signal);
   assert.deepEqual(made.get("widgets")!.selector?.ranges, [EMPTY_SLICE_RANGE]);
   assert.equal(made.get("widgets")!.syncs, 2, "each change waits for the new slice's list");
+});
+
+Deno.test("before the ring won a bucket, the primaries are primed to the empty range and children stay whole", () => {
+  const { informers, made } = source();
+  primeShardSlices([runnable("widgets", true, Widget, Pod)], informers, isShardable);
+  assert.deepEqual(made.get("widgets")!.selector?.ranges, [EMPTY_SLICE_RANGE]);
+  assert.equal(made.get("pods")!.selector, null);
 });
