@@ -18,35 +18,16 @@ import { loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { startRealControlPlane } from "../../testing/real_control_plane.ts";
 import { type DenoChild, spawnDeno } from "../support/fake_env.ts";
-import { checkShardSafety, type ShardObservation, type ShardSafetyReport } from "./shard_checker.ts";
+import { auditObservations, LEASE_NS, SHARD_AUDIT_POLICY } from "./shard_audit.ts";
+import { checkShardSafety, type ShardSafetyReport } from "./shard_checker.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const LEASE = { durationMs: 2_000, renewDeadlineMs: 1_200, retryMs: 300 };
 const BUCKETS = 8;
 const NS = "shards";
-const LEASE_NS = "default";
 const OBJECTS = 30;
 /** The faults, in order; each exited replica is replaced before the next. */
 const FAULTS: Deno.Signal[] = ["SIGKILL", "SIGSTOP", "SIGTERM", "SIGKILL", "SIGSTOP", "SIGKILL"];
-
-/** Audit policy: bucket Lease writes with their response (the holder), MultiSecret writes by metadata. */
-export const SHARD_AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
-kind: Policy
-omitStages: ["RequestReceived", "ResponseStarted"]
-rules:
-- level: RequestResponse
-  namespaces: ["${LEASE_NS}"]
-  verbs: ["create", "update", "patch", "delete"]
-  resources:
-  - group: coordination.k8s.io
-    resources: ["leases"]
-- level: Metadata
-  verbs: ["create", "update", "patch", "delete"]
-  resources:
-  - group: ${MultiSecretType.group}
-    resources: ["multisecrets", "multisecrets/status"]
-- level: None
-`;
 
 /** What {@link runShardProcessesReal} measured. */
 export interface ShardProcessesRealResult extends ShardSafetyReport {
@@ -59,69 +40,6 @@ export interface ShardProcessesRealResult extends ShardSafetyReport {
   /** MultiSecrets whose status did not reach their generation within 60 s after the faults (must be 0). */
   unconverged: number;
   seconds: number;
-}
-
-interface AuditEvent {
-  auditID: string;
-  stage: string;
-  verb: string;
-  userAgent?: string;
-  requestReceivedTimestamp: string;
-  objectRef?: { resource?: string; namespace?: string; name?: string; subresource?: string };
-  responseStatus?: { code?: number };
-  responseObject?: { spec?: { holderIdentity?: string } };
-}
-
-/** `2026-11-24T05:33:58.123456Z` → milliseconds with the microseconds as a fraction. */
-export function auditMillis(ts: string): number {
-  const m = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d+))?Z$/.exec(ts);
-  if (!m) return Date.parse(ts);
-  return Date.parse(`${m[1]}Z`) + Number(`0.${m[2] ?? "0"}`) * 1000;
-}
-
-/**
- * The checker's observations from an audit log: bucket Lease writes that succeeded (holder from the response; a
- * delete empties it) and every MultiSecret write sent by a replica, both at their receive time. A write's reconcile
- * span is (replica, number of bucket holder changes so far), as in the fake-server run.
- */
-export function auditObservations(text: string, uidOf: (name: string) => string | undefined): ShardObservation[] {
-  const events: AuditEvent[] = [];
-  const seen = new Set<string>();
-  for (const line of text.split("\n")) {
-    if (!line.startsWith("{")) continue;
-    let ev: AuditEvent;
-    try {
-      ev = JSON.parse(line);
-    } catch {
-      continue; // a line cut by a concurrent write
-    }
-    if (ev.stage !== "ResponseComplete" && ev.stage !== "Panic") continue;
-    if (seen.has(ev.auditID)) continue;
-    seen.add(ev.auditID);
-    events.push(ev);
-  }
-  events.sort((a, b) => auditMillis(a.requestReceivedTimestamp) - auditMillis(b.requestReceivedTimestamp));
-  const out: ShardObservation[] = [];
-  const holders = new Map<number, string>();
-  let holderChanges = 0;
-  for (const [seq, ev] of events.entries()) {
-    const at = auditMillis(ev.requestReceivedTimestamp);
-    const identity = ev.userAgent?.match(/\(([^)]+)\)$/)?.[1];
-    if (ev.objectRef?.resource === "leases") {
-      const bucket = /^kubeop-bucket-(\d+)$/.exec(ev.objectRef.name ?? "");
-      const code = ev.responseStatus?.code ?? 0;
-      if (!bucket || code < 200 || code > 299) continue;
-      const holder = ev.verb === "delete" ? "" : ev.responseObject?.spec?.holderIdentity ?? "";
-      const b = Number(bucket[1]);
-      if (holders.get(b) !== holder) holderChanges++;
-      holders.set(b, holder);
-      out.push({ kind: "lease", seq, at, bucket: b, holder });
-    } else if (identity && ev.objectRef?.name) {
-      const uid = uidOf(ev.objectRef.name);
-      if (uid) out.push({ kind: "write", seq, at, uid, identity, reconcile: `${identity}#${holderChanges}` });
-    }
-  }
-  return out;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
