@@ -287,8 +287,7 @@ if (!only || only === "kill") {
     const t0 = performance.now();
     victim.child.kill("SIGKILL");
     bump(env, keys, "3");
-    const done = await converged(env, keys, "3");
-    const rebalanced = await balanced(env, ["r1", "r2"]);
+    const [done, rebalanced] = await Promise.all([converged(env, keys, "3"), balanced(env, ["r1", "r2"])]);
     await recordResult({
       name: "shard-rebalance-kill",
       params: { replicas: 3, objects: OBJECTS, buckets: BUCKETS, leaseSeconds: LEASE_SECONDS, target: "fake" },

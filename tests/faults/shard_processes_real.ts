@@ -27,7 +27,7 @@ const BUCKETS = 8;
 const NS = "shards";
 const OBJECTS = 30;
 /** The faults, in order; each exited replica is replaced before the next. */
-const FAULTS: Deno.Signal[] = ["SIGKILL", "SIGSTOP", "SIGTERM", "SIGKILL", "SIGSTOP", "SIGKILL"];
+const FAULTS: Deno.Signal[] = ["SIGKILL", "SIGSTOP", "SIGTERM", "SIGSTOP", "SIGKILL", "SIGTERM", "SIGKILL", "SIGSTOP"];
 
 /** What {@link runShardProcessesReal} measured. */
 export interface ShardProcessesRealResult extends ShardSafetyReport {
@@ -194,7 +194,8 @@ export async function runShardProcessesReal(opts: { log?: (line: string) => void
         for (const r of replicas) r.identity ??= identityOf(r.proc.stderr());
         const ids = new Set(live().map((r) => r.identity).filter((id) => id !== undefined));
         const held = await holders();
-        if (held.every((h) => ids.has(h))) {
+        // Every bucket held by a live replica, and every live replica joined (so each can be the victim).
+        if (held.every((h) => ids.has(h)) && ids.size === live().length) {
           maxHolders = Math.max(maxHolders, new Set(held).size);
           settled = true;
           break;
@@ -207,7 +208,8 @@ export async function runShardProcessesReal(opts: { log?: (line: string) => void
         continue;
       }
       await sleep(1_000); // the owners reconcile (and write) a little
-      const victim = live().filter((r) => r.identity)[round % 3];
+      const joined = live().filter((r) => r.identity);
+      const victim = joined[round % joined.length];
       if (!victim) continue;
       faults[fault] = (faults[fault] ?? 0) + 1;
       log(`round ${round + 1}: ${fault} ${victim.identity}`);
