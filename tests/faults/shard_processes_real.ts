@@ -39,6 +39,8 @@ export interface ShardProcessesRealResult extends ShardSafetyReport {
   stuckRounds: number;
   /** MultiSecrets whose status did not reach their generation within 60 s after the faults (must be 0). */
   unconverged: number;
+  /** Replicas that logged a server-side slice for their primary informer. */
+  serverSideReplicas: number;
   seconds: number;
 }
 
@@ -225,6 +227,9 @@ export async function runShardProcessesReal(opts: { log?: (line: string) => void
     const convergeBy = performance.now() + 60_000;
     while (await unconverged() > 0 && performance.now() < convergeBy) await sleep(500);
     const left = await unconverged();
+    // Replicas that said their primary informer got its slice from the server (the echo of KEP-5866's shardInfo).
+    const serverSideReplicas = replicas.filter((r) => r.proc.stderr().includes("watches its shard slice server-side"))
+      .length;
     for (const r of replicas) signal(r, "SIGCONT");
     await Promise.all(replicas.map((r) => r.proc.killAndReap()));
     const audit = await Deno.readTextFile(`${plane.dir}/audit.log`);
@@ -236,6 +241,7 @@ export async function runShardProcessesReal(opts: { log?: (line: string) => void
       maxHolders,
       stuckRounds,
       unconverged: left,
+      serverSideReplicas,
       seconds: Math.round((performance.now() - started) / 100) / 10,
     };
   } finally {
