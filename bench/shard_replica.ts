@@ -6,7 +6,7 @@
  * Every request names the replica in the User-Agent. Prints `{"metrics": url, "identity": id}` on stdout once
  * started, then stays quiet until SIGTERM/SIGKILL.
  *
- * Run: deno run --allow-all bench/shard_replica.ts <kubeconfig> <identity> <delayMs> <buckets> [leaseSeconds]
+ * Run: deno run --allow-all bench/shard_replica.ts <kubeconfig> <identity> <delayMs> <buckets> [leaseSeconds] [ns]
  * @module
  */
 import { KubeClient } from "../runtime/client.ts";
@@ -17,13 +17,14 @@ import { Manager } from "../runtime/manager.ts";
 import { Metrics } from "../runtime/metrics.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 
-/** The benchmark's namespace. */
+/** The benchmark's default namespace (objects and the ring's Leases). */
 export const BENCH_NS = "bench";
 /** The annotation a reconcile sets to the ConfigMap's `data.want`. */
 export const DONE_ANNOTATION = "bench/done";
 
 if (import.meta.main) {
-  const [kubeconfig, identity, delay, buckets, lease] = Deno.args;
+  const [kubeconfig, identity, delay, buckets, lease, ns] = Deno.args;
+  const namespace = ns ?? BENCH_NS;
   const delayMs = Number(delay ?? 50);
   const leaseSeconds = Number(lease ?? 15);
   await configureLogging({ level: "error" });
@@ -57,10 +58,10 @@ if (import.meta.main) {
   const manager = new Manager({
     client,
     metrics,
-    namespaces: [BENCH_NS],
+    namespaces: [namespace],
     metricsBindAddress: "127.0.0.1:0",
     sharding: {
-      namespace: BENCH_NS,
+      namespace,
       identity,
       buckets: Number(buckets ?? 16),
       leaseSeconds,
