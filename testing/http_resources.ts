@@ -115,6 +115,12 @@ export async function handleResource(
           (rv && rv !== "0" && opts.limit && opts.limit > 0 ? "Exact" : undefined),
         shardSelector: shardSelectorParam(q, sharded(ctx), "list"),
       });
+      // kube-apiserver v1.37.2 filters a custom resource's list by the shard selector too, but its unstructured list
+      // carries no `metadata.shardInfo` echo (clients then filter client-side, which is a no-op on a filtered list).
+      if (def.custom && list.metadata.shardInfo) {
+        const { shardInfo: _echo, ...metadata } = list.metadata;
+        return jsonResponse(200, shapeList(shape, def, { ...list, metadata }, now, includeObject));
+      }
       return jsonResponse(200, shapeList(shape, def, list, now, includeObject));
     }
     case "watch":

@@ -28,6 +28,6 @@ Deno.test({
     assert.ok(r.writers >= 3, `only ${r.writers} replicas wrote`);
     assert.ok(r.bucketMoves >= 8, `only ${r.bucketMoves} bucket moves`);
     assert.ok(r.writes >= 30, `only ${r.writes} writes`);
-    assert.ok(r.serverSideReplicas >= 3, `only ${r.serverSideReplicas} replicas got server-side slices`);
+    assert.ok(r.slicedReplicas >= 3, `only ${r.slicedReplicas} replicas sliced their primary informer`);
   },
 });
