@@ -15,7 +15,9 @@
  * second kube-apiserver over the same etcd with it off for the client-side runs); rows get `-real` appended. The
  * add scenario runs on the fake only (its first-write time comes from the fake's request log).
  *
- * Run: deno run --allow-all bench/shard_bench.ts [--only=scaling|kill|add] [--target=fake|real]
+ * `--buckets=N` (default 16, as `kubeop run`) appends `-bN` to the row names.
+ *
+ * Run: deno run --allow-all bench/shard_bench.ts [--only=scaling|kill|add] [--target=fake|real] [--buckets=N]
  * @module
  */
 import { bucketOf, shardHash } from "../runtime/apimachinery/shard_selector.ts";
@@ -35,11 +37,12 @@ import {
   type Workload,
 } from "./shard_bench_env.ts";
 
-const WORKLOAD: Workload = { objects: 300, delayMs: 50, buckets: 16, leaseSeconds: 15 };
+const bucketsArg = Deno.args.find((a) => a.startsWith("--buckets="))?.slice(10);
+const WORKLOAD: Workload = { objects: 300, delayMs: 50, buckets: Number(bucketsArg ?? 16), leaseSeconds: 15 };
 const { objects: OBJECTS, buckets: BUCKETS, leaseSeconds: LEASE_SECONDS, delayMs: DELAY_MS } = WORKLOAD;
 const only = Deno.args.find((a) => a.startsWith("--only="))?.slice(7);
 const target = Deno.args.find((a) => a.startsWith("--target="))?.slice(9) ?? "fake";
-const suffix = target === "real" ? "-real" : "";
+const suffix = (target === "real" ? "-real" : "") + (BUCKETS === 16 ? "" : `-b${BUCKETS}`);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const real = target === "real" ? await realPlane() : undefined;
 let runs = 0;
@@ -135,7 +138,7 @@ if (!only || only === "kill") {
     await balanced(env, ids);
     await sleep(1_000);
     const victim = env.replicas[0];
-    const held = new Set((await holders(env)).map((h, b) => h === victim.identity ? b : -1));
+    const held = new Set((await holders(env)).flatMap((h, b) => h === victim.identity ? [b] : []));
     const keys = all.filter((i) => held.has(bucketOf(shardHash(env.uids[i]), BUCKETS)));
     const t0 = performance.now();
     victim.child.kill("SIGKILL");
@@ -150,7 +153,7 @@ if (!only || only === "kill") {
       peerName: null,
       ratio: null,
       extra: {
-        victimBuckets: held.size - 1,
+        victimBuckets: held.size,
         victimKeys: keys.length,
         bucketsRebalancedSeconds: round((rebalanced - t0) / 1000),
       },
@@ -177,7 +180,7 @@ if ((!only || only === "add") && target === "fake") {
     await converged(env, all, "4");
     const firstWrite = env.firstWrite.get("r2");
     await recordResult({
-      name: "shard-rebalance-add",
+      name: `shard-rebalance-add${suffix}`,
       params: { replicas: "2→3", objects: OBJECTS, buckets: BUCKETS, leaseSeconds: LEASE_SECONDS, target },
       unit: "s",
       kubeop: round(((firstWrite ?? NaN) - t0) / 1000),
