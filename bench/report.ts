@@ -34,6 +34,10 @@ export const GOALS: Record<string, Goal> = {
   "requests-per-machine": { min: 1, text: "no more than controller-runtime" },
   "memory-per-object": { min: 1, text: "no more than controller-runtime" },
   "startup": { min: 1, text: "no slower than controller-runtime" },
+  "shard-scaling-2|1 replica": { min: 1.7, text: "≥ 1.7× 1 replica's speed" },
+  "shard-scaling-3|1 replica": { min: 2.4, text: "≥ 2.4× 1 replica's speed" },
+  "shard-scaling-2-real|1 replica": { min: 1.7, text: "≥ 1.7× 1 replica's speed" },
+  "shard-scaling-3-real|1 replica": { min: 2.4, text: "≥ 2.4× 1 replica's speed" },
 };
 
 /** The goal of a row, if any. */

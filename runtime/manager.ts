@@ -28,6 +28,7 @@ import type { Runnable } from "./runnable.ts";
 import type { WatchHealth } from "./watch_runner.ts";
 import { RunnableGroup } from "./runnable_group.ts";
 import { createShardRing, isShardable, shardsCheck } from "./manager_shards.ts";
+import { primeShardSlices } from "./shard_slices.ts";
 import type { ShardRing } from "./shard_ring.ts";
 
 export { LeadershipLostError };
@@ -256,6 +257,7 @@ export class Manager {
       r.bind?.(this.#ring && isShardable(r) ? shardedDeps : deps);
       for (const { rt, opts } of r.watchedResources?.() ?? []) this.informers.get(rt, opts); // warm standby
     }
+    if (this.#ring) primeShardSlices(this.#runnables, this.informers, isShardable); // list no primary before a bucket
     // A /metrics scrape refreshes the watch-age and cache-size gauges (they are set by health()).
     const stopScrapeRefresh = this.metrics.refreshOnScrape(() => void this.#caches.health?.());
 

@@ -10,7 +10,6 @@
  * @module
  */
 
-import type { ShardSelector } from "./apimachinery/shard_selector.ts";
 import type { ShardRange } from "./apimachinery/shard_selector.ts";
 import type { InformerSource } from "./cache.ts";
 import type { Clock } from "./clock.ts";
@@ -22,8 +21,7 @@ import type { CheckResult } from "./probes.ts";
 import type { Runnable } from "./runnable.ts";
 import { kubeLeaseDirectory, type LeaseDirectory } from "./shard_leases.ts";
 import { ShardRing } from "./shard_ring.ts";
-import type { ResourceType } from "./types.ts";
-import type { WatchScope } from "./watch_runner.ts";
+import { primarySlicer } from "./shard_slices.ts";
 
 /** Sharding settings (`kubeop run --shards auto`). */
 export interface ManagerSharding {
@@ -59,15 +57,10 @@ export function isShardable(r: Runnable): boolean {
   return r.shardable === true;
 }
 
-/** An informer that can watch a slice (the informer side of KEP-5866; optional until every cache supports it). */
-interface SliceableInformer {
-  setShardSelector?(selector: ShardSelector | null): unknown;
-  waitForSync(signal?: AbortSignal): Promise<void>;
-}
-
 /**
  * Builds the ring for `opts`: Leases in `namespace`, metrics on the manager's registry, and a bucket hook that sets
- * the held ranges as the shard selector of every shardable runnable's primary informer and waits for their sync.
+ * the held ranges as the shard selector of the shardable runnables' primary informers (runtime/shard_slices.ts) and
+ * waits for their sync.
  */
 export function createShardRing(o: {
   sharding: ManagerSharding;
@@ -80,14 +73,12 @@ export function createShardRing(o: {
   runnables: () => Runnable[];
 }): ShardRing {
   const ring = o.sharding.id ?? "kubeop";
-  const primaries = () => {
-    const out: { rt: ResourceType; opts?: WatchScope }[] = [];
-    for (const r of o.runnables()) {
-      const first = isShardable(r) ? r.watchedResources?.()[0] : undefined;
-      if (first) out.push(first);
-    }
-    return out;
-  };
+  const slicePrimaries = primarySlicer({
+    informers: o.informers,
+    runnables: o.runnables,
+    isShardable,
+    logger: o.logger,
+  });
   return new ShardRing({
     ...o.sharding,
     directory: o.sharding.directory ?? kubeLeaseDirectory({ client: o.client, namespace: o.sharding.namespace, ring }),
@@ -97,10 +88,7 @@ export function createShardRing(o: {
     metrics: shardMetrics(o.metrics, ring),
     logger: o.logger,
     onBucketsChanged: async (held, signal) => {
-      const selector: ShardSelector | null = held.length > 0 ? { field: "object.metadata.uid", ranges: held } : null;
-      const informers = primaries().map(({ rt, opts }) => o.informers.get(rt, opts) as unknown as SliceableInformer);
-      for (const inf of informers) await inf.setShardSelector?.(selector);
-      await Promise.all(informers.map((inf) => inf.waitForSync(signal)));
+      await slicePrimaries(held, signal);
       await o.sharding.onBucketsChanged?.(held, signal);
     },
   });

@@ -1,0 +1,261 @@
+/**
+ * Shard safety with real processes against a REAL kube-apiserver v1.37 (testing/real_control_plane.ts) started with
+ * `--feature-gates=ShardedListAndWatch=true`: three `kubeop run --shards auto --controllers multisecret` replicas
+ * (8 buckets, Leases 2 s / 1.2 s / 300 ms) while the harness churns MultiSecrets, and a fixed sequence of faults —
+ * SIGKILL, SIGSTOP past the renew deadline then SIGCONT, SIGTERM — each exited replica replaced by a new one (an add).
+ *
+ * The fake server reports each request as it arrives (tests/faults/shard_processes.ts); a real one is observed
+ * through its audit log instead: every bucket Lease write at RequestResponse level (the holder is in the response
+ * object) and every MultiSecret write at Metadata level, each with the server's `requestReceivedTimestamp` (µs) and
+ * the User-Agent, which names the replica (`kubeop/<version> (<identity>)`). Ordering both by receive time is sound
+ * for the checker: a replica writes for a bucket only after its acquiring Lease write returned, and releases it only
+ * after its last write for it returned. The same checker (tests/faults/shard_checker.ts) replays them.
+ * @module
+ */
+import { multiSecretCrds, MultiSecretType } from "../../controllers/multisecret/schema.ts";
+import { KubeClient } from "../../runtime/client.ts";
+import { loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
+import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
+import { startRealControlPlane } from "../../testing/real_control_plane.ts";
+import { type DenoChild, spawnDeno } from "../support/fake_env.ts";
+import { auditObservations, LEASE_NS, SHARD_AUDIT_POLICY } from "./shard_audit.ts";
+import { checkShardSafety, type ShardSafetyReport } from "./shard_checker.ts";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+const LEASE = { durationMs: 2_000, renewDeadlineMs: 1_200, retryMs: 300 };
+const BUCKETS = 8;
+const NS = "shards";
+const OBJECTS = 30;
+/** The faults, in order; each exited replica is replaced before the next. */
+const FAULTS: Deno.Signal[] = ["SIGKILL", "SIGSTOP", "SIGTERM", "SIGSTOP", "SIGKILL", "SIGTERM", "SIGKILL", "SIGSTOP"];
+
+/** What {@link runShardProcessesReal} measured. */
+export interface ShardProcessesRealResult extends ShardSafetyReport {
+  faults: Record<string, number>;
+  spawned: number;
+  /** Most distinct replicas that held buckets at one time (from the harness's polls). */
+  maxHolders: number;
+  /** Rounds whose buckets were not all held by live replicas within 60 s. */
+  stuckRounds: number;
+  /** MultiSecrets whose status did not reach their generation within 60 s after the faults (must be 0). */
+  unconverged: number;
+  /** Replicas that logged a slice for their primary informer (server-side or client-side). */
+  slicedReplicas: number;
+  /** Replicas that logged a server-side slice (an echoed `shardInfo`; none for custom resources on v1.37.2). */
+  serverSideReplicas: number;
+  seconds: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+interface Replica {
+  proc: DenoChild;
+  identity?: string;
+  exited: boolean;
+}
+
+function identityOf(stderr: string): string | undefined {
+  for (const line of stderr.split("\n")) {
+    if (!line.startsWith("{") || !line.includes("joining shard ring")) continue;
+    try {
+      const rec = JSON.parse(line);
+      return rec.identity ?? rec.properties?.identity;
+    } catch {
+      // a partial line
+    }
+  }
+  return undefined;
+}
+
+/** Runs the fault sequence against a fresh real control plane; `log` gets progress lines. */
+export async function runShardProcessesReal(opts: { log?: (line: string) => void } = {}): Promise<
+  ShardProcessesRealResult
+> {
+  const started = performance.now();
+  const log = opts.log ?? (() => {});
+  const plane = await startRealControlPlane({
+    files: { "audit-policy.yaml": SHARD_AUDIT_POLICY },
+    apiserverArgs: [
+      "--feature-gates=ShardedListAndWatch=true",
+      "--audit-policy-file=audit-policy.yaml",
+      "--audit-log-path=audit.log",
+      "--audit-log-format=json",
+      "--audit-log-maxsize=0",
+    ],
+  });
+  const admin = new KubeClient({ config: await loadKubeconfigFile(plane.kubeconfigPath), userAgent: "shard-harness" });
+  const uids = new Map<string, string>();
+  const replicas: Replica[] = [];
+  const faults: Record<string, number> = {};
+  let spawned = 0;
+  let maxHolders = 0;
+  let stuckRounds = 0;
+  let churning = true;
+  let churn: Promise<void> = Promise.resolve();
+  const live = () => replicas.filter((r) => !r.exited);
+  const signal = (r: Replica, sig: Deno.Signal) => {
+    try {
+      r.proc.child.kill(sig);
+    } catch {
+      // exited meanwhile
+    }
+  };
+  const spawn = () => {
+    spawned++;
+    const proc = spawnDeno(MAIN, [
+      "run",
+      "--kubeconfig",
+      plane.kubeconfigPath,
+      "--controllers",
+      "multisecret",
+      "--shards",
+      "auto",
+      "--shard-buckets",
+      String(BUCKETS),
+      "--leader-election-namespace",
+      LEASE_NS,
+      "--leader-elect-lease-duration",
+      `${LEASE.durationMs}ms`,
+      "--leader-elect-renew-deadline",
+      `${LEASE.renewDeadlineMs}ms`,
+      "--leader-elect-retry-period",
+      `${LEASE.retryMs}ms`,
+      "--health-probe-bind-address",
+      "0",
+      "--metrics-bind-address",
+      "0",
+      "--graceful-shutdown-timeout-seconds",
+      "2",
+    ]);
+    const r: Replica = { proc, exited: false };
+    proc.child.status.then(() => r.exited = true);
+    replicas.push(r);
+  };
+  const holders = async () => {
+    const leases = await admin.list<KubeObject & { spec?: { holderIdentity?: string } }>(CoreTypes.Lease, {
+      namespace: LEASE_NS,
+    });
+    const byName = new Map(leases.items.map((l) => [l.metadata.name!, l.spec?.holderIdentity ?? ""]));
+    return [...Array(BUCKETS).keys()].map((b) => byName.get(`kubeop-bucket-${b}`) ?? "");
+  };
+  const unconverged = async () => {
+    const list = await admin.list<KubeObject & { status?: { observedGeneration?: number } }>(MultiSecretType, {
+      namespace: NS,
+    });
+    return list.items.filter((ms) => ms.status?.observedGeneration !== ms.metadata.generation).length;
+  };
+  try {
+    for (const crd of multiSecretCrds()) await admin.create(CoreTypes.CustomResourceDefinition, crd);
+    for (const crd of multiSecretCrds()) {
+      const deadline = performance.now() + 60_000;
+      for (;;) {
+        const got = await admin.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(
+          CoreTypes.CustomResourceDefinition,
+          crd.metadata.name!,
+        );
+        if (got.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")) break;
+        if (performance.now() > deadline) throw new Error(`CRD ${crd.metadata.name} not Established in 60 s`);
+        await sleep(200);
+      }
+    }
+    await admin.create(CoreTypes.Namespace, { metadata: { name: NS } });
+    for (let i = 0; i < OBJECTS; i++) {
+      const body = {
+        apiVersion: `${MultiSecretType.group}/${MultiSecretType.version}`,
+        kind: "MultiSecret",
+        metadata: { name: `ms-${i}`, namespace: NS },
+        spec: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": NS } }, stringData: { v: "0" } },
+      };
+      // The first write to a fresh CRD can wait in kube-apiserver until its storage is ready: retry briefly.
+      for (let attempt = 0;; attempt++) {
+        try {
+          const created = await admin.create<KubeObject>(MultiSecretType, body, { namespace: NS });
+          uids.set(`ms-${i}`, created.metadata.uid!);
+          break;
+        } catch (err) {
+          if (attempt >= 20) throw err;
+          await sleep(250);
+        }
+      }
+    }
+    churn = (async () => {
+      for (let step = 1; churning; step++) {
+        const name = `ms-${step % OBJECTS}`;
+        await admin.patch(MultiSecretType, name, { spec: { stringData: { v: String(step) } } }, {
+          namespace: NS,
+          type: "merge",
+        }).catch(() => {});
+        await sleep(100);
+      }
+    })();
+
+    for (let i = 0; i < 3; i++) spawn();
+    for (const [round, fault] of FAULTS.entries()) {
+      while (live().length < 3) spawn();
+      const deadline = performance.now() + 60_000;
+      let settled = false;
+      while (performance.now() < deadline) {
+        for (const r of replicas) r.identity ??= identityOf(r.proc.stderr());
+        const ids = new Set(live().map((r) => r.identity).filter((id) => id !== undefined));
+        const held = await holders();
+        // Every bucket held by a live replica, and every live replica joined (so each can be the victim).
+        if (held.every((h) => ids.has(h)) && ids.size === live().length) {
+          maxHolders = Math.max(maxHolders, new Set(held).size);
+          settled = true;
+          break;
+        }
+        await sleep(200);
+      }
+      if (!settled) {
+        stuckRounds++;
+        log(`round ${round + 1}: buckets not all held by live replicas within 60 s`);
+        continue;
+      }
+      await sleep(1_000); // the owners reconcile (and write) a little
+      const joined = live().filter((r) => r.identity);
+      const victim = joined[round % joined.length];
+      if (!victim) continue;
+      faults[fault] = (faults[fault] ?? 0) + 1;
+      log(`round ${round + 1}: ${fault} ${victim.identity}`);
+      if (fault === "SIGSTOP") {
+        signal(victim, "SIGSTOP");
+        await sleep(LEASE.renewDeadlineMs + LEASE.durationMs);
+        signal(victim, "SIGCONT");
+      } else signal(victim, fault);
+    }
+    churning = false;
+    await churn;
+    while (live().length < 3) spawn();
+    const convergeBy = performance.now() + 60_000;
+    while (await unconverged() > 0 && performance.now() < convergeBy) await sleep(500);
+    const left = await unconverged();
+    // Replicas whose primary informer was sliced; and those that saw the server echo the slice (KEP-5866 shardInfo:
+    // v1.37.2 echoes it for built-in resources only, so a MultiSecret slice is filtered by the server without an echo
+    // and the informer reports client-side filtering).
+    const slicedReplicas = replicas.filter((r) => r.proc.stderr().includes("shard slice")).length;
+    const serverSideReplicas = replicas.filter((r) => r.proc.stderr().includes("watches its shard slice server-side"))
+      .length;
+    for (const r of replicas) signal(r, "SIGCONT");
+    await Promise.all(replicas.map((r) => r.proc.killAndReap()));
+    const audit = await Deno.readTextFile(`${plane.dir}/audit.log`);
+    const report = checkShardSafety(auditObservations(audit, (name) => uids.get(name)), BUCKETS);
+    return {
+      ...report,
+      faults,
+      spawned,
+      maxHolders,
+      stuckRounds,
+      unconverged: left,
+      slicedReplicas,
+      serverSideReplicas,
+      seconds: Math.round((performance.now() - started) / 100) / 10,
+    };
+  } finally {
+    churning = false;
+    await churn;
+    for (const r of replicas) signal(r, "SIGCONT");
+    await Promise.all(replicas.map((r) => r.proc.killAndReap()));
+    admin.close();
+    await plane.stop();
+  }
+}
