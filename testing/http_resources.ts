@@ -28,6 +28,7 @@ import {
   writeWithAdmission,
 } from "./admission_replay.ts";
 import { ADMIN_USER } from "./authn.ts";
+import { admittedWrite, fieldManagerOf } from "./http_write_options.ts";
 import { generateName } from "./object_rules.ts";
 import type { UserInfo } from "./rbac_authorizer.ts";
 import { type ConversionWebhook, conversionWebhookOf } from "./crd_conversion_webhook.ts";
@@ -169,15 +170,10 @@ export async function handleResource(
       if (meta?.generateName && !meta.name && needsExternalAdmission(ctx.store, def)) {
         meta.name = generateName(String(meta.generateName));
       }
-      const create = (target: ResourceDef, sent: KubeObject) =>
-        writeWithAdmission({ ...admission, def: target }, warnings, (steps, w) =>
-          ctx.store.create(target, sent, {
-            namespace,
-            dryRun,
-            duplicateFields,
-            ...writeOptions(req, q, w),
-            admission: steps,
-          }));
+      const create = admittedWrite(
+        { req, q, admission, warnings },
+        (target, sent, options) => ctx.store.create(target, sent, { namespace, dryRun, duplicateFields, ...options }),
+      );
       const created = translated
         ? await writeConverted(ctx.store, def, converting, body as KubeObject, create)
         : await create(def, body as KubeObject);
@@ -187,17 +183,18 @@ export async function handleResource(
       const { body, duplicateFields } = await readObject(req, verb);
       const existed = ctx.store.peek(def, namespace, name!) !== undefined;
       const warnings: string[] = [];
-      const update = (target: ResourceDef, sent: KubeObject) =>
-        writeWithAdmission({ ...admission, def: target }, warnings, (steps, w) =>
+      const update = admittedWrite(
+        { req, q, admission, warnings },
+        (target, sent, options) =>
           ctx.store.update(target, sent, {
             namespace,
             name,
             subresource: subresource === "status" ? "status" : undefined,
             dryRun,
             duplicateFields,
-            ...writeOptions(req, q, w),
-            admission: steps,
-          }));
+            ...options,
+          }),
+      );
       const updated = translated
         ? await writeConverted(ctx.store, def, converting, body as KubeObject, update)
         : await update(def, body as KubeObject);
@@ -239,24 +236,6 @@ export async function handleResource(
     }
   }
   throw methodNotAllowed(def, verb);
-}
-
-/** The default field manager kube-apiserver derives from the User-Agent (`kubectl/v1.32 ...` → `kubectl`). */
-function fieldManagerOf(req: Request, q: URLSearchParams): string {
-  const explicit = q.get("fieldManager");
-  if (explicit) return explicit;
-  const agent = req.headers.get("user-agent") ?? "unknown";
-  return agent.split("/")[0].trim().slice(0, 128) || "unknown";
-}
-
-function writeOptions(req: Request, q: URLSearchParams, warnings: string[]) {
-  return {
-    fieldManager: fieldManagerOf(req, q),
-    fieldValidation: q.get("fieldValidation") ?? "Warn",
-    warnings,
-    // The answer is only serialized: no copy of the stored object.
-    shared: true,
-  };
 }
 
 function warningHeaders(warnings: string[]): Record<string, string> {
@@ -385,16 +364,17 @@ async function handleConvertedPatch(
   const type = servedPatchType(def, contentType);
   const patch = decodeBody(await readBody(req), contentType, "patch");
   const warnings: string[] = [];
-  const write = (target: ResourceDef, sent: KubeObject) =>
-    writeWithAdmission({ ...admission, def: target }, warnings, (steps, w) =>
+  const write = admittedWrite(
+    { req, q, admission, warnings },
+    (target, sent, options) =>
       ctx.store.update(target, sent, {
         namespace,
         name,
         subresource: subresource === "status" ? "status" : undefined,
         dryRun: admission.dryRun,
-        ...writeOptions(req, q, w),
-        admission: steps,
-      }));
+        ...options,
+      }),
+  );
   const object = await patchConverted(ctx.store, def, converting, { namespace, name: name! }, type, patch, write);
   return jsonResponse(200, shapeObject(shape, def, object, ctx.clock.now()), warningHeaders(warnings));
 }
