@@ -183,18 +183,7 @@ export async function handleResource(
       const { body, duplicateFields } = await readObject(req, verb);
       const existed = ctx.store.peek(def, namespace, name!) !== undefined;
       const warnings: string[] = [];
-      const update = admittedWrite(
-        { req, q, admission, warnings },
-        (target, sent, options) =>
-          ctx.store.update(target, sent, {
-            namespace,
-            name,
-            subresource: subresource === "status" ? "status" : undefined,
-            dryRun,
-            duplicateFields,
-            ...options,
-          }),
-      );
+      const update = admittedUpdate({ req, q, admission, warnings }, ctx.store, route, duplicateFields);
       const updated = translated
         ? await writeConverted(ctx.store, def, converting, body as KubeObject, update)
         : await update(def, body as KubeObject);
@@ -236,6 +225,25 @@ export async function handleResource(
     }
   }
   throw methodNotAllowed(def, verb);
+}
+
+/** A PUT of `sent` as `target` at the route's name (and status subresource) through admission. */
+function admittedUpdate(
+  call: Parameters<typeof admittedWrite>[0],
+  store: FakeStore,
+  route: ResourceRoute,
+  duplicateFields?: string[],
+): (target: ResourceDef, sent: KubeObject) => Promise<KubeObject> {
+  const { namespace, name, subresource } = route;
+  return admittedWrite(call, (target, sent, options) =>
+    store.update(target, sent, {
+      namespace,
+      name,
+      subresource: subresource === "status" ? "status" : undefined,
+      dryRun: call.admission.dryRun,
+      duplicateFields,
+      ...options,
+    }));
 }
 
 function warningHeaders(warnings: string[]): Record<string, string> {
@@ -358,23 +366,13 @@ async function handleConvertedPatch(
   shape: ReturnType<typeof negotiateShape>,
   converting: ConversionWebhook,
 ): Promise<Response> {
-  const { def, namespace, name, subresource } = route;
+  const { def, namespace, name } = route;
   const q = url.searchParams;
   const contentType = mediaType(req.headers.get("content-type"));
   const type = servedPatchType(def, contentType);
   const patch = decodeBody(await readBody(req), contentType, "patch");
   const warnings: string[] = [];
-  const write = admittedWrite(
-    { req, q, admission, warnings },
-    (target, sent, options) =>
-      ctx.store.update(target, sent, {
-        namespace,
-        name,
-        subresource: subresource === "status" ? "status" : undefined,
-        dryRun: admission.dryRun,
-        ...options,
-      }),
-  );
+  const write = admittedUpdate({ req, q, admission, warnings }, ctx.store, route);
   const object = await patchConverted(ctx.store, def, converting, { namespace, name: name! }, type, patch, write);
   return jsonResponse(200, shapeObject(shape, def, object, ctx.clock.now()), warningHeaders(warnings));
 }
