@@ -2,7 +2,7 @@
  * Reading a request body whole, up to a size limit — the one implementation shared by the webhook server, the farm
  * aggregated API server and the fake kube-apiserver. The source is any async iterable of byte chunks: a node:http
  * `IncomingMessage` or a web `ReadableStream`; leaving the loop early (past the limit) stops the source, so a body
- * that is too large is never drained.
+ * that is too large is never drained. {@link concatBytes} joins byte chunks wherever bytes arrive in parts.
  * @module
  */
 
