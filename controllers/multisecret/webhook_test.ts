@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { CoreTypes } from "../../runtime/types.ts";
-import type { AdmissionResponse, AdmissionReview } from "../../runtime/webhook/review_types.ts";
+import type { AdmissionResponse } from "../../runtime/webhook/review_types.ts";
 import { webhookRoutes } from "../../runtime/webhook/webhook.ts";
+import { reviewThroughRoute } from "../../testing/admission_review.ts";
 import { FakeCluster } from "../../testing/mod.ts";
 import { multiSecretWebhook } from "./webhook.ts";
 import { type MultiSecret, multiSecretCrds, MultiSecretType } from "./schema.ts";
@@ -13,22 +14,11 @@ function multiSecret(namespace: string, name: string, spec: MultiSecret["spec"])
 async function admit(cluster: FakeCluster, object: MultiSecret, oldObject?: MultiSecret): Promise<AdmissionResponse> {
   const [route] = webhookRoutes([multiSecretWebhook({ client: cluster.client })]);
   assert.equal(route.path, "/validate-multi-ddnw-ml-v1alpha1-multisecret");
-  const review: AdmissionReview = {
-    apiVersion: "admission.k8s.io/v1",
-    kind: "AdmissionReview",
-    request: {
-      uid: "u",
-      kind: { group: "multi.ddnw.ml", version: "v1alpha1", kind: "MultiSecret" },
-      resource: { group: "multi.ddnw.ml", version: "v1alpha1", resource: "multisecrets" },
-      operation: oldObject ? "UPDATE" : "CREATE",
-      userInfo: {},
-      object,
-      oldObject,
-    },
-  };
-  const answer = await route.serve(review, new AbortController().signal);
-  assert.equal(answer.status, 200);
-  return (answer.body as AdmissionReview).response!;
+  return await reviewThroughRoute(route, MultiSecretType, {
+    operation: oldObject ? "UPDATE" : "CREATE",
+    object,
+    oldObject,
+  });
 }
 
 async function cluster(): Promise<FakeCluster> {
