@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { ConnectionDeadlines } from "./http_deadlines.ts";
 import type { Logger } from "./log.ts";
 import type { CertKeyPEM } from "./pki.ts";
 import { kubeopLogger } from "./log.ts";
@@ -79,6 +80,8 @@ export interface EndpointsOptions {
    * (runtime/metrics_auth.ts `MetricsAuthFilter` behind `--metrics-secure`). Probes are never guarded.
    */
   authorizeMetrics?: (req: Request) => Promise<Response | undefined>;
+  /** Header-read and idle deadlines of connections (defaults in ./http_deadlines.ts). */
+  deadlines?: ConnectionDeadlines;
   /** Where listening/failure lines go (default `kubeop.probes`). */
   logger?: Logger;
   /** Names the server in logs ("metrics", "health probe"). */
