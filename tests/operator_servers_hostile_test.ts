@@ -14,6 +14,11 @@ import { connectRaw, readUntilClosed, writeRaw } from "./support/raw_http.ts";
 const DEADLINES: ConnectionDeadlines = { headerTimeoutMs: 300, idleTimeoutMs: 300 };
 /** Far above the deadlines: a server that never hangs up fails the test instead of hanging it. */
 const READ_DEADLINE_MS = 10_000;
+/**
+ * Below the 5 s keep-alive timeout node:http applies on its own (which would close an idle connection without the
+ * fix, too), still more than ten times the injected idle deadline.
+ */
+const IDLE_READ_DEADLINE_MS = 4_000;
 const TOKEN = "Bearer good-token";
 
 let authority: { ca: CertAuthority; leaf: CertKeyPEM } | undefined;
@@ -183,7 +188,7 @@ for (const [name, start] of TARGETS) {
       await target.checkNormal();
       const idle = await connectRaw(target);
       await writeRaw(idle, target.goodRequest);
-      const answer = await readUntilClosed(idle, { deadlineMs: READ_DEADLINE_MS });
+      const answer = await readUntilClosed(idle, { deadlineMs: IDLE_READ_DEADLINE_MS });
       assert.equal(answer.status, 200, answer.text.slice(0, 300));
       assert.doesNotMatch(answer.text, /connection: close/i, "the answer itself keeps the connection open");
       assert.ok(answer.closedByServer, "the server never closed an idle keep-alive connection");
