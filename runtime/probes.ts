@@ -2,7 +2,9 @@
  * The manager's HTTP endpoints: `/healthz` (and `/livez`) say the process is alive, `/readyz` whether caches have
  * synced and watches are healthy (kube-apiserver's `[+]check ok` / `[-]check failed: reason` format), `/metrics`
  * the Prometheus text exposition. controller-runtime serves metrics and probes on two addresses (`:8080`,
- * `:8081`); the Manager runs one {@link EndpointsServer} for each.
+ * `:8081`); the Manager runs one {@link EndpointsServer} for each. Both listen on node:http (node:https with TLS 1.2 or
+ * later for `--metrics-secure`) so the header-read and idle deadlines of ./http_deadlines.ts apply: Deno.serve has
+ * none (docs/http_timeouts.md).
  * @module
  */
 
