@@ -199,7 +199,10 @@ export class EndpointsServer implements Runnable {
       // Stopped while the certificate was being made: never listen.
       if (signal.aborted) return;
       const onRequest = (req: IncomingMessage, res: ServerResponse) => {
-        const answering = this.#answer(req, res);
+        const answering = this.#answer(req, res).catch((err) => {
+          this.#log.error("{name} server: answering failed: {error}", { name, error: String(err) });
+          res.destroy();
+        });
         inFlight.add(answering);
         answering.finally(() => inFlight.delete(answering));
       };
