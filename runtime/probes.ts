@@ -255,8 +255,11 @@ export class EndpointsServer implements Runnable {
     try {
       const headers = new Headers();
       for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
-      // Routes look at the path and query only; the host part is fixed, not taken from the client.
-      const url = new URL(req.url ?? "/", `${this.#scheme}://localhost`);
+      // Routes look at the path and query only; the host part is fixed, not taken from the client. A target such as
+      // `//x/metrics` is a path (as Deno.serve had it), never a host.
+      const target = req.url ?? "/";
+      const base = `${this.#scheme}://localhost`;
+      const url = target.startsWith("/") ? new URL(base + target) : new URL(target, base);
       response = await this.#handle(new Request(url, { method: req.method, headers }));
     } catch (err) {
       this.#log.error("{name} server handler failed: {error}", { name: this.name, error: String(err) });

@@ -230,3 +230,15 @@ for (const secure of [false, true]) {
     }
   });
 }
+
+Deno.test("health probe server: a request target starting with '//' is a path, not a host: it reaches no route", async () => {
+  const target = await probeServer(DEADLINES);
+  try {
+    const conn = await connectRaw(target);
+    await writeRaw(conn, "GET //evil/healthz HTTP/1.1\r\nHost: probe\r\nConnection: close\r\n\r\n");
+    const answer = await readUntilClosed(conn, { deadlineMs: READ_DEADLINE_MS });
+    assert.equal(answer.status, 404, answer.text.slice(0, 200));
+  } finally {
+    await target.stop();
+  }
+});
