@@ -22,6 +22,12 @@ export interface RealControlPlane {
   kubeconfigPath: string;
   /** Directory holding the certificates (front-proxy CA/client cert, serving CA). */
   dir: string;
+  /**
+   * Kills (SIGKILL) kube-apiserver and etcd, optionally wipes etcd's data directory (the cluster loses its state),
+   * starts both again on the same ports and waits for /readyz. kube-controller-manager keeps running and reconnects.
+   * For fault tests: a crash of the control plane as clients see it (connections reset, then refused).
+   */
+  restart(opts?: { wipeEtcd?: boolean; downMs?: number }): Promise<void>;
   /** Stops every process and removes the directory. */
   stop(): Promise<void>;
 }
@@ -196,14 +202,14 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
   const token = crypto.randomUUID();
   await Deno.writeTextFile(`${dir}/tokens.csv`, `${token},admin,admin-uid,"system:masters"\n`);
   const [etcdClient, etcdPeer, apiPort] = [freePort(), freePort(), freePort()];
-  const procs: Deno.ChildProcess[] = [];
+  const procs = new Map<string, Deno.ChildProcess>();
   const spawn = (cmd: string, args: string[], log: string) => {
-    const file = Deno.openSync(`${dir}/${log}`, { write: true, create: true });
+    const file = Deno.openSync(`${dir}/${log}`, { write: true, create: true, append: true });
     const p = new Deno.Command(`${bin}/${cmd}`, { args, cwd: dir, stdout: "null", stderr: "piped" }).spawn();
     p.stderr.pipeTo(file.writable).catch(() => {});
-    procs.push(p);
+    procs.set(cmd, p);
   };
-  spawn("etcd", [
+  const etcdArgs = [
     `--data-dir=${dir}/etcd`,
     `--listen-client-urls=http://127.0.0.1:${etcdClient}`,
     `--advertise-client-urls=http://127.0.0.1:${etcdClient}`,
@@ -211,9 +217,10 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeer}`,
     `--initial-cluster=default=http://127.0.0.1:${etcdPeer}`,
     "--log-level=warn",
-  ], "etcd.log");
+  ];
+  spawn("etcd", etcdArgs, "etcd.log");
   const url = `https://127.0.0.1:${apiPort}`;
-  spawn("kube-apiserver", [
+  const apiserverArgs = [
     `--etcd-servers=http://127.0.0.1:${etcdClient}`,
     "--bind-address=127.0.0.1",
     "--advertise-address=127.0.0.1",
@@ -238,7 +245,8 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     `--proxy-client-key-file=${dir}/front-proxy-client.key`,
     "--v=0",
     ...(opts.apiserverArgs ?? []),
-  ], "kube-apiserver.log");
+  ];
+  spawn("kube-apiserver", apiserverArgs, "kube-apiserver.log");
   const ca = await Deno.readTextFile(`${dir}/ca.crt`);
   const kubeconfig = [
     "apiVersion: v1",
@@ -263,7 +271,7 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
   const client = Deno.createHttpClient({ caCerts: [ca] });
   const stop = async () => {
     client.close();
-    for (const p of procs.reverse()) {
+    for (const p of [...procs.values()].reverse()) {
       try {
         p.kill("SIGTERM");
       } catch { /* already gone */ }
@@ -271,12 +279,28 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     }
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   };
-  try {
-    await eventually("real control plane: kube-apiserver /readyz ready", async () => {
+  const ready = () =>
+    eventually("real control plane: kube-apiserver /readyz ready", async () => {
       const res = await fetch(`${url}/readyz`, { client, headers: { authorization: `Bearer ${token}` } });
       await res.body?.cancel();
       return res.ok;
     }, { timeoutMs: 120_000, intervalMs: 200, retryErrors: true });
+  const restart = async ({ wipeEtcd = false, downMs = 0 }: { wipeEtcd?: boolean; downMs?: number } = {}) => {
+    for (const name of ["kube-apiserver", "etcd"]) {
+      const p = procs.get(name)!;
+      try {
+        p.kill("SIGKILL");
+      } catch { /* already gone */ }
+      await p.status;
+    }
+    if (wipeEtcd) await Deno.remove(`${dir}/etcd`, { recursive: true });
+    if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
+    spawn("etcd", etcdArgs, "etcd.log");
+    spawn("kube-apiserver", apiserverArgs, "kube-apiserver.log");
+    await ready();
+  };
+  try {
+    await ready();
     spawn("kube-controller-manager", [
       `--kubeconfig=${kubeconfigPath}`,
       "--controllers=garbagecollector,namespace,serviceaccount,clusterrole-aggregation",
@@ -291,5 +315,5 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     await stop();
     throw new Error(`${(err as Error).message}\n${log.slice(-3000)}`);
   }
-  return { url, kubeconfig, kubeconfigPath, dir, stop };
+  return { url, kubeconfig, kubeconfigPath, dir, restart, stop };
 }

@@ -7,7 +7,8 @@
 import { configureLogging } from "../../runtime/log.ts";
 import { runLeaderModel } from "./leader_model.ts";
 import { leaderRow, runLeaderProcesses } from "./leader_processes.ts";
-import { FAULT_IDS, type FaultId, FULL, QUICK, rowFailures, runFakeMatrix } from "./matrix.ts";
+import { runFakeMatrix } from "./fake_target.ts";
+import { FAULT_IDS, type FaultId, FULL, QUICK, rowFailures } from "./matrix.ts";
 
 const args = Deno.args;
 const full = args.includes("--full");
