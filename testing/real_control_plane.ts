@@ -24,12 +24,30 @@ export interface RealControlPlane {
   dir: string;
   /**
    * Kills (SIGKILL) kube-apiserver and etcd, optionally wipes etcd's data directory (the cluster loses its state),
-   * starts both again on the same ports and waits for /readyz. kube-controller-manager keeps running and reconnects.
+   * starts both again on the same ports and waits for /readyz. kube-controller-manager keeps running and reconnects,
+   * except after a wipe: its caches then hold revisions the new store never had, so it is restarted too (as a
+   * cluster restored from nothing restarts its whole control plane).
    * For fault tests: a crash of the control plane as clients see it (connections reset, then refused).
    */
-  restart(opts?: { wipeEtcd?: boolean; downMs?: number }): Promise<void>;
+  restart(opts?: RestartOptions): Promise<void>;
   /** Stops every process and removes the directory. */
   stop(): Promise<void>;
+}
+
+/** Options of {@link RealControlPlane.restart}. */
+export interface RestartOptions {
+  /** Start etcd from an empty data directory: the cluster loses every object. */
+  wipeEtcd?: boolean;
+  /**
+   * With `wipeEtcd`, advance the new store's revision past the old one and compact it there before kube-apiserver
+   * starts (default true) — what `etcdutl snapshot restore --bump-revision --mark-compacted` does and etcd's restore
+   * guidance for Kubernetes asks for, so that a client resuming a watch from an old resourceVersion gets 410 and
+   * relists. Without it the new revisions start at 1 and such a watch is accepted and stays silent until the new
+   * store passes the old revision (client-go's reflector is as blind then as any client).
+   */
+  bumpRevision?: boolean;
+  /** How long the control plane stays down, ms. */
+  downMs?: number;
 }
 
 /** The Kubernetes release scripts/k8s-bin.sh builds by default (keep the two in step). */
@@ -151,6 +169,40 @@ async function makeCerts(dir: string): Promise<void> {
     "-extfile",
     "client.cnf",
   );
+}
+
+/** etcd's v3 JSON gateway: POST `path` with `body`. */
+async function etcdCall(etcdUrl: string, path: string, body: unknown): Promise<{ header?: { revision?: string } }> {
+  const res = await fetch(`${etcdUrl}${path}`, { method: "POST", body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`etcd ${path}: ${res.status} ${await res.text()}`);
+  return await res.json();
+}
+
+/** etcd's current revision. */
+async function etcdRevision(etcdUrl: string): Promise<number> {
+  const out = await etcdCall(etcdUrl, "/v3/kv/range", { key: btoa("/kubeop-restore/revision") });
+  return Number(out.header?.revision ?? 0);
+}
+
+/**
+ * Writes a key outside kube-apiserver's prefix until the store's revision reaches `target` (every put is one revision;
+ * etcd commits concurrent puts together), then compacts there: the state `etcdutl snapshot restore --bump-revision
+ * --mark-compacted` leaves.
+ */
+async function bumpEtcdRevision(etcdUrl: string, target: number): Promise<void> {
+  await eventually("etcd serving after restart", () => etcdRevision(etcdUrl).then(() => true), {
+    timeoutMs: 60_000,
+    intervalMs: 100,
+    retryErrors: true,
+  });
+  let revision = await etcdRevision(etcdUrl);
+  const put = { key: btoa("/kubeop-restore/revision"), value: btoa("bump") };
+  while (revision < target) {
+    const batch = Math.min(64, target - revision);
+    const outs = await Promise.all(Array.from({ length: batch }, () => etcdCall(etcdUrl, "/v3/kv/put", put)));
+    revision = Math.max(revision, ...outs.map((o) => Number(o.header?.revision ?? 0)));
+  }
+  await etcdCall(etcdUrl, "/v3/kv/compaction", { revision: String(revision), physical: true });
 }
 
 /** Options of {@link startRealControlPlane}. */
@@ -285,8 +337,19 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
       await res.body?.cancel();
       return res.ok;
     }, { timeoutMs: 120_000, intervalMs: 200, retryErrors: true });
-  const restart = async ({ wipeEtcd = false, downMs = 0 }: { wipeEtcd?: boolean; downMs?: number } = {}) => {
-    for (const name of ["kube-apiserver", "etcd"]) {
+  const kcmArgs = [
+    `--kubeconfig=${kubeconfigPath}`,
+    "--controllers=garbagecollector,namespace,serviceaccount,clusterrole-aggregation",
+    "--leader-elect=false",
+    `--service-account-private-key-file=${dir}/sa.key`,
+    "--use-service-account-credentials=false",
+    "--bind-address=127.0.0.1",
+    "--secure-port=0",
+  ];
+  const etcdUrl = `http://127.0.0.1:${etcdClient}`;
+  const restart = async ({ wipeEtcd = false, bumpRevision = true, downMs = 0 }: RestartOptions = {}) => {
+    const oldRevision = wipeEtcd && bumpRevision ? await etcdRevision(etcdUrl) : 0;
+    for (const name of wipeEtcd ? ["kube-controller-manager", "kube-apiserver", "etcd"] : ["kube-apiserver", "etcd"]) {
       const p = procs.get(name)!;
       try {
         p.kill("SIGKILL");
@@ -296,20 +359,14 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     if (wipeEtcd) await Deno.remove(`${dir}/etcd`, { recursive: true });
     if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
     spawn("etcd", etcdArgs, "etcd.log");
+    if (oldRevision > 0) await bumpEtcdRevision(etcdUrl, oldRevision + 1);
     spawn("kube-apiserver", apiserverArgs, "kube-apiserver.log");
     await ready();
+    if (wipeEtcd) spawn("kube-controller-manager", kcmArgs, "kube-controller-manager.log");
   };
   try {
     await ready();
-    spawn("kube-controller-manager", [
-      `--kubeconfig=${kubeconfigPath}`,
-      "--controllers=garbagecollector,namespace,serviceaccount,clusterrole-aggregation",
-      "--leader-elect=false",
-      `--service-account-private-key-file=${dir}/sa.key`,
-      "--use-service-account-credentials=false",
-      "--bind-address=127.0.0.1",
-      "--secure-port=0",
-    ], "kube-controller-manager.log");
+    spawn("kube-controller-manager", kcmArgs, "kube-controller-manager.log");
   } catch (err) {
     const log = await Deno.readTextFile(`${dir}/kube-apiserver.log`).catch(() => "");
     await stop();

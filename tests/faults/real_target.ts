@@ -146,13 +146,13 @@ async function removeScope(admin: KubeClient, desired: Desired): Promise<void> {
   }
   for (const ns of [namespace, ...targets]) await admin.delete(CoreTypes.Namespace, ns).catch(() => {});
   // The next scenario's operator must not see this one's namespaces change (its Namespace watch maps every change to
-  // every key): wait until kube-controller-manager has removed them.
+  // every key): wait until kube-controller-manager has removed them. Best effort: the row is already measured.
   await eventually(`scope ${namespace} removed`, async () => {
     for (const ns of [namespace, ...targets]) {
       if (await admin.get(CoreTypes.Namespace, ns).then(() => true, (err) => !isNotFound(err))) return undefined;
     }
     return true;
-  }, { timeoutMs: 120_000, intervalMs: 500, retryErrors: true });
+  }, { timeoutMs: 60_000, intervalMs: 500, retryErrors: true }).catch((err) => console.error(`warning: ${err}`));
 }
 
 /** The current etcd revision (a consistent list's resourceVersion). */
@@ -218,6 +218,7 @@ async function injectRealFault(
     case "crd-delete-recreate":
       await repeatedly(env, 1, async () => {
         const crd = multiSecretCrds()[0].metadata.name!;
+        const start = performance.now();
         await admin.delete(CoreTypes.CustomResourceDefinition, crd);
         // kube-apiserver deletes every object first, each once the operator removed its finalizer: the harness
         // counts those deletions as its changes, as the fake target's harness does when it deletes them itself.
@@ -228,8 +229,10 @@ async function injectRealFault(
             throw err;
           });
         }, { timeoutMs: opts.settleMs, intervalMs: 200, retryErrors: true });
+        opts.log?.(`crd-delete-recreate: CRD and objects deleted in ${Math.round(performance.now() - start)} ms`);
         await sleep(opts.holdMs / 3);
         await desired.reapply();
+        opts.log?.(`crd-delete-recreate: re-created and re-applied after ${Math.round(performance.now() - start)} ms`);
       });
       return nothing;
   }
