@@ -201,10 +201,9 @@ export class HttpFaultProxy {
         body: req.body ? await req.arrayBuffer() : undefined,
         client: this.#client,
         redirect: "manual",
-        signal: req.signal,
       });
     } catch (err) {
-      if (!req.signal.aborted) this.#opts.onUpstreamDown?.(remotePort);
+      this.#opts.onUpstreamDown?.(remotePort);
       return new Response(`fault proxy: upstream unreachable: ${(err as Error).message}`, { status: 502 });
     }
     const out = new Headers(upstream.headers);
@@ -215,7 +214,7 @@ export class HttpFaultProxy {
       await upstream.body?.cancel();
       return new Response(null, { status: upstream.status, headers: out });
     }
-    const body = verb === "watch" && upstream.body ? this.#track(upstream.body, req.signal, remotePort) : upstream.body;
+    const body = verb === "watch" && upstream.body ? this.#track(upstream.body, remotePort) : upstream.body;
     return new Response(body, { status: upstream.status, headers: out });
   }
 
@@ -227,7 +226,7 @@ export class HttpFaultProxy {
   }
 
   /** Forwards a watch body chunk by chunk, so it can be stalled or ended. */
-  #track(body: ReadableStream<Uint8Array>, signal: AbortSignal, remotePort: number): ReadableStream<Uint8Array> {
+  #track(body: ReadableStream<Uint8Array>, remotePort: number): ReadableStream<Uint8Array> {
     const reader = body.getReader();
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     let wakeUp: (() => void) | undefined;
@@ -246,8 +245,7 @@ export class HttpFaultProxy {
       },
       wake: () => wakeUp?.(),
     };
-    this.#watches.add(watch);
-    signal.addEventListener("abort", () => watch.end(), { once: true });
+    this.#watches.add(watch); // a client that goes away cancels the body (below)
     return new ReadableStream<Uint8Array>({
       start: (c) => void (controller = c),
       pull: async (c) => {
