@@ -138,12 +138,10 @@ async function openRealSession(
 async function removeScope(admin: KubeClient, desired: Desired): Promise<void> {
   const { namespace, targets } = desired.scope;
   const left = await admin.listAll(MultiSecretType, { namespace }).catch(() => ({ items: [] as KubeObject[] }));
-  for (const ms of left.items) {
-    await admin.patch(MultiSecretType, ms.metadata.name!, { metadata: { finalizers: null } }, {
-      type: "merge",
-      namespace,
-    }).catch(() => {});
-  }
+  const strip = (ms: KubeObject) =>
+    admin.patch(MultiSecretType, ms.metadata.name!, { metadata: { finalizers: null } }, { type: "merge", namespace })
+      .catch(() => {});
+  for (let i = 0; i < left.items.length; i += 25) await Promise.all(left.items.slice(i, i + 25).map(strip));
   for (const ns of [namespace, ...targets]) await admin.delete(CoreTypes.Namespace, ns).catch(() => {});
   // The next scenario's operator must not see this one's namespaces change (its Namespace watch maps every change to
   // every key): wait until kube-controller-manager has removed them. Best effort: the row is already measured.
