@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { startDev } from "../cli/dev.ts";
 import { AT_V1BETA1, type AtV1beta1 } from "../controllers/at/conversion.ts";
 import { type At, AtType } from "../controllers/at/schema.ts";
+import { MultiSecretType } from "../controllers/multisecret/schema.ts";
 import { NetperfType } from "../controllers/netperf/schema.ts";
 import { KubeClient } from "../runtime/client.ts";
 import { ApiError } from "../runtime/errors.ts";
@@ -14,7 +15,7 @@ import { VALIDATING_WEBHOOK_CONFIGURATIONS } from "../runtime/webhook/ca_bundle_
 const AtV1beta1Type = { ...AtType, version: "v1beta1" };
 
 Deno.test({
-  name: "kubeop dev: Netperf's webhook refuses a missing Node; At v1beta1 is converted by kubeop's webhook",
+  name: "kubeop dev: Netperf's webhook refuses a missing Node, MultiSecret's defaults secretName, At v1beta1 converts",
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
@@ -48,6 +49,15 @@ Deno.test({
         metadata: { name: "good", namespace: "default" },
         spec: { serverNode: "node-a" },
       });
+
+      // MultiSecret's mutating webhook: spec.secretName defaults to the MultiSecret's name.
+      const ms = await client.create(MultiSecretType, {
+        apiVersion: "multi.ddnw.ml/v1alpha1",
+        kind: "MultiSecret",
+        metadata: { name: "creds", namespace: "default" },
+        spec: { stringData: { password: "s3cr3t" } },
+      });
+      assert.equal((ms.spec as { secretName?: string }).secretName, "creds");
 
       // v1alpha1 manifests apply unchanged; v1beta1 reads them as argv.
       const at: At = {

@@ -1,7 +1,7 @@
 // The seed webhooks on a REAL kube-apiserver (v1.37): `kubeop run` serves them on 127.0.0.1 (`--webhook-cert-dir`
 // with a certificate for 127.0.0.1), registered by `clientConfig.url` + caBundle (the apiserver here cannot reach a
 // Service). kubectl apply of a bad Netperf is refused with the handler's message; At v1beta1 is read through kubeop's
-// conversion webhook; with kubeop stopped, failurePolicy decides: Ignore (Netperf) admits, Fail (MultiSecret)
+// conversion webhook; MultiSecret's mutating webhook defaults spec.secretName; with kubeop stopped, failurePolicy decides: Ignore (Netperf) admits, Fail (MultiSecret)
 // refuses with kube's "failed calling webhook".
 import assert from "node:assert/strict";
 import { seedWebhooks } from "../../cli/webhooks.ts";
@@ -106,6 +106,7 @@ Deno.test({
         });
         assert.deepEqual(written, [
           "ValidatingWebhookConfiguration/kubeop-validating-webhook-configuration",
+          "MutatingWebhookConfiguration/kubeop-mutating-webhook-configuration",
           "CustomResourceDefinition/ats.cnat.ishankhare.dev",
         ]);
 
@@ -117,6 +118,13 @@ Deno.test({
         assert.match(
           refused,
           /admission webhook "vnetperf\.app\.example\.com" denied the request: spec\.serverNode: Node "no-such-node" not found/,
+        );
+
+        // Mutation: MultiSecret's spec.secretName defaults to its name (a default the schema cannot express).
+        await ok(["apply", "-f", "-"], MULTISECRET.replace("name: ms,", "name: ms-up,"));
+        assert.equal(
+          await ok(["get", "multisecret", "ms-up", "-n", "default", "-o", "jsonpath={.spec.secretName}"]),
+          "ms-up",
         );
 
         // Conversion: v1alpha1 applies unchanged; v1beta1 (kubectl's preferred version) comes from kubeop's /convert.
