@@ -63,3 +63,32 @@ Deno.test("multisecret webhook: an update keeping name and selector is not re-ch
   const widened = await admit(c, multiSecret("c", "x", { secretName: "shared" }), multiSecret("c", "x", {}));
   assert.equal(widened.allowed, false, "renaming its children into a clash is refused");
 });
+
+Deno.test("the mutating webhook defaults spec.secretName to the MultiSecret's name on CREATE (a JSON patch)", async () => {
+  const route = webhookRoutes([multiSecretWebhook({ client: new FakeCluster().client })])
+    .find((r) => r.path === "/mutate-multi-ddnw-ml-v1alpha1-multisecret");
+  assert.ok(route, "served at controller-runtime's mutate path");
+  const mutate = async (object: MultiSecret) => {
+    const review: AdmissionReview = {
+      apiVersion: "admission.k8s.io/v1",
+      kind: "AdmissionReview",
+      request: {
+        uid: "m",
+        kind: { group: "multi.ddnw.ml", version: "v1alpha1", kind: "MultiSecret" },
+        resource: { group: "multi.ddnw.ml", version: "v1alpha1", resource: "multisecrets" },
+        operation: "CREATE",
+        userInfo: {},
+        object,
+      },
+    };
+    const response = ((await route.serve(review, new AbortController().signal)).body as AdmissionReview).response!;
+    assert.equal(response.allowed, true);
+    return response.patch ? JSON.parse(atob(response.patch)) : [];
+  };
+  assert.deepEqual(await mutate(multiSecret("a", "creds", { stringData: { k: "v" } })), [
+    { op: "add", path: "/spec/secretName", value: "creds" },
+  ]);
+  assert.deepEqual(await mutate(multiSecret("a", "creds", { secretName: "other" })), [], "an explicit name is kept");
+  const generated = { ...multiSecret("a", "", {}), metadata: { generateName: "ms-", namespace: "a" } };
+  assert.deepEqual(await mutate(generated), [], "no name yet: left to the controller's fallback");
+});
