@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { CoreTypes } from "../../runtime/types.ts";
-import type { AdmissionResponse } from "../../runtime/webhook/review_types.ts";
+import type { AdmissionResponse, AdmissionReview } from "../../runtime/webhook/review_types.ts";
 import { webhookRoutes } from "../../runtime/webhook/webhook.ts";
 import { reviewThroughRoute } from "../../testing/admission_review.ts";
 import { FakeCluster } from "../../testing/mod.ts";
