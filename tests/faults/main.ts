@@ -1,8 +1,11 @@
 /**
- * `deno task faults [-- --full] [--fault=ID,...]`: runs the fault matrix on target `fake`, the real-process leader
- * safety rounds (40, or 1 000 with --full; `--fault=leader` selects them alone) and the shard model and real-process
- * shard rounds (15, or 300 with --full; `--fault=shard`) and appends one JSON line per scenario — quick runs to .cache/faults.jsonl, full runs (1 000 objects, longer holds) to
- * tests/faults/results.jsonl, which README's Reliability table is rendered from (tests/faults/render.ts).
+ * `deno task faults [-- --full] [--fault=ID,...] [--target real]`: runs the fault matrix on target `fake`, the
+ * real-process leader safety rounds (40, or 1 000 with --full; `--fault=leader` selects them alone) and the shard model
+ * and real-process shard rounds (15, or 300 with --full; `--fault=shard`) — with `--target real` also the shard rounds
+ * against kube-apiserver v1.37 (tests/faults/shard_processes_real.ts) when its binaries are present (skipped with a
+ * note otherwise) — and appends one JSON line per scenario: quick runs to .cache/faults.jsonl, full runs (1 000
+ * objects, longer holds) to tests/faults/results.jsonl, which README's Reliability table is rendered from
+ * (tests/faults/render.ts).
  * @module
  */
 import { configureLogging } from "../../runtime/log.ts";
@@ -11,6 +14,8 @@ import { leaderRow, runLeaderProcesses } from "./leader_processes.ts";
 import { FAULT_IDS, type FaultId, FULL, QUICK, rowFailures, runFakeMatrix } from "./matrix.ts";
 import { runShardModel } from "./shard_model.ts";
 import { runShardProcesses, shardRow } from "./shard_processes.ts";
+import { REAL_SHARD_OBJECTS, runShardProcessesReal } from "./shard_processes_real.ts";
+import { realClusterBinDir } from "../support/real_cluster.ts";
 
 const args = Deno.args;
 const full = args.includes("--full");
@@ -18,6 +23,9 @@ const only = args.find((a) => a.startsWith("--fault="))?.slice("--fault=".length
 const leaderRounds = full ? 1_000 : 40;
 const withLeader = !only || only.includes("leader");
 const withShards = !only || only.includes("shard");
+const targetArg = args.find((a) => a.startsWith("--target="))?.slice("--target=".length) ??
+  (args.includes("--target") ? args[args.indexOf("--target") + 1] : undefined);
+const withReal = targetArg === "real";
 const faults = (only?.filter((f) => f !== "leader" && f !== "shard") ?? FAULT_IDS) as FaultId[];
 for (const f of faults) {
   if (!FAULT_IDS.includes(f)) {
@@ -79,6 +87,19 @@ if (withShards) {
   if (r.writesWhileNotHolder > 0 || r.overlappingUids > 0 || r.unconverged > 0 || r.stuckRounds > 0) {
     failed++;
     console.error(`FAILED shard safety: ${r.violations.join("; ") || `${r.stuckRounds} stuck rounds`}`);
+  }
+  if (withReal && !(await realClusterBinDir())) {
+    console.log("shard rounds on target real skipped: no kube-apiserver binaries (KUBEOP_K8S_BIN, ~/.cache/kubeop)");
+  } else if (withReal) {
+    const real = await runShardProcessesReal({ log: (l) => console.log(l) });
+    const rounds = Object.values(real.faults).reduce((a, b) => a + b, 0);
+    const realRow = shardRow({ ...real, rounds }, { target: "real", objects: REAL_SHARD_OBJECTS });
+    console.log(JSON.stringify({ ...realRow, detail: real }));
+    await Deno.writeTextFile(out, JSON.stringify(realRow) + "\n", { append: true });
+    if (real.writesWhileNotHolder > 0 || real.overlappingUids > 0 || real.unconverged > 0 || real.stuckRounds > 1) {
+      failed++;
+      console.error(`FAILED shard safety (real): ${real.violations.join("; ") || `${real.stuckRounds} stuck rounds`}`);
+    }
   }
 }
 console.log(`${failed === 0 ? "ok" : `${failed} scenario(s) failed`}: rows appended to ${out}`);
