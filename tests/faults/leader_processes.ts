@@ -24,6 +24,7 @@ import {
   fakeMultiSecretChange,
   identityFromUserAgent,
   kubeopRunArgs,
+  type ProcessRoundCounts,
   ReplicaPool,
   runProcessRounds,
   seedFakeMultiSecrets,
@@ -39,15 +40,7 @@ const OBJECTS = 20;
 const QUIET_MS = 150;
 
 /** What {@link runLeaderProcesses} measured. */
-export interface LeaderProcessesResult extends LeaderSafetyReport {
-  rounds: number;
-  sigkills: number;
-  sigstops: number;
-  spawned: number;
-  /** Rounds in which no replica took the Lease within the deadline. */
-  stuckRounds: number;
-  seconds: number;
-}
+export interface LeaderProcessesResult extends LeaderSafetyReport, ProcessRoundCounts {}
 
 /** The row this run adds to the fault results (tests/faults/matrix.ts ScenarioResult's shape). */
 export function leaderRow(r: LeaderProcessesResult): Record<string, unknown> {

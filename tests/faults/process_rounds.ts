@@ -32,6 +32,19 @@ export interface SignalEvent {
   sig: Deno.Signal;
 }
 
+/** What every process-round run counts (each runner adds its own faults and checks). */
+export interface ProcessRoundCounts {
+  rounds: number;
+  sigkills: number;
+  sigstops: number;
+  /** Replicas started, the first ones and every replacement. */
+  spawned: number;
+  /** Rounds that did not settle (no leader, buckets without a live holder) within the deadline. */
+  stuckRounds: number;
+  /** Wall time of the whole run. */
+  seconds: number;
+}
+
 /** Lease timings every replica of a run gets (`--leader-elect-*` flags). */
 export interface LeaseTimings {
   durationMs: number;

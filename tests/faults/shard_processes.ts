@@ -19,6 +19,7 @@ import {
   fakeMultiSecretChange,
   identityFromUserAgent,
   kubeopRunArgs,
+  type ProcessRoundCounts,
   ReplicaPool,
   runProcessRounds,
   seedFakeMultiSecrets,
@@ -35,19 +36,12 @@ const OBJECTS = 40;
 const QUIET_MS = 150;
 
 /** What {@link runShardProcesses} measured. */
-export interface ShardProcessesResult extends ShardSafetyReport {
-  rounds: number;
-  sigkills: number;
-  sigstops: number;
+export interface ShardProcessesResult extends ShardSafetyReport, ProcessRoundCounts {
   sigterms: number;
-  spawned: number;
-  /** Rounds in which the buckets were not all held by live replicas within the deadline. */
-  stuckRounds: number;
   /** Most distinct replicas that held buckets at one time. */
   maxHolders: number;
   /** MultiSecrets whose status did not reach their generation within 60 s after the faults stopped (must be 0). */
   unconverged: number;
-  seconds: number;
 }
 
 /**
