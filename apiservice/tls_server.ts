@@ -11,9 +11,10 @@
  */
 import https from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { TLSSocket } from "node:tls";
-import { closeAfterAnswer, type ConnectionDeadlines, enforceConnectionDeadlines } from "../runtime/http_deadlines.ts";
+import { readBytesUpTo } from "../runtime/bounded_body.ts";
+import { closeAfterAnswer, type ConnectionDeadlines } from "../runtime/http_deadlines.ts";
+import { listenTracked } from "../runtime/node_listen.ts";
 import type { PeerInfo } from "./authn.ts";
 
 /** Options of {@link startTlsServer}. */
@@ -58,23 +59,6 @@ function toHeaders(req: IncomingMessage): Headers {
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
   return headers;
-}
-
-async function readAll(req: IncomingMessage, maxBytes: number): Promise<Uint8Array | "too-large"> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Uint8Array).length;
-    if (size > maxBytes) return "too-large";
-    chunks.push(chunk as Uint8Array);
-  }
-  const out = new Uint8Array(size);
-  let off = 0;
-  for (const c of chunks) {
-    out.set(c, off);
-    off += c.length;
-  }
-  return out;
 }
 
 function peerOf(req: IncomingMessage): PeerInfo {
@@ -129,7 +113,7 @@ async function serve(opts: TlsServerOptions, req: IncomingMessage, res: ServerRe
   if (method !== "GET" && method !== "HEAD") {
     const maxBytes = opts.maxBodyBytes ?? 3 * 1024 * 1024;
     if (Number(req.headers["content-length"] ?? 0) > maxBytes) return tooLarge(req, res);
-    const read = await readAll(req, maxBytes);
+    const read = await readBytesUpTo(req, maxBytes);
     if (read === "too-large") return tooLarge(req, res);
     body = read;
   }
@@ -166,7 +150,6 @@ export async function startTlsServer(opts: TlsServerOptions): Promise<TlsServer>
     ...(current.clientCAPEM ? { ca: current.clientCAPEM } : {}),
     ...(requestCert ? { requestCert: true, rejectUnauthorized: false } : {}),
   });
-  const sockets = new Set<import("node:net").Socket>();
   const server = https.createServer(secure(), (req, res) => {
     serve(opts, req, res).catch((err) => {
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
@@ -181,22 +164,9 @@ export async function startTlsServer(opts: TlsServerOptions): Promise<TlsServer>
       }));
     });
   });
-  const track = (socket: import("node:net").Socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  };
-  server.on("connection", track);
-  server.on("secureConnection", track);
-  enforceConnectionDeadlines(server, opts.deadlines);
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port, opts.hostname, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
+  const listener = await listenTracked(server, opts);
   return {
-    port: (server.address() as AddressInfo).port,
+    port: listener.port,
     update(change) {
       Object.assign(current, Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)));
       server.setSecureContext(secure());
@@ -205,7 +175,7 @@ export async function startTlsServer(opts: TlsServerOptions): Promise<TlsServer>
       return new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections?.();
-        for (const s of sockets) s.destroy();
+        listener.destroySockets();
       });
     },
   };

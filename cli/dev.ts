@@ -117,7 +117,7 @@ const SPEC: FlagSpec = {
 
 const USAGE = `Usage: kubeop dev [flags]
 
-Runs an embedded control plane (fake API server, fake kubelet, controllers, farm API) for kubectl.
+Runs an embedded control plane (fake API server, fake kubelet, controllers and their webhooks, farm API) for kubectl.
 
 Flags:
   --port N                 port on 127.0.0.1 (default 0: a free port)

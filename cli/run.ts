@@ -34,6 +34,7 @@ import {
 } from "./flags.ts";
 import { podNamespace } from "./pod_namespace.ts";
 import { stopOnSignals } from "./signals.ts";
+import { runningInCluster, webhookServing } from "./webhook_default.ts";
 import { KUBEOP_VERSION } from "./version.ts";
 
 const SPEC: FlagSpec = {
@@ -92,7 +93,7 @@ Flags:
   --metrics-cert-dir DIR              with --metrics-secure: tls.crt and tls.key (default: self-signed)
   --health-probe-bind-address ADDR    /healthz and /readyz address (default :8081; 0 disables)
   --webhook-bind-address ADDR         HTTPS address of the admission/conversion webhooks of the selected
-                                      controllers (default :9443; 0 disables)
+                                      controllers (default: :9443 in a pod, off elsewhere; 0 disables)
   --webhook-cert-dir DIR              tls.crt and tls.key for the webhooks (cert-manager), reloaded on change
                                       (default: a self-managed CA in the Secret <service>-ca, caBundle injected)
   --webhook-service-name NAME         the webhook Service, named in the certificate (default kubeop-webhook)
@@ -135,8 +136,8 @@ export interface RunOptions {
   metricsCertDir?: string;
   /** `--health-probe-bind-address`. */
   healthProbeBindAddress: string;
-  /** `--webhook-bind-address` ("0": no webhook server). */
-  webhookBindAddress: string;
+  /** `--webhook-bind-address` ("0": no webhook server; undefined: :9443 in a pod, off elsewhere — ./webhook_default.ts). */
+  webhookBindAddress?: string;
   /** `--webhook-cert-dir` (undefined: self-managed certificates). */
   webhookCertDir?: string;
   /** `--webhook-service-name`. */
@@ -157,8 +158,11 @@ export interface RunOptions {
   gracefulShutdownMs: number;
 }
 
-function bindAddressFlag(values: Record<string, unknown>, name: string, fallback: string): string {
+function bindAddressFlag(values: Record<string, unknown>, name: string, fallback: string): string;
+function bindAddressFlag(values: Record<string, unknown>, name: string, fallback?: string): string | undefined;
+function bindAddressFlag(values: Record<string, unknown>, name: string, fallback?: string): string | undefined {
   const raw = stringFlag(values as never, name) ?? fallback;
+  if (raw === undefined) return undefined;
   try {
     parseBindAddress(raw);
   } catch {
@@ -262,7 +266,7 @@ export function parseRunFlags(args: string[]): RunOptions | "help" {
     metricsSecure: values["metrics-secure"] === true,
     metricsCertDir: stringFlag(values, "metrics-cert-dir"),
     healthProbeBindAddress: bindAddressFlag(values, "health-probe-bind-address", ":8081"),
-    webhookBindAddress: bindAddressFlag(values, "webhook-bind-address", ":9443"),
+    webhookBindAddress: bindAddressFlag(values, "webhook-bind-address"),
     webhookCertDir: stringFlag(values, "webhook-cert-dir"),
     webhookServiceName: stringFlag(values, "webhook-service-name") ?? WEBHOOK_DEFAULTS.serviceName,
     webhookServiceNamespace: stringFlag(values, "webhook-service-namespace"),
@@ -333,10 +337,13 @@ export async function runCommand(args: string[]): Promise<number> {
     }
     // The selected controllers' webhooks, served with the other servers (ready before the caches start).
     const webhooks = opts.controllers.flatMap((name) => WEBHOOKS[name]({ client }));
-    if (webhooks.length > 0 && parseBindAddress(opts.webhookBindAddress)) {
+    const serving = webhooks.length > 0 ? webhookServing(opts.webhookBindAddress, await runningInCluster()) : undefined;
+    if (serving && !serving.serve) {
+      log.info("webhooks off: {reason}", { reason: serving.reason });
+    } else if (serving?.serve) {
       manager.add(createWebhookServer({
         webhooks,
-        bindAddress: opts.webhookBindAddress,
+        bindAddress: serving.bindAddress,
         certDir: opts.webhookCertDir,
         client,
         serviceName: opts.webhookServiceName,

@@ -169,9 +169,9 @@ Deno.test("kubeop run --shards auto|off (default off) and --shard-buckets (defau
   assert.throws(() => parseRunFlags(["--shard-buckets", "x"]), /--shard-buckets must be a non-negative integer/);
 });
 
-Deno.test("kubeop run webhook flags: :9443 by default, 0 disables, cert dir and Service names", () => {
+Deno.test("kubeop run webhook flags: unset by default (./webhook_default.ts), 0 disables, cert dir and Service names", () => {
   const defaults = parseRunFlags([]) as RunOptions;
-  assert.equal(defaults.webhookBindAddress, ":9443");
+  assert.equal(defaults.webhookBindAddress, undefined);
   assert.equal(defaults.webhookCertDir, undefined);
   assert.equal(defaults.webhookServiceName, "kubeop-webhook");
   assert.equal(defaults.webhookServiceNamespace, undefined);

@@ -1,6 +1,8 @@
 /**
- * What `kubeop dev` adds for the seed systems: install (or update) every CRD, then run all four controllers in a
- * Manager against the dev server. `cli/dev.ts` calls {@link startSeedControllers} as one of its starters.
+ * What `kubeop dev` adds for the seed systems: install (or update) every CRD, serve the controllers' admission and
+ * conversion webhooks on 127.0.0.1 (registered by `clientConfig.url` with an in-memory CA, as kube-apiserver on the
+ * same host would need them), then run all four controllers in a Manager against the dev server. `cli/dev.ts` calls
+ * {@link startSeedControllers} as one of its starters.
  * @module
  */
 
@@ -10,8 +12,9 @@ import { isAlreadyExists, isNotFound } from "../runtime/errors.ts";
 import { parseKubeconfig } from "../runtime/kubeconfig.ts";
 import { Manager } from "../runtime/manager.ts";
 import { CoreTypes } from "../runtime/types.ts";
+import { type LoopbackWebhooks, startLoopbackWebhooks } from "../runtime/webhook/loopback.ts";
 import { crdManifests } from "./crds.ts";
-import { CONTROLLER_NAMES, type ControllerName, CONTROLLERS } from "./mod.ts";
+import { CONTROLLER_NAMES, type ControllerName, CONTROLLERS, WEBHOOKS } from "./mod.ts";
 import { simulatedNetperf } from "./netperf/simulation.ts";
 
 /**
@@ -51,6 +54,8 @@ export interface SeedControllersOptions {
   controllers?: readonly ControllerName[];
   /** Time for the controllers; default the wall clock. */
   clock?: Clock;
+  /** Serve and register the controllers' webhooks on 127.0.0.1 (default true). */
+  webhooks?: boolean;
 }
 
 /**
@@ -79,8 +84,17 @@ export async function startSeedControllers(opts: SeedControllersOptions): Promis
     client.close();
     throw err;
   }
+  const controllers = opts.controllers ?? CONTROLLER_NAMES;
+  const webhooks = opts.webhooks === false ? [] : controllers.flatMap((name) => WEBHOOKS[name]({ client }));
+  let served: LoopbackWebhooks | undefined;
+  try {
+    if (webhooks.length) served = await startLoopbackWebhooks({ webhooks, client });
+  } catch (err) {
+    client.close();
+    throw new Error(`kubeop dev: serving the webhooks: ${(err as Error).message}`);
+  }
   const manager = new Manager({ client, clock: opts.clock });
-  for (const name of opts.controllers ?? CONTROLLER_NAMES) {
+  for (const name of controllers) {
     for (const controller of CONTROLLERS[name]({ informers: manager.informers })) manager.add(controller);
   }
   const stop = new AbortController();
@@ -88,6 +102,7 @@ export async function startSeedControllers(opts: SeedControllersOptions): Promis
   return async () => {
     stop.abort();
     await running.catch(() => {});
+    await served?.stop();
     client.close();
   };
 }

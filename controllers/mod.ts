@@ -9,6 +9,7 @@ import type { Controller, InformerSource } from "../runtime/controller.ts";
 import type { RegisteredWebhook } from "../runtime/webhook/webhook.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import { atController, RBAC as AT_RBAC } from "./at/controller.ts";
+import { atConversionWebhook } from "./at/conversion.ts";
 import { machineController, RBAC as MACHINE_RBAC } from "./machine/controller.ts";
 import { multiSecretController, RBAC as MULTISECRET_RBAC } from "./multisecret/controller.ts";
 import { multiSecretWebhook } from "./multisecret/webhook.ts";
@@ -59,7 +60,7 @@ export interface SeedWebhookDeps {
  */
 export const WEBHOOKS: Record<ControllerName, (deps: SeedWebhookDeps) => RegisteredWebhook[]> = {
   machine: () => [],
-  at: () => [],
+  at: () => [atConversionWebhook()],
   netperf: (deps) => [netperfWebhook(deps)],
   multisecret: (deps) => [multiSecretWebhook(deps)],
 };

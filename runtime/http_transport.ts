@@ -6,6 +6,7 @@
  * @module
  */
 
+import { concatBytes } from "./bounded_body.ts";
 import { ChunkedDecoder } from "./chunked_decoder.ts";
 
 /** TLS material for an https URL. */
@@ -196,13 +197,7 @@ export async function openHttpStream(req: StreamRequest): Promise<HttpStream> {
           size += Math.min(bytes.length, maxBytes - size);
         }
       });
-      const all = new Uint8Array(size);
-      let off = 0;
-      for (const p of parts) {
-        all.set(p, off);
-        off += p.length;
-      }
-      return new TextDecoder().decode(all);
+      return new TextDecoder().decode(concatBytes(parts));
     };
     return { status, headers, readBody, text, close };
   } catch (err) {

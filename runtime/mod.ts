@@ -267,7 +267,13 @@ export {
 export { createWebhookServer, type WebhookSetupOptions } from "./webhook/setup.ts";
 export { SelfManagedCerts, type SelfManagedCertsOptions } from "./webhook/self_managed_certs.ts";
 export { type CertDirOptions, CertDirSource } from "./webhook/cert_dir.ts";
-export { type CaBundleTargets, injectCaBundle } from "./webhook/ca_bundle_injector.ts";
+export { type CaBundleTargets, encodeCaBundle, injectCaBundle } from "./webhook/ca_bundle_injector.ts";
+export {
+  type LoopbackWebhookOptions,
+  type LoopbackWebhooks,
+  registerWebhooks,
+  startLoopbackWebhooks,
+} from "./webhook/loopback.ts";
 export {
   caBundleTargets,
   convertingCrdNames,

@@ -2,10 +2,17 @@
  * The manager's HTTP endpoints: `/healthz` (and `/livez`) say the process is alive, `/readyz` whether caches have
  * synced and watches are healthy (kube-apiserver's `[+]check ok` / `[-]check failed: reason` format), `/metrics`
  * the Prometheus text exposition. controller-runtime serves metrics and probes on two addresses (`:8080`,
- * `:8081`); the Manager runs one {@link EndpointsServer} for each.
+ * `:8081`); the Manager runs one {@link EndpointsServer} for each. Both listen on node:http (node:https with TLS 1.2 or
+ * later for `--metrics-secure`) so the header-read and idle deadlines of ./http_deadlines.ts apply: Deno.serve has
+ * none (docs/http_timeouts.md).
  * @module
  */
 
+import http from "node:http";
+import https from "node:https";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { closeAfterAnswer, type ConnectionDeadlines, enforceConnectionDeadlines } from "./http_deadlines.ts";
 import type { Logger } from "./log.ts";
 import type { CertKeyPEM } from "./pki.ts";
 import { kubeopLogger } from "./log.ts";
@@ -79,6 +86,8 @@ export interface EndpointsOptions {
    * (runtime/metrics_auth.ts `MetricsAuthFilter` behind `--metrics-secure`). Probes are never guarded.
    */
   authorizeMetrics?: (req: Request) => Promise<Response | undefined>;
+  /** Header-read and idle deadlines of connections (defaults in ./http_deadlines.ts). */
+  deadlines?: ConnectionDeadlines;
   /** Where listening/failure lines go (default `kubeop.probes`). */
   logger?: Logger;
   /** Names the server in logs ("metrics", "health probe"). */
@@ -176,40 +185,105 @@ export class EndpointsServer implements Runnable {
     return this.#listening;
   }
 
-  /** Listens until `signal` aborts, then closes the listener. Rejects when the address cannot be bound. */
+  /**
+   * Listens until `signal` aborts, then stops accepting, lets the answers in flight finish and closes every
+   * connection. Rejects when the address cannot be bound.
+   */
   async start(signal: AbortSignal): Promise<void> {
     const { name } = this;
-    let server: Deno.HttpServer<Deno.NetAddr>;
+    let server: http.Server;
+    const sockets = new Set<Socket>();
+    const inFlight = new Set<Promise<void>>();
     try {
       const tls = this.#opts.tls ? await this.#opts.tls() : undefined;
-      // Stopped while the certificate was being made: Deno.serve would never see the abort of a signal that has
-      // already fired, and `finished` would never settle.
+      // Stopped while the certificate was being made: never listen.
       if (signal.aborted) return;
-      server = Deno.serve({
-        ...(tls ? { cert: tls.certPEM, key: tls.keyPEM } : {}),
-        hostname: this.#bind.hostname,
-        port: this.#bind.port,
-        signal,
-        onListen: (addr) => {
-          this.#log.info("{name} server listening on {scheme}://{hostname}:{port}", {
-            name,
-            scheme: this.#scheme,
-            hostname: addr.hostname,
-            port: addr.port,
-          });
-          this.#listened({ hostname: addr.hostname, port: addr.port });
-        },
-        onError: (err) => {
-          this.#log.error("{name} server handler failed: {error}", { name, error: String(err) });
-          return text(500, "internal error\n");
-        },
-      }, (req) => this.#handle(req));
+      const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+        const answering = this.#answer(req, res).catch((err) => {
+          this.#log.error("{name} server: answering failed: {error}", { name, error: String(err) });
+          res.destroy();
+        });
+        inFlight.add(answering);
+        answering.finally(() => inFlight.delete(answering));
+      };
+      // node:http(s) rather than Deno.serve, which has no header-read or idle deadline (docs/http_timeouts.md).
+      server = tls
+        ? https.createServer({ cert: tls.certPEM, key: tls.keyPEM, minVersion: "TLSv1.2" }, onRequest)
+        : http.createServer(onRequest);
+      const track = (socket: Socket) => {
+        sockets.add(socket);
+        socket.on("close", () => sockets.delete(socket));
+      };
+      server.on("connection", track);
+      server.on("secureConnection", track);
+      enforceConnectionDeadlines(server, this.#opts.deadlines);
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(this.#bind.port, this.#bind.hostname, () => {
+          server.off("error", reject);
+          resolve();
+        });
+      });
     } catch (err) {
       const error = new Error(`${name} server: cannot listen on ${this.#opts.bindAddress}: ${(err as Error).message}`);
       this.#failed(error);
       throw error;
     }
-    await server.finished;
+    const addr = server.address() as AddressInfo;
+    this.#log.info("{name} server listening on {scheme}://{hostname}:{port}", {
+      name,
+      scheme: this.#scheme,
+      hostname: addr.address,
+      port: addr.port,
+    });
+    this.#listened({ hostname: addr.address, port: addr.port });
+    await new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    // As Deno.serve's graceful stop: accept nothing more, let the answers in flight finish, then close what is left.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections?.();
+    while (inFlight.size > 0) await Promise.all([...inFlight]);
+    for (const s of sockets) s.destroy();
+    await closed;
+  }
+
+  /** Answers one request on the node server through {@link EndpointsServer.#handle}. */
+  async #answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let response: Response;
+    try {
+      const headers = new Headers();
+      for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
+      // Routes look at the path and query only; the host part is fixed, not taken from the client. A target such as
+      // `//x/metrics` is a path (as Deno.serve had it), never a host.
+      const target = req.url ?? "/";
+      const base = `${this.#scheme}://localhost`;
+      const url = target.startsWith("/") ? new URL(base + target) : new URL(target, base);
+      response = await this.#handle(new Request(url, { method: req.method, headers }));
+    } catch (err) {
+      this.#log.error("{name} server handler failed: {error}", { name: this.name, error: String(err) });
+      response = text(500, "internal error\n");
+    }
+    const body = new Uint8Array(await response.arrayBuffer());
+    const out: Record<string, string> = {};
+    response.headers.forEach((value, key) => out[key] = value);
+    out["content-length"] = String(body.byteLength);
+    // No route reads a body: one that was sent is never drained; answer, then close the connection.
+    const unread = req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
+    if (unread) {
+      res.shouldKeepAlive = false;
+      out["connection"] = "close";
+    }
+    if (res.destroyed) return;
+    res.writeHead(response.status, out);
+    await new Promise<void>((resolve) => {
+      res.once("close", () => resolve());
+      res.end(req.method === "HEAD" ? undefined : body, () => {
+        if (unread) closeAfterAnswer(req);
+        resolve();
+      });
+    });
   }
 
   async #handle(req: Request): Promise<Response> {

@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
+import tls from "node:tls";
+import { eventually } from "../testing/eventually.ts";
 import { Metrics } from "./metrics.ts";
+import { createCA } from "./pki.ts";
 import { type EndpointsOptions, EndpointsServer, parseBindAddress, type ProbeReport } from "./probes.ts";
 import { startRunnable } from "./runnable.ts";
 
@@ -142,4 +145,80 @@ Deno.test("a server stopped while its certificate is being made ends instead of 
   giveCert();
   await run.done; // before the fix: Deno.serve got an already-aborted signal and `finished` never settled
   assert.equal(server.url, undefined, "it never listened");
+});
+
+Deno.test("HEAD answers without a body; other methods get 405 and a body sent with them is never read", async () => {
+  const server = await serve({ bindAddress: "127.0.0.1:0", liveness: true });
+  try {
+    const head = await fetch(`${server.url}/healthz`, { method: "HEAD" });
+    assert.equal(head.status, 200);
+    assert.equal(await head.text(), "");
+    const post = await fetch(`${server.url}/healthz`, { method: "POST", body: "x".repeat(100_000) });
+    assert.equal(post.status, 405);
+    assert.equal(post.headers.get("connection"), "close");
+    assert.equal(await post.text(), "method not allowed\n");
+    const again = await fetch(`${server.url}/livez`);
+    assert.equal(again.status, 200);
+    assert.equal(await again.text(), "ok");
+  } finally {
+    await server.shutdown();
+  }
+});
+
+Deno.test("metrics over HTTPS speak TLS 1.2 and 1.3 and nothing older is configured", async () => {
+  const ca = await createCA({ commonName: "metrics-test-ca" });
+  const leaf = await ca.issue({ commonName: "metrics", hosts: ["127.0.0.1"], usage: "server" });
+  const server = await serve({ bindAddress: "127.0.0.1:0", metrics: new Metrics(), tls: () => Promise.resolve(leaf) });
+  try {
+    assert.match(server.url, /^https:/);
+    const negotiate = (maxVersion: "TLSv1.2" | "TLSv1.3") =>
+      new Promise<string>((resolve) => {
+        const socket = tls.connect({ host: "127.0.0.1", port: server.addr.port, maxVersion, ca: [ca.certPEM] });
+        socket.once("secureConnect", () => {
+          resolve(String(socket.getProtocol()));
+          socket.destroy();
+        });
+        socket.once("error", (err) => resolve(`refused: ${err.message}`));
+      });
+    assert.equal(await negotiate("TLSv1.2"), "TLSv1.2");
+    assert.equal(await negotiate("TLSv1.3"), "TLSv1.3");
+  } finally {
+    await server.shutdown();
+  }
+});
+
+Deno.test("stopping lets a scrape in flight finish, then refuses connections", async () => {
+  let rendering!: () => void;
+  const started = new Promise<void>((resolve) => rendering = resolve);
+  let finish!: (text: string) => void;
+  const server = await serve({
+    bindAddress: "127.0.0.1:0",
+    metrics: {
+      contentType: "text/plain",
+      render: () => {
+        rendering();
+        return new Promise<string>((resolve) => finish = resolve);
+      },
+    },
+  });
+  const scrape = fetch(`${server.url}/metrics`);
+  scrape.catch(() => {}); // awaited below
+  await started;
+  const stopped = server.shutdown();
+  let done = false;
+  void stopped.then(() => done = true);
+  await eventually("the listener to refuse new connections", async () => {
+    try {
+      (await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port })).close();
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  assert.equal(done, false, "stop did not wait for the scrape in flight");
+  finish("slow_metric 1\n");
+  const res = await scrape;
+  assert.equal(res.status, 200);
+  assert.equal(await res.text(), "slow_metric 1\n");
+  await stopped;
 });

@@ -95,6 +95,12 @@ export async function postReview(
   }
   const client = target.url.startsWith("https:") && caPEM ? Deno.createHttpClient({ caCerts: [caPEM] }) : undefined;
   const post = `Post ${JSON.stringify(target.url)}`;
+  /** A failed send or body read, worded as kube-apiserver words it. */
+  const callFailed = (err: unknown) => {
+    const timedOut = err instanceof DOMException && err.name === "TimeoutError";
+    const why = timedOut ? "context deadline exceeded" : transportError(err, new URL(target.url));
+    return new WebhookCallError(name, `failed to call webhook: ${post}: ${why}`);
+  };
   try {
     let res: Response;
     try {
@@ -106,25 +112,13 @@ export async function postReview(
         client,
       } as RequestInit);
     } catch (err) {
-      const timedOut = err instanceof DOMException && err.name === "TimeoutError";
-      throw new WebhookCallError(
-        name,
-        `failed to call webhook: ${post}: ${
-          timedOut ? "context deadline exceeded" : transportError(err, new URL(target.url))
-        }`,
-      );
+      throw callFailed(err);
     }
     let text: string;
     try {
       text = await res.text();
     } catch (err) {
-      const timedOut = err instanceof DOMException && err.name === "TimeoutError";
-      throw new WebhookCallError(
-        name,
-        `failed to call webhook: ${post}: ${
-          timedOut ? "context deadline exceeded" : transportError(err, new URL(target.url))
-        }`,
-      );
+      throw callFailed(err);
     }
     if (res.status !== 200) {
       throw new WebhookCallError(

@@ -6,6 +6,7 @@
  */
 import { ApiError, failureStatus } from "../runtime/errors.ts";
 import { parseJsonBody, parseYamlBody } from "../runtime/body_decode.ts";
+import { readBytesUpTo } from "../runtime/bounded_body.ts";
 import { decodeKubernetesProtobuf } from "./protobuf.ts";
 import { badRequest, unsupportedMediaType } from "./status_errors.ts";
 
@@ -25,26 +26,9 @@ export async function readBody(req: Request, limitBytes = MAX_BODY_BYTES): Promi
     await req.body.cancel().catch(() => {});
     throw tooLarge(limitBytes);
   }
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = req.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limitBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(limitBytes);
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.byteLength;
-  }
-  return out;
+  const read = await readBytesUpTo(req.body, limitBytes);
+  if (read === "too-large") throw tooLarge(limitBytes);
+  return read;
 }
 
 function tooLarge(limit: number): ApiError {

@@ -28,6 +28,7 @@ import {
   writeWithAdmission,
 } from "./admission_replay.ts";
 import { ADMIN_USER } from "./authn.ts";
+import { admittedWrite, fieldManagerOf } from "./http_write_options.ts";
 import { generateName } from "./object_rules.ts";
 import type { UserInfo } from "./rbac_authorizer.ts";
 import { type ConversionWebhook, conversionWebhookOf } from "./crd_conversion_webhook.ts";
@@ -176,15 +177,10 @@ export async function handleResource(
       if (meta?.generateName && !meta.name && needsExternalAdmission(ctx.store, def)) {
         meta.name = generateName(String(meta.generateName));
       }
-      const create = (target: ResourceDef, sent: KubeObject) =>
-        writeWithAdmission({ ...admission, def: target }, warnings, (steps, w) =>
-          ctx.store.create(target, sent, {
-            namespace,
-            dryRun,
-            duplicateFields,
-            ...writeOptions(req, q, w),
-            admission: steps,
-          }));
+      const create = admittedWrite(
+        { req, q, admission, warnings },
+        (target, sent, options) => ctx.store.create(target, sent, { namespace, dryRun, duplicateFields, ...options }),
+      );
       const created = translated
         ? await writeConverted(ctx.store, def, converting, body as KubeObject, create)
         : await create(def, body as KubeObject);
@@ -194,17 +190,7 @@ export async function handleResource(
       const { body, duplicateFields } = await readObject(req, verb);
       const existed = ctx.store.peek(def, namespace, name!) !== undefined;
       const warnings: string[] = [];
-      const update = (target: ResourceDef, sent: KubeObject) =>
-        writeWithAdmission({ ...admission, def: target }, warnings, (steps, w) =>
-          ctx.store.update(target, sent, {
-            namespace,
-            name,
-            subresource: subresource === "status" ? "status" : undefined,
-            dryRun,
-            duplicateFields,
-            ...writeOptions(req, q, w),
-            admission: steps,
-          }));
+      const update = admittedUpdate({ req, q, admission, warnings }, ctx.store, route, duplicateFields);
       const updated = translated
         ? await writeConverted(ctx.store, def, converting, body as KubeObject, update)
         : await update(def, body as KubeObject);
@@ -248,22 +234,23 @@ export async function handleResource(
   throw methodNotAllowed(def, verb);
 }
 
-/** The default field manager kube-apiserver derives from the User-Agent (`kubectl/v1.32 ...` → `kubectl`). */
-function fieldManagerOf(req: Request, q: URLSearchParams): string {
-  const explicit = q.get("fieldManager");
-  if (explicit) return explicit;
-  const agent = req.headers.get("user-agent") ?? "unknown";
-  return agent.split("/")[0].trim().slice(0, 128) || "unknown";
-}
-
-function writeOptions(req: Request, q: URLSearchParams, warnings: string[]) {
-  return {
-    fieldManager: fieldManagerOf(req, q),
-    fieldValidation: q.get("fieldValidation") ?? "Warn",
-    warnings,
-    // The answer is only serialized: no copy of the stored object.
-    shared: true,
-  };
+/** A PUT of `sent` as `target` at the route's name (and status subresource) through admission. */
+function admittedUpdate(
+  call: Parameters<typeof admittedWrite>[0],
+  store: FakeStore,
+  route: ResourceRoute,
+  duplicateFields?: string[],
+): (target: ResourceDef, sent: KubeObject) => Promise<KubeObject> {
+  const { namespace, name, subresource } = route;
+  return admittedWrite(call, (target, sent, options) =>
+    store.update(target, sent, {
+      namespace,
+      name,
+      subresource: subresource === "status" ? "status" : undefined,
+      dryRun: call.admission.dryRun,
+      duplicateFields,
+      ...options,
+    }));
 }
 
 function warningHeaders(warnings: string[]): Record<string, string> {
@@ -386,22 +373,13 @@ async function handleConvertedPatch(
   shape: ReturnType<typeof negotiateShape>,
   converting: ConversionWebhook,
 ): Promise<Response> {
-  const { def, namespace, name, subresource } = route;
+  const { def, namespace, name } = route;
   const q = url.searchParams;
   const contentType = mediaType(req.headers.get("content-type"));
   const type = servedPatchType(def, contentType);
   const patch = decodeBody(await readBody(req), contentType, "patch");
   const warnings: string[] = [];
-  const write = (target: ResourceDef, sent: KubeObject) =>
-    writeWithAdmission({ ...admission, def: target }, warnings, (steps, w) =>
-      ctx.store.update(target, sent, {
-        namespace,
-        name,
-        subresource: subresource === "status" ? "status" : undefined,
-        dryRun: admission.dryRun,
-        ...writeOptions(req, q, w),
-        admission: steps,
-      }));
+  const write = admittedUpdate({ req, q, admission, warnings }, ctx.store, route);
   const object = await patchConverted(ctx.store, def, converting, { namespace, name: name! }, type, patch, write);
   return jsonResponse(200, shapeObject(shape, def, object, ctx.clock.now()), warningHeaders(warnings));
 }

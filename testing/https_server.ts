@@ -10,9 +10,10 @@
 import http from "node:http";
 import https from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
-import { closeAfterAnswer, type ConnectionDeadlines, enforceConnectionDeadlines } from "../runtime/http_deadlines.ts";
+import { concatBytes } from "../runtime/bounded_body.ts";
+import { closeAfterAnswer, type ConnectionDeadlines } from "../runtime/http_deadlines.ts";
+import { listenTracked } from "../runtime/node_listen.ts";
 
 /** Header carrying the verified client certificate's common name into the router. */
 export const CLIENT_CERT_HEADER = "x-kubeop-fake-client-cert-cn";
@@ -44,8 +45,7 @@ export interface NodeHttpOptions {
 }
 
 /** Starts an HTTP or HTTPS listener on 127.0.0.1. */
-export function serveNodeHttp(opts: NodeHttpOptions): Promise<HttpListener> {
-  const sockets = new Set<Socket>();
+export async function serveNodeHttp(opts: NodeHttpOptions): Promise<HttpListener> {
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     void bridge(req, res, opts.handler, opts.tls ? "https" : "http").catch(() => {
       try {
@@ -65,29 +65,15 @@ export function serveNodeHttp(opts: NodeHttpOptions): Promise<HttpListener> {
       rejectUnauthorized: false,
     }, onRequest)
     : http.createServer(onRequest);
-  const track = (s: Socket) => {
-    sockets.add(s);
-    s.on("close", () => sockets.delete(s));
+  const listener = await listenTracked(server, { hostname: "127.0.0.1", port: opts.port, deadlines: opts.deadlines });
+  return {
+    port: listener.port,
+    close: () =>
+      new Promise<void>((done) => {
+        listener.destroySockets();
+        server.close(() => done());
+      }),
   };
-  server.on("connection", track);
-  server.on("secureConnection", track);
-  enforceConnectionDeadlines(server, opts.deadlines);
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port, "127.0.0.1", () => {
-      server.off("error", reject);
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : opts.port;
-      resolve({
-        port,
-        close: () =>
-          new Promise<void>((done) => {
-            for (const s of sockets) s.destroy();
-            server.close(() => done());
-          }),
-      });
-    });
-  });
 }
 
 async function bridge(
@@ -151,7 +137,7 @@ async function bridge(
   const ready = await readReady(reader);
   if (ready.pending === undefined) {
     // A complete body (every JSON answer): headers and body in one write, with a content-length as Deno.serve sends.
-    const whole = ready.chunks.length === 1 ? ready.chunks[0] : concat(ready.chunks);
+    const whole = ready.chunks.length === 1 ? ready.chunks[0] : concatBytes(ready.chunks);
     if (!("content-length" in outHeaders) && response.status !== 204 && response.status !== 304) {
       outHeaders["content-length"] = String(whole.byteLength);
     }
@@ -197,16 +183,6 @@ async function readReady(reader: ReadableStreamDefaultReader<Uint8Array>): Promi
     if (result.done) return { chunks };
     chunks.push(result.value);
   }
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
 }
 
 /**

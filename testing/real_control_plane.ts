@@ -29,8 +29,32 @@ export interface RealControlPlane {
    * second cluster.
    */
   startExtraApiServer(args: string[]): Promise<string>;
+  /**
+   * Kills (SIGKILL) kube-apiserver and etcd, optionally wipes etcd's data directory (the cluster loses its state),
+   * starts both again on the same ports and waits for /readyz. kube-controller-manager keeps running and reconnects,
+   * except after a wipe: its caches then hold revisions the new store never had, so it is restarted too (as a
+   * cluster restored from nothing restarts its whole control plane).
+   * For fault tests: a crash of the control plane as clients see it (connections reset, then refused).
+   */
+  restart(opts?: RestartOptions): Promise<void>;
   /** Stops every process and removes the directory. */
   stop(): Promise<void>;
+}
+
+/** Options of {@link RealControlPlane.restart}. */
+export interface RestartOptions {
+  /** Start etcd from an empty data directory: the cluster loses every object. */
+  wipeEtcd?: boolean;
+  /**
+   * With `wipeEtcd`, advance the new store's revision past the old one and compact it there before kube-apiserver
+   * starts (default true) — what `etcdutl snapshot restore --bump-revision --mark-compacted` does and etcd's restore
+   * guidance for Kubernetes asks for, so that a client resuming a watch from an old resourceVersion gets 410 and
+   * relists. Without it the new revisions start at 1 and such a watch is accepted and stays silent until the new
+   * store passes the old revision (client-go's reflector is as blind then as any client).
+   */
+  bumpRevision?: boolean;
+  /** How long the control plane stays down, ms. */
+  downMs?: number;
 }
 
 /** The Kubernetes release scripts/k8s-bin.sh builds by default (keep the two in step). */
@@ -154,6 +178,40 @@ async function makeCerts(dir: string): Promise<void> {
   );
 }
 
+/** etcd's v3 JSON gateway: POST `path` with `body`. */
+async function etcdCall(etcdUrl: string, path: string, body: unknown): Promise<{ header?: { revision?: string } }> {
+  const res = await fetch(`${etcdUrl}${path}`, { method: "POST", body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`etcd ${path}: ${res.status} ${await res.text()}`);
+  return await res.json();
+}
+
+/** etcd's current revision. */
+async function etcdRevision(etcdUrl: string): Promise<number> {
+  const out = await etcdCall(etcdUrl, "/v3/kv/range", { key: btoa("/kubeop-restore/revision") });
+  return Number(out.header?.revision ?? 0);
+}
+
+/**
+ * Writes a key outside kube-apiserver's prefix until the store's revision reaches `target` (every put is one revision;
+ * etcd commits concurrent puts together), then compacts there: the state `etcdutl snapshot restore --bump-revision
+ * --mark-compacted` leaves.
+ */
+async function bumpEtcdRevision(etcdUrl: string, target: number): Promise<void> {
+  await eventually("etcd serving after restart", () => etcdRevision(etcdUrl).then(() => true), {
+    timeoutMs: 60_000,
+    intervalMs: 100,
+    retryErrors: true,
+  });
+  let revision = await etcdRevision(etcdUrl);
+  const put = { key: btoa("/kubeop-restore/revision"), value: btoa("bump") };
+  while (revision < target) {
+    const batch = Math.min(64, target - revision);
+    const outs = await Promise.all(Array.from({ length: batch }, () => etcdCall(etcdUrl, "/v3/kv/put", put)));
+    revision = Math.max(revision, ...outs.map((o) => Number(o.header?.revision ?? 0)));
+  }
+  await etcdCall(etcdUrl, "/v3/kv/compaction", { revision: String(revision), physical: true });
+}
+
 /** Options of {@link startRealControlPlane}. */
 export interface RealControlPlaneOptions {
   /** Directory of the binaries (default {@link realControlPlaneBinDir}). */
@@ -203,14 +261,14 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
   const token = crypto.randomUUID();
   await Deno.writeTextFile(`${dir}/tokens.csv`, `${token},admin,admin-uid,"system:masters"\n`);
   const [etcdClient, etcdPeer, apiPort] = [freePort(), freePort(), freePort()];
-  const procs: Deno.ChildProcess[] = [];
-  const spawn = (cmd: string, args: string[], log: string) => {
-    const file = Deno.openSync(`${dir}/${log}`, { write: true, create: true });
+  const procs = new Map<string, Deno.ChildProcess>();
+  const spawn = (cmd: string, args: string[], log: string, key = cmd) => {
+    const file = Deno.openSync(`${dir}/${log}`, { write: true, create: true, append: true });
     const p = new Deno.Command(`${bin}/${cmd}`, { args, cwd: dir, stdout: "null", stderr: "piped" }).spawn();
     p.stderr.pipeTo(file.writable).catch(() => {});
-    procs.push(p);
+    procs.set(key, p);
   };
-  spawn("etcd", [
+  const etcdArgs = [
     `--data-dir=${dir}/etcd`,
     `--listen-client-urls=http://127.0.0.1:${etcdClient}`,
     `--advertise-client-urls=http://127.0.0.1:${etcdClient}`,
@@ -218,7 +276,8 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeer}`,
     `--initial-cluster=default=http://127.0.0.1:${etcdPeer}`,
     "--log-level=warn",
-  ], "etcd.log");
+  ];
+  spawn("etcd", etcdArgs, "etcd.log");
   const url = `https://127.0.0.1:${apiPort}`;
   const apiserverArgs = (port: number, extra: string[]) => [
     `--etcd-servers=http://127.0.0.1:${etcdClient}`,
@@ -274,7 +333,7 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
   const client = Deno.createHttpClient({ caCerts: [ca] });
   const stop = async () => {
     client.close();
-    for (const p of procs.reverse()) {
+    for (const p of [...procs.values()].reverse()) {
       try {
         p.kill("SIGTERM");
       } catch { /* already gone */ }
@@ -292,7 +351,7 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
   const startExtraApiServer = async (args: string[]): Promise<string> => {
     const port = freePort();
     const n = ++extraServers;
-    spawn("kube-apiserver", apiserverArgs(port, args), `kube-apiserver-${n}.log`);
+    spawn("kube-apiserver", apiserverArgs(port, args), `kube-apiserver-${n}.log`, `kube-apiserver-${n}`);
     const server = `https://127.0.0.1:${port}`;
     try {
       await ready(server);
@@ -304,21 +363,40 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     await Deno.writeTextFile(path, kubeconfigFor(server));
     return path;
   };
+  const kcmArgs = [
+    `--kubeconfig=${kubeconfigPath}`,
+    "--controllers=garbagecollector,namespace,serviceaccount,clusterrole-aggregation",
+    "--leader-elect=false",
+    `--service-account-private-key-file=${dir}/sa.key`,
+    "--use-service-account-credentials=false",
+    "--bind-address=127.0.0.1",
+    "--secure-port=0",
+  ];
+  const etcdUrl = `http://127.0.0.1:${etcdClient}`;
+  const restart = async ({ wipeEtcd = false, bumpRevision = true, downMs = 0 }: RestartOptions = {}) => {
+    const oldRevision = wipeEtcd && bumpRevision ? await etcdRevision(etcdUrl) : 0;
+    for (const name of wipeEtcd ? ["kube-controller-manager", "kube-apiserver", "etcd"] : ["kube-apiserver", "etcd"]) {
+      const p = procs.get(name)!;
+      try {
+        p.kill("SIGKILL");
+      } catch { /* already gone */ }
+      await p.status;
+    }
+    if (wipeEtcd) await Deno.remove(`${dir}/etcd`, { recursive: true });
+    if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
+    spawn("etcd", etcdArgs, "etcd.log");
+    if (oldRevision > 0) await bumpEtcdRevision(etcdUrl, oldRevision + 1);
+    spawn("kube-apiserver", apiserverArgs(apiPort, []), "kube-apiserver.log");
+    await ready(url);
+    if (wipeEtcd) spawn("kube-controller-manager", kcmArgs, "kube-controller-manager.log");
+  };
   try {
     await ready(url);
-    spawn("kube-controller-manager", [
-      `--kubeconfig=${kubeconfigPath}`,
-      "--controllers=garbagecollector,namespace,serviceaccount,clusterrole-aggregation",
-      "--leader-elect=false",
-      `--service-account-private-key-file=${dir}/sa.key`,
-      "--use-service-account-credentials=false",
-      "--bind-address=127.0.0.1",
-      "--secure-port=0",
-    ], "kube-controller-manager.log");
+    spawn("kube-controller-manager", kcmArgs, "kube-controller-manager.log");
   } catch (err) {
     const log = await Deno.readTextFile(`${dir}/kube-apiserver.log`).catch(() => "");
     await stop();
     throw new Error(`${(err as Error).message}\n${log.slice(-3000)}`);
   }
-  return { url, kubeconfig, kubeconfigPath, dir, startExtraApiServer, stop };
+  return { url, kubeconfig, kubeconfigPath, dir, startExtraApiServer, restart, stop };
 }

@@ -6,6 +6,7 @@
  * it; the `k8s.io/initial-events-end` bookmark after sendInitialEvents; closes after timeoutSeconds.
  * @module
  */
+import { concatBytes } from "../runtime/bounded_body.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { WatchEventType } from "../runtime/types.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
@@ -87,7 +88,7 @@ class FlushScheduler {
       let bytes: Uint8Array;
       if (parts.length === 1) bytes = parts[0];
       else if (lastBytes && sameParts(parts, lastParts)) bytes = lastBytes;
-      else bytes = lastBytes = concat(lastParts = parts);
+      else bytes = lastBytes = concatBytes(lastParts = parts);
       stream.enqueue(bytes);
     }
   }
@@ -97,18 +98,6 @@ function sameParts(a: Uint8Array[], b: Uint8Array[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let off = 0;
-  for (const p of parts) {
-    out.set(p, off);
-    off += p.length;
-  }
-  return out;
 }
 
 const flusher = new FlushScheduler();
@@ -262,7 +251,7 @@ export class WatchStream implements WatchSink {
     if (closeBody && this.#pending.length > 0) {
       // Frames written before the end go out first (an ERROR frame before the close, say).
       const parts = this.takePending();
-      this.enqueue(parts.length === 1 ? parts[0] : concat(parts));
+      this.enqueue(parts.length === 1 ? parts[0] : concatBytes(parts));
       if (this.#closed) return;
     }
     this.#pending = [];

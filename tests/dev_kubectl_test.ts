@@ -8,23 +8,31 @@ const KUBECTL = "/usr/lib/google-cloud-sdk/bin/kubectl.1.32";
 const haveKubectl = await Deno.stat(KUBECTL).then(() => true, () => false);
 
 Deno.test({
-  name: "kubeop dev: samples apply, operators converge, farm API serves llamas and farmpods to kubectl",
+  name:
+    "kubeop dev: samples apply, operators converge, webhooks answer, farm API serves llamas and farmpods to kubectl",
   ignore: !haveKubectl,
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
     const dir = await Deno.makeTempDir({ prefix: "kubeop-dev-" });
     const dev = await startDev({ kubeconfigOut: `${dir}/dev.kubeconfig` });
-    const kubectl = async (...args: string[]) => {
+    const run = async (...args: string[]) => {
       const out = await new Deno.Command(KUBECTL, {
         args,
         env: { KUBECONFIG: dev.kubeconfigPath, KUBECACHEDIR: `${dir}/cache` },
         stdout: "piped",
         stderr: "piped",
       }).output();
-      const text = new TextDecoder().decode(out.stdout);
-      assert.equal(out.code, 0, `kubectl ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
-      return text;
+      return {
+        code: out.code,
+        stdout: new TextDecoder().decode(out.stdout),
+        stderr: new TextDecoder().decode(out.stderr),
+      };
+    };
+    const kubectl = async (...args: string[]) => {
+      const out = await run(...args);
+      assert.equal(out.code, 0, `kubectl ${args.join(" ")}: ${out.stderr}`);
+      return out.stdout;
     };
     try {
       const resources = await kubectl("api-resources");
@@ -48,6 +56,27 @@ Deno.test({
         const created = await kubectl("get", "multisecret", "multisecret-sample", "-o", "jsonpath={.status.created}");
         return Number(created) >= 4 ? true : undefined;
       }, POLL);
+      // The seed webhooks run under kubeop dev: a Netperf naming a missing Node is refused with the handler's message,
+      // and At's v1beta1 (kubectl's preferred version) is converted by kubeop's webhook.
+      await Deno.writeTextFile(
+        `${dir}/bad-netperf.yaml`,
+        "apiVersion: app.example.com/v1alpha1\nkind: Netperf\nmetadata: { name: bad-node }\nspec: { serverNode: no-such-node }\n",
+      );
+      const refused = await run("apply", "-f", `${dir}/bad-netperf.yaml`);
+      assert.notEqual(refused.code, 0);
+      assert.match(
+        refused.stderr,
+        /admission webhook "vnetperf.app.example.com" denied the request: spec.serverNode: Node "no-such-node" not found/,
+      );
+      const argv = await kubectl(
+        "get",
+        "ats.v1beta1.cnat.ishankhare.dev",
+        "at-sample",
+        "-o",
+        "jsonpath={.spec.command}",
+      );
+      assert.deepEqual(JSON.parse(argv), ["echo", "hello", "world!"]);
+      assert.match(await kubectl("get", "ats", "-o", "name"), /^at.cnat.ishankhare.dev\/at-sample$/m);
       const all = await kubectl("get", "kubeop", "-A");
       for (const kind of ["machine", "switch", "at", "netperf", "multisecret"]) {
         assert.match(all, new RegExp(`${kind}\\.`), `kubectl get kubeop lists ${kind}s`);

@@ -16,6 +16,7 @@
 
 import { median, round } from "../result.ts";
 import { createMachines, createNamespace, machineConverged, startBenchCluster, waitForMachines } from "./cluster.ts";
+import { openInspector } from "./inspector.ts";
 import { converge } from "./scenarios.ts";
 import { cpuSeconds, forceGc, killAll, type OperatorProcess, rssBytes, startOperator, waitReady } from "./operators.ts";
 
@@ -215,29 +216,9 @@ function freePort(): number {
 
 /** Deno.memoryUsage() and V8's per-space heap statistics of the process behind inspector `port`. */
 async function inspectMemory(port: number): Promise<Record<string, unknown>> {
-  const targets = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json() as {
-    webSocketDebuggerUrl: string;
-  }[];
-  const ws = new WebSocket(targets[0].webSocketDebuggerUrl);
-  await new Promise((resolve, reject) => {
-    ws.onopen = resolve;
-    ws.onerror = reject;
-  });
-  let id = 0;
-  const pending = new Map<number, (v: Record<string, unknown>) => void>();
-  ws.onmessage = (e) => {
-    const msg = JSON.parse(e.data as string);
-    pending.get(msg.id)?.(msg.result ?? {});
-  };
+  const session = await openInspector(port);
   const evaluate = async (expression: string) => {
-    const result = await new Promise<Record<string, unknown>>((resolve) => {
-      pending.set(++id, resolve);
-      ws.send(JSON.stringify({
-        id,
-        method: "Runtime.evaluate",
-        params: { expression, returnByValue: true, awaitPromise: true },
-      }));
-    });
+    const result = await session.call("Runtime.evaluate", { expression, returnByValue: true, awaitPromise: true });
     const value = (result.result as { value?: string } | undefined)?.value;
     return value ? JSON.parse(value) : result;
   };
@@ -249,6 +230,6 @@ async function inspectMemory(port: number): Promise<Record<string, unknown>> {
     );
     return { memoryUsage, spaces };
   } finally {
-    ws.close();
+    session.close();
   }
 }

@@ -4,6 +4,7 @@
  * unthrottled unless `qps` is given, watch one namespace, run `maxConcurrentReconciles` workers and serve /readyz.
  * @module
  */
+import { openInspector } from "./inspector.ts";
 
 /** Which operator. */
 export type OperatorKind = "kubeop" | "controller-runtime";
@@ -202,31 +203,13 @@ export async function forceGc(op: OperatorProcess, gcPort: number): Promise<numb
     const m = /# HeapAlloc = (\d+)/.exec(text);
     return m ? Number(m[1]) : NaN;
   }
-  const targets = await (await fetch(`http://127.0.0.1:${gcPort}/json/list`)).json() as {
-    webSocketDebuggerUrl: string;
-  }[];
-  const ws = new WebSocket(targets[0].webSocketDebuggerUrl);
-  await new Promise((resolve, reject) => {
-    ws.onopen = resolve;
-    ws.onerror = reject;
-  });
-  let id = 0;
-  const pending = new Map<number, (v: Record<string, unknown>) => void>();
-  ws.onmessage = (e) => {
-    const msg = JSON.parse(e.data as string);
-    pending.get(msg.id)?.(msg.result ?? {});
-  };
-  const call = (method: string) =>
-    new Promise<Record<string, unknown>>((resolve) => {
-      pending.set(++id, resolve);
-      ws.send(JSON.stringify({ id, method }));
-    });
+  const session = await openInspector(gcPort);
   try {
-    await call("HeapProfiler.collectGarbage");
-    await call("HeapProfiler.collectGarbage");
-    const usage = await call("Runtime.getHeapUsage");
+    await session.call("HeapProfiler.collectGarbage");
+    await session.call("HeapProfiler.collectGarbage");
+    const usage = await session.call("Runtime.getHeapUsage");
     return Number(usage.usedSize);
   } finally {
-    ws.close();
+    session.close();
   }
 }

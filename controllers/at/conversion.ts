@@ -11,8 +11,8 @@
  *   then stale and dropped). Only annotations change — metadata otherwise stays byte for byte, as kube-apiserver
  *   requires of a conversion webhook.
  * - **v1alpha1 manifests keep applying unchanged**, and clients of v1alpha1 read what they wrote.
- * - **Storage and migration (planned with the CRD change):** serve both versions with v1alpha1 still the storage
- *   version, so existing objects are untouched and the operator can be rolled back; once every replica serves
+ * - **Storage and migration:** the CRD (./schema.ts `atCrds`) serves both versions with v1alpha1 still the storage
+ *   version, so existing objects are untouched and the operator can be rolled back. Next, once every replica serves
  *   `/convert`, make v1beta1 the storage version, rewrite every At once (a no-op update through v1beta1, or the
  *   StorageVersionMigration API), and then drop v1alpha1 from the CRD's `status.storedVersions`. The controller
  *   reads v1alpha1 until that switch, then v1beta1 (the conversion makes both views equal).
@@ -101,7 +101,8 @@ export const AT_CONVERSION: Spoke<AtV1beta1, AtV1alpha1> = {
 };
 
 /**
- * At's conversion webhook (register it with the controller once the CRD serves v1beta1; see the module doc).
+ * At's conversion webhook, registered next to its controller (controllers/mod.ts `WEBHOOKS.at`): the At CRD serves
+ * v1beta1 with `conversion.strategy: Webhook` pointing at kubeop's `/convert`.
  *
  * @example
  * ```ts

@@ -14,6 +14,7 @@ import {
   StringEnum,
 } from "../schema_util.ts";
 import { customResourceType } from "../../runtime/crd_schema.ts";
+import { crdConversion } from "../../runtime/webhook/manifests.ts";
 
 /** RFC 3339 in UTC, seconds precision or finer: `2020-11-16T10:12:00Z`. */
 export const SCHEDULE_PATTERN = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$";
@@ -33,6 +34,16 @@ export const AtSpecSchema = Type.Object({
     minLength: 1,
     maxLength: 4096,
     description: "Command to run in a busybox container, split on whitespace (no shell implied).",
+  }),
+});
+
+/** At.spec in v1beta1 (controllers/at/conversion.ts): `command` is the argv, so an argument may hold spaces. */
+export const AtV1beta1SpecSchema = Type.Object({
+  schedule: AtSpecSchema.properties.schedule,
+  command: Type.Array(Type.String({ maxLength: 4096 }), {
+    minItems: 1,
+    maxItems: 256,
+    description: "The argv run in a busybox container (no shell implied): command[0] and its arguments.",
   }),
 });
 
@@ -83,7 +94,17 @@ export const AtType: ResourceType = customResourceType(AtResource);
 /** Whole-object schema for runtime validation. */
 export const AtObjectSchema = objectSchema(AtResource);
 
-/** The CRDs of this system. */
+/** The v1beta1 version of the At CRD (served next to v1alpha1; converted by kubeop's `/convert` webhook). */
+export const AtV1beta1Resource: CustomResourceSpec = { ...AtResource, version: "v1beta1", spec: AtV1beta1SpecSchema };
+
+/**
+ * The CRDs of this system: At serves v1alpha1 (the storage version) and v1beta1, converted by kubeop's webhook
+ * (`spec.conversion` points at the `kubeop-webhook` Service's `/convert`; the caBundle is injected at run time).
+ */
 export function atCrds(): CustomResourceDefinition[] {
-  return [customResourceDefinition(AtResource)];
+  const crd = customResourceDefinition(AtResource);
+  const [beta] = customResourceDefinition(AtV1beta1Resource).spec.versions;
+  crd.spec.versions.push({ ...beta, storage: false });
+  (crd.spec as { conversion?: unknown }).conversion = crdConversion();
+  return [crd];
 }

@@ -16,6 +16,7 @@ import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { type AdmissionInput, denied, type ValidationVerdict } from "../../runtime/webhook/admission.ts";
 import { Webhook } from "../../runtime/webhook/webhook.ts";
 import { childNameOf } from "./children.ts";
+import { defaultSecretName } from "./secret_name_default.ts";
 import { type MultiSecret, MultiSecretType } from "./schema.ts";
 
 /** What the handler needs: a client that may list MultiSecrets and Namespaces (multisecret's RBAC has both). */
@@ -83,7 +84,13 @@ export async function validateMultiSecretChildren(
   return undefined;
 }
 
-/** MultiSecret's webhooks, registered next to its controller (`kubeop run --controllers multisecret`). */
+/**
+ * MultiSecret's webhooks, registered next to its controller (`kubeop run --controllers multisecret`): the validating
+ * one above (failurePolicy Fail) and a mutating one defaulting `spec.secretName` on CREATE (./secret_name_default.ts;
+ * failurePolicy Ignore, the controller applies the same fallback).
+ */
 export function multiSecretWebhook(deps: MultiSecretWebhookDeps): Webhook<MultiSecret> {
-  return new Webhook<MultiSecret>(MultiSecretType).validate((input) => validateMultiSecretChildren(deps, input));
+  return new Webhook<MultiSecret>(MultiSecretType)
+    .validate((input) => validateMultiSecretChildren(deps, input))
+    .default(defaultSecretName, { operations: ["CREATE"], failurePolicy: "Ignore" });
 }

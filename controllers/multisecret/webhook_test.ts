@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { CoreTypes } from "../../runtime/types.ts";
-import type { AdmissionResponse, AdmissionReview } from "../../runtime/webhook/review_types.ts";
+import type { AdmissionResponse } from "../../runtime/webhook/review_types.ts";
 import { webhookRoutes } from "../../runtime/webhook/webhook.ts";
+import { reviewThroughRoute } from "../../testing/admission_review.ts";
 import { FakeCluster } from "../../testing/mod.ts";
 import { multiSecretWebhook } from "./webhook.ts";
 import { type MultiSecret, multiSecretCrds, MultiSecretType } from "./schema.ts";
@@ -13,22 +14,11 @@ function multiSecret(namespace: string, name: string, spec: MultiSecret["spec"])
 async function admit(cluster: FakeCluster, object: MultiSecret, oldObject?: MultiSecret): Promise<AdmissionResponse> {
   const [route] = webhookRoutes([multiSecretWebhook({ client: cluster.client })]);
   assert.equal(route.path, "/validate-multi-ddnw-ml-v1alpha1-multisecret");
-  const review: AdmissionReview = {
-    apiVersion: "admission.k8s.io/v1",
-    kind: "AdmissionReview",
-    request: {
-      uid: "u",
-      kind: { group: "multi.ddnw.ml", version: "v1alpha1", kind: "MultiSecret" },
-      resource: { group: "multi.ddnw.ml", version: "v1alpha1", resource: "multisecrets" },
-      operation: oldObject ? "UPDATE" : "CREATE",
-      userInfo: {},
-      object,
-      oldObject,
-    },
-  };
-  const answer = await route.serve(review, new AbortController().signal);
-  assert.equal(answer.status, 200);
-  return (answer.body as AdmissionReview).response!;
+  return await reviewThroughRoute(route, MultiSecretType, {
+    operation: oldObject ? "UPDATE" : "CREATE",
+    object,
+    oldObject,
+  });
 }
 
 async function cluster(): Promise<FakeCluster> {
@@ -72,4 +62,33 @@ Deno.test("multisecret webhook: an update keeping name and selector is not re-ch
   assert.equal((await admit(c, { ...first, spec: { ...first.spec, stringData: { k: "v" } } }, first)).allowed, true);
   const widened = await admit(c, multiSecret("c", "x", { secretName: "shared" }), multiSecret("c", "x", {}));
   assert.equal(widened.allowed, false, "renaming its children into a clash is refused");
+});
+
+Deno.test("the mutating webhook defaults spec.secretName to the MultiSecret's name on CREATE (a JSON patch)", async () => {
+  const route = webhookRoutes([multiSecretWebhook({ client: new FakeCluster().client })])
+    .find((r) => r.path === "/mutate-multi-ddnw-ml-v1alpha1-multisecret");
+  assert.ok(route, "served at controller-runtime's mutate path");
+  const mutate = async (object: MultiSecret) => {
+    const review: AdmissionReview = {
+      apiVersion: "admission.k8s.io/v1",
+      kind: "AdmissionReview",
+      request: {
+        uid: "m",
+        kind: { group: "multi.ddnw.ml", version: "v1alpha1", kind: "MultiSecret" },
+        resource: { group: "multi.ddnw.ml", version: "v1alpha1", resource: "multisecrets" },
+        operation: "CREATE",
+        userInfo: {},
+        object,
+      },
+    };
+    const response = ((await route.serve(review, new AbortController().signal)).body as AdmissionReview).response!;
+    assert.equal(response.allowed, true);
+    return response.patch ? JSON.parse(atob(response.patch)) : [];
+  };
+  assert.deepEqual(await mutate(multiSecret("a", "creds", { stringData: { k: "v" } })), [
+    { op: "add", path: "/spec/secretName", value: "creds" },
+  ]);
+  assert.deepEqual(await mutate(multiSecret("a", "creds", { secretName: "other" })), [], "an explicit name is kept");
+  const generated = { ...multiSecret("a", "", {}), metadata: { generateName: "ms-", namespace: "a" } };
+  assert.deepEqual(await mutate(generated), [], "no name yet: left to the controller's fallback");
 });

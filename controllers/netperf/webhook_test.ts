@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { CoreTypes } from "../../runtime/types.ts";
-import type { AdmissionResponse, AdmissionReview } from "../../runtime/webhook/review_types.ts";
+import type { AdmissionResponse } from "../../runtime/webhook/review_types.ts";
 import { webhookRoutes } from "../../runtime/webhook/webhook.ts";
+import { reviewThroughRoute } from "../../testing/admission_review.ts";
 import { FakeCluster } from "../../testing/mod.ts";
 import { netperfWebhook } from "./webhook.ts";
-import { type Netperf, netperfCrds } from "./schema.ts";
+import { type Netperf, netperfCrds, NetperfType } from "./schema.ts";
 
 function netperf(spec: Netperf["spec"]): Netperf {
   return { apiVersion: "app.example.com/v1alpha1", kind: "Netperf", metadata: { name: "np", namespace: "ns" }, spec };
@@ -18,22 +19,7 @@ async function admit(
 ): Promise<AdmissionResponse> {
   const [route] = webhookRoutes([netperfWebhook({ client: cluster.client })]);
   assert.equal(route.path, "/validate-app-example-com-v1alpha1-netperf");
-  const review: AdmissionReview = {
-    apiVersion: "admission.k8s.io/v1",
-    kind: "AdmissionReview",
-    request: {
-      uid: "u",
-      kind: { group: "app.example.com", version: "v1alpha1", kind: "Netperf" },
-      resource: { group: "app.example.com", version: "v1alpha1", resource: "netperfs" },
-      operation,
-      userInfo: {},
-      object,
-      oldObject,
-    },
-  };
-  const answer = await route.serve(review, new AbortController().signal);
-  assert.equal(answer.status, 200);
-  return (answer.body as AdmissionReview).response!;
+  return await reviewThroughRoute(route, NetperfType, { operation, object, oldObject });
 }
 
 Deno.test("netperf webhook refuses a Netperf naming a Node that does not exist, and allows existing ones", async () => {

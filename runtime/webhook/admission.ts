@@ -159,17 +159,28 @@ function inputOf<T>(req: AdmissionRequest, signal: AbortSignal, warnings: string
   };
 }
 
-/** Runs `fn`, turning a thrown {@link AdmissionDenied} into a denial and anything else into an errored answer. */
-async function guarded(
-  uid: string,
-  warnings: string[],
-  fn: () => Promise<AdmissionResponse>,
-): Promise<AdmissionResponse> {
+function allowedResponse(uid: string, warnings: string[]): AdmissionResponse {
+  return { uid, allowed: true, ...(warnings.length ? { warnings } : {}) };
+}
+
+/**
+ * Parses an AdmissionReview (400 when malformed) and answers it with `respond`, turning a thrown
+ * {@link AdmissionDenied} into a denial and anything else into an errored answer. `warnings` collects the handler's.
+ */
+async function answerAdmission<T>(
+  body: unknown,
+  signal: AbortSignal,
+  respond: (input: AdmissionInput<T>, warnings: string[]) => Promise<AdmissionResponse>,
+): Promise<ReviewAnswer> {
+  const parsed = parseAdmissionReview(body);
+  if (typeof parsed === "string") return { status: 400, body: parsed };
+  const req = parsed.request!;
+  const warnings: string[] = [];
   try {
-    return await fn();
+    return review(await respond(inputOf<T>(req, signal, warnings), warnings));
   } catch (error) {
-    if (error instanceof AdmissionDenied) return deniedResponse(uid, error, warnings);
-    return erroredResponse(uid, error, warnings);
+    if (error instanceof AdmissionDenied) return review(deniedResponse(req.uid, error, warnings));
+    return review(erroredResponse(req.uid, error, warnings));
   }
 }
 
@@ -196,17 +207,11 @@ export async function answerValidation<T>(
   handler: ValidatingHandler<T>,
   signal: AbortSignal,
 ): Promise<ReviewAnswer> {
-  const parsed = parseAdmissionReview(body);
-  if (typeof parsed === "string") return { status: 400, body: parsed };
-  const req = parsed.request!;
-  const warnings: string[] = [];
-  return review(
-    await guarded(req.uid, warnings, async () => {
-      const verdict = await handler(inputOf<T>(req, signal, warnings));
-      if (verdict && verdict.allowed === false) return deniedResponse(req.uid, verdict, warnings);
-      return { uid: req.uid, allowed: true, ...(warnings.length ? { warnings } : {}) };
-    }),
-  );
+  return await answerAdmission<T>(body, signal, async (input, warnings) => {
+    const verdict = await handler(input);
+    if (verdict && verdict.allowed === false) return deniedResponse(input.request.uid, verdict, warnings);
+    return allowedResponse(input.request.uid, warnings);
+  });
 }
 
 /** Answers a mutating AdmissionReview with `handler`: the patch from the request's object to the handler's result. */
@@ -215,24 +220,17 @@ export async function answerMutation<T>(
   handler: MutatingHandler<T>,
   signal: AbortSignal,
 ): Promise<ReviewAnswer> {
-  const parsed = parseAdmissionReview(body);
-  if (typeof parsed === "string") return { status: 400, body: parsed };
-  const req = parsed.request!;
-  const warnings: string[] = [];
-  return review(
-    await guarded(req.uid, warnings, async () => {
-      const input = inputOf<T>(req, signal, warnings);
-      const result = await handler(input);
-      const after = result ?? input.object;
-      const ops = req.object && after !== undefined ? diffJsonPatch(req.object, after) : [];
-      const response: AdmissionResponse = { uid: req.uid, allowed: true, ...(warnings.length ? { warnings } : {}) };
-      if (ops.length) {
-        response.patch = base64(new TextEncoder().encode(JSON.stringify(ops)));
-        response.patchType = "JSONPatch";
-      }
-      return response;
-    }),
-  );
+  return await answerAdmission<T>(body, signal, async (input, warnings) => {
+    const req = input.request;
+    const after = (await handler(input)) ?? input.object;
+    const ops = req.object && after !== undefined ? diffJsonPatch(req.object, after) : [];
+    const response = allowedResponse(req.uid, warnings);
+    if (ops.length) {
+      response.patch = base64(new TextEncoder().encode(JSON.stringify(ops)));
+      response.patchType = "JSONPatch";
+    }
+    return response;
+  });
 }
 
 /** Base64 of `bytes`, in chunks (spreading a large array into String.fromCharCode overflows the stack). */

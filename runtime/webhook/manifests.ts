@@ -18,6 +18,13 @@ export interface WebhookServiceRef {
   namespace?: string;
   /** The Service port (default 443; it targets the server's 9443). */
   port?: number;
+  /**
+   * Instead of the Service: the server's base URL (`https://127.0.0.1:9443`), each path appended — how `kubeop dev`
+   * and the real-cluster tests register a webhook kube-apiserver reaches on loopback.
+   */
+  url?: string;
+  /** Base64 PEM bundle to write into each clientConfig (default: none, injected at run time). */
+  caBundle?: string;
 }
 
 /** Default names of the generated configurations and Service. */
@@ -29,12 +36,17 @@ export const WEBHOOK_DEFAULTS = {
   servicePort: 443,
 } as const;
 
-function service(ref: WebhookServiceRef, path: string) {
+function clientConfig(ref: WebhookServiceRef, path: string): Record<string, unknown> {
+  const caBundle = ref.caBundle ? { caBundle: ref.caBundle } : {};
+  if (ref.url) return { url: `${ref.url.replace(/\/+$/, "")}${path}`, ...caBundle };
   return {
-    name: ref.name ?? WEBHOOK_DEFAULTS.serviceName,
-    namespace: ref.namespace ?? WEBHOOK_DEFAULTS.namespace,
-    path,
-    port: ref.port ?? WEBHOOK_DEFAULTS.servicePort,
+    service: {
+      name: ref.name ?? WEBHOOK_DEFAULTS.serviceName,
+      namespace: ref.namespace ?? WEBHOOK_DEFAULTS.namespace,
+      path,
+      port: ref.port ?? WEBHOOK_DEFAULTS.servicePort,
+    },
+    ...caBundle,
   };
 }
 
@@ -60,7 +72,7 @@ export function webhookConfigurations(
     const entries = webhooks.flatMap((w) => w.admission()).filter((a) => a.type === type).map((a) => ({
       name: a.name,
       admissionReviewVersions: ["v1"],
-      clientConfig: { service: service(ref, a.path) },
+      clientConfig: clientConfig(ref, a.path),
       failurePolicy: a.failurePolicy,
       sideEffects: a.sideEffects,
       timeoutSeconds: a.timeoutSeconds,
@@ -92,7 +104,7 @@ export function webhookConfigurations(
 export function crdConversion(ref: WebhookServiceRef = {}): Record<string, unknown> {
   return {
     strategy: "Webhook",
-    webhook: { conversionReviewVersions: ["v1"], clientConfig: { service: service(ref, CONVERSION_PATH) } },
+    webhook: { conversionReviewVersions: ["v1"], clientConfig: clientConfig(ref, CONVERSION_PATH) },
   };
 }
 

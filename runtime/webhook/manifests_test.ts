@@ -57,3 +57,17 @@ Deno.test("no admission handlers, no configurations; a second webhook for one ki
   assert.deepEqual(webhookConfigurations([new Webhook(WIDGETS)]), []);
   assert.throws(() => webhookRoutes([new Webhook(WIDGETS), new Webhook(WIDGETS)]), /registered twice/);
 });
+
+Deno.test("by URL: each path appended to the server's base URL, the caBundle written in", () => {
+  const webhooks = [new Webhook(WIDGETS).validate(() => {}).convert("example.com/v1", [])];
+  const ref = { url: "https://127.0.0.1:9443/", caBundle: "Q0E=" };
+  const [validating] = webhookConfigurations(webhooks, ref);
+  assert.deepEqual((validating.webhooks as { clientConfig: unknown }[])[0].clientConfig, {
+    url: "https://127.0.0.1:9443/validate-example-com-v1-widget",
+    caBundle: "Q0E=",
+  });
+  assert.deepEqual((crdConversion(ref) as { webhook: { clientConfig: unknown } }).webhook.clientConfig, {
+    url: "https://127.0.0.1:9443/convert",
+    caBundle: "Q0E=",
+  });
+});

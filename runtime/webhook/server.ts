@@ -12,12 +12,13 @@
  */
 import https from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
 import { type Clock, RealClock } from "../clock.ts";
 import { parseGoDuration } from "../apimachinery/go_duration.ts";
-import { closeAfterAnswer, type ConnectionDeadlines, enforceConnectionDeadlines } from "../http_deadlines.ts";
+import { readBytesUpTo } from "../bounded_body.ts";
+import { closeAfterAnswer, type ConnectionDeadlines } from "../http_deadlines.ts";
 import { kubeopLogger, type Logger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
+import { listenTracked, type TrackedListener } from "../node_listen.ts";
 import type { CertKeyPEM } from "../pki.ts";
 import { type BindAddress, parseBindAddress } from "../probes.ts";
 import type { Runnable } from "../runnable.ts";
@@ -85,20 +86,7 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 
 async function readBody(req: IncomingMessage, maxBytes: number): Promise<Uint8Array | "too-large"> {
   if (Number(req.headers["content-length"] ?? 0) > maxBytes) return "too-large";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Uint8Array).length;
-    if (size > maxBytes) return "too-large";
-    chunks.push(chunk as Uint8Array);
-  }
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.length;
-  }
-  return out;
+  return await readBytesUpTo(req, maxBytes);
 }
 
 /**
@@ -199,7 +187,7 @@ export class WebhookServer implements Runnable {
       this.#metrics?.inFlight.inc({ webhook: path }, 0);
     }
     let server: https.Server;
-    const sockets = new Set<Socket>();
+    let listener: TrackedListener;
     // Aborts the handlers still running when the shutdown grace is over (not at the stop signal: they may finish).
     const hardStop = new AbortController();
     let cert: CertKeyPEM;
@@ -223,26 +211,17 @@ export class WebhookServer implements Runnable {
           serving.finally(() => this.#inFlight.delete(serving));
         },
       );
-      const track = (socket: Socket) => {
-        sockets.add(socket);
-        socket.on("close", () => sockets.delete(socket));
-      };
-      server.on("connection", track);
-      server.on("secureConnection", track);
-      enforceConnectionDeadlines(server, this.#opts.deadlines);
-      await new Promise<void>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(this.#bind.port, this.#bind.hostname, () => {
-          server.off("error", reject);
-          resolve();
-        });
+      listener = await listenTracked(server, {
+        hostname: this.#bind.hostname,
+        port: this.#bind.port,
+        deadlines: this.#opts.deadlines,
       });
     } catch (err) {
       const error = new Error(`webhook server: cannot listen on ${this.#opts.bindAddress}: ${(err as Error).message}`);
       this.#failed(error);
       throw error;
     }
-    this.#port = (server.address() as AddressInfo).port;
+    this.#port = listener.port;
     this.#log.info("webhook server listening on https://{hostname}:{port} ({paths})", {
       hostname: this.#bind.hostname,
       port: this.#port,
@@ -266,7 +245,7 @@ export class WebhookServer implements Runnable {
     await this.#drain(this.#opts.shutdownGraceMs ?? 5_000);
     hardStop.abort(new Error("webhook server stopped"));
     server.closeAllConnections?.();
-    for (const s of sockets) s.destroy();
+    listener.destroySockets();
     await closed;
     await watching;
   }

@@ -29,25 +29,38 @@ export function jsonPatch(ops: unknown[]): Pick<AdmissionResponse, "patch" | "pa
   return { patch: btoa(JSON.stringify(ops)), patchType: "JSONPatch" };
 }
 
-/** Starts the webhook; `serviceHosts` are extra DNS names for its certificate (`<svc>.<ns>.svc`). */
-export async function startTestWebhook(
-  handlers: Record<string, ReviewHandler>,
-  serviceHosts: string[] = [],
-): Promise<TestWebhook> {
-  const ca = await createCA({ commonName: "conformance-webhook-ca" });
+/**
+ * An HTTPS server on 127.0.0.1 (a free port) whose certificate, for 127.0.0.1, localhost and `extraHosts`, is signed
+ * by its own new CA `<name>-ca`; `caBundle` is that CA's PEM in base64 (a webhook's `caBundle`).
+ */
+export async function serveWithOwnCA(
+  name: string,
+  extraHosts: string[],
+  handler: (req: Request) => Response | Promise<Response>,
+): Promise<{ server: Deno.HttpServer<Deno.NetAddr>; caBundle: string }> {
+  const ca = await createCA({ commonName: `${name}-ca` });
   const serving = await ca.issue({
-    commonName: "conformance-webhook",
-    hosts: ["127.0.0.1", "localhost", ...serviceHosts],
+    commonName: name,
+    hosts: ["127.0.0.1", "localhost", ...extraHosts],
     usage: "server",
   });
-  const received = new Map<string, AdmissionRequest[]>();
   const server = Deno.serve({
     hostname: "127.0.0.1",
     port: 0,
     cert: serving.certPEM,
     key: serving.keyPEM,
     onListen: () => {},
-  }, async (req) => {
+  }, handler);
+  return { server, caBundle: btoa(ca.certPEM) };
+}
+
+/** Starts the webhook; `serviceHosts` are extra DNS names for its certificate (`<svc>.<ns>.svc`). */
+export async function startTestWebhook(
+  handlers: Record<string, ReviewHandler>,
+  serviceHosts: string[] = [],
+): Promise<TestWebhook> {
+  const received = new Map<string, AdmissionRequest[]>();
+  const { server, caBundle } = await serveWithOwnCA("conformance-webhook", serviceHosts, async (req) => {
     const path = new URL(req.url).pathname;
     const handler = handlers[path];
     if (!handler) return new Response("no such webhook", { status: 404 });
@@ -66,7 +79,7 @@ export async function startTestWebhook(
   const port = server.addr.port;
   return {
     port,
-    caBundle: btoa(ca.certPEM),
+    caBundle,
     url: (path) => `https://127.0.0.1:${port}${path}`,
     received: (path) => received.get(path) ?? [],
     stop: async () => {

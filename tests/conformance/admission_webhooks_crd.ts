@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { eventually } from "../../testing/eventually.ts";
-import { call, CRD_PATH } from "./crd_helpers.ts";
+import { call, CRD_PATH, type Json, twoVersionCrd } from "./crd_helpers.ts";
 import { startTestWebhook, type TestWebhook } from "./admission_webhook_server.ts";
 import { CASE_LABEL, VWC, webhook, withObjects } from "./admission_webhooks_support.ts";
 import { type ConformanceCase, POLL } from "./support.ts";
@@ -115,28 +115,6 @@ export const admissionWebhookCrdCases: ConformanceCase[] = [
 const GADGETS = "webhook.conformance.kubeop.dev";
 
 /** A CRD served in v1 (storage) and v2 with the same schema (conversion None). */
-// deno-lint-ignore no-explicit-any
-function gadgetCrd(): any {
-  const version = (name: string, storage: boolean) => ({
-    name,
-    served: true,
-    storage,
-    schema: {
-      openAPIV3Schema: {
-        type: "object",
-        properties: { spec: { type: "object", properties: { size: { type: "integer" } } } },
-      },
-    },
-  });
-  return {
-    apiVersion: "apiextensions.k8s.io/v1",
-    kind: "CustomResourceDefinition",
-    metadata: { name: `gadgets.${GADGETS}` },
-    spec: {
-      group: GADGETS,
-      scope: "Namespaced",
-      names: { plural: "gadgets", singular: "gadget", kind: "Gadget", listKind: "GadgetList" },
-      versions: [version("v1", true), version("v2", false)],
-    },
-  };
+function gadgetCrd(): Json {
+  return twoVersionCrd(GADGETS, "Gadget", { v1: "size", v2: "size" });
 }

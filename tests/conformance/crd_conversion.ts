@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import type { ConversionReview } from "../../runtime/webhook/review_types.ts";
 import { eventually } from "../../testing/eventually.ts";
-import { createCA } from "../../runtime/pki.ts";
 import { withObjects } from "./admission_webhooks_support.ts";
-import { call, CRD_PATH, type Json } from "./crd_helpers.ts";
+import { serveWithOwnCA } from "./admission_webhook_server.ts";
+import { call, CRD_PATH, type Json, twoVersionCrd } from "./crd_helpers.ts";
 import { type ConformanceCase, POLL, readEvents } from "./support.ts";
 
 const GROUP = "conversion.conformance.kubeop.dev";
@@ -28,33 +28,12 @@ export function convert(obj: Json, desired: string): Json {
   return out;
 }
 
+/** The Ruler CRD: v1 (storage, `spec.size`) and v2 (`spec.length`), converted by the webhook at `url`. */
 export function lengthCrd(caBundle: string, url: string): Json {
-  const version = (name: string, storage: boolean, field: string) => ({
-    name,
-    served: true,
-    storage,
-    schema: {
-      openAPIV3Schema: {
-        type: "object",
-        properties: { spec: { type: "object", properties: { [field]: { type: "integer" } } } },
-      },
-    },
+  return twoVersionCrd(GROUP, "Ruler", { v1: "size", v2: "length" }, {
+    strategy: "Webhook",
+    webhook: { clientConfig: { url, caBundle }, conversionReviewVersions: ["v1"] },
   });
-  return {
-    apiVersion: "apiextensions.k8s.io/v1",
-    kind: "CustomResourceDefinition",
-    metadata: { name: `rulers.${GROUP}` },
-    spec: {
-      group: GROUP,
-      scope: "Namespaced",
-      names: { plural: "rulers", singular: "ruler", kind: "Ruler", listKind: "RulerList" },
-      versions: [version("v1", true, "size"), version("v2", false, "length")],
-      conversion: {
-        strategy: "Webhook",
-        webhook: { clientConfig: { url, caBundle }, conversionReviewVersions: ["v1"] },
-      },
-    },
-  };
 }
 
 const Ruler = (version: string) => ({ group: GROUP, version, plural: "rulers", kind: "Ruler", namespaced: true });
@@ -169,15 +148,7 @@ export const crdConversionCases: ConformanceCase[] = [
 export async function startConversionWebhook(
   convert: (req: NonNullable<ConversionReview["request"]>) => Json[],
 ): Promise<{ url: string; caBundle: string; stop(): Promise<void> }> {
-  const ca = await createCA({ commonName: "conformance-conversion-ca" });
-  const serving = await ca.issue({ commonName: "conversion", hosts: ["127.0.0.1", "localhost"], usage: "server" });
-  const server = Deno.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    cert: serving.certPEM,
-    key: serving.keyPEM,
-    onListen: () => {},
-  }, async (req) => {
+  const { server, caBundle } = await serveWithOwnCA("conformance-conversion", [], async (req) => {
     const review = await req.json() as ConversionReview;
     const request = review.request!;
     const body: ConversionReview = {
@@ -189,7 +160,7 @@ export async function startConversionWebhook(
   });
   return {
     url: `https://127.0.0.1:${server.addr.port}/convert`,
-    caBundle: btoa(ca.certPEM),
+    caBundle,
     stop: () => server.shutdown(),
   };
 }

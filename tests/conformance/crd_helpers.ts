@@ -1,6 +1,6 @@
 /**
- * Helpers of the CRD conformance cases (crd_cel.ts, crd_definitions.ts): a CRD builder, raw calls that keep the
- * Status and Warning headers, and assertions of a failure Status. `KUBEOP_CONFORMANCE_RECORD=1` prints the answers
+ * Helpers of the CRD conformance cases (crd_cel.ts, crd_definitions.ts, crd_conversion.ts, admission_webhooks_crd.ts):
+ * CRD builders, raw calls that keep the Status and Warning headers, and assertions of a failure Status. `KUBEOP_CONFORMANCE_RECORD=1` prints the answers
  * instead of asserting them (how the expectations were captured from kube-apiserver v1.37.2).
  * @module
  */
@@ -44,6 +44,42 @@ export function crd(kind: string, spec: Json, extra: Json = {}): Json {
         },
         ...extra,
       }],
+    },
+  };
+}
+
+/**
+ * A namespaced CRD of `kind` (plural `<kind lower>s`) in `group` serving v1 (storage) and v2, each with one integer
+ * spec field (`fields.v1`, `fields.v2`); `conversion` when given (default None).
+ */
+export function twoVersionCrd(
+  group: string,
+  kind: string,
+  fields: { v1: string; v2: string },
+  conversion?: Json,
+): Json {
+  const plural = `${kind.toLowerCase()}s`;
+  const version = (name: string, storage: boolean, field: string) => ({
+    name,
+    served: true,
+    storage,
+    schema: {
+      openAPIV3Schema: {
+        type: "object",
+        properties: { spec: { type: "object", properties: { [field]: { type: "integer" } } } },
+      },
+    },
+  });
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: `${plural}.${group}` },
+    spec: {
+      group,
+      scope: "Namespaced",
+      names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
+      versions: [version("v1", true, fields.v1), version("v2", false, fields.v2)],
+      ...(conversion ? { conversion } : {}),
     },
   };
 }

@@ -1,17 +1,20 @@
 /**
- * `deno task faults [-- --full] [--fault=ID,...] [--target real]`: runs the fault matrix on target `fake`, the
+ * `deno task faults [-- --full] [--target fake|real|all] [--fault=ID,...]`: runs the fault matrix on target `fake`
+ * (default), `real` (kube-apiserver + etcd from the real tier's binaries, tests/faults/real_target.ts) or both, the
  * real-process leader safety rounds (40, or 1 000 with --full; `--fault=leader` selects them alone) and the shard model
- * and real-process shard rounds (15, or 300 with --full; `--fault=shard`) — with `--target real` also the shard rounds
- * against kube-apiserver v1.37 (tests/faults/shard_processes_real.ts) when its binaries are present (skipped with a
- * note otherwise) — and appends one JSON line per scenario: quick runs to .cache/faults.jsonl, full runs (1 000
- * objects, longer holds) to tests/faults/results.jsonl, which README's Reliability table is rendered from
- * (tests/faults/render.ts).
+ * and real-process shard rounds (15, or 300 with --full; `--fault=shard`) — neither with `--target real` unless
+ * selected by `--fault`; with `--target real|all` the shard rounds also run against kube-apiserver v1.37
+ * (tests/faults/shard_processes_real.ts, skipped with a note when its binaries are absent) — and appends one JSON line
+ * per scenario: quick runs to .cache/faults.jsonl, full runs (1 000 objects, longer holds) to
+ * tests/faults/results.jsonl, which README's Reliability table is rendered from (tests/faults/render.ts).
  * @module
  */
 import { configureLogging } from "../../runtime/log.ts";
 import { runLeaderModel } from "./leader_model.ts";
 import { leaderRow, runLeaderProcesses } from "./leader_processes.ts";
-import { FAULT_IDS, type FaultId, FULL, QUICK, rowFailures, runFakeMatrix } from "./matrix.ts";
+import { runFakeMatrix } from "./fake_target.ts";
+import { FAULT_IDS, type FaultId, FULL, QUICK, rowFailures, type ScenarioResult } from "./matrix.ts";
+import { runRealMatrix } from "./real_target.ts";
 import { runShardModel } from "./shard_model.ts";
 import { runShardProcesses, shardRow } from "./shard_processes.ts";
 import { REAL_SHARD_OBJECTS, runShardProcessesReal } from "./shard_processes_real.ts";
@@ -19,13 +22,16 @@ import { realClusterBinDir } from "../support/real_cluster.ts";
 
 const args = Deno.args;
 const full = args.includes("--full");
+const targetArg = args.find((a) => a.startsWith("--target="))?.slice("--target=".length) ??
+  (args.includes("--target") ? args[args.indexOf("--target") + 1] : "fake");
+if (!["fake", "real", "all"].includes(targetArg)) {
+  console.error(`unknown target ${targetArg}; known: fake, real, all`);
+  Deno.exit(2);
+}
 const only = args.find((a) => a.startsWith("--fault="))?.slice("--fault=".length).split(",");
 const leaderRounds = full ? 1_000 : 40;
-const withLeader = !only || only.includes("leader");
-const withShards = !only || only.includes("shard");
-const targetArg = args.find((a) => a.startsWith("--target="))?.slice("--target=".length) ??
-  (args.includes("--target") ? args[args.indexOf("--target") + 1] : undefined);
-const withReal = targetArg === "real";
+const withLeader = (!only && targetArg !== "real") || (only?.includes("leader") ?? false);
+const withShards = (!only && targetArg !== "real") || (only?.includes("shard") ?? false);
 const faults = (only?.filter((f) => f !== "leader" && f !== "shard") ?? FAULT_IDS) as FaultId[];
 for (const f of faults) {
   if (!FAULT_IDS.includes(f)) {
@@ -39,16 +45,17 @@ const out = full
 await Deno.mkdir(out.slice(0, out.lastIndexOf("/")), { recursive: true });
 await configureLogging({ level: "fatal", write: () => {} }); // the in-process operator's logs: the rows tell the story
 let failed = 0;
-if (faults.length > 0) {
-  await runFakeMatrix(faults, { ...(full ? FULL : QUICK), log: (l) => console.log(l) }, async (row) => {
-    await Deno.writeTextFile(out, JSON.stringify(row) + "\n", { append: true });
-    const failures = rowFailures(row);
-    if (failures.length > 0) {
-      failed++;
-      console.error(`FAILED ${row.fault}: ${failures.join(", ")}`);
-    }
-  });
-}
+const onRow = async (row: ScenarioResult) => {
+  await Deno.writeTextFile(out, JSON.stringify(row) + "\n", { append: true });
+  const failures = rowFailures(row);
+  if (failures.length > 0) {
+    failed++;
+    console.error(`FAILED ${row.fault} (${row.target}): ${failures.join(", ")}`);
+  }
+};
+const sizes = { ...(full ? FULL : QUICK), log: (l: string) => console.log(l) };
+if (faults.length > 0 && targetArg !== "real") await runFakeMatrix(faults, sizes, onRow);
+if (faults.length > 0 && targetArg !== "fake") await runRealMatrix(faults, sizes, onRow);
 if (withLeader) {
   const model = await runLeaderModel({ seed: 11, rounds: full ? 100_000 : 10_000 });
   const modelRow = {
@@ -88,9 +95,9 @@ if (withShards) {
     failed++;
     console.error(`FAILED shard safety: ${r.violations.join("; ") || `${r.stuckRounds} stuck rounds`}`);
   }
-  if (withReal && !(await realClusterBinDir())) {
+  if (targetArg !== "fake" && !(await realClusterBinDir())) {
     console.log("shard rounds on target real skipped: no kube-apiserver binaries (KUBEOP_K8S_BIN, ~/.cache/kubeop)");
-  } else if (withReal) {
+  } else if (targetArg !== "fake") {
     const real = await runShardProcessesReal({ log: (l) => console.log(l) });
     const rounds = Object.values(real.faults).reduce((a, b) => a + b, 0);
     const realRow = shardRow({ ...real, rounds }, { target: "real", objects: REAL_SHARD_OBJECTS });

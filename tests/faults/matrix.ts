@@ -1,7 +1,8 @@
 /**
- * The fault matrix on target `fake`: the MultiSecret operator runs in-process (a Manager, 4 workers, real HTTP and
- * watches through a TCP fault proxy) against a fresh fake API server per scenario while the harness churns
- * MultiSecrets directly in the server's store (so faults hit only the operator). Each scenario: create the objects
+ * The fault matrix's scenario runner, common to its targets (`fake`: tests/faults/fake_target.ts, `real`:
+ * tests/faults/real_target.ts): the MultiSecret operator runs in-process (a Manager, 4 workers, real HTTP and watches
+ * through the target's fault proxies) while the harness churns MultiSecrets around the proxies (so faults hit only
+ * the operator). Each scenario: create the objects
  * and let them converge; churn; inject the fault while churning; clear it; measure the time until the cluster is
  * in the desired state again (every MultiSecret's last change in both target namespaces' child Secrets, status at
  * the object's generation, no orphaned child). API calls are counted by the server (the operator's User-Agent) and
@@ -12,19 +13,11 @@ import { KubeClient } from "../../runtime/client.ts";
 import { Controller } from "../../runtime/controller.ts";
 import { parseKubeconfig } from "../../runtime/kubeconfig.ts";
 import { Manager } from "../../runtime/manager.ts";
-import { CoreTypes, objectKey } from "../../runtime/types.ts";
-import type { Unstructured as KubeObject } from "../../testing/unstructured.ts";
-import {
-  CHILD_SELECTOR,
-  desiredChild,
-  OWNER_UID,
-  ownerOfSecret,
-  reconcileMultiSecret,
-} from "../../controllers/multisecret/controller.ts";
-import { type MultiSecret, multiSecretCrds, MultiSecretType } from "../../controllers/multisecret/schema.ts";
-import { type FakeApiServer, startFakeApiServer } from "../../testing/mod.ts";
+import { CoreTypes, type KubeObject, objectKey } from "../../runtime/types.ts";
+import { CHILD_SELECTOR, ownerOfSecret, reconcileMultiSecret } from "../../controllers/multisecret/controller.ts";
+import { type MultiSecret, MultiSecretType } from "../../controllers/multisecret/schema.ts";
+import type { Desired } from "./desired.ts";
 import { seeded } from "./leader_model.ts";
-import { FaultProxy } from "./tcp_proxy.ts";
 
 /** The faults, by id (issue 11). */
 export const FAULT_IDS = [
@@ -86,15 +79,8 @@ export interface MatrixOptions {
 export const QUICK: MatrixOptions = { objects: 200, holdMs: 3_000, settleMs: 120_000, seed: 11 };
 export const FULL: MatrixOptions = { objects: 1_000, holdMs: 10_000, settleMs: 300_000, seed: 11 };
 
-const NS = "faults";
-const TARGETS = ["faults-t1", "faults-t2"];
-const TARGET_LABEL = { "kubeop-faults/target": "yes" };
-const OPERATOR_UA = "kubeop-faults-operator";
-const CRD_REF = { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions" };
-const NS_REF = { group: "", version: "v1", plural: "namespaces" };
-
-/** Bookmarks arm the client's read-idle deadline; short here so a stall comes after one. */
-const BOOKMARK_INTERVAL_MS = 2_000;
+/** The operator's User-Agent: the API calls counted are the requests that carry it. */
+export const OPERATOR_UA = "kubeop-faults-operator";
 
 /**
  * The API-call budget of a row: 2× the baseline, scaled up by the harness's changes when the scenario made more than
@@ -115,10 +101,11 @@ export function rowFailures(row: ScenarioResult): string[] {
   return failures;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Waits `ms` (pacing of churn and faults, never synchronisation). */
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Counts reconciles of one key that overlap (the queue must never let that happen). */
-class ConcurrencyProbe {
+export class ConcurrencyProbe {
   #active = new Set<string>();
   duplicates = 0;
   reconciles = 0;
@@ -137,138 +124,74 @@ class ConcurrencyProbe {
   }
 }
 
-/** The harness's side: the desired MultiSecrets and direct store writes (no HTTP, so no fault touches them). */
-class Desired {
-  readonly values = new Map<string, string>();
-  events = 0;
-  constructor(readonly server: FakeApiServer) {}
-
-  install(): void {
-    for (const crd of multiSecretCrds()) this.server.store.create(CRD_REF, crd);
-    for (const name of [NS, ...TARGETS]) {
-      if (this.#exists(NS_REF, name)) continue;
-      this.server.store.create(NS_REF, { metadata: { name, labels: name === NS ? {} : { ...TARGET_LABEL } } });
-    }
-  }
-
-  #exists(ref: typeof NS_REF, name: string, namespace?: string): boolean {
-    try {
-      this.server.store.get(ref, name, { namespace });
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
-  /** Creates (or re-creates) `name` with its desired value. */
-  apply(name: string): void {
-    this.events++;
-    const body: KubeObject = {
-      apiVersion: `${MultiSecretType.group}/${MultiSecretType.version}`,
-      kind: "MultiSecret",
-      metadata: { name, namespace: NS },
-      spec: { namespaceSelector: { matchLabels: { ...TARGET_LABEL } }, stringData: { v: this.values.get(name)! } },
-    };
-    this.server.store.create(MultiSecretType, body, { namespace: NS });
-  }
-
-  create(name: string): void {
-    this.values.set(name, "0");
-    this.apply(name);
-  }
-
-  /** A spec change (the generation moves). Returns false when the object is absent (mid state loss). */
-  change(name: string, value: string): boolean {
-    let current: KubeObject;
-    try {
-      current = this.server.store.get(MultiSecretType, name, { namespace: NS });
-    } catch {
-      return false;
-    }
-    this.values.set(name, value);
-    this.events++;
-    const next = structuredClone(current);
-    next.spec = { ...next.spec, stringData: { v: value } };
-    this.server.store.update(MultiSecretType, next, { namespace: NS, name });
-    return true;
-  }
-
-  /** Deletes `name` (its finalizer keeps it until the operator removed the children). */
-  remove(name: string): void {
-    try {
-      this.server.store.delete(MultiSecretType, name, { namespace: NS });
-      this.events++;
-    } catch {
-      // already gone
-    }
-  }
-
-  /** Re-applies what the server lost: namespaces, CRD, every MultiSecret with its last desired value. */
-  reapply(): void {
-    this.install();
-    for (const name of this.values.keys()) {
-      if (!this.#exists(MultiSecretType, name, NS)) this.apply(name);
-    }
-  }
-
-  /** Objects not (yet) in their desired state, and orphaned children. */
-  check(): { lost: number; orphans: number } {
-    const store = this.server.store;
-    const uids = new Set<string>();
-    const children = new Map<string, KubeObject>();
-    for (const ns of TARGETS) {
-      for (const s of store.list(CoreTypes.Secret, { namespace: ns }).items) children.set(objectKey(s), s);
-    }
-    let lost = 0;
-    for (const [name, value] of this.values) {
-      let ms: MultiSecret;
-      try {
-        ms = store.get(MultiSecretType, name, { namespace: NS }) as MultiSecret;
-      } catch {
-        lost++;
-        continue;
-      }
-      uids.add(ms.metadata.uid!);
-      const wantData = desiredChild({ ...ms, spec: { ...ms.spec, stringData: { v: value } } }, "x").data as Record<
-        string,
-        string
-      >;
-      const ok = ms.status?.observedGeneration === ms.metadata.generation &&
-        TARGETS.every((ns) => {
-          const child = children.get(`${ns}/${name}`);
-          return child?.metadata.labels?.[OWNER_UID] === ms.metadata.uid && child?.data?.v === wantData.v;
-        });
-      if (!ok) lost++;
-    }
-    let orphans = 0;
-    for (const child of children.values()) {
-      const owner = child.metadata.labels?.[OWNER_UID];
-      if (owner && !uids.has(owner)) orphans++;
-    }
-    return { lost, orphans };
-  }
+/** One scenario's cluster as the runner sees it; each target opens one per scenario. */
+export interface TargetSession {
+  target: "fake" | "real";
+  desired: Desired;
+  /** Kubeconfig YAML for the operator (its server is the fault proxy). */
+  kubeconfig: string;
+  /** Operator requests the target received so far (of `verbs`, else all). */
+  calls(verbs?: string[]): number;
+  /** Starts `fault` while churning (see {@link FaultEnv}); returns what ends it. */
+  inject(fault: FaultId | "none", env: FaultEnv): Promise<() => Promise<void>>;
+  /** How often the runner checks for the desired state, ms. */
+  checkEveryMs: number;
+  /** Ends the scenario (and removes what it left on a shared cluster). */
+  close(): Promise<void>;
 }
 
-/** Runs one scenario on a fresh fake server; `baselineApiCalls` fills the row (0 for the baseline itself). */
-export async function runFakeScenario(
+/** What a fault injection may use. */
+export interface FaultEnv {
+  fault: FaultId;
+  opts: MatrixOptions;
+  desired: Desired;
+  /** Changes half the objects over the hold time (the churn during the fault). */
+  churn(): Promise<void>;
+  /** Operator requests so far (of `verbs`, else all). */
+  calls(verbs?: string[]): number;
+}
+
+/** Throws unless the fault touched the operator: a scenario whose fault never bit would measure nothing. */
+export function bit(fault: FaultId, what: string, count: number): void {
+  if (count <= 0) throw new Error(`${fault}: the fault never bit (${what} = 0)`);
+}
+
+/** Holds a request-level fault while churning; it must have met `verbs` requests of the operator. */
+export async function held(env: FaultEnv, verbs: string[] | undefined, end: () => void): Promise<() => Promise<void>> {
+  const before = env.calls(verbs);
+  await env.churn();
+  bit(env.fault, `operator ${verbs?.join("/") ?? "requests"} during the fault`, env.calls(verbs) - before);
+  return () => Promise.resolve(end());
+}
+
+/** Runs `action` `times` times, evenly over the hold, while churning. */
+export async function repeatedly(
+  env: FaultEnv,
+  times: number,
+  action: () => unknown | Promise<unknown>,
+): Promise<void> {
+  const churning = env.churn();
+  for (let i = 0; i < times; i++) {
+    await sleep(env.opts.holdMs / times);
+    await action();
+  }
+  await churning;
+}
+
+/** Nothing to end (the fault ended itself). */
+export const nothing = (): Promise<void> => Promise.resolve();
+
+/** Runs one scenario on a session `open` returns; `baseline` fills the row (undefined: this is the baseline). */
+export async function runScenario(
+  open: () => Promise<TargetSession>,
   fault: FaultId | "none",
   opts: MatrixOptions,
   baseline?: { apiCalls: number; events: number },
 ): Promise<ScenarioResult> {
   const rand = seeded(opts.seed);
-  const server = await startFakeApiServer({ bookmarkIntervalMs: BOOKMARK_INTERVAL_MS });
-  const proxy = await FaultProxy.start({ target: { hostname: "127.0.0.1", port: Number(new URL(server.url).port) } });
-  let apiCalls = 0;
-  const callsByVerb = new Map<string, number>();
-  server.faults.onRequest((req) => {
-    if (req.userAgent !== OPERATOR_UA) return;
-    apiCalls++;
-    callsByVerb.set(req.verb, (callsByVerb.get(req.verb) ?? 0) + 1);
-  });
-  const desired = new Desired(server);
-  desired.install();
-  const config = await parseKubeconfig(server.kubeconfig.replace(server.url, `http://127.0.0.1:${proxy.port}`));
-  const client = new KubeClient({ config, userAgent: OPERATOR_UA });
+  const session = await open();
+  const { desired } = session;
+  const client = new KubeClient({ config: await parseKubeconfig(session.kubeconfig), userAgent: OPERATOR_UA });
   const probe = new ConcurrencyProbe();
   const manager = new Manager({ client, maxConcurrentReconciles: 4 });
   const allKeys = () => manager.informers.get<MultiSecret>(MultiSecretType).store.list().map(objectKey);
@@ -282,36 +205,45 @@ export async function runFakeScenario(
       .watches(CoreTypes.Namespace, () => allKeys()) as unknown as Controller<KubeObject>,
   );
   const stop = new AbortController();
-  const running = manager.start(stop.signal).catch((err) => err);
+  let running: Promise<unknown> | undefined;
   const names = Array.from({ length: opts.objects }, (_, i) => `ms-${String(i).padStart(4, "0")}`);
   let step = 0;
   const churn = async (count: number, overMs: number) => {
     for (let i = 0; i < count; i++) {
-      desired.change(names[Math.floor(rand() * names.length)], String(++step));
+      await desired.change(names[Math.floor(rand() * names.length)], String(++step));
       if (i % 10 === 9) await sleep((overMs * 10) / count);
     }
   };
   const converge = async (deadlineMs: number): Promise<number | null> => {
     const start = performance.now();
     while (performance.now() - start < deadlineMs) {
-      const { lost, orphans } = desired.check();
+      const { lost, orphans } = await desired.check().catch(() => ({ lost: -1, orphans: -1 }));
       if (lost === 0 && orphans === 0) return (performance.now() - start) / 1000;
-      await sleep(50);
+      await sleep(session.checkEveryMs);
     }
     return null;
   };
   try {
-    for (const name of names) desired.create(name);
+    await desired.install();
+    running = manager.start(stop.signal).catch((err) => err);
+    for (const name of names) await desired.create(name);
     if ((await converge(opts.settleMs)) === null) throw new Error(`${fault}: the initial objects never converged`);
     await churn(Math.floor(opts.objects / 4), 500);
-    const calls = (verbs?: string[]) => verbs ? verbs.reduce((n, v) => n + (callsByVerb.get(v) ?? 0), 0) : apiCalls;
-    const clear = await injectFault(fault, { server, proxy, desired, opts, churn, calls });
+    const env: FaultEnv = {
+      fault: fault as FaultId,
+      opts,
+      desired,
+      churn: () => churn(Math.floor(opts.objects / 2), opts.holdMs),
+      calls: (verbs) => session.calls(verbs),
+    };
+    const clear = await session.inject(fault, env);
     await clear();
     const recoverySeconds = await converge(opts.settleMs);
-    const { lost, orphans } = desired.check();
+    const { lost, orphans } = await desired.check();
+    const apiCalls = session.calls();
     return {
       fault,
-      target: "fake",
+      target: session.target,
       objects: opts.objects,
       events: desired.events,
       lost,
@@ -329,122 +261,24 @@ export async function runFakeScenario(
     stop.abort();
     await running;
     client.close();
-    await proxy.close();
-    await server.stop();
-  }
-}
-
-interface FaultEnv {
-  server: FakeApiServer;
-  proxy: FaultProxy;
-  desired: Desired;
-  opts: MatrixOptions;
-  churn(count: number, overMs: number): Promise<void>;
-  /** Operator requests received so far (of `verbs`, else all). */
-  calls(verbs?: string[]): number;
-}
-
-/** Throws unless the fault touched the operator: a scenario whose fault never bit would measure nothing. */
-function bit(fault: FaultId, what: string, count: number): void {
-  if (count <= 0) throw new Error(`${fault}: the fault never bit (${what} = 0)`);
-}
-
-/** Starts `fault` while churning half the objects over the hold time; returns what ends it. */
-async function injectFault(fault: FaultId | "none", env: FaultEnv): Promise<() => Promise<void>> {
-  const { server, proxy, desired, opts } = env;
-  const hold = opts.holdMs;
-  const churn = () => env.churn(Math.floor(opts.objects / 2), hold);
-  const nothing = () => Promise.resolve();
-  /** Holds a request-level fault while churning; it must have met `verbs` requests of the operator. */
-  const held = async (verbs: string[] | undefined, end: () => void) => {
-    const before = env.calls(verbs);
-    await churn();
-    bit(fault as FaultId, `operator ${verbs?.join("/") ?? "requests"} during the fault`, env.calls(verbs) - before);
-    return () => Promise.resolve(end());
-  };
-  const repeatedly = async (times: number, action: () => unknown | Promise<unknown>) => {
-    const churning = churn();
-    for (let i = 0; i < times; i++) {
-      await sleep(hold / times);
-      await action();
-    }
-    await churning;
-  };
-  switch (fault) {
-    case "none":
-      await churn();
-      return nothing;
-    case "restart":
-      await repeatedly(1, () => server.restart({ keepState: true }));
-      return nothing;
-    case "restart-state-loss":
-      await repeatedly(1, async () => {
-        await server.restart({ keepState: false });
-        desired.reapply(); // what a GitOps tool does after the cluster lost its state
-      });
-      return nothing;
-    case "watch-cut-midframe":
-      await repeatedly(3, () => proxy.cutMidFrame());
-      bit(fault, "connections cut inside a server write", proxy.cuts);
-      return nothing;
-    case "watch-stall":
-      await sleep(BOOKMARK_INTERVAL_MS * 1.5); // every watch has seen a bookmark: its idle deadline is armed
-      bit(fault, "watches stalled", server.faults.stallWatches());
-      await churn();
-      return nothing; // stalled watches stay stalled: the client must notice on its own
-    case "gone-410-storm": {
-      let dropped = 0;
-      await repeatedly(10, () => {
-        server.faults.compact();
-        dropped += server.faults.dropWatches();
-      });
-      bit(fault, "watches dropped after a compaction", dropped);
-      return nothing;
-    }
-    case "throttle-429":
-      server.faults.inject({ code: 429, retryAfterSeconds: 1 });
-      return await held(undefined, () => server.faults.clear());
-    case "error-500":
-      server.faults.inject({ code: 500 });
-      return await held(undefined, () => server.faults.clear());
-    case "latency-50-2000ms":
-      proxy.latency([50, 2_000]);
-      return await held(undefined, () => proxy.latency(undefined));
-    case "conflict-409-storm":
-      for (const verb of ["update", "patch"]) server.faults.inject({ verb, code: 409 });
-      return await held(["update", "patch"], () => server.faults.clear());
-    case "crd-delete-recreate":
-      await repeatedly(1, async () => {
-        // kube-apiserver deletes a CRD's objects first, honouring their finalizers; the fake drops them at once,
-        // so the harness deletes them first and waits, as kube would, then deletes the CRD and re-creates it.
-        for (const name of desired.values.keys()) desired.remove(name);
-        const start = performance.now();
-        while (server.store.list(MultiSecretType, { namespace: NS }).items.length > 0) {
-          if (performance.now() - start > opts.settleMs) throw new Error("crd-delete-recreate: finalizers never ran");
-          await sleep(50);
-        }
-        const crd = multiSecretCrds()[0];
-        server.store.delete(CRD_REF, crd.metadata.name!);
-        await sleep(hold / 3);
-        desired.reapply();
-      });
-      return nothing;
+    await session.close();
   }
 }
 
 /** Runs the no-fault baseline, then each fault; calls `onRow` with each row as it is measured. */
-export async function runFakeMatrix(
+export async function runMatrix(
+  open: () => Promise<TargetSession>,
   faults: readonly FaultId[],
   opts: MatrixOptions,
   onRow: (row: ScenarioResult) => void | Promise<void>,
 ): Promise<ScenarioResult[]> {
   const rows: ScenarioResult[] = [];
-  const baseline = await runFakeScenario("none", opts);
+  const baseline = await runScenario(open, "none", opts);
   opts.log?.(JSON.stringify(baseline));
   rows.push(baseline);
   await onRow(baseline);
   for (const fault of faults) {
-    const row = await runFakeScenario(fault, opts, baseline);
+    const row = await runScenario(open, fault, opts, baseline);
     opts.log?.(JSON.stringify(row));
     rows.push(row);
     await onRow(row);

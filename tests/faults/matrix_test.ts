@@ -7,7 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { configureLogging } from "../../runtime/log.ts";
-import { FAULT_IDS, type FaultId, QUICK, rowFailures, runFakeScenario, type ScenarioResult } from "./matrix.ts";
+import { runFakeScenario } from "./fake_target.ts";
+import { FAULT_IDS, type FaultId, QUICK, rowFailures, type ScenarioResult } from "./matrix.ts";
 
 /** Faults that expose an open runtime defect: the scenario fails until it is fixed (then remove the entry). */
 const KNOWN_DEFECTS: Partial<Record<FaultId, string>> = {};

@@ -50,10 +50,10 @@ export function renderTable(jsonl: string): string {
   ].join("\n");
 }
 
-/** Baseline first, then the matrix, then the leader rows. */
+/** Per target (fake, then real) its baseline first, then its matrix rows; the leader rows last. */
 function order(row: ResultRow): number {
-  if (row.fault === "none") return 0;
-  return String(row.fault).startsWith("leader") ? 2 : 1;
+  if (String(row.fault).startsWith("leader")) return 10;
+  return (row.target === "real" ? 2 : 0) + (row.fault === "none" ? 0 : 1);
 }
 
 if (import.meta.main) {

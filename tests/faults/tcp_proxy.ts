@@ -89,6 +89,16 @@ export class FaultProxy {
     for (const link of this.#links) this.#close(link);
   }
 
+  /**
+   * Closes the connection whose server side leaves from local port `port` (an HTTP proxy behind this one found the
+   * real server down while serving that connection: the client must see the connection die, as with a dead server).
+   */
+  reset(port: number): void {
+    for (const link of this.#links) {
+      if ((link.upstream.localAddr as Deno.NetAddr).port === port) this.#close(link);
+    }
+  }
+
   /** Stops listening and closes every connection. */
   async close(): Promise<void> {
     this.stall(false);
