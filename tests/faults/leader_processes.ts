@@ -16,54 +16,31 @@
  * or stepped wall clock cannot matter here; tests/faults/leader_model.ts covers offsets and steps explicitly.
  * @module
  */
-import { multiSecretCrds, MultiSecretType } from "../../controllers/multisecret/schema.ts";
 import type { Unstructured as KubeObject } from "../../testing/unstructured.ts";
-import { type DenoChild, spawnDeno, startFakeEnv } from "../support/fake_env.ts";
+import { startFakeEnv } from "../support/fake_env.ts";
 import { checkLeaderSafety, type LeaderObservation, type LeaderSafetyReport } from "./leader_checker.ts";
 import { seeded } from "./leader_model.ts";
+import {
+  fakeMultiSecretChange,
+  identityFromUserAgent,
+  kubeopRunArgs,
+  type ProcessRoundCounts,
+  ReplicaPool,
+  runProcessRounds,
+  seedFakeMultiSecrets,
+  type SignalEvent,
+  sleep,
+  startChurn,
+} from "./process_rounds.ts";
 
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-const LEASE_MS = 1_000;
-const RENEW_DEADLINE_MS = 600;
-const CRD_REF = { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions" };
-const NS_REF = { group: "", version: "v1", plural: "namespaces" };
+const LEASE = { durationMs: 1_000, renewDeadlineMs: 600, retryMs: 200 };
 const NS = "leader";
 const OBJECTS = 20;
 /** How long a leader must have sent nothing before the harness SIGSTOPs it. */
 const QUIET_MS = 150;
 
 /** What {@link runLeaderProcesses} measured. */
-export interface LeaderProcessesResult extends LeaderSafetyReport {
-  rounds: number;
-  sigkills: number;
-  sigstops: number;
-  spawned: number;
-  /** Rounds in which no replica took the Lease within the deadline. */
-  stuckRounds: number;
-  seconds: number;
-}
-
-interface Replica {
-  proc: DenoChild;
-  identity?: string;
-  exited: boolean;
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** The identity a replica campaigns with, from its JSON log on stderr. */
-function identityOf(stderr: string): string | undefined {
-  for (const line of stderr.split("\n")) {
-    if (!line.startsWith("{") || !line.includes("attempting to acquire")) continue;
-    try {
-      const rec = JSON.parse(line);
-      return rec.identity ?? rec.properties?.identity; // zap-shaped (fields at the top) or logtape's JSON lines
-    } catch {
-      // a partial line
-    }
-  }
-  return undefined;
-}
+export interface LeaderProcessesResult extends LeaderSafetyReport, ProcessRoundCounts {}
 
 /** The row this run adds to the fault results (tests/faults/matrix.ts ScenarioResult's shape). */
 export function leaderRow(r: LeaderProcessesResult): Record<string, unknown> {
@@ -88,7 +65,7 @@ export function leaderRow(r: LeaderProcessesResult): Record<string, unknown> {
 /** For a violation line of the checker: the writer's last signals and the last Lease change before the write. */
 function explain(
   violation: string,
-  timeline: { at: number; identity?: string; sig: Deno.Signal }[],
+  timeline: SignalEvent[],
   observations: LeaderObservation[],
 ): string {
   const m = violation.match(/^at ([\d.]+) \(#(\d+)\) (\S+) wrote/);
@@ -117,7 +94,6 @@ export async function runLeaderProcesses(
   let seq = 0;
   let holder = "";
   const lastWriteAt = new Map<string, number>();
-  let churnPaused = false;
   server.store.objects.onCommit((ev) => {
     const obj = ev.object as KubeObject;
     if (!ev.storageKey.includes("leases") || obj.metadata.name !== "kubeop") return;
@@ -126,149 +102,69 @@ export async function runLeaderProcesses(
   });
   server.faults.onRequest((req) => {
     if (req.method === "GET" || req.resource === "leases.coordination.k8s.io") return;
-    const identity = req.userAgent.match(/\(([^)]+)\)$/)?.[1];
+    const identity = identityFromUserAgent(req.userAgent);
     if (!identity) return; // the harness's own calls
     const what = `${req.verb} ${req.resource}${req.name ? `/${req.name}` : ""}`;
     lastWriteAt.set(identity, performance.now());
     observations.push({ kind: "write", seq: seq++, at: performance.now(), identity, what });
   });
-
-  for (const crd of multiSecretCrds()) server.store.create(CRD_REF, crd);
-  server.store.create(NS_REF, { metadata: { name: NS } });
-  for (let i = 0; i < OBJECTS; i++) {
-    server.store.create(MultiSecretType, {
-      apiVersion: `${MultiSecretType.group}/${MultiSecretType.version}`,
-      kind: "MultiSecret",
-      metadata: { name: `ms-${i}`, namespace: NS },
-      spec: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": NS } }, stringData: { v: "0" } },
-    }, { namespace: NS });
-  }
+  seedFakeMultiSecrets(server, NS, OBJECTS);
 
   const result = { rounds: opts.rounds, sigkills: 0, sigstops: 0, spawned: 0, stuckRounds: 0 };
-  const replicas: Replica[] = [];
-  const spawn = () => {
-    result.spawned++;
-    const proc = spawnDeno(MAIN, [
-      "run",
-      "--kubeconfig",
-      env.kubeconfigPath,
-      "--controllers",
-      "multisecret",
-      "--leader-elect",
-      "--leader-election-namespace",
-      "default",
-      "--leader-elect-lease-duration",
-      `${LEASE_MS}ms`,
-      "--leader-elect-renew-deadline",
-      `${RENEW_DEADLINE_MS}ms`,
-      "--leader-elect-retry-period",
-      "200ms",
-      "--health-probe-bind-address",
-      "0",
-      "--metrics-bind-address",
-      "0",
-      // Three replicas on one host: multisecret's webhook server would contend for :9443.
-      "--webhook-bind-address",
-      "0",
-      "--graceful-shutdown-timeout-seconds",
-      "1",
-    ]);
-    const r: Replica = { proc, exited: false };
-    proc.child.status.then(() => r.exited = true);
-    replicas.push(r);
-  };
-  const live = () => replicas.filter((r) => !r.exited);
-  /** What the harness did to whom, when (performance.now): explains a violation. */
-  const timeline: { at: number; identity?: string; sig: Deno.Signal }[] = [];
-  const signal = (r: Replica, sig: Deno.Signal) => {
-    timeline.push({ at: performance.now(), identity: r.identity, sig });
-    try {
-      r.proc.child.kill(sig);
-    } catch {
-      // exited meanwhile
-    }
-  };
-  const byIdentity = (id: string) => {
-    for (const r of replicas) r.identity ??= identityOf(r.proc.stderr());
-    return live().find((r) => r.identity === id);
-  };
-
+  const pool = new ReplicaPool(
+    kubeopRunArgs({
+      kubeconfig: env.kubeconfigPath,
+      leaseNamespace: "default",
+      lease: LEASE,
+      gracefulShutdownSeconds: 1,
+      extra: ["--leader-elect"],
+    }),
+    "attempting to acquire",
+  );
   // The churn: a MultiSecret change every 40 ms keeps the leader writing children, statuses and Events.
-  let churning = true;
-  const churn = (async () => {
-    for (let step = 1; churning; step++) {
-      if (churnPaused) {
-        await sleep(10);
-        continue;
-      }
-      const name = `ms-${Math.floor(rand() * OBJECTS)}`;
-      const current = server.store.get(MultiSecretType, name, { namespace: NS });
-      server.store.update(MultiSecretType, { ...current, spec: { ...current.spec, stringData: { v: String(step) } } }, {
-        namespace: NS,
-        name,
-      });
-      await sleep(40);
-    }
-  })();
+  const churn = startChurn(fakeMultiSecretChange(server, NS, OBJECTS, rand), 40);
 
   try {
-    for (let i = 0; i < 3; i++) spawn();
-    for (let round = 0; round < opts.rounds; round++) {
-      while (live().length < 3) spawn();
-      // Wait for a live replica to hold the Lease.
-      const deadline = performance.now() + 60_000; // spawning under load is slow
-      let leader: Replica | undefined;
-      while (performance.now() < deadline) {
-        leader = holder ? byIdentity(holder) : undefined;
-        if (leader) break;
-        await sleep(20);
-      }
-      if (!leader) {
-        result.stuckRounds++;
-        continue;
-      }
-      await sleep(100 + rand() * 500); // it leads (and writes) a little
-      if (leader.exited) continue;
-      const r = rand();
-      if (r < 0.45) {
-        // SIGSTOP past the renew deadline (up to 2.5 leases), then SIGCONT: it must not write once resumed. The stop
-        // comes once the leader has been quiet for QUIET_MS with the churn paused, so it does not land between a
-        // fence check and that write's socket write — the window the fence documents (see the module doc); the churn
-        // resumes during the stop, so the resumed leader finds work waiting and must refuse it.
-        result.sigstops++;
-        churnPaused = true;
-        const quietBy = performance.now() + 5_000;
-        while (performance.now() - (lastWriteAt.get(leader.identity!) ?? 0) < QUIET_MS && performance.now() < quietBy) {
-          await sleep(10);
-        }
-        signal(leader, "SIGSTOP");
-        churnPaused = false;
-        await sleep(RENEW_DEADLINE_MS + 100 + rand() * 2 * LEASE_MS);
-        signal(leader, "SIGCONT");
-      } else if (r < 0.85) {
-        result.sigkills++;
-        signal(leader, "SIGKILL");
-      } else {
-        const standby = live().find((x) => x !== leader);
-        if (standby) {
+    result.stuckRounds = await runProcessRounds({
+      pool,
+      size: 3,
+      rounds: opts.rounds,
+      pollMs: 20,
+      // A live replica holds the Lease.
+      settle: () => holder ? pool.byIdentity(holder) : undefined,
+      round: async (round, leader) => {
+        await sleep(100 + rand() * 500); // it leads (and writes) a little
+        if (leader.exited) return;
+        const r = rand();
+        if (r < 0.45) {
+          // SIGSTOP past the renew deadline (up to 2.5 leases), then SIGCONT: it must not write once resumed. The stop
+          // comes once the leader has been quiet for QUIET_MS with the churn paused (see the module doc).
+          result.sigstops++;
+          const stoppedMs = LEASE.renewDeadlineMs + 100 + rand() * 2 * LEASE.durationMs;
+          await pool.stopAndResume(leader, stoppedMs, { churn, lastWriteAt, quietMs: QUIET_MS });
+        } else if (r < 0.85) {
           result.sigkills++;
-          signal(standby, "SIGKILL");
+          pool.signal(leader, "SIGKILL");
+        } else {
+          const standby = pool.live().find((x) => x !== leader);
+          if (standby) {
+            result.sigkills++;
+            pool.signal(standby, "SIGKILL");
+          }
         }
-      }
-      if (round % 10 === 9) opts.log?.(`round ${round + 1}: ${JSON.stringify(checkLeaderSafety(observations))}`);
-    }
+        if (round % 10 === 9) opts.log?.(`round ${round + 1}: ${JSON.stringify(checkLeaderSafety(observations))}`);
+      },
+    });
   } finally {
-    churning = false;
-    await churn;
-    for (const r of replicas) signal(r, "SIGCONT");
-    await Promise.all(replicas.map((r) => r.proc.killAndReap()));
+    await churn.stop();
+    await pool.close();
     await env.close();
   }
-  const failedEarly = replicas.filter((r) => !r.identity && r.proc.stderr().includes("error"))
-    .map((r) => r.proc.stderr().slice(-2000));
+  result.spawned = pool.spawned;
+  const failedEarly = pool.failedEarly();
   if (failedEarly.length > 0) opts.log?.(`replicas that exited before campaigning:\n${failedEarly.join("\n---\n")}`);
   const report = checkLeaderSafety(observations);
-  report.violations = report.violations.map((v) => `${v} — ${explain(v, timeline, observations)}`);
+  report.violations = report.violations.map((v) => `${v} — ${explain(v, pool.timeline, observations)}`);
   return {
     ...result,
     ...report,

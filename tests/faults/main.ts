@@ -2,8 +2,10 @@
  * `deno task faults [-- --full] [--target fake|real|all] [--fault=ID,...]`: runs the fault matrix on target `fake`
  * (default), `real` (kube-apiserver + etcd from the real tier's binaries, tests/faults/real_target.ts) or both, the
  * real-process leader safety rounds (40, or 1 000 with --full; `--fault=leader` selects them alone) and the shard model
- * and real-process shard rounds (15, or 300 with --full; `--fault=shard`) — neither with `--target real` — and appends
- * one JSON line per scenario: quick runs to .cache/faults.jsonl, full runs (1 000 objects, longer holds) to
+ * and real-process shard rounds (15, or 300 with --full; `--fault=shard`) — neither with `--target real` unless
+ * selected by `--fault`; with `--target real|all` the shard rounds also run against kube-apiserver v1.37
+ * (tests/faults/shard_processes_real.ts, skipped with a note when its binaries are absent) — and appends one JSON line
+ * per scenario: quick runs to .cache/faults.jsonl, full runs (1 000 objects, longer holds) to
  * tests/faults/results.jsonl, which README's Reliability table is rendered from (tests/faults/render.ts).
  * @module
  */
@@ -15,6 +17,8 @@ import { FAULT_IDS, type FaultId, FULL, QUICK, rowFailures, type ScenarioResult 
 import { runRealMatrix } from "./real_target.ts";
 import { runShardModel } from "./shard_model.ts";
 import { runShardProcesses, shardRow } from "./shard_processes.ts";
+import { REAL_SHARD_OBJECTS, runShardProcessesReal } from "./shard_processes_real.ts";
+import { realClusterBinDir } from "../support/real_cluster.ts";
 
 const args = Deno.args;
 const full = args.includes("--full");
@@ -90,6 +94,19 @@ if (withShards) {
   if (r.writesWhileNotHolder > 0 || r.overlappingUids > 0 || r.unconverged > 0 || r.stuckRounds > 0) {
     failed++;
     console.error(`FAILED shard safety: ${r.violations.join("; ") || `${r.stuckRounds} stuck rounds`}`);
+  }
+  if (targetArg !== "fake" && !(await realClusterBinDir())) {
+    console.log("shard rounds on target real skipped: no kube-apiserver binaries (KUBEOP_K8S_BIN, ~/.cache/kubeop)");
+  } else if (targetArg !== "fake") {
+    const real = await runShardProcessesReal({ log: (l) => console.log(l) });
+    const rounds = Object.values(real.faults).reduce((a, b) => a + b, 0);
+    const realRow = shardRow({ ...real, rounds }, { target: "real", objects: REAL_SHARD_OBJECTS });
+    console.log(JSON.stringify({ ...realRow, detail: real }));
+    await Deno.writeTextFile(out, JSON.stringify(realRow) + "\n", { append: true });
+    if (real.writesWhileNotHolder > 0 || real.overlappingUids > 0 || real.unconverged > 0 || real.stuckRounds > 1) {
+      failed++;
+      console.error(`FAILED shard safety (real): ${real.violations.join("; ") || `${real.stuckRounds} stuck rounds`}`);
+    }
   }
 }
 console.log(`${failed === 0 ? "ok" : `${failed} scenario(s) failed`}: rows appended to ${out}`);

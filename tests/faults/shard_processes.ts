@@ -11,66 +11,51 @@
  * a passed fence check and that request's socket write is the window the fence documents.
  * @module
  */
-import { multiSecretCrds, MultiSecretType } from "../../controllers/multisecret/schema.ts";
+import { MultiSecretType } from "../../controllers/multisecret/schema.ts";
 import type { Unstructured as KubeObject } from "../../testing/unstructured.ts";
-import { type DenoChild, spawnDeno, startFakeEnv } from "../support/fake_env.ts";
+import { startFakeEnv } from "../support/fake_env.ts";
 import { seeded } from "./leader_model.ts";
+import {
+  fakeMultiSecretChange,
+  identityFromUserAgent,
+  kubeopRunArgs,
+  type ProcessRoundCounts,
+  ReplicaPool,
+  runProcessRounds,
+  seedFakeMultiSecrets,
+  sleep,
+  startChurn,
+  waitFor,
+} from "./process_rounds.ts";
 import { checkShardSafety, type ShardObservation, type ShardSafetyReport } from "./shard_checker.ts";
 
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-const LEASE_MS = 1_000;
-const RENEW_DEADLINE_MS = 600;
+const LEASE = { durationMs: 1_000, renewDeadlineMs: 600, retryMs: 200 };
 const BUCKETS = 8;
-const CRD_REF = { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions" };
-const NS_REF = { group: "", version: "v1", plural: "namespaces" };
 const NS = "shards";
 const OBJECTS = 40;
 const QUIET_MS = 150;
 
 /** What {@link runShardProcesses} measured. */
-export interface ShardProcessesResult extends ShardSafetyReport {
-  rounds: number;
-  sigkills: number;
-  sigstops: number;
+export interface ShardProcessesResult extends ShardSafetyReport, ProcessRoundCounts {
   sigterms: number;
-  spawned: number;
-  /** Rounds in which the buckets were not all held by live replicas within the deadline. */
-  stuckRounds: number;
   /** Most distinct replicas that held buckets at one time. */
   maxHolders: number;
   /** MultiSecrets whose status did not reach their generation within 60 s after the faults stopped (must be 0). */
   unconverged: number;
-  seconds: number;
 }
 
-interface Replica {
-  proc: DenoChild;
-  identity?: string;
-  exited: boolean;
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** The identity a replica joins the ring with, from its JSON log on stderr. */
-function identityOf(stderr: string): string | undefined {
-  for (const line of stderr.split("\n")) {
-    if (!line.startsWith("{") || !line.includes("joining shard ring")) continue;
-    try {
-      const rec = JSON.parse(line);
-      return rec.identity ?? rec.properties?.identity;
-    } catch {
-      // a partial line
-    }
-  }
-  return undefined;
-}
-
-/** The row this run adds to the fault results (tests/faults/matrix.ts ScenarioResult's shape). */
-export function shardRow(r: ShardSafetyReport & { rounds: number; maxHolders?: number }): Record<string, unknown> {
+/**
+ * The row this run adds to the fault results (tests/faults/matrix.ts ScenarioResult's shape); `where` names another
+ * run of the same rounds (the real-cluster one: target `real`, its own object count).
+ */
+export function shardRow(
+  r: ShardSafetyReport & { rounds: number; maxHolders?: number },
+  where: { target: "fake" | "real"; objects: number } = { target: "fake", objects: OBJECTS },
+): Record<string, unknown> {
   return {
     fault: "shard-sigkill-sigstop-add",
-    target: "fake",
-    objects: OBJECTS,
+    target: where.target,
+    objects: where.objects,
     events: r.rounds,
     lost: null,
     orphans: null,
@@ -98,8 +83,6 @@ export async function runShardProcesses(
   const holders = new Map<number, string>();
   const terms = new Map<number, number>();
   const lastWriteAt = new Map<string, number>();
-  const uids = new Map<string, string>();
-  let churnPaused = false;
   server.store.objects.onCommit((ev) => {
     const obj = ev.object as KubeObject;
     const m = ev.storageKey.includes("leases") ? /^kubeop-bucket-(\d+)$/.exec(obj.metadata.name ?? "") : null;
@@ -110,9 +93,10 @@ export async function runShardProcesses(
     holders.set(bucket, holder);
     observations.push({ kind: "lease", seq: seq++, at: performance.now(), bucket, holder });
   });
+  const uids = seedFakeMultiSecrets(server, NS, OBJECTS);
   server.faults.onRequest((req) => {
     if (req.method === "GET" || req.resource === "leases.coordination.k8s.io") return;
-    const identity = req.userAgent.match(/\(([^)]+)\)$/)?.[1];
+    const identity = identityFromUserAgent(req.userAgent);
     if (!identity) return; // the harness's own calls
     lastWriteAt.set(identity, performance.now());
     if (req.resource !== "multisecrets.multi.ddnw.ml" || !req.name) return;
@@ -130,64 +114,18 @@ export async function runShardProcesses(
     });
   });
 
-  for (const crd of multiSecretCrds()) server.store.create(CRD_REF, crd);
-  server.store.create(NS_REF, { metadata: { name: NS } });
-  for (let i = 0; i < OBJECTS; i++) {
-    const created = server.store.create(MultiSecretType, {
-      apiVersion: `${MultiSecretType.group}/${MultiSecretType.version}`,
-      kind: "MultiSecret",
-      metadata: { name: `ms-${i}`, namespace: NS },
-      spec: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": NS } }, stringData: { v: "0" } },
-    }, { namespace: NS }) as KubeObject;
-    uids.set(`ms-${i}`, created.metadata.uid!);
-  }
-
   const result = { rounds: opts.rounds, sigkills: 0, sigstops: 0, sigterms: 0, spawned: 0, stuckRounds: 0 };
   let maxHolders = 0;
-  const replicas: Replica[] = [];
-  const spawn = () => {
-    result.spawned++;
-    const proc = spawnDeno(MAIN, [
-      "run",
-      "--kubeconfig",
-      env.kubeconfigPath,
-      "--controllers",
-      "multisecret",
-      "--shards",
-      "auto",
-      "--shard-buckets",
-      String(BUCKETS),
-      "--leader-election-namespace",
-      "default",
-      "--leader-elect-lease-duration",
-      `${LEASE_MS}ms`,
-      "--leader-elect-renew-deadline",
-      `${RENEW_DEADLINE_MS}ms`,
-      "--leader-elect-retry-period",
-      "200ms",
-      "--health-probe-bind-address",
-      "0",
-      "--metrics-bind-address",
-      "0",
-      "--graceful-shutdown-timeout-seconds",
-      "1",
-    ]);
-    const r: Replica = { proc, exited: false };
-    proc.child.status.then(() => r.exited = true);
-    replicas.push(r);
-  };
-  const live = () => replicas.filter((r) => !r.exited);
-  const signal = (r: Replica, sig: Deno.Signal) => {
-    try {
-      r.proc.child.kill(sig);
-    } catch {
-      // exited meanwhile
-    }
-  };
-  const liveIdentities = () => {
-    for (const r of replicas) r.identity ??= identityOf(r.proc.stderr());
-    return new Set(live().map((r) => r.identity).filter((id): id is string => id !== undefined));
-  };
+  const pool = new ReplicaPool(
+    kubeopRunArgs({
+      kubeconfig: env.kubeconfigPath,
+      leaseNamespace: "default",
+      lease: LEASE,
+      gracefulShutdownSeconds: 1,
+      extra: ["--shards", "auto", "--shard-buckets", String(BUCKETS)],
+    }),
+    "joining shard ring",
+  );
 
   function unconvergedCount(): number {
     let n = 0;
@@ -200,88 +138,55 @@ export async function runShardProcesses(
     return n;
   }
 
-  let churning = true;
-  const churn = (async () => {
-    for (let step = 1; churning; step++) {
-      if (churnPaused) {
-        await sleep(10);
-        continue;
-      }
-      const name = `ms-${Math.floor(rand() * OBJECTS)}`;
-      const current = server.store.get(MultiSecretType, name, { namespace: NS });
-      server.store.update(MultiSecretType, { ...current, spec: { ...current.spec, stringData: { v: String(step) } } }, {
-        namespace: NS,
-        name,
-      });
-      await sleep(30);
-    }
-  })();
-
+  const churn = startChurn(fakeMultiSecretChange(server, NS, OBJECTS, rand), 30);
   try {
-    for (let i = 0; i < 3; i++) spawn();
-    for (let round = 0; round < opts.rounds; round++) {
-      while (live().length < 3) spawn();
-      // Wait until every bucket is held by a live replica.
-      const deadline = performance.now() + 60_000;
-      let settled = false;
-      while (performance.now() < deadline) {
-        const ids = liveIdentities();
+    result.stuckRounds = await runProcessRounds({
+      pool,
+      size: 3,
+      rounds: opts.rounds,
+      pollMs: 20,
+      // Every bucket held by a live replica.
+      settle: () => {
+        const ids = pool.liveIdentities();
         const held = [...Array(BUCKETS).keys()].map((b) => holders.get(b) ?? "");
-        if (held.every((h) => ids.has(h))) {
-          maxHolders = Math.max(maxHolders, new Set(held).size);
-          settled = true;
-          break;
+        return held.every((h) => ids.has(h)) ? held : undefined;
+      },
+      round: async (round, held) => {
+        maxHolders = Math.max(maxHolders, new Set(held).size);
+        await sleep(200 + rand() * 600); // the owners reconcile (and write) a little
+        const candidates = pool.live().filter((r) => r.identity);
+        const victim = candidates[Math.floor(rand() * candidates.length)];
+        if (!victim) return;
+        const r = rand();
+        if (r < 0.4) {
+          result.sigstops++;
+          const stoppedMs = LEASE.renewDeadlineMs + 100 + rand() * 2 * LEASE.durationMs;
+          await pool.stopAndResume(victim, stoppedMs, { churn, lastWriteAt, quietMs: QUIET_MS });
+        } else if (r < 0.8) {
+          result.sigkills++;
+          pool.signal(victim, "SIGKILL");
+        } else {
+          result.sigterms++;
+          pool.signal(victim, "SIGTERM");
         }
-        await sleep(20);
-      }
-      if (!settled) {
-        result.stuckRounds++;
-        continue;
-      }
-      await sleep(200 + rand() * 600); // the owners reconcile (and write) a little
-      const candidates = live().filter((r) => r.identity);
-      const victim = candidates[Math.floor(rand() * candidates.length)];
-      if (!victim) continue;
-      const r = rand();
-      if (r < 0.4) {
-        result.sigstops++;
-        churnPaused = true;
-        const quietBy = performance.now() + 5_000;
-        while (performance.now() - (lastWriteAt.get(victim.identity!) ?? 0) < QUIET_MS && performance.now() < quietBy) {
-          await sleep(10);
+        if (round % 5 === 4) {
+          const { violations: _v, ...summary } = checkShardSafety(observations, BUCKETS);
+          opts.log?.(`round ${round + 1}: ${JSON.stringify(summary)}`);
         }
-        signal(victim, "SIGSTOP");
-        churnPaused = false;
-        await sleep(RENEW_DEADLINE_MS + 100 + rand() * 2 * LEASE_MS);
-        signal(victim, "SIGCONT");
-      } else if (r < 0.8) {
-        result.sigkills++;
-        signal(victim, "SIGKILL");
-      } else {
-        result.sigterms++;
-        signal(victim, "SIGTERM");
-      }
-      if (round % 5 === 4) {
-        const { violations: _v, ...summary } = checkShardSafety(observations, BUCKETS);
-        opts.log?.(`round ${round + 1}: ${JSON.stringify(summary)}`);
-      }
-    }
+      },
+    });
     // The faults stop: every MultiSecret must be reconciled by whoever owns its bucket now.
-    churning = false;
-    await churn;
-    while (live().length < 3) spawn();
-    const convergeBy = performance.now() + 60_000;
-    while (unconvergedCount() > 0 && performance.now() < convergeBy) await sleep(100);
+    await churn.stop();
+    pool.fill(3);
+    await waitFor(() => unconvergedCount() === 0 || undefined, { timeoutMs: 60_000, pollMs: 100 });
   } finally {
-    churning = false;
-    await churn;
-    for (const r of replicas) signal(r, "SIGCONT");
-    await Promise.all(replicas.map((r) => r.proc.killAndReap()));
+    await churn.stop();
+    await pool.close();
     await env.close();
   }
+  result.spawned = pool.spawned;
   const unconverged = unconvergedCount();
-  const failedEarly = replicas.filter((r) => !r.identity && r.proc.stderr().includes("error"))
-    .map((r) => r.proc.stderr().slice(-2000));
+  const failedEarly = pool.failedEarly();
   if (failedEarly.length > 0) opts.log?.(`replicas that exited before joining:\n${failedEarly.join("\n---\n")}`);
   return {
     ...result,

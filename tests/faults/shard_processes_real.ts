@@ -17,15 +17,23 @@ import { KubeClient } from "../../runtime/client.ts";
 import { loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { startRealControlPlane } from "../../testing/real_control_plane.ts";
-import { type DenoChild, spawnDeno } from "../support/fake_env.ts";
+import {
+  type Churn,
+  kubeopRunArgs,
+  ReplicaPool,
+  runProcessRounds,
+  sleep,
+  startChurn,
+  waitFor,
+} from "./process_rounds.ts";
 import { auditObservations, LEASE_NS, SHARD_AUDIT_POLICY } from "./shard_audit.ts";
 import { checkShardSafety, type ShardSafetyReport } from "./shard_checker.ts";
 
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const LEASE = { durationMs: 2_000, renewDeadlineMs: 1_200, retryMs: 300 };
 const BUCKETS = 8;
 const NS = "shards";
-const OBJECTS = 30;
+/** MultiSecrets the run churns (its fault row's `objects`). */
+export const REAL_SHARD_OBJECTS = 30;
 /** The faults, in order; each exited replica is replaced before the next. */
 const FAULTS: Deno.Signal[] = ["SIGKILL", "SIGSTOP", "SIGTERM", "SIGSTOP", "SIGKILL", "SIGTERM", "SIGKILL", "SIGSTOP"];
 
@@ -46,27 +54,6 @@ export interface ShardProcessesRealResult extends ShardSafetyReport {
   seconds: number;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-interface Replica {
-  proc: DenoChild;
-  identity?: string;
-  exited: boolean;
-}
-
-function identityOf(stderr: string): string | undefined {
-  for (const line of stderr.split("\n")) {
-    if (!line.startsWith("{") || !line.includes("joining shard ring")) continue;
-    try {
-      const rec = JSON.parse(line);
-      return rec.identity ?? rec.properties?.identity;
-    } catch {
-      // a partial line
-    }
-  }
-  return undefined;
-}
-
 /** Runs the fault sequence against a fresh real control plane; `log` gets progress lines. */
 export async function runShardProcessesReal(opts: { log?: (line: string) => void } = {}): Promise<
   ShardProcessesRealResult
@@ -85,52 +72,19 @@ export async function runShardProcessesReal(opts: { log?: (line: string) => void
   });
   const admin = new KubeClient({ config: await loadKubeconfigFile(plane.kubeconfigPath), userAgent: "shard-harness" });
   const uids = new Map<string, string>();
-  const replicas: Replica[] = [];
   const faults: Record<string, number> = {};
-  let spawned = 0;
   let maxHolders = 0;
-  let stuckRounds = 0;
-  let churning = true;
-  let churn: Promise<void> = Promise.resolve();
-  const live = () => replicas.filter((r) => !r.exited);
-  const signal = (r: Replica, sig: Deno.Signal) => {
-    try {
-      r.proc.child.kill(sig);
-    } catch {
-      // exited meanwhile
-    }
-  };
-  const spawn = () => {
-    spawned++;
-    const proc = spawnDeno(MAIN, [
-      "run",
-      "--kubeconfig",
-      plane.kubeconfigPath,
-      "--controllers",
-      "multisecret",
-      "--shards",
-      "auto",
-      "--shard-buckets",
-      String(BUCKETS),
-      "--leader-election-namespace",
-      LEASE_NS,
-      "--leader-elect-lease-duration",
-      `${LEASE.durationMs}ms`,
-      "--leader-elect-renew-deadline",
-      `${LEASE.renewDeadlineMs}ms`,
-      "--leader-elect-retry-period",
-      `${LEASE.retryMs}ms`,
-      "--health-probe-bind-address",
-      "0",
-      "--metrics-bind-address",
-      "0",
-      "--graceful-shutdown-timeout-seconds",
-      "2",
-    ]);
-    const r: Replica = { proc, exited: false };
-    proc.child.status.then(() => r.exited = true);
-    replicas.push(r);
-  };
+  let churn: Churn | undefined;
+  const pool = new ReplicaPool(
+    kubeopRunArgs({
+      kubeconfig: plane.kubeconfigPath,
+      leaseNamespace: LEASE_NS,
+      lease: LEASE,
+      gracefulShutdownSeconds: 2,
+      extra: ["--shards", "auto", "--shard-buckets", String(BUCKETS)],
+    }),
+    "joining shard ring",
+  );
   const holders = async () => {
     const leases = await admin.list<KubeObject & { spec?: { holderIdentity?: string } }>(CoreTypes.Lease, {
       namespace: LEASE_NS,
@@ -159,7 +113,7 @@ export async function runShardProcessesReal(opts: { log?: (line: string) => void
       }
     }
     await admin.create(CoreTypes.Namespace, { metadata: { name: NS } });
-    for (let i = 0; i < OBJECTS; i++) {
+    for (let i = 0; i < REAL_SHARD_OBJECTS; i++) {
       const body = {
         apiVersion: `${MultiSecretType.group}/${MultiSecretType.version}`,
         kind: "MultiSecret",
@@ -178,71 +132,57 @@ export async function runShardProcessesReal(opts: { log?: (line: string) => void
         }
       }
     }
-    churn = (async () => {
-      for (let step = 1; churning; step++) {
-        const name = `ms-${step % OBJECTS}`;
-        await admin.patch(MultiSecretType, name, { spec: { stringData: { v: String(step) } } }, {
-          namespace: NS,
-          type: "merge",
-        }).catch(() => {});
-        await sleep(100);
-      }
-    })();
+    churn = startChurn(async (step) => {
+      await admin.patch(MultiSecretType, `ms-${step % REAL_SHARD_OBJECTS}`, {
+        spec: { stringData: { v: String(step) } },
+      }, {
+        namespace: NS,
+        type: "merge",
+      }).catch(() => {});
+    }, 100);
 
-    for (let i = 0; i < 3; i++) spawn();
-    for (const [round, fault] of FAULTS.entries()) {
-      while (live().length < 3) spawn();
-      const deadline = performance.now() + 60_000;
-      let settled = false;
-      while (performance.now() < deadline) {
-        for (const r of replicas) r.identity ??= identityOf(r.proc.stderr());
-        const ids = new Set(live().map((r) => r.identity).filter((id) => id !== undefined));
+    const stuckRounds = await runProcessRounds({
+      pool,
+      size: 3,
+      rounds: FAULTS.length,
+      pollMs: 200,
+      settle: async () => {
+        const ids = pool.liveIdentities();
         const held = await holders();
         // Every bucket held by a live replica, and every live replica joined (so each can be the victim).
-        if (held.every((h) => ids.has(h)) && ids.size === live().length) {
-          maxHolders = Math.max(maxHolders, new Set(held).size);
-          settled = true;
-          break;
-        }
-        await sleep(200);
-      }
-      if (!settled) {
-        stuckRounds++;
-        log(`round ${round + 1}: buckets not all held by live replicas within 60 s`);
-        continue;
-      }
-      await sleep(1_000); // the owners reconcile (and write) a little
-      const joined = live().filter((r) => r.identity);
-      const victim = joined[round % joined.length];
-      if (!victim) continue;
-      faults[fault] = (faults[fault] ?? 0) + 1;
-      log(`round ${round + 1}: ${fault} ${victim.identity}`);
-      if (fault === "SIGSTOP") {
-        signal(victim, "SIGSTOP");
-        await sleep(LEASE.renewDeadlineMs + LEASE.durationMs);
-        signal(victim, "SIGCONT");
-      } else signal(victim, fault);
-    }
-    churning = false;
-    await churn;
-    while (live().length < 3) spawn();
-    const convergeBy = performance.now() + 60_000;
-    while (await unconverged() > 0 && performance.now() < convergeBy) await sleep(500);
+        return held.every((h) => ids.has(h)) && ids.size === pool.live().length ? held : undefined;
+      },
+      onStuck: (round) => log(`round ${round + 1}: buckets not all held by live replicas within 60 s`),
+      round: async (round, held) => {
+        maxHolders = Math.max(maxHolders, new Set(held).size);
+        await sleep(1_000); // the owners reconcile (and write) a little
+        const joined = pool.live().filter((r) => r.identity);
+        const victim = joined[round % joined.length];
+        if (!victim) return;
+        const fault = FAULTS[round];
+        faults[fault] = (faults[fault] ?? 0) + 1;
+        log(`round ${round + 1}: ${fault} ${victim.identity}`);
+        if (fault === "SIGSTOP") await pool.stopAndResume(victim, LEASE.renewDeadlineMs + LEASE.durationMs);
+        else pool.signal(victim, fault);
+      },
+    });
+    await churn.stop();
+    pool.fill(3);
+    await waitFor(async () => await unconverged() === 0 || undefined, { timeoutMs: 60_000, pollMs: 500 });
     const left = await unconverged();
     // Replicas whose primary informer was sliced; and those that saw the server echo the slice (KEP-5866 shardInfo:
     // v1.37.2 echoes it for built-in resources only, so a MultiSecret slice is filtered by the server without an echo
     // and the informer reports client-side filtering).
-    const slicedReplicas = replicas.filter((r) => r.proc.stderr().includes("shard slice")).length;
-    const serverSideReplicas = replicas.filter((r) => r.proc.stderr().includes("watches its shard slice server-side"))
-      .length;
-    for (const r of replicas) signal(r, "SIGCONT");
-    await Promise.all(replicas.map((r) => r.proc.killAndReap()));
+    const logs = pool.replicas.map((r) => r.proc.stderr());
+    const slicedReplicas = logs.filter((l) => l.includes("shard slice")).length;
+    const serverSideReplicas = logs.filter((l) => l.includes("watches its shard slice server-side")).length;
+    await pool.close();
     const audit = await Deno.readTextFile(`${plane.dir}/audit.log`);
     const report = checkShardSafety(auditObservations(audit, (name) => uids.get(name)), BUCKETS);
     return {
       ...report,
       faults,
-      spawned,
+      spawned: pool.spawned,
       maxHolders,
       stuckRounds,
       unconverged: left,
@@ -251,10 +191,8 @@ export async function runShardProcessesReal(opts: { log?: (line: string) => void
       seconds: Math.round((performance.now() - started) / 100) / 10,
     };
   } finally {
-    churning = false;
-    await churn;
-    for (const r of replicas) signal(r, "SIGCONT");
-    await Promise.all(replicas.map((r) => r.proc.killAndReap()));
+    await churn?.stop();
+    await pool.close();
     admin.close();
     await plane.stop();
   }
