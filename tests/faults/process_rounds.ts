@@ -80,7 +80,7 @@ export function identityFromUserAgent(userAgent: string): string | undefined {
  * replicas share one host.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * kubeopRunArgs({ kubeconfig, leaseNamespace: "default", lease, gracefulShutdownSeconds: 1, extra: ["--leader-elect"] });
  * ```
  */
