@@ -18,7 +18,7 @@ import type { MultiSecret } from "./schema.ts";
  * ```ts
  * import assert from "node:assert/strict";
  * import { defaultSecretName } from "./secret_name_default.ts";
- * const object: { metadata: { name: string }; spec: { secretName?: string } } = { metadata: { name: "creds" }, spec: {} };
+ * const object = { metadata: { name: "creds" }, spec: {} as { secretName?: string } };
  * defaultSecretName({ object } as never);
  * assert.equal(object.spec.secretName, "creds");
  * ```
