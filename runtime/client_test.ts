@@ -425,3 +425,51 @@ Deno.test("client: patch content types, fieldManager/force, delete options and s
     }
   });
 });
+
+Deno.test("client: unary requests use HTTP/1.1 keep-alive even when the server offers h2 (ALPN)", async () => {
+  const dir = await Deno.makeTempDir();
+  const certs = await makeCerts(dir);
+  const listener = Deno.listenTls({
+    hostname: "127.0.0.1",
+    port: 0,
+    cert: certs.serverCert,
+    key: certs.serverKey,
+    alpnProtocols: ["h2", "http/1.1"],
+  });
+  const protocols: (string | null)[] = [];
+  const serving = (async () => {
+    for await (const conn of listener) {
+      (async () => {
+        const { alpnProtocol } = await conn.handshake();
+        protocols.push(alpnProtocol);
+        const buf = new Uint8Array(16 * 1024);
+        let head = "";
+        for (;;) {
+          const n = await conn.read(buf).catch(() => null);
+          if (n === null) break;
+          head += new TextDecoder().decode(buf.subarray(0, n));
+          while (head.includes("\r\n\r\n")) {
+            head = head.slice(head.indexOf("\r\n\r\n") + 4); // GETs only: no request body
+            const body = JSON.stringify({ metadata: { name: "n" } });
+            await conn.write(new TextEncoder().encode(
+              `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+            ));
+          }
+        }
+        conn.close();
+      })().catch(() => {});
+    }
+  })().catch(() => {});
+  const port = (listener.addr as Deno.NetAddr).port;
+  const client = new KubeClient({ config: { server: `https://127.0.0.1:${port}`, caPEM: certs.ca } });
+  try {
+    assert.equal((await client.get(CoreTypes.Namespace, "a")).metadata.name, "n");
+    assert.equal((await client.get(CoreTypes.Namespace, "b")).metadata.name, "n");
+    assert.deepEqual(protocols, ["http/1.1"], "one HTTP/1.1 connection, reused");
+  } finally {
+    client.close();
+    listener.close();
+    await serving;
+    await Deno.remove(dir, { recursive: true });
+  }
+});
