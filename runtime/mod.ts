@@ -171,6 +171,7 @@ export {
   TokenBucketRateLimiter,
 } from "./rate_limiter.ts";
 export { Informer, type InformerMetrics, type WaitOptions } from "./cache.ts";
+export type { LeaderElectionDurations } from "./leader.ts";
 export type { WatchHealth, WatchLogger, WatchMetrics, WatchScope, WatchSink } from "./watch_runner.ts";
 export {
   kubeLeaseLock,
@@ -226,8 +227,12 @@ export {
   type LeaseDirectory,
   memberLeaseName,
   MemoryLeaseDirectory,
+  type NamedLease,
   SHARD_RING_LABEL,
+  type ShardLeaseClient,
 } from "./shard_leases.ts";
+export type { ShardField, ShardRange, ShardSelector } from "./apimachinery/shard_selector.ts";
+export type { ShardedInformer, ShardMode } from "./informer_slice.ts";
 export { ShardFencedClient, type ShardFencedClientOptions } from "./shard_client.ts";
 export { type ShardMetrics, shardMetrics } from "./metrics_shard.ts";
 // Admission and conversion webhooks (runtime/webhook/): the builder, the server, certificates and manifests.

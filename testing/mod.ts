@@ -35,11 +35,13 @@ export {
 export { FakeCluster, type FakeClusterOptions, type RecordedEvent } from "./reconcile_context.ts";
 export { FakeControllerClient, type FakeControllerClientOptions, type RecordedCall } from "./fake_client.ts";
 export { FakeInformers } from "./fake_informers.ts";
+export { type ReviewRequest, reviewThroughRoute } from "./admission_review.ts";
 export {
   DEFAULT_K8S_VERSION,
   type RealControlPlane,
   realControlPlaneBinDir,
   type RealControlPlaneOptions,
+  type RestartOptions,
   startRealControlPlane,
 } from "./real_control_plane.ts";
 export type { Unstructured } from "./unstructured.ts";

@@ -14,13 +14,17 @@ export type ShardField = "object.metadata.uid" | "object.metadata.namespace";
  * One half-open hash range [start, end): `0x` + 16 lowercase hex digits, or `0x10000000000000000` (2^64) as an end.
  */
 export interface ShardRange {
+  /** Inclusive start, `0x` + 16 hex digits. */
   start: string;
+  /** Exclusive end, `0x` + 16 hex digits or `0x10000000000000000`. */
   end: string;
 }
 
 /** A parsed shard selector: ranges over one field, matched when the field's hash falls in any of them. */
 export interface ShardSelector {
+  /** The hashed field. */
   field: ShardField;
+  /** The ranges; an object matches when its hash is in any of them. */
   ranges: ShardRange[];
 }
 
