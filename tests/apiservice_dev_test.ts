@@ -6,7 +6,7 @@ import { KubeClient } from "../runtime/client.ts";
 import { parseKubeconfig } from "../runtime/kubeconfig.ts";
 import type { ConfigMap } from "../runtime/builtin_types.ts";
 import { CoreTypes } from "../runtime/types.ts";
-import { startFakeApiServer } from "../testing/mod.ts";
+import { eventually, startFakeApiServer } from "../testing/mod.ts";
 
 Deno.test("startFarmForDev serves llamas and farmpods through the fake API server", async () => {
   const fake = await startFakeApiServer({ port: 0 });
@@ -28,16 +28,11 @@ Deno.test("startFarmForDev serves llamas and farmpods through the fake API serve
       metadata: { name: "web", namespace: "default" },
       spec: { containers: [{ name: "a", image: "x" }] },
     });
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const fp = await get("/apis/farm.example.com/v1alpha/namespaces/default/farmpods/farm-web");
-      if (fp.status === 200) {
-        assert.equal(fp.body.spec.containers, 1);
-        break;
-      }
-      if (Date.now() > deadline) throw new Error(`farm-web never appeared: ${JSON.stringify(fp.body)}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    const fp = await eventually("FarmPod farm-web appears for Pod web", async () => {
+      const res = await get("/apis/farm.example.com/v1alpha/namespaces/default/farmpods/farm-web");
+      return res.status === 200 ? res : undefined;
+    }, { timeoutMs: 10_000, intervalMs: 20 });
+    assert.equal(fp.body.spec.containers, 1);
   } finally {
     client.close();
     await stop();

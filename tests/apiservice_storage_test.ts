@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { MemoryFarmCluster } from "../apiservice/memory_cluster.ts";
 import { readWatch, startFarmFixture } from "../apiservice/test_support.ts";
 import { createCA } from "../runtime/pki.ts";
+import { eventually } from "../testing/eventually.ts";
 
 const NS = "/apis/farm.example.com/v1alpha/namespaces/default/llamas";
 
@@ -142,16 +143,15 @@ Deno.test("the serving cert is reloaded when its files change", async () => {
     await Deno.writeTextFile(`${certDir}/apiserver.crt`, leaf.certPEM);
     const client = Deno.createHttpClient({ caCerts: [ca.certPEM] });
     try {
-      const deadline = Date.now() + 10_000;
-      for (;;) {
-        const ok = await fetch(`${fx.farm.url}/healthz`, { client }).then(async (r) => {
-          await r.body?.cancel();
-          return r.status === 200;
-        }, () => false);
-        if (ok) break;
-        if (Date.now() > deadline) throw new Error("the new certificate was never served");
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await eventually(
+        "the new certificate is served",
+        () =>
+          fetch(`${fx.farm.url}/healthz`, { client }).then(async (r) => {
+            await r.body?.cancel();
+            return r.status === 200;
+          }, () => false),
+        { timeoutMs: 10_000, intervalMs: 20 },
+      );
     } finally {
       client.close();
     }
