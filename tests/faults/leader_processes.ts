@@ -144,15 +144,12 @@ export async function runLeaderProcesses(
           await pool.stopAndResume(leader, stoppedMs, { churn, lastWriteAt, quietMs: QUIET_MS });
         } else if (r < 0.85) {
           result.sigkills++;
-          pool.signal(leader, "SIGKILL");
-          // Until its exit is seen the pool still counts it live: the next round would pick the dead leader and idle.
-          await leader.proc.child.status;
+          await pool.killAndWait(leader);
         } else {
           const standby = pool.live().find((x) => x !== leader);
           if (standby) {
             result.sigkills++;
-            pool.signal(standby, "SIGKILL");
-            await standby.proc.child.status;
+            await pool.killAndWait(standby);
           }
         }
         if (round % 10 === 9) opts.log?.(`round ${round + 1}: ${JSON.stringify(checkLeaderSafety(observations))}`);

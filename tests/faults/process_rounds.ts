@@ -175,6 +175,15 @@ export class ReplicaPool {
   }
 
   /**
+   * SIGKILLs `r` and waits for its exit: until the exit is seen the pool still counts `r` live, so a round that
+   * follows at once would pick the dead replica.
+   */
+  async killAndWait(r: Replica): Promise<void> {
+    this.signal(r, "SIGKILL");
+    await r.proc.child.status;
+  }
+
+  /**
    * SIGSTOPs `r` for `stoppedMs`, then SIGCONTs it. With `quiet`, the stop waits (up to 5 s, the churn paused) until
    * `r` has sent nothing for `quietMs`: a stop between a passed fence check and that request's socket write is the
    * one window the fence documents; the churn resumes during the stop, so the resumed replica finds work waiting.
