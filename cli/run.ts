@@ -21,7 +21,6 @@ import { DEFAULT_SHARD_BUCKETS } from "../runtime/shard_ring.ts";
 import { Metrics } from "../runtime/metrics.ts";
 import { parseBindAddress } from "../runtime/probes.ts";
 import { WEBHOOK_DEFAULTS } from "../runtime/webhook/manifests.ts";
-import { createWebhookServer } from "../runtime/webhook/setup.ts";
 import {
   enumFlag,
   type FlagSpec,
@@ -341,6 +340,8 @@ export async function runCommand(args: string[]): Promise<number> {
     if (serving && !serving.serve) {
       log.info("webhooks off: {reason}", { reason: serving.reason });
     } else if (serving?.serve) {
+      // Imported only when served: the certificate code (x509) is not evaluated at every start.
+      const { createWebhookServer } = await import("../runtime/webhook/setup.ts");
       manager.add(createWebhookServer({
         webhooks,
         bindAddress: serving.bindAddress,
