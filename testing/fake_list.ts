@@ -114,7 +114,9 @@ export function listObjects(
       metadata.remainingItemCount = objects.countAfter(storageKey, namespace, at, past ? listRv : undefined);
     }
   }
-  if (shard) metadata.shardInfo = { selector: shardSelectorString(shard) };
+  // kube-apiserver v1.37.2 filters a custom resource's list by the shard selector too, but its unstructured list
+  // carries no `metadata.shardInfo` echo (clients then filter client-side, which is a no-op on a filtered list).
+  if (shard && !def.custom) metadata.shardInfo = { selector: shardSelectorString(shard) };
   return { apiVersion: apiVersionOf(def), kind: def.listKind, metadata, items: items.map(presentation.present) };
 }
 

@@ -151,16 +151,9 @@ export async function handleResource(
           (rv && rv !== "0" && opts.limit && opts.limit > 0 ? "Exact" : undefined),
         shardSelector: shardSelectorParam(q, sharded(ctx), "list"),
       };
-      const listed = converting
+      const served = converting
         ? await listConverted(ctx.store, def, converting, listStored(ctx.store, def, listOptions))
         : ctx.store.listShared(def, listOptions);
-      // kube-apiserver v1.37.2 filters a custom resource's list by the shard selector too, but its unstructured list
-      // carries no `metadata.shardInfo` echo (clients then filter client-side, which is a no-op on a filtered list).
-      let served = listed;
-      if (def.custom && listed.metadata.shardInfo) {
-        const { shardInfo: _echo, ...metadata } = listed.metadata;
-        served = { ...listed, metadata };
-      }
       return jsonResponse(200, shapeList(shape, def, served, now, includeObject));
     }
     case "watch": {
