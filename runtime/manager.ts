@@ -37,6 +37,12 @@ export type { ManagerEndpoints, ManagerInformers, ManagerLeaderElection, Manager
 /** Longest wait for in-flight reconciles after leadership was lost. */
 export const LOST_LEADERSHIP_GRACE_MS = 2_000;
 
+/**
+ * How long after the caches synced the Manager registers prom-client's default process collectors (a scrape before
+ * that registers them at once): evaluating their modules costs ~20 ms, which would otherwise delay the first reconcile.
+ */
+export const DEFAULT_COLLECTORS_DELAY_MS = 1_000;
+
 type StopReason = { kind: "signal" } | { kind: "lost" } | { kind: "error"; error: unknown };
 
 /** The four groups, in start order; shutdown walks them in reverse. */
@@ -114,6 +120,7 @@ export class Manager {
   #shuttingDown = false;
   #endpoints: ManagerEndpoints = {};
   #onLeading: (signal: AbortSignal) => void = () => {};
+  #cancelCollectorsTimer: () => void = () => {};
 
   /** Builds the caches, recorder and (when configured) the leader elector; validates election durations. */
   constructor(opts: ManagerOptions) {
@@ -374,6 +381,11 @@ export class Manager {
       if (why) return why;
       if (group === groups.servers) this.#serversReady = true;
     }
+    // Off the start path: the collectors' modules are evaluated once the first reconciles have had their turn.
+    this.#cancelCollectorsTimer = this.#clock.setTimer(
+      DEFAULT_COLLECTORS_DELAY_MS,
+      () => void this.metrics.registerDefaultCollectors(),
+    );
     const leaderElected = groups.leaderElected;
     const startLeaderElected = () => {
       if (leaderElected.stopping) return;
@@ -399,6 +411,7 @@ export class Manager {
    */
   async #shutdown(reason: StopReason, { groups, election, electionDone, shards, shardsDone }: Run): Promise<void> {
     this.#shuttingDown = true;
+    this.#cancelCollectorsTimer();
     const why = reason.kind === "signal"
       ? "shutdown requested"
       : reason.kind === "lost"

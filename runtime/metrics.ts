@@ -7,7 +7,6 @@
  */
 
 import { Counter, Gauge, Histogram, Registry } from "./prom_client.ts";
-import { registerProcessCollectors } from "./process_metrics.ts";
 
 /** Label values of one series. */
 export type MetricLabels<L extends string> = Partial<Record<L, string | number>>;
@@ -205,7 +204,8 @@ export class Metrics {
   /** kubeop_events_dropped_total{reason}: Events the recorder could not send. */
   readonly eventsDropped: CounterMetric<"reason">;
 
-  #defaultCollectors = false;
+  #defaultCollectorsWanted = false;
+  #defaultCollectors: Promise<void> | undefined;
   #probes = new Map<string, { labels: { name: string; controller: string }; probe: InFlightProbe }>();
   readonly #scrapeRefreshers = new Set<() => void>();
 
@@ -432,14 +432,21 @@ export class Metrics {
   }
 
   /**
-   * Registers prom-client's default process and runtime collectors on this registry (once; see
-   * ./process_metrics.ts for what they are under Deno's permissions). The Manager turns them on for the registry it
-   * serves; a bare Metrics (tests) stays without them.
+   * Turns on prom-client's default process and runtime collectors for this registry (see ./process_metrics.ts for
+   * what they are under Deno's permissions). They are loaded and registered by {@link Metrics.registerDefaultCollectors}
+   * or at the first {@link Metrics.render}, whichever comes first: their modules cost ~20 ms to evaluate, which the
+   * Manager keeps off its start path (it registers them a second after the caches synced). A bare Metrics (tests)
+   * stays without them.
    */
   enableDefaultCollectors(): void {
-    if (this.#defaultCollectors) return;
-    this.#defaultCollectors = true;
-    registerProcessCollectors(this.registry);
+    this.#defaultCollectorsWanted = true;
+  }
+
+  /** Loads and registers the default collectors now, once, if {@link Metrics.enableDefaultCollectors} was called. */
+  registerDefaultCollectors(): Promise<void> {
+    if (!this.#defaultCollectorsWanted) return Promise.resolve();
+    this.#defaultCollectors ??= import("./process_metrics.ts").then((m) => m.registerProcessCollectors(this.registry));
+    return this.#defaultCollectors;
   }
 
   /** Queue hooks that feed the workqueue_* metrics labelled `{name, controller}`. */
@@ -467,7 +474,8 @@ export class Metrics {
   }
 
   /** The Prometheus text exposition of every metric. */
-  render(): Promise<string> {
+  async render(): Promise<string> {
+    await this.registerDefaultCollectors();
     return this.registry.metrics();
   }
 

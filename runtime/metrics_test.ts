@@ -42,3 +42,18 @@ Deno.test("queue hooks feed workqueue metrics and read in-flight probes at scrap
   assert.match(text, /workqueue_unfinished_work_seconds\{name="machine",controller="machine"\} 3/);
   assert.match(text, /workqueue_longest_running_processor_seconds\{name="machine",controller="machine"\} 2/);
 });
+
+Deno.test("default process collectors are registered on demand: by registerDefaultCollectors or the first render", async () => {
+  const lazy = new Metrics();
+  lazy.enableDefaultCollectors();
+  assert.equal(lazy.registry.getSingleMetric("process_cpu_seconds_total"), undefined, "not registered at enable");
+  assert.ok((await lazy.render()).includes("# TYPE process_cpu_seconds_total"), "the first scrape registers them");
+  const early = new Metrics();
+  early.enableDefaultCollectors();
+  await early.registerDefaultCollectors();
+  await early.registerDefaultCollectors(); // once
+  assert.ok(early.registry.getSingleMetric("process_start_time_seconds"));
+  const bare = new Metrics();
+  await bare.registerDefaultCollectors();
+  assert.ok(!(await bare.render()).includes("process_cpu_seconds_total"), "not enabled: never registered");
+});

@@ -2,11 +2,17 @@
  * The process panels of the usual controller dashboards under Deno: prom-client's default collectors
  * (process_cpu_seconds_total, process_resident_memory_bytes, process_start_time_seconds, process_open_fds,
  * process_max_fds, nodejs_* heap, event-loop and version series), with the /proc-based series replaced where Deno
- * cannot read /proc.
+ * cannot read /proc. Loaded on demand (runtime/metrics.ts `registerDefaultCollectors`): evaluating prom-client's
+ * collector modules (perf_hooks, @opentelemetry/api for exemplars) is ~20 ms that stays off the start path.
  * @module
  */
 
-import { collectDefaultMetrics, Gauge, type Registry } from "./prom_client.ts";
+import type * as PromClient from "prom-client";
+import collectDefaultMetricsImpl from "prom-client/lib/defaultMetrics.js";
+import { Gauge, type Registry } from "./prom_client.ts";
+
+/** prom-client's process and runtime collectors (`process_*`, `nodejs_*`) registered on `config.register`. */
+const collectDefaultMetrics = collectDefaultMetricsImpl as unknown as typeof PromClient.collectDefaultMetrics;
 
 /**
  * Registers prom-client's default collectors on `registry`. All of them work under Deno with --allow-all (the memory
