@@ -35,6 +35,7 @@ import { podNamespace } from "./pod_namespace.ts";
 import { stopOnSignals } from "./signals.ts";
 import { runningInCluster, webhookServing } from "./webhook_default.ts";
 import { KUBEOP_VERSION } from "./version.ts";
+import { readEnvIfAllowed, watchListFromEnv } from "./watch_list_env.ts";
 
 const SPEC: FlagSpec = {
   kubeconfig: { type: "string" },
@@ -307,6 +308,7 @@ export async function runCommand(args: string[]): Promise<number> {
       metrics,
       logger: kubeopLogger(),
       namespaces: opts.namespaces,
+      watchList: watchListFromEnv(readEnvIfAllowed),
       leaderElection: opts.leaderElect
         ? {
           id: opts.leaderElectionId,

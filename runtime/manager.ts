@@ -135,6 +135,7 @@ export class Manager {
       clock: this.#clock,
       metrics: this.metrics,
       logger: this.#log.getChild("watch"),
+      watchList: opts.watchList,
     });
     this.informers = namespacedInformers(this.#caches, opts.namespaces ?? []);
     const le = opts.leaderElection;

@@ -60,6 +60,14 @@ export interface ManagerOptions {
   metrics?: Metrics;
   /** Restrict namespaced caches to these namespaces (default: all). */
   namespaces?: string[];
+  /**
+   * Start the caches with WatchList (`sendInitialEvents`, one streaming request per informer; default true) or with
+   * a paginated list then a watch (false). WatchList keeps kube-apiserver from building whole lists in memory, but its
+   * consistent initial events wait for the server's watch cache to be confirmed fresh (an etcd progress notification,
+   * requested every 100 ms), which a list does not: `false` starts ~50 ms sooner against a quiet kube-apiserver.
+   * `kubeop run` reads client-go's `KUBE_FEATURE_WatchListClient` environment variable for it.
+   */
+  watchList?: boolean;
   /** When set, only the Lease holder runs controllers (the non-shardable runnables, when sharding is on). */
   leaderElection?: ManagerLeaderElection;
   /**
