@@ -30,10 +30,10 @@ export const RUNTIME_RBAC: readonly RbacRule[] = [
 /**
  * Leader election and the shard ring (`--shards auto`, docs/sharding.md), in the operator's namespace (a namespaced
  * Role, not the ClusterRole): the leader Lease, the bucket and member Leases (listed by label; a member deletes its own
- * Lease when it leaves).
+ * Lease when it leaves; a standby watches the leader Lease to take it over as soon as it is released).
  */
 export const LEADER_ELECTION_RBAC: readonly RbacRule[] = [
-  { group: "coordination.k8s.io", resource: "leases", verbs: ["get", "list", "create", "update", "delete"] },
+  { group: "coordination.k8s.io", resource: "leases", verbs: ["get", "list", "watch", "create", "update", "delete"] },
 ];
 
 const VERB_ORDER = ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"];

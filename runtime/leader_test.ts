@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { seededRandom } from "./random.ts";
 import { VirtualClock } from "./clock.ts";
-import { isConflict } from "./errors.ts";
+import { ApiError, failureStatus, isConflict } from "./errors.ts";
+import { eventually } from "../testing/eventually.ts";
 import {
   type LeaderElectionOutcome,
   LeaderElector,
@@ -33,6 +34,7 @@ function faultyLock(inner: LeaseLock, mode: { value: LockMode }): LeaseLock {
     create: (spec, signal) => guard(() => inner.create(spec, signal), signal),
     update: (spec, rv, signal) => guard(() => inner.update(spec, rv, signal), signal),
     describe: () => inner.describe(),
+    watch: inner.watch ? (signal, onChange) => guard(() => inner.watch!(signal, onChange), signal) : undefined,
   };
 }
 
@@ -213,6 +215,53 @@ Deno.test("two candidates: one leads; after a release the other takes over withi
   await e.stopAll();
 });
 
+Deno.test("watchForRelease: a standby takes a released Lease at once instead of at its next poll", async () => {
+  const e = new Election();
+  const a = e.add("a");
+  await e.clock.advance(0);
+  const polling = e.add("polling");
+  const watching = e.add("watching", { watchForRelease: true });
+  await e.clock.advance(60_000);
+  assert.equal(a.elector.isLeader(), true);
+  const before = e.clock.now();
+
+  a.stop.abort();
+  assert.equal(await a.done, "released");
+  await eventually("the watching standby to lead", () => watching.elector.isLeader());
+  assert.equal(e.clock.now(), before, "no virtual time passed: the release itself woke it");
+  assert.equal(polling.elector.isLeader(), false);
+  assert.equal(e.store.current!.spec.holderIdentity, "watching");
+  await e.stopAll();
+});
+
+Deno.test("watchForRelease without the watch verb: one info line, then polling alone", async () => {
+  const capture = captureSink();
+  await configureLogging({ sink: capture.sink, level: "debug" });
+  try {
+    const e = new Election();
+    const a = e.add("a");
+    await e.clock.advance(0);
+    const store = e.store;
+    const forbidden: LeaseLock = {
+      ...store.lock(),
+      watch: () =>
+        Promise.reject(new ApiError(failureStatus(403, "Forbidden", "cannot watch leases"), { verb: "watch" })),
+    };
+    const b = e.add("b", { watchForRelease: true, lock: forbidden });
+    await e.clock.advance(60_000);
+    a.stop.abort();
+    assert.equal(await a.done, "released");
+    const elapsed = await e.advanceUntil(() => b.elector.isLeader(), 60_000);
+    assert.ok(elapsed > 0 && elapsed <= RETRY_MS * 2.2, `took ${elapsed} ms`);
+    const lines = capture.lines().filter((l) => l.includes("cannot watch lease"));
+    assert.equal(lines.length, 1, lines.join("\n"));
+    assert.match(lines[0], /"level":"info"/);
+    await e.stopAll();
+  } finally {
+    await configureLogging({ sink: () => {}, level: "fatal" });
+  }
+});
+
 Deno.test("three candidates: after the leader crashes a successor leads within lease + 2 × retry × 2.2", async () => {
   const e = new Election();
   const a = e.add("a");
@@ -293,33 +342,35 @@ Deno.test("updates carry the observed resourceVersion: a stale write conflicts",
   assert.equal(store.current!.spec.holderIdentity, "y");
 });
 
-Deno.test("random crashes, restarts and partitions never yield two leaders (fixed seed)", async () => {
-  const e = new Election();
-  const rand = seededRandom(42);
-  let next = 0;
-  const live = () => [...e.candidates.values()].filter((c) => !c.crashed && !c.stop.signal.aborted);
-  for (let i = 0; i < 3; i++) e.add(`c${next++}`);
-  let leaderChanges = 0;
-  let lastLeader = "";
-  for (let step = 0; step < 300; step++) {
-    const r = rand();
-    const pool = live();
-    const pick = pool[Math.floor(rand() * pool.length)];
-    if (r < 0.03 && pick) e.crash(pick);
-    else if (r < 0.06 && pick) pick.stop.abort();
-    else if (r < 0.12 && pick) pick.mode.value = pick.mode.value === "ok" ? (rand() < 0.5 ? "fail" : "hang") : "ok";
-    if (live().length < 2) e.add(`c${next++}`);
-    await e.clock.advance(Math.floor(rand() * 3_000));
-    const holder = [...e.leaders][0] ?? "";
-    if (holder && holder !== lastLeader) {
-      leaderChanges++;
-      lastLeader = holder;
+for (const watchForRelease of [false, true]) {
+  Deno.test(`random crashes, restarts and partitions never yield two leaders (fixed seed, watchForRelease ${watchForRelease})`, async () => {
+    const e = new Election();
+    const rand = seededRandom(42);
+    let next = 0;
+    const live = () => [...e.candidates.values()].filter((c) => !c.crashed && !c.stop.signal.aborted);
+    for (let i = 0; i < 3; i++) e.add(`c${next++}`, { watchForRelease });
+    let leaderChanges = 0;
+    let lastLeader = "";
+    for (let step = 0; step < 300; step++) {
+      const r = rand();
+      const pool = live();
+      const pick = pool[Math.floor(rand() * pool.length)];
+      if (r < 0.03 && pick) e.crash(pick);
+      else if (r < 0.06 && pick) pick.stop.abort();
+      else if (r < 0.12 && pick) pick.mode.value = pick.mode.value === "ok" ? (rand() < 0.5 ? "fail" : "hang") : "ok";
+      if (live().length < 2) e.add(`c${next++}`, { watchForRelease });
+      await e.clock.advance(Math.floor(rand() * 3_000));
+      const holder = [...e.leaders][0] ?? "";
+      if (holder && holder !== lastLeader) {
+        leaderChanges++;
+        lastLeader = holder;
+      }
+      assert.ok(e.leaders.size <= 1);
     }
-    assert.ok(e.leaders.size <= 1);
-  }
-  assert.ok(leaderChanges >= 3, `only ${leaderChanges} leader changes: the scenario exercised too little`);
-  await e.stopAll();
-});
+    assert.ok(leaderChanges >= 3, `only ${leaderChanges} leader changes: the scenario exercised too little`);
+    await e.stopAll();
+  });
+}
 
 Deno.test("a candidate that can never reach the Lease says why at warning level; lost races stay quiet", async () => {
   const capture = captureSink();

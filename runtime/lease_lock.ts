@@ -6,7 +6,7 @@
  */
 
 import { ApiError, failureStatus, isNotFound } from "./errors.ts";
-import { CoreTypes, type KubeObject } from "./types.ts";
+import { CoreTypes, type KubeObject, type WatchEvent } from "./types.ts";
 
 /** coordination.k8s.io/v1 LeaseSpec. Times are MicroTime strings (RFC 3339 with microseconds). */
 export interface LeaseSpec {
@@ -43,6 +43,13 @@ export interface LeaseLock {
   update(spec: LeaseSpec, rv: string, signal?: AbortSignal): Promise<LeaseRecord>;
   /** `namespace/name`, for logs and errors. */
   describe(): string;
+  /**
+   * Optional: one watch of this Lease from its current state — `onChange` gets the Lease as it is when the watch opens
+   * and after every change (undefined once deleted). Resolves when the stream ends or `signal` aborts; rejects when
+   * the watch fails (403 without the `watch` verb). A standby uses it to take a released Lease at once instead of at
+   * its next poll; the caller retries it and keeps polling either way.
+   */
+  watch?(signal: AbortSignal, onChange: (record: LeaseRecord | undefined) => void): Promise<void>;
 }
 
 /** A coordination.k8s.io/v1 Lease object. */
@@ -71,7 +78,16 @@ export interface LeaseClient {
     obj: T,
     opts?: { namespace?: string; signal?: AbortSignal },
   ): Promise<T>;
+  /** Watch Leases (KubeClient.watchStream); without it the lock has no {@link LeaseLock.watch}. */
+  watchStream?<T extends KubeObject>(
+    rt: typeof CoreTypes.Lease,
+    opts: { namespace?: string; fieldSelector?: string; timeoutSeconds?: number; signal?: AbortSignal },
+    onEvent: (event: WatchEvent<T>) => void,
+  ): Promise<void>;
 }
+
+/** How long one Lease watch stream lasts before the server ends it and the elector opens the next. */
+const LEASE_WATCH_TIMEOUT_SECONDS = 300;
 
 /**
  * A {@link LeaseLock} on the Lease `namespace/name`, through the API server.
@@ -124,6 +140,20 @@ export function kubeLeaseLock(
       return record(await client.update<LeaseObject>(rt, lease, { namespace, signal }));
     },
     describe: () => `${namespace}/${name}`,
+    watch: client.watchStream
+      ? async (signal, onChange) => {
+        const opts = {
+          namespace,
+          fieldSelector: `metadata.name=${name}`,
+          timeoutSeconds: LEASE_WATCH_TIMEOUT_SECONDS,
+          signal,
+        };
+        await client.watchStream!<LeaseObject>(rt, opts, (event) => {
+          if (event.type === "ADDED" || event.type === "MODIFIED") onChange(record(event.object));
+          else if (event.type === "DELETED") onChange(undefined);
+        });
+      }
+      : undefined,
   };
 }
 
@@ -173,7 +203,21 @@ export class MemoryLeaseStore {
       create: (spec) => Promise.resolve().then(() => this.#create(spec)),
       update: (spec, rv) => Promise.resolve().then(() => this.#update(spec, rv)),
       describe: () => this.name,
+      watch: (signal, onChange) => this.#watch(signal, onChange),
     };
+  }
+
+  /** Streams this Lease to `onChange` (now, then after every write) until `signal` aborts. */
+  #watch(signal: AbortSignal, onChange: (record: LeaseRecord | undefined) => void): Promise<void> {
+    if (signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const stop = this.onWrite((record) => onChange(record));
+      signal.addEventListener("abort", () => {
+        stop();
+        resolve();
+      }, { once: true });
+      onChange(this.current);
+    });
   }
 
   #write(spec: LeaseSpec): LeaseRecord {

@@ -144,6 +144,7 @@ export class Manager {
       this.#elector = new LeaderElector({
         lock: le.lock ?? kubeLeaseLock({ client: opts.client, namespace: le.namespace, name: le.id }),
         identity,
+        watchForRelease: true,
         name: le.id,
         leaseSeconds: le.leaseSeconds,
         renewDeadlineSeconds: le.renewDeadlineSeconds,
