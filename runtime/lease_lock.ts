@@ -148,10 +148,14 @@ export function kubeLeaseLock(
           timeoutSeconds: LEASE_WATCH_TIMEOUT_SECONDS,
           signal,
         };
-        await client.watchStream!<LeaseObject>(rt, opts, (event) => {
-          if (event.type === "ADDED" || event.type === "MODIFIED") onChange(record(event.object));
-          else if (event.type === "DELETED") onChange(undefined);
-        });
+        try {
+          await client.watchStream!<LeaseObject>(rt, opts, (event) => {
+            if (event.type === "ADDED" || event.type === "MODIFIED") onChange(record(event.object));
+            else if (event.type === "DELETED") onChange(undefined);
+          });
+        } catch (err) {
+          if (!signal.aborted) throw err;
+        }
       }
       : undefined,
   };

@@ -68,3 +68,63 @@ Deno.test("two electors on a real Lease: one leads, the other takes over after r
     await close();
   }
 });
+
+Deno.test("watchForRelease over HTTP: a standby with a 30 s retry period takes a released Lease without polling", async () => {
+  const { config, close } = await startFakeEnv();
+  const clients: KubeClient[] = [];
+  try {
+    const elector = (identity: string) => {
+      const client = new KubeClient({ config });
+      clients.push(client);
+      // A poll would come 30–66 s after the release; `eventually` gives up after 10 s, so only the watch can pass.
+      return new LeaderElector({
+        lock: kubeLeaseLock({ client, namespace: "default", name: "handover" }),
+        identity,
+        leaseSeconds: 120,
+        renewDeadlineSeconds: 90,
+        retryPeriodSeconds: 30,
+        watchForRelease: true,
+      });
+    };
+    const a = elector("a");
+    const stopA = new AbortController();
+    const doneA = a.run(stopA.signal);
+    await eventually("a to lead", () => a.isLeader());
+    const b = elector("b");
+    const stopB = new AbortController();
+    const doneB = b.run(stopB.signal);
+    await eventually("b to observe a", () => b.observedLeader === "a");
+
+    stopA.abort();
+    assert.equal(await doneA, "released");
+    await eventually("b to lead after the release", () => b.isLeader());
+    stopB.abort();
+    assert.equal(await doneB, "released");
+  } finally {
+    for (const c of clients) c.close();
+    await close();
+  }
+});
+
+Deno.test("kubeLeaseLock.watch streams the Lease: as it is, each change, and its deletion", async () => {
+  const { config, close } = await startFakeEnv();
+  const client = new KubeClient({ config });
+  try {
+    const lock = kubeLeaseLock({ client, namespace: "default", name: "watched" });
+    const created = await lock.create({ holderIdentity: "a" });
+    const seen: (string | undefined)[] = [];
+    const stop = new AbortController();
+    const watching = lock.watch!(stop.signal, (record) => seen.push(record ? record.spec.holderIdentity : undefined));
+    await eventually("the current Lease", () => seen.length === 1);
+    await lock.update({ holderIdentity: "" }, created.rv);
+    await eventually("the release", () => seen.length === 2);
+    await client.delete(CoreTypes.Lease, "watched", { namespace: "default" });
+    await eventually("the deletion", () => seen.length === 3);
+    assert.deepEqual(seen, ["a", "", undefined]);
+    stop.abort();
+    await watching;
+  } finally {
+    client.close();
+    await close();
+  }
+});
