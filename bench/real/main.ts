@@ -1,12 +1,13 @@
 /**
  * `npx deno task bench:real`: kubeop (the bundle, dist/kubeop.js) against its controller-runtime peer
  * (bench/peers/machine-go) and a raw client-go writer on a real kube-apiserver — a fresh etcd + kube-apiserver per
- * repetition, the operators' order alternating. Quick by default (200 Machines), `--full` for 1 000, `--smoke` for a
- * tiny run (≤ 3 min, prints but records nothing). Rows (bench/result.ts shape, ratio > 1 = kubeop ahead):
+ * repetition, the operators' order alternating. Quick by default (converge 1 000 Machines; memory and startup from
+ * 200), `--full` for 10 000 (memory and startup from 1 000), `--smoke` for a tiny run (≤ 3 min, prints but records
+ * nothing). Rows (bench/result.ts shape, ratio > 1 = kubeop ahead):
  * converge-machines (vs controller-runtime and vs raw-write-limit), converge-machines-qps20, requests-per-machine,
  * memory-per-object, startup, failover-graceful, failover-crash.
  *
- * Flags: `--reps N`, `--machines N`, `--concurrency N` (MaxConcurrentReconciles on both sides, default 4),
+ * Flags: `--reps N`, `--machines N` (converge), `--memory-machines M` (memory and startup), `--concurrency N` (MaxConcurrentReconciles on both sides, default 4),
  * `--only a,b` (scenario names: converge, raw, qps, memory, startup, failover).
  * Expects KUBEOP_K8S_BIN (scripts/bench-real.sh sets it), the bundle and the peer (built by that script).
  * @module
@@ -34,10 +35,13 @@ function flag(name: string): string | undefined {
 const smoke = Deno.args.includes("--smoke");
 const full = Deno.args.includes("--full") || Deno.env.get("BENCH_FULL") === "1";
 const mode = smoke ? "smoke" : full ? "full" : "quick";
-const N = Number(flag("machines") ?? (smoke ? 20 : full ? 1000 : 200));
+/** Converge, raw-write-limit and requests-per-machine: the issue's sizes (quick 1 000, full 10 000 Machines). */
+const N = Number(flag("machines") ?? (smoke ? 20 : full ? 10_000 : 1_000));
+/** Memory (warm-up to M, slope 2M → 4M) and startup (M/4 existing Machines): quick 200, full 1 000. */
+const M = Number(flag("memory-machines") ?? (smoke ? 20 : full ? 1_000 : 200));
 const REPS = Number(flag("reps") ?? (smoke ? 1 : 3));
 const CONCURRENCY = Number(flag("concurrency") ?? 4);
-const THROTTLED_N = Math.min(N, smoke ? 10 : full ? 200 : 50);
+const THROTTLED_N = smoke ? 10 : full ? 200 : 50;
 const ONLY = (flag("only") ?? "converge,raw,qps,memory,startup,failover").split(",");
 const ROOT = new URL("../../", import.meta.url).pathname;
 const art: OperatorArtefacts = {
@@ -114,14 +118,14 @@ for (let rep = 0; rep < REPS; rep++) {
       if (ONLY.includes("memory")) {
         // Warm-up to N, slope between 2N and 4N: below ~400 Machines kubeop's glibc main arena is still growing to its
         // plateau (a one-off ~20 MB, bench/real/ab.ts smaps), which a slope over N/2..N counted as per-object memory.
-        const m = await memoryPerObject(env, kind, N, 2 * N, 4 * N);
+        const m = await memoryPerObject(env, kind, M, 2 * M, 4 * M);
         s.memRss[kind].push(m.rssPerObject);
         s.memHeap[kind].push(m.heapPerObject);
         s.memBase[kind].push(m.rss[0]);
         log(`  memory ${kind}: ${round(m.rssPerObject)} B RSS/object, ${round(m.heapPerObject)} B heap/object`);
       }
       if (ONLY.includes("startup")) {
-        const st = await startup(env, kind, Math.floor(N / 4));
+        const st = await startup(env, kind, Math.floor(M / 4));
         s.ready[kind].push(st.readyMs);
         s.first[kind].push(st.firstReconcileMs);
         log(`  startup ${kind}: ready ${round(st.readyMs)} ms, first reconcile ${round(st.firstReconcileMs)} ms`);
@@ -230,13 +234,14 @@ pair("memory-per-object", "bytes/object", s.memRss, {
   rssMiBAt2NPeer: round(median(s.memBase["controller-runtime"]) / 2 ** 20),
   goal: "ratio >= 1",
 }, {
-  method: "RSS slope between 2N and 4N converged Machines (x4 objects each) after a forced GC, N first as warm-up",
+  machines: M,
+  method: "RSS slope between 2M and 4M converged Machines (x4 objects each) after a forced GC, M first as warm-up",
 });
 pair("startup", "ms", s.first, {
   readyzMsKubeop: med(s.ready.kubeop),
   readyzMsPeer: med(s.ready["controller-runtime"]),
   goal: "ratio >= 1",
-}, { existingMachines: Math.floor(N / 4), measured: "process spawn → first reconcile's status write seen" });
+}, { existingMachines: Math.floor(M / 4), measured: "process spawn → first reconcile's status write seen" });
 pair("failover-graceful", "ms", s.graceful, { goal: "ratio >= 1" }, {
   measured: "leader SIGTERM → standby reconciled a new Machine",
 });
