@@ -8,6 +8,7 @@
 
 import type { CaBundleTargets } from "../runtime/webhook/ca_bundle_injector.ts";
 import { WEBHOOK_DEFAULTS } from "../runtime/webhook/manifests.ts";
+import { compareStrings } from "../runtime/apimachinery/string_order.ts";
 
 /** Permission to call `verbs` on `resource` (`plural` or `plural/subresource`) in API group `group`. */
 export interface RbacRule {
@@ -66,7 +67,7 @@ export function clusterRoleRules(rules: readonly RbacRule[]): PolicyRule[] {
         verbs: [...verbs].sort((a, b) => VERB_ORDER.indexOf(a) - VERB_ORDER.indexOf(b)),
       };
     })
-    .sort((a, b) => `${a.apiGroups[0]}/${a.resources[0]}`.localeCompare(`${b.apiGroups[0]}/${b.resources[0]}`));
+    .sort((a, b) => compareStrings(`${a.apiGroups[0]}/${a.resources[0]}`, `${b.apiGroups[0]}/${b.resources[0]}`));
 }
 
 /** Names used by the manifests (match deploy/operator/deployment.yaml). */

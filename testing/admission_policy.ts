@@ -26,6 +26,7 @@ import type { FakeStore } from "./fake_store.ts";
 import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
+import { byName } from "../runtime/apimachinery/string_order.ts";
 
 const POLICIES = "admissionregistration.k8s.io/validatingadmissionpolicies";
 const BINDINGS = "admissionregistration.k8s.io/validatingadmissionpolicybindings";
@@ -151,7 +152,7 @@ function violationsOf(policy: KubeObject, vars: Record<string, unknown>, warning
  */
 export function runValidatingPolicies(store: FakeStore, attrs: AdmissionAttributes, warnings: string[]): void {
   const policies = new Map(store.objects.list(POLICIES).map((p) => [p.metadata.name!, p]));
-  const bindings = [...store.objects.list(BINDINGS)].sort((a, b) => a.metadata.name!.localeCompare(b.metadata.name!));
+  const bindings = [...store.objects.list(BINDINGS)].sort(byName);
   for (const binding of bindings) {
     const policy = policies.get(binding.spec?.policyName);
     if (!policy) continue;

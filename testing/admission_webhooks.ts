@@ -27,6 +27,7 @@ import type { ResourceDef } from "./resource_def.ts";
 import { apiVersionOf } from "../runtime/types.ts";
 import { conversionWebhookOf, convertObjects } from "./crd_conversion_webhook.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
+import { byName } from "../runtime/apimachinery/string_order.ts";
 
 /** One webhook of a configuration (admissionregistration/v1 MutatingWebhook / ValidatingWebhook). */
 export interface WebhookSpec {
@@ -54,7 +55,7 @@ export function hasWebhooks(store: FakeStore): boolean {
 
 /** The webhooks of every configuration of `key`, configurations sorted by name (kube's dispatch order). */
 function webhooksOf(store: FakeStore, key: string): WebhookSpec[] {
-  const configs = [...store.objects.list(key)].sort((a, b) => a.metadata.name!.localeCompare(b.metadata.name!));
+  const configs = [...store.objects.list(key)].sort(byName);
   return configs.flatMap((c) => (c.webhooks ?? []) as WebhookSpec[]);
 }
 

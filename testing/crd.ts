@@ -11,6 +11,7 @@ import type { FakeStore } from "./fake_store.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import type { StoredEvent } from "./store.ts";
 import { acceptedStatus } from "./strategies/crds.ts";
+import { compareStrings } from "../runtime/apimachinery/string_order.ts";
 
 const CRD_KEY = "apiextensions.k8s.io/customresourcedefinitions";
 
@@ -53,7 +54,7 @@ export function versionPriority(a: string, b: string): number {
   };
   const [pa, pb] = [parse(a), parse(b)];
   for (let i = 0; i < 3; i++) if (pa[i] !== pb[i]) return pb[i] - pa[i];
-  return a.localeCompare(b);
+  return compareStrings(a, b);
 }
 
 /** Serves the kinds of stored CRDs (registry updates); validation and status are the CRD strategy's (strategies/crds.ts). */

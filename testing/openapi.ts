@@ -15,6 +15,7 @@
 import { createHash } from "node:crypto";
 import type { OpenApiSchema, ResourceDef } from "./resource_def.ts";
 import { recordedSchemas } from "./openapi_recorded.ts";
+import { compareStrings } from "../runtime/apimachinery/string_order.ts";
 
 const META = "io.k8s.apimachinery.pkg.apis.meta.v1";
 const OBJECT_META_REF = `#/components/schemas/${META}.ObjectMeta`;
@@ -336,7 +337,7 @@ function metaSchemas(): Record<string, OpenApiSchema> {
  */
 export function openApiV3Document(group: string, version: string, defs: ResourceDef[]): object | undefined {
   const served = defs.filter((d) => d.group === group && d.version === version)
-    .sort((a, b) => a.plural.localeCompare(b.plural));
+    .sort((a, b) => compareStrings(a.plural, b.plural));
   if (served.length === 0) return undefined;
   const prefix = group ? `/apis/${group}/${version}` : `/api/${version}`;
   const paths: Record<string, unknown> = {};

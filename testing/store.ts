@@ -5,6 +5,7 @@
  * @module
  */
 import type { Unstructured as KubeObject } from "./unstructured.ts";
+import { compareStrings } from "../runtime/apimachinery/string_order.ts";
 
 /** One committed change. */
 export interface StoredEvent {
@@ -220,7 +221,7 @@ export class ObjectStore {
         obj && inNamespace(obj, namespace) &&
         (start === undefined || key > start)
       )
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      .sort(([a], [b]) => compareStrings(a, b));
     const current = this.iterate(storageKey, namespace, after);
     return (function* () {
       let i = 0;

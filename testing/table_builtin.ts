@@ -10,6 +10,7 @@ import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { ageOf, humanDuration } from "../runtime/apimachinery/durations.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { COLUMN_DESCRIPTIONS } from "./table_descriptions.ts";
+import { compareStrings } from "../runtime/apimachinery/string_order.ts";
 
 /** metav1.TableColumnDefinition. */
 export interface TableColumn {
@@ -64,7 +65,7 @@ const age = (obj: KubeObject, nowMs: number) => ageOf(obj.metadata.creationTimes
 type Any = any;
 
 function selectorString(selector: Record<string, string> | undefined): string {
-  const entries = Object.entries(selector ?? {}).sort(([a], [b]) => a.localeCompare(b));
+  const entries = Object.entries(selector ?? {}).sort(([a], [b]) => compareStrings(a, b));
   return entries.length === 0 ? "<none>" : entries.map(([k, v]) => `${k}=${v}`).join(",");
 }
 
@@ -291,7 +292,7 @@ const PRINTERS: Record<string, BuiltinPrinter> = {
     row: (c, _now) => {
       const versions: Any[] = c.spec?.versions ?? [];
       const served = versions.filter((v) => v.served).map((v) => v.storage ? `${v.name}(storage)` : v.name)
-        .sort((a: string, b: string) => a < b ? -1 : a > b ? 1 : 0); // Go's sort.Strings: byte order
+        .sort(compareStrings); // Go's sort.Strings: byte order
       const established = (c.status?.conditions ?? []).some((x: Any) =>
         x.type === "Established" && x.status === "True"
       );

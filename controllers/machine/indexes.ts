@@ -15,6 +15,7 @@ import type { InformerLike, InformerSource } from "../../runtime/controller.ts";
 import { BUILTIN_INDEXES } from "../../runtime/store.ts";
 import { type KubeObject, objectKey } from "../../runtime/types.ts";
 import { GROUP, type Machine, MachineType, type Switch, SwitchType } from "./schema.ts";
+import { byName } from "../../runtime/apimachinery/string_order.ts";
 
 /** Index of the Switch cache: each Switch filed under `namespace/key=value` for every label it carries. */
 export const SWITCHES_BY_LABEL = "machine.switches-by-label";
@@ -109,10 +110,6 @@ export function machineCaches(informers: InformerSource): MachineCaches {
     machines: indexedStore(informers.get<Machine>(MachineType), MACHINES_BY_SELECTOR, machineSelectorValues),
     switches: indexedStore(informers.get<Switch>(SwitchType), SWITCHES_BY_LABEL, switchLabelValues),
   };
-}
-
-function byName(a: KubeObject, b: KubeObject): number {
-  return a.metadata.name!.localeCompare(b.metadata.name!);
 }
 
 /**

@@ -10,6 +10,7 @@ import { getControllerOf, setCondition } from "../../runtime/apply.ts";
 import type { Condition } from "../../runtime/types.ts";
 import { matches, selectorOf } from "./indexes.ts";
 import type { Machine, MachineStatus, Switch } from "./schema.ts";
+import { byName, compareStrings } from "../../runtime/apimachinery/string_order.ts";
 
 /** How long a switch (or the machine's own switch) stays up after being seen, and the minimum gap between flips. */
 export const FLIP_DELAY_MS = 5_000;
@@ -19,7 +20,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** First letter of each switch's position, switches ordered by name. */
 export function positionsOf(switches: readonly Switch[]): string {
   return [...switches]
-    .sort((a, b) => a.metadata.name!.localeCompare(b.metadata.name!))
+    .sort(byName)
     .map((s) => (s.spec?.position ?? "down")[0])
     .join("");
 }
@@ -102,7 +103,7 @@ export interface ScaleDecision {
 function newestFirst(a: Switch, b: Switch): number {
   const ta = a.metadata.creationTimestamp ?? "";
   const tb = b.metadata.creationTimestamp ?? "";
-  return tb.localeCompare(ta) || b.metadata.name!.localeCompare(a.metadata.name!);
+  return compareStrings(tb, ta) || byName(b, a);
 }
 
 /** Creates up to `wanted`, or deletes the newest extras; nothing when `wanted` is undefined. */
@@ -138,7 +139,7 @@ export function planFlips(ours: readonly Switch[], now: number, lastFlipMs: numb
   if (up.length === 0) return { clearSeen, markSeen, pending: 0 };
   const [next] = up
     .map((sw) => ({ sw, seen: sw.status?.seenAt ? Date.parse(sw.status.seenAt) : now }))
-    .sort((a, b) => a.seen - b.seen || a.sw.metadata.name!.localeCompare(b.sw.metadata.name!));
+    .sort((a, b) => a.seen - b.seen || byName(a.sw, b.sw));
   const flipAt = Math.max(next.seen + FLIP_DELAY_MS, lastFlipMs + FLIP_DELAY_MS);
   if (now < flipAt) return { clearSeen, markSeen, pending: up.length, waitMs: flipAt - now };
   const pending = up.length - 1;

@@ -24,6 +24,7 @@ import {
 import { fieldsOf, removeAt, valueAt } from "./fieldset.ts";
 import { deepEqual, isPlainObject } from "../../runtime/apimachinery/equality.ts";
 import { childMeta, type PatchMeta, patchMetaFor } from "./patch_meta.ts";
+import { compareStrings } from "../../runtime/apimachinery/string_order.ts";
 
 /** Options of {@link serverSideApply}. */
 export interface ServerSideApplyOptions {
@@ -51,17 +52,15 @@ function readEntries(obj: KubeObject | undefined): Entry[] {
 function writeEntries(entries: Entry[]): ManagedFieldsEntry[] {
   const seconds = (e: Entry) => e.raw.time ? Math.floor(Date.parse(e.raw.time) / 1000) : 0;
   const order = (a: Entry, b: Entry): number =>
-    compare(a.raw.operation, b.raw.operation) || seconds(a) - seconds(b) || compare(a.raw.manager, b.raw.manager) ||
-    compare(a.raw.apiVersion, b.raw.apiVersion) || compare(a.raw.subresource ?? "", b.raw.subresource ?? "");
+    compareStrings(a.raw.operation, b.raw.operation) || seconds(a) - seconds(b) ||
+    compareStrings(a.raw.manager, b.raw.manager) ||
+    compareStrings(a.raw.apiVersion, b.raw.apiVersion) ||
+    compareStrings(a.raw.subresource ?? "", b.raw.subresource ?? "");
   return entries.filter((e) => e.set.size > 0).sort(order).map((e) => ({
     ...e.raw,
     fieldsType: "FieldsV1",
     fieldsV1: toFieldsV1(e.set),
   }));
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function sameEntry(raw: ManagedFieldsEntry, manager: string, operation: string, subresource?: string): boolean {
