@@ -46,6 +46,7 @@ export class ChunkedDecoder {
   #remaining = 0;
   #digits = 0;
   #trailerLineLen = 0;
+  #consumed = 0;
 
   /** True once the terminating zero-size chunk and trailers were read. */
   get done(): boolean {
@@ -53,12 +54,21 @@ export class ChunkedDecoder {
   }
 
   /**
+   * Input bytes the last {@link push} consumed: `input.length`, or less when the body ended inside it (what follows
+   * the body — on a kept-alive connection, bytes that must not be there).
+   */
+  get consumed(): number {
+    return this.#consumed;
+  }
+
+  /**
    * Decodes `input`, calling `onData` with payload slices (views into `input`; copy them to keep them past the
-   * call). Returns true when the body is complete; bytes after the end are ignored.
+   * call). Returns true when the body is complete; bytes after the end are ignored (see {@link consumed}).
    */
   push(input: Uint8Array, onData: (data: Uint8Array) => void): boolean {
     let i = 0;
     const n = input.length;
+    this.#consumed = 0;
     while (i < n) {
       switch (this.#state) {
         case State.Size: {
@@ -129,9 +139,11 @@ export class ChunkedDecoder {
           break;
         }
         case State.Done:
+          this.#consumed = i;
           return true;
       }
     }
+    this.#consumed = n;
     return this.#state === State.Done;
   }
 

@@ -79,3 +79,19 @@ Deno.test("line splitter: refuses lines over the limit and flushes an unterminat
   t.flush();
   assert.deepEqual(lines, ['{"a":1}', '{"tail":2}']);
 });
+
+Deno.test("chunked decoder: consumed stops at the end of the body, so bytes after it are seen", () => {
+  const body = "3\r\nabc\r\n0\r\n\r\n";
+  for (let cut = 1; cut < body.length; cut++) {
+    const dec = new ChunkedDecoder();
+    assert.equal(dec.push(enc.encode(body.slice(0, cut)), () => {}), false);
+    assert.equal(dec.consumed, cut);
+    assert.equal(dec.push(enc.encode(body.slice(cut) + "HTTP/1.1"), () => {}), true);
+    assert.equal(dec.consumed, body.length - cut, `cut at ${cut}`);
+  }
+  const dec = new ChunkedDecoder();
+  assert.ok(dec.push(enc.encode(body), () => {}));
+  assert.equal(dec.consumed, body.length);
+  assert.ok(dec.push(enc.encode("x"), () => {}));
+  assert.equal(dec.consumed, 0, "nothing belongs to a finished body");
+});

@@ -1,12 +1,12 @@
 /**
- * The typed REST client: one HTTP client per cluster (fetch over `Deno.createHttpClient` with CA and client
- * certificate), bearer credentials that refresh on 401, typed {@link ApiError}s carrying the Kubernetes Status and
+ * The typed REST client: one HTTP transport per cluster (kubeop's own HTTP/1.1 keep-alive pool with CA and client
+ * certificate, or fetch behind a proxy: api_http_client.ts), bearer credentials that refresh on 401, typed {@link ApiError}s carrying the Kubernetes Status and
  * the call, 429/5xx `Retry-After` honoured with bounded retries on the injected clock, list pagination, and watches
  * over a raw socket ({@link openHttpStream}) because that is the fastest transport measured here.
  * @module
  */
 
-import { createApiHttpClient } from "./api_http_client.ts";
+import { type ApiTransport, createApiTransport } from "./api_http_client.ts";
 import { resourceId as resourceName } from "./apimachinery/names.ts";
 import type { Clock } from "./clock.ts";
 import { RealClock } from "./clock.ts";
@@ -52,11 +52,11 @@ export type {
 } from "./client_options.ts";
 export { toStatus } from "./response_status.ts";
 
-/** What a client and its fenced views share: one HTTP client and one set of credentials per cluster. */
+/** What a client and its fenced views share: one HTTP transport and one set of credentials per cluster. */
 interface Connection {
   credentials: BearerCredentials;
-  httpClient?: Deno.HttpClient;
-  /** The exec plugin's certificate the current httpClient presents (rebuilt when the plugin rotates it). */
+  transport: ApiTransport;
+  /** The exec plugin's certificate the current transport presents (rebuilt when the plugin rotates it). */
   execCertPEM?: string;
   closed: boolean;
   /** Token bucket of `qps`/`burst` when set: one per cluster connection, fenced views included. */
@@ -117,7 +117,7 @@ export class KubeClient {
   readonly #host: string;
   readonly #base: string;
 
-  /** One HTTP client per cluster; close() releases it. */
+  /** One HTTP transport per cluster; close() releases it. */
   constructor(opts: KubeClientOptions) {
     ensureDefaultLogging();
     this.config = opts.config;
@@ -125,7 +125,12 @@ export class KubeClient {
     this.fieldManager = opts.fieldManager ?? "kubeop";
     this.#options = opts;
     this.#fence = opts.writeFence;
-    this.#conn = { credentials: new BearerCredentials(opts.config, { clock: this.clock }), closed: false };
+    const { caPEM, certPEM, keyPEM } = opts.config;
+    this.#conn = {
+      credentials: new BearerCredentials(opts.config, { clock: this.clock }),
+      transport: createApiTransport({ caPEM, clientCert: certPEM && keyPEM ? { certPEM, keyPEM } : undefined }),
+      closed: false,
+    };
     this.#metrics = opts.metrics;
     this.#userAgent = opts.userAgent ?? "kubeop";
     this.#maxRetries = opts.maxRetries ?? 5;
@@ -135,10 +140,6 @@ export class KubeClient {
     if (opts.qps !== undefined && opts.qps > 0) {
       const burst = Math.max(1, Math.floor(opts.burst ?? Math.ceil(opts.qps)));
       this.#conn.throttle = new TokenBucketRateLimiter({ perSecond: opts.qps, burst, clock: this.clock });
-    }
-    const { caPEM, certPEM, keyPEM } = opts.config;
-    if (this.#base.startsWith("https:")) {
-      this.#conn.httpClient = createApiHttpClient(caPEM, certPEM && keyPEM ? { certPEM, keyPEM } : undefined);
     }
   }
 
@@ -159,7 +160,7 @@ export class KubeClient {
    */
   withWriteFence(fence: WriteFence): KubeClient {
     const view = new KubeClient({ ...this.#options, clock: this.clock, writeFence: fence });
-    view.#conn.httpClient?.close();
+    view.#conn.transport.close();
     view.#conn = this.#conn;
     return view;
   }
@@ -306,7 +307,7 @@ export class KubeClient {
    */
   async request(method: string, path: string, opts: RequestOptions = {}): Promise<RawResponse> {
     if (this.#conn.closed) throw new Error(`KubeClient for ${this.#host} is closed`);
-    const url = this.#url(path, opts.query);
+    const url = new URL(this.#url(path, opts.query));
     const call = opts.call ?? { verb: method.toLowerCase(), path };
     let bodyText: string | undefined;
     if (opts.body !== undefined) {
@@ -332,18 +333,12 @@ export class KubeClient {
       // The fence is checked here, after every await and right before the request is written (on each attempt).
       for (const fence of fences) fence.check(call);
       const sentMs = this.clock.now();
-      const res = await fetch(url, {
-        method,
-        headers,
-        body: bodyText,
-        signal,
-        client: this.#conn.httpClient,
-      } as RequestInit).catch((err) => {
+      const res = await this.#conn.transport.request({ method, url, headers, body: bodyText, signal }).catch((err) => {
         this.#countRequest(method, "<error>", sentMs);
         throw err;
       });
       this.#countRequest(method, String(res.status), sentMs);
-      const body = new Uint8Array(await res.arrayBuffer());
+      const body = res.body;
       if (res.status === 401 && !authRetried && this.#conn.credentials.configured) {
         authRetried = true;
         this.#conn.credentials.invalidate();
@@ -378,12 +373,15 @@ export class KubeClient {
     );
   }
 
-  /** Rebuilds the HTTP client when an exec plugin hands out a (new) client certificate. */
+  /**
+   * Rebuilds the transport when an exec plugin hands out a (new) client certificate; requests in flight on the old
+   * one finish there.
+   */
   async #useExecCertificate(): Promise<void> {
     const cert = await this.#conn.credentials.clientCertificate();
     if (!cert || cert.certPEM === this.#conn.execCertPEM) return;
-    this.#conn.httpClient?.close();
-    this.#conn.httpClient = createApiHttpClient(this.config.caPEM, cert);
+    this.#conn.transport.close({ letInFlightFinish: true });
+    this.#conn.transport = createApiTransport({ caPEM: this.config.caPEM, clientCert: cert });
     this.#conn.execCertPEM = cert.certPEM;
   }
 
@@ -482,10 +480,10 @@ export class KubeClient {
     return watchEvents<T>((onEvent) => this.watchStream<T>(rt, opts, onEvent));
   }
 
-  /** Releases the HTTP client; further calls fail. */
+  /** Releases the HTTP transport (its connections, idle and in use); further calls fail. */
   close(): void {
     if (this.#conn.closed) return;
     this.#conn.closed = true;
-    this.#conn.httpClient?.close();
+    this.#conn.transport.close();
   }
 }
