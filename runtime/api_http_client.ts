@@ -101,6 +101,7 @@ class FetchTransport implements ApiTransport {
   }
 
   async request(req: Http1Request): Promise<Http1Response> {
+    req.beforeWrite?.(); // fetch writes in its own time: the closest this path gets
     const res = await fetch(req.url, {
       method: req.method,
       headers: req.headers,

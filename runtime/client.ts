@@ -333,10 +333,13 @@ export class KubeClient {
       // The fence is checked here, after every await and right before the request is written (on each attempt).
       for (const fence of fences) fence.check(call);
       const sentMs = this.clock.now();
-      const res = await this.#conn.transport.request({ method, url, headers, body: bodyText, signal }).catch((err) => {
-        this.#countRequest(method, "<error>", sentMs);
-        throw err;
-      });
+      // ... and again right before the bytes are written, after any dial (a fresh connection's TLS handshake).
+      const beforeWrite = fences.length > 0 ? () => fences.forEach((fence) => fence.check(call)) : undefined;
+      const res = await this.#conn.transport.request({ method, url, headers, body: bodyText, signal, beforeWrite })
+        .catch((err) => {
+          this.#countRequest(method, "<error>", sentMs);
+          throw err;
+        });
       this.#countRequest(method, String(res.status), sentMs);
       const body = res.body;
       if (res.status === 401 && !authRetried && this.#conn.credentials.configured) {

@@ -49,3 +49,27 @@ Deno.test("client transport: a refused connection names the method and URL", asy
     client.close();
   }
 });
+
+Deno.test("client transport: the write fence is checked again right before the write, after the connection is dialled", async () => {
+  const server = startRawHttpServer(() => ({ write: [httpAnswer(201, "{}", ["content-type: application/json"])] }));
+  const client = new KubeClient({ config: { server: server.url } });
+  const checks: string[] = [];
+  const fenced = client.withWriteFence({
+    signal: new AbortController().signal,
+    check: (call) => {
+      checks.push(call.verb);
+      if (checks.length === 2) throw new Error("term ended while connecting");
+    },
+  });
+  try {
+    await assert.rejects(
+      () => fenced.create(CoreTypes.ConfigMap, { metadata: { name: "c", namespace: "d" } }),
+      /term ended while connecting/,
+    );
+    assert.deepEqual(checks, ["create", "create"], "checked before taking a connection and before writing on it");
+    assert.equal(server.requests.length, 0, "nothing reached the server");
+  } finally {
+    client.close();
+    await server.close();
+  }
+});

@@ -30,6 +30,12 @@ export interface Http1Request {
   body?: string | Uint8Array;
   /** Aborting closes the connection and rejects with `signal.reason`. */
   signal?: AbortSignal;
+  /**
+   * Called synchronously on each attempt once a connection is at hand, right before the request is written (after a
+   * dial, which can take long). A throw ends the request with that error, nothing written: a leader's write fence
+   * (runtime/write_fence.ts) is checked here, as late as it can be.
+   */
+  beforeWrite?: () => void;
 }
 
 /** A response read whole. */
@@ -126,6 +132,14 @@ export class Http1Pool {
         }
       }
       const active = conn;
+      if (req.beforeWrite) {
+        try {
+          req.beforeWrite();
+        } catch (err) {
+          this.#release(origin, active, true); // nothing was written: the connection stays good
+          throw err;
+        }
+      }
       this.#active.add(active);
       const onAbort = () => active.close();
       signal?.addEventListener("abort", onAbort, { once: true });

@@ -207,3 +207,30 @@ Deno.test("http1 pool: close() ends requests in flight and refuses new ones", as
     await assert.rejects(() => pool.request({ method: "GET", url: url("/later") }), /closed/);
   });
 });
+
+Deno.test("http1 pool: beforeWrite runs once a connection is at hand; its throw ends the request with nothing written", async () => {
+  await withPool((req) => ({ write: [httpAnswer(200, req.path)] }), async (pool, server, url) => {
+    const refused = new Error("not the leader any more");
+    let calls = 0;
+    await assert.rejects(
+      () =>
+        pool.request({
+          method: "POST",
+          url: url("/write"),
+          body: "{}",
+          beforeWrite: () => {
+            calls++;
+            throw refused;
+          },
+        }),
+      (err) => err === refused,
+    );
+    assert.equal(calls, 1);
+    assert.equal(server.requests.length, 0, "the server saw nothing");
+    assert.equal(pool.stats.idle, 1, "the dialled connection was kept: nothing was written on it");
+    const res = await pool.request({ method: "GET", url: url("/next"), beforeWrite: () => calls++ });
+    assert.equal(text(res.body), "/next");
+    assert.equal(calls, 2);
+    assert.equal(server.connections, 1);
+  });
+});
