@@ -18,7 +18,7 @@ export const IN_CLUSTER_PERMISSIONS = [
   `/var/run/kubeop`,
   "--allow-write=/var/run/kubeop",
   // runtime/kubeconfig.ts loadClusterConfig: the only environment the process reads.
-  "--allow-env=KUBECONFIG,HOME,KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT",
+  "--allow-env=KUBECONFIG,HOME,KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT,KUBE_FEATURE_WatchListClient",
   // runtime/leader.ts defaultIdentity: the pod name in the Lease's holderIdentity.
   "--allow-sys=hostname",
 ];
