@@ -23,6 +23,8 @@ export interface ApiTransport {
   request(req: Http1Request): Promise<Http1Response>;
   /** Releases the connections; with `letInFlightFinish` the requests in flight complete first. */
   close(opts?: { letInFlightFinish?: boolean }): void;
+  /** Opens a connection to `url`'s origin ahead of the first request (never rejects; fetch: nothing). */
+  preconnect(url: URL): Promise<void>;
 }
 
 /** TLS material of the API server's origin. */
@@ -83,6 +85,7 @@ export function createApiTransport(
     kind: "pool",
     request: (req) => pool.request(req),
     close: (opts) => pool.close(opts),
+    preconnect: (url) => pool.preconnect(url),
   };
 }
 
@@ -110,6 +113,10 @@ class FetchTransport implements ApiTransport {
       client: this.#client,
     } as RequestInit);
     return { status: res.status, headers: res.headers, body: new Uint8Array(await res.arrayBuffer()) };
+  }
+
+  preconnect(): Promise<void> {
+    return Promise.resolve();
   }
 
   close(): void {

@@ -483,6 +483,16 @@ export class KubeClient {
     return watchEvents<T>((onEvent) => this.watchStream<T>(rt, opts, onEvent));
   }
 
+  /**
+   * Opens a connection to the API server ahead of the first request, in the background (errors are left to that
+   * request). The Manager calls it as it starts: watches run on their own sockets, so otherwise a controller's first
+   * write would wait for a TCP and TLS handshake (client-go's HTTP/2 connection is shared with its watches).
+   */
+  preconnect(): Promise<void> {
+    if (this.#conn.closed) return Promise.resolve();
+    return this.#conn.transport.preconnect(new URL(this.#base));
+  }
+
   /** Releases the HTTP transport (its connections, idle and in use); further calls fail. */
   close(): void {
     if (this.#conn.closed) return;

@@ -165,6 +165,21 @@ export class Http1Pool {
   }
 
   /**
+   * Opens one connection to `url`'s origin ahead of the first request and keeps it idle, unless one is idle already:
+   * the first write after start then skips the TCP and TLS handshake. Resolves once it is parked; never rejects (a
+   * failed dial leaves the first request to dial and report).
+   */
+  async preconnect(url: URL): Promise<void> {
+    if (this.#closed || this.#retiring || (this.#idle.get(url.origin)?.length ?? 0) > 0) return;
+    try {
+      const conn = await this.#dial(url, undefined);
+      this.#release(url.origin, conn, true);
+    } catch {
+      // the first request dials again and says why
+    }
+  }
+
+  /**
    * Closes every connection, idle and in use (their requests fail); further requests fail. With `letInFlightFinish`
    * only the idle ones are closed now and the ones in use when their answer is read (a rotated client certificate:
    * the pool retires, a new one takes over).

@@ -234,3 +234,22 @@ Deno.test("http1 pool: beforeWrite runs once a connection is at hand; its throw 
     assert.equal(server.connections, 1);
   });
 });
+
+Deno.test("http1 pool: preconnect parks one connection that the first request uses; it never rejects", async () => {
+  await withPool((req) => ({ write: [httpAnswer(200, req.path)] }), async (pool, server, url) => {
+    await pool.preconnect(url("/"));
+    await pool.preconnect(url("/")); // one idle already: nothing more
+    assert.equal(pool.stats.idle, 1);
+    const res = await pool.request({ method: "POST", url: url("/first"), body: "{}" });
+    assert.equal(text(res.body), "/first");
+    assert.equal(server.connections, 1, "the first request went over the preconnected connection");
+    assert.equal(pool.stats.reused, 1);
+  });
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  const pool = new Http1Pool();
+  await pool.preconnect(new URL(`http://127.0.0.1:${port}/`)); // refused: resolves all the same
+  assert.equal(pool.stats.idle, 0);
+  pool.close();
+});

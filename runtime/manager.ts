@@ -246,6 +246,7 @@ export class Manager {
   async start(signal: AbortSignal): Promise<void> {
     if (this.#started) throw new Error("manager: start() called twice");
     this.#started = true;
+    void this.#opts.client.preconnect?.(); // the first write skips the handshake (watches use their own sockets)
     const deps: ControllerDeps = {
       client: this.#writer,
       fence: this.#elector?.fence,
