@@ -70,6 +70,8 @@ if (import.meta.main) {
     const re = /(<!-- results-table -->)[\s\S]*?(<!-- \/results-table -->)/;
     if (!re.test(text)) throw new Error("bench/README.md has no <!-- results-table --> markers");
     await Deno.writeTextFile(path, text.replace(re, `$1\n\n${table}\n\n$2`));
+    // Like bench/report.ts: the checked-in README stays fmt-clean.
+    await new Deno.Command(Deno.execPath(), { args: ["fmt", "--quiet", path.pathname] }).output();
   } else {
     console.log(table);
   }
