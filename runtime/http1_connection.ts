@@ -53,11 +53,13 @@ export interface ResponseHead {
 const READ_BUFFER_BYTES = 64 * 1024;
 const MAX_HEAD_BYTES = 64 * 1024;
 const encoder = new TextEncoder();
+const BREAKS_HEADER = /[\r\n\0]/;
 const latin1 = new TextDecoder("latin1");
 
 /**
  * Encodes a request head (`Host` added, then `headers`, `Content-Length` when there is a body or the method carries
- * one) followed by the body, as one buffer for one write.
+ * one) followed by the body, as one buffer for one write. Throws a TypeError for a header holding CR, LF or NUL (as
+ * fetch does) rather than writing a second header line.
  *
  * @example
  * ```ts
@@ -74,7 +76,16 @@ export function encodeRequest(
   body?: string | Uint8Array,
 ): Uint8Array {
   let head = `${method} ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n`;
-  for (const k in headers) head += `${k}: ${headers[k]}\r\n`;
+  for (const k in headers) {
+    const v = headers[k];
+    // A CR or LF would end the header early and smuggle in another (a token file with a stray newline, say).
+    if (BREAKS_HEADER.test(k) || BREAKS_HEADER.test(v)) {
+      throw new TypeError(
+        `header ${JSON.stringify(k)} of ${method} ${url.pathname}: name or value holds CR, LF or NUL`,
+      );
+    }
+    head += `${k}: ${v}\r\n`;
+  }
   const bodyBytes = typeof body === "string" ? encoder.encode(body) : body;
   if (bodyBytes !== undefined) head += `Content-Length: ${bodyBytes.length}\r\n`;
   else if (method === "POST" || method === "PUT" || method === "PATCH") head += "Content-Length: 0\r\n";

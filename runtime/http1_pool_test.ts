@@ -253,3 +253,17 @@ Deno.test("http1 pool: preconnect parks one connection that the first request us
   assert.equal(pool.stats.idle, 0);
   pool.close();
 });
+
+Deno.test("http1 pool: a header value with CR/LF is refused before anything is sent, without echoing the value", async () => {
+  await withPool((req) => ({ write: [httpAnswer(200, req.path)] }), async (pool, server, url) => {
+    const err = await pool.request({
+      method: "GET",
+      url: url("/x"),
+      headers: { Authorization: "Bearer secret-token\r\nX-Injected: yes" },
+    }).then(() => undefined, (e) => e);
+    assert.ok(err instanceof TypeError, String(err));
+    assert.match(err.message, /header "Authorization" of GET \/x: name or value holds CR, LF or NUL/);
+    assert.doesNotMatch(err.message, /secret-token/);
+    assert.equal(server.connections, 0);
+  });
+});
