@@ -16,6 +16,14 @@ export interface Http1PoolOptions {
   tls?: TlsOptions;
   /** Idle connections kept per origin (default 32); the oldest is closed beyond that. */
   maxIdlePerOrigin?: number;
+  /**
+   * A connection idle this long is closed instead of reused (default 90 s, client-go's `IdleConnTimeout`): a load
+   * balancer or NAT that drops idle flows without a FIN leaves a socket that looks open, and a request written on it
+   * would wait for TCP's retransmission timeout.
+   */
+  idleTimeoutMs?: number;
+  /** Monotonic milliseconds (default `performance.now`); tests pass their own. */
+  now?: () => number;
 }
 
 /** One request. */
@@ -89,6 +97,9 @@ export class Http1Pool {
   readonly #tls: TlsOptions | undefined;
   readonly #maxIdle: number;
   readonly #idle = new Map<string, Http1Connection[]>();
+  readonly #idleSince = new WeakMap<Http1Connection, number>();
+  readonly #idleTimeoutMs: number;
+  readonly #now: () => number;
   readonly #active = new Set<Http1Connection>();
   #closed = false;
   #retiring = false;
@@ -100,6 +111,8 @@ export class Http1Pool {
   constructor(opts: Http1PoolOptions = {}) {
     this.#tls = opts.tls;
     this.#maxIdle = opts.maxIdlePerOrigin ?? 32;
+    this.#idleTimeoutMs = opts.idleTimeoutMs ?? 90_000;
+    this.#now = opts.now ?? (() => performance.now());
   }
 
   /** Current counters. */
@@ -197,12 +210,22 @@ export class Http1Pool {
 
   #takeIdle(origin: string): Http1Connection | undefined {
     const list = this.#idle.get(origin);
-    const conn = list?.pop();
+    if (!list) return undefined;
+    this.#closeExpired(list);
+    const conn = list.pop();
     if (conn) {
       conn.claim();
       this.#active.add(conn);
     }
     return conn;
+  }
+
+  /** Closes the connections of `list` (oldest first) idle for `idleTimeoutMs` or longer. */
+  #closeExpired(list: Http1Connection[]): void {
+    const limit = this.#now() - this.#idleTimeoutMs;
+    let expired = 0;
+    while (expired < list.length && (this.#idleSince.get(list[expired]) ?? 0) <= limit) expired++;
+    for (const conn of list.splice(0, expired)) conn.close();
   }
 
   async #dial(url: URL, signal: AbortSignal | undefined): Promise<Http1Connection> {
@@ -232,7 +255,9 @@ export class Http1Pool {
     }
     let list = this.#idle.get(origin);
     if (!list) this.#idle.set(origin, list = []);
+    this.#closeExpired(list);
     if (list.length >= this.#maxIdle) list.shift()?.close();
+    this.#idleSince.set(conn, this.#now());
     list.push(conn);
     conn.watchIdle(() => {
       const at = list.indexOf(conn);

@@ -267,3 +267,23 @@ Deno.test("http1 pool: a header value with CR/LF is refused before anything is s
     assert.equal(server.connections, 0);
   });
 });
+
+Deno.test("http1 pool: a connection idle for idleTimeoutMs is closed, not reused (a silently dropped flow)", async () => {
+  const server = startRawHttpServer((req) => ({ write: [httpAnswer(200, req.path)] }));
+  let now = 0;
+  const pool = new Http1Pool({ idleTimeoutMs: 90_000, now: () => now });
+  const url = (path: string) => new URL(server.url + path);
+  try {
+    await pool.request({ method: "GET", url: url("/a") });
+    now += 89_999;
+    await pool.request({ method: "GET", url: url("/b") });
+    assert.equal(server.connections, 1, "idle less than the timeout: reused");
+    now += 90_000;
+    await pool.request({ method: "GET", url: url("/c") });
+    assert.equal(server.connections, 2, "idle for the timeout: a new connection");
+    assert.equal(pool.stats.idle, 1, "the expired one was closed");
+  } finally {
+    pool.close();
+    await server.close();
+  }
+});
