@@ -7,6 +7,7 @@
 import type { Clock } from "./clock.ts";
 import type { KubeObject } from "./types.ts";
 import { objectKey } from "./types.ts";
+import { compareStrings } from "./apimachinery/string_order.ts";
 
 /** How long to wait, and a signal that gives up early. */
 export interface WaitOptions {
@@ -30,7 +31,7 @@ export interface WaitOptions {
 export function compareResourceVersions(a: string, b: string): number | undefined {
   if (!/^\d+$/.test(a) || !/^\d+$/.test(b)) return undefined;
   if (a.length !== b.length) return a.length - b.length;
-  return a < b ? -1 : a > b ? 1 : 0;
+  return compareStrings(a, b);
 }
 
 /** Whether a cached resourceVersion has reached the wanted one (opaque RVs: equal). */

@@ -10,6 +10,7 @@ import { VirtualClock } from "../runtime/clock.ts";
 import { isInvalid } from "../runtime/errors.ts";
 import { CoreTypes } from "../runtime/types.ts";
 import { type ControllerEnv, startEnv, waitFor } from "./controllers_env.ts";
+import { byName, compareStrings } from "../runtime/apimachinery/string_order.ts";
 
 const ns = { namespace: "default" };
 
@@ -91,8 +92,7 @@ Deno.test("stage 2: three switches, positions, one flip per 5 s, scale 3 → 1 n
 
     // scale down: the two newest go
     const byAge = (await switchesOf(env, "m")).sort((x, y) =>
-      x.metadata.creationTimestamp!.localeCompare(y.metadata.creationTimestamp!) ||
-      x.metadata.name!.localeCompare(y.metadata.name!)
+      compareStrings(x.metadata.creationTimestamp!, y.metadata.creationTimestamp!) || byName(x, y)
     );
     await env.client.patch(MachineType, "m", { spec: { switches: 1 } }, { ...ns, type: "merge" });
     const left = await waitFor("one switch left", async () => {

@@ -8,6 +8,7 @@
  */
 
 import type { KubeObject } from "../runtime/types.ts";
+import { byName } from "../runtime/apimachinery/string_order.ts";
 
 interface Stream {
   ctrl: ReadableStreamDefaultController<Uint8Array>;
@@ -183,7 +184,7 @@ export class WatchStub {
     }
     if (url.pathname !== "/api/v1/namespaces/ns/configmaps") return json(status(404, "NotFound", "no"), 404);
     if (q.get("watch") !== "true") {
-      const all = [...this.objects.values()].sort((a, b) => a.metadata.name!.localeCompare(b.metadata.name!));
+      const all = [...this.objects.values()].sort(byName);
       const limit = Number(q.get("limit") ?? all.length) || all.length;
       const start = Number(q.get("continue") ?? 0);
       const items = all.slice(start, start + limit);

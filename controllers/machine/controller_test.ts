@@ -7,6 +7,7 @@ import { FLIP_DELAY_MS, machineController, MachineReconciler } from "./controlle
 import { machinesOfSwitch } from "./indexes.ts";
 import { labelValueErrors, labelValueFor } from "../../runtime/apimachinery/names.ts";
 import { type Machine, machineCrds, MachineType, type Switch, SwitchType } from "./schema.ts";
+import { compareStrings } from "../../runtime/apimachinery/string_order.ts";
 
 function setup(spec: Machine["spec"], name = "machine-1") {
   const cluster = new FakeCluster({ crds: machineCrds() });
@@ -89,7 +90,7 @@ Deno.test("stage 2: scale 3 → 1 deletes the two newest switches", async () => 
   const { cluster, run, switches } = setup({ switches: 3 });
   await run();
   const oldest =
-    switches().sort((x, y) => x.metadata.creationTimestamp!.localeCompare(y.metadata.creationTimestamp!))[0];
+    switches().sort((x, y) => compareStrings(x.metadata.creationTimestamp!, y.metadata.creationTimestamp!))[0];
   cluster.patch(MachineType, "default/machine-1", { spec: { switches: 1 } });
   await run();
   assert.deepEqual(switches().map((s) => s.metadata.name), [oldest.metadata.name]);
