@@ -5,10 +5,10 @@
  * a wanted SAN or expires within 30 days is re-issued from the same CA.
  * @module
  */
-import { isAlreadyExists, isConflict } from "../runtime/errors.ts";
+import { isAlreadyExists, isConflict } from "../runtime/client/errors.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { FarmCluster, SecretObject } from "./cluster.ts";
-import { certificateHosts, certificateNotAfterMs, createCA, importCA } from "../runtime/pki.ts";
+import { certificateHosts, certificateNotAfterMs, createCA, importCA } from "../runtime/http/pki.ts";
 
 /** PEMs of a serving certificate. */
 export interface ServingPEMs {

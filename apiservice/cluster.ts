@@ -5,12 +5,12 @@
  * adapts the runtime's KubeClient and Informer.
  * @module
  */
-import type { ReviewAttributes, ReviewDecision, ReviewedUser } from "../runtime/access_review.ts";
+import type { ReviewAttributes, ReviewDecision, ReviewedUser } from "../runtime/client/access_review.ts";
 import type { KubeObject } from "../runtime/types.ts";
 
 /**
  * The user a request acts as (authentication.k8s.io UserInfo: X-Remote-User and -Group, X-Remote-Extra-* with keys
- * lower-cased, or a TokenReview's user), as runtime/access_review.ts reviews it.
+ * lower-cased, or a TokenReview's user), as runtime/client/access_review.ts reviews it.
  */
 export type UserInfo = ReviewedUser;
 

@@ -12,7 +12,7 @@ import {
   isConflict,
   isServerError,
   isTooManyRequests,
-} from "../runtime/errors.ts";
+} from "../runtime/client/errors.ts";
 import type { ConfigMapObject, FarmCluster } from "./cluster.ts";
 import type { Llama } from "./llama.ts";
 import { type LlamaPersistence, type LlamaState, StorageConflictError } from "./llama_store.ts";

@@ -5,14 +5,14 @@
  * kubeconfig user. Structurally typed so apiservice/ does not import testing/.
  * @module
  */
-import { KubeClient } from "../runtime/client.ts";
+import { KubeClient } from "../runtime/client/client.ts";
 import type { Clock } from "../runtime/clock.ts";
-import { InformerRegistry } from "../runtime/informers.ts";
-import { parseKubeconfig } from "../runtime/kubeconfig.ts";
+import { InformerRegistry } from "../runtime/cache/informers.ts";
+import { parseKubeconfig } from "../runtime/client/kubeconfig.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { KubeFarmCluster, podCacheFromInformer } from "./kube_cluster.ts";
 import { FARM_GROUP, FARM_VERSION } from "./llama.ts";
-import { startRunnable } from "../runtime/runnable.ts";
+import { startRunnable } from "../runtime/manager/runnable.ts";
 import { FarmApiServer } from "./mod.ts";
 
 /** What `kubeop dev`'s fake API server offers (a subset of testing's FakeApiServer). */

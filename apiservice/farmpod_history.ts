@@ -5,7 +5,7 @@
  * Pod the cache held when it synced.
  * @module
  */
-import { ApiError, failureStatus } from "../runtime/errors.ts";
+import { ApiError, failureStatus } from "../runtime/client/errors.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import type { PodCache, PodObject } from "./cluster.ts";
 import { toFarmPod } from "./farmpods.ts";

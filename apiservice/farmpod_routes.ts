@@ -3,7 +3,7 @@
  * live changes from the Pod cache), get. Writes answer 405 MethodNotAllowed.
  * @module
  */
-import { ApiError, failureStatus } from "../runtime/errors.ts";
+import { ApiError, failureStatus } from "../runtime/client/errors.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { KubeObject, WatchEvent } from "../runtime/types.ts";
 import type { PodCache } from "./cluster.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import { resourceId } from "../runtime/apimachinery/names.ts";
-import { ApiError, failureStatus } from "../runtime/errors.ts";
+import { ApiError, failureStatus } from "../runtime/client/errors.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import type { PodCache, PodObject } from "./cluster.ts";
 import { FARM_API_VERSION, FARMPODS } from "./llama.ts";

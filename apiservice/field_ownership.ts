@@ -1,7 +1,7 @@
 /**
  * Server-side apply field ownership for llamas: `metadata.managedFields` recorded per manager and operation, and
  * apply conflicts answered 409 as kube-apiserver does. A minimal implementation of structured-merge-diff's rules for
- * the Llama's shape (the fake API server's testing/patch/apply.ts is the general one; both share field sets, the
+ * the Llama's shape (the fake API server's testing/apiserver/patch/apply.ts is the general one; both share field sets, the
  * fieldsV1 encoding and kube's conflict message from runtime/apimachinery/managed_fields.ts). The rules, as kube applies them:
  *
  * 1. A field is a leaf path: `spec.<field>`, `metadata.labels.<key>`, `metadata.annotations.<key>` (the only
@@ -33,7 +33,7 @@ import {
   pathString,
   toFieldsV1,
 } from "../runtime/apimachinery/managed_fields.ts";
-import { ApiError, failureStatus } from "../runtime/errors.ts";
+import { ApiError, failureStatus } from "../runtime/client/errors.ts";
 import { FARM_API_VERSION, type Llama } from "./llama.ts";
 
 type Leaves = Map<string, unknown>;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ApiError } from "../runtime/errors.ts";
+import { ApiError } from "../runtime/client/errors.ts";
 import { applyConfiguration, managerOf, recordUpdate } from "./field_ownership.ts";
 import { FARM_API_VERSION, type Llama } from "./llama.ts";
 

@@ -5,7 +5,7 @@
  * names no user (kube-apiserver's availability check and OpenAPI aggregation) may read discovery and OpenAPI only.
  * @module
  */
-import { failureStatus } from "../runtime/errors.ts";
+import { failureStatus } from "../runtime/client/errors.ts";
 import type { AccessAttributes, UserInfo } from "./cluster.ts";
 import type { Authenticator, PeerInfo } from "./authn.ts";
 import { type CachingAuthorizer, parseResourcePath } from "./authz.ts";

@@ -4,8 +4,8 @@
  * 400 BadRequest (nesting deeper than kube's 10 000 levels included) and an unknown media type into a 415.
  * @module
  */
-import { ApiError, failureStatus, type Status } from "../runtime/errors.ts";
-import { parseJsonBody, parseYamlBody } from "../runtime/body_decode.ts";
+import { ApiError, failureStatus, type Status } from "../runtime/client/errors.ts";
+import { parseJsonBody, parseYamlBody } from "../runtime/http/body_decode.ts";
 
 /** A JSON response. */
 export function jsonResponse(body: unknown, code = 200, contentType = "application/json"): Response {

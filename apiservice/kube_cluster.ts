@@ -4,10 +4,10 @@
  * preconditions, and Pods come from one shared informer (list+watch with bookmarks), never a list per request.
  * @module
  */
-import { reviewAccess, reviewToken } from "../runtime/access_review.ts";
-import { isNotFound } from "../runtime/errors.ts";
-import { Informer } from "../runtime/cache.ts";
-import type { KubeClient } from "../runtime/client.ts";
+import { reviewAccess, reviewToken } from "../runtime/client/access_review.ts";
+import { isNotFound } from "../runtime/client/errors.ts";
+import { Informer } from "../runtime/cache/cache.ts";
+import type { KubeClient } from "../runtime/client/client.ts";
 import type { APIService } from "../runtime/builtin_types.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import type {

@@ -4,7 +4,7 @@
  * @module
  */
 import { dns1123SubdomainErrors } from "../runtime/apimachinery/names.ts";
-import type { StatusCause } from "../runtime/errors.ts";
+import type { StatusCause } from "../runtime/client/errors.ts";
 import type { KubeObject, ResourceType } from "../runtime/types.ts";
 
 /** The API group served. */

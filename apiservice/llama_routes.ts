@@ -5,8 +5,8 @@
  * @module
  */
 import { resourceId } from "../runtime/apimachinery/names.ts";
-import { parseJsonBody } from "../runtime/body_decode.ts";
-import { ApiError, failureStatus } from "../runtime/errors.ts";
+import { parseJsonBody } from "../runtime/http/body_decode.ts";
+import { ApiError, failureStatus } from "../runtime/client/errors.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { KubeObject, WatchEvent } from "../runtime/types.ts";
 import { FARM_API_VERSION, type Llama, LLAMAS, validateLlama } from "./llama.ts";

@@ -7,7 +7,7 @@
  */
 import { deepEqual } from "../runtime/apimachinery/equality.ts";
 import { resourceId } from "../runtime/apimachinery/names.ts";
-import { ApiError, failureStatus } from "../runtime/errors.ts";
+import { ApiError, failureStatus } from "../runtime/client/errors.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { WatchEventType } from "../runtime/types.ts";
 import { FARM_API_VERSION, type Llama, LLAMAS, seedLlamas } from "./llama.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { VirtualClock } from "../runtime/clock.ts";
-import { ApiError } from "../runtime/errors.ts";
+import { ApiError } from "../runtime/client/errors.ts";
 import type { Llama } from "./llama.ts";
 import { type LlamaChange, type LlamaState, LlamaStore, StorageConflictError } from "./llama_store.ts";
 

@@ -4,7 +4,7 @@
  * Everything it records (`reviews`) is there for assertions.
  * @module
  */
-import { ApiError, failureStatus } from "../runtime/errors.ts";
+import { ApiError, failureStatus } from "../runtime/client/errors.ts";
 import type {
   AccessAttributes,
   AccessDecision,

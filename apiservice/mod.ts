@@ -6,8 +6,8 @@
  */
 import { deepEqual } from "../runtime/apimachinery/equality.ts";
 import { type Clock, RealClock } from "../runtime/clock.ts";
-import type { ConnectionDeadlines } from "../runtime/http_deadlines.ts";
-import type { Runnable } from "../runtime/runnable.ts";
+import type { ConnectionDeadlines } from "../runtime/http/http_deadlines.ts";
+import type { Runnable } from "../runtime/manager/runnable.ts";
 import {
   AUTHENTICATION_CONFIGMAP,
   Authenticator,
@@ -98,7 +98,7 @@ interface Serving {
  *
  * @example
  * ```ts ignore
- * import { startRunnable } from "../runtime/runnable.ts";
+ * import { startRunnable } from "../runtime/manager/runnable.ts";
  * const farm = new FarmApiServer({ port: 0, bindAddress: "127.0.0.1", auth: "none", certDir: tmp });
  * const stop = new AbortController();
  * const run = startRunnable(farm, stop.signal);

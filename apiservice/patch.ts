@@ -4,7 +4,7 @@
  * 422 when the patch does not apply (a test op failed, a path is missing), 400 when the patch itself is malformed.
  * @module
  */
-import { ApiError, failureStatus } from "../runtime/errors.ts";
+import { ApiError, failureStatus } from "../runtime/client/errors.ts";
 import { applyJsonPatch as apply, PatchError, TEST_FAILED_MESSAGE } from "../runtime/apimachinery/json_patch.ts";
 
 export { applyMergePatch } from "../runtime/apimachinery/merge_patch.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { ApiError } from "../runtime/errors.ts";
+import type { ApiError } from "../runtime/client/errors.ts";
 import { applyJsonPatch, applyMergePatch } from "./patch.ts";
 
 Deno.test("merge patch: nested merge, null deletes, arrays replace, input untouched", () => {

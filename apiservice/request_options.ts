@@ -5,7 +5,7 @@
  * `resourceVersion=0` ignores `limit` as the watch cache does).
  * @module
  */
-import { ApiError, failureStatus } from "../runtime/errors.ts";
+import { ApiError, failureStatus } from "../runtime/client/errors.ts";
 import { badRequest } from "./http.ts";
 
 /** The options kinds whose dryRun is checked (the `kind` of kube's 422). */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ApiError } from "../runtime/errors.ts";
+import { ApiError } from "../runtime/client/errors.ts";
 import { decodeContinue, dryRunOf, encodeContinue, pageOf } from "./request_options.ts";
 
 Deno.test("continue tokens: kube's JSON shape round-trips; garbage is a 400", () => {

@@ -4,7 +4,7 @@
  * ({@link ./server.ts}) puts the auth gate in front of it; `kubeop dev` may call it in-process.
  * @module
  */
-import { ApiError, failureStatus } from "../runtime/errors.ts";
+import { ApiError, failureStatus } from "../runtime/client/errors.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { PodCache } from "./cluster.ts";
 import {

@@ -4,7 +4,7 @@
  * `metadata.namespace` with `=`, `==`, `!=`. A malformed selector is a 400.
  * @module
  */
-import { ApiError, failureStatus } from "../runtime/errors.ts";
+import { ApiError, failureStatus } from "../runtime/client/errors.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import { parseLabelSelector as parseLabels, SelectorError } from "../runtime/apimachinery/label_selector.ts";
 

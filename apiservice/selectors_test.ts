@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ApiError } from "../runtime/errors.ts";
+import { ApiError } from "../runtime/client/errors.ts";
 import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 
 const obj = (labels: Record<string, string>, name = "n", namespace = "ns") => ({

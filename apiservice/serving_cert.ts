@@ -7,7 +7,7 @@
  */
 import { dirname, join } from "node:path";
 import type { Clock } from "../runtime/clock.ts";
-import { certificateHosts, certificateNotAfterMs, type CertKeyPEM, createCA, importCA } from "../runtime/pki.ts";
+import { certificateHosts, certificateNotAfterMs, type CertKeyPEM, createCA, importCA } from "../runtime/http/pki.ts";
 
 /** A loaded serving certificate. */
 export interface ServingCert extends CertKeyPEM {

@@ -5,16 +5,16 @@
  * before a single body byte is read: a refused caller gets its answer at once and the connection is closed with the
  * body unread); only then is the body read, within the size limit, turned into a web Request and handed to the
  * handler. The web Response is streamed back (watch bodies included), cancelled when the client disconnects.
- * Header-read and idle deadlines close slow or idle connections (../runtime/http_deadlines.ts). Certificates can be
+ * Header-read and idle deadlines close slow or idle connections (../runtime/http/http_deadlines.ts). Certificates can be
  * swapped without a restart.
  * @module
  */
 import https from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TLSSocket } from "node:tls";
-import { readBytesUpTo } from "../runtime/bounded_body.ts";
-import { closeAfterAnswer, type ConnectionDeadlines } from "../runtime/http_deadlines.ts";
-import { listenTracked } from "../runtime/node_listen.ts";
+import { readBytesUpTo } from "../runtime/http/bounded_body.ts";
+import { closeAfterAnswer, type ConnectionDeadlines } from "../runtime/http/http_deadlines.ts";
+import { listenTracked } from "../runtime/http/node_listen.ts";
 import type { PeerInfo } from "./authn.ts";
 
 /** Options of {@link startTlsServer}. */
@@ -41,7 +41,7 @@ export interface TlsServerOptions {
   handler: (req: Request, peer: PeerInfo) => Promise<Response>;
   /** Largest request body accepted, bytes (default 3 MiB, kube-apiserver's limit). */
   maxBodyBytes?: number;
-  /** Header-read and idle deadlines (defaults in ../runtime/http_deadlines.ts). */
+  /** Header-read and idle deadlines (defaults in ../runtime/http/http_deadlines.ts). */
   deadlines?: ConnectionDeadlines;
 }
 

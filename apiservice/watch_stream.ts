@@ -6,7 +6,7 @@
  * @module
  */
 import type { Clock } from "../runtime/clock.ts";
-import type { Status } from "../runtime/errors.ts";
+import type { Status } from "../runtime/client/errors.ts";
 import type { KubeObject, WatchEvent } from "../runtime/types.ts";
 
 /** What a watch stream needs. */

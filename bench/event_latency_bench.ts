@@ -7,12 +7,12 @@
  * @module
  */
 
-import type { KubeClient } from "../runtime/client.ts";
+import type { KubeClient } from "../runtime/client/client.ts";
 import { RealClock } from "../runtime/clock.ts";
-import type { InformerHandler, InformerLike } from "../runtime/cache.ts";
-import { Controller, done } from "../runtime/controller.ts";
-import { StoreWriter } from "../runtime/store.ts";
-import { Metrics } from "../runtime/metrics.ts";
+import type { InformerHandler, InformerLike } from "../runtime/cache/cache.ts";
+import { Controller, done } from "../runtime/controller/controller.ts";
+import { StoreWriter } from "../runtime/cache/store.ts";
+import { Metrics } from "../runtime/observe/metrics.ts";
 import { type KubeObject, objectKey, type ResourceType } from "../runtime/types.ts";
 import { fullMode, lowerIsBetter, median, percentile, recordResult, round } from "./result.ts";
 

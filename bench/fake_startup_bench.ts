@@ -14,7 +14,7 @@
  */
 
 import { startFakeApiServer } from "../testing/mod.ts";
-import { createServerPki } from "../testing/server_pki.ts";
+import { createServerPki } from "../testing/apiserver/server_pki.ts";
 import process from "node:process";
 import { withDeadline } from "./fake_bench_util.ts";
 import { fullMode, lowerIsBetter, median, percentile, recordResult, round } from "./result.ts";

@@ -1,5 +1,5 @@
 /**
- * CPU per unary request of KubeClient's transports: kubeop's HTTP/1.1 keep-alive pool (runtime/http1_pool.ts)
+ * CPU per unary request of KubeClient's transports: kubeop's HTTP/1.1 keep-alive pool (runtime/http/http1_pool.ts)
  * against Deno's fetch over an HTTP/1.1 `Deno.createHttpClient` (what the client used before, and still uses behind
  * a proxy). A TLS Deno.serve in another process answers a ~300-byte JSON object; this process sends small POSTs and
  * GETs, sequentially and 4 in flight, and measures its own CPU time (user + system, all threads) per request. The
@@ -10,8 +10,8 @@
  */
 
 import process from "node:process";
-import { type ApiTransport, createApiTransport } from "../runtime/api_http_client.ts";
-import { createCA } from "../runtime/pki.ts";
+import { type ApiTransport, createApiTransport } from "../runtime/http/api_http_client.ts";
+import { createCA } from "../runtime/http/pki.ts";
 import { fullMode, lowerIsBetter, median, recordResult, round } from "./result.ts";
 
 const body = JSON.stringify({

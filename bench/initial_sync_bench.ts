@@ -9,8 +9,8 @@
  */
 
 import * as k8s from "@kubernetes/client-node";
-import { Informer } from "../runtime/cache.ts";
-import { KubeClient } from "../runtime/client.ts";
+import { Informer } from "../runtime/cache/cache.ts";
+import { KubeClient } from "../runtime/client/client.ts";
 import { CoreTypes } from "../runtime/types.ts";
 import { fullMode, lowerIsBetter, median, recordResult, round } from "./result.ts";
 import { startServerWorker } from "./watch_ingest_bench.ts";

@@ -9,12 +9,12 @@
 
 import { type ControllerName, CONTROLLERS, crdManifests } from "../controllers/mod.ts";
 import { type Machine, MachineType } from "../controllers/machine/schema.ts";
-import { KubeClient } from "../runtime/client.ts";
-import { CONTROLLER_CLIENT_WRITES } from "../runtime/controller_client.ts";
-import type { ClusterConfig } from "../runtime/kubeconfig.ts";
-import { configureLogging } from "../runtime/log.ts";
-import { Manager } from "../runtime/manager.ts";
-import { Metrics } from "../runtime/metrics.ts";
+import { KubeClient } from "../runtime/client/client.ts";
+import { CONTROLLER_CLIENT_WRITES } from "../runtime/controller/controller_client.ts";
+import type { ClusterConfig } from "../runtime/client/kubeconfig.ts";
+import { configureLogging } from "../runtime/observe/log.ts";
+import { Manager } from "../runtime/manager/manager.ts";
+import { Metrics } from "../runtime/observe/metrics.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../runtime/types.ts";
 import { startFakeEnv } from "../tests/support/fake_env.ts";
 import { fullMode, lowerIsBetter, recordResult, round } from "./result.ts";

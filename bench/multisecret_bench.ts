@@ -8,7 +8,7 @@
  */
 
 import { type MultiSecret, MultiSecretType } from "../controllers/multisecret/schema.ts";
-import { configureLogging } from "../runtime/log.ts";
+import { configureLogging } from "../runtime/observe/log.ts";
 import { CoreTypes } from "../runtime/types.ts";
 import { runCountingOperator, startBenchCluster, waitForConverged } from "./machines_bench.ts";
 import { fullMode, lowerIsBetter, recordResult, round } from "./result.ts";

@@ -8,7 +8,7 @@
  */
 
 import { RealClock } from "../runtime/clock.ts";
-import { WorkQueue } from "../runtime/queue.ts";
+import { WorkQueue } from "../runtime/queue/queue.ts";
 import { fullMode, higherIsBetter, median, recordResult, round } from "./result.ts";
 
 const GOAL_OPS_PER_SEC = 1_000_000;

@@ -11,7 +11,7 @@
  *   reconciled by the survivors (bounded below by the 15 s bucket Lease duration).
  * - `shard-rebalance-add`: 2 replicas, a third spawned; the time until it holds its share and until its first write.
  *
- * `--target=real`: the same against kube-apiserver v1.37.2 (testing/real_control_plane.ts, ShardedListAndWatch on; a
+ * `--target=real`: the same against kube-apiserver v1.37.2 (testing/envtest/real_control_plane.ts, ShardedListAndWatch on; a
  * second kube-apiserver over the same etcd with it off for the client-side runs); rows get `-real` appended. The
  * add scenario runs on the fake only (its first-write time comes from the fake's request log).
  *

@@ -6,11 +6,11 @@
  * Lease holders, convergence, and each replica's watch bytes and cache sizes from its /metrics.
  * @module
  */
-import { KubeClient } from "../runtime/client.ts";
-import { loadKubeconfigFile } from "../runtime/kubeconfig.ts";
+import { KubeClient } from "../runtime/client/client.ts";
+import { loadKubeconfigFile } from "../runtime/client/kubeconfig.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../runtime/types.ts";
 import { startFakeApiServer } from "../testing/mod.ts";
-import type { RealControlPlane } from "../testing/real_control_plane.ts";
+import type { RealControlPlane } from "../testing/envtest/real_control_plane.ts";
 import { DONE_ANNOTATION } from "./shard_replica.ts";
 
 const REPLICA = new URL("./shard_replica.ts", import.meta.url).pathname;
@@ -108,7 +108,7 @@ export async function realEnv(kubeconfig: string, ns: string, workload: Workload
 
 /** Starts a real control plane for the benchmarks, ShardedListAndWatch on; `gateOff()` adds a server with it off. */
 export async function realPlane(): Promise<{ plane: RealControlPlane; gateOn: string; gateOff(): Promise<string> }> {
-  const { startRealControlPlane } = await import("../testing/real_control_plane.ts");
+  const { startRealControlPlane } = await import("../testing/envtest/real_control_plane.ts");
   const plane = await startRealControlPlane({ apiserverArgs: ["--feature-gates=ShardedListAndWatch=true"] });
   let off: Promise<string> | undefined;
   return {

@@ -9,12 +9,12 @@
  * Run: deno run --allow-all bench/shard_replica.ts <kubeconfig> <identity> <delayMs> <buckets> [leaseSeconds] [ns]
  * @module
  */
-import { KubeClient } from "../runtime/client.ts";
-import { Controller, done } from "../runtime/controller.ts";
-import { loadKubeconfigFile } from "../runtime/kubeconfig.ts";
-import { configureLogging } from "../runtime/log.ts";
-import { Manager } from "../runtime/manager.ts";
-import { Metrics } from "../runtime/metrics.ts";
+import { KubeClient } from "../runtime/client/client.ts";
+import { Controller, done } from "../runtime/controller/controller.ts";
+import { loadKubeconfigFile } from "../runtime/client/kubeconfig.ts";
+import { configureLogging } from "../runtime/observe/log.ts";
+import { Manager } from "../runtime/manager/manager.ts";
+import { Metrics } from "../runtime/observe/metrics.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 
 /** The benchmark's default namespace (objects and the ring's Leases). */

@@ -18,9 +18,9 @@
  */
 
 import * as k8s from "@kubernetes/client-node";
-import { Informer } from "../runtime/cache.ts";
-import { KubeClient } from "../runtime/client.ts";
-import { LineSplitter } from "../runtime/json_lines.ts";
+import { Informer } from "../runtime/cache/cache.ts";
+import { KubeClient } from "../runtime/client/client.ts";
+import { LineSplitter } from "../runtime/http/json_lines.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { fullMode, higherIsBetter, median, recordResult, round } from "./result.ts";
 import { encodeWatchBody } from "./watch_stream_server.ts";

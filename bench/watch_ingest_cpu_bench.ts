@@ -10,12 +10,12 @@
  */
 
 import process from "node:process";
-import { Informer } from "../runtime/cache.ts";
-import { ChunkedDecoder } from "../runtime/chunked_decoder.ts";
-import type { KubeClient } from "../runtime/client.ts";
+import { Informer } from "../runtime/cache/cache.ts";
+import { ChunkedDecoder } from "../runtime/http/chunked_decoder.ts";
+import type { KubeClient } from "../runtime/client/client.ts";
 import { RealClock } from "../runtime/clock.ts";
-import { dechunkInPlace } from "../runtime/http_transport.ts";
-import { LineSplitter } from "../runtime/json_lines.ts";
+import { dechunkInPlace } from "../runtime/http/http_transport.ts";
+import { LineSplitter } from "../runtime/http/json_lines.ts";
 import { CoreTypes, type KubeObject, type WatchEvent } from "../runtime/types.ts";
 import { fullMode, median } from "./result.ts";
 import { benchConsumer, useControllerIndexes } from "./watch_ingest_bench.ts";

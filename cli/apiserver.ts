@@ -8,11 +8,11 @@ import { REQUESTHEADER_DEFAULTS, type RequestHeaderConfig } from "../apiservice/
 import type { FarmCluster } from "../apiservice/cluster.ts";
 import { KubeFarmCluster, podCacheFromInformer } from "../apiservice/kube_cluster.ts";
 import { FarmApiServer } from "../apiservice/mod.ts";
-import { KubeClient } from "../runtime/client.ts";
-import { InformerRegistry } from "../runtime/informers.ts";
-import { loadClusterConfig } from "../runtime/kubeconfig.ts";
-import { configureLogging, kubeopLogger, type LogLevel } from "../runtime/log.ts";
-import { startRunnable } from "../runtime/runnable.ts";
+import { KubeClient } from "../runtime/client/client.ts";
+import { InformerRegistry } from "../runtime/cache/informers.ts";
+import { loadClusterConfig } from "../runtime/client/kubeconfig.ts";
+import { configureLogging, kubeopLogger, type LogLevel } from "../runtime/observe/log.ts";
+import { startRunnable } from "../runtime/manager/runnable.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import {
   enumFlag,

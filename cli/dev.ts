@@ -7,7 +7,7 @@
  */
 import { startFarmForDev } from "../apiservice/dev_starter.ts";
 import { devKubeletBehaviour, startSeedControllers } from "../controllers/dev.ts";
-import { configureLogging } from "../runtime/log.ts";
+import { configureLogging } from "../runtime/observe/log.ts";
 import {
   type FakeApiServer,
   type FakeKubeletOptions,

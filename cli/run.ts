@@ -7,19 +7,19 @@
 
 import { CONTROLLER_NAMES, type ControllerName, CONTROLLERS, WEBHOOKS } from "../controllers/mod.ts";
 import { parseGoDuration } from "../runtime/apimachinery/go_duration.ts";
-import { KubeClient } from "../runtime/client.ts";
-import { loadClusterConfig } from "../runtime/kubeconfig.ts";
+import { KubeClient } from "../runtime/client/client.ts";
+import { loadClusterConfig } from "../runtime/client/kubeconfig.ts";
 import {
   defaultIdentity,
   type LeaderElectionDurations,
   LeadershipLostError,
   validateLeaderElectionDurations,
-} from "../runtime/leader.ts";
-import { configureLogging, kubeopLogger, type LogLevel } from "../runtime/log.ts";
-import { Manager } from "../runtime/manager.ts";
-import { DEFAULT_SHARD_BUCKETS } from "../runtime/shard_ring.ts";
-import { Metrics } from "../runtime/metrics.ts";
-import { parseBindAddress } from "../runtime/probes.ts";
+} from "../runtime/leader/leader.ts";
+import { configureLogging, kubeopLogger, type LogLevel } from "../runtime/observe/log.ts";
+import { Manager } from "../runtime/manager/manager.ts";
+import { DEFAULT_SHARD_BUCKETS } from "../runtime/shard/shard_ring.ts";
+import { Metrics } from "../runtime/observe/metrics.ts";
+import { parseBindAddress } from "../runtime/manager/probes.ts";
 import { WEBHOOK_DEFAULTS } from "../runtime/webhook/manifests.ts";
 import {
   enumFlag,

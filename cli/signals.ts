@@ -2,7 +2,7 @@
  * How the long-running commands (`kubeop run`, `kubeop apiserver`) turn SIGTERM/SIGINT into a graceful stop.
  * @module
  */
-import type { Logger } from "../runtime/log.ts";
+import type { Logger } from "../runtime/observe/log.ts";
 
 /** Options of {@link stopOnSignals}. */
 export interface StopOnSignalsOptions {

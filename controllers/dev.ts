@@ -6,11 +6,11 @@
  * @module
  */
 
-import { KubeClient } from "../runtime/client.ts";
+import { KubeClient } from "../runtime/client/client.ts";
 import { type Clock, RealClock } from "../runtime/clock.ts";
-import { isAlreadyExists, isNotFound } from "../runtime/errors.ts";
-import { parseKubeconfig } from "../runtime/kubeconfig.ts";
-import { Manager } from "../runtime/manager.ts";
+import { isAlreadyExists, isNotFound } from "../runtime/client/errors.ts";
+import { parseKubeconfig } from "../runtime/client/kubeconfig.ts";
+import { Manager } from "../runtime/manager/manager.ts";
 import { CoreTypes } from "../runtime/types.ts";
 import { type LoopbackWebhooks, startLoopbackWebhooks } from "../runtime/webhook/loopback.ts";
 import { crdManifests } from "./crds.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { KubeClient } from "../runtime/client.ts";
-import { parseKubeconfig } from "../runtime/kubeconfig.ts";
+import { KubeClient } from "../runtime/client/client.ts";
+import { parseKubeconfig } from "../runtime/client/kubeconfig.ts";
 import { CoreTypes } from "../runtime/types.ts";
 import { eventually, startFakeApiServer } from "../testing/mod.ts";
 import { startSeedControllers } from "./dev.ts";

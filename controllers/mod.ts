@@ -4,8 +4,8 @@
  * @module
  */
 
-import type { KubeClient } from "../runtime/client.ts";
-import type { Controller, InformerSource } from "../runtime/controller.ts";
+import type { KubeClient } from "../runtime/client/client.ts";
+import type { Controller, InformerSource } from "../runtime/controller/controller.ts";
 import type { RegisteredWebhook } from "../runtime/webhook/webhook.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import { atController, RBAC as AT_RBAC } from "./at/controller.ts";

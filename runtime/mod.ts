@@ -44,16 +44,16 @@ export {
   type InformerSource,
   type MapFn,
   type ReconcileContext,
-} from "./controller.ts";
-export { type Action, done, type Priority, requeueAfter } from "./queue.ts";
-export { type Runnable, type RunnableGroupName, type RunningRunnable, startRunnable } from "./runnable.ts";
+} from "./controller/controller.ts";
+export { type Action, done, type Priority, requeueAfter } from "./queue/queue.ts";
+export { type Runnable, type RunnableGroupName, type RunningRunnable, startRunnable } from "./manager/runnable.ts";
 export {
   Manager,
   type ManagerEndpoints,
   type ManagerInformers,
   type ManagerLeaderElection,
   type ManagerOptions,
-} from "./manager.ts";
+} from "./manager/manager.ts";
 export {
   type ClientMetrics,
   type CreateOptions,
@@ -68,9 +68,9 @@ export {
   type RequestOptions,
   type UpdateOptions,
   type WatchOptions,
-} from "./client.ts";
-export type { ControllerClient } from "./controller_client.ts";
-export { LeaderFence, type WriteFence } from "./write_fence.ts";
+} from "./client/client.ts";
+export type { ControllerClient } from "./controller/controller_client.ts";
+export { LeaderFence, type WriteFence } from "./leader/write_fence.ts";
 export {
   type ClusterConfig,
   type ExecConfig,
@@ -79,8 +79,8 @@ export {
   type LoadClusterConfigOptions,
   loadKubeconfigFile,
   parseKubeconfig,
-} from "./kubeconfig.ts";
-export { CacheSyncTimeoutError, InformerRegistry, type InformerRegistryOptions } from "./informers.ts";
+} from "./client/kubeconfig.ts";
+export { CacheSyncTimeoutError, InformerRegistry, type InformerRegistryOptions } from "./cache/informers.ts";
 export {
   ApiError,
   type CallInfo,
@@ -100,16 +100,16 @@ export {
   type Status,
   type StatusCause,
   TerminalError,
-} from "./errors.ts";
+} from "./client/errors.ts";
 export {
   type EventInput,
   type EventRecorder,
   type EventRecorderOptions,
   type EventSink,
   KubeEventRecorder,
-} from "./events.ts";
-export { Metrics, type ReconcileResult } from "./metrics.ts";
-export { MetricsAuthFilter, type MetricsAuthOptions, type MetricsAuthResult } from "./metrics_auth.ts";
+} from "./observe/events.ts";
+export { Metrics, type ReconcileResult } from "./observe/metrics.ts";
+export { MetricsAuthFilter, type MetricsAuthOptions, type MetricsAuthResult } from "./manager/metrics_auth.ts";
 export {
   reviewAccess,
   type ReviewAttributes,
@@ -117,9 +117,9 @@ export {
   type ReviewDecision,
   type ReviewedUser,
   reviewToken,
-} from "./access_review.ts";
-export { loadMetricsServingCert, type MetricsCertOptions } from "./metrics_cert.ts";
-export type { CertKeyPEM } from "./pki.ts";
+} from "./client/access_review.ts";
+export { loadMetricsServingCert, type MetricsCertOptions } from "./manager/metrics_cert.ts";
+export type { CertKeyPEM } from "./http/pki.ts";
 export { type Clock, RealClock, VirtualClock } from "./clock.ts";
 export {
   apiVersionOf,
@@ -151,7 +151,7 @@ export {
   removeFinalizer,
   setCondition,
   setControllerReference,
-} from "./apply.ts";
+} from "./client/apply.ts";
 export {
   configureLogging,
   ensureDefaultLogging,
@@ -160,7 +160,7 @@ export {
   type LoggingOptions,
   type LogLevel,
   redact,
-} from "./log.ts";
+} from "./observe/log.ts";
 export {
   defaultControllerRateLimiter,
   type ExponentialBackoffOptions,
@@ -169,10 +169,10 @@ export {
   type RateLimiter,
   type TokenBucketOptions,
   TokenBucketRateLimiter,
-} from "./rate_limiter.ts";
-export { Informer, type InformerMetrics, type WaitOptions } from "./cache.ts";
-export type { LeaderElectionDurations } from "./leader.ts";
-export type { WatchHealth, WatchLogger, WatchMetrics, WatchScope, WatchSink } from "./watch_runner.ts";
+} from "./queue/rate_limiter.ts";
+export { Informer, type InformerMetrics, type WaitOptions } from "./cache/cache.ts";
+export type { LeaderElectionDurations } from "./leader/leader.ts";
+export type { WatchHealth, WatchLogger, WatchMetrics, WatchScope, WatchSink } from "./watch/watch_runner.ts";
 export {
   kubeLeaseLock,
   type LeaseClient,
@@ -180,9 +180,9 @@ export {
   type LeaseObject,
   type LeaseRecord,
   type LeaseSpec,
-} from "./lease_lock.ts";
-export type { CheckResult, ProbeReport } from "./probes.ts";
-export { type BearerConfig, BearerCredentials, CredentialError } from "./credentials.ts";
+} from "./leader/lease_lock.ts";
+export type { CheckResult, ProbeReport } from "./manager/probes.ts";
+export { type BearerConfig, BearerCredentials, CredentialError } from "./client/credentials.ts";
 export type {
   CounterMetric,
   GaugeMetric,
@@ -190,12 +190,17 @@ export type {
   InFlightProbe,
   MetricLabels,
   QueueMetricsHooks,
-} from "./metrics.ts";
-export type { LogProperties, LogRecord, Sink } from "./log.ts";
-export type { Store } from "./cache.ts";
-export type { IndexFunc } from "./store.ts";
-export type { RelistCause, StreamState, WatchMemory, WatchState } from "./watch_state.ts";
-export { patchStatusIfChanged, type StatusChangeOptions, statusChanges, type StatusPatcher } from "./status_patch.ts";
+} from "./observe/metrics.ts";
+export type { LogProperties, LogRecord, Sink } from "./observe/log.ts";
+export type { Store } from "./cache/cache.ts";
+export type { IndexFunc } from "./cache/store.ts";
+export type { RelistCause, StreamState, WatchMemory, WatchState } from "./watch/watch_state.ts";
+export {
+  patchStatusIfChanged,
+  type StatusChangeOptions,
+  statusChanges,
+  type StatusPatcher,
+} from "./controller/status_patch.ts";
 export {
   ConditionsSchema,
   crdFromSchema,
@@ -207,7 +212,7 @@ export {
   structuralSchema,
   type ValidationRule,
 } from "./crd_schema.ts";
-export { deleteIgnoringNotFound, type Deleter } from "./delete_ignoring_not_found.ts";
+export { deleteIgnoringNotFound, type Deleter } from "./client/delete_ignoring_not_found.ts";
 export {
   CHILD_WRITE_REJECTED,
   type ChildWrite,
@@ -217,10 +222,10 @@ export {
   rejectChildWrite,
   type RejectionContext,
   stalledCondition,
-} from "./child_write_failure.ts";
-export { type ManagerSharding } from "./manager_shards.ts";
-export { DEFAULT_SHARD_BUCKETS, ShardRing, type ShardRingMetrics, type ShardRingOptions } from "./shard_ring.ts";
-export { type ShardAdmission, ShardGate, type ShardTicket } from "./shard_gate.ts";
+} from "./controller/child_write_failure.ts";
+export { type ManagerSharding } from "./shard/manager_shards.ts";
+export { DEFAULT_SHARD_BUCKETS, ShardRing, type ShardRingMetrics, type ShardRingOptions } from "./shard/shard_ring.ts";
+export { type ShardAdmission, ShardGate, type ShardTicket } from "./shard/shard_gate.ts";
 export {
   bucketLeaseName,
   kubeLeaseDirectory,
@@ -230,11 +235,11 @@ export {
   type NamedLease,
   SHARD_RING_LABEL,
   type ShardLeaseClient,
-} from "./shard_leases.ts";
+} from "./shard/shard_leases.ts";
 export type { ShardField, ShardRange, ShardSelector } from "./apimachinery/shard_selector.ts";
-export type { ShardedInformer, ShardMode } from "./informer_slice.ts";
-export { ShardFencedClient, type ShardFencedClientOptions } from "./shard_client.ts";
-export { type ShardMetrics, shardMetrics } from "./metrics_shard.ts";
+export type { ShardedInformer, ShardMode } from "./shard/informer_slice.ts";
+export { ShardFencedClient, type ShardFencedClientOptions } from "./shard/shard_client.ts";
+export { type ShardMetrics, shardMetrics } from "./shard/shard_metrics.ts";
 // Admission and conversion webhooks (runtime/webhook/): the builder, the server, certificates and manifests.
 export {
   AdmissionDenied,
@@ -299,4 +304,4 @@ export type {
   GroupVersionKind,
   GroupVersionResource,
 } from "./webhook/review_types.ts";
-export type { ConnectionDeadlines } from "./http_deadlines.ts";
+export type { ConnectionDeadlines } from "./http/http_deadlines.ts";

@@ -14,16 +14,21 @@ export type {
   OwnerReference,
   ResourceType,
 } from "../runtime/mod.ts";
-export { type FakeApiServer, type FakeApiServerOptions, startFakeApiServer } from "./server.ts";
-export { DEFAULT_FEATURE_GATES, type FeatureGateName, type FeatureGates, parseFeatureGates } from "./feature_gates.ts";
-export type { ConnectionDeadlines } from "../runtime/http_deadlines.ts";
-export type { DeleteOptions, FakeStore, ListOptions, ResourceRef, WriteOptions } from "./fake_store.ts";
-export type { AdmissionChain, AdmissionContext, AdmissionHook } from "./admission.ts";
-export type { ResourceStrategy, StorageConversion, StrategyContext, StrategyRegistry } from "./strategy.ts";
-export type { AccessDecider, FaultHooks, InjectedFault, ObservedRequest, WatchFilter } from "./faults.ts";
-export type { AggregatedTarget } from "./http_router.ts";
-export type { OpenApiSchema, PrintColumn, ResourceDef } from "./resource_def.ts";
-export { BUILTIN_RESOURCES } from "./builtin_resources.ts";
+export { type FakeApiServer, type FakeApiServerOptions, startFakeApiServer } from "./apiserver/server.ts";
+export {
+  DEFAULT_FEATURE_GATES,
+  type FeatureGateName,
+  type FeatureGates,
+  parseFeatureGates,
+} from "./apiserver/feature_gates.ts";
+export type { ConnectionDeadlines } from "../runtime/http/http_deadlines.ts";
+export type { DeleteOptions, FakeStore, ListOptions, ResourceRef, WriteOptions } from "./apiserver/commit_path.ts";
+export type { AdmissionChain, AdmissionContext, AdmissionHook } from "./apiserver/admission.ts";
+export type { ResourceStrategy, StorageConversion, StrategyContext, StrategyRegistry } from "./apiserver/strategy.ts";
+export type { AccessDecider, FaultHooks, InjectedFault, ObservedRequest, WatchFilter } from "./apiserver/faults.ts";
+export type { AggregatedTarget } from "./apiserver/http_router.ts";
+export type { OpenApiSchema, PrintColumn, ResourceDef } from "./apiserver/resource_def.ts";
+export { BUILTIN_RESOURCES } from "./apiserver/builtin_resources.ts";
 export { eventually, type EventuallyOptions, type NotYet } from "./eventually.ts";
 export {
   type ContainerOutcome,
@@ -31,11 +36,11 @@ export {
   type FakeKubeletOptions,
   interpretCommand,
   type Json as ContainerJson,
-} from "./kubelet.ts";
-export { FakeCluster, type FakeClusterOptions, type RecordedEvent } from "./reconcile_context.ts";
-export { FakeControllerClient, type FakeControllerClientOptions, type RecordedCall } from "./fake_client.ts";
-export { FakeInformers } from "./fake_informers.ts";
-export { type ReviewRequest, reviewThroughRoute } from "./admission_review.ts";
+} from "./apiserver/kubelet.ts";
+export { FakeCluster, type FakeClusterOptions, type RecordedEvent } from "./unit/fake_cluster.ts";
+export { FakeControllerClient, type FakeControllerClientOptions, type RecordedCall } from "./unit/fake_client.ts";
+export { FakeInformers } from "./unit/fake_informers.ts";
+export { type ReviewRequest, reviewThroughRoute } from "./apiserver/admission_review.ts";
 export {
   DEFAULT_K8S_VERSION,
   type RealControlPlane,
@@ -43,5 +48,5 @@ export {
   type RealControlPlaneOptions,
   type RestartOptions,
   startRealControlPlane,
-} from "./real_control_plane.ts";
-export type { Unstructured } from "./unstructured.ts";
+} from "./envtest/real_control_plane.ts";
+export type { Unstructured } from "./apiserver/unstructured.ts";

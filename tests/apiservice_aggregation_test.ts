@@ -5,9 +5,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { KubeFarmCluster } from "../apiservice/kube_cluster.ts";
 import { FarmApiServer } from "../apiservice/mod.ts";
-import { startRunnable } from "../runtime/runnable.ts";
-import { KubeClient } from "../runtime/client.ts";
-import { parseKubeconfig } from "../runtime/kubeconfig.ts";
+import { startRunnable } from "../runtime/manager/runnable.ts";
+import { KubeClient } from "../runtime/client/client.ts";
+import { parseKubeconfig } from "../runtime/client/kubeconfig.ts";
 import { startFakeApiServer } from "../testing/mod.ts";
 
 Deno.test("delegated auth through the aggregator: front-proxy cert + SubjectAccessReview", async () => {

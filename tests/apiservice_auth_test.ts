@@ -1,9 +1,9 @@
 // Delegated authentication and authorization of the farm server over real HTTPS with front-proxy client certs.
 import assert from "node:assert/strict";
 import { VirtualClock } from "../runtime/clock.ts";
-import { startFarmFixture } from "../apiservice/test_support.ts";
+import { startFarmFixture } from "./support/farm_fixture.ts";
 import { MemoryFarmCluster } from "../apiservice/memory_cluster.ts";
-import { createCA } from "../runtime/pki.ts";
+import { createCA } from "../runtime/http/pki.ts";
 
 const DOLLY = "/apis/farm.example.com/v1alpha/namespaces/default/llamas/dolly";
 

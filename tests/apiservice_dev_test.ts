@@ -2,8 +2,8 @@
 // llamas persisted in the fake server's ConfigMap.
 import assert from "node:assert/strict";
 import { startFarmForDev } from "../apiservice/dev_starter.ts";
-import { KubeClient } from "../runtime/client.ts";
-import { parseKubeconfig } from "../runtime/kubeconfig.ts";
+import { KubeClient } from "../runtime/client/client.ts";
+import { parseKubeconfig } from "../runtime/client/kubeconfig.ts";
 import type { ConfigMap } from "../runtime/builtin_types.ts";
 import { CoreTypes } from "../runtime/types.ts";
 import { eventually, startFakeApiServer } from "../testing/mod.ts";

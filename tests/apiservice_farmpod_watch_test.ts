@@ -1,7 +1,7 @@
 // farmpod watches with k8s.io/apiserver semantics, over HTTP with the fake API server behind the farm server:
 // resuming from a resourceVersion replays the changes after it; one older than the window is an in-stream 410.
 import assert from "node:assert/strict";
-import { readWatch } from "../apiservice/test_support.ts";
+import { readWatch } from "./support/farm_fixture.ts";
 import { eventually } from "../testing/eventually.ts";
 import { CoreTypes } from "../runtime/types.ts";
 import { startFarmOnFake } from "./support/farm_on_fake.ts";

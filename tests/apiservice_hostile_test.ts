@@ -1,8 +1,8 @@
 // Hostile clients against the farm aggregated API server over real TLS on 127.0.0.1: authentication before the body,
 // the body limit for allowed callers, header-read and idle deadlines, deeply nested JSON.
 import assert from "node:assert/strict";
-import { readWatch, startFarmFixture } from "../apiservice/test_support.ts";
-import { createCA } from "../runtime/pki.ts";
+import { readWatch, startFarmFixture } from "./support/farm_fixture.ts";
+import { createCA } from "../runtime/http/pki.ts";
 import { connectRaw, readUntilClosed, writeRaw } from "./support/raw_http.ts";
 
 const NS = "/apis/farm.example.com/v1alpha/namespaces/default/llamas";

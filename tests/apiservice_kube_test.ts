@@ -5,7 +5,7 @@ import { eventually } from "../testing/eventually.ts";
 import assert from "node:assert/strict";
 import type { ConfigMap } from "../runtime/builtin_types.ts";
 import { CoreTypes } from "../runtime/types.ts";
-import { startFarmFixture } from "../apiservice/test_support.ts";
+import { startFarmFixture } from "./support/farm_fixture.ts";
 import { LLAMAS, startFarmOnFake } from "./support/farm_on_fake.ts";
 
 Deno.test("farm server on the fake cluster: farmpods from the informer, SAR via the cluster, ConfigMap restart", async () => {

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { FarmApiServer } from "../apiservice/mod.ts";
-import { startRunnable } from "../runtime/runnable.ts";
+import { startRunnable } from "../runtime/manager/runnable.ts";
 import { startFakeApiServer } from "../testing/mod.ts";
 
 const KUBECTL = "/usr/lib/google-cloud-sdk/bin/kubectl.1.32";

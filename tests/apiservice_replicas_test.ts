@@ -1,7 +1,7 @@
 // Two farm replicas sharing configmap storage on the fake API server: each follows the backing ConfigMap, so a
 // write through one replica reaches the other's watches and lists without the other writing anything.
 import assert from "node:assert/strict";
-import { readWatch } from "../apiservice/test_support.ts";
+import { readWatch } from "./support/farm_fixture.ts";
 import { eventually } from "../testing/eventually.ts";
 import { LLAMAS, postLlama, startFarmOnFake } from "./support/farm_on_fake.ts";
 

@@ -1,7 +1,7 @@
 // Every route and verb of the farm aggregated API server over real HTTPS (127.0.0.1), as the front proxy.
 import assert from "node:assert/strict";
 import { VirtualClock } from "../runtime/clock.ts";
-import { readWatch, startFarmFixture } from "../apiservice/test_support.ts";
+import { readWatch, startFarmFixture } from "./support/farm_fixture.ts";
 import { nestedField } from "../runtime/unstructured.ts";
 
 const NS = "/apis/farm.example.com/v1alpha/namespaces/default/llamas";

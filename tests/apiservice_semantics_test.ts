@@ -1,7 +1,7 @@
 // The farm aggregated API against k8s.io/apiserver semantics, over HTTP with the fake API server behind it:
 // dryRun on every write, deletecollection, and limit/continue paging from a consistent snapshot.
 import assert from "node:assert/strict";
-import { readWatch } from "../apiservice/test_support.ts";
+import { readWatch } from "./support/farm_fixture.ts";
 import type { ConfigMap } from "../runtime/builtin_types.ts";
 import { LLAMAS, postLlama, startFarmOnFake } from "./support/farm_on_fake.ts";
 

@@ -1,8 +1,8 @@
 // ConfigMap storage across restarts, concurrent writers, and the persisted serving certificate.
 import assert from "node:assert/strict";
 import { MemoryFarmCluster } from "../apiservice/memory_cluster.ts";
-import { readWatch, startFarmFixture } from "../apiservice/test_support.ts";
-import { createCA } from "../runtime/pki.ts";
+import { readWatch, startFarmFixture } from "./support/farm_fixture.ts";
+import { createCA } from "../runtime/http/pki.ts";
 import { eventually } from "../testing/eventually.ts";
 
 const NS = "/apis/farm.example.com/v1alpha/namespaces/default/llamas";

@@ -5,13 +5,13 @@
 
 import { eventually } from "../testing/eventually.ts";
 import { type ControllerName, CONTROLLERS, crdManifests } from "../controllers/mod.ts";
-import type { KubeClient } from "../runtime/client.ts";
+import type { KubeClient } from "../runtime/client/client.ts";
 import type { Clock } from "../runtime/clock.ts";
-import { isNotFound } from "../runtime/errors.ts";
-import { Manager } from "../runtime/manager.ts";
+import { isNotFound } from "../runtime/client/errors.ts";
+import { Manager } from "../runtime/manager/manager.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../runtime/types.ts";
 import type { FakeApiServer } from "../testing/mod.ts";
-import type { FakeKubeletOptions } from "../testing/kubelet.ts";
+import type { FakeKubeletOptions } from "../testing/apiserver/kubelet.ts";
 import { startFakeEnv } from "./support/fake_env.ts";
 
 /** A running test environment. */

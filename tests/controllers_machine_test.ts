@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { FLIP_DELAY_MS } from "../controllers/machine/controller.ts";
 import { type Machine, MachineType, type Switch, SwitchType } from "../controllers/machine/schema.ts";
 import { VirtualClock } from "../runtime/clock.ts";
-import { isInvalid } from "../runtime/errors.ts";
+import { isInvalid } from "../runtime/client/errors.ts";
 import { CoreTypes } from "../runtime/types.ts";
 import { type ControllerEnv, startEnv, waitFor } from "./controllers_env.ts";
 import { byName, compareStrings } from "../runtime/apimachinery/string_order.ts";

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { FINALIZER, OWNER_NAME, OWNER_NAMESPACE, OWNER_UID } from "../controllers/multisecret/controller.ts";
 import { type MultiSecret, MultiSecretType } from "../controllers/multisecret/schema.ts";
-import { captureSink, configureLogging } from "../runtime/log.ts";
+import { captureSink, configureLogging } from "../runtime/observe/log.ts";
 import type { Secret } from "../runtime/builtin_types.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { type ControllerEnv, getOrUndefined, startEnv, waitFor } from "./controllers_env.ts";

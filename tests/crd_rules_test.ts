@@ -3,11 +3,11 @@
 import assert from "node:assert/strict";
 import { type At, atCrds, AtType } from "../controllers/at/schema.ts";
 import { type Netperf, netperfCrds, NetperfType } from "../controllers/netperf/schema.ts";
-import { KubeClient } from "../runtime/client.ts";
-import { type ApiError, isInvalid } from "../runtime/errors.ts";
-import { parseKubeconfig } from "../runtime/kubeconfig.ts";
+import { KubeClient } from "../runtime/client/client.ts";
+import { type ApiError, isInvalid } from "../runtime/client/errors.ts";
+import { parseKubeconfig } from "../runtime/client/kubeconfig.ts";
 import { CoreTypes } from "../runtime/types.ts";
-import type { Unstructured as KubeObject } from "../testing/unstructured.ts";
+import type { Unstructured as KubeObject } from "../testing/apiserver/unstructured.ts";
 import { startFakeApiServer } from "../testing/mod.ts";
 
 async function withClient(fn: (client: KubeClient) => Promise<void>): Promise<void> {

@@ -13,8 +13,8 @@ import { NetperfObjectSchema } from "../controllers/netperf/schema.ts";
 import { MultiSecretObjectSchema } from "../controllers/multisecret/schema.ts";
 import { validationErrors } from "../controllers/schema_util.ts";
 import type { TSchema } from "@sinclair/typebox";
-import type { OpenApiSchema } from "../testing/resource_def.ts";
-import { validateAndDefault } from "../testing/schema.ts";
+import type { OpenApiSchema } from "../testing/apiserver/resource_def.ts";
+import { validateAndDefault } from "../testing/apiserver/schema.ts";
 import type { KubeObject } from "../runtime/types.ts";
 
 const root = new URL("../", import.meta.url);

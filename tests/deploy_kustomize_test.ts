@@ -10,7 +10,7 @@ import { relative } from "node:path";
 import YAML from "yaml";
 import { crdManifests } from "../controllers/crds.ts";
 import { webhookManifests } from "../cli/webhooks.ts";
-import type { Unstructured as KubeObject } from "../testing/unstructured.ts";
+import type { Unstructured as KubeObject } from "../testing/apiserver/unstructured.ts";
 
 const KUBECTL = new URL("../.cache/clients/kubectl", import.meta.url).pathname;
 const DEPLOY = new URL("../deploy/", import.meta.url).pathname;

@@ -6,9 +6,9 @@ import { AT_V1BETA1, type AtV1beta1 } from "../controllers/at/conversion.ts";
 import { type At, AtType } from "../controllers/at/schema.ts";
 import { MultiSecretType } from "../controllers/multisecret/schema.ts";
 import { NetperfType } from "../controllers/netperf/schema.ts";
-import { KubeClient } from "../runtime/client.ts";
-import { ApiError } from "../runtime/errors.ts";
-import { parseKubeconfig } from "../runtime/kubeconfig.ts";
+import { KubeClient } from "../runtime/client/client.ts";
+import { ApiError } from "../runtime/client/errors.ts";
+import { parseKubeconfig } from "../runtime/client/kubeconfig.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { VALIDATING_WEBHOOK_CONFIGURATIONS } from "../runtime/webhook/ca_bundle_injector.ts";
 

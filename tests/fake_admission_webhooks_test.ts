@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { startFakeApiServer } from "../testing/mod.ts";
 import { call } from "../testing/test_http.ts";
 import { VirtualClock } from "../runtime/clock.ts";
-import { type AdmissionAttributes, ruleMatches } from "../testing/admission_match.ts";
-import type { ResourceDef } from "../testing/resource_def.ts";
+import { type AdmissionAttributes, ruleMatches } from "../testing/apiserver/admission_match.ts";
+import type { ResourceDef } from "../testing/apiserver/resource_def.ts";
 import { startTestWebhook } from "./conformance/admission_webhook_server.ts";
 import { convert, lengthCrd, startConversionWebhook } from "./conformance/crd_conversion.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { startFakeApiServer } from "../testing/mod.ts";
-import { createServerPki } from "../testing/server_pki.ts";
+import { createServerPki } from "../testing/apiserver/server_pki.ts";
 import { call } from "../testing/test_http.ts";
 import { eventually } from "../testing/eventually.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseKubeconfig } from "../runtime/kubeconfig.ts";
+import { parseKubeconfig } from "../runtime/client/kubeconfig.ts";
 
 Deno.test("kubeop dev prints the ready line, serves the kubeconfig it wrote, and exits 0 on SIGTERM", async () => {
   const dir = await Deno.makeTempDir();

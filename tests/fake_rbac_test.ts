@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { startFakeApiServer } from "../testing/mod.ts";
 import { call } from "../testing/test_http.ts";
-import { createCA } from "../runtime/pki.ts";
+import { createCA } from "../runtime/http/pki.ts";
 
 const RBAC = "/apis/rbac.authorization.k8s.io/v1";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { VirtualClock } from "../runtime/clock.ts";
 import { startFakeApiServer } from "../testing/mod.ts";
 import { call } from "../testing/test_http.ts";
-import { WatchReader } from "../testing/watch_reader.ts";
+import { WatchReader } from "../testing/apiserver/watch_reader.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";
 

@@ -4,10 +4,10 @@
 // 500 InternalError from a router) — no crash, no hang.
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { ApiError } from "../runtime/errors.ts";
+import { ApiError } from "../runtime/client/errors.ts";
 import { RealClock } from "../runtime/clock.ts";
-import { decodeBody, requireObject } from "../testing/http_body.ts";
-import { parseFieldSelector, parseLabelSelector, SelectorError } from "../testing/selectors.ts";
+import { decodeBody, requireObject } from "../testing/apiserver/http_body.ts";
+import { parseFieldSelector, parseLabelSelector, SelectorError } from "../testing/apiserver/selectors.ts";
 import { startFakeApiServer } from "../testing/mod.ts";
 import { readBody as readFarmBody } from "../apiservice/http.ts";
 import { parseResourcePath } from "../apiservice/authz.ts";

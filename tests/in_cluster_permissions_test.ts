@@ -9,8 +9,8 @@
 import assert from "node:assert/strict";
 import { AtType } from "../controllers/at/schema.ts";
 import { crdManifests } from "../controllers/mod.ts";
-import { KubeClient } from "../runtime/client.ts";
-import { parseKubeconfig } from "../runtime/kubeconfig.ts";
+import { KubeClient } from "../runtime/client/client.ts";
+import { parseKubeconfig } from "../runtime/client/kubeconfig.ts";
 import type { Lease } from "../runtime/builtin_types.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { eventually } from "../testing/eventually.ts";

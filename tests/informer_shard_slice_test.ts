@@ -11,8 +11,8 @@ import {
   type ShardRange,
   type ShardSelector,
 } from "../runtime/apimachinery/shard_selector.ts";
-import { Informer } from "../runtime/cache.ts";
-import { KubeClient } from "../runtime/client.ts";
+import { Informer } from "../runtime/cache/cache.ts";
+import { KubeClient } from "../runtime/client/client.ts";
 
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { eventually, startFakeApiServer } from "../testing/mod.ts";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { KubeClient } from "../runtime/client.ts";
-import { isAlreadyExists, isConflict } from "../runtime/errors.ts";
-import { type LeaderElectionOutcome, LeaderElector } from "../runtime/leader.ts";
-import { kubeLeaseLock, type LeaseObject } from "../runtime/lease_lock.ts";
+import { KubeClient } from "../runtime/client/client.ts";
+import { isAlreadyExists, isConflict } from "../runtime/client/errors.ts";
+import { type LeaderElectionOutcome, LeaderElector } from "../runtime/leader/leader.ts";
+import { kubeLeaseLock, type LeaseObject } from "../runtime/leader/lease_lock.ts";
 import { CoreTypes } from "../runtime/types.ts";
 import { startFakeEnv } from "./support/fake_env.ts";
 import { eventually } from "../testing/eventually.ts";

@@ -4,9 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { VirtualClock } from "../runtime/clock.ts";
-import { Controller, done } from "../runtime/controller.ts";
-import { kubeLeaseLock, type LeaseLock } from "../runtime/lease_lock.ts";
-import { LeadershipLostError, Manager } from "../runtime/manager.ts";
+import { Controller, done } from "../runtime/controller/controller.ts";
+import { kubeLeaseLock, type LeaseLock } from "../runtime/leader/lease_lock.ts";
+import { LeadershipLostError, Manager } from "../runtime/manager/manager.ts";
 import { CoreTypes } from "../runtime/types.ts";
 import { eventually } from "../testing/eventually.ts";
 import { startFakeEnv } from "./support/fake_env.ts";

@@ -4,14 +4,14 @@
  */
 import assert from "node:assert/strict";
 import { reset } from "@logtape/logtape";
-import { KubeClient } from "../runtime/client.ts";
+import { KubeClient } from "../runtime/client/client.ts";
 import { RealClock } from "../runtime/clock.ts";
-import { Controller } from "../runtime/controller.ts";
-import { KubeEventRecorder } from "../runtime/events.ts";
-import { InformerRegistry } from "../runtime/informers.ts";
-import { loadKubeconfigFile } from "../runtime/kubeconfig.ts";
-import { configureLogging } from "../runtime/log.ts";
-import { Metrics } from "../runtime/metrics.ts";
+import { Controller } from "../runtime/controller/controller.ts";
+import { KubeEventRecorder } from "../runtime/observe/events.ts";
+import { InformerRegistry } from "../runtime/cache/informers.ts";
+import { loadKubeconfigFile } from "../runtime/client/kubeconfig.ts";
+import { configureLogging } from "../runtime/observe/log.ts";
+import { Metrics } from "../runtime/observe/metrics.ts";
 import { CoreTypes } from "../runtime/types.ts";
 import { eventually, startFakeApiServer } from "../testing/mod.ts";
 

@@ -1,7 +1,7 @@
 // Issue 5: SIGTERM to a leader-elected operator process drains the in-flight reconcile, starts no new one, and
 // releases the Lease only after that reconcile's last write (tests/support/slow_operator.ts as the child).
 import assert from "node:assert/strict";
-import type { LeaseObject } from "../runtime/lease_lock.ts";
+import type { LeaseObject } from "../runtime/leader/lease_lock.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { spawnDeno, startFakeEnv } from "./support/fake_env.ts";
 import { eventually } from "../testing/eventually.ts";

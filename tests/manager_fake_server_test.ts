@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { Controller, done } from "../runtime/controller.ts";
-import type { LeaseObject } from "../runtime/lease_lock.ts";
-import { Manager } from "../runtime/manager.ts";
-import { Metrics } from "../runtime/metrics.ts";
+import { Controller, done } from "../runtime/controller/controller.ts";
+import type { LeaseObject } from "../runtime/leader/lease_lock.ts";
+import { Manager } from "../runtime/manager/manager.ts";
+import { Metrics } from "../runtime/observe/metrics.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { startFakeEnv } from "./support/fake_env.ts";
 import { eventually } from "../testing/eventually.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { crdManifests } from "../controllers/mod.ts";
-import type { LeaseObject } from "../runtime/lease_lock.ts";
+import type { LeaseObject } from "../runtime/leader/lease_lock.ts";
 import { CoreTypes } from "../runtime/types.ts";
 import type { FakeApiServer } from "../testing/mod.ts";
 import { type DenoChild, spawnDeno, startFakeEnv } from "./support/fake_env.ts";

@@ -1,21 +1,21 @@
 import { eventually } from "../testing/eventually.ts";
 import assert from "node:assert/strict";
-import { KubeClient } from "../runtime/client.ts";
+import { KubeClient } from "../runtime/client/client.ts";
 import { type Clock, RealClock, VirtualClock } from "../runtime/clock.ts";
-import type { InformerLike } from "../runtime/cache.ts";
-import { Controller, done } from "../runtime/controller.ts";
-import { StoreWriter } from "../runtime/store.ts";
-import { CacheSyncTimeoutError } from "../runtime/informers.ts";
-import { type LeaseLock, MemoryLeaseStore } from "../runtime/lease_lock.ts";
+import type { InformerLike } from "../runtime/cache/cache.ts";
+import { Controller, done } from "../runtime/controller/controller.ts";
+import { StoreWriter } from "../runtime/cache/store.ts";
+import { CacheSyncTimeoutError } from "../runtime/cache/informers.ts";
+import { type LeaseLock, MemoryLeaseStore } from "../runtime/leader/lease_lock.ts";
 import {
   LeadershipLostError,
   Manager,
   type ManagerInformers,
   type ManagerOptions,
   type Runnable,
-} from "../runtime/manager.ts";
+} from "../runtime/manager/manager.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../runtime/types.ts";
-import type { WatchHealth, WatchScope } from "../runtime/watch_runner.ts";
+import type { WatchHealth, WatchScope } from "../runtime/watch/watch_runner.ts";
 
 /** Shared caches that sync when the test says so. */
 class FakeInformers implements ManagerInformers {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { KubeClient } from "../runtime/client.ts";
-import { Manager } from "../runtime/manager.ts";
+import { KubeClient } from "../runtime/client/client.ts";
+import { Manager } from "../runtime/manager/manager.ts";
 import type { ResourceType } from "../runtime/types.ts";
 import { eventually } from "../testing/eventually.ts";
 

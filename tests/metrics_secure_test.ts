@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { Manager } from "../runtime/manager.ts";
-import { createCA } from "../runtime/pki.ts";
+import { Manager } from "../runtime/manager/manager.ts";
+import { createCA } from "../runtime/http/pki.ts";
 import { eventually } from "../testing/eventually.ts";
-import { insecureFetch } from "../testing/insecure_fetch.ts";
+import { insecureFetch } from "../testing/apiserver/insecure_fetch.ts";
 import type { KubeObject, ResourceType } from "../runtime/types.ts";
-import type { KubeClient } from "../runtime/client.ts";
+import type { KubeClient } from "../runtime/client/client.ts";
 import { nestedRecord } from "../runtime/unstructured.ts";
 import { startFakeEnv } from "./support/fake_env.ts";
 

@@ -3,11 +3,11 @@
 // nothing is closed after the header timeout, an idle keep-alive connection after the idle timeout; normal requests
 // (and metrics auth) still work, and a scrape in progress is never cut.
 import assert from "node:assert/strict";
-import type { ConnectionDeadlines } from "../runtime/http_deadlines.ts";
-import { Metrics } from "../runtime/metrics.ts";
-import { type CertAuthority, type CertKeyPEM, createCA } from "../runtime/pki.ts";
-import { EndpointsServer, type MetricsSource } from "../runtime/probes.ts";
-import { startRunnable } from "../runtime/runnable.ts";
+import type { ConnectionDeadlines } from "../runtime/http/http_deadlines.ts";
+import { Metrics } from "../runtime/observe/metrics.ts";
+import { type CertAuthority, type CertKeyPEM, createCA } from "../runtime/http/pki.ts";
+import { EndpointsServer, type MetricsSource } from "../runtime/manager/probes.ts";
+import { startRunnable } from "../runtime/manager/runnable.ts";
 import { WebhookServer } from "../runtime/webhook/server.ts";
 import { connectRaw, readUntilClosed, writeRaw } from "./support/raw_http.ts";
 

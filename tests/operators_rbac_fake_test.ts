@@ -9,9 +9,9 @@ import { type Machine, MachineType, type Switch, SwitchType } from "../controlle
 import { CONTROLLERS, crdManifests } from "../controllers/mod.ts";
 import { OWNER_UID } from "../controllers/multisecret/controller.ts";
 import { type MultiSecret, MultiSecretType } from "../controllers/multisecret/schema.ts";
-import { KubeClient } from "../runtime/client.ts";
-import { Manager } from "../runtime/manager.ts";
-import { Metrics } from "../runtime/metrics.ts";
+import { KubeClient } from "../runtime/client/client.ts";
+import { Manager } from "../runtime/manager/manager.ts";
+import { Metrics } from "../runtime/observe/metrics.ts";
 import type { Lease } from "../runtime/builtin_types.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../runtime/types.ts";
 import { eventually } from "../testing/eventually.ts";

@@ -63,8 +63,8 @@ export function usedPermissions(source: string): Set<string> {
     const text = callText(source, m.index!);
     add(type, m[1], /subresource:\s*"status"/.test(text) ? "status" : undefined);
   }
-  // The runtime's write helpers take the client and the resource type first (runtime/status_patch.ts and
-  // runtime/delete_ignoring_not_found.ts).
+  // The runtime's write helpers take the client and the resource type first (runtime/controller/status_patch.ts and
+  // runtime/client/delete_ignoring_not_found.ts).
   for (const m of source.matchAll(/patchStatusIfChanged\(\s*[\w.]+,\s*([\w.]+)/g)) {
     const type = TYPES[m[1]];
     assert.ok(type, `unknown resource type ${m[1]} in patchStatusIfChanged`);

@@ -5,15 +5,15 @@
  */
 import { eventually } from "../testing/eventually.ts";
 import assert from "node:assert/strict";
-import { setControllerReference } from "../runtime/apply.ts";
-import { KubeClient } from "../runtime/client.ts";
+import { setControllerReference } from "../runtime/client/apply.ts";
+import { KubeClient } from "../runtime/client/client.ts";
 import { RealClock } from "../runtime/clock.ts";
-import { Controller, done } from "../runtime/controller.ts";
-import { isNotFound } from "../runtime/errors.ts";
-import { KubeEventRecorder } from "../runtime/events.ts";
-import { InformerRegistry } from "../runtime/informers.ts";
-import { loadKubeconfigFile } from "../runtime/kubeconfig.ts";
-import { Metrics } from "../runtime/metrics.ts";
+import { Controller, done } from "../runtime/controller/controller.ts";
+import { isNotFound } from "../runtime/client/errors.ts";
+import { KubeEventRecorder } from "../runtime/observe/events.ts";
+import { InformerRegistry } from "../runtime/cache/informers.ts";
+import { loadKubeconfigFile } from "../runtime/client/kubeconfig.ts";
+import { Metrics } from "../runtime/observe/metrics.ts";
 import type { ConfigMap, Event } from "../runtime/builtin_types.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { startFakeApiServer } from "../testing/mod.ts";

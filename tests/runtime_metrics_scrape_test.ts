@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { KubeClient } from "../runtime/client.ts";
-import { Controller, done } from "../runtime/controller.ts";
-import { Manager } from "../runtime/manager.ts";
-import { Metrics } from "../runtime/metrics.ts";
+import { KubeClient } from "../runtime/client/client.ts";
+import { Controller, done } from "../runtime/controller/controller.ts";
+import { Manager } from "../runtime/manager/manager.ts";
+import { Metrics } from "../runtime/observe/metrics.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { startFakeEnv } from "./support/fake_env.ts";
 import { eventually } from "../testing/eventually.ts";

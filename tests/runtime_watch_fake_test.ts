@@ -5,10 +5,10 @@
 import { seededRandom } from "../runtime/random.ts";
 import { eventually, type EventuallyOptions } from "../testing/eventually.ts";
 import assert from "node:assert/strict";
-import { Informer } from "../runtime/cache.ts";
-import { KubeClient } from "../runtime/client.ts";
+import { Informer } from "../runtime/cache/cache.ts";
+import { KubeClient } from "../runtime/client/client.ts";
 import { VirtualClock } from "../runtime/clock.ts";
-import { isNotFound } from "../runtime/errors.ts";
+import { isNotFound } from "../runtime/client/errors.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { nestedString } from "../runtime/unstructured.ts";
 import { type FakeApiServer, startFakeApiServer } from "../testing/mod.ts";

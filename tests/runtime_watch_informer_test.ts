@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { seededRandom } from "../runtime/random.ts";
 import { eventually, type EventuallyOptions } from "../testing/eventually.ts";
-import { Informer, type InformerMetrics } from "../runtime/cache.ts";
-import { KubeClient } from "../runtime/client.ts";
+import { Informer, type InformerMetrics } from "../runtime/cache/cache.ts";
+import { KubeClient } from "../runtime/client/client.ts";
 import { VirtualClock } from "../runtime/clock.ts";
-import { CacheSyncTimeoutError, InformerRegistry } from "../runtime/informers.ts";
+import { CacheSyncTimeoutError, InformerRegistry } from "../runtime/cache/informers.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { nestedString } from "../runtime/unstructured.ts";
 import { WatchStub } from "./runtime_watch_stub.ts";

@@ -5,11 +5,11 @@
  * counted, named in /readyz and picked up again when its CRD returns.
  */
 import assert from "node:assert/strict";
-import { KubeClient } from "../runtime/client.ts";
+import { KubeClient } from "../runtime/client/client.ts";
 import { VirtualClock } from "../runtime/clock.ts";
-import { InformerRegistry } from "../runtime/informers.ts";
-import { Manager } from "../runtime/manager.ts";
-import { Metrics } from "../runtime/metrics.ts";
+import { InformerRegistry } from "../runtime/cache/informers.ts";
+import { Manager } from "../runtime/manager/manager.ts";
+import { Metrics } from "../runtime/observe/metrics.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../runtime/types.ts";
 import { eventually, type FakeApiServer, startFakeApiServer } from "../testing/mod.ts";
 

@@ -1,12 +1,12 @@
 /**
- * Issue 11's Secret check, extended from tests/controllers_multisecret_test.ts (happy path) and runtime/log_test.ts
+ * Issue 11's Secret check, extended from tests/controllers_multisecret_test.ts (happy path) and runtime/observe/log_test.ts
  * (one level): no Secret value reaches a log line or an Event at any log level — neither through structured
  * properties, nor through values interpolated into messages, nor on the failure paths (MultiSecret reconciles whose
  * child writes fail: injected 500s on create, 403s on update).
  */
 import assert from "node:assert/strict";
 import { type MultiSecret, MultiSecretType } from "../controllers/multisecret/schema.ts";
-import { captureSink, configureLogging, kubeopLogger, type LogLevel } from "../runtime/log.ts";
+import { captureSink, configureLogging, kubeopLogger, type LogLevel } from "../runtime/observe/log.ts";
 import { CoreTypes } from "../runtime/types.ts";
 import { startEnv, waitFor } from "./controllers_env.ts";
 

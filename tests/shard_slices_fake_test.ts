@@ -6,12 +6,12 @@
  */
 import assert from "node:assert/strict";
 import { bucketRanges, matchesShardSelector } from "../runtime/apimachinery/shard_selector.ts";
-import type { InformerLike } from "../runtime/cache.ts";
-import { KubeClient } from "../runtime/client.ts";
-import { Controller, done } from "../runtime/controller.ts";
-import { isShardedInformer } from "../runtime/informer_slice.ts";
-import { Manager } from "../runtime/manager.ts";
-import { heldSliceSelector } from "../runtime/shard_slices.ts";
+import type { InformerLike } from "../runtime/cache/cache.ts";
+import { KubeClient } from "../runtime/client/client.ts";
+import { Controller, done } from "../runtime/controller/controller.ts";
+import { isShardedInformer } from "../runtime/shard/informer_slice.ts";
+import { Manager } from "../runtime/manager/manager.ts";
+import { heldSliceSelector } from "../runtime/shard/shard_slices.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { eventually, startFakeApiServer } from "../testing/mod.ts";
 

@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import https from "node:https";
 import { netperfWebhook } from "../controllers/netperf/webhook.ts";
-import { KubeClient } from "../runtime/client.ts";
-import { Manager } from "../runtime/manager.ts";
-import { Metrics } from "../runtime/metrics.ts";
+import { KubeClient } from "../runtime/client/client.ts";
+import { Manager } from "../runtime/manager/manager.ts";
+import { Metrics } from "../runtime/observe/metrics.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
 import { VALIDATING_WEBHOOK_CONFIGURATIONS } from "../runtime/webhook/ca_bundle_injector.ts";
 import { webhookConfigurations } from "../runtime/webhook/manifests.ts";

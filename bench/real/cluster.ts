@@ -7,8 +7,8 @@
  */
 
 import { parse as parseYaml } from "yaml";
-import { KubeClient } from "../../runtime/client.ts";
-import { loadClusterConfig } from "../../runtime/kubeconfig.ts";
+import { KubeClient } from "../../runtime/client/client.ts";
+import { loadClusterConfig } from "../../runtime/client/kubeconfig.ts";
 import type { KubeObject, ResourceType } from "../../runtime/types.ts";
 import { type RealCluster, startRealCluster } from "../../tests/support/real_cluster.ts";
 

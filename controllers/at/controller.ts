@@ -14,25 +14,25 @@
  *   Warning Event + TerminalError, up front — no retry until the spec changes (the CRD's pattern already refuses
  *   most bad strings; this catches 2021-02-30T00:00:00Z).
  * - A pod the API server refuses for good (422 e.g. an admission policy or a bad image, 400/413): the generic path of
- *   runtime/child_write_failure.ts — PENDING stays, Degraded=True reason ChildWriteRejected with the server's
+ *   runtime/controller/child_write_failure.ts — PENDING stays, Degraded=True reason ChildWriteRejected with the server's
  *   message, a Warning Event, no retry until the spec changes.
  * @module
  */
 
-import { getControllerOf, setCondition, setControllerReference } from "../../runtime/apply.ts";
+import { getControllerOf, setCondition, setControllerReference } from "../../runtime/client/apply.ts";
 import type { Pod } from "../../runtime/builtin_types.ts";
 import { childName, labelValueFor } from "../../runtime/apimachinery/names.ts";
-import { Controller, type ReconcileContext } from "../../runtime/controller.ts";
-import { isAlreadyExists, isNotFound, TerminalError } from "../../runtime/errors.ts";
+import { Controller, type ReconcileContext } from "../../runtime/controller/controller.ts";
+import { isAlreadyExists, isNotFound, TerminalError } from "../../runtime/client/errors.ts";
 import {
   CHILD_WRITE_REJECTED,
   childWriteRejection,
   rejectChildWrite,
   stalledCondition,
-} from "../../runtime/child_write_failure.ts";
-import { deleteIgnoringNotFound } from "../../runtime/delete_ignoring_not_found.ts";
-import { patchStatusIfChanged } from "../../runtime/status_patch.ts";
-import { type Action, done, requeueAfter } from "../../runtime/queue.ts";
+} from "../../runtime/controller/child_write_failure.ts";
+import { deleteIgnoringNotFound } from "../../runtime/client/delete_ignoring_not_found.ts";
+import { patchStatusIfChanged } from "../../runtime/controller/status_patch.ts";
+import { type Action, done, requeueAfter } from "../../runtime/queue/queue.ts";
 import { type Condition, CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import type { RbacRule } from "../rbac.ts";
 import { type At, AtType, type Phase } from "./schema.ts";

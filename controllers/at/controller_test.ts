@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import type { Pod } from "../../runtime/builtin_types.ts";
-import { CHILD_WRITE_REJECTED } from "../../runtime/child_write_failure.ts";
+import { CHILD_WRITE_REJECTED } from "../../runtime/controller/child_write_failure.ts";
 import { labelValueErrors, labelValueFor } from "../../runtime/apimachinery/names.ts";
-import { ApiError, failureStatus, TerminalError } from "../../runtime/errors.ts";
+import { ApiError, failureStatus, TerminalError } from "../../runtime/client/errors.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../../runtime/types.ts";
 import { FakeCluster } from "../../testing/mod.ts";
 import { MAX_RESTARTS, MAX_WAIT_MS, parseSchedule, podNameOf, reconcileAt } from "./controller.ts";

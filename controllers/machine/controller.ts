@@ -12,16 +12,16 @@
  * A reconcile reads the cache through indexes (indexes.ts), decides everything with pure functions (plan.ts) and
  * hands the {@link MachinePlan} to one writer ({@link applyPlan}). Creates and deletes need no bookkeeping of their
  * own: every write goes through the reconcile's client, and the runtime holds the machine's next reconcile until the
- * cache shows them (read-your-own-writes, runtime/own_writes.ts).
+ * cache shows them (read-your-own-writes, runtime/controller/own_writes.ts).
  * @module
  */
 
-import { setControllerReference } from "../../runtime/apply.ts";
-import { Controller, type InformerSource, type ReconcileContext } from "../../runtime/controller.ts";
-import { isNotFound } from "../../runtime/errors.ts";
-import { deleteIgnoringNotFound } from "../../runtime/delete_ignoring_not_found.ts";
-import { patchStatusIfChanged } from "../../runtime/status_patch.ts";
-import { type Action, done, requeueAfter } from "../../runtime/queue.ts";
+import { setControllerReference } from "../../runtime/client/apply.ts";
+import { Controller, type InformerSource, type ReconcileContext } from "../../runtime/controller/controller.ts";
+import { isNotFound } from "../../runtime/client/errors.ts";
+import { deleteIgnoringNotFound } from "../../runtime/client/delete_ignoring_not_found.ts";
+import { patchStatusIfChanged } from "../../runtime/controller/status_patch.ts";
+import { type Action, done, requeueAfter } from "../../runtime/queue/queue.ts";
 import type { RbacRule } from "../rbac.ts";
 import { type MachineCaches, machineCaches, machinesOfSwitch, selectorOf, switchesOf } from "./indexes.ts";
 import { type MachinePlan, planReconcile } from "./plan.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { FakeCluster } from "../../testing/mod.ts";
-import { OwnWritesTracker, resourceId } from "../../runtime/own_writes.ts";
-import { OwnWritesClient } from "../../runtime/own_writes_client.ts";
+import { OwnWritesTracker, resourceId } from "../../runtime/controller/own_writes.ts";
+import { OwnWritesClient } from "../../runtime/controller/own_writes_client.ts";
 import { type KubeObject, objectKey } from "../../runtime/types.ts";
 import { FLIP_DELAY_MS, machineController, MachineReconciler } from "./controller.ts";
 import { machinesOfSwitch } from "./indexes.ts";

@@ -2,17 +2,17 @@
  * How the Machine controller finds things in its caches: through indexes, never by scanning a namespace (a reconcile
  * that lists every Switch and a Switch event that lists every Machine make convergence O(N²)):
  *
- * - a Machine's Switches: runtime/store.ts's built-in `owner` index (the Switches it controls) and
+ * - a Machine's Switches: runtime/cache/store.ts's built-in `owner` index (the Switches it controls) and
  *   {@link SWITCHES_BY_LABEL} (the Switches its selector matches, found through one of its selector's labels);
  * - a Switch's Machines: its controller ownerReference, and {@link MACHINES_BY_SELECTOR} looked up for each of the
  *   Switch's labels (the Machines whose selector has that label), each candidate checked against its whole selector.
  * @module
  */
 
-import { getControllerOf } from "../../runtime/apply.ts";
+import { getControllerOf } from "../../runtime/client/apply.ts";
 import { labelValueFor } from "../../runtime/apimachinery/names.ts";
-import type { InformerLike, InformerSource } from "../../runtime/controller.ts";
-import { BUILTIN_INDEXES } from "../../runtime/store.ts";
+import type { InformerLike, InformerSource } from "../../runtime/controller/controller.ts";
+import { BUILTIN_INDEXES } from "../../runtime/cache/store.ts";
 import { type KubeObject, objectKey } from "../../runtime/types.ts";
 import { GROUP, type Machine, MachineType, type Switch, SwitchType } from "./schema.ts";
 import { byName } from "../../runtime/apimachinery/string_order.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { InformerLike, InformerSource } from "../../runtime/controller.ts";
+import type { InformerLike, InformerSource } from "../../runtime/controller/controller.ts";
 import type { KubeObject } from "../../runtime/types.ts";
 import { FakeCluster } from "../../testing/mod.ts";
 import { MachineReconciler } from "./controller.ts";

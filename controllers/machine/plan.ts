@@ -6,7 +6,7 @@
  * @module
  */
 
-import { getControllerOf, setCondition } from "../../runtime/apply.ts";
+import { getControllerOf, setCondition } from "../../runtime/client/apply.ts";
 import type { Condition } from "../../runtime/types.ts";
 import { matches, selectorOf } from "./indexes.ts";
 import type { Machine, MachineStatus, Switch } from "./schema.ts";

@@ -13,7 +13,7 @@
  * - Children are independent: each namespace is written on its own, so one failing child neither stops the others
  *   nor the status write (observedGeneration advances). Failed namespaces are listed in `status.failedNamespaces`
  *   and named in the Ready/Degraded message, with a Warning Event each; a transient failure is retried with
- *   backoff, a refusal retrying cannot fix (runtime/child_write_failure.ts) is Degraded ChildWriteRejected and
+ *   backoff, a refusal retrying cannot fix (runtime/controller/child_write_failure.ts) is Degraded ChildWriteRejected and
  *   terminal until something changes.
  * - An immutable child (someone set `immutable: true`) whose data must change is replaced: kube refuses the update,
  *   so it is deleted (uid precondition) and re-created — immutable again, the flag is the user's choice.
@@ -29,15 +29,19 @@
  * @module
  */
 
-import { addFinalizer, hasFinalizer, removeFinalizer, setCondition } from "../../runtime/apply.ts";
-import { Controller, type ReconcileContext } from "../../runtime/controller.ts";
-import { CHILD_WRITE_REJECTED, childWriteRejection, stalledCondition } from "../../runtime/child_write_failure.ts";
-import { ApiError, isAlreadyExists, isConflict, isNotLeader, TerminalError } from "../../runtime/errors.ts";
+import { addFinalizer, hasFinalizer, removeFinalizer, setCondition } from "../../runtime/client/apply.ts";
+import { Controller, type ReconcileContext } from "../../runtime/controller/controller.ts";
+import {
+  CHILD_WRITE_REJECTED,
+  childWriteRejection,
+  stalledCondition,
+} from "../../runtime/controller/child_write_failure.ts";
+import { ApiError, isAlreadyExists, isConflict, isNotLeader, TerminalError } from "../../runtime/client/errors.ts";
 import { deepEqual } from "../../runtime/apimachinery/equality.ts";
 import { type LabelMatcher, labelSelectorMatcher, SelectorError } from "../../runtime/apimachinery/label_selector.ts";
-import { deleteIgnoringNotFound } from "../../runtime/delete_ignoring_not_found.ts";
-import { patchStatusIfChanged } from "../../runtime/status_patch.ts";
-import { type Action, done, requeueAfter } from "../../runtime/queue.ts";
+import { deleteIgnoringNotFound } from "../../runtime/client/delete_ignoring_not_found.ts";
+import { patchStatusIfChanged } from "../../runtime/controller/status_patch.ts";
+import { type Action, done, requeueAfter } from "../../runtime/queue/queue.ts";
 import type { Namespace } from "../../runtime/builtin_types.ts";
 import { type Condition, CoreTypes, type KubeObject, objectKey } from "../../runtime/types.ts";
 import type { RbacRule } from "../rbac.ts";
@@ -92,7 +96,7 @@ export function namespaceMatcher(ms: MultiSecret): LabelMatcher {
 interface Failure {
   namespace: string;
   message: string;
-  /** A refusal retrying cannot fix (runtime/child_write_failure.ts), as opposed to a transient failure. */
+  /** A refusal retrying cannot fix (runtime/controller/child_write_failure.ts), as opposed to a transient failure. */
   unfixable: boolean;
 }
 

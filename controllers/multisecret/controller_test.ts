@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { CHILD_WRITE_REJECTED } from "../../runtime/child_write_failure.ts";
-import type { InformerSource, WatchScope } from "../../runtime/controller.ts";
-import { ApiError, failureStatus, TerminalError } from "../../runtime/errors.ts";
+import { CHILD_WRITE_REJECTED } from "../../runtime/controller/child_write_failure.ts";
+import type { InformerSource, WatchScope } from "../../runtime/controller/controller.ts";
+import { ApiError, failureStatus, TerminalError } from "../../runtime/client/errors.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../../runtime/types.ts";
 import { FakeCluster } from "../../testing/mod.ts";
 import {

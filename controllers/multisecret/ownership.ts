@@ -4,8 +4,8 @@
  * @module
  */
 
-import type { ReconcileContext } from "../../runtime/controller.ts";
-import { isNotFound } from "../../runtime/errors.ts";
+import type { ReconcileContext } from "../../runtime/controller/controller.ts";
+import { isNotFound } from "../../runtime/client/errors.ts";
 import type { KubeObject } from "../../runtime/types.ts";
 import { type MultiSecret, MultiSecretType } from "./schema.ts";
 import { OWNER_NAME, OWNER_NAMESPACE, OWNER_UID } from "./children.ts";

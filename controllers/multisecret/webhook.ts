@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { KubeClient } from "../../runtime/client.ts";
+import type { KubeClient } from "../../runtime/client/client.ts";
 import { deepEqual } from "../../runtime/apimachinery/equality.ts";
 import { type LabelMatcher, labelSelectorMatcher } from "../../runtime/apimachinery/label_selector.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { CoreTypes } from "../../runtime/types.ts";
 import type { AdmissionResponse, AdmissionReview } from "../../runtime/webhook/review_types.ts";
 import { webhookRoutes } from "../../runtime/webhook/webhook.ts";
-import { reviewThroughRoute } from "../../testing/admission_review.ts";
+import { reviewThroughRoute } from "../../testing/apiserver/admission_review.ts";
 import { FakeCluster } from "../../testing/mod.ts";
 import { multiSecretWebhook } from "./webhook.ts";
 import { type MultiSecret, multiSecretCrds, MultiSecretType } from "./schema.ts";

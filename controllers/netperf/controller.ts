@@ -13,25 +13,25 @@
  * Bad specs show in status: a `serverNode`/`clientNode` that names no Node (checked with an uncached GET before
  * a pod is created for it) is Degraded=True reason NodeNotFound, rechecked every {@link NODE_RECHECK_MS} (the
  * Node may join); a pod the API server refuses for good (422 for an invalid image, an admission policy)
- * takes the generic path of runtime/child_write_failure.ts (long Netperf names no longer get there: pod names and
+ * takes the generic path of runtime/controller/child_write_failure.ts (long Netperf names no longer get there: pod names and
  * the instance label are cut and hashed to fit, runtime/apimachinery/names.ts): Degraded=True reason ChildWriteRejected, a Warning
  * Event, no retry until the spec changes.
  * @module
  */
 
-import { getControllerOf, setCondition, setControllerReference } from "../../runtime/apply.ts";
+import { getControllerOf, setCondition, setControllerReference } from "../../runtime/client/apply.ts";
 import { childName, labelValueFor } from "../../runtime/apimachinery/names.ts";
-import { Controller, type ReconcileContext } from "../../runtime/controller.ts";
+import { Controller, type ReconcileContext } from "../../runtime/controller/controller.ts";
 import {
   CHILD_WRITE_REJECTED,
   childWriteRejection,
   rejectChildWrite,
   stalledCondition,
-} from "../../runtime/child_write_failure.ts";
-import { isAlreadyExists, isNotFound } from "../../runtime/errors.ts";
-import { deleteIgnoringNotFound } from "../../runtime/delete_ignoring_not_found.ts";
-import { patchStatusIfChanged } from "../../runtime/status_patch.ts";
-import { type Action, done, requeueAfter } from "../../runtime/queue.ts";
+} from "../../runtime/controller/child_write_failure.ts";
+import { isAlreadyExists, isNotFound } from "../../runtime/client/errors.ts";
+import { deleteIgnoringNotFound } from "../../runtime/client/delete_ignoring_not_found.ts";
+import { patchStatusIfChanged } from "../../runtime/controller/status_patch.ts";
+import { type Action, done, requeueAfter } from "../../runtime/queue/queue.ts";
 import type { Pod } from "../../runtime/builtin_types.ts";
 import { type Condition, CoreTypes } from "../../runtime/types.ts";
 import type { RbacRule } from "../rbac.ts";

@@ -7,7 +7,7 @@
 
 import type { Container } from "../../runtime/builtin_types.ts";
 
-/** The outcome of one container run, in the fake kubelet's vocabulary (testing/kubelet.ts ContainerOutcome). */
+/** The outcome of one container run, in the fake kubelet's vocabulary (testing/apiserver/kubelet.ts ContainerOutcome). */
 export interface SimulatedOutcome {
   /** Container exit code. */
   exitCode: number;

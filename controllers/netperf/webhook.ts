@@ -7,8 +7,8 @@
  * @module
  */
 
-import type { KubeClient } from "../../runtime/client.ts";
-import { isNotFound } from "../../runtime/errors.ts";
+import type { KubeClient } from "../../runtime/client/client.ts";
+import { isNotFound } from "../../runtime/client/errors.ts";
 import { CoreTypes } from "../../runtime/types.ts";
 import { type AdmissionInput, denied, type ValidationVerdict } from "../../runtime/webhook/admission.ts";
 import { Webhook } from "../../runtime/webhook/webhook.ts";

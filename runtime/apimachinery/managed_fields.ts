@@ -4,7 +4,7 @@
  * list element, `v:<json>` for a set member — converted to and from `managedFields[].fieldsV1` (`.` marks a node
  * that is owned itself and also has owned children), and the 409 conflict message kube-apiserver writes when an
  * apply changes fields another manager owns. Which fields an object sets depends on its schema and stays with the
- * server that knows it (testing/patch/fieldset.ts for the fake, apiservice/field_ownership.ts for llamas).
+ * server that knows it (testing/apiserver/patch/fieldset.ts for the fake, apiservice/field_ownership.ts for llamas).
  * @module
  */
 

@@ -6,8 +6,8 @@
  * not exist (yet) is skipped; one already carrying the bundle is not written; a conflict is retried on a fresh read.
  * @module
  */
-import type { KubeClient } from "../client.ts";
-import { isConflict, isNotFound } from "../errors.ts";
+import type { KubeClient } from "../client/client.ts";
+import { isConflict, isNotFound } from "../client/errors.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../types.ts";
 
 /** admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration. */

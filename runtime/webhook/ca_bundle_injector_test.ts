@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { startFakeApiServer } from "../../testing/mod.ts";
-import { KubeClient } from "../client.ts";
+import { KubeClient } from "../client/client.ts";
 import { CoreTypes, type KubeObject } from "../types.ts";
 import {
   injectCaBundle,

@@ -10,8 +10,8 @@
 import { join } from "node:path";
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import { type Clock, RealClock } from "../clock.ts";
-import { kubeopLogger, type Logger } from "../log.ts";
-import type { CertKeyPEM } from "../pki.ts";
+import { kubeopLogger, type Logger } from "../observe/log.ts";
+import type { CertKeyPEM } from "../http/pki.ts";
 import type { ServingCertSource } from "./server.ts";
 
 /** Options of {@link CertDirSource}. */

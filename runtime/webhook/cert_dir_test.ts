@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { eventually } from "../../testing/eventually.ts";
 import { VirtualClock } from "../clock.ts";
-import { createCA } from "../pki.ts";
+import { createCA } from "../http/pki.ts";
 import { CertDirSource } from "./cert_dir.ts";
-import type { CertKeyPEM } from "../pki.ts";
+import type { CertKeyPEM } from "../http/pki.ts";
 
 Deno.test("cert-dir source: reads tls.crt/tls.key, reloads a changed valid pair, ignores a half-written one", async () => {
   const dir = await Deno.makeTempDir();

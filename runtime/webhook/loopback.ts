@@ -5,12 +5,12 @@
  * test's kube-apiserver — which cannot reach a Service; in a cluster use ./setup.ts (Service, Secret-held CA).
  * @module
  */
-import type { KubeClient } from "../client.ts";
-import { isAlreadyExists } from "../errors.ts";
-import type { Logger } from "../log.ts";
-import type { Metrics } from "../metrics.ts";
-import { createCA } from "../pki.ts";
-import { startRunnable } from "../runnable.ts";
+import type { KubeClient } from "../client/client.ts";
+import { isAlreadyExists } from "../client/errors.ts";
+import type { Logger } from "../observe/log.ts";
+import type { Metrics } from "../observe/metrics.ts";
+import { createCA } from "../http/pki.ts";
+import { startRunnable } from "../manager/runnable.ts";
 import { CoreTypes, type KubeObject } from "../types.ts";
 import {
   encodeCaBundle,

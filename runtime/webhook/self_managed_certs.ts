@@ -16,11 +16,11 @@
  * yet expired).
  * @module
  */
-import type { KubeClient } from "../client.ts";
+import type { KubeClient } from "../client/client.ts";
 import { type Clock, RealClock } from "../clock.ts";
-import { isAlreadyExists, isConflict, isNotFound } from "../errors.ts";
-import { kubeopLogger, type Logger } from "../log.ts";
-import { type CertAuthority, certificateNotAfterMs, type CertKeyPEM, createCA, importCA } from "../pki.ts";
+import { isAlreadyExists, isConflict, isNotFound } from "../client/errors.ts";
+import { kubeopLogger, type Logger } from "../observe/log.ts";
+import { type CertAuthority, certificateNotAfterMs, type CertKeyPEM, createCA, importCA } from "../http/pki.ts";
 import { CoreTypes, type KubeObject } from "../types.ts";
 import type { ServingCertSource } from "./server.ts";
 

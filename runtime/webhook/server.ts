@@ -14,14 +14,14 @@ import https from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Clock, RealClock } from "../clock.ts";
 import { parseGoDuration } from "../apimachinery/go_duration.ts";
-import { readBytesUpTo } from "../bounded_body.ts";
-import { closeAfterAnswer, type ConnectionDeadlines } from "../http_deadlines.ts";
-import { kubeopLogger, type Logger } from "../log.ts";
-import type { Metrics } from "../metrics.ts";
-import { listenTracked, type TrackedListener } from "../node_listen.ts";
-import type { CertKeyPEM } from "../pki.ts";
-import { type BindAddress, parseBindAddress } from "../probes.ts";
-import type { Runnable } from "../runnable.ts";
+import { readBytesUpTo } from "../http/bounded_body.ts";
+import { closeAfterAnswer, type ConnectionDeadlines } from "../http/http_deadlines.ts";
+import { kubeopLogger, type Logger } from "../observe/log.ts";
+import type { Metrics } from "../observe/metrics.ts";
+import { listenTracked, type TrackedListener } from "../http/node_listen.ts";
+import type { CertKeyPEM } from "../http/pki.ts";
+import { type BindAddress, parseBindAddress } from "../manager/probes.ts";
+import type { Runnable } from "../manager/runnable.ts";
 import type { ReviewAnswer } from "./admission.ts";
 import { type WebhookMetrics, webhookMetrics } from "./webhook_metrics.ts";
 
@@ -62,7 +62,7 @@ export interface WebhookServerOptions {
   defaultTimeoutMs?: number;
   /** Upper bound of a request's deadline (default 30 s, the largest timeoutSeconds kube-apiserver accepts). */
   maxTimeoutMs?: number;
-  /** Header-read and idle deadlines of connections (../http_deadlines.ts). */
+  /** Header-read and idle deadlines of connections (../http/http_deadlines.ts). */
   deadlines?: ConnectionDeadlines;
   /** On stop, how long reviews in flight may finish before their connections are cut (default 5 s). */
   shutdownGraceMs?: number;
@@ -95,8 +95,8 @@ async function readBody(req: IncomingMessage, maxBytes: number): Promise<Uint8Ar
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { createCA } from "../pki.ts";
- * import { startRunnable } from "../runnable.ts";
+ * import { createCA } from "../http/pki.ts";
+ * import { startRunnable } from "../manager/runnable.ts";
  * import { WebhookServer } from "./server.ts";
  * const ca = await createCA({ commonName: "test-ca" });
  * const leaf = await ca.issue({ commonName: "webhook", hosts: ["127.0.0.1"], usage: "server" });

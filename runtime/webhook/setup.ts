@@ -4,10 +4,10 @@
  * CRDs), metrics and clock. `kubeop run` uses it; add the result to the Manager (it starts in the servers group).
  * @module
  */
-import type { KubeClient } from "../client.ts";
+import type { KubeClient } from "../client/client.ts";
 import type { Clock } from "../clock.ts";
-import type { Logger } from "../log.ts";
-import type { Metrics } from "../metrics.ts";
+import type { Logger } from "../observe/log.ts";
+import type { Metrics } from "../observe/metrics.ts";
 import { injectCaBundle } from "./ca_bundle_injector.ts";
 import { CertDirSource } from "./cert_dir.ts";
 import { caBundleTargets, WEBHOOK_DEFAULTS } from "./manifests.ts";

@@ -2,11 +2,11 @@
  * The webhook server's metrics, named and labelled as controller-runtime's `webhook/internal/metrics`:
  * `controller_runtime_webhook_requests_total{webhook,code}`, `controller_runtime_webhook_latency_seconds{webhook}`
  * and `controller_runtime_webhook_requests_in_flight{webhook}`, where `webhook` is the path served. They live on the
- * Manager's registry (../metrics.ts), registered once per registry.
+ * Manager's registry (../observe/metrics.ts), registered once per registry.
  * @module
  */
-import { Counter, Gauge, Histogram, type Registry } from "../prom_client.ts";
-import type { CounterMetric, GaugeMetric, HistogramMetric } from "../metrics.ts";
+import { Counter, Gauge, Histogram, type Registry } from "../observe/prom_client.ts";
+import type { CounterMetric, GaugeMetric, HistogramMetric } from "../observe/metrics.ts";
 
 /** The three webhook series. */
 export interface WebhookMetrics {
@@ -29,7 +29,7 @@ const byRegistry = new WeakMap<Registry, WebhookMetrics>();
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { Metrics } from "../metrics.ts";
+ * import { Metrics } from "../observe/metrics.ts";
  * import { webhookMetrics } from "./webhook_metrics.ts";
  * const metrics = new Metrics();
  * webhookMetrics(metrics.registry).requests.inc({ webhook: "/convert", code: 200 });

@@ -1,11 +1,11 @@
 /**
- * The conformance cases' admission webhook: a small HTTPS server on 127.0.0.1 (its own CA from runtime/pki.ts; the
+ * The conformance cases' admission webhook: a small HTTPS server on 127.0.0.1 (its own CA from runtime/http/pki.ts; the
  * serving certificate names 127.0.0.1, localhost and the Service DNS names a service webhook is verified against)
  * answering AdmissionReview v1 per path with the case's handler, and recording every request it got.
  * @module
  */
 import type { AdmissionRequest, AdmissionResponse, AdmissionReview } from "../../runtime/webhook/review_types.ts";
-import { createCA } from "../../runtime/pki.ts";
+import { createCA } from "../../runtime/http/pki.ts";
 
 /** What a handler answers: the response without uid (filled in), or a raw HTTP response. */
 export type ReviewHandler = (

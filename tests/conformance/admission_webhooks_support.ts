@@ -4,7 +4,7 @@
  * informers picked a configuration up, and cleanup.
  * @module
  */
-import type { KubeClient } from "../../runtime/client.ts";
+import type { KubeClient } from "../../runtime/client/client.ts";
 import { eventually } from "../../testing/eventually.ts";
 import { type Answer, call, type Json } from "./crd_helpers.ts";
 import { POLL } from "./support.ts";

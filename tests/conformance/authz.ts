@@ -7,11 +7,11 @@
  */
 import assert from "node:assert/strict";
 import { eventually } from "../../testing/eventually.ts";
-import type { KubeClient } from "../../runtime/client.ts";
-import { isForbidden, isInvalid, isNotFound } from "../../runtime/errors.ts";
+import type { KubeClient } from "../../runtime/client/client.ts";
+import { isForbidden, isInvalid, isNotFound } from "../../runtime/client/errors.ts";
 import { CoreTypes, type ResourceType } from "../../runtime/types.ts";
-// The cases read review and workload fields directly: the fake's loose object type (testing/unstructured.ts).
-import type { Unstructured as KubeObject } from "../../testing/unstructured.ts";
+// The cases read review and workload fields directly: the fake's loose object type (testing/apiserver/unstructured.ts).
+import type { Unstructured as KubeObject } from "../../testing/apiserver/unstructured.ts";
 import {
   bindingTo,
   ClusterRole,

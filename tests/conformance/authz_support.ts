@@ -4,8 +4,8 @@
  * @module
  */
 import { eventually } from "../../testing/eventually.ts";
-import { KubeClient } from "../../runtime/client.ts";
-import type { ClusterConfig } from "../../runtime/kubeconfig.ts";
+import { KubeClient } from "../../runtime/client/client.ts";
+import type { ClusterConfig } from "../../runtime/client/kubeconfig.ts";
 import type { KubeObject, ResourceType } from "../../runtime/types.ts";
 import { POLL } from "./support.ts";
 

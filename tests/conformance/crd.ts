@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import type { CustomResourceDefinition } from "../../runtime/builtin_types.ts";
-import { isInvalid } from "../../runtime/errors.ts";
+import { isInvalid } from "../../runtime/client/errors.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { eventually } from "../../testing/eventually.ts";
 import { type ConformanceCase, expectError, POLL, Widget, WIDGET_CRD, type WidgetObject } from "./support.ts";

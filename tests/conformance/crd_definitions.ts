@@ -6,9 +6,9 @@
  * @module
  */
 import assert from "node:assert/strict";
-import type { KubeClient } from "../../runtime/client.ts";
+import type { KubeClient } from "../../runtime/client/client.ts";
 import { CoreTypes } from "../../runtime/types.ts";
-import type { Unstructured as KubeObject } from "../../testing/unstructured.ts";
+import type { Unstructured as KubeObject } from "../../testing/apiserver/unstructured.ts";
 import { eventually } from "../../testing/eventually.ts";
 import {
   call,

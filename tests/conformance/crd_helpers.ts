@@ -5,8 +5,8 @@
  * @module
  */
 import assert from "node:assert/strict";
-import type { KubeClient } from "../../runtime/client.ts";
-import type { Unstructured as KubeObject } from "../../testing/unstructured.ts";
+import type { KubeClient } from "../../runtime/client/client.ts";
+import type { Unstructured as KubeObject } from "../../testing/apiserver/unstructured.ts";
 import { eventually } from "../../testing/eventually.ts";
 
 export const GROUP = "cel.conformance.kubeop.dev";

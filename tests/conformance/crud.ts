@@ -3,7 +3,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { isAlreadyExists, isConflict, isNotFound } from "../../runtime/errors.ts";
+import { isAlreadyExists, isConflict, isNotFound } from "../../runtime/client/errors.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { type ConformanceCase, expectError } from "./support.ts";
 

@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { CoreTypes, type ResourceType } from "../../runtime/types.ts";
-// The cases read many kinds' defaulted fields directly: the fake's loose object type (testing/unstructured.ts).
-import type { Unstructured as KubeObject } from "../../testing/unstructured.ts";
+// The cases read many kinds' defaulted fields directly: the fake's loose object type (testing/apiserver/unstructured.ts).
+import type { Unstructured as KubeObject } from "../../testing/apiserver/unstructured.ts";
 import type { ConformanceCase } from "./support.ts";
 
 const rt = (group: string, plural: string, kind: string): ResourceType => ({

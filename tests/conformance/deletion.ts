@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import type { Namespace } from "../../runtime/builtin_types.ts";
-import { isForbidden, isNotFound } from "../../runtime/errors.ts";
+import { isForbidden, isNotFound } from "../../runtime/client/errors.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { eventually } from "../../testing/eventually.ts";
 import { type ConformanceCase, expectError, FINALIZE, POLL } from "./support.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { isNotFound } from "../../runtime/errors.ts";
+import { isNotFound } from "../../runtime/client/errors.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { eventually } from "../../testing/eventually.ts";
 import { type ConformanceCase, POLL } from "./support.ts";

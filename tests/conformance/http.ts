@@ -5,7 +5,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import type { KubeClient } from "../../runtime/client.ts";
+import type { KubeClient } from "../../runtime/client/client.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import type { ConformanceCase } from "./support.ts";
 

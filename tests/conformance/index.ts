@@ -5,8 +5,8 @@
  * in the order below, in one namespace (later topics may use objects earlier ones made, e.g. the Widget CRD).
  * @module
  */
-import { KubeClient } from "../../runtime/client.ts";
-import { loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
+import { KubeClient } from "../../runtime/client/client.ts";
+import { loadKubeconfigFile } from "../../runtime/client/kubeconfig.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { admissionConfigurationCases } from "./admission_configurations.ts";
 import { admissionWebhookCases } from "./admission_webhooks.ts";

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import type { ConfigMap } from "../../runtime/builtin_types.ts";
-import type { KubeClient } from "../../runtime/client.ts";
+import type { KubeClient } from "../../runtime/client/client.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { type ConformanceCase, rawStatus } from "./support.ts";
 

@@ -4,7 +4,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import type { KubeClient } from "../../runtime/client.ts";
+import type { KubeClient } from "../../runtime/client/client.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { eventually } from "../../testing/eventually.ts";
 import { type ConformanceCase, POLL, Widget } from "./support.ts";

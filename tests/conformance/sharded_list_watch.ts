@@ -20,9 +20,9 @@ import {
   type ShardRange,
   type ShardSelector,
 } from "../../runtime/apimachinery/shard_selector.ts";
-import type { KubeClient } from "../../runtime/client.ts";
-import { isAlreadyExists } from "../../runtime/errors.ts";
-import type { WatchOptions } from "../../runtime/client_options.ts";
+import type { KubeClient } from "../../runtime/client/client.ts";
+import { isAlreadyExists } from "../../runtime/client/errors.ts";
+import type { WatchOptions } from "../../runtime/client/client_options.ts";
 import { CoreTypes, type KubeObject, type WatchEvent } from "../../runtime/types.ts";
 import { type ConformanceCase, POLL, rawStatus, Widget, WIDGET_CRD } from "./support.ts";
 import { eventually } from "../../testing/eventually.ts";

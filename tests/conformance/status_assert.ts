@@ -4,8 +4,8 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { ApiError, type Status, type StatusCause } from "../../runtime/errors.ts";
-import type { KubeClient } from "../../runtime/client.ts";
+import { ApiError, type Status, type StatusCause } from "../../runtime/client/errors.ts";
+import type { KubeClient } from "../../runtime/client/client.ts";
 
 /** What a failed request must answer; `causes` compared in order unless `sortCauses`. */
 export interface ExpectedStatus {

@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import type { EventuallyOptions } from "../../testing/eventually.ts";
-import type { KubeClient } from "../../runtime/client.ts";
-import type { ApiError } from "../../runtime/errors.ts";
+import type { KubeClient } from "../../runtime/client/client.ts";
+import type { ApiError } from "../../runtime/client/errors.ts";
 import type { KubeObject, ResourceType, WatchEvent } from "../../runtime/types.ts";
 
 /** A started API server to run cases against. */

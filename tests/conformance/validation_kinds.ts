@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { CoreTypes } from "../../runtime/types.ts";
-// The cases read many kinds' defaulted fields directly: the fake's loose object type (testing/unstructured.ts).
-import type { Unstructured as KubeObject } from "../../testing/unstructured.ts";
+// The cases read many kinds' defaulted fields directly: the fake's loose object type (testing/apiserver/unstructured.ts).
+import type { Unstructured as KubeObject } from "../../testing/apiserver/unstructured.ts";
 import { INVALID, REQUIRED, several, single } from "./invalid_status.ts";
 import type { ConformanceCase } from "./support.ts";
 import { expectStatus } from "./status_assert.ts";

@@ -3,7 +3,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import type { KubeClient } from "../../runtime/client.ts";
+import type { KubeClient } from "../../runtime/client/client.ts";
 import { CoreTypes, type KubeObject, type WatchEvent } from "../../runtime/types.ts";
 import { nestedString } from "../../runtime/unstructured.ts";
 import { boundedWatch, type ConformanceCase, rawStatus, readEvents } from "./support.ts";

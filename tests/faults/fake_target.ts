@@ -5,7 +5,7 @@
  * server.
  * @module
  */
-import { isConflict } from "../../runtime/errors.ts";
+import { isConflict } from "../../runtime/client/errors.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../../runtime/types.ts";
 import { multiSecretCrds, MultiSecretType } from "../../controllers/multisecret/schema.ts";
 import { type FakeApiServer, startFakeApiServer } from "../../testing/mod.ts";

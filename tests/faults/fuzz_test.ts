@@ -5,11 +5,11 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { ChunkedDecoder, ChunkedEncodingError } from "../../runtime/chunked_decoder.ts";
-import { dechunkInPlace } from "../../runtime/http_transport.ts";
-import { LineSplitter, LineTooLongError } from "../../runtime/json_lines.ts";
-import { KubeconfigError, parseKubeconfig } from "../../runtime/kubeconfig.ts";
-import { validateAndDefault } from "../../testing/schema.ts";
+import { ChunkedDecoder, ChunkedEncodingError } from "../../runtime/http/chunked_decoder.ts";
+import { dechunkInPlace } from "../../runtime/http/http_transport.ts";
+import { LineSplitter, LineTooLongError } from "../../runtime/http/json_lines.ts";
+import { KubeconfigError, parseKubeconfig } from "../../runtime/client/kubeconfig.ts";
+import { validateAndDefault } from "../../testing/apiserver/schema.ts";
 
 const RUNS = Number(Deno.env.get("FUZZ_RUNS") ?? 10_000);
 const SEED = 20261124;

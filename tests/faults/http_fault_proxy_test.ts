@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { startFakeApiServer } from "../../testing/mod.ts";
-import { createServerPki } from "../../testing/server_pki.ts";
+import { createServerPki } from "../../testing/apiserver/server_pki.ts";
 import { HttpFaultProxy, verbOf } from "./http_fault_proxy.ts";
 
 const UA = "http-fault-proxy-test";

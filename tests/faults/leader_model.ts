@@ -12,9 +12,9 @@
  * @module
  */
 import { type Clock, VirtualClock } from "../../runtime/clock.ts";
-import { NotLeaderError } from "../../runtime/errors.ts";
-import { LeaderElector } from "../../runtime/leader.ts";
-import { type LeaseLock, MemoryLeaseStore } from "../../runtime/lease_lock.ts";
+import { NotLeaderError } from "../../runtime/client/errors.ts";
+import { LeaderElector } from "../../runtime/leader/leader.ts";
+import { type LeaseLock, MemoryLeaseStore } from "../../runtime/leader/lease_lock.ts";
 import { checkLeaderSafety, type LeaderObservation, type LeaderSafetyReport } from "./leader_checker.ts";
 
 /** mulberry32: a fixed-seed random source. */

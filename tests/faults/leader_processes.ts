@@ -16,7 +16,7 @@
  * or stepped wall clock cannot matter here; tests/faults/leader_model.ts covers offsets and steps explicitly.
  * @module
  */
-import type { Unstructured as KubeObject } from "../../testing/unstructured.ts";
+import type { Unstructured as KubeObject } from "../../testing/apiserver/unstructured.ts";
 import { startFakeEnv } from "../support/fake_env.ts";
 import { checkLeaderSafety, type LeaderObservation, type LeaderSafetyReport } from "./leader_checker.ts";
 import { seeded } from "./leader_model.ts";

@@ -9,7 +9,7 @@
  * tests/faults/results.jsonl, which README's Reliability table is rendered from (tests/faults/render.ts).
  * @module
  */
-import { configureLogging } from "../../runtime/log.ts";
+import { configureLogging } from "../../runtime/observe/log.ts";
 import { runLeaderModel } from "./leader_model.ts";
 import { leaderRow, runLeaderProcesses } from "./leader_processes.ts";
 import { runFakeMatrix } from "./fake_target.ts";

@@ -9,10 +9,10 @@
  * compared with a no-fault baseline run with the same seed.
  * @module
  */
-import { KubeClient } from "../../runtime/client.ts";
-import { Controller } from "../../runtime/controller.ts";
-import { parseKubeconfig } from "../../runtime/kubeconfig.ts";
-import { Manager } from "../../runtime/manager.ts";
+import { KubeClient } from "../../runtime/client/client.ts";
+import { Controller } from "../../runtime/controller/controller.ts";
+import { parseKubeconfig } from "../../runtime/client/kubeconfig.ts";
+import { Manager } from "../../runtime/manager/manager.ts";
 import { CoreTypes, type KubeObject, objectKey } from "../../runtime/types.ts";
 import { CHILD_SELECTOR, ownerOfSecret, reconcileMultiSecret } from "../../controllers/multisecret/controller.ts";
 import { type MultiSecret, MultiSecretType } from "../../controllers/multisecret/schema.ts";

@@ -6,7 +6,7 @@
  * all.
  */
 import assert from "node:assert/strict";
-import { configureLogging } from "../../runtime/log.ts";
+import { configureLogging } from "../../runtime/observe/log.ts";
 import { runFakeScenario } from "./fake_target.ts";
 import { FAULT_IDS, type FaultId, QUICK, rowFailures, type ScenarioResult } from "./matrix.ts";
 

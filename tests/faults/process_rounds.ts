@@ -9,7 +9,7 @@
  * @module
  */
 import { multiSecretCrds, MultiSecretType } from "../../controllers/multisecret/schema.ts";
-import type { Unstructured as KubeObject } from "../../testing/unstructured.ts";
+import type { Unstructured as KubeObject } from "../../testing/apiserver/unstructured.ts";
 import { type DenoChild, type FakeEnv, spawnDeno } from "../support/fake_env.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;

@@ -1,6 +1,6 @@
 /**
  * The fault matrix on target `real`: one envtest-style control plane (etcd, kube-apiserver, kube-controller-manager
- * from testing/real_control_plane.ts) for the whole run, one scope (namespaces, target label) per scenario. The
+ * from testing/envtest/real_control_plane.ts) for the whole run, one scope (namespaces, target label) per scenario. The
  * operator reaches kube-apiserver through two proxies on 127.0.0.1:
  *
  *     operator → FaultProxy (TCP: cuts inside a frame, latency) → HttpFaultProxy (TLS terminated and re-originated:
@@ -25,14 +25,14 @@
  *   re-applied.
  * @module
  */
-import { KubeClient } from "../../runtime/client.ts";
-import { isNotFound } from "../../runtime/errors.ts";
-import { parseKubeconfig } from "../../runtime/kubeconfig.ts";
+import { KubeClient } from "../../runtime/client/client.ts";
+import { isNotFound } from "../../runtime/client/errors.ts";
+import { parseKubeconfig } from "../../runtime/client/kubeconfig.ts";
 import type { CustomResourceDefinition } from "../../runtime/builtin_types.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { multiSecretCrds, MultiSecretType } from "../../controllers/multisecret/schema.ts";
 import { eventually } from "../../testing/eventually.ts";
-import { type RealControlPlane, startRealControlPlane } from "../../testing/real_control_plane.ts";
+import { type RealControlPlane, startRealControlPlane } from "../../testing/envtest/real_control_plane.ts";
 import { type ClusterStore, Desired, scopeFor } from "./desired.ts";
 import { HttpFaultProxy } from "./http_fault_proxy.ts";
 import {

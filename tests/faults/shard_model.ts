@@ -16,10 +16,10 @@
  */
 import { bucketRanges } from "../../runtime/apimachinery/shard_selector.ts";
 import { VirtualClock } from "../../runtime/clock.ts";
-import type { LeaseLock } from "../../runtime/lease_lock.ts";
+import type { LeaseLock } from "../../runtime/leader/lease_lock.ts";
 import { seededRandom } from "../../runtime/random.ts";
-import { type LeaseDirectory, MemoryLeaseDirectory } from "../../runtime/shard_leases.ts";
-import { ShardRing } from "../../runtime/shard_ring.ts";
+import { type LeaseDirectory, MemoryLeaseDirectory } from "../../runtime/shard/shard_leases.ts";
+import { ShardRing } from "../../runtime/shard/shard_ring.ts";
 import { ReplicaClock } from "./leader_model.ts";
 import { checkShardSafety, type ShardObservation, type ShardSafetyReport } from "./shard_checker.ts";
 
@@ -223,7 +223,7 @@ export async function runShardModel(opts: ShardModelOptions): Promise<ShardModel
       onWire++;
       base.setTimer(rand() * t.writeTransitMs, () => {
         // The server applies a write by name to whatever uid the name has now — unless it carries the reconcile's
-        // uid as a precondition (runtime/shard_client.ts), which fails once the name was re-created.
+        // uid as a precondition (runtime/shard/shard_client.ts), which fails once the name was re-created.
         const current = serverUid.get(name)!;
         if (!opts.bypassNameGuard && current !== uid) {
           result.uidPreconditionFailed++;

@@ -12,7 +12,7 @@
  * @module
  */
 import { MultiSecretType } from "../../controllers/multisecret/schema.ts";
-import type { Unstructured as KubeObject } from "../../testing/unstructured.ts";
+import type { Unstructured as KubeObject } from "../../testing/apiserver/unstructured.ts";
 import { startFakeEnv } from "../support/fake_env.ts";
 import { seeded } from "./leader_model.ts";
 import {

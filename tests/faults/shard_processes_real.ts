@@ -1,5 +1,5 @@
 /**
- * Shard safety with real processes against a REAL kube-apiserver v1.37 (testing/real_control_plane.ts) started with
+ * Shard safety with real processes against a REAL kube-apiserver v1.37 (testing/envtest/real_control_plane.ts) started with
  * `--feature-gates=ShardedListAndWatch=true`: three `kubeop run --shards auto --controllers multisecret` replicas
  * (8 buckets, Leases 2 s / 1.2 s / 300 ms) while the harness churns MultiSecrets, and a fixed sequence of faults —
  * SIGKILL, SIGSTOP past the renew deadline then SIGCONT, SIGTERM — each exited replica replaced by a new one (an add).
@@ -13,10 +13,10 @@
  * @module
  */
 import { multiSecretCrds, MultiSecretType } from "../../controllers/multisecret/schema.ts";
-import { KubeClient } from "../../runtime/client.ts";
-import { loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
+import { KubeClient } from "../../runtime/client/client.ts";
+import { loadKubeconfigFile } from "../../runtime/client/kubeconfig.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
-import { startRealControlPlane } from "../../testing/real_control_plane.ts";
+import { startRealControlPlane } from "../../testing/envtest/real_control_plane.ts";
 import {
   type Churn,
   kubeopRunArgs,

@@ -1,9 +1,16 @@
 // KubeClient against a REAL kube-apiserver (scripts/k8s-bin.sh): pages, patches, apply conflicts, dry run,
 // preconditions, typed errors, authentication failures.
 import assert from "node:assert/strict";
-import { KubeClient } from "../../runtime/client.ts";
-import { ApiError, isAlreadyExists, isConflict, isForbidden, isInvalid, isNotFound } from "../../runtime/errors.ts";
-import { loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
+import { KubeClient } from "../../runtime/client/client.ts";
+import {
+  ApiError,
+  isAlreadyExists,
+  isConflict,
+  isForbidden,
+  isInvalid,
+  isNotFound,
+} from "../../runtime/client/errors.ts";
+import { loadKubeconfigFile } from "../../runtime/client/kubeconfig.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { realClusterBinDir } from "../support/real_cluster.ts";
 import { configMap, createNamespace, withRealCluster } from "./support_real.ts";

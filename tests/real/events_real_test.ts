@@ -1,8 +1,8 @@
 // The events.k8s.io/v1 recorder against a REAL kube-apiserver (scripts/k8s-bin.sh).
 import assert from "node:assert/strict";
 import { RealClock } from "../../runtime/clock.ts";
-import { KubeEventRecorder } from "../../runtime/events.ts";
-import { Metrics } from "../../runtime/metrics.ts";
+import { KubeEventRecorder } from "../../runtime/observe/events.ts";
+import { Metrics } from "../../runtime/observe/metrics.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { realClusterBinDir } from "../support/real_cluster.ts";
 import { configMap, createNamespace, withRealCluster } from "./support_real.ts";

@@ -6,7 +6,7 @@
  * (≈ 60 s) and then for the read-idle deadline (2.5 × that gap ≈ 150 s); `deno task faults -- --target real` runs it.
  */
 import assert from "node:assert/strict";
-import { configureLogging } from "../../runtime/log.ts";
+import { configureLogging } from "../../runtime/observe/log.ts";
 import { FAULT_IDS, type MatrixOptions, QUICK, rowFailures, type ScenarioResult } from "../faults/matrix.ts";
 import { runRealScenario, startRealTarget } from "../faults/real_target.ts";
 import { realClusterBinDir } from "../support/real_cluster.ts";

@@ -1,11 +1,11 @@
 // Informers against a REAL kube-apiserver (scripts/k8s-bin.sh): WatchList or list, events, watch restart
 // without relist, metadata-only, label selectors, InformerRegistry; and the list fallback with the WatchList gate off.
 import assert from "node:assert/strict";
-import { Informer } from "../../runtime/cache.ts";
-import { KubeClient } from "../../runtime/client.ts";
-import { InformerRegistry } from "../../runtime/informers.ts";
-import { loadKubeconfigFile, parseKubeconfig } from "../../runtime/kubeconfig.ts";
-import { Metrics } from "../../runtime/metrics.ts";
+import { Informer } from "../../runtime/cache/cache.ts";
+import { KubeClient } from "../../runtime/client/client.ts";
+import { InformerRegistry } from "../../runtime/cache/informers.ts";
+import { loadKubeconfigFile, parseKubeconfig } from "../../runtime/client/kubeconfig.ts";
+import { Metrics } from "../../runtime/observe/metrics.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { realClusterBinDir, startRealCluster } from "../support/real_cluster.ts";
 import {

@@ -1,11 +1,11 @@
 // Lease leader election against a REAL kube-apiserver (scripts/k8s-bin.sh): hand-over on release and on a
 // leader cut off from the server.
 import assert from "node:assert/strict";
-import { KubeClient } from "../../runtime/client.ts";
+import { KubeClient } from "../../runtime/client/client.ts";
 import { RealClock } from "../../runtime/clock.ts";
-import { parseKubeconfig } from "../../runtime/kubeconfig.ts";
-import { LeaderElector } from "../../runtime/leader.ts";
-import { kubeLeaseLock } from "../../runtime/lease_lock.ts";
+import { parseKubeconfig } from "../../runtime/client/kubeconfig.ts";
+import { LeaderElector } from "../../runtime/leader/leader.ts";
+import { kubeLeaseLock } from "../../runtime/leader/lease_lock.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { realClusterBinDir } from "../support/real_cluster.ts";
 import { createNamespace, poll, rewriteKubeconfig, startTcpProxy, withRealCluster } from "./support_real.ts";

@@ -11,9 +11,9 @@ import { type MultiSecret, MultiSecretType } from "../../controllers/multisecret
 import { clientPodName, serverPodName } from "../../controllers/netperf/controller.ts";
 import { type Netperf, NetperfType } from "../../controllers/netperf/schema.ts";
 import { labelValueFor } from "../../runtime/apimachinery/names.ts";
-import { KubeClient } from "../../runtime/client.ts";
-import { loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
-import { Manager } from "../../runtime/manager.ts";
+import { KubeClient } from "../../runtime/client/client.ts";
+import { loadKubeconfigFile } from "../../runtime/client/kubeconfig.ts";
+import { Manager } from "../../runtime/manager/manager.ts";
 import type { CustomResourceDefinition } from "../../runtime/builtin_types.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../../runtime/types.ts";
 import { realClusterBinDir, startRealCluster } from "../support/real_cluster.ts";

@@ -9,11 +9,11 @@ import { type Machine, MachineType, type Switch, SwitchType } from "../../contro
 import { CONTROLLERS } from "../../controllers/mod.ts";
 import { FINALIZER, OWNER_NAME, OWNER_NAMESPACE, OWNER_UID } from "../../controllers/multisecret/controller.ts";
 import { type MultiSecret, MultiSecretType } from "../../controllers/multisecret/schema.ts";
-import { KubeClient } from "../../runtime/client.ts";
-import { isNotFound } from "../../runtime/errors.ts";
-import { loadKubeconfigFile, parseKubeconfig } from "../../runtime/kubeconfig.ts";
-import { Manager } from "../../runtime/manager.ts";
-import { Metrics } from "../../runtime/metrics.ts";
+import { KubeClient } from "../../runtime/client/client.ts";
+import { isNotFound } from "../../runtime/client/errors.ts";
+import { loadKubeconfigFile, parseKubeconfig } from "../../runtime/client/kubeconfig.ts";
+import { Manager } from "../../runtime/manager/manager.ts";
+import { Metrics } from "../../runtime/observe/metrics.ts";
 import { CoreTypes, type KubeObject, type ResourceType } from "../../runtime/types.ts";
 import { type RealCluster, realClusterBinDir, startRealCluster } from "../support/real_cluster.ts";
 import { collectText, freePort, poll, rewriteKubeconfig } from "./support_real.ts";

@@ -6,10 +6,10 @@
  */
 
 import YAML from "yaml";
-import type { Informer, InformerMetrics } from "../../runtime/cache.ts";
-import { KubeClient } from "../../runtime/client.ts";
-import { isNotFound } from "../../runtime/errors.ts";
-import { loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
+import type { Informer, InformerMetrics } from "../../runtime/cache/cache.ts";
+import { KubeClient } from "../../runtime/client/client.ts";
+import { isNotFound } from "../../runtime/client/errors.ts";
+import { loadKubeconfigFile } from "../../runtime/client/kubeconfig.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { type RealCluster, startRealCluster } from "../support/real_cluster.ts";
 import { eventually } from "../../testing/eventually.ts";

@@ -5,9 +5,9 @@
 // refuses with kube's "failed calling webhook".
 import assert from "node:assert/strict";
 import { seedWebhooks } from "../../cli/webhooks.ts";
-import { KubeClient } from "../../runtime/client.ts";
-import { loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
-import { createCA } from "../../runtime/pki.ts";
+import { KubeClient } from "../../runtime/client/client.ts";
+import { loadKubeconfigFile } from "../../runtime/client/kubeconfig.ts";
+import { createCA } from "../../runtime/http/pki.ts";
 import { encodeCaBundle } from "../../runtime/webhook/ca_bundle_injector.ts";
 import { registerWebhooks } from "../../runtime/webhook/loopback.ts";
 import { realClusterBinDir, startRealCluster } from "../support/real_cluster.ts";

@@ -4,9 +4,9 @@
  * with a deadline (tests wait on conditions, never on sleeps).
  * @module
  */
-import { type ClientMetrics, KubeClient } from "../../runtime/client.ts";
+import { type ClientMetrics, KubeClient } from "../../runtime/client/client.ts";
 import type { Clock } from "../../runtime/clock.ts";
-import { type ClusterConfig, loadKubeconfigFile } from "../../runtime/kubeconfig.ts";
+import { type ClusterConfig, loadKubeconfigFile } from "../../runtime/client/kubeconfig.ts";
 import { type FakeApiServer, type FakeApiServerOptions, startFakeApiServer } from "../../testing/mod.ts";
 
 /** A running fake API server with a client for it. */

@@ -5,12 +5,12 @@
  * @module
  */
 import { KubeFarmCluster, podCacheFromInformer } from "../../apiservice/kube_cluster.ts";
-import { type FarmFixture, startFarmFixture } from "../../apiservice/test_support.ts";
-import { KubeClient } from "../../runtime/client.ts";
+import { type FarmFixture, startFarmFixture } from "./farm_fixture.ts";
+import { KubeClient } from "../../runtime/client/client.ts";
 import type { Clock } from "../../runtime/clock.ts";
-import { InformerRegistry } from "../../runtime/informers.ts";
-import { parseKubeconfig } from "../../runtime/kubeconfig.ts";
-import { type CertAuthority, createCA } from "../../runtime/pki.ts";
+import { InformerRegistry } from "../../runtime/cache/informers.ts";
+import { parseKubeconfig } from "../../runtime/client/kubeconfig.ts";
+import { type CertAuthority, createCA } from "../../runtime/http/pki.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { type FakeApiServer, startFakeApiServer } from "../../testing/mod.ts";
 

@@ -17,9 +17,9 @@ export const IN_CLUSTER_PERMISSIONS = [
   `--allow-read=${SERVICE_ACCOUNT_DIR},/tmp/k8s-metrics-server/serving-certs,/tmp/k8s-webhook-server/serving-certs,` +
   `/var/run/kubeop`,
   "--allow-write=/var/run/kubeop",
-  // runtime/kubeconfig.ts loadClusterConfig: the only environment the process reads.
+  // runtime/client/kubeconfig.ts loadClusterConfig: the only environment the process reads.
   "--allow-env=KUBECONFIG,HOME,KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT,KUBE_FEATURE_WatchListClient",
-  // runtime/leader.ts defaultIdentity: the pod name in the Lease's holderIdentity.
+  // runtime/leader/leader.ts defaultIdentity: the pod name in the Lease's holderIdentity.
   "--allow-sys=hostname",
 ];
 

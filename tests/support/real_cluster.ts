@@ -1,5 +1,5 @@
 /**
- * The real-cluster tier's control plane: testing/real_control_plane.ts under the names the tier's tests use.
+ * The real-cluster tier's control plane: testing/envtest/real_control_plane.ts under the names the tier's tests use.
  * @module
  */
 export {
@@ -7,4 +7,4 @@ export {
   type RealControlPlane as RealCluster,
   realControlPlaneBinDir as realClusterBinDir,
   startRealControlPlane as startRealCluster,
-} from "../../testing/real_control_plane.ts";
+} from "../../testing/envtest/real_control_plane.ts";

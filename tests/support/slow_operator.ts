@@ -7,11 +7,11 @@
  * Usage: `deno run --allow-all tests/support/slow_operator.ts <kubeconfig-path>`
  * @module
  */
-import { Controller } from "../../runtime/controller.ts";
-import { loadClusterConfig } from "../../runtime/kubeconfig.ts";
-import { KubeClient } from "../../runtime/client.ts";
-import { Manager } from "../../runtime/manager.ts";
-import { type Action, done } from "../../runtime/queue.ts";
+import { Controller } from "../../runtime/controller/controller.ts";
+import { loadClusterConfig } from "../../runtime/client/kubeconfig.ts";
+import { KubeClient } from "../../runtime/client/client.ts";
+import { Manager } from "../../runtime/manager/manager.ts";
+import { type Action, done } from "../../runtime/queue/queue.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 
 /** How long one reconcile "works" between the `started` and `finished` annotations. */

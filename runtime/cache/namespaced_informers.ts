@@ -1,0 +1,146 @@
+/**
+ * `--namespace a --namespace b`: namespaced caches restricted to a set of namespaces (controller-runtime's
+ * multi-namespace cache). One namespace just scopes the informer; several get one informer per namespace behind a
+ * composite that reads, lists and notifies as if it were one informer. Cluster-scoped resources and requests that
+ * already name a namespace pass through unchanged.
+ * @module
+ */
+
+import type { ShardSelector } from "../apimachinery/shard_selector.ts";
+import type { InformerHandler, InformerLike, InformerSource, Store } from "./cache.ts";
+import { isShardedInformer, type ShardedInformer, type ShardMode } from "../shard/informer_slice.ts";
+import { type KubeObject, type ResourceType, splitKey } from "../types.ts";
+import type { WatchScope } from "../watch/watch_runner.ts";
+
+/** One informer per namespace, presented as one. */
+export class MultiNamespaceInformer<T extends KubeObject = KubeObject> implements InformerLike<T>, ShardedInformer {
+  readonly resource: ResourceType;
+  readonly #members: Map<string, InformerLike<T>>;
+  #shard: ShardSelector | null = null;
+
+  /** Combines `members`: one informer per namespace, keyed by namespace. */
+  constructor(resource: ResourceType, members: Map<string, InformerLike<T>>) {
+    this.resource = resource;
+    this.#members = members;
+  }
+
+  /** One {@link Store} over the members' stores: reads by key go to that namespace's member, the rest merge. */
+  get store(): Store<T> {
+    const members = this.#members;
+    const stores = () => [...members.values()].map((m) => m.store);
+    return {
+      get: (key) => members.get(splitKey(key).namespace ?? "")?.store.get(key),
+      list: (namespace) =>
+        namespace === undefined
+          ? stores().flatMap((s) => s.list())
+          : (members.get(namespace)?.store.list(namespace) ?? []),
+      byIndex: (index, value) => stores().flatMap((s) => s.byIndex(index, value)),
+      keys: () => stores().flatMap((s) => s.keys()),
+      getByUid: (uid) => {
+        for (const s of stores()) {
+          const obj = s.getByUid(uid);
+          if (obj) return obj;
+        }
+        return undefined;
+      },
+      get size() {
+        return stores().reduce((n, s) => n + s.size, 0);
+      },
+    };
+  }
+
+  /** Adds index `name` to every member's cache. */
+  addIndex(name: string, fn: (obj: T) => string[]): void {
+    for (const [namespace, member] of this.#members) {
+      if (!member.addIndex) {
+        throw new Error(`${this.resource.plural}: the cache of namespace ${namespace} offers no indexes`);
+      }
+      member.addIndex(name, fn);
+    }
+  }
+
+  /** Registers `handler` on every member; `synced` fires once, after all members synced. */
+  addHandler(handler: InformerHandler<T>): () => void {
+    let pending = this.#members.size;
+    const wrapped: InformerHandler<T> = {
+      added: handler.added?.bind(handler),
+      modified: handler.modified?.bind(handler),
+      deleted: handler.deleted?.bind(handler),
+      leftSlice: handler.leftSlice?.bind(handler),
+      synced: () => {
+        if (--pending === 0) handler.synced?.();
+      },
+    };
+    const off = [...this.#members.values()].map((m) => m.addHandler(wrapped));
+    return () => off.forEach((f) => f());
+  }
+
+  hasSynced(): boolean {
+    return [...this.#members.values()].every((m) => m.hasSynced());
+  }
+
+  async waitForSync(signal?: AbortSignal): Promise<void> {
+    await Promise.all([...this.#members.values()].map((m) => m.waitForSync(signal)));
+  }
+
+  /** Slices every member (members that cannot be sliced throw: the slice would silently be the whole). */
+  setShardSelector(selector: ShardSelector | null): void {
+    for (const [namespace, member] of this.#members) {
+      if (!isShardedInformer(member)) {
+        throw new Error(`${this.resource.plural}: the cache of namespace ${namespace} cannot be sliced`);
+      }
+    }
+    this.#shard = selector;
+    for (const member of this.#members.values()) {
+      (member as InformerLike<T> & ShardedInformer).setShardSelector(selector);
+    }
+  }
+
+  /** The slice asked for (`null`: all). */
+  shardSelector(): ShardSelector | null {
+    return this.#shard;
+  }
+
+  /** The members' modes combined: `pending` or `client` if any member is, `server` when all are. */
+  shardMode(): ShardMode {
+    const modes = [...this.#members.values()].map((m) => isShardedInformer(m) ? m.shardMode() : "off");
+    for (const mode of ["pending", "client", "off"] as const) if (modes.includes(mode)) return mode;
+    return "server";
+  }
+}
+
+/**
+ * Wraps `inner` so namespaced informers only cover `namespaces` (all namespaces when the list is empty).
+ *
+ * @example
+ * ```ts ignore
+ * const scoped = namespacedInformers(registry, ["team-a", "team-b"]);
+ * scoped.get(CoreTypes.Pod).store.list(); // pods of team-a and team-b only
+ * ```
+ */
+export function namespacedInformers(inner: InformerSource, namespaces: string[]): InformerSource {
+  const unique = [...new Set(namespaces)];
+  if (unique.length === 0) return inner;
+  const composites = new Map<string, MultiNamespaceInformer>();
+  return {
+    get<T extends KubeObject = KubeObject>(rt: ResourceType, opts?: WatchScope): InformerLike<T> {
+      if (!rt.namespaced || opts?.namespace) return inner.get<T>(rt, opts);
+      if (unique.length === 1) return inner.get<T>(rt, { ...opts, namespace: unique[0] });
+      const id = JSON.stringify([
+        rt.group,
+        rt.version,
+        rt.plural,
+        opts?.labelSelector,
+        opts?.fieldSelector,
+        opts?.metadataOnly,
+      ]);
+      let composite = composites.get(id);
+      if (!composite) {
+        const members = new Map(unique.map((ns) => [ns, inner.get(rt, { ...opts, namespace: ns })]));
+        composite = new MultiNamespaceInformer(rt, members);
+        composites.set(id, composite);
+      }
+      return composite as unknown as InformerLike<T>;
+    },
+  };
+}

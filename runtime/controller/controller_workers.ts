@@ -1,0 +1,240 @@
+/**
+ * A controller's workers: each takes a key from the queue, waits (bounded) for the key's own writes to reach the
+ * cache, checks the leader's write fence, runs `reconcile` with a fresh {@link ReconcileContext}, and applies the
+ * {@link reconcileOutcome} decision — queue operation, metrics, log line, Warning Event.
+ * @module
+ */
+
+import type { ControllerDeps, InformerLike, ReconcileContext } from "./controller.ts";
+import type { Logger } from "../observe/log.ts";
+import { reconcileLogger } from "../observe/log.ts";
+import type { Metrics } from "../observe/metrics.ts";
+import { type OwnWritesTracker, resourceId } from "./own_writes.ts";
+import { OwnWritesClient } from "./own_writes_client.ts";
+import type { Action, WorkQueue } from "../queue/queue.ts";
+import { type ReconcileEnd, type ReconcileOutcome, reconcileOutcome } from "./reconcile_outcome.ts";
+import { ShardFencedClient } from "../shard/shard_client.ts";
+import type { ShardTicket } from "../shard/shard_gate.ts";
+import { apiVersionOf, type KubeObject, objectKey, type ResourceType, splitKey } from "../types.ts";
+
+/**
+ * Runs `count` workers that hand each queued key to `handle` (one key never twice at once: the queue guarantees
+ * it) until the queue shuts down.
+ */
+export async function runWorkers(
+  o: { queue: WorkQueue; count: number; signal: AbortSignal; handle(key: string): Promise<void> },
+): Promise<void> {
+  const worker = async () => {
+    for (;;) {
+      const key = await o.queue.get(o.signal);
+      if (key === undefined) return;
+      try {
+        await o.handle(key);
+      } finally {
+        o.queue.done(key);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: o.count }, worker));
+}
+
+/**
+ * List items from kube-apiserver carry no apiVersion/kind; fill them from the resource type (a shallow copy: cached
+ * objects are frozen) so owner references and Events built from the object are complete.
+ */
+function withTypeMeta<T extends KubeObject>(obj: T | undefined, rt: ResourceType): T | undefined {
+  if (!obj || (obj.apiVersion && obj.kind)) return obj;
+  return { ...obj, apiVersion: obj.apiVersion ?? apiVersionOf(rt), kind: obj.kind ?? rt.kind };
+}
+
+/** Everything one controller's workers share. */
+export interface ReconcileRun<T extends KubeObject> {
+  /** The controller's name (logs, metrics). */
+  controller: string;
+  /** The For resource. */
+  forType: ResourceType;
+  /** The user's reconcile. */
+  reconcile(ctx: ReconcileContext<T>): Promise<Action>;
+  /** The runtime services. */
+  deps: ControllerDeps;
+  /** Where the counters go. */
+  metrics: Metrics;
+  /** The controller's logger. */
+  baseLog: Logger;
+  /** The controller's queue. */
+  queue: WorkQueue;
+  /** Its read-your-own-writes tracker. */
+  ownWrites: OwnWritesTracker;
+  /** The For informer (ctx.object comes from its store). */
+  forInformer: InformerLike<T>;
+  /** Aborted when the controller shuts down. */
+  signal: AbortSignal;
+  /**
+   * With sharding: the uid each deleted For key last had (the cache no longer shows it), so the delete is reconciled
+   * by the owner of that uid's bucket.
+   */
+  goneUids?: Map<string, string>;
+}
+
+/**
+ * With sharding on, the ticket that lets this replica reconcile `key` now: the uid comes from the cache (or, for a
+ * deleted object, from {@link ReconcileRun.goneUids}) and its bucket must be active here. Undefined: not ours.
+ */
+function shardTicket<T extends KubeObject>(key: string, object: T | undefined, run: ReconcileRun<T>) {
+  const shards = run.deps.shards;
+  if (!shards) return { admitted: true as const, ticket: undefined };
+  const uid = object?.metadata.uid ?? run.goneUids?.get(key);
+  const ticket: ShardTicket | undefined = uid ? shards.admit(uid) : undefined;
+  return ticket ? { admitted: true as const, ticket } : { admitted: false as const, ticket: undefined };
+}
+
+/** Reconciles `key` once and applies the outcome. */
+export async function reconcileKey<T extends KubeObject>(key: string, run: ReconcileRun<T>): Promise<void> {
+  const { deps, queue, ownWrites, signal, controller } = run;
+  await ownWrites.wait(key, signal);
+  if (signal.aborted) return;
+  const reconcileID = crypto.randomUUID();
+  const { namespace, name } = splitKey(key);
+  const { group: controllerGroup, kind: controllerKind } = run.forType;
+  const log = reconcileLogger(run.baseLog, {
+    controller,
+    controllerGroup,
+    controllerKind,
+    namespace,
+    name,
+    reconcileID,
+  });
+  try {
+    deps.fence?.check({ verb: "reconcile", resource: resourceId(run.forType), namespace, name });
+  } catch (err) {
+    // Not (provably) the leader any more: the manager is stopping the controllers; the next leader reconciles.
+    log.info("not starting the reconcile: {error}", { error: err });
+    queue.forget(key);
+    return;
+  }
+  const cached = run.forInformer.store.get(key);
+  const { admitted, ticket } = shardTicket(key, cached, run);
+  if (!admitted) {
+    // Another replica's bucket (or a uid never seen here): its owner reconciles it; a bucket gained later re-queues.
+    log.debug("not reconciling: the key's uid is in no shard bucket this replica holds");
+    queue.forget(key);
+    return;
+  }
+  try {
+    await reconcileAdmitted(key, run, { namespace, name, log, reconcileID, object: cached, ticket });
+  } finally {
+    ticket?.done();
+  }
+}
+
+/** Runs the reconcile of an admitted key (leader fence passed, shard ticket held when sharding is on). */
+async function reconcileAdmitted<T extends KubeObject>(
+  key: string,
+  run: ReconcileRun<T>,
+  at: {
+    namespace?: string;
+    name: string;
+    log: Logger;
+    reconcileID: string;
+    object: T | undefined;
+    ticket: ShardTicket | undefined;
+  },
+): Promise<void> {
+  const { deps, metrics, ownWrites, signal, controller } = run;
+  const { namespace, name, log, reconcileID, ticket } = at;
+  const fence = ticket?.fence ?? deps.fence;
+  const writer = ticket
+    ? new ShardFencedClient({
+      client: deps.client,
+      fence: ticket.fence,
+      forType: run.forType,
+      namespace,
+      name,
+      uid: ticket.uid,
+    })
+    : deps.client;
+  const ctx: ReconcileContext<T> = {
+    key,
+    namespace,
+    name,
+    object: withTypeMeta(at.object, run.forType),
+    signal,
+    client: new OwnWritesClient({ client: writer, key, tracker: ownWrites, leadership: fence?.signal }),
+    informers: deps.informers,
+    recorder: deps.recorder,
+    log,
+    clock: deps.clock,
+    reconcileID,
+    expectWrite: (rt, written) => ownWrites.recordWrite(key, rt, written),
+    expectDelete: (rt, obj) => ownWrites.recordDelete(key, rt, objectKey(obj), obj.metadata.uid),
+  };
+  const labels = { controller };
+  const started = deps.clock.now();
+  metrics.activeWorkers.inc(labels);
+  let end: ReconcileEnd;
+  try {
+    end = { action: await run.reconcile(ctx) };
+  } catch (error) {
+    end = { error };
+  } finally {
+    metrics.activeWorkers.dec(labels);
+    metrics.reconcileTime.observe(labels, (deps.clock.now() - started) / 1000);
+  }
+  const outcome = reconcileOutcome(end, { aborted: signal.aborted });
+  if (ticket && !ctx.object && "action" in end) run.goneUids?.delete(key); // the delete was reconciled
+  applyOutcome(outcome, { key, run, log, object: ctx.object, error: "error" in end ? end.error : undefined });
+  metrics.reconcileTotal.inc({ controller, result: outcome.result });
+}
+
+/** Carries out a {@link ReconcileOutcome}: the queue operation, the counters, the log line, the Warning Event. */
+function applyOutcome<T extends KubeObject>(
+  outcome: ReconcileOutcome,
+  at: { key: string; run: ReconcileRun<T>; log: Logger; object: KubeObject | undefined; error?: unknown },
+): void {
+  const { key, run, log, error } = at;
+  const { queue, metrics } = run;
+  const labels = { controller: run.controller };
+  switch (outcome.queue.op) {
+    case "forget":
+      queue.forget(key);
+      break;
+    case "addRateLimited":
+      queue.addRateLimited(key);
+      break;
+    case "forgetThenAddAfter":
+      queue.forget(key);
+      queue.addAfter(key, outcome.queue.delayMs);
+      break;
+  }
+  if (outcome.countError) metrics.reconcileErrors.inc(labels);
+  if (outcome.countTerminal) metrics.terminalReconcileErrors.inc(labels);
+  if (outcome.countPanic) metrics.reconcilePanics.inc(labels);
+  switch (outcome.kind) {
+    case "notLeader":
+      log.info("reconcile stopped, this replica is not the leader: {error}", { error });
+      break;
+    case "terminal":
+      log.error("reconcile failed permanently, not retrying until the object changes: {error}", { error });
+      break;
+    case "panic":
+      log.error("reconcile panicked (unexpected exception), retrying: {error}", { error });
+      break;
+    case "interrupted":
+      log.debug("reconcile interrupted by shutdown: {error}", { error });
+      break;
+    case "failed":
+      log.error("reconcile failed, retrying in backoff (attempt {attempt}): {error}", {
+        error,
+        attempt: queue.numRequeues(key),
+      });
+      break;
+  }
+  if (outcome.warningReason && at.object) {
+    run.deps.recorder.event(at.object, {
+      type: "Warning",
+      reason: outcome.warningReason,
+      action: "Reconcile",
+      note: error instanceof Error ? error.message : String(error),
+    });
+  }
+}

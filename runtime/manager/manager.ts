@@ -1,0 +1,478 @@
+/**
+ * The Manager owns the lifecycle of one operator process (controller-runtime's manager). Everything long-lived is a
+ * {@link Runnable}, started in groups (runtime/manager/runnable_group.ts): servers (/metrics, /healthz /readyz), then the
+ * shared caches (on every replica: warm standby) until they sync, then runnables with `needLeaderElection: false`,
+ * then — once this replica holds the Lease, when leader election is on — the leader-gated ones (controllers). On
+ * shutdown it stops intake, drains the leader-gated and every-replica runnables (bounded), releases the Lease, closes
+ * the Event recorder, then stops the caches and the servers. Losing the Lease stops the controllers at once and
+ * rejects with {@link LeadershipLostError}.
+ * @module
+ */
+
+import type { KubeClient } from "../client/client.ts";
+import { type Clock, RealClock } from "../clock.ts";
+import type { InformerSource } from "../cache/cache.ts";
+import type { ControllerDeps } from "../controller/controller.ts";
+import { type EventRecorder, KubeEventRecorder } from "../observe/events.ts";
+import { InformerRegistry } from "../cache/informers.ts";
+import { defaultIdentity, LeaderElector, LeadershipLostError, RELEASE_TIMEOUT_MS } from "../leader/leader.ts";
+import { kubeLeaseLock } from "../leader/lease_lock.ts";
+import { ensureDefaultLogging, kubeopLogger, type Logger } from "../observe/log.ts";
+import { Metrics } from "../observe/metrics.ts";
+import { MetricsAuthFilter } from "./metrics_auth.ts";
+import { loadMetricsServingCert } from "./metrics_cert.ts";
+import { namespacedInformers } from "../cache/namespaced_informers.ts";
+import { type CheckResult, EndpointsServer, parseBindAddress, type ProbeReport } from "./probes.ts";
+import type { ManagerEndpoints, ManagerInformers, ManagerLeaderElection, ManagerOptions } from "./manager_options.ts";
+import type { Runnable } from "./runnable.ts";
+import type { WatchHealth } from "../watch/watch_runner.ts";
+import { RunnableGroup } from "./runnable_group.ts";
+import { createShardRing, isShardable, shardsCheck } from "../shard/manager_shards.ts";
+import { primeShardSlices } from "../shard/shard_slices.ts";
+import type { ShardRing } from "../shard/shard_ring.ts";
+
+export { LeadershipLostError };
+export type { ManagerEndpoints, ManagerInformers, ManagerLeaderElection, ManagerOptions, Runnable };
+
+/** Longest wait for in-flight reconciles after leadership was lost. */
+export const LOST_LEADERSHIP_GRACE_MS = 2_000;
+
+/**
+ * How long after the caches synced the Manager registers prom-client's default process collectors (a scrape before
+ * that registers them at once): evaluating their modules costs ~20 ms, which would otherwise delay the first reconcile.
+ */
+export const DEFAULT_COLLECTORS_DELAY_MS = 1_000;
+
+type StopReason = { kind: "signal" } | { kind: "lost" } | { kind: "error"; error: unknown };
+
+/** The four groups, in start order; shutdown walks them in reverse. */
+interface Groups {
+  servers: RunnableGroup;
+  caches: RunnableGroup;
+  everyReplica: RunnableGroup;
+  leaderElected: RunnableGroup;
+}
+
+/** One start() of the manager: its groups and how it ends. */
+interface Run {
+  /** The caller's stop signal. */
+  signal: AbortSignal;
+  /** Settles with the first reason to stop. */
+  stopped: Promise<StopReason>;
+  /** Settles {@link Run.stopped} (first call wins). */
+  stopWith(reason: StopReason): void;
+  groups: Groups;
+  /** Aborted after the leader-gated runnables drained: releases the Lease. */
+  election: AbortController;
+  /** Settles when the elector stopped. */
+  electionDone: Promise<unknown>;
+  /** Aborted after the sharded controllers drained: hands the buckets over. */
+  shards: AbortController;
+  /** Settles when the shard ring left. */
+  shardsDone: Promise<unknown>;
+}
+
+/** What a failing member of each group is called in the log ("controller pods failed: …"). */
+const MEMBER_NOUN: Record<keyof Groups, string> = {
+  servers: "server",
+  caches: "cache",
+  everyReplica: "runnable",
+  leaderElected: "controller",
+};
+
+/**
+ * Runs {@link Runnable}s — controllers and anything else long-lived — with shared caches, probes, metrics and leader
+ * election. Start order: servers (metrics, probes), caches (until synced), runnables with `needLeaderElection:
+ * false`, then — once this replica holds the Lease — the leader-gated ones; shutdown in reverse.
+ *
+ * @example
+ * ```ts ignore
+ * const manager = new Manager({
+ *   client,
+ *   leaderElection: { id: "kubeop", namespace: "kubeop-system" },
+ *   healthProbeBindAddress: ":8081",
+ *   metricsBindAddress: ":8080",
+ * });
+ * manager.add(machineController({ informers: manager.informers }));
+ * const stop = new AbortController();
+ * Deno.addSignalListener("SIGTERM", () => stop.abort());
+ * await manager.start(stop.signal); // resolves after a clean shutdown; rejects on leadership loss
+ * ```
+ */
+export class Manager {
+  /** The shared caches (scoped to the configured namespaces); controllers' map functions read them. */
+  readonly informers: InformerSource;
+  /** The registry served on /metrics. */
+  readonly metrics: Metrics;
+  readonly #opts: ManagerOptions;
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #caches: ManagerInformers;
+  readonly #recorder: EventRecorder & { close?(): Promise<void> };
+  readonly #elector: LeaderElector | undefined;
+  readonly #ring: ShardRing | undefined;
+  readonly #runnables: Runnable[] = [];
+  /** The client controllers and Events write through: fenced by the elector when leader election is on. */
+  readonly #writer: KubeClient;
+  #started = false;
+  /** Every server (metrics, probes, webhooks) listens: set once the servers group is ready. */
+  #serversReady = false;
+  #shuttingDown = false;
+  #endpoints: ManagerEndpoints = {};
+  #onLeading: (signal: AbortSignal) => void = () => {};
+  #cancelCollectorsTimer: () => void = () => {};
+
+  /** Builds the caches, recorder and (when configured) the leader elector; validates election durations. */
+  constructor(opts: ManagerOptions) {
+    this.#opts = opts;
+    ensureDefaultLogging();
+    this.#clock = opts.clock ?? new RealClock();
+    this.#log = opts.logger ?? kubeopLogger("manager");
+    this.metrics = opts.metrics ?? new Metrics();
+    this.metrics.enableDefaultCollectors();
+    this.#caches = opts.informers ?? new InformerRegistry({
+      client: opts.client,
+      clock: this.#clock,
+      metrics: this.metrics,
+      logger: this.#log.getChild("watch"),
+      watchList: opts.watchList,
+    });
+    this.informers = namespacedInformers(this.#caches, opts.namespaces ?? []);
+    const le = opts.leaderElection;
+    const identity = le?.identity ?? opts.sharding?.identity ?? defaultIdentity();
+    if (le) {
+      this.#elector = new LeaderElector({
+        lock: le.lock ?? kubeLeaseLock({ client: opts.client, namespace: le.namespace, name: le.id }),
+        identity,
+        watchForRelease: true,
+        name: le.id,
+        leaseSeconds: le.leaseSeconds,
+        renewDeadlineSeconds: le.renewDeadlineSeconds,
+        retryPeriodSeconds: le.retryPeriodSeconds,
+        clock: this.#clock,
+        random: le.random,
+        metrics: this.metrics,
+        logger: this.#log.getChild("leader-election"),
+        onStartedLeading: (signal) => this.#onLeading(signal),
+      });
+    }
+    // Fencing (issue 11): controllers and Events write through a view that refuses writes once the last successful
+    // renew was sent a renew deadline ago; the Lease lock above keeps the unfenced client so renewals still go out.
+    this.#writer = this.#elector ? opts.client.withWriteFence(this.#elector.fence) : opts.client;
+    // Sharding (issue 15): sharded controllers run on every replica; each reconcile's writes pass its bucket's fence
+    // (runtime/shard/shard_client.ts), so they and their Events use the client without the leader fence.
+    this.#ring = opts.sharding
+      ? createShardRing({
+        sharding: opts.sharding,
+        client: opts.client,
+        clock: this.#clock,
+        metrics: this.metrics,
+        logger: this.#log.getChild("shard"),
+        identity,
+        informers: this.informers,
+        runnables: () => this.#runnables,
+      })
+      : undefined;
+    this.#recorder = opts.recorder ?? new KubeEventRecorder({
+      sink: this.#ring ? opts.client : this.#writer,
+      clock: this.#clock,
+      reportingController: "kubeop",
+      reportingInstance: identity,
+      metrics: this.metrics,
+      log: this.#log.getChild("events"),
+    });
+  }
+
+  /** This replica's identity in the Lease (undefined without leader election or sharding). */
+  get identity(): string | undefined {
+    return this.#elector?.identity ?? this.#ring?.identity;
+  }
+
+  /** The shard ring, when sharding is on (its `gate` says which buckets this replica holds). */
+  get shardRing(): ShardRing | undefined {
+    return this.#ring;
+  }
+
+  /** True while this replica runs the leader-gated runnables. */
+  isLeader(): boolean {
+    return this.#elector ? this.#elector.isLeader() : this.#started && !this.#shuttingDown;
+  }
+
+  /** Where the servers listen (filled in by {@link Manager.start} once they listen, before the caches sync). */
+  get endpoints(): ManagerEndpoints {
+    return { ...this.#endpoints };
+  }
+
+  /**
+   * Registers a runnable: a controller (leader-gated), a runnable with `needLeaderElection: false` (every replica,
+   * after the caches synced), or one of the `servers` / `caches` groups. Names must be unique; throws after start.
+   */
+  add(runnable: Runnable): this {
+    if (this.#started) throw new Error(`manager: add(${runnable.name}) after start()`);
+    if (this.#runnables.some((r) => r.name === runnable.name)) {
+      throw new Error(`manager: a runnable named "${runnable.name}" was already added`);
+    }
+    this.#runnables.push(runnable);
+    return this;
+  }
+
+  /** The /readyz report: caches synced, watches healthy, not shutting down. */
+  readiness(): ProbeReport {
+    const checks: CheckResult[] = [{ name: "ping", ok: true }];
+    // A webhook server must listen before the replica takes traffic (kube-apiserver calls it through the Service).
+    if (!this.#serversReady) checks.push({ name: "servers", ok: false, reason: "servers not all listening yet" });
+    const health = this.#caches.health?.() ?? [];
+    const unsynced = health.filter((h) => !h.synced).map((h) => h.resource);
+    const synced = unsynced.length === 0 && this.#caches.hasSynced();
+    checks.push({
+      name: "informer-sync",
+      ok: this.#started && synced,
+      reason: !this.#started ? "manager not started" : `not synced: ${unsynced.join(", ") || "caches"}`,
+    });
+    checks.push(watchesCheck(health, {
+      failures: this.#opts.unhealthyWatchFailures ?? 3,
+      disconnectGraceMs: this.#opts.watchDisconnectGraceMs ?? 5_000,
+    }));
+    if (this.#ring) checks.push(shardsCheck(this.#ring));
+    if (this.#shuttingDown) checks.push({ name: "shutdown", ok: false, reason: "shutting down" });
+    return { ok: checks.every((c) => c.ok), checks };
+  }
+
+  /**
+   * Runs until `signal` aborts (then shuts down gracefully and resolves) or leadership is lost (then stops the
+   * leader-gated runnables and rejects with {@link LeadershipLostError}). Also rejects when a server cannot listen,
+   * the caches do not sync within `cacheSyncTimeoutMs` (the error names them) or a runnable fails.
+   */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.#started) throw new Error("manager: start() called twice");
+    this.#started = true;
+    void this.#opts.client.preconnect?.(); // the first write skips the handshake (watches use their own sockets)
+    const deps: ControllerDeps = {
+      client: this.#writer,
+      fence: this.#elector?.fence,
+      informers: this.informers,
+      recorder: this.#recorder,
+      clock: this.#clock,
+      metrics: this.metrics,
+      logger: this.#log,
+      maxConcurrentReconciles: this.#opts.maxConcurrentReconciles,
+    };
+    const shardedDeps: ControllerDeps = {
+      ...deps,
+      client: this.#opts.client,
+      fence: undefined,
+      shards: this.#ring?.gate,
+    };
+    for (const r of this.#runnables) {
+      r.bind?.(this.#ring && isShardable(r) ? shardedDeps : deps);
+      for (const { rt, opts } of r.watchedResources?.() ?? []) this.informers.get(rt, opts); // warm standby
+    }
+    if (this.#ring) primeShardSlices(this.#runnables, this.informers, isShardable); // list no primary before a bucket
+    // A /metrics scrape refreshes the watch-age and cache-size gauges (they are set by health()).
+    const stopScrapeRefresh = this.metrics.refreshOnScrape(() => void this.#caches.health?.());
+
+    let stopWith: (reason: StopReason) => void = () => {};
+    const stopped = new Promise<StopReason>((resolve) => stopWith = resolve);
+    const onSignal = () => stopWith({ kind: "signal" });
+    signal.addEventListener("abort", onSignal, { once: true });
+    if (signal.aborted) onSignal();
+    const run: Run = {
+      signal,
+      stopped,
+      stopWith,
+      groups: this.#groups((noun, r, error) => {
+        this.#log.error(`${noun} {name} failed: {error}`, { name: r.name, error: String(error) });
+        stopWith({ kind: "error", error });
+      }),
+      election: new AbortController(),
+      electionDone: Promise.resolve(),
+      shards: new AbortController(),
+      shardsDone: Promise.resolve(),
+    };
+
+    let reason: StopReason;
+    try {
+      reason = await this.#run(run);
+    } catch (error) {
+      reason = signal.aborted ? { kind: "signal" } : { kind: "error", error };
+    } finally {
+      signal.removeEventListener("abort", onSignal);
+    }
+    try {
+      await this.#shutdown(reason, run);
+    } finally {
+      stopScrapeRefresh();
+    }
+  }
+
+  /** The manager's own servers and caches plus the added runnables, sorted into their groups. */
+  #groups(onError: (noun: string, r: Runnable, error: unknown) => void): Groups {
+    const group = (name: keyof Groups) =>
+      new RunnableGroup({ name, onError: (r, e) => onError(MEMBER_NOUN[name], r, e) });
+    const groups: Groups = {
+      servers: group("servers"),
+      caches: group("caches"),
+      everyReplica: group("everyReplica"),
+      leaderElected: group("leaderElected"),
+    };
+    for (const server of this.#endpointServers()) groups.servers.add(server);
+    const timeoutMs = this.#opts.cacheSyncTimeoutMs ?? 120_000;
+    groups.caches.add({
+      name: "informers",
+      group: "caches",
+      start: (signal) => this.#caches.start(signal),
+      ready: (signal) => this.#caches.waitForSync(timeoutMs, signal),
+    });
+    for (const r of this.#runnables) {
+      if (r.group) groups[r.group].add(r);
+      else if (this.#ring && isShardable(r)) groups.everyReplica.add(r);
+      else if (r.needLeaderElection === false) groups.everyReplica.add(r);
+      else groups.leaderElected.add(r);
+    }
+    return groups;
+  }
+
+  /** The /metrics and /healthz /readyz servers that are enabled ("0" disables one). */
+  #endpointServers(): EndpointsServer[] {
+    const servers: EndpointsServer[] = [];
+    const metricsAddress = this.#opts.metricsBindAddress ?? "0";
+    if (parseBindAddress(metricsAddress)) {
+      const secure = this.#opts.metricsSecure === true;
+      const filter = secure ? new MetricsAuthFilter({ client: this.#opts.client, clock: this.#clock }) : undefined;
+      const server = new EndpointsServer({
+        bindAddress: metricsAddress,
+        metrics: this.metrics,
+        tls: secure ? () => loadMetricsServingCert({ certDir: this.#opts.metricsCertDir }) : undefined,
+        authorizeMetrics: filter
+          ? async (req) => {
+            const result = await filter.check(req);
+            return result.ok ? undefined : result.response;
+          }
+          : undefined,
+        logger: this.#log,
+        name: "metrics",
+      });
+      server.ready().then(() => this.#endpoints.metrics = server.url, () => {});
+      servers.push(server);
+    }
+    const probeAddress = this.#opts.healthProbeBindAddress ?? "0";
+    if (parseBindAddress(probeAddress)) {
+      const server = new EndpointsServer({
+        bindAddress: probeAddress,
+        liveness: true,
+        readiness: () => this.readiness(),
+        logger: this.#log,
+        name: "health probe",
+      });
+      server.ready().then(() => this.#endpoints.healthProbe = server.url, () => {});
+      servers.push(server);
+    }
+    return servers;
+  }
+
+  /**
+   * Starts the groups in order (servers → caches → shard ring → every replica, sharded controllers included → Lease →
+   * leader-gated); resolves with why we stop.
+   */
+  async #run(run: Run): Promise<StopReason> {
+    const { groups, signal, stopped } = run;
+    const untilStopped = (p: Promise<void>) => Promise.race([p.then(() => undefined), stopped]);
+    for (const group of [groups.servers, groups.caches, groups.everyReplica]) {
+      if (group === groups.everyReplica && this.#ring) run.shardsDone = this.#ring.run(run.shards.signal);
+      const why = await untilStopped(group.start(signal));
+      if (signal.aborted) return { kind: "signal" };
+      if (why) return why;
+      if (group === groups.servers) this.#serversReady = true;
+    }
+    // Off the start path: the collectors' modules are evaluated once the first reconciles have had their turn.
+    this.#cancelCollectorsTimer = this.#clock.setTimer(
+      DEFAULT_COLLECTORS_DELAY_MS,
+      () => void this.metrics.registerDefaultCollectors(),
+    );
+    const leaderElected = groups.leaderElected;
+    const startLeaderElected = () => {
+      if (leaderElected.stopping) return;
+      this.#log.info("starting {count} controllers", { count: leaderElected.members.length });
+      leaderElected.start(signal).catch((error) => run.stopWith({ kind: "error", error }));
+    };
+    if (!this.#elector) {
+      startLeaderElected();
+      return stopped;
+    }
+    this.#onLeading = (leading) => {
+      leading.addEventListener("abort", () => leaderElected.stop(leading.reason), { once: true });
+      startLeaderElected();
+    };
+    const lost = this.#elector.run(run.election.signal).then((outcome) => outcome === "lost");
+    run.electionDone = lost;
+    return Promise.race([stopped, lost.then((l) => l ? { kind: "lost" } as const : stopped)]);
+  }
+
+  /**
+   * Stop intake → drain (bounded) → hand the shard buckets over → release the Lease → close the recorder → caches →
+   * servers; then resolve or reject.
+   */
+  async #shutdown(reason: StopReason, { groups, election, electionDone, shards, shardsDone }: Run): Promise<void> {
+    this.#shuttingDown = true;
+    this.#cancelCollectorsTimer();
+    const why = reason.kind === "signal"
+      ? "shutdown requested"
+      : reason.kind === "lost"
+      ? "leadership lost"
+      : `error: ${String((reason as { error: unknown }).error)}`;
+    this.#log.info("stopping ({why}): draining in-flight reconciles", { why });
+    groups.leaderElected.stop();
+    groups.everyReplica.stop();
+    // After losing the Lease another replica may take over once it has expired (≥ lease − renew deadline
+    // later): reconciles were told to stop (their signal aborted) and get only a short grace.
+    const graceMs = Math.min(
+      this.#opts.gracefulShutdownMs ?? 25_000,
+      reason.kind === "lost" ? LOST_LEADERSHIP_GRACE_MS : Infinity,
+    );
+    if (!await this.#within(Promise.all([groups.leaderElected.done(), groups.everyReplica.done()]), graceMs)) {
+      this.#log.warn("reconciles still running after {graceMs} ms; stopping anyway", { graceMs });
+    }
+    shards.abort(); // hands the buckets over (drained: released; else left to expire)
+    await this.#within(shardsDone, RELEASE_TIMEOUT_MS * 2);
+    election.abort(); // releases the Lease, now that no reconcile runs
+    await electionDone;
+    await this.#within(this.#recorder.close?.() ?? Promise.resolve(), 2_000);
+    for (const group of [groups.caches, groups.servers]) {
+      group.stop();
+      await group.done();
+    }
+    this.#log.info("stopped");
+    if (reason.kind === "lost") {
+      throw new LeadershipLostError(this.#opts.leaderElection?.id ?? "lease", this.identity ?? "");
+    }
+    if (reason.kind === "error") throw reason.error;
+  }
+
+  /** True when `p` settles within `ms` of the manager's clock. */
+  async #within(p: Promise<unknown>, ms: number): Promise<boolean> {
+    let cancel = () => {};
+    const timeout = new Promise<false>((resolve) => cancel = this.#clock.setTimer(ms, () => resolve(false)));
+    try {
+      return await Promise.race([p.then(() => true, () => true), timeout]);
+    } finally {
+      cancel();
+    }
+  }
+}
+
+/**
+ * The /readyz `watches` check: a watch is unhealthy after `failures` failures in a row, or when it has synced and
+ * then been without an open stream for `disconnectGraceMs` (unsynced ones are reported by `informer-sync`).
+ */
+function watchesCheck(health: WatchHealth[], limits: { failures: number; disconnectGraceMs: number }): CheckResult {
+  const reasons: string[] = [];
+  for (const h of health) {
+    const why = h.lastError ?? h.state;
+    if (h.synced && h.disconnectedMs !== undefined && h.disconnectedMs >= limits.disconnectGraceMs) {
+      reasons.push(`${h.resource}: disconnected for ${Math.floor(h.disconnectedMs / 1000)} s (${why})`);
+    } else if (h.consecutiveFailures >= limits.failures) {
+      reasons.push(`${h.resource}: ${h.consecutiveFailures} failures (${why})`);
+    }
+  }
+  return { name: "watches", ok: reasons.length === 0, reason: reasons.join("; ") };
+}

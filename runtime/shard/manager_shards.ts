@@ -1,0 +1,107 @@
+/**
+ * The Manager's side of sharding (docs/sharding.md): the ring built from {@link ManagerSharding}, the hook that
+ * points the sharded controllers' primary (For) informers at the held buckets, and the /readyz line.
+ *
+ * What runs where when sharding is on: every runnable that is `shardable` (every {@link Controller}) runs on every
+ * replica, after the caches synced, and reconciles only the keys of the buckets this replica holds — each bucket is
+ * its own election, so these need no leader Lease, and their writes go through the unfenced client plus the
+ * per-reconcile bucket fence. Runnables that are not shardable keep their `needLeaderElection` meaning: with leader
+ * election configured, only the leader runs them (behind the leader fence), as before.
+ * @module
+ */
+
+import type { ShardRange } from "../apimachinery/shard_selector.ts";
+import type { InformerSource } from "../cache/cache.ts";
+import type { Clock } from "../clock.ts";
+import type { KubeClient } from "../client/client.ts";
+import type { Logger } from "../observe/log.ts";
+import type { Metrics } from "../observe/metrics.ts";
+import { shardMetrics } from "./shard_metrics.ts";
+import type { CheckResult } from "../manager/probes.ts";
+import type { Runnable } from "../manager/runnable.ts";
+import { kubeLeaseDirectory, type LeaseDirectory } from "./shard_leases.ts";
+import { ShardRing } from "./shard_ring.ts";
+import { primarySlicer } from "./shard_slices.ts";
+
+/** Sharding settings (`kubeop run --shards auto`). */
+export interface ManagerSharding {
+  /** Ring name: prefix of the bucket and member Leases and value of their label (default `kubeop`). */
+  id?: string;
+  /** Namespace of the ring's Leases. */
+  namespace: string;
+  /** This replica's identity in the ring (default: the leader election identity, else `hostname_uuid`). */
+  identity?: string;
+  /** Number of buckets (`--shard-buckets`, default 16); every replica must use the same. */
+  buckets?: number;
+  /** Bucket Lease duration in seconds (default 15). */
+  leaseSeconds?: number;
+  /** Bucket renew deadline in seconds (default 10). */
+  renewDeadlineSeconds?: number;
+  /** Interval of the ring's list and of renewals, in seconds (default 2). */
+  retryPeriodSeconds?: number;
+  /** Longest wait for a bucket's in-flight reconciles on handover (default half the renew deadline). */
+  drainTimeoutMs?: number;
+  /** Replaces the Leases on the API server (tests). */
+  directory?: LeaseDirectory;
+  /** Random source for jitter (tests). */
+  random?: () => number;
+  /**
+   * Called with the held ranges whenever they change, before gained buckets admit work, in addition to pointing the
+   * primary informers at them (tests, custom caches).
+   */
+  onBucketsChanged?(held: ShardRange[], signal: AbortSignal): Promise<void>;
+}
+
+/** A Runnable that partitions its work by the shard ring when the manager shards (Controller sets it). */
+export function isShardable(r: Runnable): boolean {
+  return r.shardable === true;
+}
+
+/**
+ * Builds the ring for `opts`: Leases in `namespace`, metrics on the manager's registry, and a bucket hook that sets
+ * the held ranges as the shard selector of the shardable runnables' primary informers (runtime/shard/shard_slices.ts) and
+ * waits for their sync.
+ */
+export function createShardRing(o: {
+  sharding: ManagerSharding;
+  client: KubeClient;
+  clock: Clock;
+  metrics: Metrics;
+  logger: Logger;
+  identity: string;
+  informers: InformerSource;
+  runnables: () => Runnable[];
+}): ShardRing {
+  const ring = o.sharding.id ?? "kubeop";
+  const slicePrimaries = primarySlicer({
+    informers: o.informers,
+    runnables: o.runnables,
+    isShardable,
+    logger: o.logger,
+  });
+  return new ShardRing({
+    ...o.sharding,
+    directory: o.sharding.directory ?? kubeLeaseDirectory({ client: o.client, namespace: o.sharding.namespace, ring }),
+    ring,
+    identity: o.identity,
+    clock: o.clock,
+    metrics: shardMetrics(o.metrics, ring),
+    logger: o.logger,
+    onBucketsChanged: async (held, signal) => {
+      await slicePrimaries(held, signal);
+      await o.sharding.onBucketsChanged?.(held, signal);
+    },
+  });
+}
+
+/** The /readyz `shards` line: always ready; says when this replica holds no bucket (idle) or how many it holds. */
+export function shardsCheck(ring: ShardRing): CheckResult {
+  const held = ring.gate.held().length;
+  return {
+    name: "shards",
+    ok: true,
+    detail: held === 0
+      ? `idle: holds no shard bucket (${ring.members.length} members)`
+      : `holds ${held}/${ring.buckets} shard buckets (${ring.members.length} members)`,
+  };
+}

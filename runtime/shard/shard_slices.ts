@@ -1,0 +1,128 @@
+/**
+ * Slicing the primary informers by the held buckets (issue 15, the wiring between the shard ring and KEP-5866
+ * slices): whenever the ring's held buckets change, every sharded controller's primary (For) informer watches
+ * exactly `shardRange(object.metadata.uid, …)` of the held ranges — server-side where the server echoes
+ * `shardInfo`, client-side otherwise (runtime/shard/informer_slice.ts) — and the ring's hook resolves only once those
+ * informers listed their new slice, so a gained bucket's keys are dispatched after its range is in the cache.
+ *
+ * Rules:
+ * - Only primaries. An informer that is also a child (Owns/Watches) of any controller, or read by a runnable that is
+ *   not sharded, stays whole: its other readers need every object (a child maps to its owner's uid on the client
+ *   side, which the server cannot filter). Children (Switches, pods, Secrets) are never sliced.
+ * - Holding no bucket keeps the informer sliced to {@link EMPTY_SLICE_RANGE} — one hash value out of 2^64, a slice
+ *   that is empty in practice — rather than `null`, which would mean the whole collection. An idle replica then
+ *   caches (and, server-side, receives) nothing of its primaries; the shard gate still refuses the (2^-64 likely)
+ *   object that hashes to 0, since no bucket is held.
+ * - Before the ring won anything (the caches start first), the primaries start sliced to {@link EMPTY_SLICE_RANGE}
+ *   too ({@link primeShardSlices}): a replica never lists the whole collection only to drop most of it a moment later.
+ * - Sharding off: the ring does not exist and this never runs; informers keep selector `null` (the whole collection).
+ * @module
+ */
+import type { ShardRange, ShardSelector } from "../apimachinery/shard_selector.ts";
+import type { InformerSource } from "../cache/cache.ts";
+import { isShardedInformer, type ShardedInformer } from "./informer_slice.ts";
+import type { Logger } from "../observe/log.ts";
+import type { Runnable } from "../manager/runnable.ts";
+
+/** The range an idle replica's primaries watch: the single hash 0x0, i.e. nothing in practice. */
+export const EMPTY_SLICE_RANGE: ShardRange = { start: "0x0000000000000000", end: "0x0000000000000001" };
+
+/**
+ * The shard selector for a set of held ranges; holding none gives {@link EMPTY_SLICE_RANGE} (never `null`).
+ *
+ * @example
+ * ```ts
+ * import { heldSliceSelector } from "./shard_slices.ts";
+ * heldSliceSelector([]).ranges; // [{ start: "0x0000000000000000", end: "0x0000000000000001" }]
+ * ```
+ */
+export function heldSliceSelector(held: readonly ShardRange[]): ShardSelector {
+  return {
+    field: "object.metadata.uid",
+    ranges: held.length > 0 ? held.map((r) => ({ ...r })) : [{ ...EMPTY_SLICE_RANGE }],
+  };
+}
+
+/** What {@link slicedPrimaries} found: the informers to slice and the primaries left whole (with why). */
+export interface PrimarySlices {
+  sliced: ShardedInformer[];
+  whole: { runnable: string; reason: string }[];
+}
+
+/**
+ * The primary informers of the shardable runnables that may be sliced: the first watched resource of each
+ * shardable runnable, minus every informer another source (a child of any runnable, or any source of a runnable
+ * that is not sharded) also reads, and minus informers that cannot slice (e.g. a multi-namespace composite).
+ * Informers are compared by identity, as the source hands out one shared informer per (resource, scope).
+ */
+export function slicedPrimaries(
+  runnables: readonly Runnable[],
+  informers: InformerSource,
+  isShardable: (r: Runnable) => boolean,
+): PrimarySlices {
+  const primaries: { runnable: string; informer: unknown }[] = [];
+  const sharedElsewhere = new Set<unknown>();
+  for (const r of runnables) {
+    const sources = r.watchedResources?.() ?? [];
+    sources.forEach(({ rt, opts }, i) => {
+      const informer = informers.get(rt, opts);
+      if (i === 0 && isShardable(r)) primaries.push({ runnable: r.name, informer });
+      else sharedElsewhere.add(informer);
+    });
+  }
+  const sliced = new Set<ShardedInformer>();
+  const whole: PrimarySlices["whole"] = [];
+  for (const { runnable, informer } of primaries) {
+    if (sharedElsewhere.has(informer)) {
+      whole.push({ runnable, reason: "its primary informer is also a child or a non-sharded runnable's source" });
+    } else if (!isShardedInformer(informer)) {
+      whole.push({ runnable, reason: "its primary informer cannot watch a slice" });
+    } else sliced.add(informer);
+  }
+  return { sliced: [...sliced], whole };
+}
+
+/**
+ * Slices the sliceable primaries to {@link EMPTY_SLICE_RANGE} before their informers start (the Manager calls it when
+ * sharding is on), so their first list is empty rather than the whole collection; the ring's first
+ * {@link primarySlicer} call then points them at the buckets it won.
+ */
+export function primeShardSlices(
+  runnables: readonly Runnable[],
+  informers: InformerSource,
+  isShardable: (r: Runnable) => boolean,
+): void {
+  const selector = heldSliceSelector([]);
+  for (const informer of slicedPrimaries(runnables, informers, isShardable).sliced) informer.setShardSelector(selector);
+}
+
+/**
+ * The ring's `onBucketsChanged` hook for a Manager: points the sliceable primaries at `held` (see
+ * {@link heldSliceSelector}) and resolves once each listed its new slice (strict `waitForSync`), so gained keys are
+ * dispatched after their range is listed. The set of primaries is computed on the first call (after every runnable
+ * was added) and logged once.
+ *
+ * @example
+ * ```ts ignore
+ * const ring = new ShardRing({ ..., onBucketsChanged: primarySlicer({ informers, runnables: () => list, isShardable }) });
+ * ```
+ */
+export function primarySlicer(o: {
+  informers: InformerSource;
+  runnables: () => readonly Runnable[];
+  isShardable: (r: Runnable) => boolean;
+  logger?: Logger;
+}): (held: ShardRange[], signal: AbortSignal) => Promise<void> {
+  let plan: PrimarySlices | undefined;
+  return async (held, signal) => {
+    if (!plan) {
+      plan = slicedPrimaries(o.runnables(), o.informers, o.isShardable);
+      for (const w of plan.whole) {
+        o.logger?.info("sharded controller {runnable} reads its whole primary collection: {reason}", w);
+      }
+    }
+    const selector = heldSliceSelector(held);
+    for (const informer of plan.sliced) informer.setShardSelector(selector);
+    await Promise.all(plan.sliced.map((informer) => informer.waitForSync(signal)));
+  };
+}

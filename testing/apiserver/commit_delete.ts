@@ -1,0 +1,120 @@
+/**
+ * The fake server's DELETE semantics, as kube-apiserver's: uid/resourceVersion preconditions, objects their own
+ * controller terminates (marked only), finalizers and the propagation policies' finalizers (marked with a
+ * deletionTimestamp), graceful deletion (deletionTimestamp in the future, only shortened by a later delete), and
+ * removal otherwise. Used by {@link FakeStore.deleteWithOutcome}.
+ * @module
+ */
+import type { FakeStore } from "./commit_path.ts";
+import { rfc3339 } from "./object_rules.ts";
+import { storageKeyOf } from "./registry.ts";
+import type { ResourceDef } from "./resource_def.ts";
+import { notFound, preconditionFailed } from "./status_errors.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
+
+/** Delete options (DeleteOptions body fields). */
+export interface DeleteOptions {
+  /** Namespace of the object. */
+  namespace?: string;
+  /** What happens to dependents. */
+  propagationPolicy?: "Background" | "Foreground" | "Orphan";
+  /** Delete only if the object still has this uid / resourceVersion. */
+  preconditions?: { uid?: string; resourceVersion?: string };
+  /** Validate, but do not delete. */
+  dryRun?: boolean;
+  /** DeleteOptions.gracePeriodSeconds (pods: 0 deletes at once). */
+  gracePeriodSeconds?: number;
+}
+
+const FOREGROUND = "foregroundDeletion";
+const ORPHAN = "orphan";
+
+/**
+ * Deletes `namespace/name` of `def` from `store` (see the module doc), answering the object as served and whether it
+ * went at once (`deleted`; on a dry run: would have gone) or stays marked for deletion. `persist` stores a marked
+ * object (unless `dryRun`) and answers it as served.
+ */
+export function deleteObject(
+  store: FakeStore,
+  def: ResourceDef,
+  namespace: string,
+  name: string,
+  opts: DeleteOptions,
+  persist: (obj: KubeObject, dryRun: boolean | undefined) => KubeObject,
+): { object: KubeObject; deleted: boolean } {
+  const strategy = store.strategies.for(def);
+  const storageKey = storageKeyOf(def);
+  const old = store.objects.get(storageKey, namespace, name);
+  if (!old) throw notFound(def, name, "delete");
+  const pre = opts.preconditions;
+  if (pre?.uid && pre.uid !== old.metadata.uid) {
+    throw preconditionFailed(
+      def,
+      name,
+      `the UID in the precondition (${pre.uid}) does not match the UID in record (${old.metadata.uid}). The object might have been deleted and then recreated`,
+    );
+  }
+  if (pre?.resourceVersion && pre.resourceVersion !== old.metadata.resourceVersion) {
+    throw preconditionFailed(
+      def,
+      name,
+      `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${old.metadata.resourceVersion}). The object might have been modified`,
+    );
+  }
+  const next = structuredClone(old);
+  if (strategy.terminate) {
+    // Deleted by its own controller once terminated: the delete only marks it.
+    if (old.metadata.deletionTimestamp) return { object: structuredClone(store.present(def, old)), deleted: false };
+    next.metadata.deletionTimestamp = rfc3339(store.clock.now());
+    strategy.terminate(next);
+    return { object: persist(next, opts.dryRun), deleted: false };
+  }
+  const finalizers = new Set(next.metadata.finalizers ?? []);
+  // kube adds the policy's finalizer whether or not dependents exist; the garbage collector removes it.
+  if (opts.propagationPolicy === "Foreground") {
+    finalizers.delete(ORPHAN);
+    finalizers.add(FOREGROUND);
+  }
+  if (opts.propagationPolicy === "Orphan") {
+    finalizers.delete(FOREGROUND);
+    finalizers.add(ORPHAN);
+  }
+  if (finalizers.size > 0) {
+    const changedFinalizers = finalizers.size !== (old.metadata.finalizers ?? []).length;
+    if (old.metadata.deletionTimestamp && !changedFinalizers) {
+      return { object: structuredClone(store.present(def, old)), deleted: false };
+    }
+    next.metadata.finalizers = [...finalizers];
+    if (!old.metadata.deletionTimestamp) {
+      next.metadata.deletionTimestamp = rfc3339(store.clock.now());
+      next.metadata.deletionGracePeriodSeconds = 0;
+      bumpGeneration(next);
+    }
+    return { object: persist(next, opts.dryRun), deleted: false };
+  }
+  const grace = store.gracefulPodDeletion ? strategy.gracePeriodSeconds!(old, opts.gracePeriodSeconds) : 0;
+  if (grace > 0) {
+    const prior = old.metadata.deletionGracePeriodSeconds;
+    // A later delete may only shorten a pending grace period.
+    if (old.metadata.deletionTimestamp && prior !== undefined && prior <= grace) {
+      return { object: structuredClone(store.present(def, old)), deleted: false };
+    }
+    if (!old.metadata.deletionTimestamp) bumpGeneration(next);
+    next.metadata.deletionTimestamp = rfc3339(store.clock.now() + grace * 1000);
+    next.metadata.deletionGracePeriodSeconds = grace;
+    return { object: persist(next, opts.dryRun), deleted: false };
+  }
+  if (opts.dryRun) return { object: structuredClone(store.present(def, old)), deleted: true };
+  if (!next.metadata.deletionTimestamp || (next.metadata.deletionGracePeriodSeconds ?? 0) > 0) {
+    if (!next.metadata.deletionTimestamp) bumpGeneration(next);
+    next.metadata.deletionTimestamp = rfc3339(store.clock.now());
+    next.metadata.deletionGracePeriodSeconds = 0;
+  }
+  const ev = store.objects.remove(storageKey, namespace, name, next)!;
+  return { object: structuredClone(store.present(def, ev.object)), deleted: true };
+}
+
+/** kube's rest.BeforeDelete: marking an object for deletion bumps a generation it tracks. */
+function bumpGeneration(obj: KubeObject): void {
+  if ((obj.metadata.generation ?? 0) > 0) obj.metadata.generation! += 1;
+}

@@ -1,0 +1,480 @@
+/**
+ * The fake server's object semantics, synchronous and HTTP-free: create/get/list/update/delete with kube-apiserver's
+ * rules (uid, creationTimestamp, generation, generateName, resourceVersion preconditions, status subresource,
+ * finalizers + deletionTimestamp, propagation policies, graceful deletion). One commit path serves every resource:
+ * what differs per resource is its {@link ResourceStrategy} (testing/apiserver/strategies/), and writes pass the admission
+ * chain in kube's order — mutating admission → strategy (prepare, default, validate) → validating admission →
+ * storage. The HTTP layer and tests both use it; errors are {@link ApiError}s carrying the Status the server sends.
+ * @module
+ */
+import type { Clock } from "../../runtime/clock.ts";
+import { applyFieldValidation } from "./field_validation.ts";
+import { ApiError, failureStatus, type StatusCause } from "../../runtime/client/errors.ts";
+import { apiVersionOf, type KubeList, type ResourceType } from "../../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
+import { type AdmissionChain, type AdmissionContext, namespaceLifecycle, runAdmission } from "./admission.ts";
+import { deleteObject, type DeleteOptions } from "./commit_delete.ts";
+import type { WriteOptions } from "./write_options.ts";
+import { listObjects, type ListOptions } from "./list.ts";
+import { generateName, jsonEqual, rfc3339, specChanged } from "./object_rules.ts";
+import { managedFieldsAfterUpdate } from "./patch/apply.ts";
+import { addsKeys, dropAdded } from "./patch/fieldset.ts";
+import { type ResourceRegistry, storageKeyOf } from "./registry.ts";
+import type { ResourceDef } from "./resource_def.ts";
+import { alreadyExists, badRequest, conflict, internalError, invalid, notFound } from "./status_errors.ts";
+import type { ObjectStore } from "./object_storage.ts";
+import { BUILTIN_STRATEGIES, CUSTOM_RESOURCES } from "./strategies/builtin.ts";
+import { type ResourceStrategy, type StrategyContext, StrategyRegistry } from "./strategy.ts";
+import { checkTypeMeta } from "./validation/type_meta.ts";
+import { validateGenerateName, validateObjectMeta } from "./validation/object_meta.ts";
+
+export type { AdmissionContext, AdmissionHook } from "./admission.ts";
+export { isNamespaceDef } from "./strategies/namespaces.ts";
+export { parseRv } from "./list.ts";
+
+/** Addresses a resource: a ResourceType, a ResourceDef, or just group/version/plural. */
+export type ResourceRef = Pick<ResourceType, "group" | "version" | "plural">;
+
+export type { ListOptions } from "./list.ts";
+export type { DeleteOptions } from "./commit_delete.ts";
+export type { WriteOptions } from "./write_options.ts";
+
+/** Object semantics over an {@link ObjectStore}. */
+export class FakeStore {
+  /**
+   * The served resources (built-in kinds and CRDs).
+   * @ignore
+   */
+  readonly registry: ResourceRegistry;
+  /**
+   * The raw object storage behind the semantics.
+   * @ignore
+   */
+  readonly objects: ObjectStore;
+  /** Time source (creation timestamps, graceful deletion). */
+  readonly clock: Clock;
+  /** Per-resource behaviour; `strategies.set("group/plural", strategy)` adds or replaces one. */
+  readonly strategies: StrategyRegistry;
+  /**
+   * The admission chain around the strategy: `mutating` hooks run first (NamespaceLifecycle is the first), then the
+   * strategy's defaulting and validation, then the `validating` hooks, then storage.
+   */
+  readonly admission: AdmissionChain;
+  /**
+   * Graceful deletion (the strategy's grace period, pods bound to a node: deletionTimestamp + grace; removed when the
+   * kubelet deletes them again with grace 0), as kube-apiserver does. Off: every object goes at once (no kubelet to
+   * acknowledge).
+   */
+  gracefulPodDeletion: boolean;
+  #nextIp = 10;
+  #nextNodePort = 0;
+
+  /**
+
+   * Built by the fake server.
+
+   * @ignore
+
+   */
+  constructor(
+    opts: { registry: ResourceRegistry; objects: ObjectStore; clock: Clock; gracefulPodDeletion?: boolean },
+  ) {
+    this.registry = opts.registry;
+    this.objects = opts.objects;
+    this.clock = opts.clock;
+    this.gracefulPodDeletion = opts.gracefulPodDeletion ?? false;
+    this.strategies = new StrategyRegistry(BUILTIN_STRATEGIES, CUSTOM_RESOURCES);
+    this.admission = { mutating: [namespaceLifecycle(this.objects)], validating: [] };
+  }
+
+  /** The served definition for a ref, or 404. */
+  def(ref: ResourceRef): ResourceDef {
+    const def = this.registry.lookup(ref.group, ref.version, ref.plural);
+    if (!def) {
+      throw new ApiError(failureStatus(404, "NotFound", "the server could not find the requested resource"), {
+        verb: "get",
+        resource: ref.group ? `${ref.plural}.${ref.group}` : ref.plural,
+      });
+    }
+    return def;
+  }
+
+  /** The object as served by `def` (kind/apiVersion set, versions converted); shares nested values with the store. */
+  present(def: ResourceDef, obj: KubeObject): KubeObject {
+    const conversion = this.strategies.for(def).conversion;
+    return conversion ? conversion.fromStorage(obj) : withType(def, obj);
+  }
+
+  /** A field selector of `def`'s served version in the stored object's field names (watches and lists). */
+  storageFieldSelector(def: ResourceDef, selector: string | undefined): string | undefined {
+    const conversion = this.strategies.for(def).conversion;
+    return conversion ? conversion.fieldSelector(selector) : selector;
+  }
+
+  /** GET one object (a deep copy). */
+  get(ref: ResourceRef, name: string, opts: { namespace?: string } = {}): KubeObject {
+    const def = this.def(ref);
+    const obj = this.objects.get(storageKeyOf(def), this.#ns(def, opts.namespace), name);
+    if (!obj) throw notFound(def, name);
+    return structuredClone(this.present(def, obj));
+  }
+
+  /** The stored object without copying (internal callers that only read). */
+  peek(def: ResourceDef, namespace: string | undefined, name: string): KubeObject | undefined {
+    return this.objects.get(storageKeyOf(def), this.#ns(def, namespace), name);
+  }
+
+  /** LIST with selectors, limit/continue and resourceVersion semantics. Items share values with the store. */
+  listShared(ref: ResourceRef, opts: ListOptions = {}): KubeList {
+    const def = this.def(ref);
+    const conversion = this.strategies.for(def).conversion;
+    return listObjects(this.objects, def, opts, {
+      present: conversion ? (o) => conversion.fromStorage(o) : (o) => withType(def, o),
+      fieldSelector: conversion ? (s) => conversion.fieldSelector(s) : (s) => s,
+    });
+  }
+
+  /** LIST (deep copies). */
+  list(ref: ResourceRef, opts: ListOptions = {}): KubeList {
+    return structuredClone(this.listShared(ref, opts));
+  }
+
+  /** CREATE. Returns the stored object (a copy). */
+  create(ref: ResourceRef, body: KubeObject, opts: WriteOptions = {}): KubeObject {
+    return this.#create(ref, body, opts, false);
+  }
+
+  #create(ref: ResourceRef, body: KubeObject, opts: WriteOptions, onUpdate: boolean): KubeObject {
+    const def = this.def(ref);
+    const strategy = this.strategies.for(def);
+    let obj = decodeBody(this, def, strategy, body, "create");
+    // Built-ins' duplicate JSON keys fail decoding, before anything else; custom resources' strategy reports them
+    // with the unknown fields pruning finds.
+    const warnings = opts.warnings ?? [];
+    if (!def.custom) applyFieldValidation({ def, verb: "create", ...opts, warnings }, []);
+    let meta = obj.metadata;
+    // kube's storage refuses it after validation and admission (500, no reason); a PUT that creates ignores it.
+    const sentResourceVersion = onUpdate ? undefined : meta.resourceVersion;
+    const namespace = this.#bodyNamespace(def, meta.namespace, opts.namespace, "create");
+    const prefix = !meta.name && meta.generateName ? String(meta.generateName) : undefined;
+    if (prefix !== undefined) meta.name = generateName(prefix);
+    if (!meta.name) {
+      throw invalid(def, "", [{
+        reason: "FieldValueRequired",
+        message: "Required value: name or generateName is required",
+        field: "metadata.name",
+      }]);
+    }
+    if (def.namespaced) meta.namespace = namespace;
+    else delete meta.namespace;
+    const admission = { def, verb: "create" as const, fieldValidation: opts.fieldValidation, warnings };
+    obj = this.#admit("mutating", { ...admission, object: obj }, opts);
+    meta = obj.metadata;
+    const name = String(meta.name);
+    const storageKey = storageKeyOf(def);
+    if (this.objects.get(storageKey, namespace ?? "", name)) throw alreadyExists(def, name);
+    // System fields (kube: FillObjectMetaSystemFields), then the strategy (kube: rest.BeforeCreate).
+    obj.apiVersion = strategy.conversion?.storageApiVersion ?? apiVersionOf(def);
+    obj.kind = def.kind;
+    meta.uid = crypto.randomUUID();
+    meta.creationTimestamp = rfc3339(this.clock.now());
+    delete meta.resourceVersion;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    if (def.tracksGeneration) meta.generation = 1;
+    else delete meta.generation;
+    const ctx = this.#context(def, "create", opts, warnings);
+    const beforePrepare = opts.fieldManager && strategy.prepareForCreate ? structuredClone(obj) : undefined;
+    strategy.prepareForCreate?.(obj, ctx);
+    // A copy only when it added fields (custom resources' drops status): the field manager must not see those.
+    const afterPrepare = beforePrepare && addsKeys(beforePrepare, obj) ? structuredClone(obj) : undefined;
+    strategy.default?.(obj, ctx);
+    this.#check(def, name, [
+      ...(prefix !== undefined ? validateGenerateName(prefix, strategy.validateName!) : []),
+      ...strategy.validateName!(name),
+      ...validateObjectMeta(obj.metadata, { builtin: !def.custom }),
+      ...(strategy.validate?.(obj, ctx) ?? []),
+    ], "create");
+    strategy.canonicalize?.(obj, undefined, ctx);
+    obj = this.#admit("validating", { ...admission, object: obj }, opts);
+    if (sentResourceVersion) {
+      throw internalError("resourceVersion should not be set on objects to be created", "create");
+    }
+    if (opts.fieldManager) {
+      // kube's field manager runs before the strategy: what PrepareForCreate set belongs to no manager.
+      const view = afterPrepare ? structuredClone(obj) : obj;
+      if (afterPrepare) dropAdded(view, beforePrepare, afterPrepare);
+      this.#setManagedFields(def, undefined, view, opts, obj);
+    }
+    return this.#persist(def, obj, opts.dryRun, opts.shared);
+  }
+
+  /** UPDATE (PUT) of the object or its status subresource. */
+  update(ref: ResourceRef, body: KubeObject, opts: WriteOptions = {}): KubeObject {
+    const def = this.def(ref);
+    const strategy = this.strategies.for(def);
+    const verb = "update" as const;
+    const obj = decodeBody(this, def, strategy, body, verb);
+    if (!def.custom) applyFieldValidation({ def, verb, ...opts, warnings: opts.warnings ?? [] }, []);
+    const name = opts.name ?? obj.metadata.name;
+    if (!name) throw badRequest("name is required in the object metadata", verb);
+    if (obj.metadata.name && obj.metadata.name !== name) {
+      throw badRequest(
+        `the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`,
+        verb,
+      );
+    }
+    obj.metadata.name = name;
+    const namespace = this.#bodyNamespace(def, obj.metadata.namespace, opts.namespace, verb);
+    const storageKey = storageKeyOf(def);
+    const old = this.objects.get(storageKey, namespace ?? "", name);
+    if (!old) {
+      if (strategy.allowCreateOnUpdate && !opts.subresource) return this.#create(ref, body, opts, true);
+      throw notFound(def, name, verb);
+    }
+    const givenUid = obj.metadata.uid;
+    if (givenUid && givenUid !== old.metadata.uid) {
+      throw conflict(
+        def,
+        name,
+        verb,
+        `StorageError: invalid object, Code: 4, Key: ${
+          registryKey(def, namespace, name)
+        }, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${givenUid}, UID in object meta: ${old.metadata.uid}`,
+      );
+    }
+    const givenRv = obj.metadata.resourceVersion;
+    if (givenRv && !/^\d+$/.test(givenRv)) {
+      throw internalError(`strconv.ParseUint: parsing ${JSON.stringify(givenRv)}: invalid syntax`, verb);
+    }
+    if (givenRv && givenRv !== old.metadata.resourceVersion) throw conflict(def, name, verb);
+    if (!givenRv && !strategy.allowUnconditionalUpdate) {
+      throw invalid(def, name, [{
+        reason: "FieldValueInvalid",
+        message: "Invalid value: 0x0: must be specified for an update",
+        field: "metadata.resourceVersion",
+      }], verb);
+    }
+    let next: KubeObject;
+    if (opts.subresource === "status") {
+      next = structuredClone(old);
+      if (obj.status === undefined) delete next.status;
+      else next.status = obj.status;
+      if (obj.metadata.labels !== undefined) next.metadata.labels = obj.metadata.labels;
+      if (obj.metadata.annotations !== undefined) next.metadata.annotations = obj.metadata.annotations;
+      // An apply through /status brings the applier's entry (subresource "status").
+      if (obj.metadata.managedFields !== undefined) next.metadata.managedFields = obj.metadata.managedFields;
+    } else {
+      next = obj;
+      next.apiVersion = old.apiVersion;
+      next.kind = old.kind;
+      if (def.subresources.includes("status")) {
+        if (old.status === undefined) delete next.status;
+        else next.status = structuredClone(old.status);
+      }
+    }
+    const warnings = opts.warnings ?? [];
+    const admission = {
+      def,
+      verb,
+      old,
+      subresource: opts.subresource,
+      fieldValidation: opts.fieldValidation,
+      warnings,
+    };
+    next = this.#admit("mutating", { ...admission, object: next }, opts);
+    // System fields an update cannot change, then the strategy (kube: rest.BeforeUpdate).
+    const m = next.metadata;
+    const o = old.metadata;
+    m.namespace = o.namespace;
+    m.uid = o.uid;
+    m.creationTimestamp = o.creationTimestamp;
+    if (o.deletionTimestamp) m.deletionTimestamp = o.deletionTimestamp;
+    else delete m.deletionTimestamp;
+    if (o.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = o.deletionGracePeriodSeconds;
+    else delete m.deletionGracePeriodSeconds;
+    if (def.tracksGeneration) {
+      m.generation = (o.generation ?? 1) + (opts.subresource !== "status" && specChanged(old, next) ? 1 : 0);
+    } else delete m.generation;
+    if (m.managedFields === undefined && o.managedFields !== undefined) m.managedFields = o.managedFields;
+    if (o.deletionTimestamp) {
+      const added = (m.finalizers ?? []).filter((f) => !(o.finalizers ?? []).includes(f));
+      if (added.length) {
+        throw invalid(def, name, [{
+          reason: "FieldValueForbidden",
+          message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${
+            JSON.stringify(added)
+          }`,
+          field: "metadata.finalizers",
+        }], verb);
+      }
+    }
+    const ctx = this.#context(def, verb, opts, warnings);
+    strategy.prepareForUpdate?.(next, old, ctx);
+    strategy.default?.(next, ctx);
+    this.#check(def, name, [
+      ...validateObjectMeta(next.metadata, { builtin: !def.custom }),
+      ...(strategy.validateUpdate?.(next, old, ctx) ?? []),
+    ], verb);
+    strategy.canonicalize?.(next, old, ctx);
+    next = this.#admit("validating", { ...admission, object: next }, opts);
+    // Read before managedFields are recorded into a copy: a finished deletion's removed object keeps what was sent.
+    const nm = next.metadata;
+    if (opts.fieldManager) next = this.#setManagedFields(def, old, next, opts, structuredClone(next));
+    const comparable = { ...next, metadata: { ...next.metadata, resourceVersion: o.resourceVersion } };
+    if (jsonEqual(comparable, old)) return structuredClone(this.present(def, old));
+    if (opts.dryRun) return structuredClone(this.present(def, next));
+    const graceful = (nm.deletionGracePeriodSeconds ?? 0) > 0;
+    if (nm.deletionTimestamp && (nm.finalizers ?? []).length === 0 && !strategy.terminate && !graceful) {
+      delete nm.finalizers;
+      const ev = this.objects.remove(storageKey, namespace ?? "", name, next)!;
+      return structuredClone(this.present(def, ev.object));
+    }
+    return this.#persist(def, next, false, opts.shared);
+  }
+
+  /** DELETE: marks for deletion when finalizers remain (or a policy adds one), otherwise removes. */
+  delete(ref: ResourceRef, name: string, opts: DeleteOptions = {}): KubeObject {
+    return this.deleteWithOutcome(ref, name, opts).object;
+  }
+
+  /**
+   * DELETE, also telling whether the object went at once (`deleted`; on a dry run: would have gone) or stays marked
+   * for deletion — kube-apiserver answers the first with a Status unless the resource returns deleted objects.
+   */
+  deleteWithOutcome(
+    ref: ResourceRef,
+    name: string,
+    opts: DeleteOptions = {},
+  ): { object: KubeObject; deleted: boolean } {
+    const def = this.def(ref);
+    const namespace = this.#ns(def, opts.namespace);
+    return deleteObject(this, def, namespace, name, opts, (obj, dryRun) => this.#persist(def, obj, dryRun));
+  }
+
+  /** Removes an object regardless of finalizers (namespace controller / CRD cleanup). */
+  forceRemove(def: ResourceDef, namespace: string, name: string): void {
+    this.objects.remove(storageKeyOf(def), namespace, name);
+  }
+
+  /** Stores `obj` (unless a dry run) and answers it as served (a copy unless `shared`). */
+  #persist(def: ResourceDef, obj: KubeObject, dryRun: boolean | undefined, shared?: boolean): KubeObject {
+    if (!dryRun) this.objects.put(storageKeyOf(def), obj);
+    return shared ? this.present(def, obj) : structuredClone(this.present(def, obj));
+  }
+
+  /** Runs one admission phase (the chain's hooks, then the request's own); hooks may replace `ctx.object`. */
+  #admit(phase: keyof AdmissionChain, ctx: AdmissionContext, opts: WriteOptions): KubeObject {
+    runAdmission(this.admission[phase], ctx);
+    opts.admission?.[phase]?.(ctx);
+    return ctx.object;
+  }
+
+  #context(def: ResourceDef, verb: "create" | "update", opts: WriteOptions, warnings: string[]): StrategyContext {
+    return {
+      def,
+      verb,
+      subresource: opts.subresource,
+      fieldValidation: opts.fieldValidation,
+      duplicateFields: opts.duplicateFields ?? [],
+      warnings,
+      clock: this.clock,
+      allocateClusterIp: () => this.#allocateIp(),
+      allocateNodePort: () => this.#allocateNodePort(),
+    };
+  }
+
+  /** Throws 422 Invalid when a strategy reported causes. */
+  #check(def: ResourceDef, name: string, causes: StatusCause[] | undefined, verb: string): void {
+    if (!causes || causes.length === 0) return;
+    // kube names the internal (storage) group's kind: events.k8s.io Events are invalid as core `Event`s.
+    const storage = this.strategies.for(def).conversion?.storageApiVersion;
+    const group = storage === undefined ? def.group : storage.includes("/") ? storage.split("/")[0] : "";
+    throw invalid({ ...def, group }, name, causes, verb);
+  }
+
+  /** Sets `into`'s managedFields as they stand after a non-apply write by `opts.fieldManager`; returns `into`. */
+  #setManagedFields(def: ResourceDef, old: KubeObject | undefined, next: KubeObject, opts: WriteOptions, into = next) {
+    const record = { subresource: opts.subresource, statusSubresource: def.subresources.includes("status"), def };
+    const time = rfc3339(this.clock.now());
+    const entries = managedFieldsAfterUpdate(old, next, opts.fieldManager!, time, "Update", record);
+    if (entries.length > 0) into.metadata.managedFields = entries;
+    else delete into.metadata.managedFields;
+    return into;
+  }
+
+  #ns(def: ResourceDef, namespace: string | undefined): string {
+    return def.namespaced ? namespace ?? "" : "";
+  }
+
+  #bodyNamespace(def: ResourceDef, bodyNs: unknown, urlNs: string | undefined, verb: string): string | undefined {
+    if (!def.namespaced) return undefined;
+    const ns = typeof bodyNs === "string" && bodyNs ? bodyNs : undefined;
+    if (urlNs && ns && urlNs !== ns) {
+      throw badRequest("the namespace of the provided object does not match the namespace sent on the request", verb);
+    }
+    const out = urlNs || ns;
+    if (!out) throw badRequest("the server could not find the requested resource: namespace is required", verb);
+    return out;
+  }
+
+  #allocateNodePort(): number {
+    const used = new Set<number>();
+    for (const svc of this.objects.list("/services")) {
+      for (const p of svc.spec?.ports ?? []) if (typeof p?.nodePort === "number") used.add(p.nodePort);
+    }
+    for (let i = 0; i < 2768; i++) {
+      const port = 30000 + ((this.#nextNodePort++) % 2768);
+      if (!used.has(port)) return port;
+    }
+    throw internalError("range is full: no free node port in 30000-32767", "create");
+  }
+
+  #allocateIp(): string {
+    const n = this.#nextIp++;
+    return `10.96.${(n >> 8) & 255}.${n & 255}`;
+  }
+}
+
+/**
+ * A copy of a request body in the stored form, with an object `metadata`; 400 when the body is not an object, names
+ * another kind or version than the URL, or holds what the kind's codec cannot read (base64, MicroTime).
+ */
+function decodeBody(
+  store: FakeStore,
+  def: ResourceDef,
+  strategy: ResourceStrategy,
+  body: KubeObject,
+  verb: string,
+): KubeObject {
+  if (!body || typeof body !== "object" || Array.isArray(body)) {
+    throw badRequest("the request body must be a JSON object", verb);
+  }
+  checkTypeMeta(store.registry, def, body, verb);
+  const codecError = strategy.decodeError?.(body);
+  if (codecError) {
+    throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${codecError}`, verb);
+  }
+  let obj = structuredClone(body) as KubeObject;
+  if (strategy.conversion) obj = strategy.conversion.toStorage(obj);
+  obj.metadata = obj.metadata && typeof obj.metadata === "object" ? obj.metadata : {};
+  return obj;
+}
+
+/** The etcd key kube-apiserver names in storage errors (`/registry/configmaps/ns/name`). */
+function registryKey(def: ResourceDef, namespace: string | undefined, name: string): string {
+  const prefix = def.custom
+    ? `${def.group}/${def.plural}`
+    : def.group === "" && def.plural === "services"
+    ? "services/specs"
+    : def.plural;
+  return `/registry/${prefix}/${namespace ? `${namespace}/` : ""}${name}`;
+}
+
+/** A shallow copy with the definition's apiVersion and kind (first keys when new). */
+function withType(def: ResourceDef, obj: KubeObject): KubeObject {
+  const out: KubeObject = { apiVersion: apiVersionOf(def), kind: def.kind, ...obj };
+  out.apiVersion = apiVersionOf(def);
+  out.kind = def.kind;
+  return out;
+}

@@ -1,0 +1,156 @@
+/**
+ * Response shapes the client asked for through `Accept`: the resource itself, a meta.k8s.io/v1 Table
+ * (`as=Table`, kubectl get), or PartialObjectMetadata(List) (metadata-only informers). Replies are always JSON.
+ * @module
+ */
+import type { KubeList, WatchEventType } from "../../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
+import { toPartialObjectMetadata, toPartialObjectMetadataList } from "./partial_metadata.ts";
+import type { ResourceDef } from "./resource_def.ts";
+import { toTable } from "./table.ts";
+import { apiVersionOf } from "../../runtime/types.ts";
+import type { WatchPresenter } from "./watch_stream.ts";
+
+/** What to send. */
+export type ResponseShape = "object" | "table" | "partial";
+
+/** Picks the first `Accept` clause the server can produce (JSON always works). */
+export function negotiateShape(accept: string | null): ResponseShape {
+  for (const clause of (accept ?? "").split(",")) {
+    const params = new Map(
+      clause.split(";").slice(1).map((p) => p.trim().split("=", 2) as [string, string]).map(([k, v]) => [k, v ?? ""]),
+    );
+    const type = clause.split(";")[0].trim();
+    const as = params.get("as");
+    if (as === "Table" && params.get("g") === "meta.k8s.io") return "table";
+    if ((as === "PartialObjectMetadata" || as === "PartialObjectMetadataList") && params.get("g") === "meta.k8s.io") {
+      return "partial";
+    }
+    if (!as && (type === "application/json" || type === "*/*" || type === "application/*")) return "object";
+  }
+  return "object";
+}
+
+/** Shapes one object. */
+export function shapeObject(
+  shape: ResponseShape,
+  def: ResourceDef,
+  obj: KubeObject,
+  nowMs: number,
+  includeObject?: string,
+): unknown {
+  if (shape === "table") {
+    // The table convertor copies a single object's resourceVersion into the Table's metadata.
+    return toTable([obj], def, {
+      nowMs,
+      includeColumns: true,
+      includeObject: includeObject as "None" | "Metadata" | "Object",
+      listMeta: { resourceVersion: obj.metadata.resourceVersion },
+    });
+  }
+  if (shape === "partial") return toPartialObjectMetadata(obj);
+  return obj;
+}
+
+/** Shapes a list. */
+export function shapeList(
+  shape: ResponseShape,
+  def: ResourceDef,
+  list: KubeList,
+  nowMs: number,
+  includeObject?: string,
+): unknown {
+  if (shape === "table") {
+    return toTable(list.items, def, {
+      nowMs,
+      includeColumns: true,
+      listMeta: list.metadata,
+      includeObject: includeObject as "None" | "Metadata" | "Object",
+    });
+  }
+  if (shape === "partial") return toPartialObjectMetadataList(list);
+  return list;
+}
+
+/** A watch presenter for a shape: converts stored objects with `present` first. */
+export function watchPresenter(
+  shape: ResponseShape,
+  def: ResourceDef,
+  present: (obj: KubeObject) => KubeObject,
+  nowMs: () => number,
+  includeObject?: string,
+): WatchPresenter {
+  const base = `${def.group}/${def.version}/${def.plural}`;
+  const bookmarkObject = (rv: string, annotations?: Record<string, string>): KubeObject => ({
+    kind: def.kind,
+    apiVersion: apiVersionOf(def),
+    metadata: annotations ? { resourceVersion: rv, annotations } : { resourceVersion: rv },
+  });
+  if (shape === "table") {
+    let first = true;
+    return {
+      // Column definitions only go with the first event of a stream, so encodings cannot be shared.
+      key: `${base}\u0000table\u0000${Math.random()}`,
+      present: (obj: KubeObject, _type: WatchEventType) => {
+        const includeColumns = first;
+        first = false;
+        return toTable([present(obj)], def, {
+          nowMs: nowMs(),
+          includeColumns,
+          includeObject: includeObject as "None" | "Metadata" | "Object",
+          listMeta: { resourceVersion: obj.metadata.resourceVersion },
+        });
+      },
+      bookmark: bookmarkObject,
+    };
+  }
+  if (shape === "partial") {
+    return {
+      key: `${base}\u0000partial`,
+      present: (obj) => toPartialObjectMetadata(present(obj)),
+      bookmark: (rv, annotations) => toPartialObjectMetadata(bookmarkObject(rv, annotations)),
+    };
+  }
+  return { key: `${base}\u0000object`, present: (obj) => present(obj), bookmark: bookmarkObject };
+}
+
+/** The representations kube-apiserver serves objects in (named in its 406 message). */
+export const OBJECT_MEDIA_TYPES: readonly string[] = [
+  "application/json",
+  "application/yaml",
+  "application/vnd.kubernetes.protobuf",
+];
+
+/** What a collection GET (list or watch) also offers. */
+export const STREAM_MEDIA_TYPES: readonly string[] = [
+  "application/json;stream=watch",
+  "application/vnd.kubernetes.protobuf;stream=watch",
+];
+
+const AS_KINDS = new Set(["Table", "PartialObjectMetadata", "PartialObjectMetadataList", "APIGroupDiscoveryList"]);
+
+/**
+ * Whether some clause of `Accept` names a representation among `types` (wildcards included; a clause asking for a
+ * conversion kube does not know, or with q=0, does not count). An absent or empty header accepts anything.
+ *
+ * @example
+ * ```ts
+ * import { acceptsAny, OBJECT_MEDIA_TYPES } from "./http_negotiation.ts";
+ * acceptsAny("application/xml, application/json;q=0.9", OBJECT_MEDIA_TYPES); // true
+ * acceptsAny("application/xml", OBJECT_MEDIA_TYPES); // false
+ * ```
+ */
+export function acceptsAny(accept: string | null, types: readonly string[]): boolean {
+  if (!accept || !accept.trim()) return true;
+  const offered = new Set(types.map((t) => t.split(";")[0]));
+  for (const clause of accept.split(",")) {
+    const [rawType, ...rawParams] = clause.split(";").map((p) => p.trim());
+    const type = rawType.toLowerCase();
+    const params = new Map(rawParams.map((p) => p.split("=", 2) as [string, string]).map(([k, v]) => [k, v ?? ""]));
+    if (params.get("q") !== undefined && Number(params.get("q")) === 0) continue;
+    const as = params.get("as");
+    if (as !== undefined && !AS_KINDS.has(as)) continue;
+    if (type === "*/*" || type === "application/*" || offered.has(type)) return true;
+  }
+  return false;
+}

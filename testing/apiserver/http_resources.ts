@@ -1,0 +1,466 @@
+/**
+ * The resource endpoints: `[/namespaces/{ns}]/{plural}[/{name}[/{subresource}]]` under `/api/v1` and
+ * `/apis/{group}/{version}` — get, list, watch, create, update, patch, delete, deletecollection.
+ * @module
+ */
+import { requestVerb } from "../../runtime/apimachinery/verbs.ts";
+import type { Clock } from "../../runtime/clock.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
+import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
+import { negotiateShape, shapeList, shapeObject, watchPresenter } from "./http_negotiation.ts";
+import { patchObject, servedPatchType } from "./patch_object.ts";
+import { storageKeyOf } from "./registry.ts";
+import type { ResourceDef } from "./resource_def.ts";
+import { type DeleteOptions, type FakeStore, parseRv } from "./commit_path.ts";
+import { duplicateJsonFields } from "./json_duplicates.ts";
+import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";
+import { badRequest, expired, methodNotAllowed, noSuchResource, tooLargeResourceVersion } from "./status_errors.ts";
+import type { WatchHub } from "./watch_hub.ts";
+import { WatchStream } from "./watch_stream.ts";
+import { type ListQuery, parseListQuery, shardSelectorParam } from "./list_options.ts";
+import { matchesShardSelector } from "../../runtime/apimachinery/shard_selector.ts";
+import type { FeatureGates } from "./feature_gates.ts";
+import { checkDeleteOptions, checkWriteOptions } from "./validation/request_options.ts";
+import {
+  type AdmissionRequestInfo,
+  admitDelete,
+  needsExternalAdmission,
+  writeWithAdmission,
+} from "./admission_replay.ts";
+import { ADMIN_USER } from "./authn.ts";
+import { admittedWrite, fieldManagerOf } from "./http_write_options.ts";
+import { generateName } from "./object_rules.ts";
+import type { UserInfo } from "./rbac_authorizer.ts";
+import { type ConversionWebhook, conversionWebhookOf } from "./crd_conversion_webhook.ts";
+import {
+  convertWatchBody,
+  listConverted,
+  listStored,
+  patchConverted,
+  readConverted,
+  storageDefOf,
+  writeConverted,
+} from "./http_crd_conversion.ts";
+
+/** A parsed resource URL. */
+export interface ResourceRoute {
+  def: ResourceDef;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+  /** The deprecated `/watch/` path form (`/api/v1/watch/namespaces/{ns}/{plural}[/{name}]`). */
+  watch?: boolean;
+}
+
+/** What the resource handlers need from the server. */
+export interface ResourceContext {
+  store: FakeStore;
+  hub: WatchHub;
+  clock: Clock;
+  bookmarkIntervalMs: number;
+  /** The kube-apiserver feature gates the fake implements (absent: v1.37's defaults). */
+  features?: Readonly<FeatureGates>;
+  /** Extra subresource handlers (`pods/log`, `pods/binding`, ...), keyed `group/plural/sub` (CRDs: `*` for group and plural). */
+  subresources: Map<string, (req: Request, route: ResourceRoute, url: URL) => Promise<Response>>;
+}
+
+/** JSON response helper. */
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+const truthy = (v: string | null): boolean => v === "true" || v === "1";
+
+/** Whether KEP-5866's `shardSelector` is honoured (the ShardedListAndWatch gate). */
+function sharded(ctx: ResourceContext): boolean {
+  return ctx.features?.ShardedListAndWatch === true;
+}
+
+/** The Kubernetes verb of a request (runtime/apimachinery/verbs.ts). */
+export function verbOf(method: string, route: ResourceRoute, url: URL): string {
+  // The deprecated /watch/ paths are watches whatever the query says.
+  if (route.watch && (method === "GET" || method === "HEAD")) return "watch";
+  return requestVerb(method, Boolean(route.name), url.searchParams);
+}
+
+/** Serves one resource request for `user` (whom admission webhooks and policies are told about). */
+export async function handleResource(
+  req: Request,
+  url: URL,
+  route: ResourceRoute,
+  ctx: ResourceContext,
+  user: UserInfo = ADMIN_USER,
+): Promise<Response> {
+  const { def, namespace, name, subresource } = route;
+  const q = url.searchParams;
+  const verb = verbOf(req.method, route, url);
+  if (subresource && subresource !== "status") {
+    const handler = ctx.subresources.get(`${def.group}/${def.plural}/${subresource}`) ??
+      (def.custom ? ctx.subresources.get(`*/*/${subresource}`) : undefined);
+    if (!handler || !def.subresources.includes(subresource)) throw noSuchResource(verb);
+    return await handler(req, route, url);
+  }
+  if (subresource === "status" && !def.subresources.includes("status")) throw noSuchResource(verb);
+  // A collection serves no PUT or PATCH (kube registers neither route).
+  if (!name && (verb === "update" || verb === "patch")) throw methodNotAllowed(def, verb);
+  if (!def.verbs.includes(verb) && !(verb === "watch" && def.verbs.includes("list"))) throw methodNotAllowed(def, verb);
+  const shape = negotiateShape(req.headers.get("accept"));
+  const includeObject = q.get("includeObject") ?? undefined;
+  const now = ctx.clock.now();
+  checkWriteOptions(verb, q);
+  const dryRun = q.getAll("dryRun").includes("All");
+  // A CRD converting through a webhook: reads converted from the stored versions, writes to the storage version.
+  const converting = def.custom ? conversionWebhookOf(ctx.store, def) : undefined;
+  const translated = converting !== undefined && storageDefOf(ctx.store, def, converting) !== def;
+  const admission: AdmissionRequestInfo = {
+    store: ctx.store,
+    def,
+    subresource,
+    user,
+    dryRun,
+    fieldManager: q.get("fieldManager") ?? undefined,
+    fieldValidation: q.get("fieldValidation") ?? undefined,
+  };
+  switch (verb) {
+    case "get": {
+      let obj = ctx.store.get(def, name!, { namespace });
+      if (converting) {
+        obj = await readConverted(ctx.store, def, converting, ctx.store.peek(def, namespace, name!)!, true);
+      }
+      return jsonResponse(200, shapeObject(shape, def, obj, now, includeObject));
+    }
+    case "list": {
+      const opts = parseListQuery(q, false);
+      const rv = opts.resourceVersion;
+      if (opts.continue && rv && rv !== "0") {
+        throw badRequest("specifying resource version is not allowed when using continue", "list");
+      }
+      const listOptions = {
+        namespace,
+        labelSelector: q.get("labelSelector") ?? undefined,
+        fieldSelector: q.get("fieldSelector") ?? undefined,
+        // resourceVersion=0 is served whole from the watch cache: the cacher ignores limit (computeListLimit).
+        limit: rv === "0" ? undefined : opts.limit || undefined,
+        continue: opts.continue || undefined,
+        resourceVersion: rv || undefined,
+        // A limit with a non-zero resourceVersion and no match is the legacy exact read (etcd3 GetList).
+        resourceVersionMatch: opts.resourceVersionMatch ||
+          (rv && rv !== "0" && opts.limit && opts.limit > 0 ? "Exact" : undefined),
+        shardSelector: shardSelectorParam(q, sharded(ctx), "list"),
+      };
+      const served = converting
+        ? await listConverted(ctx.store, def, converting, listStored(ctx.store, def, listOptions))
+        : ctx.store.listShared(def, listOptions);
+      return jsonResponse(200, shapeList(shape, def, served, now, includeObject));
+    }
+    case "watch": {
+      const res = openWatch(url, route, ctx, shape, parseListQuery(q, true), includeObject, converting !== undefined);
+      if (!converting || shape !== "object" || !res.body) return res;
+      return new Response(convertWatchBody(res.body, ctx.store, def, converting), res);
+    }
+    case "create": {
+      if (name) throw methodNotAllowed(def, "create");
+      const { body, duplicateFields } = await readObject(req, verb);
+      const warnings: string[] = [];
+      const meta = body.metadata as KubeObject["metadata"] | undefined;
+      // Webhooks are awaited between replays of the write: the generated name must not change between them.
+      if (meta?.generateName && !meta.name && needsExternalAdmission(ctx.store, def)) {
+        meta.name = generateName(String(meta.generateName));
+      }
+      const create = admittedWrite(
+        { req, q, admission, warnings },
+        (target, sent, options) => ctx.store.create(target, sent, { namespace, dryRun, duplicateFields, ...options }),
+      );
+      const created = translated
+        ? await writeConverted(ctx.store, def, converting, body as KubeObject, create)
+        : await create(def, body as KubeObject);
+      return jsonResponse(201, shapeObject(shape, def, created, now), warningHeaders(warnings));
+    }
+    case "update": {
+      const { body, duplicateFields } = await readObject(req, verb);
+      const existed = ctx.store.peek(def, namespace, name!) !== undefined;
+      const warnings: string[] = [];
+      const update = admittedUpdate({ req, q, admission, warnings }, ctx.store, route, duplicateFields);
+      const updated = translated
+        ? await writeConverted(ctx.store, def, converting, body as KubeObject, update)
+        : await update(def, body as KubeObject);
+      return jsonResponse(existed ? 200 : 201, shapeObject(shape, def, updated, now), warningHeaders(warnings));
+    }
+    case "patch":
+      if (translated) return await handleConvertedPatch(req, url, route, ctx, admission, shape, converting);
+      return await handlePatch(req, url, route, ctx, admission, shape);
+    case "delete": {
+      const opts = await readDeleteOptions(req, q, verb);
+      const warnings: string[] = [];
+      await admitDelete({ ...admission, dryRun: opts.dryRun }, namespace, name!, deleteOptionsOf(opts), warnings);
+      const { object, deleted } = ctx.store.deleteWithOutcome(def, name!, { ...opts, namespace });
+      // kube-apiserver answers 202 only when orphanDependents=false was sent and the object is still there.
+      const status = !deleted && opts.orphanDependents === false ? 202 : 200;
+      if (deleted && !ctx.store.strategies.for(def).returnDeletedObject) {
+        return jsonResponse(status, deletedStatus(def, object), warningHeaders(warnings));
+      }
+      return jsonResponse(status, object, warningHeaders(warnings));
+    }
+    case "deletecollection": {
+      parseListQuery(q, false, verb);
+      const opts = await readDeleteOptions(req, q, verb);
+      // kube's DeleteCollection lists through the same ListPredicate, shard selector included.
+      const list = ctx.store.listShared(def, {
+        namespace,
+        labelSelector: q.get("labelSelector") ?? undefined,
+        fieldSelector: q.get("fieldSelector") ?? undefined,
+        shardSelector: shardSelectorParam(q, sharded(ctx), verb),
+      });
+      // kube answers with the items as listed before it deleted them.
+      const warnings: string[] = [];
+      for (const o of list.items) {
+        const where = { ...admission, dryRun: opts.dryRun };
+        await admitDelete(where, o.metadata.namespace, o.metadata.name!, deleteOptionsOf(opts), warnings);
+        ctx.store.delete(def, o.metadata.name!, { ...opts, namespace: o.metadata.namespace });
+      }
+      return jsonResponse(200, list, warningHeaders(warnings));
+    }
+  }
+  throw methodNotAllowed(def, verb);
+}
+
+/** A PUT of `sent` as `target` at the route's name (and status subresource) through admission. */
+function admittedUpdate(
+  call: Parameters<typeof admittedWrite>[0],
+  store: FakeStore,
+  route: ResourceRoute,
+  duplicateFields?: string[],
+): (target: ResourceDef, sent: KubeObject) => Promise<KubeObject> {
+  const { namespace, name, subresource } = route;
+  return admittedWrite(call, (target, sent, options) =>
+    store.update(target, sent, {
+      namespace,
+      name,
+      subresource: subresource === "status" ? "status" : undefined,
+      dryRun: call.admission.dryRun,
+      duplicateFields,
+      ...options,
+    }));
+}
+
+function warningHeaders(warnings: string[]): Record<string, string> {
+  if (warnings.length === 0) return {};
+  return { warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(", ") };
+}
+
+/** The body of a create or update, and the duplicate keys of a JSON body (strict field validation). */
+async function readObject(
+  req: Request,
+  verb: string,
+): Promise<{ body: Record<string, unknown>; duplicateFields: string[] }> {
+  const bytes = await readBody(req);
+  const contentType = mediaType(req.headers.get("content-type"));
+  const body = requireObject(decodeBody(bytes, contentType, verb), verb);
+  const json = contentType === "application/json" || contentType === "*/*" || contentType === "";
+  return { body, duplicateFields: json ? duplicateJsonFields(new TextDecoder().decode(bytes)) : [] };
+}
+
+/** The DeleteOptions admission webhooks see (meta.k8s.io/v1 fields that were set). */
+function deleteOptionsOf(opts: Awaited<ReturnType<typeof readDeleteOptions>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (opts.gracePeriodSeconds !== undefined) out.gracePeriodSeconds = opts.gracePeriodSeconds;
+  if (opts.preconditions) out.preconditions = opts.preconditions;
+  if (opts.orphanDependents !== undefined) out.orphanDependents = opts.orphanDependents;
+  if (opts.propagationPolicy) out.propagationPolicy = opts.propagationPolicy;
+  if (opts.dryRun) out.dryRun = ["All"];
+  return out;
+}
+
+/** kube's answer to a DELETE that removed the object at once (unless the resource returns deleted objects). */
+function deletedStatus(def: ResourceDef, obj: KubeObject): Record<string, unknown> {
+  const details: Record<string, unknown> = { name: obj.metadata.name };
+  if (def.group) details.group = def.group;
+  details.kind = def.plural;
+  details.uid = obj.metadata.uid;
+  return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details };
+}
+
+async function readDeleteOptions(
+  req: Request,
+  q: URLSearchParams,
+  verb: string,
+): Promise<DeleteOptions & { orphanDependents?: boolean; dryRun: boolean }> {
+  const bytes = await readBody(req);
+  // kube reads DeleteOptions from the body when there is one, else from the query (never both).
+  let opts: Record<string, unknown>;
+  let dryRun: string[];
+  if (bytes.byteLength > 0) {
+    opts = requireObject(decodeBody(bytes, mediaType(req.headers.get("content-type")), "delete"), "delete");
+    dryRun = Array.isArray(opts.dryRun) ? opts.dryRun.map(String) : [];
+  } else {
+    opts = Object.fromEntries(q.entries());
+    dryRun = q.getAll("dryRun");
+  }
+  const policy = (opts.propagationPolicy ?? undefined) as string | undefined;
+  const orphanParam = opts.orphanDependents;
+  const orphanDependents = orphanParam === undefined || orphanParam === null
+    ? undefined
+    : orphanParam === true || orphanParam === "true";
+  checkDeleteOptions(verb, { dryRun, propagationPolicy: policy, orphanDependents });
+  const orphan = orphanDependents === true;
+  const graceParam = opts.gracePeriodSeconds;
+  const gracePeriodSeconds = graceParam === undefined || graceParam === null ? undefined : Number(graceParam);
+  if (gracePeriodSeconds !== undefined && !Number.isInteger(gracePeriodSeconds)) {
+    throw badRequest(`gracePeriodSeconds: invalid value ${JSON.stringify(graceParam)}`, "delete");
+  }
+  return {
+    propagationPolicy: (policy ?? (orphan ? "Orphan" : undefined)) as DeleteOptions["propagationPolicy"],
+    preconditions: opts.preconditions as DeleteOptions["preconditions"],
+    gracePeriodSeconds,
+    orphanDependents,
+    dryRun: dryRun.includes("All"),
+  };
+}
+
+async function handlePatch(
+  req: Request,
+  url: URL,
+  route: ResourceRoute,
+  ctx: ResourceContext,
+  admission: AdmissionRequestInfo,
+  shape: ReturnType<typeof negotiateShape>,
+): Promise<Response> {
+  const { def, namespace, name, subresource } = route;
+  const dryRun = admission.dryRun;
+  const q = url.searchParams;
+  const contentType = mediaType(req.headers.get("content-type"));
+  const type = servedPatchType(def, contentType);
+  const patch = decodeBody(await readBody(req), contentType, "patch");
+  const warnings: string[] = [];
+  const apply = type === "apply";
+  const { object, created } = await writeWithAdmission(
+    admission,
+    warnings,
+    (steps, w) =>
+      patchObject(ctx.store, def, name!, patch, {
+        type,
+        namespace,
+        subresource: subresource === "status" ? "status" : undefined,
+        dryRun,
+        // Apply records its own managedFields (operation Apply) and needs an explicit manager.
+        fieldManager: apply ? q.get("fieldManager") ?? undefined : fieldManagerOf(req, q),
+        force: truthy(q.get("force")),
+        fieldValidation: q.get("fieldValidation") ?? "Warn",
+        warnings: w,
+        admission: steps,
+      }),
+  );
+  return jsonResponse(created ? 201 : 200, shapeObject(shape, def, object, ctx.clock.now()), warningHeaders(warnings));
+}
+
+/** A PATCH in a version a conversion webhook converts from the storage version (merge and JSON patches). */
+async function handleConvertedPatch(
+  req: Request,
+  url: URL,
+  route: ResourceRoute,
+  ctx: ResourceContext,
+  admission: AdmissionRequestInfo,
+  shape: ReturnType<typeof negotiateShape>,
+  converting: ConversionWebhook,
+): Promise<Response> {
+  const { def, namespace, name } = route;
+  const q = url.searchParams;
+  const contentType = mediaType(req.headers.get("content-type"));
+  const type = servedPatchType(def, contentType);
+  const patch = decodeBody(await readBody(req), contentType, "patch");
+  const warnings: string[] = [];
+  const write = admittedUpdate({ req, q, admission, warnings }, ctx.store, route);
+  const object = await patchConverted(ctx.store, def, converting, { namespace, name: name! }, type, patch, write);
+  return jsonResponse(200, shapeObject(shape, def, object, ctx.clock.now()), warningHeaders(warnings));
+}
+
+function openWatch(
+  url: URL,
+  route: ResourceRoute,
+  ctx: ResourceContext,
+  shape: ReturnType<typeof negotiateShape>,
+  opts: ListQuery,
+  includeObject?: string,
+  stored = false,
+): Response {
+  const { def } = route;
+  const namespace = def.namespaced ? route.namespace : undefined;
+  const q = url.searchParams;
+  const storageKey = storageKeyOf(def);
+  let labels: (o: KubeObject) => boolean;
+  let fields: (o: KubeObject) => boolean;
+  let unselective: boolean;
+  try {
+    labels = parseLabelSelector(q.get("labelSelector"));
+    const fs = ctx.store.storageFieldSelector(def, q.get("fieldSelector") ?? undefined);
+    fields = parseFieldSelector(fs, storageKey, def.selectableFields);
+    unselective = !q.get("labelSelector") && (!fs || !fs.trim());
+  } catch (err) {
+    if (err instanceof SelectorError) throw badRequest(err.message, "watch");
+    throw err;
+  }
+  const nameFilter = route.name;
+  // The watch cache filters by shard before labels and fields (filterWithAttrsAndPrefixFunction). The hashed field
+  // (uid or namespace) never changes, so an object never moves in or out of a watch's slice.
+  const shard = shardSelectorParam(q, sharded(ctx), "watch");
+  // The namespace is part of the match: a replay from the history holds every namespace's changes.
+  // Most watches select nothing but their namespace: they skip the selector calls (run per watch per event).
+  const matches = unselective && !nameFilter && !shard
+    ? (o: KubeObject) => namespace === undefined || o.metadata.namespace === namespace
+    : (o: KubeObject) =>
+      (namespace === undefined || o.metadata.namespace === namespace) &&
+      (!shard || matchesShardSelector(shard, o)) &&
+      (!nameFilter || o.metadata.name === nameFilter) && labels(o) && fields(o);
+  const rvParam = opts.resourceVersion;
+  const sendInitialEvents = opts.sendInitialEvents === true;
+  const objects = ctx.store.objects;
+  let replay: ReturnType<typeof objects.since> | undefined;
+  const fromRv = rvParam && rvParam !== "0" ? parseRv(rvParam, "watch") : undefined;
+  // sendInitialEvents waits for the cache to reach the RV (waitUntilFreshAndBlock), then fails; a plain watch from a
+  // future RV is accepted and stays silent until the store passes it (the cacher skips events up to that RV).
+  if (fromRv !== undefined && fromRv > objects.rv && sendInitialEvents) {
+    throw tooLargeResourceVersion(fromRv, objects.rv);
+  }
+  const future = fromRv !== undefined && fromRv > objects.rv;
+  if (fromRv !== undefined && !sendInitialEvents && !future) replay = objects.since(storageKey, fromRv);
+  // Objects of a converting CRD keep their stored apiVersion here; the response body converts them (per event).
+  const present = stored ? (o: KubeObject) => ({ ...o, kind: def.kind }) : (o: KubeObject) => ctx.store.present(def, o);
+  const stream: WatchStream = new WatchStream({
+    storageKey,
+    namespace,
+    matches,
+    presenter: watchPresenter(shape, def, present, () => ctx.clock.now(), includeObject),
+    clock: ctx.clock,
+    allowBookmarks: opts.allowWatchBookmarks,
+    bookmarkIntervalMs: ctx.bookmarkIntervalMs,
+    timeoutMs: opts.timeoutSeconds !== undefined ? opts.timeoutSeconds * 1000 : undefined,
+    afterRv: future ? fromRv : undefined,
+    currentRv: () => objects.rv,
+    description: `${url.pathname}?${q.toString()}`,
+    onClose: () => remove(),
+  });
+  const remove = ctx.hub.add(stream);
+  if (future) {
+    // Nothing to replay: live events past fromRv only.
+  } else if (replay === "expired") {
+    const status = expired(`too old resource version: ${fromRv} (${objects.compactedRv})`).status;
+    stream.sendErrorAndClose(status);
+  } else if (replay === "too-large") {
+    stream.sendErrorAndClose(tooLargeResourceVersion(fromRv!, objects.rv).status);
+  } else if (replay) {
+    for (const ev of replay) stream.deliver(ev);
+  } else {
+    // No RV (or "0"), or sendInitialEvents: synthetic ADDED for the current state.
+    for (const obj of objects.list(storageKey, namespace)) {
+      if (matches(obj)) stream.sendObject("ADDED", obj);
+    }
+    if (sendInitialEvents) stream.sendBookmark({ "k8s.io/initial-events-end": "true" });
+  }
+  return new Response(stream.body, {
+    status: 200,
+    headers: { "content-type": "application/json", "cache-control": "no-cache" },
+  });
+}

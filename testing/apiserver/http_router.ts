@@ -1,0 +1,367 @@
+/**
+ * The fake server's request entry: authentication, fault injection, and dispatch to discovery, version, health,
+ * review resources and the resource endpoints. Every failure is answered as a Kubernetes Status; a handler bug
+ * becomes a 500 InternalError, never a crashed server.
+ * @module
+ */
+import { ApiError, failureStatus } from "../../runtime/client/errors.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
+import { answerReview } from "./auth_reviews.ts";
+import { ADMIN_USER } from "./authn.ts";
+import { isReviewResource } from "./builtin_resources.ts";
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, discoveryGroups, versionInfo } from "./discovery.ts";
+import {
+  type AggregatedResources,
+  coreDiscoveryV2,
+  DISCOVERY_V2_CONTENT_TYPE,
+  groupsDiscoveryV2,
+  resourcesFromLegacy,
+  wantsDiscoveryV2,
+} from "./discovery_v2.ts";
+import type { FaultHooks } from "./faults.ts";
+import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
+import { admitRequest, type AuthContext } from "./http_auth.ts";
+import { handleResource, jsonResponse, type ResourceContext, type ResourceRoute, verbOf } from "./http_resources.ts";
+import { acceptsAny, OBJECT_MEDIA_TYPES, STREAM_MEDIA_TYPES } from "./http_negotiation.ts";
+import { methodNotAllowedPath, noSuchResource, notAcceptable, notAcceptableDiscovery } from "./status_errors.ts";
+import { qualifiedResource } from "./registry.ts";
+import { insecureFetch } from "./insecure_fetch.ts";
+import type { RbacAuthorizer, UserInfo } from "./rbac_authorizer.ts";
+
+/** With RBAC off, reviews allow everything (the deny hook still applies) and list a rule covering all. */
+const ALLOW_ALL: Pick<RbacAuthorizer, "authorize" | "rulesFor"> = {
+  authorize: () => ({ allowed: true, reason: "fake API server allows all" }),
+  rulesFor: () => ({
+    rules: [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }, { verbs: ["*"], nonResourceURLs: ["*"] }],
+    errors: [],
+  }),
+};
+
+/** An aggregated API target: a URL to proxy to, or an in-process handler. */
+export type AggregatedTarget =
+  | { url: string; caPEM?: string; insecureSkipTLSVerify?: boolean }
+  | ((req: Request) => Promise<Response>);
+
+/** What the router needs. */
+export interface RouterContext extends ResourceContext, AuthContext {
+  faults: FaultHooks;
+  /** `group/version` → target. */
+  aggregated: Map<string, AggregatedTarget>;
+  /** Client certificate presented to aggregated servers (front-proxy); asked for only when proxying. */
+  proxyClientCert?: () => Promise<{ certPEM: string; keyPEM: string }>;
+  preferredVersion: (group: string) => string | undefined;
+  serverAddress: () => string;
+  /** Extra non-resource paths (`/openapi/v3`, ...). */
+  extraPaths: Array<(req: Request, url: URL) => Promise<Response | undefined> | Response | undefined>;
+}
+
+/** Serves one request; never throws. */
+export async function routeRequest(req: Request, ctx: RouterContext): Promise<Response> {
+  let url: URL;
+  try {
+    url = new URL(req.url);
+  } catch {
+    return jsonResponse(400, failureStatus(400, "BadRequest", "malformed request URL"));
+  }
+  try {
+    return await dispatch(req, url, ctx);
+  } catch (err) {
+    if (err instanceof PageNotFound) {
+      if (req.body && !req.bodyUsed) await req.body.cancel().catch(() => {});
+      return new Response("404 page not found\n", {
+        status: 404,
+        headers: { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" },
+      });
+    }
+    if (err instanceof ApiError) {
+      const headers: Record<string, string> = {};
+      if (err.retryAfterSeconds !== undefined) headers["retry-after"] = String(err.retryAfterSeconds);
+      if (req.body && !req.bodyUsed) await req.body.cancel().catch(() => {});
+      return jsonResponse(err.code, err.status, headers);
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    return jsonResponse(500, failureStatus(500, "InternalError", `Internal error occurred: ${message}`));
+  }
+}
+
+async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Response> {
+  const path = url.pathname.replace(/\/+$/, "") || "/";
+  if (path === "/healthz" || path === "/livez" || path === "/readyz") return new Response("ok");
+  const user = await admitRequest(req, url, ctx);
+  const segments = path.split("/").filter(Boolean).map(decodeSegment);
+  // kube-apiserver serves HEAD only on the OpenAPI documents, /apis and /apis/<group> (go-restful vs plain mux).
+  const groupDiscovery = segments[0] === "apis" && segments.length <= 2;
+  if (req.method === "HEAD" && !path.startsWith("/openapi/") && !groupDiscovery) throw methodNotAllowedPath();
+  const route = resourceRoute(segments, ctx);
+  if (route && "proxy" in route) {
+    await ctx.faults.apply(req.method.toLowerCase(), undefined);
+    return await proxy(req, url, route.proxy, await ctx.proxyClientCert?.(), user);
+  }
+  if (route) {
+    const verb = verbOf(req.method, route, url);
+    ctx.faults.observe({
+      verb,
+      resource: qualifiedResource(route.def),
+      namespace: route.namespace,
+      name: route.name,
+      subresource: route.subresource,
+      method: req.method,
+      userAgent: req.headers.get("user-agent") ?? "",
+    });
+    if (!route.subresource || route.subresource === "status") {
+      const offered = route.name || req.method !== "GET"
+        ? OBJECT_MEDIA_TYPES
+        : [...OBJECT_MEDIA_TYPES, ...STREAM_MEDIA_TYPES];
+      if (!acceptsAny(req.headers.get("accept"), offered)) throw notAcceptable(offered);
+    }
+    await ctx.faults.apply(verb, qualifiedResource(route.def));
+    if (isReviewResource(route.def) && verb === "create") return await handleReview(req, route, ctx, user);
+    return await handleResource(req, url, route, ctx, user);
+  }
+  const openapi = path.match(/^\/openapi\/v3\/apis\/([^/]+)\/([^/]+)$/);
+  const aggregatedDoc = openapi && ctx.aggregated.get(`${openapi[1]}/${openapi[2]}`);
+  if (aggregatedDoc) return await proxy(req, url, aggregatedDoc, await ctx.proxyClientCert?.(), user);
+  await ctx.faults.apply("get", undefined);
+  const discovery = isDiscoveryPath(segments, ctx);
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    if (discovery) throw methodNotAllowedPath();
+    for (const extra of ctx.extraPaths) {
+      const res = await extra(req, url);
+      if (res) return res;
+    }
+    throw notFoundPath(segments, ctx);
+  }
+  if (discovery) {
+    const offered = path === "/version" ? ["application/json"] : OBJECT_MEDIA_TYPES;
+    if (!acceptsAny(req.headers.get("accept"), offered)) {
+      // /apis and /apis/<group> negotiate in the discovery handler, with other wording (and no details).
+      if (groupDiscovery) throw notAcceptableDiscovery(offered);
+      throw notAcceptable(offered);
+    }
+  }
+  if (path === "/version") return jsonResponse(200, versionInfo());
+  if ((path === "/api" || path === "/apis") && wantsDiscoveryV2(req.headers.get("accept"))) {
+    return await aggregatedDiscovery(req, url, path, ctx);
+  }
+  if (path === "/api") return jsonResponse(200, apiVersions(ctx.serverAddress()));
+  if (path === "/apis") {
+    return jsonResponse(200, apiGroupList(ctx.store.registry, ctx.preferredVersion, [...ctx.aggregated.keys()]));
+  }
+  if (segments[0] === "api" && segments.length === 2) {
+    const list = apiResourceList(ctx.store.registry, "", segments[1]);
+    if (list) return jsonResponse(200, list);
+  }
+  if (segments[0] === "apis" && segments.length === 2) {
+    const group = apiGroup(ctx.store.registry, segments[1], ctx.preferredVersion, [...ctx.aggregated.keys()]);
+    if (group) return jsonResponse(200, group);
+  }
+  if (segments[0] === "apis" && segments.length === 3) {
+    const list = apiResourceList(ctx.store.registry, segments[1], segments[2]);
+    if (list) return jsonResponse(200, list);
+  }
+  for (const extra of ctx.extraPaths) {
+    const res = await extra(req, url);
+    if (res) return res;
+  }
+  throw notFoundPath(segments, ctx);
+}
+
+/** `/version`, `/api`, `/apis`, `/api/v1`, `/apis/<group>` and `/apis/<group>/<version>` of a served group. */
+function isDiscoveryPath(segments: string[], ctx: RouterContext): boolean {
+  const [root, a, b] = segments;
+  if (segments.length === 1) return root === "version" || root === "api" || root === "apis";
+  if (root === "api" && segments.length === 2) return ctx.store.registry.forGroupVersion("", a).length > 0;
+  if (root !== "apis" || segments.length > 3) return false;
+  if (segments.length === 3) return ctx.store.registry.forGroupVersion(a, b).length > 0;
+  return ctx.store.registry.all().some((d) => d.group === a);
+}
+
+/** A path outside every served group: kube's mux answers a plain-text 404, not a Status. */
+class PageNotFound extends Error {}
+
+/**
+ * The 404 for a path nothing serves: a Status under a served group (unknown version or resource), else the mux's
+ * plain-text `404 page not found`.
+ */
+function notFoundPath(segments: string[] = [], ctx?: RouterContext): Error {
+  const [root, group] = segments;
+  const servedGroup = root === "api" ||
+    (root === "apis" && group !== undefined &&
+      (ctx?.store.registry.all().some((d) => d.group === group) ||
+        [...(ctx?.aggregated.keys() ?? [])].some((gv) => gv.split("/")[0] === group)));
+  if (ctx && !servedGroup && !(root === "openapi")) return new PageNotFound("404 page not found");
+  return noSuchResource();
+}
+
+/** `/api` or `/apis` as aggregated discovery v2; APIService group-versions are asked of their backends. */
+async function aggregatedDiscovery(req: Request, url: URL, path: string, ctx: RouterContext): Promise<Response> {
+  const headers = { "content-type": DISCOVERY_V2_CONTENT_TYPE, vary: "Accept" };
+  if (path === "/api") return jsonResponse(200, coreDiscoveryV2(ctx.store.registry), headers);
+  const gvs = [...ctx.aggregated.keys()];
+  const groups = discoveryGroups(ctx.store.registry, ctx.preferredVersion, gvs);
+  const aggregated: AggregatedResources = new Map();
+  await Promise.all(gvs.map(async (gv) => {
+    const [group, version] = gv.split("/");
+    aggregated.set(
+      gv,
+      await backendResources(req, url, gv, ctx).then((l) =>
+        l === undefined ? undefined : resourcesFromLegacy(l, group, version)
+      ),
+    );
+  }));
+  return jsonResponse(200, groupsDiscoveryV2(ctx.store.registry, groups, aggregated), headers);
+}
+
+/** The backend's APIResourceList for `/apis/<gv>`, or undefined when it does not answer 200 JSON. */
+async function backendResources(req: Request, url: URL, gv: string, ctx: RouterContext): Promise<unknown> {
+  const target = ctx.aggregated.get(gv)!;
+  const probeUrl = new URL(`/apis/${gv}`, url);
+  const probe = new Request(probeUrl, { headers: { accept: "application/json" }, signal: req.signal });
+  try {
+    const res = await proxy(probe, probeUrl, target, await ctx.proxyClientCert?.());
+    if (res.status !== 200) {
+      await res.body?.cancel();
+      return undefined;
+    }
+    return await res.json();
+  } catch {
+    return undefined;
+  }
+}
+
+function decodeSegment(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** Parses `/api/v1/...` and `/apis/<g>/<v>/...` into a resource route (or an aggregated proxy target). */
+function resourceRoute(
+  segments: string[],
+  ctx: RouterContext,
+): ResourceRoute | { proxy: AggregatedTarget } | undefined {
+  let group: string;
+  let version: string;
+  let rest: string[];
+  if (segments[0] === "api" && segments.length >= 3) {
+    [group, version, rest] = ["", segments[1], segments.slice(2)];
+  } else if (segments[0] === "apis" && segments.length >= 3) {
+    [group, version, rest] = [segments[1], segments[2], segments.slice(3)];
+    const target = ctx.aggregated.get(`${group}/${version}`);
+    if (target) return { proxy: target };
+    if (rest.length === 0) return undefined;
+  } else return undefined;
+  // The deprecated watch paths (`.../watch/namespaces/{ns}/{plural}[/{name}]`), still served: no subresources.
+  const watch = rest[0] === "watch" && rest.length >= 2 ? true : undefined;
+  if (watch) rest = rest.slice(1);
+  const registry = ctx.store.registry;
+  if (rest[0] === "namespaces" && rest.length >= 3) {
+    const def = registry.lookup(group, version, rest[2]);
+    if (def?.namespaced) {
+      if (watch && rest.length > 4) throw notFoundPath(segments, ctx);
+      return { def, namespace: rest[1], name: rest[3], subresource: rest[4], watch };
+    }
+  }
+  const def = registry.lookup(group, version, rest[0]);
+  if (!def) throw notFoundPath(segments, ctx);
+  if (rest.length > (watch ? 2 : 3)) throw notFoundPath(segments, ctx);
+  return { def, name: rest[1], subresource: rest[2], watch };
+}
+
+async function handleReview(req: Request, route: ResourceRoute, ctx: RouterContext, user: UserInfo): Promise<Response> {
+  const bytes = await readBody(req);
+  const type = mediaType(req.headers.get("content-type"));
+  let decoded: unknown;
+  try {
+    decoded = decodeBody(bytes, type, "create");
+  } catch (err) {
+    // A kind the protobuf decoder lacks must not turn `kubectl auth can-i` into a 400.
+    if (type !== "application/vnd.kubernetes.protobuf") throw err;
+    decoded = { metadata: {}, spec: {} };
+  }
+  const body = requireObject(decoded, "create") as KubeObject;
+  const out = answerReview(body, route, {
+    user,
+    authorizer: ctx.authorizer ?? ALLOW_ALL,
+    tokens: ctx.authn.tokens,
+    adminToken: ctx.authn.token,
+    faults: ctx.faults,
+  });
+  return jsonResponse(201, out);
+}
+
+/** Forwards a request to an aggregated API server (front-proxy identity headers); 503 when it cannot be reached. */
+export async function proxy(
+  req: Request,
+  url: URL,
+  target: AggregatedTarget,
+  clientCert?: { certPEM: string; keyPEM: string },
+  user: UserInfo = ADMIN_USER,
+): Promise<Response> {
+  if (typeof target === "function") return await target(req);
+  const dest = new URL(url.pathname + url.search, target.url);
+  const headers = new Headers(req.headers);
+  for (const h of [...headers.keys()]) {
+    if (h.startsWith("x-remote-") || h.startsWith("impersonate-")) headers.delete(h);
+  }
+  for (const h of ["authorization", "host"]) headers.delete(h);
+  headers.set("x-remote-user", user.username);
+  for (const g of user.groups) headers.append("x-remote-group", g);
+  for (const [key, values] of Object.entries(user.extra ?? {})) {
+    for (const v of values) headers.append(`x-remote-extra-${encodeURIComponent(key)}`, v);
+  }
+  const reqBody = req.method === "GET" || req.method === "HEAD" ? undefined : await req.arrayBuffer();
+  if (dest.protocol === "https:" && target.insecureSkipTLSVerify) {
+    try {
+      const res = await insecureFetch(dest, {
+        method: req.method,
+        headers,
+        body: reqBody,
+        signal: req.signal,
+        cert: clientCert?.certPEM,
+        key: clientCert?.keyPEM,
+      });
+      const out = new Headers(res.headers);
+      out.delete("content-length");
+      out.delete("transfer-encoding");
+      return new Response(res.body, { status: res.status, headers: out });
+    } catch (err) {
+      return unreachable(err);
+    }
+  }
+  const client = dest.protocol === "https:"
+    ? Deno.createHttpClient({
+      ...(target.caPEM ? { caCerts: [target.caPEM] } : {}),
+      ...(clientCert ? { cert: clientCert.certPEM, key: clientCert.keyPEM } : {}),
+    })
+    : undefined;
+  try {
+    const res = await fetch(dest, {
+      method: req.method,
+      headers,
+      body: reqBody,
+      client,
+      signal: req.signal,
+    } as RequestInit);
+    const body = res.body;
+    const out = new Headers(res.headers);
+    out.delete("content-length");
+    out.delete("transfer-encoding");
+    // Stream (watches) and close the client once the body is done.
+    const relay = body?.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: () => client?.close() }));
+    if (!relay) client?.close();
+    return new Response(relay ?? null, { status: res.status, headers: out });
+  } catch (err) {
+    client?.close();
+    return unreachable(err);
+  }
+}
+
+function unreachable(err: unknown): Response {
+  return jsonResponse(
+    503,
+    failureStatus(503, "ServiceUnavailable", `error trying to reach service: ${(err as Error).message}`),
+  );
+}

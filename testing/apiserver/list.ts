@@ -1,0 +1,157 @@
+/**
+ * LIST semantics of the fake server over an {@link ObjectStore}: label and field selectors, limit/continue (opaque
+ * tokens that pin the list's resourceVersion), remainingItemCount, and resourceVersion / resourceVersionMatch (Exact
+ * lists the past state, as etcd serves a revision; 410 Expired once compacted).
+ * @module
+ */
+import {
+  matchesShardSelector,
+  type ShardSelector,
+  shardSelectorString,
+} from "../../runtime/apimachinery/shard_selector.ts";
+import { apiVersionOf, type KubeList } from "../../runtime/types.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
+import { storageKeyOf } from "./registry.ts";
+import type { ResourceDef } from "./resource_def.ts";
+import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";
+import { badRequest, expired, tooLargeResourceVersion } from "./status_errors.ts";
+import { type ObjectStore, rvString } from "./object_storage.ts";
+
+/** List options (query parameters of a list call). */
+export interface ListOptions {
+  /** Namespace to list in; absent: all namespaces. */
+  namespace?: string;
+  /** Label selector, e.g. `app=web,tier!=db`. */
+  labelSelector?: string;
+  /** Field selector, e.g. `metadata.name=x`. */
+  fieldSelector?: string;
+  /** Page size; the response carries a continue token when more remain. */
+  limit?: number;
+  /** Continue token from the previous page. */
+  continue?: string;
+  /** List at (or after) this resourceVersion. */
+  resourceVersion?: string;
+  /** Exact or NotOlderThan, for `resourceVersion`. */
+  resourceVersionMatch?: string;
+  /**
+   * KEP-5866: only objects whose field hash is in the selector's ranges; the list echoes the selector in
+   * `metadata.shardInfo.selector` (the caller passes it only when the ShardedListAndWatch gate is on).
+   */
+  shardSelector?: ShardSelector;
+}
+
+/** How a list presents the stored objects of `def`: the served form and field names (see StorageConversion). */
+export interface ListPresentation {
+  /** Stored object → as served (shares nested values with the store). */
+  present(obj: KubeObject): KubeObject;
+  /** A field selector in served names → stored names. */
+  fieldSelector(selector: string | undefined): string | undefined;
+}
+
+/** LIST of `def` (items share values with the store). */
+export function listObjects(
+  objects: ObjectStore,
+  def: ResourceDef,
+  opts: ListOptions,
+  presentation: ListPresentation,
+): KubeList {
+  const storageKey = storageKeyOf(def);
+  const current = objects.rv;
+  let listRv = current;
+  const rvParam = opts.resourceVersion;
+  if (rvParam && rvParam !== "0") {
+    const rv = parseRv(rvParam, "list");
+    if (rv > current) throw tooLargeResourceVersion(rv, current, "list");
+    if (opts.resourceVersionMatch === "Exact") {
+      if (rv < objects.compactedRv) {
+        throw expired(`too old resource version: ${rv} (${objects.compactedRv})`, "list");
+      }
+      listRv = rv;
+    }
+  }
+  let after: { ns: string; name: string } | undefined;
+  if (opts.continue) {
+    const token = decodeContinue(opts.continue);
+    if (token.rv < objects.compactedRv) {
+      throw expired(
+        "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.",
+        "list",
+      );
+    }
+    listRv = token.rv;
+    after = { ns: token.ns, name: token.name };
+  }
+  const labels = compileSelector(() => parseLabelSelector(opts.labelSelector));
+  const fieldSel = presentation.fieldSelector(opts.fieldSelector);
+  const fields = compileSelector(() => parseFieldSelector(fieldSel, storageKey, def.selectableFields));
+  const namespace = def.namespaced ? opts.namespace || undefined : undefined;
+  const items: KubeObject[] = [];
+  const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
+  const shard = opts.shardSelector;
+  // remainingItemCount is only given for an empty predicate (storage.PrepareContinueToken): a shard selector counts.
+  const filtered = Boolean(opts.labelSelector || opts.fieldSelector || shard);
+  let more = false;
+  // A continue token or an Exact resourceVersion lists the state at that RV (etcd serves it from its revision).
+  const past = listRv < current ? objects.iterateAt(storageKey, namespace, listRv, after) : undefined;
+  if (past === "expired") throw expired(`too old resource version: ${listRv} (${objects.compactedRv})`, "list");
+  const iterator = (past ?? objects.iterate(storageKey, namespace, after))[Symbol.iterator]();
+  for (let step = iterator.next(); !step.done; step = iterator.next()) {
+    const obj = step.value;
+    if (!labels(obj) || !fields(obj) || (shard && !matchesShardSelector(shard, obj))) continue;
+    if (items.length >= limit) {
+      more = true;
+      break;
+    }
+    items.push(obj);
+  }
+  const metadata: KubeList["metadata"] = { resourceVersion: rvString(listRv) };
+  if (more) {
+    const last = items[items.length - 1].metadata;
+    metadata.continue = encodeContinue({ rv: listRv, ns: last.namespace ?? "", name: last.name ?? "" });
+    // Objects after the last one returned, at listRv (binary search in the sorted names, not a walk).
+    if (!filtered) {
+      const at = { ns: last.namespace ?? "", name: last.name ?? "" };
+      metadata.remainingItemCount = objects.countAfter(storageKey, namespace, at, past ? listRv : undefined);
+    }
+  }
+  // kube-apiserver v1.37.2 filters a custom resource's list by the shard selector too, but its unstructured list
+  // carries no `metadata.shardInfo` echo (clients then filter client-side, which is a no-op on a filtered list).
+  if (shard && !def.custom) metadata.shardInfo = { selector: shardSelectorString(shard) };
+  return { apiVersion: apiVersionOf(def), kind: def.listKind, metadata, items: items.map(presentation.present) };
+}
+
+function compileSelector<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof SelectorError) throw badRequest(err.message, "list");
+    throw err;
+  }
+}
+
+/** Parses a resourceVersion query value, 400 when not a number. */
+export function parseRv(value: string, verb: string): number {
+  if (!/^\d+$/.test(value)) throw badRequest(`invalid resource version: ${JSON.stringify(value)}`, verb);
+  return Number(value);
+}
+
+interface ContinueToken {
+  rv: number;
+  ns: string;
+  name: string;
+}
+
+function encodeContinue(token: ContinueToken): string {
+  return btoa(JSON.stringify({ v: 1, ...token })).replace(/=+$/, "");
+}
+
+function decodeContinue(value: string): ContinueToken {
+  try {
+    const t = JSON.parse(atob(value.replace(/-/g, "+").replace(/_/g, "/")));
+    if (typeof t.rv === "number" && typeof t.ns === "string" && typeof t.name === "string") return t;
+  } catch { /* fall through */ }
+  throw badRequest(
+    "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)",
+    "list",
+  );
+}

@@ -1,0 +1,402 @@
+/**
+ * The fake server's storage: objects per bucket (`group/plural`) and namespace, one global monotonically increasing
+ * resourceVersion, a bounded history of changes for watch resumption (older RVs are "compacted" → 410), and indexes
+ * by uid and by owner uid for garbage collection. Objects handed in are owned by the store and never mutated again.
+ * @module
+ */
+import type { Unstructured as KubeObject } from "./unstructured.ts";
+import { compareStrings } from "../../runtime/apimachinery/string_order.ts";
+
+/** One committed change. */
+export interface StoredEvent {
+  rv: number;
+  storageKey: string;
+  type: "ADDED" | "MODIFIED" | "DELETED";
+  object: KubeObject;
+  /** The object before the change (MODIFIED/DELETED). */
+  prev?: KubeObject;
+}
+
+/** Where an object lives. */
+export interface ObjectRef {
+  storageKey: string;
+  namespace: string;
+  name: string;
+}
+
+/** A serialisable copy of the store (persistence and restart with state). */
+export interface StoreSnapshot {
+  rv: number;
+  buckets: Record<string, KubeObject[]>;
+}
+
+type Bucket = Map<string, Map<string, KubeObject>>;
+
+/** The resourceVersion string for a counter value. */
+export const rvString = (rv: number): string => String(rv);
+
+/** Storage with RVs, history, and indexes. */
+export class ObjectStore {
+  #rv: number;
+  #buckets = new Map<string, Bucket>();
+  #uids = new Map<string, ObjectRef>();
+  #dependents = new Map<string, Set<string>>();
+  #history: StoredEvent[] = [];
+  #historyStart = 0;
+  #compactedRv: number;
+  #window: number;
+  #listeners: Array<(ev: StoredEvent) => void> = [];
+  /** Sorted key caches, invalidated when names come or go (not on modification). */
+  #sortedNamespaces = new Map<string, string[]>();
+  #sortedNames = new Map<string, string[]>();
+  /** Per bucket, the resourceVersion of its last committed change. */
+  #lastChangeRv = new Map<string, number>();
+
+  /**
+   * @param opts.compactionWindow how many changes of history are kept for watches.
+   * @param opts.startRv the resourceVersion an empty store starts at (default 1; ignored with a snapshot).
+   */
+  constructor(opts: { compactionWindow?: number; snapshot?: StoreSnapshot; startRv?: number } = {}) {
+    this.#window = Math.max(1, opts.compactionWindow ?? 10_000);
+    this.#rv = Math.max(1, opts.startRv ?? 1);
+    if (opts.snapshot) {
+      this.#rv = Math.max(1, opts.snapshot.rv);
+      for (const [key, objects] of Object.entries(opts.snapshot.buckets)) {
+        for (const obj of objects) this.#insert(key, obj);
+      }
+    }
+    this.#compactedRv = this.#rv;
+  }
+
+  /** The current (latest committed) resourceVersion. */
+  get rv(): number {
+    return this.#rv;
+  }
+
+  /** Watches from an RV below this get 410 Expired. */
+  get compactedRv(): number {
+    return this.#compactedRv;
+  }
+
+  /** Subscribes to every committed change, in commit order. */
+  onCommit(listener: (ev: StoredEvent) => void): () => void {
+    this.#listeners.push(listener);
+    return () => {
+      this.#listeners = this.#listeners.filter((l) => l !== listener);
+    };
+  }
+
+  /** The stored object, or undefined. */
+  get(storageKey: string, namespace: string, name: string): KubeObject | undefined {
+    return this.#buckets.get(storageKey)?.get(namespace)?.get(name);
+  }
+
+  /** Where the object with this uid lives. */
+  byUid(uid: string): ObjectRef | undefined {
+    return this.#uids.get(uid);
+  }
+
+  /** Objects whose ownerReferences name this uid. */
+  dependentsOf(uid: string): ObjectRef[] {
+    return [...(this.#dependents.get(uid) ?? [])].map(parseRef);
+  }
+
+  /** Objects of a bucket sorted by namespace then name; all namespaces when `namespace` is undefined. */
+  list(storageKey: string, namespace?: string): KubeObject[] {
+    return [...this.iterate(storageKey, namespace)];
+  }
+
+  /** How many objects a bucket holds (in one namespace, or in all). */
+  count(storageKey: string, namespace?: string): number {
+    const bucket = this.#buckets.get(storageKey);
+    if (!bucket) return 0;
+    if (namespace !== undefined) return bucket.get(namespace)?.size ?? 0;
+    let n = 0;
+    for (const names of bucket.values()) n += names.size;
+    return n;
+  }
+
+  /**
+   * How many objects come strictly after `after` in {@link iterate}'s order (all of them without `after`), as the
+   * bucket is now or, with `atRv`, as it was then (the changes since undone). Binary search in the sorted names: costs
+   * the number of namespaces plus the changes since `atRv`, not the objects.
+   */
+  countAfter(
+    storageKey: string,
+    namespace: string | undefined,
+    after?: { ns: string; name: string },
+    atRv?: number,
+  ): number {
+    let n = 0;
+    const bucket = this.#buckets.get(storageKey);
+    if (bucket) {
+      for (const ns of namespace !== undefined ? [namespace] : this.#namespacesOf(storageKey, bucket)) {
+        if (after && ns < after.ns) continue;
+        const names = bucket.get(ns);
+        if (!names) continue;
+        n += after && ns === after.ns
+          ? names.size - upperBound(this.#namesOf(storageKey, ns, names), after.name)
+          : names.size;
+      }
+    }
+    if (atRv === undefined || this.lastChangeRv(storageKey) <= atRv) return n;
+    const changes = this.since(storageKey, atRv);
+    if (typeof changes === "string") return n;
+    const start = after ? `${after.ns}\u0000${after.name}` : undefined;
+    const seen = new Set<string>();
+    for (const ev of changes) {
+      const key = positionKey(ev.object);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      if ((start !== undefined && key <= start) || !inNamespace(ev.object, namespace)) continue;
+      // Undo the net effect: the first change's `prev` is the state then; the object present now is counted above.
+      if (ev.type !== "ADDED" && ev.prev) n++;
+      const { namespace: ns = "", name = "" } = ev.object.metadata;
+      if (this.get(storageKey, ns, name)) n--;
+    }
+    return n;
+  }
+
+  /** The resourceVersion of the last change to a bucket (0 when it never changed since the store was created). */
+  lastChangeRv(storageKey: string): number {
+    return this.#lastChangeRv.get(storageKey) ?? 0;
+  }
+
+  #namespacesOf(storageKey: string, bucket: Bucket): string[] {
+    let namespaces = this.#sortedNamespaces.get(storageKey);
+    if (!namespaces) this.#sortedNamespaces.set(storageKey, namespaces = [...bucket.keys()].sort());
+    return namespaces;
+  }
+
+  #namesOf(storageKey: string, ns: string, names: Map<string, KubeObject>): string[] {
+    const cacheKey = `${storageKey}\u0000${ns}`;
+    let sorted = this.#sortedNames.get(cacheKey);
+    if (!sorted) this.#sortedNames.set(cacheKey, sorted = [...names.keys()].sort());
+    return sorted;
+  }
+
+  /** Objects in key order, starting strictly after `after` (a continue position) when given. */
+  *iterate(storageKey: string, namespace?: string, after?: { ns: string; name: string }): Generator<KubeObject> {
+    const bucket = this.#buckets.get(storageKey);
+    if (!bucket) return;
+    const namespaces = namespace !== undefined ? [namespace] : this.#namespacesOf(storageKey, bucket);
+    for (const ns of namespaces) {
+      if (after && ns < after.ns) continue;
+      const names = bucket.get(ns);
+      if (!names) continue;
+      const sorted = this.#namesOf(storageKey, ns, names);
+      const start = after && ns === after.ns ? upperBound(sorted, after.name) : 0;
+      for (let i = start; i < sorted.length; i++) {
+        const obj = names.get(sorted[i]);
+        if (obj) yield obj;
+      }
+    }
+  }
+
+  /**
+   * Objects of a bucket as they were at `atRv` (in {@link iterate}'s order, after `after` when given): the current
+   * objects merged with the earlier states of those changed since `atRv`, undone from the history; "expired" when the
+   * history no longer reaches back. Costs the page plus the changes, not the bucket.
+   */
+  iterateAt(
+    storageKey: string,
+    namespace: string | undefined,
+    atRv: number,
+    after?: { ns: string; name: string },
+  ): Iterable<KubeObject> | "expired" {
+    if (atRv < this.#compactedRv) return "expired";
+    // Nothing changed in this bucket since atRv (the usual case between pages): the current state is the state then.
+    if (this.lastChangeRv(storageKey) <= atRv) return this.iterate(storageKey, namespace, after);
+    const changes = this.since(storageKey, atRv);
+    if (changes === "expired") return "expired";
+    if (changes === "too-large" || changes.length === 0) return this.iterate(storageKey, namespace, after);
+    const then = new Map<string, KubeObject | undefined>();
+    for (const ev of changes) {
+      const key = positionKey(ev.object);
+      if (!then.has(key)) then.set(key, ev.type === "ADDED" ? undefined : ev.prev);
+    }
+    const start = after ? `${after.ns}\u0000${after.name}` : undefined;
+    const restored = [...then.entries()]
+      .filter(([key, obj]) =>
+        obj && inNamespace(obj, namespace) &&
+        (start === undefined || key > start)
+      )
+      .sort(([a], [b]) => compareStrings(a, b));
+    const current = this.iterate(storageKey, namespace, after);
+    return (function* () {
+      let i = 0;
+      for (const obj of current) {
+        const key = positionKey(obj);
+        while (i < restored.length && restored[i][0] < key) yield restored[i++][1]!;
+        if (!then.has(key)) yield obj;
+      }
+      while (i < restored.length) yield restored[i++][1]!;
+    })();
+  }
+
+  /** Number of objects in a namespace across every bucket (namespace deletion waits for 0). */
+  countInNamespace(namespace: string): number {
+    let n = 0;
+    for (const bucket of this.#buckets.values()) n += bucket.get(namespace)?.size ?? 0;
+    return n;
+  }
+
+  /** Every bucket that has objects in `namespace`. */
+  bucketsWithNamespace(namespace: string): string[] {
+    return [...this.#buckets.entries()].filter(([, b]) => (b.get(namespace)?.size ?? 0) > 0).map(([k]) => k);
+  }
+
+  /** Stores a new or changed object under a fresh resourceVersion (set on the object) and notifies. */
+  put(storageKey: string, obj: KubeObject): StoredEvent {
+    const { namespace = "", name = "" } = obj.metadata;
+    const prev = this.get(storageKey, namespace, name);
+    const rv = ++this.#rv;
+    obj.metadata.resourceVersion = rvString(rv);
+    if (prev) this.#unindex(storageKey, prev);
+    this.#insert(storageKey, obj);
+    return this.#commit({ rv, storageKey, type: prev ? "MODIFIED" : "ADDED", object: obj, prev });
+  }
+
+  /** Removes an object; the DELETED event carries `final` (the last state) under a fresh resourceVersion. */
+  remove(storageKey: string, namespace: string, name: string, final?: KubeObject): StoredEvent | undefined {
+    const prev = this.get(storageKey, namespace, name);
+    if (!prev) return undefined;
+    const rv = ++this.#rv;
+    this.#unindex(storageKey, prev);
+    const names = this.#buckets.get(storageKey)!.get(namespace)!;
+    names.delete(name);
+    this.#sortedNames.delete(`${storageKey}\u0000${namespace}`);
+    if (names.size === 0) {
+      this.#buckets.get(storageKey)!.delete(namespace);
+      this.#sortedNamespaces.delete(storageKey);
+    }
+    const object = final ?? structuredClone(prev);
+    object.metadata.resourceVersion = rvString(rv);
+    return this.#commit({ rv, storageKey, type: "DELETED", object, prev });
+  }
+
+  /** Removes a whole bucket without events (a CRD's kind going away is announced by the CRD's own deletion). */
+  dropBucket(storageKey: string): void {
+    const bucket = this.#buckets.get(storageKey);
+    if (!bucket) return;
+    for (const [ns, names] of bucket) {
+      for (const obj of names.values()) this.#unindex(storageKey, obj);
+      this.#sortedNames.delete(`${storageKey}\u0000${ns}`);
+    }
+    this.#buckets.delete(storageKey);
+    this.#sortedNamespaces.delete(storageKey);
+  }
+
+  /**
+   * Changes to `storageKey` after `sinceRv`, or "expired" when some were compacted away, or "too-large" when
+   * `sinceRv` is ahead of the store.
+   */
+  since(storageKey: string, sinceRv: number): StoredEvent[] | "expired" | "too-large" {
+    if (sinceRv > this.#rv) return "too-large";
+    if (sinceRv < this.#compactedRv) return "expired";
+    const out: StoredEvent[] = [];
+    // Binary search for the first entry with rv > sinceRv.
+    let lo = this.#historyStart;
+    let hi = this.#history.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.#history[mid].rv <= sinceRv) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < this.#history.length; i++) {
+      const ev = this.#history[i];
+      if (ev.storageKey === storageKey) out.push(ev);
+    }
+    return out;
+  }
+
+  /** Forgets all history: any watch from an RV older than now gets 410. */
+  compact(): void {
+    this.#history = [];
+    this.#historyStart = 0;
+    this.#compactedRv = this.#rv;
+  }
+
+  /** A deep copy of every object, for persistence or restart. */
+  snapshot(): StoreSnapshot {
+    const buckets: Record<string, KubeObject[]> = {};
+    for (const key of this.#buckets.keys()) buckets[key] = structuredClone(this.list(key));
+    return { rv: this.#rv, buckets };
+  }
+
+  #insert(storageKey: string, obj: KubeObject): void {
+    let bucket = this.#buckets.get(storageKey);
+    if (!bucket) this.#buckets.set(storageKey, bucket = new Map());
+    const ns = obj.metadata.namespace ?? "";
+    let names = bucket.get(ns);
+    if (!names) {
+      bucket.set(ns, names = new Map());
+      this.#sortedNamespaces.delete(storageKey);
+    }
+    if (!names.has(obj.metadata.name ?? "")) this.#sortedNames.delete(`${storageKey}\u0000${ns}`);
+    names.set(obj.metadata.name ?? "", obj);
+    const ref = formatRef({ storageKey, namespace: ns, name: obj.metadata.name ?? "" });
+    if (obj.metadata.uid) this.#uids.set(obj.metadata.uid, parseRef(ref));
+    for (const owner of obj.metadata.ownerReferences ?? []) {
+      let set = this.#dependents.get(owner.uid);
+      if (!set) this.#dependents.set(owner.uid, set = new Set());
+      set.add(ref);
+    }
+  }
+
+  #unindex(storageKey: string, obj: KubeObject): void {
+    const ref = formatRef({ storageKey, namespace: obj.metadata.namespace ?? "", name: obj.metadata.name ?? "" });
+    if (obj.metadata.uid) this.#uids.delete(obj.metadata.uid);
+    for (const owner of obj.metadata.ownerReferences ?? []) {
+      const set = this.#dependents.get(owner.uid);
+      set?.delete(ref);
+      if (set?.size === 0) this.#dependents.delete(owner.uid);
+    }
+  }
+
+  #commit(ev: StoredEvent): StoredEvent {
+    this.#lastChangeRv.set(ev.storageKey, ev.rv);
+    this.#history.push(ev);
+    if (this.#history.length - this.#historyStart > this.#window) {
+      this.#compactedRv = this.#history[this.#historyStart].rv;
+      this.#historyStart++;
+      if (this.#historyStart > 1024 && this.#historyStart * 2 > this.#history.length) {
+        this.#history = this.#history.slice(this.#historyStart);
+        this.#historyStart = 0;
+      }
+    }
+    for (const l of this.#listeners) l(ev);
+    return ev;
+  }
+}
+
+/** Index of the first entry of `sorted` greater than `name`. */
+function upperBound(sorted: string[], name: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] <= name) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Whether an object is in `namespace` (every object when undefined). */
+function inNamespace(obj: KubeObject, namespace: string | undefined): boolean {
+  return namespace === undefined || (obj.metadata.namespace ?? "") === namespace;
+}
+
+/** `namespace NUL name`: sorts like {@link ObjectStore.iterate} (namespace, then name). */
+function positionKey(obj: KubeObject): string {
+  return `${obj.metadata.namespace ?? ""}\u0000${obj.metadata.name ?? ""}`;
+}
+
+function formatRef(ref: ObjectRef): string {
+  return `${ref.storageKey}\u0000${ref.namespace}\u0000${ref.name}`;
+}
+
+function parseRef(s: string): ObjectRef {
+  const [storageKey, namespace, name] = s.split("\u0000");
+  return { storageKey, namespace, name };
+}

@@ -1,0 +1,176 @@
+/**
+ * Which fields an object sets, by the fake's schema (patch_meta.ts): the set a manager comes to own. The set itself,
+ * its `fieldsV1` conversion and path spelling are runtime/apimachinery/managed_fields.ts; this file adds the
+ * schema-driven walk and reading or removing the value at a path (keyed list elements with the server's key
+ * defaults).
+ * @module
+ */
+
+import { isPlainObject } from "../../../runtime/apimachinery/equality.ts";
+import { type FieldPath, FieldSet } from "../../../runtime/apimachinery/managed_fields.ts";
+import { childMeta, type PatchMeta } from "./patch_meta.ts";
+
+/** `k:` element for a keyed list item: key fields sorted by name, as structured-merge-diff encodes them. */
+export function keyElement(
+  item: Record<string, unknown>,
+  keys: string[],
+  defaults: Record<string, unknown> = {},
+): string {
+  const sorted = [...keys].sort();
+  const value = (k: string) => item[k] ?? defaults[k];
+  const parts = sorted.filter((k) => value(k) !== undefined).map((k) =>
+    `${JSON.stringify(k)}:${JSON.stringify(value(k))}`
+  );
+  return `k:{${parts.join(",")}}`;
+}
+
+/** The top-level and metadata fields the server never attributes to a manager (stripmeta.go). */
+const IGNORED: FieldPath[] = [
+  ["f:apiVersion"],
+  ["f:kind"],
+  ...["name", "namespace", "creationTimestamp", "selfLink", "uid", "generation", "managedFields", "resourceVersion"]
+    .map((f) => ["f:metadata", `f:${f}`]),
+];
+
+/** Options of {@link fieldsOf}. */
+export interface FieldsOfOptions {
+  /** Leave `status` out (main resource of a kind with a status subresource), or keep only status ("status"). */
+  status?: "exclude" | "only" | "include";
+}
+
+/**
+ * The set of fields an object sets: scalars, atomic lists/maps and empty maps as leaves; keyed list elements and
+ * set members as owned nodes with their children.
+ */
+export function fieldsOf(obj: unknown, meta: PatchMeta, opts: FieldsOfOptions = {}): FieldSet {
+  const set = new FieldSet();
+  walk(obj, meta, [], set);
+  for (const p of IGNORED) set.delete(p);
+  if (opts.status === "exclude") set.delete(["f:status"], true);
+  if (opts.status === "only") { for (const p of set.paths()) if (p[0] !== "f:status") set.delete(p); }
+  return set;
+}
+
+function walk(value: unknown, meta: PatchMeta, path: FieldPath, set: FieldSet): void {
+  if (isPlainObject(value) && !meta.atomic) {
+    const entries = Object.entries(value);
+    if (entries.length === 0 && path.length > 0) set.add(path);
+    for (const [k, v] of entries) {
+      if (v === null || v === undefined) continue;
+      walk(v, childMeta(meta, k), [...path, `f:${k}`], set);
+    }
+    return;
+  }
+  if (Array.isArray(value) && !meta.atomic && meta.strategy?.includes("merge")) {
+    if (meta.mergeKeys?.length) {
+      for (const item of value) {
+        if (!isPlainObject(item)) continue;
+        const element = [...path, keyElement(item, meta.mergeKeys, meta.keyDefaults)];
+        set.add(element);
+        const itemMeta = meta.itemAtomic
+          ? { atomic: true }
+          : { ...meta, mergeKeys: undefined, strategy: undefined, set: undefined };
+        walk(item, itemMeta, element, set);
+        set.add(element);
+      }
+      return;
+    }
+    if (meta.set) {
+      for (const item of value) set.add([...path, `v:${JSON.stringify(item)}`]);
+      return;
+    }
+  }
+  if (path.length > 0) set.add(path);
+}
+
+/** Key fields the server defaults before comparing keys (ports' protocol); used when a path is resolved. */
+const KEY_FIELD_DEFAULTS: Record<string, unknown> = { protocol: "TCP" };
+
+/** The value at a path in an object, or undefined. */
+export function valueAt(obj: unknown, path: FieldPath): unknown {
+  let node = obj;
+  for (const e of path) {
+    if (node === undefined || node === null) return undefined;
+    if (e.startsWith("f:")) {
+      node = isPlainObject(node) ? node[e.slice(2)] : undefined;
+    } else if (e.startsWith("k:")) {
+      const fields = JSON.parse(e.slice(2)) as Record<string, unknown>;
+      node = Array.isArray(node)
+        ? node.find((item) =>
+          isPlainObject(item) &&
+          Object.entries(fields).every(([k, v]) =>
+            JSON.stringify(item[k] ?? KEY_FIELD_DEFAULTS[k]) === JSON.stringify(v)
+          )
+        )
+        : undefined;
+    } else if (e.startsWith("v:")) {
+      const want = e.slice(2);
+      node = Array.isArray(node) ? node.find((item) => JSON.stringify(item) === want) : undefined;
+    } else {
+      return undefined;
+    }
+  }
+  return node;
+}
+
+/** Removes the value at a path from an object in place; returns whether something was removed. */
+export function removeAt(obj: unknown, path: FieldPath): boolean {
+  if (path.length === 0) return false;
+  const parent = valueAt(obj, path.slice(0, -1));
+  const last = path[path.length - 1];
+  if (last.startsWith("f:") && isPlainObject(parent)) {
+    const key = last.slice(2);
+    if (!(key in parent)) return false;
+    delete parent[key];
+    return true;
+  }
+  if (Array.isArray(parent)) {
+    const item = valueAt(parent, [last]);
+    const index = parent.indexOf(item);
+    if (index < 0) return false;
+    parent.splice(index, 1);
+    return true;
+  }
+  return false;
+}
+
+/**
+ * Removes from `view` (in place) what a step added between `before` and `after` (map keys absent before, recursively;
+ * lists count as values): kube computes managedFields before the strategy's PrepareForCreate runs, so fields that
+ * step sets (a Job's selector and labels) belong to no manager.
+ *
+ * @example
+ * ```ts
+ * import { dropAdded } from "./fieldset.ts";
+ * const view = { spec: { a: 1, selector: { x: "y" } } };
+ * dropAdded(view, { spec: { a: 1 } }, { spec: { a: 1, selector: { x: "y" } } });
+ * // view is { spec: { a: 1 } }
+ * ```
+ */
+export function dropAdded(view: unknown, before: unknown, after: unknown): void {
+  if (!isPlainObject(view) || !isPlainObject(after)) return;
+  const was = isPlainObject(before) ? before : {};
+  for (const [k, v] of Object.entries(after)) {
+    if (!(k in was)) delete view[k];
+    else if (isPlainObject(v)) dropAdded(view[k], was[k], v);
+  }
+}
+
+/**
+ * Whether `after` holds a map key (at any depth of maps present in both) that `before` lacks: whether
+ * {@link dropAdded} would remove anything, so callers copy the object only then.
+ *
+ * @example
+ * ```ts
+ * import { addsKeys } from "./fieldset.ts";
+ * addsKeys({ spec: { a: 1, b: 2 } }, { spec: { a: 1 } }); // false: only removed
+ * ```
+ */
+export function addsKeys(before: unknown, after: unknown): boolean {
+  if (!isPlainObject(after)) return false;
+  const was = isPlainObject(before) ? before : {};
+  for (const [k, v] of Object.entries(after)) {
+    if (!(k in was) || (isPlainObject(v) && addsKeys(was[k], v))) return true;
+  }
+  return false;
+}

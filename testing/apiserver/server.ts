@@ -1,0 +1,387 @@
+/**
+ * {@link startFakeApiServer}: assembles the store, watch hub, garbage collector, CRD controller, fault hooks and
+ * router, and serves them over HTTP on 127.0.0.1 (port 0 by default). Restart keeps the port and, on request, the
+ * objects.
+ * @module
+ */
+import { DEFAULT_FEATURE_GATES, type FeatureGates } from "./feature_gates.ts";
+import YAML from "yaml";
+import { type Clock, RealClock } from "../../runtime/clock.ts";
+import { CrdController } from "./crd.ts";
+import { FakeStore } from "./commit_path.ts";
+import { FaultHooks } from "./faults.ts";
+import { GarbageCollector } from "./gc.ts";
+import { type AggregatedTarget, proxy, type RouterContext, routeRequest } from "./http_router.ts";
+import type { ResourceRoute } from "./http_resources.ts";
+import { ResourceRegistry } from "./registry.ts";
+import { FakeKubelet, type FakeKubeletOptions } from "./kubelet.ts";
+import { podSubresources } from "./pod_subresources.ts";
+import { namespaceFinalizeHandler } from "./namespace_finalize.ts";
+import { scaleHandler } from "./scale_subresource.ts";
+import { startNamespaceDefaults } from "./namespace_defaults.ts";
+import { ApiServiceController } from "./apiservice_controller.ts";
+import { createServerPki, extensionApiserverAuthentication, type ServerPki } from "./server_pki.ts";
+import { type HttpListener, serveNodeHttp } from "./https_server.ts";
+import { RbacAuthorizer } from "./rbac_authorizer.ts";
+import { installBootstrapPolicy } from "./rbac_bootstrap.ts";
+import { startClusterRoleAggregation } from "./rbac_aggregation.ts";
+import { ServiceAccountTokens, tokenRequestHandler } from "./service_account_tokens.ts";
+import type { ConnectionDeadlines } from "../../runtime/http/http_deadlines.ts";
+import { loadSnapshot, Persistence } from "./persistence.ts";
+import { openApiHandler } from "./http_openapi.ts";
+import { ObjectStore, type StoreSnapshot } from "./object_storage.ts";
+import { WatchHub } from "./watch_hub.ts";
+import { DEFAULT_NAMESPACES } from "./strategies/namespaces.ts";
+
+/** Options of {@link startFakeApiServer}. */
+export interface FakeApiServerOptions {
+  /** Port on 127.0.0.1; default 0 (a free port). */
+  port?: number;
+  /** Serve HTTPS (generated CA); client certificates signed by it (or by `clientCA`) authenticate (mTLS). */
+  tls?: boolean | { clientCA?: string };
+  /** Require `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Drives timestamps, bookmarks and timeouts; default RealClock. */
+  clock?: Clock;
+  /** Interval of BOOKMARK events on watches that allow them; default 60 000 ms. */
+  bookmarkIntervalMs?: number;
+  /** How many changes of history watches can resume from; default 10 000. */
+  compactionWindow?: number;
+  /** Persist objects here (append log + snapshot) and restore them on start. */
+  dataDir?: string;
+  /** Run the fake kubelet (node `fake-node`; pods go Pending → Running → Succeeded/Failed). */
+  kubelet?: boolean | FakeKubeletOptions;
+  /**
+   * Delete pods bound to a node gracefully (deletionTimestamp + grace period until the kubelet confirms), as
+   * kube-apiserver does; default: on when the fake kubelet runs (with no kubelet, nothing would confirm). Pods bound
+   * to another node than the fake kubelet's stay Terminating until deleted with gracePeriodSeconds 0.
+   */
+  gracefulPodDeletion?: boolean;
+  /**
+   * Give each namespace the ServiceAccount `default` and the ConfigMap `kube-root-ca.crt` (cluster CA), as
+   * kube-controller-manager does on real clusters; default false (tests count objects), `kubeop dev` sets it.
+   */
+  defaultNamespaceObjects?: boolean;
+  /**
+   * Header-read and idle connection deadlines (defaults 20 s and 90 s; watches are never cut). Tests set small ones.
+   * See docs/http_timeouts.md.
+   */
+  deadlines?: ConnectionDeadlines;
+  /**
+   * Authorize requests with RBAC (Roles, ClusterRoles and their bindings, as kube-apiserver does); default true.
+   * Only identities other than the admin are affected: requests without credentials, with the admin token or the
+   * admin client certificate act as `kubeop-dev` in group system:masters, which RBAC always allows. `false`: every
+   * authenticated request is allowed and SubjectAccessReviews are answered allowed (unless faults deny them).
+   */
+  rbac?: boolean;
+  /**
+   * kube-apiserver feature gates, over v1.37's defaults ({@link DEFAULT_FEATURE_GATES}): e.g.
+   * `{ ShardedListAndWatch: true }` honours KEP-5866 `shardSelector` on list and watch (alpha, off by default: the
+   * parameter is then ignored, as a real server does).
+   */
+  featureGates?: Partial<FeatureGates>;
+}
+
+/** A running fake API server. */
+export interface FakeApiServer {
+  /** e.g. `http://127.0.0.1:41234`. */
+  readonly url: string;
+  /** Kubeconfig YAML for this server. */
+  readonly kubeconfig: string;
+  /** Writes {@link FakeApiServer.kubeconfig} to a file (mode 0600). */
+  writeKubeconfig(path: string): Promise<void>;
+  /** Closes open watches and the listener. */
+  stop(): Promise<void>;
+  /** Answers one request in-process, as the listener would but with no socket (tests, fuzzing). */
+  handle(req: Request): Promise<Response>;
+  /**
+   * Stops and starts again on the same port, keeping the objects unless `keepState` is false. Without the state,
+   * resourceVersions still count up from where they were, so a client resuming a watch gets 410 Expired and relists.
+   */
+  restart(opts?: { keepState?: boolean }): Promise<void>;
+  /** Inject failures, latency and authorization decisions. */
+  readonly faults: FaultHooks;
+  /** Direct, synchronous object access for test setup and assertions. */
+  readonly store: FakeStore;
+  /** Serves `/apis/<group>/<version>` from another server (what an APIService does). */
+  registerAggregatedApi(group: string, version: string, target: AggregatedTarget): void;
+  /** The fake kubelet, when enabled. */
+  readonly kubelet?: FakeKubelet;
+  /** The cluster CA (PEM) when serving HTTPS. */
+  readonly caPEM?: string;
+  /** An admin client certificate signed by the cluster CA (HTTPS only). */
+  readonly clientCert?: { certPEM: string; keyPEM: string };
+}
+
+interface State {
+  objects: ObjectStore;
+  store: FakeStore;
+  hub: WatchHub;
+  gc: GarbageCollector;
+  crds: CrdController;
+  persistence?: Persistence;
+  apiServices: ApiServiceController;
+}
+
+class Server implements FakeApiServer {
+  readonly faults: FaultHooks;
+  #opts: FakeApiServerOptions;
+  #clock: Clock;
+  #state!: State;
+  #http?: HttpListener;
+  #port = 0;
+  #aggregated = new Map<string, AggregatedTarget>();
+  #openApi = openApiHandler(() => this.#state.store.registry, () => [...this.#aggregated.keys()]);
+  #subresources: Map<string, (req: Request, route: ResourceRoute, url: URL) => Promise<Response>>;
+  kubelet?: FakeKubelet;
+  #tokens: ServiceAccountTokens;
+  #rbac?: RbacAuthorizer;
+
+  /** Generated when first needed (HTTPS, the auth ConfigMap, the front-proxy client certificate): ~14 ms. */
+  #pki?: ServerPki;
+  #pkiPending?: Promise<ServerPki>;
+
+  /** @param pki given when needed from the start (HTTPS, default namespace objects); otherwise made on demand. */
+  constructor(opts: FakeApiServerOptions, pki?: ServerPki) {
+    this.#opts = opts;
+    this.#pki = pki;
+    this.#clock = opts.clock ?? new RealClock();
+    this.faults = new FaultHooks({
+      hub: () => this.#state.hub,
+      objects: () => this.#state.objects,
+      clock: this.#clock,
+    });
+    this.#subresources = podSubresources(() => this.#state.store, () => this.kubelet);
+    this.#subresources.set("/namespaces/finalize", namespaceFinalizeHandler(() => this.#state.store));
+    this.#subresources.set("*/*/scale", scaleHandler(() => this.#state.store));
+    for (const plural of ["deployments", "replicasets", "statefulsets"]) {
+      this.#subresources.set(`apps/${plural}/scale`, scaleHandler(() => this.#state.store));
+    }
+    this.#tokens = new ServiceAccountTokens(() => this.#state.store, this.#clock);
+    this.#rbac = opts.rbac === false ? undefined : new RbacAuthorizer(() => this.#state.store);
+    this.#subresources.set(
+      "/serviceaccounts/token",
+      tokenRequestHandler(() => this.#state.store, () => this.#tokens, this.#clock),
+    );
+    this.#state = this.#build(opts.dataDir ? loadSnapshot(opts.dataDir) : undefined);
+    if (opts.kubelet) {
+      this.kubelet = new FakeKubelet({
+        store: () => this.#state.store,
+        clock: this.#clock,
+        options: typeof opts.kubelet === "object" ? opts.kubelet : undefined,
+      });
+      this.kubelet.start();
+    }
+  }
+
+  get url(): string {
+    return `${this.#opts.tls ? "https" : "http"}://127.0.0.1:${this.#port}`;
+  }
+
+  get caPEM(): string | undefined {
+    return this.#opts.tls ? this.#pki?.caPEM : undefined;
+  }
+
+  get clientCert(): { certPEM: string; keyPEM: string } | undefined {
+    return this.#opts.tls ? this.#pki?.adminClient : undefined;
+  }
+
+  get store(): FakeStore {
+    return this.#state.store;
+  }
+
+  get kubeconfig(): string {
+    const b64 = (text: string) => btoa(text);
+    const user: Record<string, string> = this.#opts.token
+      ? { token: this.#opts.token }
+      : this.#opts.tls && this.#pki
+      ? {
+        "client-certificate-data": b64(this.#pki.adminClient.certPEM),
+        "client-key-data": b64(this.#pki.adminClient.keyPEM),
+      }
+      : {};
+    const cluster: Record<string, string> = { server: this.url };
+    if (this.#opts.tls && this.#pki) cluster["certificate-authority-data"] = b64(this.#pki.caPEM);
+    return YAML.stringify({
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [{ name: "kubeop-fake", cluster }],
+      users: [{ name: "kubeop-fake", user }],
+      contexts: [{
+        name: "kubeop-fake",
+        context: { cluster: "kubeop-fake", user: "kubeop-fake", namespace: "default" },
+      }],
+      "current-context": "kubeop-fake",
+      preferences: {},
+    });
+  }
+
+  async writeKubeconfig(path: string): Promise<void> {
+    const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "";
+    if (dir) await Deno.mkdir(dir, { recursive: true });
+    await Deno.writeTextFile(path, this.kubeconfig, { mode: 0o600 });
+  }
+
+  handle(req: Request): Promise<Response> {
+    return this.#route(req);
+  }
+
+  registerAggregatedApi(group: string, version: string, target: AggregatedTarget): void {
+    this.#aggregated.set(`${group}/${version}`, target);
+  }
+
+  #build(snapshot?: StoreSnapshot, startRv?: number): State {
+    const objects = new ObjectStore({ compactionWindow: this.#opts.compactionWindow, snapshot, startRv });
+    // Record from the first commit so the default namespaces are persisted too.
+    const persistence = this.#opts.dataDir ? new Persistence(this.#opts.dataDir, objects) : undefined;
+    const registry = new ResourceRegistry();
+    const store = new FakeStore({
+      registry,
+      objects,
+      clock: this.#clock,
+      gracefulPodDeletion: this.#opts.gracefulPodDeletion ?? Boolean(this.#opts.kubelet),
+    });
+    const hub = new WatchHub(objects);
+    const gc = new GarbageCollector(store);
+    const crds = new CrdController(store, (storageKey) => {
+      for (const sink of hub.sinks()) if (sink.storageKey === storageKey) sink.drop();
+    });
+    const apiServices = new ApiServiceController(store, (gv, target) => {
+      if (target) this.#aggregated.set(gv, target);
+      else this.#aggregated.delete(gv);
+    }, (target, path, signal) => {
+      const url = new URL(path, "http://aggregator.invalid");
+      const req = new Request(url, { headers: { accept: "application/json" }, signal });
+      return this.#ensurePki().then((pki) => proxy(req, url, target, pki.frontProxyClient));
+    });
+    if (!snapshot) {
+      for (const name of DEFAULT_NAMESPACES) {
+        store.create({ group: "", version: "v1", plural: "namespaces" }, { metadata: { name } }, { shared: true });
+      }
+      // The watch cache starts after the bootstrap objects exist (the cacher's first list): watches from an older
+      // resourceVersion get 410 Expired, as on a real server.
+      objects.compact();
+    } else gc.enqueueAll();
+    installBootstrapPolicy(store);
+    startClusterRoleAggregation(store);
+    if (this.#pki) this.#publishAuthConfig(store, this.#pki);
+    if (this.#opts.defaultNamespaceObjects) startNamespaceDefaults(store, this.#pki!.caPEM);
+    return { objects, store, hub, gc, crds, persistence, apiServices };
+  }
+
+  /** The PKI, generated on first call; generating it publishes the auth ConfigMap into the current store. */
+  #ensurePki(): Promise<ServerPki> {
+    if (this.#pki) return Promise.resolve(this.#pki);
+    this.#pkiPending ??= createServerPki().then((pki) => {
+      this.#pki = pki;
+      this.#publishAuthConfig(this.#state.store, pki);
+      return pki;
+    });
+    return this.#pkiPending;
+  }
+
+  /** Routes a request, first generating the PKI when it may read the auth ConfigMap (any configmaps path). */
+  #route(req: Request): Promise<Response> {
+    if (!this.#pki && req.url.includes("/configmaps")) {
+      return this.#ensurePki().then(() => routeRequest(req, this.#context()));
+    }
+    return routeRequest(req, this.#context());
+  }
+
+  #publishAuthConfig(store: FakeStore, pki: ServerPki): void {
+    const rt = { group: "", version: "v1", plural: "configmaps" };
+    const clientCA = typeof this.#opts.tls === "object" ? this.#opts.tls.clientCA : undefined;
+    const data = extensionApiserverAuthentication(pki, clientCA);
+    const name = "extension-apiserver-authentication";
+    const existing = store.peek(store.def(rt), "kube-system", name);
+    if (existing) store.update(rt, { ...structuredClone(existing), data }, { namespace: "kube-system", name });
+    else store.create(rt, { metadata: { name, namespace: "kube-system" }, data });
+  }
+
+  #context(): RouterContext {
+    const state = this.#state;
+    return {
+      store: state.store,
+      hub: state.hub,
+      clock: this.#clock,
+      bookmarkIntervalMs: this.#opts.bookmarkIntervalMs ?? 60_000,
+      features: { ...DEFAULT_FEATURE_GATES, ...this.#opts.featureGates },
+      subresources: this.#subresources,
+      faults: this.faults,
+      authn: {
+        token: this.#opts.token,
+        requireAuth: this.#opts.token !== undefined ||
+          (typeof this.#opts.tls === "object" && !!this.#opts.tls.clientCA),
+        tokens: this.#tokens,
+        tls: Boolean(this.#opts.tls),
+      },
+      authorizer: this.#rbac,
+      aggregated: this.#aggregated,
+      proxyClientCert: async () => (await this.#ensurePki()).frontProxyClient,
+      preferredVersion: (g) => this.#state.crds.preferredVersion(g),
+      serverAddress: () => `127.0.0.1:${this.#port}`,
+      extraPaths: [this.#openApi],
+    };
+  }
+
+  async listen(port: number): Promise<void> {
+    const tls = this.#opts.tls ? await this.#ensurePki() : undefined;
+    const clientCA = typeof this.#opts.tls === "object" ? this.#opts.tls.clientCA : undefined;
+    this.#http = await serveNodeHttp({
+      port,
+      tls: tls && {
+        certPEM: tls.serving.certPEM,
+        keyPEM: tls.serving.keyPEM,
+        clientCAs: [tls.caPEM, ...(clientCA ? [clientCA] : [])],
+      },
+      handler: (req) => this.#route(req),
+      deadlines: this.#opts.deadlines,
+    });
+    this.#port = this.#http.port;
+  }
+
+  async stop(): Promise<void> {
+    this.kubelet?.stop();
+    await this.#state.apiServices.drain();
+    for (const sink of this.#state.hub.sinks()) sink.drop();
+    const listener = this.#http;
+    this.#http = undefined;
+    if (listener) await listener.close();
+    this.#state.persistence?.close();
+    this.#state.persistence = undefined;
+  }
+
+  async restart(opts: { keepState?: boolean } = {}): Promise<void> {
+    await this.stop();
+    if (opts.keepState === false) {
+      this.#state.gc.stop();
+      if (this.#opts.dataDir) new Persistence(this.#opts.dataDir, this.#state.objects).discard();
+      this.#state = this.#build(undefined, this.#state.objects.rv);
+    } else if (this.#opts.dataDir) {
+      this.#state.persistence = new Persistence(this.#opts.dataDir, this.#state.objects);
+    }
+    await this.listen(this.#port);
+    this.kubelet?.start();
+  }
+}
+
+/**
+ * Starts a fake Kubernetes API server on 127.0.0.1.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "./server.ts";
+ * const server = await startFakeApiServer();
+ * const res = await fetch(`${server.url}/api/v1/namespaces/default`);
+ * assert.ok((await res.json()).metadata.name === "default");
+ * await server.stop();
+ * ```
+ */
+export async function startFakeApiServer(opts: FakeApiServerOptions = {}): Promise<FakeApiServer> {
+  // Certificates cost most of a start: made now only when the start needs them, otherwise on first use.
+  const needsPki = Boolean(opts.tls || opts.defaultNamespaceObjects);
+  const server = new Server(opts, needsPki ? await createServerPki() : undefined);
+  await server.listen(opts.port ?? 0);
+  return server;
+}

@@ -1,0 +1,82 @@
+/**
+ * Objects of CRD-defined resources: updates must name the resourceVersion they replace; with a status subresource a
+ * create drops any status sent; every write (status included) is pruned, defaulted and validated against the
+ * version's openAPIV3Schema (testing/apiserver/schema.ts; on updates errors on unchanged values are ratcheted,
+ * testing/apiserver/schema_ratcheting.ts), then its CEL `x-kubernetes-validations` run (testing/apiserver/cel/: transition rules with
+ * oldSelf on updates, ratcheted errors as warnings) unless a blocking schema error makes kube skip them. Unknown fields are dropped silently, warned about with
+ * `fieldValidation=Warn` and refused (400 `strict decoding error`) with `Strict`. A write of the status subresource
+ * changes nothing but status (kube's statusStrategy copies the old object and sets status).
+ * @module
+ */
+import type { StatusCause } from "../../../runtime/client/errors.ts";
+import type { Unstructured as KubeObject } from "../unstructured.ts";
+import { hasValidationRules, validateCel } from "../cel/validate.ts";
+import { validateAndDefault, validateListSetsAndMaps } from "../schema.ts";
+import { ratchetSchemaCauses } from "../schema_ratcheting.ts";
+import { applyFieldValidation } from "../field_validation.ts";
+import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
+
+/** Errors after which kube skips the CEL rules (hasBlockingErr: the object is too broken to evaluate them on). */
+const BLOCKING = new Set([
+  "FieldValueNotSupported",
+  "FieldValueRequired",
+  "FieldValueTooLong",
+  "FieldValueTooMany",
+  "FieldValueTypeInvalid",
+]);
+
+const CEL_SKIPPED: StatusCause = {
+  reason: "FieldValueInvalid",
+  message:
+    "Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+  field: "<nil>",
+};
+
+/**
+ * Prunes and defaults `obj` in place from the schema, as kube's customResourceStrategy validates: schema errors
+ * (ratcheted on updates), list-type set/map duplicates (on updates only if the old object had none), then the CEL
+ * rules unless an error blocks them. Returns the causes (obj untouched then).
+ */
+function applySchema(obj: KubeObject, ctx: StrategyContext, old?: KubeObject): StatusCause[] {
+  const { def } = ctx;
+  if (!def.schema) {
+    applyFieldValidation(ctx, []);
+    return [];
+  }
+  const result = validateAndDefault(obj, def.schema, { kind: def.kind, name: obj.metadata?.name });
+  const pruned = result.pruned.filter((p) => !p.startsWith("metadata.") && p !== "apiVersion" && p !== "kind");
+  applyFieldValidation(ctx, pruned);
+  const validated = result.object as KubeObject;
+  const causes = old ? ratchetSchemaCauses(result.causes, validated, old, def.schema) : [...result.causes];
+  if (!old || validateListSetsAndMaps(old, def.schema).length === 0) causes.push(...result.listCauses);
+  // kube builds a CEL validator only for schemas with rules, and skips it after a blocking error.
+  if (hasValidationRules(def.schema)) {
+    if (causes.some((c) => BLOCKING.has(c.reason ?? ""))) causes.push(CEL_SKIPPED);
+    else {
+      const cel = validateCel({ ...validated, metadata: obj.metadata }, old, def.schema);
+      ctx.warnings.push(...cel.warnings);
+      causes.push(...cel.causes);
+    }
+  }
+  if (causes.length > 0) return causes;
+  for (const key of Object.keys(obj)) if (key !== "metadata" && !(key in validated)) delete obj[key];
+  for (const [key, value] of Object.entries(validated)) if (key !== "metadata") obj[key] = value;
+  return [];
+}
+
+/** The strategy of every CRD-defined resource (unless the registry names one for its group-resource). */
+export const CUSTOM_RESOURCES: ResourceStrategy = {
+  allowUnconditionalUpdate: false,
+  prepareForCreate(obj: KubeObject, ctx: StrategyContext): void {
+    if (ctx.def.subresources.includes("status")) delete obj.status;
+  },
+  prepareForUpdate(next: KubeObject, old: KubeObject, ctx: StrategyContext): void {
+    if (ctx.subresource !== "status") return;
+    next.metadata.labels = structuredClone(old.metadata.labels);
+    next.metadata.annotations = structuredClone(old.metadata.annotations);
+    if (next.metadata.labels === undefined) delete next.metadata.labels;
+    if (next.metadata.annotations === undefined) delete next.metadata.annotations;
+  },
+  validate: (obj, ctx) => applySchema(obj, ctx),
+  validateUpdate: (next, old, ctx) => applySchema(next, ctx, old),
+};

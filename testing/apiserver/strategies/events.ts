@@ -1,0 +1,131 @@
+/**
+ * Events: one store, two APIs. Core v1 Events are the storage version; events.k8s.io/v1 Events are converted on the
+ * way in and out with the field mapping kube-apiserver uses (regarding ↔ involvedObject, note ↔ message,
+ * reportingController ↔ reportingComponent, deprecated* ↔ source/firstTimestamp/lastTimestamp/count), field
+ * selectors included. Both may be created by PUT, as in kube. Validated as kube-apiserver v1.37 does
+ * (pkg/apis/core/validation/events.go): the involved object's namespace must match the Event's (legacy rules), an
+ * Event with an eventTime needs its reporting controller, instance, action and reason; events.k8s.io/v1 writes also
+ * need eventTime and a type of Normal or Warning and may not set the deprecated fields. eventTime is a MicroTime.
+ * @module
+ */
+import type { StatusCause } from "../../../runtime/client/errors.ts";
+import type { Unstructured as KubeObject } from "../unstructured.ts";
+import { qualifiedNameErrors } from "../../../runtime/apimachinery/names.ts";
+import type { ResourceStrategy, StorageConversion, StrategyContext } from "../strategy.ts";
+import { fieldInvalid, fieldRequired } from "../validation/field_errors.ts";
+import { microTimeError } from "../validation/micro_time.ts";
+
+const PAIRS: Array<[events: string, core: string]> = [
+  ["regarding", "involvedObject"],
+  ["note", "message"],
+  ["reportingController", "reportingComponent"],
+  ["deprecatedSource", "source"],
+  ["deprecatedFirstTimestamp", "firstTimestamp"],
+  ["deprecatedLastTimestamp", "lastTimestamp"],
+  ["deprecatedCount", "count"],
+];
+
+function rename(obj: KubeObject, from: number, to: number, apiVersion: string): KubeObject {
+  const out: KubeObject = { apiVersion, kind: "Event", metadata: obj.metadata };
+  const map = new Map(PAIRS.map((p) => [p[from], p[to]]));
+  for (const [k, v] of Object.entries(obj)) {
+    if (k === "apiVersion" || k === "kind" || k === "metadata") continue;
+    out[map.get(k) ?? k] = v;
+  }
+  return out;
+}
+
+/** events.k8s.io/v1 Event → stored core v1 Event. */
+export function eventsV1ToCore(obj: KubeObject): KubeObject {
+  return rename(obj, 0, 1, "v1");
+}
+
+/** Stored core v1 Event → events.k8s.io/v1 Event. */
+export function coreToEventsV1(obj: KubeObject): KubeObject {
+  return rename(obj, 1, 0, "events.k8s.io/v1");
+}
+
+/** Maps an events.k8s.io field selector onto the stored core fields (`regarding.name` → `involvedObject.name`). */
+export function eventsV1FieldSelector(selector: string | undefined): string | undefined {
+  if (!selector) return selector;
+  return selector.replace(/(^|,)\s*regarding\./g, "$1involvedObject.").replace(
+    /(^|,)\s*reportingController(?==|!=)/g,
+    "$1reportingComponent",
+  );
+}
+
+/** events.k8s.io/v1 stored as core v1. */
+export const EVENTS_V1_CONVERSION: StorageConversion = {
+  storageApiVersion: "v1",
+  toStorage: eventsV1ToCore,
+  fromStorage: coreToEventsV1,
+  fieldSelector: eventsV1FieldSelector,
+};
+
+/** legacyValidateEvent: namespaces agree; an Event with eventTime names who reported what. */
+function legacyCauses(ev: KubeObject, reportingField: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const namespace = ev.metadata.namespace ?? "";
+  const involvedNs = ev.involvedObject?.namespace ?? "";
+  const mismatch = () =>
+    causes.push(fieldInvalid("involvedObject.namespace", involvedNs, "does not match event.namespace"));
+  const text = (k: string): string => (typeof ev[k] === "string" ? ev[k] : "");
+  if (!ev.eventTime) {
+    if (!involvedNs ? namespace !== "" && namespace !== "default" : namespace !== involvedNs) mismatch();
+    return causes;
+  }
+  if (!involvedNs && namespace !== "default" && namespace !== "kube-system") mismatch();
+  const controller = text("reportingComponent");
+  if (!controller) causes.push(fieldRequired(reportingField));
+  for (const msg of qualifiedNameErrors(controller)) causes.push(fieldInvalid(reportingField, controller, msg));
+  const limited = (k: string, max: number, label = k) => {
+    if (!text(k)) causes.push(fieldRequired(label));
+    if (text(k).length > max) causes.push(fieldInvalid(label, "", `can have at most ${max} characters`));
+  };
+  limited("reportingInstance", 128);
+  limited("action", 128);
+  limited("reason", 128);
+  if (text("message").length > 1024) causes.push(fieldInvalid("message", "", "can have at most 1024 characters"));
+  return causes;
+}
+
+/** The strict rules events.k8s.io/v1 adds on create (the stored core field names, the API's paths). */
+function strictCauses(ev: KubeObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (ev.series) {
+    if (!(ev.series.count >= 2)) causes.push(fieldInvalid("series.count", "", "should be at least 2"));
+    if (!ev.series.lastObservedTime) causes.push(fieldRequired("series.lastObservedTime"));
+  }
+  if (!ev.eventTime) causes.push(fieldRequired("eventTime"));
+  if (ev.type !== "Normal" && ev.type !== "Warning") {
+    causes.push(fieldInvalid("type", "", `has invalid value: ${ev.type ?? ""}`));
+  }
+  if (ev.firstTimestamp) causes.push(fieldInvalid("firstTimestamp", "", "needs to be unset"));
+  if (ev.lastTimestamp) causes.push(fieldInvalid("lastTimestamp", "", "needs to be unset"));
+  if (ev.count) causes.push(fieldInvalid("count", "", "needs to be unset"));
+  if (ev.source?.component || ev.source?.host) causes.push(fieldInvalid("source", "", "needs to be unset"));
+  return causes;
+}
+
+const eventTimeError = (body: KubeObject) =>
+  microTimeError(body.eventTime) ?? microTimeError(body.series?.lastObservedTime);
+
+/** The strategy of core v1 events. */
+export const CORE_EVENTS: ResourceStrategy = {
+  allowCreateOnUpdate: true,
+  decodeError: eventTimeError,
+  validate: (ev) => legacyCauses(ev, "reportingComponent"),
+  validateUpdate: (ev) => legacyCauses(ev, "reportingComponent"),
+};
+
+/** The strategy of events.k8s.io/v1 events (stored with the core ones). */
+export const EVENTS_V1: ResourceStrategy = {
+  allowCreateOnUpdate: true,
+  conversion: EVENTS_V1_CONVERSION,
+  decodeError: eventTimeError,
+  validate: (
+    ev: KubeObject,
+    _ctx: StrategyContext,
+  ) => [...legacyCauses(ev, "reportingController"), ...strictCauses(ev)],
+  validateUpdate: (ev) => legacyCauses(ev, "reportingController"),
+};

@@ -1,0 +1,43 @@
+/**
+ * Pods: created Pending (BestEffort) in the `default` ServiceAccount (kube: the ServiceAccount admission plugin,
+ * without its projected token volume), with kube's pod-spec defaults (testing/apiserver/validation/pod_spec.ts) and
+ * enableServiceLinks; containers with names and images are required, and an update may change only images,
+ * activeDeadlineSeconds, tolerations and the termination grace (kube's ValidatePodUpdate). A pod bound to a node that
+ * has not finished is deleted gracefully (kube: the pod strategy's CheckGracefulDelete); DELETE answers with the pod.
+ * @module
+ */
+import type { Unstructured as KubeObject } from "../unstructured.ts";
+import { jsonEqual } from "../object_rules.ts";
+import type { ResourceStrategy } from "../strategy.ts";
+import { defaultPodSpec, validatePodSpec, validatePodSpecUpdate } from "../validation/pod_spec.ts";
+
+/** The strategy of core v1 pods. */
+export const PODS: ResourceStrategy = {
+  returnDeletedObject: true,
+  prepareForCreate(obj: KubeObject): void {
+    obj.spec = obj.spec && typeof obj.spec === "object" ? obj.spec : {};
+    obj.spec.serviceAccountName ??= obj.spec.serviceAccount ?? "default";
+    obj.status = { phase: "Pending", qosClass: "BestEffort" };
+  },
+  default(obj: KubeObject): void {
+    if (!obj.spec || typeof obj.spec !== "object") return;
+    defaultPodSpec(obj.spec);
+    obj.spec.enableServiceLinks ??= true;
+    if (obj.spec.serviceAccountName) obj.spec.serviceAccount ??= obj.spec.serviceAccountName;
+  },
+  prepareForUpdate(next: KubeObject, old: KubeObject): void {
+    // Scheduling (the binding subresource; the fake kubelet sets nodeName itself) does not bump the generation.
+    if (
+      !old.spec?.nodeName && next.spec?.nodeName && jsonEqual({ ...next.spec, nodeName: undefined }, { ...old.spec })
+    ) {
+      next.metadata.generation = old.metadata.generation;
+    }
+  },
+  validate: (obj) => validatePodSpec(obj.spec, "spec"),
+  validateUpdate: (next, old, ctx) => ctx.subresource === "status" ? [] : validatePodSpecUpdate(next.spec, old.spec),
+  gracePeriodSeconds(pod: KubeObject, requestedSeconds: number | undefined): number {
+    if (!pod.spec?.nodeName || pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return 0;
+    const grace = requestedSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
+    return Number.isFinite(grace) && grace > 0 ? Math.floor(grace) : 0;
+  },
+};

@@ -1,0 +1,186 @@
+/**
+ * apps/v1 Deployments, StatefulSets, DaemonSets and ReplicaSets, defaulted and validated as kube-apiserver v1.37 does
+ * (pkg/apis/apps/v1/defaults.go, pkg/apis/apps/validation, pkg/registry/apps/*\/strategy.go): each kind's spec
+ * defaults and pod-template defaults, the zero status a create starts with; a selector is required, must match the
+ * template's labels and may not change; the template's pod spec is validated and its restartPolicy must be Always.
+ * @module
+ */
+import type { StatusCause } from "../../../runtime/client/errors.ts";
+import type { Unstructured as KubeObject } from "../unstructured.ts";
+import { labelSelectorMatcher, SelectorError } from "../../../runtime/apimachinery/label_selector.ts";
+import { jsonEqual } from "../object_rules.ts";
+import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
+import { fieldImmutable, fieldInvalid, fieldNotSupported, fieldRequired } from "../validation/field_errors.ts";
+import { validateLabels } from "../validation/object_meta.ts";
+import { defaultPodTemplate, templateLabels, validatePodSpec } from "../validation/pod_spec.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+/** JSON with object keys sorted, as Go marshals maps. */
+export function goJson(value: unknown): string {
+  const sort = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(sort);
+    if (v && typeof v === "object") {
+      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort((v as Record<string, unknown>)[k])]));
+    }
+    return v;
+  };
+  return JSON.stringify(sort(value));
+}
+
+/** A metav1.LabelSelector as Go marshals it (matchLabels, then matchExpressions; empty ones left out). */
+export function selectorJson(selector: Json): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (selector?.matchLabels && Object.keys(selector.matchLabels).length) {
+    out.matchLabels = JSON.parse(goJson(selector.matchLabels));
+  }
+  if (Array.isArray(selector?.matchExpressions) && selector.matchExpressions.length) {
+    out.matchExpressions = selector.matchExpressions.map((e: Json) => {
+      const x: Record<string, unknown> = { key: e.key, operator: e.operator };
+      if (e.values?.length) x.values = e.values;
+      return x;
+    });
+  }
+  return out;
+}
+
+function matches(selector: Json, labels: Record<string, string>): boolean {
+  if (!selector) return false; // kube: a nil selector selects nothing
+  try {
+    return labelSelectorMatcher(selector)(labels);
+  } catch (err) {
+    if (err instanceof SelectorError) return false;
+    throw err;
+  }
+}
+
+/** Selector and template rules shared by the four kinds (and Jobs with a manual selector). */
+export function validateSelectorAndTemplate(obj: KubeObject, opts: { restartAlways: boolean }): StatusCause[] {
+  const spec = obj.spec ?? {};
+  const causes: StatusCause[] = [];
+  if (typeof spec.replicas === "number" && spec.replicas < 0) {
+    causes.push(fieldInvalid("spec.replicas", spec.replicas, "must be greater than or equal to 0"));
+  }
+  if (!spec.selector) causes.push(fieldRequired("spec.selector"));
+  else if (Object.keys(selectorJson(spec.selector)).length === 0) {
+    causes.push(
+      fieldInvalid(
+        "spec.selector",
+        selectorJson(spec.selector),
+        `empty selector is invalid for ${obj.kind?.toLowerCase() ?? "this kind"}`,
+      ),
+    );
+  }
+  const labels = templateLabels(obj);
+  if (!matches(spec.selector, labels)) {
+    const raw = spec.template?.metadata?.labels;
+    causes.push({
+      ...fieldInvalid("spec.template.metadata.labels", "", "`selector` does not match template `labels`"),
+      message: `Invalid value: ${raw ? goJson(raw) : "null"}: \`selector\` does not match template \`labels\``,
+    });
+  }
+  causes.push(...validateLabels(spec.template?.metadata?.labels, "spec.template.metadata.labels"));
+  causes.push(...validatePodSpec(spec.template?.spec, "spec.template.spec"));
+  const restart = spec.template?.spec?.restartPolicy;
+  if (opts.restartAlways && restart !== undefined && restart !== "Always") {
+    causes.push(fieldNotSupported("spec.template.spec.restartPolicy", restart, ["Always"]));
+  }
+  return causes;
+}
+
+function selectorImmutable(next: KubeObject, old: KubeObject): StatusCause[] {
+  if (jsonEqual(selectorJson(next.spec?.selector), selectorJson(old.spec?.selector))) return [];
+  const cause = fieldImmutable("spec.selector", "");
+  return [{
+    ...cause,
+    message: `Invalid value: ${JSON.stringify(selectorJson(next.spec?.selector))}: field is immutable`,
+  }];
+}
+
+/** Causes for spec fields (strings) an update may not change, in the order given. */
+export function immutableSpecFields(next: KubeObject, old: KubeObject, fields: readonly string[]): StatusCause[] {
+  return fields.filter((f) => !jsonEqual(next.spec?.[f], old.spec?.[f])).map((f) =>
+    fieldImmutable(`spec.${f}`, next.spec?.[f] ?? "")
+  );
+}
+
+/** A workload strategy from its kind's defaults, create-time status and spec fields fixed after create. */
+function workload(
+  defaults: (spec: Json) => void,
+  initialStatus: () => Record<string, unknown>,
+  immutable: readonly string[] = [],
+): ResourceStrategy {
+  const main = (ctx: StrategyContext) => ctx.subresource !== "status";
+  return {
+    prepareForCreate(obj: KubeObject): void {
+      obj.status = initialStatus();
+    },
+    default(obj: KubeObject): void {
+      if (!obj.spec || typeof obj.spec !== "object") obj.spec = {};
+      defaults(obj.spec);
+      defaultPodTemplate(obj.spec.template);
+    },
+    validate: (obj, ctx) => main(ctx) ? validateSelectorAndTemplate(obj, { restartAlways: true }) : [],
+    validateUpdate: (next, old, ctx) =>
+      main(ctx)
+        ? [
+          ...validateSelectorAndTemplate(next, { restartAlways: true }),
+          ...selectorImmutable(next, old),
+          ...immutableSpecFields(next, old, immutable),
+        ]
+        : [],
+  };
+}
+
+/** apps/v1 deployments. */
+export const DEPLOYMENTS: ResourceStrategy = workload((spec) => {
+  spec.replicas ??= 1;
+  spec.strategy ??= {};
+  spec.strategy.type ??= "RollingUpdate";
+  if (spec.strategy.type === "RollingUpdate") {
+    spec.strategy.rollingUpdate ??= {};
+    spec.strategy.rollingUpdate.maxUnavailable ??= "25%";
+    spec.strategy.rollingUpdate.maxSurge ??= "25%";
+  }
+  spec.revisionHistoryLimit ??= 10;
+  spec.progressDeadlineSeconds ??= 600;
+}, () => ({}));
+
+/** apps/v1 statefulsets. */
+export const STATEFULSETS: ResourceStrategy = workload(
+  (spec) => {
+    spec.replicas ??= 1;
+    spec.podManagementPolicy ??= "OrderedReady";
+    spec.updateStrategy ??= {};
+    spec.updateStrategy.type ??= "RollingUpdate";
+    if (spec.updateStrategy.type === "RollingUpdate") {
+      spec.updateStrategy.rollingUpdate ??= {};
+      spec.updateStrategy.rollingUpdate.partition ??= 0;
+      spec.updateStrategy.rollingUpdate.maxUnavailable ??= 1;
+    }
+    spec.revisionHistoryLimit ??= 10;
+    spec.persistentVolumeClaimRetentionPolicy ??= {};
+    spec.persistentVolumeClaimRetentionPolicy.whenDeleted ??= "Retain";
+    spec.persistentVolumeClaimRetentionPolicy.whenScaled ??= "Retain";
+  },
+  () => ({ replicas: 0, availableReplicas: 0 }),
+  ["serviceName", "podManagementPolicy"],
+);
+
+/** apps/v1 daemonsets. */
+export const DAEMONSETS: ResourceStrategy = workload((spec) => {
+  spec.updateStrategy ??= {};
+  spec.updateStrategy.type ??= "RollingUpdate";
+  if (spec.updateStrategy.type === "RollingUpdate") {
+    spec.updateStrategy.rollingUpdate ??= {};
+    spec.updateStrategy.rollingUpdate.maxUnavailable ??= 1;
+    spec.updateStrategy.rollingUpdate.maxSurge ??= 0;
+  }
+  spec.revisionHistoryLimit ??= 10;
+}, () => ({ currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 }));
+
+/** apps/v1 replicasets. */
+export const REPLICASETS: ResourceStrategy = workload((spec) => {
+  spec.replicas ??= 1;
+}, () => ({ replicas: 0 }));

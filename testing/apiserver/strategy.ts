@@ -1,0 +1,174 @@
+/**
+ * Per-resource write behaviour of the fake API server, as kube-apiserver's registry strategies
+ * (k8s.io/apiserver pkg/registry/rest: RESTCreateStrategy, RESTUpdateStrategy, RESTGracefulDeleteStrategy): the one
+ * commit path in fake_store.ts calls these hooks and knows no resource by name. Built-in strategies live in
+ * testing/apiserver/strategies/, one file per resource family; {@link StrategyRegistry} maps a resource to its strategy.
+ * @module
+ */
+import type { Clock } from "../../runtime/clock.ts";
+import type { StatusCause } from "../../runtime/client/errors.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
+import { validateSubdomainName } from "./object_rules.ts";
+import type { ResourceDef } from "./resource_def.ts";
+
+/** What a strategy hook sees besides the object: the resource, the request and the store's services. */
+export interface StrategyContext {
+  /** The resource written. */
+  def: ResourceDef;
+  /** The write. */
+  verb: "create" | "update";
+  /** "status" on writes of the status subresource. */
+  subresource?: "status";
+  /** `fieldValidation` query parameter: Strict, Warn or Ignore. */
+  fieldValidation?: string;
+  /** Keys the JSON body held twice (`spec.a`); strict field validation reports them before unknown fields. */
+  duplicateFields?: string[];
+  /** Append texts here to send `Warning: 299 - "..."` headers. */
+  warnings: string[];
+  /** The store's clock (timestamps, grace periods). */
+  clock: Clock;
+  /** The next free Service cluster IP (10.96.x.y). */
+  allocateClusterIp(): string;
+  /** The next free Service node port (30000-32767). */
+  allocateNodePort(): number;
+}
+
+/**
+ * A served version whose objects are stored in another version's form (kube: the storage version and the codec's
+ * conversion); events.k8s.io/v1 Events are stored as core v1 Events. Also how the stored form is presented.
+ */
+export interface StorageConversion {
+  /** apiVersion of the stored form. */
+  storageApiVersion: string;
+  /** A request body (served version) → the stored form. */
+  toStorage(obj: KubeObject): KubeObject;
+  /** The stored form → the served version (a shallow copy). */
+  fromStorage(obj: KubeObject): KubeObject;
+  /** A field selector in the served version's field names → the stored names. */
+  fieldSelector(selector: string | undefined): string | undefined;
+}
+
+/**
+ * Per-resource hooks of the commit path; every member is optional and {@link DEFAULT_STRATEGY} fills the gaps. Hooks
+ * that return causes make the write fail with 422 Invalid; a hook may also throw an ApiError (e.g. 400 for strict
+ * field validation).
+ *
+ * Create: validateName → mutating admission → prepareForCreate → default → validate → canonicalize → validating
+ * admission → storage. Update: prepareForUpdate → default → validateUpdate → canonicalize (between mutating and
+ * validating admission, as on create).
+ *
+ * @example
+ * ```ts
+ * import type { ResourceStrategy } from "./strategy.ts";
+ * // Widgets: PUT creates a missing one; spec.size may not shrink.
+ * const widgets: ResourceStrategy = {
+ *   allowCreateOnUpdate: true,
+ *   validateUpdate: (next, old) =>
+ *     (next.spec?.size ?? 0) < (old.spec?.size ?? 0)
+ *       ? [{ reason: "FieldValueInvalid", message: "Invalid value: may not shrink", field: "spec.size" }]
+ *       : [],
+ * };
+ * console.assert(widgets.allowCreateOnUpdate === true);
+ * ```
+ */
+export interface ResourceStrategy {
+  /** Causes for a bad metadata.name (kube: the kind's name validation in ValidateObjectMeta). */
+  validateName?(name: string): StatusCause[];
+  /** Set when the served version is stored in another form (see {@link StorageConversion}). */
+  conversion?: StorageConversion;
+  /**
+   * The codec's error for a body the typed decoder cannot read (a Secret's data not base64, a Lease's MicroTime not
+   * RFC 3339 with microseconds): the request is answered 400 BadRequest with it. Sees the request body as sent.
+   */
+  decodeError?(body: KubeObject): string | undefined;
+  /**
+   * Whether DELETE answers with the deleted object (kube: the store's ReturnDeletedObject — pods, services,
+   * namespaces, serviceaccounts, ...) rather than a `Status` of kind Success when the object went at once.
+   */
+  returnDeletedObject?: boolean;
+  /** Whether PUT of a missing object creates it (leases, events, endpoints). */
+  allowCreateOnUpdate?: boolean;
+  /** Whether an update without metadata.resourceVersion is accepted (false for custom resources: 422). */
+  allowUnconditionalUpdate?: boolean;
+  /** Normalises a new object: clears what users may not set, fills the kind's create-time defaults. */
+  prepareForCreate?(obj: KubeObject, ctx: StrategyContext): void;
+  /** Carries over from `old` what an update may not change (server-owned fields). */
+  prepareForUpdate?(next: KubeObject, old: KubeObject, ctx: StrategyContext): void;
+  /** Defaulting applied on every create and update (kube: SetDefaults_<Kind> at decode). */
+  default?(obj: KubeObject, ctx: StrategyContext): void;
+  /**
+   * Field errors of a new object. Custom resources prune, default and validate against the structural schema in one
+   * pass here, so this may replace fields of `obj`.
+   */
+  validate?(obj: KubeObject, ctx: StrategyContext): StatusCause[];
+  /** Field errors of an update (immutability, transitions); as {@link validate} it may rewrite custom resources. */
+  validateUpdate?(next: KubeObject, old: KubeObject, ctx: StrategyContext): StatusCause[];
+  /** After validation succeeded, before storage: server-computed fields (a CRD's status). `old` on updates. */
+  canonicalize?(obj: KubeObject, old: KubeObject | undefined, ctx: StrategyContext): void;
+  /**
+   * Seconds a delete without finalizers waits before the object goes (0: at once), given the request's
+   * DeleteOptions.gracePeriodSeconds. Consulted only when the store's graceful deletion is on (something — the
+   * kubelet — acknowledges the deletion by deleting again with grace 0).
+   */
+  gracePeriodSeconds?(obj: KubeObject, requestedSeconds: number | undefined): number;
+  /**
+   * Set for resources whose deletion their own controller completes (namespaces): a delete marks the object
+   * (deletionTimestamp, then this hook) and it stays — updates never remove it — until that controller removes it.
+   */
+  terminate?(obj: KubeObject): void;
+}
+
+/** The generic behaviour: DNS-1123 subdomain names, no create on update, unconditional updates, no grace period. */
+export const DEFAULT_STRATEGY: Readonly<ResourceStrategy> = Object.freeze({
+  validateName: validateSubdomainName,
+  allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: true,
+  gracePeriodSeconds: () => 0,
+});
+
+/** `group/plural` (the group-resource, any version): how the registry keys strategies. */
+export function groupResourceOf(def: Pick<ResourceDef, "group" | "plural">): string {
+  return `${def.group}/${def.plural}`;
+}
+
+/**
+ * Maps resources to strategies: an entry per group-resource, else the custom-resource strategy for CRD-defined
+ * resources, else {@link DEFAULT_STRATEGY}. Lookups return the entry merged over the default (cached).
+ *
+ * @example
+ * ```ts
+ * import { StrategyRegistry } from "./strategy.ts";
+ * const registry = new StrategyRegistry([["example.com/widgets", { allowCreateOnUpdate: true }]], {});
+ * const widgets = { group: "example.com", plural: "widgets", custom: false };
+ * console.assert(registry.for(widgets).allowCreateOnUpdate === true);
+ * ```
+ */
+export class StrategyRegistry {
+  #entries: Map<string, ResourceStrategy>;
+  #custom: ResourceStrategy;
+  #resolved = new Map<string, ResourceStrategy>();
+
+  /** Strategies by `group/plural` (`entries`), and `custom` for every resource a CRD defines. */
+  constructor(entries: Iterable<[groupResource: string, strategy: ResourceStrategy]>, custom: ResourceStrategy) {
+    this.#entries = new Map(entries);
+    this.#custom = custom;
+  }
+
+  /** Adds or replaces the strategy of a group-resource (`"apps/deployments"`, `"/pods"`). */
+  set(groupResource: string, strategy: ResourceStrategy): void {
+    this.#entries.set(groupResource, strategy);
+    this.#resolved.clear();
+  }
+
+  /** The strategy of a resource, merged over {@link DEFAULT_STRATEGY}. */
+  for(def: Pick<ResourceDef, "group" | "plural" | "custom">): ResourceStrategy {
+    const key = `${def.custom ? "custom:" : ""}${groupResourceOf(def)}`;
+    let out = this.#resolved.get(key);
+    if (!out) {
+      const own = this.#entries.get(groupResourceOf(def)) ?? (def.custom ? this.#custom : {});
+      out = { ...DEFAULT_STRATEGY, ...own };
+      this.#resolved.set(key, out);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * Pod specs as kube-apiserver v1.37 defaults and validates them, for Pods and every pod template (Deployments,
+ * StatefulSets, DaemonSets, ReplicaSets, Jobs, CronJobs): pkg/apis/core/v1/defaults.go (SetDefaults_PodSpec,
+ * SetDefaults_Container) and the parts of pkg/apis/core/validation ValidatePodSpec / ValidatePodUpdate the fake
+ * checks (containers required, container names and images, restartPolicy, which fields a pod update may change).
+ * @module
+ */
+import type { StatusCause } from "../../../runtime/client/errors.ts";
+import type { Unstructured as KubeObject } from "../unstructured.ts";
+import { dns1123LabelErrors } from "../../../runtime/apimachinery/names.ts";
+import { jsonEqual } from "../object_rules.ts";
+import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired } from "./field_errors.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+/** imagePullPolicy kube defaults from the image reference: Always for `:latest` or no tag, else IfNotPresent. */
+export function defaultPullPolicy(image: string): "Always" | "IfNotPresent" {
+  const at = image.indexOf("@");
+  const ref = at >= 0 ? image.slice(0, at) : image;
+  const colon = ref.lastIndexOf(":");
+  const tag = colon > ref.lastIndexOf("/") ? ref.slice(colon + 1) : at >= 0 ? "" : "latest";
+  return tag === "latest" ? "Always" : "IfNotPresent";
+}
+
+function defaultContainer(c: Json): void {
+  if (!c || typeof c !== "object") return;
+  c.resources ??= {};
+  c.terminationMessagePath ??= "/dev/termination-log";
+  c.terminationMessagePolicy ??= "File";
+  if (!c.imagePullPolicy && typeof c.image === "string") c.imagePullPolicy = defaultPullPolicy(c.image);
+  for (const p of Array.isArray(c.ports) ? c.ports : []) if (p && typeof p === "object") p.protocol ??= "TCP";
+}
+
+/**
+ * Fills a pod spec's defaults in place (SetDefaults_PodSpec and SetDefaults_Container): restartPolicy Always,
+ * dnsPolicy ClusterFirst, 30 s termination grace, an empty securityContext, the default scheduler; per container
+ * terminationMessagePath/Policy, imagePullPolicy by tag, empty resources, TCP ports.
+ */
+export function defaultPodSpec(spec: Json): void {
+  if (!spec || typeof spec !== "object") return;
+  spec.restartPolicy ??= "Always";
+  spec.terminationGracePeriodSeconds ??= 30;
+  spec.dnsPolicy ??= "ClusterFirst";
+  spec.securityContext ??= {};
+  spec.schedulerName ??= "default-scheduler";
+  for (const c of Array.isArray(spec.initContainers) ? spec.initContainers : []) defaultContainer(c);
+  for (const c of Array.isArray(spec.containers) ? spec.containers : []) defaultContainer(c);
+}
+
+/** Fills a pod template's defaults (`spec.template` of workloads): its pod spec's, and metadata kept as sent. */
+export function defaultPodTemplate(template: Json): void {
+  if (!template || typeof template !== "object") return;
+  template.spec ??= {};
+  defaultPodSpec(template.spec);
+}
+
+/** Causes for a pod spec at `field` (`spec`, `spec.template.spec`). */
+export function validatePodSpec(spec: Json, field: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const containers = Array.isArray(spec?.containers) ? spec.containers : [];
+  if (containers.length === 0) causes.push(fieldRequired(`${field}.containers`));
+  const seen = new Set<string>();
+  const check = (list: Json[], path: string) =>
+    list.forEach((c: Json, i: number) => {
+      const at = `${path}[${i}]`;
+      const name = typeof c?.name === "string" ? c.name : "";
+      if (!name) causes.push(fieldRequired(`${at}.name`));
+      else {
+        for (const msg of dns1123LabelErrors(name)) causes.push(fieldInvalid(`${at}.name`, name, msg));
+        if (seen.has(name)) causes.push(fieldDuplicate(`${at}.name`, name));
+        seen.add(name);
+      }
+      if (!c?.image || typeof c.image !== "string" || !c.image.trim()) causes.push(fieldRequired(`${at}.image`));
+    });
+  check(containers, `${field}.containers`);
+  check(Array.isArray(spec?.initContainers) ? spec.initContainers : [], `${field}.initContainers`);
+  const restart = spec?.restartPolicy;
+  if (restart !== undefined && !["Always", "OnFailure", "Never"].includes(restart)) {
+    causes.push(fieldNotSupported(`${field}.restartPolicy`, restart, ["Always", "OnFailure", "Never"]));
+  }
+  return causes;
+}
+
+/** What ValidatePodUpdate lets change, in its message's words. */
+export const POD_UPDATE_FORBIDDEN =
+  "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`," +
+  "`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations)," +
+  "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
+
+/** The spec with what an update may change masked (images, activeDeadlineSeconds, tolerations, grace). */
+function maskMutable(spec: Json, oldNodeName: string | undefined): Json {
+  const out = structuredClone(spec ?? {});
+  for (const key of ["containers", "initContainers"]) {
+    for (const c of Array.isArray(out[key]) ? out[key] : []) if (c && typeof c === "object") delete c.image;
+  }
+  delete out.activeDeadlineSeconds;
+  delete out.tolerations;
+  delete out.terminationGracePeriodSeconds;
+  // The fake's kubelet schedules by setting nodeName on an unscheduled pod (kube: the binding subresource).
+  if (!oldNodeName) delete out.nodeName;
+  return out;
+}
+
+/** Causes for a pod update that changes a field kube keeps immutable (Forbidden on `spec`). */
+export function validatePodSpecUpdate(next: Json, old: Json): StatusCause[] {
+  if (jsonEqual(maskMutable(next, old?.nodeName), maskMutable(old, old?.nodeName))) return [];
+  const changed = Object.keys({ ...old, ...next }).filter((k) => !jsonEqual(next?.[k], old?.[k])).sort();
+  return [fieldForbidden("spec", `${POD_UPDATE_FORBIDDEN}\nchanged: ${changed.join(", ")}`)];
+}
+
+/** The pod template labels a workload's selector must match (`spec.template.metadata.labels`). */
+export function templateLabels(obj: KubeObject): Record<string, string> {
+  return obj.spec?.template?.metadata?.labels ?? {};
+}
