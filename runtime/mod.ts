@@ -45,7 +45,8 @@ export {
   type MapFn,
   type ReconcileContext,
 } from "./controller/controller.ts";
-export { type Action, done, type Priority, requeueAfter } from "./queue/queue.ts";
+export { type Action, done, requeueAfter } from "./controller/reconcile.ts";
+export type { Priority } from "./queue/queue.ts";
 export { type Runnable, type RunnableGroupName, type RunningRunnable, startRunnable } from "./manager/runnable.ts";
 export {
   Manager,

@@ -32,7 +32,7 @@ import {
 } from "../../runtime/controller/child_write_failure.ts";
 import { deleteIgnoringNotFound } from "../../runtime/client/delete_ignoring_not_found.ts";
 import { patchStatusIfChanged } from "../../runtime/controller/status_patch.ts";
-import { type Action, done, requeueAfter } from "../../runtime/queue/queue.ts";
+import { type Action, done, requeueAfter } from "../../runtime/controller/reconcile.ts";
 import { type Condition, CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import type { RbacRule } from "../rbac.ts";
 import { type At, AtType, type Phase } from "./schema.ts";

@@ -21,7 +21,7 @@ import { Controller, type InformerSource, type ReconcileContext } from "../../ru
 import { isNotFound } from "../../runtime/client/errors.ts";
 import { deleteIgnoringNotFound } from "../../runtime/client/delete_ignoring_not_found.ts";
 import { patchStatusIfChanged } from "../../runtime/controller/status_patch.ts";
-import { type Action, done, requeueAfter } from "../../runtime/queue/queue.ts";
+import { type Action, done, requeueAfter } from "../../runtime/controller/reconcile.ts";
 import type { RbacRule } from "../rbac.ts";
 import { type MachineCaches, machineCaches, machinesOfSwitch, selectorOf, switchesOf } from "./indexes.ts";
 import { type MachinePlan, planReconcile } from "./plan.ts";

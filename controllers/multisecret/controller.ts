@@ -41,7 +41,7 @@ import { deepEqual } from "../../runtime/apimachinery/equality.ts";
 import { type LabelMatcher, labelSelectorMatcher, SelectorError } from "../../runtime/apimachinery/label_selector.ts";
 import { deleteIgnoringNotFound } from "../../runtime/client/delete_ignoring_not_found.ts";
 import { patchStatusIfChanged } from "../../runtime/controller/status_patch.ts";
-import { type Action, done, requeueAfter } from "../../runtime/queue/queue.ts";
+import { type Action, done, requeueAfter } from "../../runtime/controller/reconcile.ts";
 import type { Namespace } from "../../runtime/builtin_types.ts";
 import { type Condition, CoreTypes, type KubeObject, objectKey } from "../../runtime/types.ts";
 import type { RbacRule } from "../rbac.ts";

@@ -31,7 +31,7 @@ import {
 import { isAlreadyExists, isNotFound } from "../../runtime/client/errors.ts";
 import { deleteIgnoringNotFound } from "../../runtime/client/delete_ignoring_not_found.ts";
 import { patchStatusIfChanged } from "../../runtime/controller/status_patch.ts";
-import { type Action, done, requeueAfter } from "../../runtime/queue/queue.ts";
+import { type Action, done, requeueAfter } from "../../runtime/controller/reconcile.ts";
 import type { Pod } from "../../runtime/builtin_types.ts";
 import { type Condition, CoreTypes } from "../../runtime/types.ts";
 import type { RbacRule } from "../rbac.ts";

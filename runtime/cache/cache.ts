@@ -20,7 +20,7 @@ import { type ShardedInformer, type ShardMode, sliceLeavers } from "../shard/inf
 import type { KubeClient } from "../client/client.ts";
 import { CacheWaiters, compareResourceVersions, resourceVersionReached, type WaitOptions } from "./cache_waiters.ts";
 import type { Clock } from "../clock.ts";
-import { type IndexFunc, type StoreChange, StoreWriter } from "./store.ts";
+import { type IndexFunc, type Store, type StoreChange, StoreWriter } from "./store.ts";
 import type { KubeObject, ResourceType } from "../types.ts";
 import {
   type WatchHealth,
@@ -32,23 +32,7 @@ import {
   type WatchSink,
 } from "../watch/watch_runner.ts";
 
-export { compareResourceVersions, type WaitOptions };
-
-/** The read-only view of a cache, handed to controllers and everyone but the cache's own watch loop. */
-export interface Store<T extends KubeObject = KubeObject> {
-  /** The object at `namespace/name` (or `name`), frozen. */
-  get(key: string): T | undefined;
-  /** All objects, or those of one namespace. */
-  list(namespace?: string): T[];
-  /** Objects filed under `value` in index `index` (built-in: `namespace`, `owner`, `label`; or custom). */
-  byIndex(index: string, value: string): T[];
-  /** All keys. */
-  keys(): string[];
-  /** The object with this uid, if present. */
-  getByUid(uid: string): T | undefined;
-  /** Number of objects. */
-  readonly size: number;
-}
+export { compareResourceVersions, type Store, type WaitOptions };
 
 /** Handlers for cache changes. Exceptions are caught and logged; they never stop the informer. */
 export interface InformerHandler<T extends KubeObject = KubeObject> {

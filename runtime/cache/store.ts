@@ -2,14 +2,29 @@
  * The informer's object store, as a single-writer type (kube-rs's reflector `store::Writer` / `Store`): a
  * {@link StoreWriter} holds objects keyed `namespace/name`, secondary indexes (namespace, owner uid, label
  * `key=value`, custom) and the diff logic of a relist; only its holder (the informer, fed by its watch loop) can
- * write. Everyone else gets {@link StoreWriter.reader}, a {@link Store} (declared in cache.ts) that has no write
+ * write. Everyone else gets {@link StoreWriter.reader}, a {@link Store} that has no write
  * methods at all, and frozen objects.
  * @module
  */
 
-import type { Store } from "./cache.ts";
 import type { KubeObject } from "../types.ts";
 import { objectKey } from "../types.ts";
+
+/** The read-only view of a cache, handed to controllers and everyone but the cache's own watch loop. */
+export interface Store<T extends KubeObject = KubeObject> {
+  /** The object at `namespace/name` (or `name`), frozen. */
+  get(key: string): T | undefined;
+  /** All objects, or those of one namespace. */
+  list(namespace?: string): T[];
+  /** Objects filed under `value` in index `index` (built-in: `namespace`, `owner`, `label`; or custom). */
+  byIndex(index: string, value: string): T[];
+  /** All keys. */
+  keys(): string[];
+  /** The object with this uid, if present. */
+  getByUid(uid: string): T | undefined;
+  /** Number of objects. */
+  readonly size: number;
+}
 
 /** Maps an object to the index values it is filed under. */
 export type IndexFunc<T extends KubeObject> = (obj: T) => string[];

@@ -14,7 +14,6 @@ import { BearerCredentials } from "./credentials.ts";
 import { ApiError, type CallInfo } from "./errors.ts";
 import { openHttpStream } from "../http/http_transport.ts";
 import { LineSplitter } from "../http/json_lines.ts";
-import { ensureDefaultLogging } from "../observe/log.ts";
 import type { ClusterConfig } from "./kubeconfig.ts";
 import { TokenBucketRateLimiter } from "../queue/rate_limiter.ts";
 import { parseRetryAfter, toStatus } from "../http/response_status.ts";
@@ -119,7 +118,6 @@ export class KubeClient {
 
   /** One HTTP transport per cluster; close() releases it. */
   constructor(opts: KubeClientOptions) {
-    ensureDefaultLogging();
     this.config = opts.config;
     this.clock = opts.clock ?? new RealClock();
     this.fieldManager = opts.fieldManager ?? "kubeop";

@@ -11,86 +11,32 @@
  * @module
  */
 
-import type { InformerLike, InformerSource } from "../cache/cache.ts";
-import type { Clock } from "../clock.ts";
-import type { ControllerClient } from "./controller_client.ts";
-import type { EventRecorder } from "../observe/events.ts";
+import type { InformerLike } from "../cache/cache.ts";
 import { controllerOwnerKeys, ownWritesStores, type Source, startResync, wireSources } from "./controller_sources.ts";
 import { reconcileKey, type ReconcileRun, runWorkers } from "./controller_workers.ts";
-import { kubeopLogger, type Logger } from "../observe/log.ts";
+import { kubeopLogger } from "../observe/log.ts";
 import { Metrics } from "../observe/metrics.ts";
 import { OwnWritesTracker } from "./own_writes.ts";
-import { type Action, done, type Priority, requeueAfter, WorkQueue } from "../queue/queue.ts";
+import { type Priority, WorkQueue } from "../queue/queue.ts";
+import {
+  type Action,
+  type ControllerDeps,
+  done,
+  type MapFn,
+  type ReconcileContext,
+  requeueAfter,
+} from "./reconcile.ts";
 import { defaultControllerRateLimiter, type RateLimiter } from "../queue/rate_limiter.ts";
 import { type KubeObject, objectKey, type ResourceType } from "../types.ts";
 import type { WatchScope } from "../watch/watch_runner.ts";
-import type { WriteFence } from "../leader/write_fence.ts";
 import type { ShardAdmission } from "../shard/shard_gate.ts";
 
-export { type Action, done, requeueAfter };
+export { type Action, type ControllerDeps, done, type MapFn, type ReconcileContext, requeueAfter };
 
 // The cache's reading side (Store, InformerHandler, InformerLike, InformerSource) is declared in cache.ts; what an
 // informer caches is a WatchScope (watch_runner.ts). Re-exported so a controller needs one import.
 export type { InformerHandler, InformerLike, InformerSource, Store } from "../cache/cache.ts";
 export type { WatchScope } from "../watch/watch_runner.ts";
-
-/** Everything a reconcile may use. Read from `informers`, write through `client`. */
-export interface ReconcileContext<T extends KubeObject = KubeObject> {
-  /** `namespace/name` or `name`. */
-  key: string;
-  /** Namespace part of the key (absent for cluster-scoped objects). */
-  namespace?: string;
-  /** Name part of the key. */
-  name: string;
-  /** The For object as the cache has it now (undefined: deleted or not yet seen). */
-  object: T | undefined;
-  /** Aborted when the controller shuts down. */
-  signal: AbortSignal;
-  /** Uncached reads and writes; writes through it are tracked for read-your-own-writes. */
-  client: ControllerClient;
-  /** The shared caches: read from here. */
-  informers: InformerSource;
-  /** Emits Kubernetes Events (never blocks). */
-  recorder: EventRecorder;
-  /** Carries `{controller, key, reconcileID}`. */
-  log: Logger;
-  /** The injected time source. */
-  clock: Clock;
-  /** Unique per reconcile (uuid). */
-  reconcileID: string;
-  /** Records a write made some other way (the server's answer), so the next reconcile waits for the cache to show it. */
-  expectWrite(rt: ResourceType, written: KubeObject): void;
-  /** Records a delete made some other way. */
-  expectDelete(rt: ResourceType, obj: KubeObject): void;
-}
-
-/** The runtime services a controller runs with; the Manager provides them. */
-export interface ControllerDeps {
-  /** The cluster client (wrapped per reconcile in an {@link OwnWritesClient} to track writes). */
-  client: ControllerClient;
-  /** The shared informer registry. */
-  informers: InformerSource;
-  /** Event recorder. */
-  recorder: EventRecorder;
-  /** Time source for queue delays, backoff and the read-your-writes timeout. */
-  clock: Clock;
-  /** Metrics registry (default: a private one). */
-  metrics?: Metrics;
-  /** Parent logger (a `controller.<name>` child is used). */
-  logger?: Logger;
-  /** Workers for controllers whose options do not say (the `--max-concurrent-reconciles` flag). */
-  maxConcurrentReconciles?: number;
-  /**
-   * The leader's write fence (runtime/leader/write_fence.ts), when leader election is on: no reconcile starts while it is
-   * closed, and each reconcile's client is bound to its signal, so losing the Lease aborts in-flight calls.
-   */
-  fence?: WriteFence;
-  /**
-   * The shard ring's admission (runtime/shard/shard_gate.ts), when sharding is on: a key is reconciled only when its uid's
-   * bucket is active on this replica, each reconcile's writes pass that bucket's fence and carry the uid.
-   */
-  shards?: ShardAdmission;
-}
 
 /** Options for {@link Controller}. */
 export interface ControllerOptions<T extends KubeObject> {
@@ -118,9 +64,6 @@ export interface ControllerOptions<T extends KubeObject> {
   /** Services; may instead be given later with {@link Controller.bind}. */
   deps?: ControllerDeps;
 }
-
-/** Maps a watched object to the keys of the For objects to reconcile. */
-export type MapFn<O extends KubeObject = KubeObject> = (obj: O) => string[];
 
 /**
  * A controller for one resource type.

@@ -7,7 +7,7 @@
 
 import type { Clock } from "../clock.ts";
 import type { InformerLike } from "../cache/cache.ts";
-import type { MapFn } from "./controller.ts";
+import type { MapFn } from "./reconcile.ts";
 import type { Logger } from "../observe/log.ts";
 import { type OwnWritesTracker, resourceId } from "./own_writes.ts";
 import type { Priority, WorkQueue } from "../queue/queue.ts";

@@ -5,13 +5,15 @@
  * @module
  */
 
-import type { ControllerDeps, InformerLike, ReconcileContext } from "./controller.ts";
+import type { InformerLike } from "../cache/cache.ts";
+import type { ControllerDeps, ReconcileContext } from "./reconcile.ts";
 import type { Logger } from "../observe/log.ts";
 import { reconcileLogger } from "../observe/log.ts";
 import type { Metrics } from "../observe/metrics.ts";
 import { type OwnWritesTracker, resourceId } from "./own_writes.ts";
 import { OwnWritesClient } from "./own_writes_client.ts";
-import type { Action, WorkQueue } from "../queue/queue.ts";
+import type { WorkQueue } from "../queue/queue.ts";
+import type { Action } from "./reconcile.ts";
 import { type ReconcileEnd, type ReconcileOutcome, reconcileOutcome } from "./reconcile_outcome.ts";
 import { ShardFencedClient } from "../shard/shard_client.ts";
 import type { ShardTicket } from "../shard/shard_gate.ts";

@@ -8,7 +8,7 @@
 
 import { NotLeaderError, TerminalError } from "../client/errors.ts";
 import type { ReconcileResult } from "../observe/metrics.ts";
-import type { Action } from "../queue/queue.ts";
+import type { Action } from "./reconcile.ts";
 
 /** What happens to the key in the work queue. */
 export type QueueOperation =
@@ -70,7 +70,7 @@ const ERROR_COUNTS = { countError: true, countTerminal: false, countPanic: false
  * @example
  * ```ts
  * import { reconcileOutcome } from "./reconcile_outcome.ts";
- * import { requeueAfter } from "../queue/queue.ts";
+ * import { requeueAfter } from "./reconcile.ts";
  * const o = reconcileOutcome({ action: requeueAfter(5_000) }, { aborted: false });
  * console.assert(o.result === "requeue_after" && o.queue.op === "forgetThenAddAfter");
  * ```

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ApiError, failureStatus, NotLeaderError, TerminalError } from "../client/errors.ts";
-import { done, requeueAfter } from "../queue/queue.ts";
+import { done, requeueAfter } from "./reconcile.ts";
 import { isPanic, type ReconcileEnd, type ReconcileOutcome, reconcileOutcome } from "./reconcile_outcome.ts";
 
 const conflict = new ApiError(failureStatus(409, "Conflict", "the object has been modified"), {

@@ -125,7 +125,6 @@ export class Manager {
   /** Builds the caches, recorder and (when configured) the leader elector; validates election durations. */
   constructor(opts: ManagerOptions) {
     this.#opts = opts;
-    ensureDefaultLogging();
     this.#clock = opts.clock ?? new RealClock();
     this.#log = opts.logger ?? kubeopLogger("manager");
     this.metrics = opts.metrics ?? new Metrics();
@@ -241,11 +240,13 @@ export class Manager {
   /**
    * Runs until `signal` aborts (then shuts down gracefully and resolves) or leadership is lost (then stops the
    * leader-gated runnables and rejects with {@link LeadershipLostError}). Also rejects when a server cannot listen,
-   * the caches do not sync within `cacheSyncTimeoutMs` (the error names them) or a runnable fails.
+   * the caches do not sync within `cacheSyncTimeoutMs` (the error names them) or a runnable fails. A program that
+   * configured no logging gets info-level text lines on stderr from here on (constructors never configure logging).
    */
   async start(signal: AbortSignal): Promise<void> {
     if (this.#started) throw new Error("manager: start() called twice");
     this.#started = true;
+    ensureDefaultLogging(); // running a Manager is running the program: info text unless it configured logging
     void this.#opts.client.preconnect?.(); // the first write skips the handshake (watches use their own sockets)
     const deps: ControllerDeps = {
       client: this.#writer,

@@ -3,63 +3,18 @@
  * stderr, a level), a child logger per reconcile carrying the object and controller fields controller-runtime logs
  * (`controller`, `controllerGroup`, `controllerKind`, `namespace`, `name`, `reconcileID`), and a redaction pass in
  * front of every sink so Secret `data`/`stringData` and credentials never reach a log line — in fields and in the
- * values interpolated into messages alike. When the application configured nothing, the Manager and KubeClient turn
- * on {@link ensureDefaultLogging} (info, text); a configuration the application made is never replaced.
+ * values interpolated into messages alike. When the application configured nothing, `Manager.start()` turns
+ * on {@link ensureDefaultLogging} (info, text; no constructor does); a configuration the application made is never
+ * replaced.
  * @module
  */
 
 import { type Config, configure, configureSync, getConfig, getLogger } from "@logtape/logtape";
 import { keyValueTextFormatter, type LineFormatter, zapJsonFormatter } from "./log_format.ts";
 
-/** Severity, lowest first (logtape's levels). */
-export type LogLevel = "trace" | "debug" | "info" | "warning" | "error" | "fatal";
+import type { Logger, LogLevel, LogRecord, Sink } from "./log_types.ts";
 
-/** Structured fields of a log record. */
-export type LogProperties = Record<string, unknown>;
-
-/**
- * The logger kubeop hands out (`ctx.log` in a reconcile): logtape's Logger, reduced to the methods kubeop uses. The
- * message is a template whose `{name}` placeholders are filled from `properties`.
- */
-export interface Logger {
-  /** The category, e.g. `["kubeop", "controller", "machine"]`. */
-  readonly category: readonly string[];
-  /** A logger one level down, e.g. `getChild("watch")` or `getChild(["controller", "x"])`. */
-  getChild(subcategory: string | readonly [string, ...string[]]): Logger;
-  /** A logger whose records all carry `properties`. */
-  with(properties: LogProperties): Logger;
-  /** Logs at trace level. */
-  trace(message: string, properties?: LogProperties): void;
-  /** Logs at debug level. */
-  debug(message: string, properties?: LogProperties): void;
-  /** Logs at info level. */
-  info(message: string, properties?: LogProperties): void;
-  /** Logs at warning level. */
-  warn(message: string, properties?: LogProperties): void;
-  /** Logs at error level. */
-  error(message: string, properties?: LogProperties): void;
-  /** Logs at fatal level. */
-  fatal(message: string, properties?: LogProperties): void;
-}
-
-/** One log record as a sink receives it (logtape's LogRecord). */
-export interface LogRecord {
-  /** Category of the logger that wrote it. */
-  readonly category: readonly string[];
-  /** Its level. */
-  readonly level: LogLevel;
-  /** The message, template parts at even indexes and interpolated values at odd ones. */
-  readonly message: readonly unknown[];
-  /** The template as written. */
-  readonly rawMessage: string | TemplateStringsArray;
-  /** Epoch milliseconds. */
-  readonly timestamp: number;
-  /** Structured fields. */
-  readonly properties: LogProperties;
-}
-
-/** Receives every record that passes the level filter. */
-export type Sink = (record: LogRecord) => void;
+export type { Logger, LogLevel, LogProperties, LogRecord, Sink } from "./log_types.ts";
 
 /** The root category of every kubeop logger. */
 export const ROOT_CATEGORY = "kubeop";

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { LogLevel, LogRecord } from "./log.ts";
+import type { LogLevel, LogRecord } from "./log_types.ts";
 
 /** A function from a log record to one formatted line (with its trailing newline). */
 export type LineFormatter = (record: LogRecord) => string;

@@ -8,30 +8,11 @@
 
 import type { Clock } from "../clock.ts";
 import { DelayHeap } from "./delay_heap.ts";
-import { type InFlightProbe, noopQueueMetrics, type QueueMetricsHooks } from "../observe/metrics.ts";
+import { type InFlightProbe, noopQueueMetrics, type QueueMetricsHooks } from "./queue_metrics.ts";
 import { ExponentialBackoffRateLimiter, type RateLimiter } from "./rate_limiter.ts";
 
 /** "high": live changes. "low": keys from an initial list or a resync; they yield to high, but age forward. */
 export type Priority = "high" | "low";
-
-/** What a reconcile decided (controller-runtime's reconcile.Result; kube-rs's Action). */
-export interface Action {
-  /** Process the key again after this many milliseconds (absent: wait for the next change). */
-  requeueAfterMs?: number;
-}
-
-/** The reconcile is complete; wait for the next change. */
-export function done(): Action {
-  return {};
-}
-
-/**
- * Reconcile again after `ms` milliseconds (even without a change). `requeueAfter(0)` means "again soon": the key goes
- * through the per-key backoff (controller-runtime's `Requeue: true`), so a reconcile cannot spin.
- */
-export function requeueAfter(ms: number): Action {
-  return { requeueAfterMs: Math.max(0, ms) };
-}
 
 /** Options for {@link KeySet}. */
 export interface KeySetOptions {

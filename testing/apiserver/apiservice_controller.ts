@@ -10,7 +10,7 @@
 import { rfc3339 } from "./object_rules.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { FakeStore } from "./commit_path.ts";
-import type { AggregatedTarget } from "./http_router.ts";
+import type { AggregatedTarget } from "./http_route.ts";
 import type { StoredEvent } from "./object_storage.ts";
 
 /** Sends `GET <path>` to an aggregated target (the router's proxy). */

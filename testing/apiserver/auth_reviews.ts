@@ -10,7 +10,7 @@ import { ADMIN_USER } from "./authn.ts";
 import type { FaultHooks } from "./faults.ts";
 import type { PolicyRule } from "./rbac_bootstrap.ts";
 import type { RbacAuthorizer, RequestAttributes, UserInfo } from "./rbac_authorizer.ts";
-import type { ResourceRoute } from "./http_resources.ts";
+import type { ResourceRoute } from "./http_route.ts";
 import type { ServiceAccountTokens } from "./service_account_tokens.ts";
 import { badRequest, invalid } from "./status_errors.ts";
 

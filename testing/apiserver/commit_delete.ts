@@ -2,10 +2,12 @@
  * The fake server's DELETE semantics, as kube-apiserver's: uid/resourceVersion preconditions, objects their own
  * controller terminates (marked only), finalizers and the propagation policies' finalizers (marked with a
  * deletionTimestamp), graceful deletion (deletionTimestamp in the future, only shortened by a later delete), and
- * removal otherwise. Used by {@link FakeStore.deleteWithOutcome}.
+ * removal otherwise. Used by FakeStore.deleteWithOutcome (commit_path.ts).
  * @module
  */
-import type { FakeStore } from "./commit_path.ts";
+import type { Clock } from "../../runtime/clock.ts";
+import type { ObjectStore } from "./object_storage.ts";
+import type { StrategyRegistry } from "./strategy.ts";
 import { rfc3339 } from "./object_rules.ts";
 import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
@@ -29,13 +31,27 @@ export interface DeleteOptions {
 const FOREGROUND = "foregroundDeletion";
 const ORPHAN = "orphan";
 
+/** What a delete reads of the commit path (FakeStore satisfies it); declared here so the two files form no cycle. */
+export interface DeleteHost {
+  /** The objects. */
+  readonly objects: ObjectStore;
+  /** The server's time. */
+  readonly clock: Clock;
+  /** Per-resource strategies (grace periods). */
+  readonly strategies: StrategyRegistry;
+  /** Whether pods are deleted gracefully (a kubelet confirms). */
+  readonly gracefulPodDeletion: boolean;
+  /** The object as served (storage version converted to the request's). */
+  present(def: ResourceDef, obj: KubeObject): KubeObject;
+}
+
 /**
  * Deletes `namespace/name` of `def` from `store` (see the module doc), answering the object as served and whether it
  * went at once (`deleted`; on a dry run: would have gone) or stays marked for deletion. `persist` stores a marked
  * object (unless `dryRun`) and answers it as served.
  */
 export function deleteObject(
-  store: FakeStore,
+  store: DeleteHost,
   def: ResourceDef,
   namespace: string,
   name: string,

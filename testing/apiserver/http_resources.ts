@@ -11,6 +11,7 @@ import { negotiateShape, shapeList, shapeObject, watchPresenter } from "./http_n
 import { patchObject, servedPatchType } from "./patch_object.ts";
 import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
+import { jsonResponse, type ResourceRoute } from "./http_route.ts";
 import { type DeleteOptions, type FakeStore, parseRv } from "./commit_path.ts";
 import { duplicateJsonFields } from "./json_duplicates.ts";
 import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";
@@ -42,15 +43,7 @@ import {
   writeConverted,
 } from "./http_crd_conversion.ts";
 
-/** A parsed resource URL. */
-export interface ResourceRoute {
-  def: ResourceDef;
-  namespace?: string;
-  name?: string;
-  subresource?: string;
-  /** The deprecated `/watch/` path form (`/api/v1/watch/namespaces/{ns}/{plural}[/{name}]`). */
-  watch?: boolean;
-}
+export { jsonResponse, type ResourceRoute };
 
 /** What the resource handlers need from the server. */
 export interface ResourceContext {
@@ -62,14 +55,6 @@ export interface ResourceContext {
   features?: Readonly<FeatureGates>;
   /** Extra subresource handlers (`pods/log`, `pods/binding`, ...), keyed `group/plural/sub` (CRDs: `*` for group and plural). */
   subresources: Map<string, (req: Request, route: ResourceRoute, url: URL) => Promise<Response>>;
-}
-
-/** JSON response helper. */
-export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "content-type": "application/json", ...headers },
-  });
 }
 
 const truthy = (v: string | null): boolean => v === "true" || v === "1";

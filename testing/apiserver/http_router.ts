@@ -37,10 +37,9 @@ const ALLOW_ALL: Pick<RbacAuthorizer, "authorize" | "rulesFor"> = {
   }),
 };
 
-/** An aggregated API target: a URL to proxy to, or an in-process handler. */
-export type AggregatedTarget =
-  | { url: string; caPEM?: string; insecureSkipTLSVerify?: boolean }
-  | ((req: Request) => Promise<Response>);
+import type { AggregatedTarget } from "./http_route.ts";
+
+export type { AggregatedTarget };
 
 /** What the router needs. */
 export interface RouterContext extends ResourceContext, AuthContext {

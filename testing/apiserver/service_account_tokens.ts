@@ -9,7 +9,7 @@ import type { Clock } from "../../runtime/clock.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { FakeStore } from "./commit_path.ts";
 import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
-import { jsonResponse, type ResourceRoute } from "./http_resources.ts";
+import { jsonResponse, type ResourceRoute } from "./http_route.ts";
 import { rfc3339 } from "./object_rules.ts";
 import type { UserInfo } from "./rbac_authorizer.ts";
 import { badRequest, invalid, notFound } from "./status_errors.ts";

@@ -11,7 +11,7 @@ import { Controller } from "../../runtime/controller/controller.ts";
 import { loadClusterConfig } from "../../runtime/client/kubeconfig.ts";
 import { KubeClient } from "../../runtime/client/client.ts";
 import { Manager } from "../../runtime/manager/manager.ts";
-import { type Action, done } from "../../runtime/queue/queue.ts";
+import { type Action, done } from "../../runtime/controller/reconcile.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 
 /** How long one reconcile "works" between the `started` and `finished` annotations. */

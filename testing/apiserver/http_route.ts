@@ -1,0 +1,32 @@
+/**
+ * The fake server's routing vocabulary, below every handler: where a resource request goes ({@link ResourceRoute}),
+ * where an aggregated API group is served ({@link AggregatedTarget}), and the JSON answer every handler writes
+ * ({@link jsonResponse}). Handlers (http_resources.ts, auth_reviews.ts, service_account_tokens.ts) and the router
+ * (http_router.ts) import it; it imports only the resource definition.
+ * @module
+ */
+
+import type { ResourceDef } from "./resource_def.ts";
+
+/** A parsed resource URL. */
+export interface ResourceRoute {
+  def: ResourceDef;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+  /** The deprecated `/watch/` path form (`/api/v1/watch/namespaces/{ns}/{plural}[/{name}]`). */
+  watch?: boolean;
+}
+
+/** JSON response helper. */
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+/** An aggregated API target: a URL to proxy to, or an in-process handler. */
+export type AggregatedTarget =
+  | { url: string; caPEM?: string; insecureSkipTLSVerify?: boolean }
+  | ((req: Request) => Promise<Response>);
