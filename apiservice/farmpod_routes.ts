@@ -5,7 +5,7 @@
  */
 import { ApiError, failureStatus } from "../runtime/client/errors.ts";
 import type { Clock } from "../runtime/clock.ts";
-import type { KubeObject, WatchEvent } from "../runtime/types.ts";
+import type { KubeObject } from "../runtime/types.ts";
 import type { PodCache } from "./cluster.ts";
 import { farmPodListRV, getFarmPod, listFarmPods, requireSynced } from "./farmpods.ts";
 import type { FarmPodChange, FarmPodHistory } from "./farmpod_history.ts";
@@ -13,7 +13,7 @@ import { FARM_API_VERSION, FARMPODS } from "./llama.ts";
 import { badRequest, jsonResponse, wantsTable } from "./http.ts";
 import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 import { toTable } from "./table.ts";
-import { watchErrorResponse, watchResponse } from "./watch_stream.ts";
+import { serveResourceWatch } from "./watch_stream.ts";
 
 /** What the farmpod handlers share. */
 export interface FarmPodRouteContext {
@@ -57,47 +57,23 @@ export function listOrWatchFarmPods(req: Request, url: URL, ctx: FarmPodRouteCon
     let lastRV = rv;
     const fromState = sendInitial || rvParam === "" || rvParam === "0";
     const inScope = (o: KubeObject) => (namespace === undefined || o.metadata.namespace === namespace) && match(o);
-    const live: FarmPodChange[] = [];
-    let push: ((change: FarmPodChange) => void) | undefined;
-    let sub: ReturnType<FarmPodHistory["subscribe"]>;
-    try {
-      sub = history.subscribe(fromState ? Number(rv) : Number(rvParam), (change) => {
-        if (push) push(change);
-        else live.push(change);
-      });
-    } catch (err) {
-      if (err instanceof ApiError) return watchErrorResponse(err.status);
-      throw err;
-    }
-    const initial: WatchEvent<KubeObject>[] = fromState
-      ? items.map((object) => ({ type: "ADDED" as const, object }))
-      : sub.replay.filter((c) => inScope(c.object)).map((c) => ({ type: c.type, object: c.object }));
-    const bookmarkObject = (annotate: boolean): KubeObject => ({
-      apiVersion: FARM_API_VERSION,
-      kind: "FarmPod",
-      metadata: {
-        resourceVersion: lastRV,
-        ...(annotate ? { annotations: { "k8s.io/initial-events-end": "true" } } : {}),
-      },
-    });
-    if (sendInitial && bookmarks) initial.push({ type: "BOOKMARK", object: bookmarkObject(true) });
-    const timeoutSeconds = Number(q.get("timeoutSeconds") ?? "");
-    return watchResponse({
+    return serveResourceWatch<FarmPodChange>({
       clock: ctx.clock,
-      initial,
-      subscribe: (send) => {
-        const emit = (change: FarmPodChange) => {
+      kind: "FarmPod",
+      apiVersion: FARM_API_VERSION,
+      subscribe: (listener) =>
+        history.subscribe(fromState ? Number(rv) : Number(rvParam), (change) => {
           lastRV = String(change.resourceVersion);
-          if (inScope(change.object)) send({ type: change.type, object: change.object });
-        };
-        for (const change of live.splice(0)) emit(change);
-        push = emit;
-        return sub.unsubscribe;
-      },
-      onClose: sub.unsubscribe,
-      bookmark: bookmarks ? () => bookmarkObject(false) : undefined,
+          listener(change);
+        }),
+      eventOf: (change) => inScope(change.object) ? { type: change.type, object: change.object } : undefined,
+      fromState,
+      stateObjects: () => items,
+      resourceVersion: () => lastRV,
+      sendInitialEvents: sendInitial,
+      bookmarks,
       bookmarkIntervalMs: ctx.bookmarkIntervalMs,
-      timeoutMs: timeoutSeconds > 0 ? timeoutSeconds * 1000 : undefined,
+      timeoutSeconds: Number(q.get("timeoutSeconds") ?? ""),
       encode: table
         ? (object, i) => toTable([object], FARMPODS, { nowMs: ctx.clock.now(), noHeaders: i > 0, includeObject })
         : undefined,

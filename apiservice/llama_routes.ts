@@ -17,7 +17,7 @@ import { toTable } from "./table.ts";
 import { decodeContinue, dryRunOf, limitOf, pageOf } from "./request_options.ts";
 import { applyConfiguration, managerOf, recordUpdate } from "./field_ownership.ts";
 import { badRequest, jsonResponse, mediaType, readBody, readObjectBody, unsupportedPatch, wantsTable } from "./http.ts";
-import { watchErrorResponse, watchResponse } from "./watch_stream.ts";
+import { serveResourceWatch } from "./watch_stream.ts";
 
 /** What the llama handlers share. */
 export interface LlamaRouteContext {
@@ -150,45 +150,19 @@ export function listOrWatchLlamas(req: Request, url: URL, ctx: LlamaRouteContext
     if (rvParam && !/^\d+$/.test(rvParam)) badRequest(`invalid resourceVersion ${JSON.stringify(rvParam)}`);
     const initialState = sendInitial || rvParam === "" || rvParam === "0";
     const since = initialState ? Number(ctx.store.resourceVersion) : Number(rvParam);
-    const live: WatchEvent<KubeObject>[] = [];
-    let push: ((e: WatchEvent<KubeObject>) => void) | undefined;
-    let sub: ReturnType<LlamaStore["subscribe"]>;
-    try {
-      sub = ctx.store.subscribe(since, (change) => {
-        const event = selectorEvent(change, match);
-        if (!event) return;
-        if (push) push(event);
-        else live.push(event);
-      });
-    } catch (err) {
-      if (err instanceof ApiError) return watchErrorResponse(err.status);
-      throw err;
-    }
-    const initial: WatchEvent<KubeObject>[] = initialState
-      ? ctx.store.list(namespace, match).items.map((object) => ({ type: "ADDED" as const, object }))
-      : sub.replay.map((c) => selectorEvent(c, match)).filter((e) => e !== undefined);
-    const bookmarkObject = (annotate: boolean): KubeObject => ({
-      apiVersion: FARM_API_VERSION,
-      kind: "Llama",
-      metadata: {
-        resourceVersion: ctx.store.resourceVersion,
-        ...(annotate ? { annotations: { "k8s.io/initial-events-end": "true" } } : {}),
-      },
-    });
-    if (sendInitial && bookmarks) initial.push({ type: "BOOKMARK", object: bookmarkObject(true) });
-    const timeoutSeconds = Number(q.get("timeoutSeconds") ?? "");
-    return watchResponse({
+    return serveResourceWatch<LlamaChange>({
       clock: ctx.clock,
-      initial,
-      subscribe: (send) => {
-        for (const e of live.splice(0)) send(e);
-        push = send;
-        return sub.unsubscribe;
-      },
-      onClose: sub.unsubscribe,
-      bookmark: bookmarks ? () => bookmarkObject(false) : undefined,
+      kind: "Llama",
+      apiVersion: FARM_API_VERSION,
+      subscribe: (listener) => ctx.store.subscribe(since, listener),
+      eventOf: (change) => selectorEvent(change, match),
+      fromState: initialState,
+      stateObjects: () => ctx.store.list(namespace, match).items,
+      resourceVersion: () => ctx.store.resourceVersion,
+      sendInitialEvents: sendInitial,
+      bookmarks,
       bookmarkIntervalMs: ctx.bookmarkIntervalMs,
-      timeoutMs: timeoutSeconds > 0 ? timeoutSeconds * 1000 : undefined,
+      timeoutSeconds: Number(q.get("timeoutSeconds") ?? ""),
       encode: table
         ? (object, i) => toTable([object], LLAMAS, { nowMs: nowMs(), noHeaders: i > 0, includeObject })
         : undefined,

@@ -1,36 +1,19 @@
 /**
  * Label and field selectors as kube-apiserver parses them from `labelSelector=` / `fieldSelector=`: label
- * selectors as runtime/apimachinery/label_selector.ts parses them; field selectors `metadata.name` and
- * `metadata.namespace` with `=`, `==`, `!=`. A malformed selector is a 400.
+ * selectors as runtime/apimachinery/label_selector.ts parses them; field selectors as
+ * runtime/apimachinery/field_selector.ts parses them, over `metadata.name` and `metadata.namespace`. A malformed selector is a 400.
  * @module
  */
 import { ApiError, failureStatus } from "../runtime/client/errors.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import { parseLabelSelector as parseLabels, SelectorError } from "../runtime/apimachinery/label_selector.ts";
+import { fieldSelectorMatcher } from "../runtime/apimachinery/field_selector.ts";
 
 /** A compiled selector: true when the object matches. */
 export type ObjectPredicate = (obj: KubeObject) => boolean;
 
 function badRequest(message: string): ApiError {
   return new ApiError(failureStatus(400, "BadRequest", message), { verb: "list" });
-}
-
-/** Splits on commas that are not inside parentheses. */
-function splitTerms(selector: string): string[] {
-  const terms: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < selector.length; i++) {
-    const c = selector[i];
-    if (c === "(") depth++;
-    else if (c === ")") depth--;
-    else if (c === "," && depth === 0) {
-      terms.push(selector.slice(start, i));
-      start = i + 1;
-    }
-  }
-  terms.push(selector.slice(start));
-  return terms.map((t) => t.trim()).filter(Boolean);
 }
 
 /**
@@ -56,17 +39,13 @@ export function parseLabelSelector(selector: string | null | undefined): ObjectP
 
 /** Compiles a field selector over metadata.name / metadata.namespace; throws a 400 ApiError otherwise. */
 export function parseFieldSelector(selector: string | null | undefined): ObjectPredicate {
-  if (!selector?.trim()) return () => true;
-  const checks: ObjectPredicate[] = [];
-  for (const term of splitTerms(selector)) {
-    const m = term.match(/^([A-Za-z.]+)\s*(==|=|!=)\s*(.*)$/);
-    if (!m) throw badRequest(`invalid selector: '${selector}'; can't understand '${term}'`);
-    const [field, op, value] = [m[1], m[2], m[3]];
-    if (field !== "metadata.name" && field !== "metadata.namespace") {
-      throw badRequest(`field label not supported: ${field}`);
-    }
-    const read = (o: KubeObject) => field === "metadata.name" ? o.metadata.name : o.metadata.namespace;
-    checks.push((o) => op === "!=" ? read(o) !== value : read(o) === value);
+  try {
+    return fieldSelectorMatcher<KubeObject>(selector, {
+      "metadata.name": (o) => o.metadata.name,
+      "metadata.namespace": (o) => o.metadata.namespace,
+    });
+  } catch (err) {
+    if (err instanceof SelectorError) throw badRequest(err.message);
+    throw err;
   }
-  return (o) => checks.every((c) => c(o));
 }

@@ -7,29 +7,10 @@ import { humanDuration } from "../runtime/apimachinery/durations.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import { nestedField } from "../runtime/unstructured.ts";
 import type { FarmResource } from "./llama.ts";
+import { NAME_COLUMN, type TableColumn } from "../runtime/apimachinery/table.ts";
 
-/** One column of a Table. */
-export interface TableColumn {
-  /** Object name. */
-  name: string;
-  /** Cell type: string, integer, number, date. */
-  type: string;
-  /** Column format (e.g. name). */
-  format: string;
-  /** Column description. */
-  description: string;
-  /** 0 = always shown; >0 only with -o wide. */
-  priority: number;
-}
+export type { TableColumn };
 
-const NAME_COLUMN: TableColumn = {
-  name: "Name",
-  type: "string",
-  format: "name",
-  description: "Name must be unique within a namespace. More info: " +
-    "https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
-  priority: 0,
-};
 const AGE_COLUMN: TableColumn = {
   name: "Age",
   type: "date",

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Clock } from "../runtime/clock.ts";
-import type { Status } from "../runtime/client/errors.ts";
+import { ApiError, type Status } from "../runtime/client/errors.ts";
 import type { KubeObject, WatchEvent } from "../runtime/types.ts";
 
 /** What a watch stream needs. */
@@ -101,4 +101,105 @@ export function watchResponse(opts: WatchStreamOptions): Response {
     },
   });
   return new Response(body, { status: 200, headers: { "content-type": "application/json" } });
+}
+
+/** One farm resource's watch request, in the terms {@link serveResourceWatch} assembles the response from. */
+export interface ResourceWatchOptions<C> {
+  /** Time source. */
+  clock: Clock;
+  /** The resource's kind (BOOKMARK objects carry it). */
+  kind: string;
+  /** The group/version (BOOKMARK objects carry it). */
+  apiVersion: string;
+  /**
+   * Subscribes to the resource's changes (from the history, as of the request's resourceVersion); the changes it
+   * replays come back in `replay`. Throws an ApiError when that resourceVersion cannot be served (e.g. 410).
+   */
+  subscribe(listener: (change: C) => void): { replay: C[]; unsubscribe(): void };
+  /** The event a change is for this watch (its selectors and namespace), or undefined when out of scope. */
+  eventOf(change: C): WatchEvent<KubeObject> | undefined;
+  /** Whether the watch starts from the current state (ADDED for each object) rather than from the replay. */
+  fromState: boolean;
+  /** The current state's objects in scope, when {@link ResourceWatchOptions.fromState}. */
+  stateObjects(): KubeObject[];
+  /** The resourceVersion a BOOKMARK names now. */
+  resourceVersion(): string;
+  /** `sendInitialEvents=true`: end the initial events with an annotated BOOKMARK (when bookmarks are allowed). */
+  sendInitialEvents: boolean;
+  /** `allowWatchBookmarks=true`. */
+  bookmarks: boolean;
+  /** Interval of periodic BOOKMARKs, ms. */
+  bookmarkIntervalMs: number;
+  /** `timeoutSeconds` (0 or NaN: none). */
+  timeoutSeconds: number;
+  /** Encodes each event's object (Table watches). */
+  encode?: (object: KubeObject, index: number) => unknown;
+}
+
+/**
+ * A farm resource's watch, assembled once for every resource: subscribes first and holds live changes until the
+ * stream starts (so nothing between the initial state and the first live event is lost), sends the initial events
+ * (the state as ADDED, or the history's replay), the initial-events-end BOOKMARK, then live events, periodic
+ * BOOKMARKs and the timeout. A resourceVersion the history cannot serve answers one ERROR event.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { RealClock } from "../runtime/clock.ts";
+ * import { serveResourceWatch } from "./watch_stream.ts";
+ * const res = serveResourceWatch<{ name: string }>({
+ *   clock: new RealClock(), kind: "Llama", apiVersion: "farm.example.com/v1alpha",
+ *   subscribe: () => ({ replay: [], unsubscribe() {} }),
+ *   eventOf: (c) => ({ type: "ADDED", object: { metadata: { name: c.name } } }),
+ *   fromState: true, stateObjects: () => [{ metadata: { name: "a" } }], resourceVersion: () => "7",
+ *   sendInitialEvents: true, bookmarks: true, bookmarkIntervalMs: 60_000, timeoutSeconds: 0,
+ * });
+ * const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+ * let text = "";
+ * while (text.split("\n").length < 3) text += (await reader.read()).value;
+ * await reader.cancel(); // a watch without timeoutSeconds streams until the client goes away
+ * assert.deepEqual(text.trim().split("\n").map((l) => JSON.parse(l).type), ["ADDED", "BOOKMARK"]);
+ * ```
+ */
+export function serveResourceWatch<C>(opts: ResourceWatchOptions<C>): Response {
+  const held: WatchEvent<KubeObject>[] = [];
+  let push: ((event: WatchEvent<KubeObject>) => void) | undefined;
+  let sub: { replay: C[]; unsubscribe(): void };
+  try {
+    sub = opts.subscribe((change) => {
+      const event = opts.eventOf(change);
+      if (!event) return;
+      if (push) push(event);
+      else held.push(event);
+    });
+  } catch (err) {
+    if (err instanceof ApiError) return watchErrorResponse(err.status);
+    throw err;
+  }
+  const initial: WatchEvent<KubeObject>[] = opts.fromState
+    ? opts.stateObjects().map((object) => ({ type: "ADDED" as const, object }))
+    : sub.replay.map((c) => opts.eventOf(c)).filter((e) => e !== undefined);
+  const bookmarkObject = (initialEventsEnd: boolean): KubeObject => ({
+    apiVersion: opts.apiVersion,
+    kind: opts.kind,
+    metadata: {
+      resourceVersion: opts.resourceVersion(),
+      ...(initialEventsEnd ? { annotations: { "k8s.io/initial-events-end": "true" } } : {}),
+    },
+  });
+  if (opts.sendInitialEvents && opts.bookmarks) initial.push({ type: "BOOKMARK", object: bookmarkObject(true) });
+  return watchResponse({
+    clock: opts.clock,
+    initial,
+    subscribe: (send) => {
+      for (const event of held.splice(0)) send(event);
+      push = send;
+      return sub.unsubscribe;
+    },
+    onClose: sub.unsubscribe,
+    bookmark: opts.bookmarks ? () => bookmarkObject(false) : undefined,
+    bookmarkIntervalMs: opts.bookmarkIntervalMs,
+    timeoutMs: opts.timeoutSeconds > 0 ? opts.timeoutSeconds * 1000 : undefined,
+    encode: opts.encode,
+  });
 }

@@ -6,7 +6,7 @@
  * k8s.io/api/admission/v1 and k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1.
  * @module
  */
-import type { V1Status } from "@kubernetes/client-node";
+import type { Status } from "../client/errors.ts";
 
 /** The operation an AdmissionReview asks about (admission/v1 Operation). */
 export type AdmissionOperation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
@@ -84,7 +84,7 @@ export interface AdmissionResponse {
   /** Whether the request is admitted. */
   allowed: boolean;
   /** Why the request was refused (code and message), when `allowed` is false. */
-  status?: Pick<V1Status, "code" | "message" | "reason" | "details"> & { status?: string };
+  status?: Partial<Pick<Status, "code" | "message" | "reason" | "details">> & { status?: string };
   /** A base64-encoded RFC 6902 JSON patch (mutating webhooks only). */
   patch?: string;
   /** Set with `patch`: the only type kube accepts. */

@@ -9,8 +9,11 @@ import type { WebhookRoute } from "../../runtime/webhook/server.ts";
 
 /** The request to review: its operation and objects (absent `oldObject` on CREATE). */
 export interface ReviewRequest<T> {
+  /** CREATE, UPDATE, DELETE or CONNECT. */
   operation: AdmissionOperation;
+  /** The object as it would be stored (absent on DELETE). */
   object?: T;
+  /** The object before the change (UPDATE, DELETE). */
   oldObject?: T;
 }
 

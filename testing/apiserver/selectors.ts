@@ -6,6 +6,11 @@
  */
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { parseLabelSelector as parseLabels, SelectorError } from "../../runtime/apimachinery/label_selector.ts";
+import {
+  type FieldGetter as Getter,
+  fieldSelectorMatcher,
+  pinnedName,
+} from "../../runtime/apimachinery/field_selector.ts";
 
 export { SelectorError };
 
@@ -29,7 +34,7 @@ export function parseLabelSelector(selector: string | null | undefined): Matcher
   return (obj) => matches(obj.metadata?.labels);
 }
 
-type FieldGetter = (obj: KubeObject) => string | undefined;
+type FieldGetter = Getter<KubeObject>;
 
 const str = (v: unknown): string | undefined => v === undefined || v === null ? undefined : String(v);
 
@@ -61,49 +66,9 @@ const KIND_FIELDS: Record<string, Record<string, FieldGetter>> = {
   "/nodes": { "spec.unschedulable": (o) => String(Boolean(o.spec?.unschedulable)) },
 };
 
-/** Splits a field selector term on its operator, honouring `\` escapes. */
-function splitFieldTerm(term: string, selector: string): { field: string; op: "=" | "!="; value: string } {
-  for (let i = 0; i < term.length; i++) {
-    const ch = term[i];
-    if (ch === "\\") {
-      i++;
-      continue;
-    }
-    if (ch === "!" && term[i + 1] === "=") {
-      return { field: term.slice(0, i), op: "!=", value: unescape(term.slice(i + 2)) };
-    }
-    if (ch === "=") {
-      const skip = term[i + 1] === "=" ? 2 : 1;
-      return { field: term.slice(0, i), op: "=", value: unescape(term.slice(i + skip)) };
-    }
-  }
-  throw new SelectorError(`invalid selector: '${selector}'; can't understand '${term}'`);
-}
-
-function unescape(s: string): string {
-  return s.replace(/\\(.)/g, "$1");
-}
-
-/** Splits on unescaped commas. */
-function splitFieldTerms(selector: string): string[] {
-  const out: string[] = [];
-  let cur = "";
-  for (let i = 0; i < selector.length; i++) {
-    const ch = selector[i];
-    if (ch === "\\" && i + 1 < selector.length) {
-      cur += ch + selector[i + 1];
-      i++;
-    } else if (ch === ",") {
-      out.push(cur);
-      cur = "";
-    } else cur += ch;
-  }
-  out.push(cur);
-  return out.map((t) => t.trim()).filter(Boolean);
-}
-
 /**
- * Compiles a field selector for objects stored under `storageKey` (`group/plural`, see registry.ts).
+ * Compiles a field selector (runtime/apimachinery/field_selector.ts) for objects stored under `storageKey`
+ * (`group/plural`, see registry.ts): metadata.name/namespace, the kind's own selectable fields, a CRD's selectableFields.
  * Unknown fields are a {@link SelectorError} (`field label not supported: x`), as on the real server.
  *
  * @example
@@ -119,7 +84,6 @@ export function parseFieldSelector(
   storageKey: string,
   selectableFields: string[] = [],
 ): Matcher {
-  if (!selector || !selector.trim()) return () => true;
   const extra: Record<string, FieldGetter> = { ...KIND_FIELDS[storageKey] };
   // A CRD's selectableFields (`.spec.color`): the value at that path, as text.
   for (const jsonPath of selectableFields) {
@@ -130,24 +94,11 @@ export function parseFieldSelector(
       return v === undefined || v === null ? "" : String(v);
     };
   }
-  const tests: Matcher[] = [];
-  for (const term of splitFieldTerms(selector)) {
-    const { field, op, value } = splitFieldTerm(term, selector);
-    const name = field.trim();
-    let getter: FieldGetter | undefined;
-    if (name === "metadata.name") getter = (o) => o.metadata?.name ?? "";
-    else if (name === "metadata.namespace") getter = (o) => o.metadata?.namespace ?? "";
-    else getter = extra[name];
-    if (!getter) throw new SelectorError(`field label not supported: ${name}`);
-    const get = getter;
-    tests.push(op === "=" ? (o) => get(o) === value : (o) => get(o) !== value);
-  }
-  return (obj) => tests.every((t) => t(obj));
+  return fieldSelectorMatcher<KubeObject>(selector, {
+    "metadata.name": (o) => o.metadata?.name ?? "",
+    "metadata.namespace": (o) => o.metadata?.namespace ?? "",
+    ...extra,
+  });
 }
 
-/** The `metadata.name=<x>` value when the field selector pins one name (a fast path for lists and watches). */
-export function pinnedName(selector: string | null | undefined): string | undefined {
-  if (!selector) return undefined;
-  const m = selector.match(/^metadata\.name==?([^,]+)$/);
-  return m ? unescape(m[1]) : undefined;
-}
+export { pinnedName };

@@ -11,40 +11,15 @@ import { ageOf, humanDuration } from "../../runtime/apimachinery/durations.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { COLUMN_DESCRIPTIONS } from "./table_descriptions.ts";
 import { compareStrings } from "../../runtime/apimachinery/string_order.ts";
+import { NAME_COLUMN, type TableColumn, type TableRow } from "../../runtime/apimachinery/table.ts";
 
-/** metav1.TableColumnDefinition. */
-export interface TableColumn {
-  name: string;
-  type: string;
-  format: string;
-  description: string;
-  priority: number;
-}
-
-/** metav1.TableRow. */
-export interface TableRow {
-  cells: unknown[];
-  conditions?: { type: string; status: string; reason?: string; message?: string }[];
-  object?: unknown;
-}
+export { NAME_COLUMN, type TableColumn, type TableRow };
 
 /** A built-in printer: fixed columns and a row function. */
 export interface BuiltinPrinter {
   columns: TableColumn[];
   row(obj: KubeObject, nowMs: number): { cells: unknown[]; conditions?: TableRow["conditions"] };
 }
-
-/** The Name column every Table starts with. */
-export const NAME_COLUMN: TableColumn = {
-  name: "Name",
-  type: "string",
-  format: "name",
-  description: "Name must be unique within a namespace. Is required when creating resources, although some " +
-    "resources may allow a client to request the generation of an appropriate name automatically. Name is primarily " +
-    "intended for creation idempotence and configuration definition. Cannot be updated. More info: " +
-    "https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
-  priority: 0,
-};
 
 const AGE_DESCRIPTION = "CreationTimestamp is a timestamp representing the server time when this object was " +
   "created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set " +
