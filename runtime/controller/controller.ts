@@ -24,8 +24,7 @@ import { type Action, done, type Priority, requeueAfter, WorkQueue } from "../qu
 import { defaultControllerRateLimiter, type RateLimiter } from "../queue/rate_limiter.ts";
 import { type KubeObject, objectKey, type ResourceType } from "../types.ts";
 import type { WatchScope } from "../watch/watch_runner.ts";
-import type { WriteFence } from "../leader/write_fence.ts";
-import type { ShardAdmission } from "../shard/shard_gate.ts";
+import type { Admission } from "./admission.ts";
 
 export { type Action, done, requeueAfter };
 
@@ -81,15 +80,11 @@ export interface ControllerDeps {
   /** Workers for controllers whose options do not say (the `--max-concurrent-reconciles` flag). */
   maxConcurrentReconciles?: number;
   /**
-   * The leader's write fence (runtime/leader/write_fence.ts), when leader election is on: no reconcile starts while it is
-   * closed, and each reconcile's client is bound to its signal, so losing the Lease aborts in-flight calls.
+   * Who may reconcile a key now (runtime/controller/admission.ts): the leader fence (runtime/leader/leader_admission.ts)
+   * when leader election is on, the shard gate (runtime/shard/shard_admission.ts) when sharding is on, or both
+   * composed. The ticket's fence guards the reconcile's writes. Absent: every key is admitted.
    */
-  fence?: WriteFence;
-  /**
-   * The shard ring's admission (runtime/shard/shard_gate.ts), when sharding is on: a key is reconciled only when its uid's
-   * bucket is active on this replica, each reconcile's writes pass that bucket's fence and carry the uid.
-   */
-  shards?: ShardAdmission;
+  admission?: Admission;
 }
 
 /** Options for {@link Controller}. */
@@ -237,13 +232,18 @@ export class Controller<T extends KubeObject = KubeObject> {
     });
 
     const unregister = wireSources({ sources: this.#sources, informers, queue, ownWrites, log: baseLog });
-    const goneUids = deps.shards ? new Map<string, string>() : undefined;
-    const unshard = deps.shards && goneUids ? followShards(deps.shards, forInformer, queue, goneUids) : () => {};
+    const admission = deps.admission?.attach({
+      controller: this.name,
+      forType: this.forType,
+      forInformer,
+      requeue: (key) => queue.add(key, "low"),
+      log: baseLog,
+    });
     let cancelResync = () => {};
     const stop = () => {
       cancelResync();
       unregister();
-      unshard();
+      admission?.close();
       ownWrites.clear();
     };
     try {
@@ -276,7 +276,7 @@ export class Controller<T extends KubeObject = KubeObject> {
       ownWrites,
       forInformer,
       signal,
-      goneUids,
+      admission,
     };
     try {
       await runWorkers({ queue, count: this.maxConcurrentReconciles, signal, handle: (key) => reconcileKey(key, run) });
@@ -286,40 +286,4 @@ export class Controller<T extends KubeObject = KubeObject> {
       stop();
     }
   }
-}
-
-/** Most deleted keys whose uid a sharded controller remembers (oldest forgotten first). */
-const MAX_GONE_UIDS = 10_000;
-
-/**
- * Sharded controllers: remember the uid of deleted For objects (the delete is reconciled by that uid's bucket), and
- * queue every cached key of a bucket once it becomes active here (its keys were dropped while it was elsewhere).
- */
-function followShards<T extends KubeObject>(
-  shards: ShardAdmission,
-  forInformer: InformerLike<T>,
-  queue: WorkQueue,
-  goneUids: Map<string, string>,
-): () => void {
-  const offHandler = forInformer.addHandler({
-    added: (obj) => void goneUids.delete(objectKey(obj)),
-    deleted: (obj) => {
-      if (!obj.metadata.uid) return;
-      const key = objectKey(obj);
-      goneUids.delete(key);
-      goneUids.set(key, obj.metadata.uid);
-      if (goneUids.size > MAX_GONE_UIDS) goneUids.delete(goneUids.keys().next().value!);
-    },
-  });
-  const offActivated = shards.onActivated((buckets) => {
-    const gained = new Set(buckets);
-    for (const obj of forInformer.store.list()) {
-      if (obj.metadata.uid && gained.has(shards.bucketOfUid(obj.metadata.uid))) queue.add(objectKey(obj), "low");
-    }
-    for (const [key, uid] of goneUids) if (gained.has(shards.bucketOfUid(uid))) queue.add(key, "low");
-  });
-  return () => {
-    offHandler();
-    offActivated();
-  };
 }

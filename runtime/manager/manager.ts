@@ -17,6 +17,8 @@ import { type EventRecorder, KubeEventRecorder } from "../observe/events.ts";
 import { InformerRegistry } from "../cache/informers.ts";
 import { defaultIdentity, LeaderElector, LeadershipLostError, RELEASE_TIMEOUT_MS } from "../leader/leader.ts";
 import { kubeLeaseLock } from "../leader/lease_lock.ts";
+import { leaderAdmission } from "../leader/leader_admission.ts";
+import { shardAdmission } from "../shard/shard_admission.ts";
 import { ensureDefaultLogging, kubeopLogger, type Logger } from "../observe/log.ts";
 import { Metrics } from "../observe/metrics.ts";
 import { MetricsAuthFilter } from "./metrics_auth.ts";
@@ -249,7 +251,7 @@ export class Manager {
     void this.#opts.client.preconnect?.(); // the first write skips the handshake (watches use their own sockets)
     const deps: ControllerDeps = {
       client: this.#writer,
-      fence: this.#elector?.fence,
+      admission: this.#elector ? leaderAdmission(this.#elector.fence) : undefined,
       informers: this.informers,
       recorder: this.#recorder,
       clock: this.#clock,
@@ -260,8 +262,7 @@ export class Manager {
     const shardedDeps: ControllerDeps = {
       ...deps,
       client: this.#opts.client,
-      fence: undefined,
-      shards: this.#ring?.gate,
+      admission: this.#ring ? shardAdmission(this.#ring.gate) : undefined,
     };
     for (const r of this.#runnables) {
       r.bind?.(this.#ring && isShardable(r) ? shardedDeps : deps);
