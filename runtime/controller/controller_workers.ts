@@ -75,7 +75,7 @@ export interface ReconcileRun<T extends KubeObject> {
 
 /** Reconciles `key` once and applies the outcome. */
 export async function reconcileKey<T extends KubeObject>(key: string, run: ReconcileRun<T>): Promise<void> {
-  const { deps, queue, ownWrites, signal, controller } = run;
+  const { queue, ownWrites, signal, controller } = run;
   await ownWrites.wait(key, signal);
   if (signal.aborted) return;
   const reconcileID = crypto.randomUUID();
