@@ -237,7 +237,7 @@ export {
   type ShardLeaseClient,
 } from "./shard/shard_leases.ts";
 export type { ShardField, ShardRange, ShardSelector } from "./apimachinery/shard_selector.ts";
-export type { ShardedInformer, ShardMode } from "./shard/informer_slice.ts";
+export type { ShardMode } from "./cache/cache.ts";
 export { ShardFencedClient, type ShardFencedClientOptions } from "./shard/shard_client.ts";
 export { type ShardMetrics, shardMetrics } from "./shard/shard_metrics.ts";
 // Admission and conversion webhooks (runtime/webhook/): the builder, the server, certificates and manifests.
