@@ -46,7 +46,23 @@ export {
   type ReconcileContext,
 } from "./controller/controller.ts";
 export { type Action, done, type Priority, requeueAfter } from "./queue/queue.ts";
-export { type Runnable, type RunnableGroupName, type RunningRunnable, startRunnable } from "./manager/runnable.ts";
+export {
+  type ControllerRunnable,
+  isControllerRunnable,
+  type Runnable,
+  type RunnableGroupName,
+  type RunningRunnable,
+  startRunnable,
+} from "./manager/runnable.ts";
+export type { ControllerPlacement, ManagerPlugin } from "./manager/manager_plugin.ts";
+export {
+  type Admission,
+  type AdmissionTarget,
+  type AdmissionTicket,
+  composeAdmissions,
+  type KeyAdmission,
+} from "./controller/admission.ts";
+export { leaderAdmission } from "./leader/leader_admission.ts";
 export {
   Manager,
   type ManagerEndpoints,
@@ -223,7 +239,8 @@ export {
   type RejectionContext,
   stalledCondition,
 } from "./controller/child_write_failure.ts";
-export { type ManagerSharding } from "./shard/manager_shards.ts";
+export { type ManagerSharding, shardingPlugin } from "./shard/manager_shards.ts";
+export { shardAdmission } from "./shard/shard_admission.ts";
 export { DEFAULT_SHARD_BUCKETS, ShardRing, type ShardRingMetrics, type ShardRingOptions } from "./shard/shard_ring.ts";
 export { type ShardAdmission, ShardGate, type ShardTicket } from "./shard/shard_gate.ts";
 export {

@@ -110,7 +110,7 @@ export interface ControllerOptions<T extends KubeObject> {
    * no event announces. Default: off.
    */
   resyncPeriodMs?: number;
-  /** Services; may instead be given later with {@link Controller.bind}. */
+  /** Services; absent, {@link Manager.add} provides them (see {@link Controller.bind}). */
   deps?: ControllerDeps;
 }
 
@@ -140,7 +140,7 @@ export class Controller<T extends KubeObject = KubeObject> {
   #deps: ControllerDeps | undefined;
   #queue: WorkQueue | undefined;
   #started = false;
-  /** With sharding on, a controller runs on every replica and reconciles only its buckets' keys. */
+  /** With sharding on, a controller runs on every replica and reconciles only its buckets' keys (ControllerRunnable). */
   readonly shardable = true;
 
   /** A controller; wire sources with {@link Controller.owns} / {@link Controller.watches}. */
@@ -188,7 +188,10 @@ export class Controller<T extends KubeObject = KubeObject> {
     return this.#sources.map(({ rt, opts }) => (opts ? { rt, opts } : { rt }));
   }
 
-  /** Provides the runtime services (the Manager calls this before {@link Controller.start}). */
+  /**
+   * Provides the runtime services: `Manager.add` calls it when the controller is added (runtime/manager/runnable.ts
+   * `ControllerRunnable`); a controller run without a Manager gets them at construction (`deps`).
+   */
   bind(deps: ControllerDeps): this {
     this.#deps = deps;
     // controller-runtime creates a controller's reconcile and workqueue series at 0 (alerts rely on them existing).
@@ -207,7 +210,11 @@ export class Controller<T extends KubeObject = KubeObject> {
    */
   async start(signal: AbortSignal): Promise<void> {
     const deps = this.#deps;
-    if (!deps) throw new Error(`controller ${this.name}: start() before bind(deps)`);
+    if (!deps) {
+      throw new Error(
+        `controller ${this.name}: start() without services (construct it with deps, or add it to a Manager)`,
+      );
+    }
     if (this.#started) throw new Error(`controller ${this.name}: already started`);
     this.#started = true;
     const metrics = deps.metrics ?? new Metrics();

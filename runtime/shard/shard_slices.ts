@@ -25,7 +25,7 @@ import type { InformerLike, InformerSource } from "../cache/cache.ts";
 import type { ResourceType } from "../types.ts";
 import type { WatchScope } from "../watch/watch_runner.ts";
 import type { Logger } from "../observe/log.ts";
-import type { Runnable } from "../manager/runnable.ts";
+import type { ControllerRunnable } from "../manager/runnable.ts";
 
 /** The range an idle replica's primaries watch: the single hash 0x0, i.e. nothing in practice. */
 export const EMPTY_SLICE_RANGE: ShardRange = { start: "0x0000000000000000", end: "0x0000000000000001" };
@@ -66,9 +66,9 @@ export interface PrimarySlices {
  * Informers are compared by identity, as the source hands out one shared informer per (resource, scope).
  */
 export function slicedPrimaries(
-  runnables: readonly Runnable[],
+  runnables: readonly ControllerRunnable[],
   informers: InformerSource,
-  isShardable: (r: Runnable) => boolean,
+  isShardable: (r: ControllerRunnable) => boolean,
 ): PrimarySlices {
   const primaries: { runnable: string; source: SlicedInformer }[] = [];
   const sharedElsewhere = new Set<unknown>();
@@ -98,9 +98,9 @@ export function slicedPrimaries(
  * {@link primarySlicer} call then points them at the buckets it won.
  */
 export function primeShardSlices(
-  runnables: readonly Runnable[],
+  runnables: readonly ControllerRunnable[],
   informers: InformerSource,
-  isShardable: (r: Runnable) => boolean,
+  isShardable: (r: ControllerRunnable) => boolean,
 ): void {
   const selector = heldSliceSelector([]);
   for (const { rt, opts } of slicedPrimaries(runnables, informers, isShardable).sliced) {
@@ -121,8 +121,8 @@ export function primeShardSlices(
  */
 export function primarySlicer(o: {
   informers: InformerSource;
-  runnables: () => readonly Runnable[];
-  isShardable: (r: Runnable) => boolean;
+  runnables: () => readonly ControllerRunnable[];
+  isShardable: (r: ControllerRunnable) => boolean;
   logger?: Logger;
 }): (held: ShardRange[], signal: AbortSignal) => Promise<void> {
   let plan: PrimarySlices | undefined;

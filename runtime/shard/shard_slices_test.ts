@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import type { ShardSelector } from "../apimachinery/shard_selector.ts";
 import type { InformerLike, InformerSource } from "../cache/cache.ts";
-import type { Runnable } from "../manager/runnable.ts";
+import type { ControllerRunnable } from "../manager/runnable.ts";
 import { EMPTY_SLICE_RANGE, primarySlicer, primeShardSlices, slicedPrimaries } from "./shard_slices.ts";
 import type { KubeObject, ResourceType } from "../types.ts";
 
@@ -38,13 +38,14 @@ function source() {
   return { informers, made };
 }
 
-const runnable = (name: string, shardable: boolean, ...types: ResourceType[]): Runnable & { shardable: boolean } => ({
+const runnable = (name: string, shardable: boolean, ...types: ResourceType[]): ControllerRunnable => ({
   name,
   shardable,
+  bind() {},
   start: () => Promise.resolve(),
   watchedResources: () => types.map((t) => ({ rt: t })),
 });
-const isShardable = (r: Runnable) => (r as { shardable?: boolean }).shardable === true;
+const isShardable = (r: ControllerRunnable) => r.shardable === true;
 
 Deno.test("slices a sharded controller's primary, but not one that is another controller's child", () => {
   const { informers, made } = source();
