@@ -5,9 +5,9 @@
  */
 
 import type { KubeClient } from "../runtime/client/client.ts";
-import type { Controller, InformerSource } from "../runtime/controller/controller.ts";
+import type { InformerSource } from "../runtime/controller/controller.ts";
+import type { ControllerRunnable } from "../runtime/manager/runnable.ts";
 import type { RegisteredWebhook } from "../runtime/webhook/webhook.ts";
-import type { KubeObject } from "../runtime/types.ts";
 import { atController, RBAC as AT_RBAC } from "./at/controller.ts";
 import { atConversionWebhook } from "./at/conversion.ts";
 import { machineController, RBAC as MACHINE_RBAC } from "./machine/controller.ts";
@@ -31,17 +31,18 @@ export interface SeedControllerDeps {
 }
 
 /**
- * Controller factories by name. Each returns unbound controllers: the Manager binds them (client, recorder, clock).
+ * Controller factories by name. Each returns controllers without services: `Manager.add` provides them (client,
+ * recorder, clock, admission).
  * @example
  * ```ts ignore
  * for (const name of CONTROLLER_NAMES) for (const c of CONTROLLERS[name]({ informers })) manager.add(c);
  * ```
  */
-export const CONTROLLERS: Record<ControllerName, (deps: SeedControllerDeps) => Controller<KubeObject>[]> = {
-  machine: (deps) => [machineController(deps) as unknown as Controller<KubeObject>],
-  at: () => [atController() as unknown as Controller<KubeObject>],
-  netperf: () => [netperfController() as unknown as Controller<KubeObject>],
-  multisecret: (deps) => [multiSecretController(deps) as unknown as Controller<KubeObject>],
+export const CONTROLLERS: Record<ControllerName, (deps: SeedControllerDeps) => ControllerRunnable[]> = {
+  machine: (deps) => [machineController(deps)],
+  at: () => [atController()],
+  netperf: () => [netperfController()],
+  multisecret: (deps) => [multiSecretController(deps)],
 };
 
 /** What webhook factories need: a client for the lookups their rules make. */

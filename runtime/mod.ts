@@ -47,7 +47,23 @@ export {
 } from "./controller/controller.ts";
 export { type Action, done, requeueAfter } from "./controller/reconcile.ts";
 export type { Priority } from "./queue/queue.ts";
-export { type Runnable, type RunnableGroupName, type RunningRunnable, startRunnable } from "./manager/runnable.ts";
+export {
+  type ControllerRunnable,
+  isControllerRunnable,
+  type Runnable,
+  type RunnableGroupName,
+  type RunningRunnable,
+  startRunnable,
+} from "./manager/runnable.ts";
+export type { ControllerPlacement, ManagerPlugin } from "./manager/manager_plugin.ts";
+export {
+  type Admission,
+  type AdmissionTarget,
+  type AdmissionTicket,
+  composeAdmissions,
+  type KeyAdmission,
+} from "./controller/admission.ts";
+export { leaderAdmission } from "./leader/leader_admission.ts";
 export {
   Manager,
   type ManagerEndpoints,
@@ -224,7 +240,8 @@ export {
   type RejectionContext,
   stalledCondition,
 } from "./controller/child_write_failure.ts";
-export { type ManagerSharding } from "./shard/manager_shards.ts";
+export { type ManagerSharding, shardingPlugin } from "./shard/manager_shards.ts";
+export { shardAdmission } from "./shard/shard_admission.ts";
 export { DEFAULT_SHARD_BUCKETS, ShardRing, type ShardRingMetrics, type ShardRingOptions } from "./shard/shard_ring.ts";
 export { type ShardAdmission, ShardGate, type ShardTicket } from "./shard/shard_gate.ts";
 export {
@@ -238,7 +255,7 @@ export {
   type ShardLeaseClient,
 } from "./shard/shard_leases.ts";
 export type { ShardField, ShardRange, ShardSelector } from "./apimachinery/shard_selector.ts";
-export type { ShardedInformer, ShardMode } from "./shard/informer_slice.ts";
+export type { ShardMode } from "./cache/cache.ts";
 export { ShardFencedClient, type ShardFencedClientOptions } from "./shard/shard_client.ts";
 export { type ShardMetrics, shardMetrics } from "./shard/shard_metrics.ts";
 // Admission and conversion webhooks (runtime/webhook/): the builder, the server, certificates and manifests.

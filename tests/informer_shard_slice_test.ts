@@ -1,8 +1,8 @@
 /**
  * Sliced informers against the fake API server over real HTTP: with ShardedListAndWatch on the server filters (the
  * list echoes `shardInfo`), with it off the informer receives everything and filters itself; a selector change
- * restarts the list+watch, reports synced only once the new slice is listed, and drops the objects that left the
- * slice with `leftSlice`, never `deleted`.
+ * restarts the list+watch, reports synced only once the new slice is listed, and — like any relist — reports the
+ * objects that left the slice as `deleted` and the ones that joined as `added`.
  */
 import assert from "node:assert/strict";
 import {
@@ -93,9 +93,8 @@ async function withSlicedInformer(
       added: (o) => void events.push(`added ${o.metadata.name}`),
       modified: (_, o) => void events.push(`modified ${o.metadata.name}`),
       deleted: (o) => void events.push(`deleted ${o.metadata.name}`),
-      leftSlice: (o) => void events.push(`left ${o.metadata.name}`),
     });
-    informer.setShardSelector(sel(LOWER));
+    informer.relist(sel(LOWER));
     running = informer.start(ctrl.signal);
     await informer.waitForSync(AbortSignal.timeout(10_000));
     await fn({ client, informer, made, create, metrics, logs, events });
@@ -144,13 +143,13 @@ for (const gate of [true, false]) {
 }
 
 for (const gate of [true, false]) {
-  Deno.test(`sliced informer, gate ${gate ? "on" : "off"}: a selector change relists the new slice; leavers go without deletes`, async () => {
+  Deno.test(`sliced informer, gate ${gate ? "on" : "off"}: a selector change relists the new slice; leavers are deleted, joiners added`, async () => {
     await withSlicedInformer(gate, async ({ client, informer, made, events }) => {
       const lower = inSlice(made, LOWER);
       const upper = inSlice(made, UPPER);
       assert.deepEqual(events.filter((e) => e.startsWith("added")).map((e) => e.slice(6)).sort(), lower);
       events.length = 0;
-      informer.setShardSelector(sel(UPPER));
+      informer.relist(sel(UPPER));
       assert.equal(informer.hasSynced(), false, "not synced until the new slice is listed");
       assert.equal(informer.everSynced(), true, "readiness is kept through a handover");
       assert.equal(informer.health().synced, true);
@@ -158,8 +157,7 @@ for (const gate of [true, false]) {
       await informer.waitForSync(AbortSignal.timeout(10_000));
       assert.deepEqual(names(informer.store.list()), upper);
       assert.equal(informer.shardMode(), gate ? "server" : "client");
-      assert.deepEqual(events.filter((e) => e.startsWith("deleted")), [], "no deletes for objects that left");
-      assert.deepEqual(events.filter((e) => e.startsWith("left")).map((e) => e.slice(5)).sort(), lower);
+      assert.deepEqual(events.filter((e) => e.startsWith("deleted")).map((e) => e.slice(8)).sort(), lower);
       assert.deepEqual(events.filter((e) => e.startsWith("added")).map((e) => e.slice(6)).sort(), upper);
       // A real delete inside the slice is still a delete.
       const victim = upper[0];
@@ -167,7 +165,7 @@ for (const gate of [true, false]) {
       await eventually("the delete is seen", () => events.includes(`deleted ${victim}`));
       // Back to the whole collection: nothing leaves, the lower half arrives as added.
       events.length = 0;
-      informer.setShardSelector(null);
+      informer.relist(null);
       assert.equal(informer.shardMode(), "off");
       await informer.waitForSync(AbortSignal.timeout(10_000));
       assert.deepEqual(names(informer.store.list()), names(made).filter((n) => n !== victim));
@@ -208,7 +206,7 @@ for (const gate of [true, false]) {
 
 Deno.test("sliced informer: an unchanged selector does not restart the watch", async () => {
   await withSlicedInformer(true, ({ informer }) => {
-    informer.setShardSelector({ field: "object.metadata.uid", ranges: [{ ...LOWER }] });
+    informer.relist({ field: "object.metadata.uid", ranges: [{ ...LOWER }] });
     assert.equal(informer.hasSynced(), true);
     assert.equal(informer.shardMode(), "server");
     return Promise.resolve();

@@ -1,15 +1,14 @@
 /**
  * Sharded Managers against the fake API server with ShardedListAndWatch on (server-side slices) and off (client-side
  * fallback): each replica's primary informer caches exactly the objects of the buckets it holds, its child informer
- * stays whole, and when a third replica joins and buckets move the primaries see objects leave their slice — never
- * as deletes.
+ * stays whole, and when a third replica joins and buckets move the primaries see objects leave their slice (the
+ * relist reports them deleted) while no object is deleted on the server and the new owner reconciles them.
  */
 import assert from "node:assert/strict";
 import { bucketRanges, matchesShardSelector } from "../runtime/apimachinery/shard_selector.ts";
-import type { InformerLike } from "../runtime/cache/cache.ts";
+import type { Informer, InformerLike } from "../runtime/cache/cache.ts";
 import { KubeClient } from "../runtime/client/client.ts";
 import { Controller, done } from "../runtime/controller/controller.ts";
-import { isShardedInformer } from "../runtime/shard/informer_slice.ts";
 import { Manager } from "../runtime/manager/manager.ts";
 import { heldSliceSelector } from "../runtime/shard/shard_slices.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
@@ -25,7 +24,6 @@ interface Replica {
   primary: InformerLike<KubeObject>;
   child: InformerLike<KubeObject>;
   deletes: string[];
-  leftSlice: string[];
   reconciled: Set<string>;
   stop: AbortController;
   running: Promise<void>;
@@ -54,14 +52,10 @@ function startReplica(server: { url: string }, identity: string): Replica {
   const primary = manager.informers.get<KubeObject>(CoreTypes.ConfigMap);
   const child = manager.informers.get<KubeObject>(CoreTypes.Secret);
   const deletes: string[] = [];
-  const leftSlice: string[] = [];
-  primary.addHandler({
-    deleted: (o) => void deletes.push(o.metadata.name!),
-    leftSlice: (o) => void leftSlice.push(o.metadata.name!),
-  });
+  primary.addHandler({ deleted: (o) => void deletes.push(o.metadata.name!) });
   const stop = new AbortController();
   const running = manager.start(stop.signal).finally(() => client.close());
-  return { identity, manager, primary, child, deletes, leftSlice, reconciled, stop, running };
+  return { identity, manager, primary, child, deletes, reconciled, stop, running };
 }
 
 /** The cached names equal the objects in the replica's held buckets, and the buckets are split among `replicas`. */
@@ -84,7 +78,7 @@ function slicesSettled(replicas: Replica[], objects: KubeObject[]): true {
 }
 
 for (const gate of [true, false]) {
-  Deno.test(`sharded primaries cache only their slice and never see deletes on a move (ShardedListAndWatch=${gate})`, async () => {
+  Deno.test(`sharded primaries cache only their slice and see leavers as deletes on a move (ShardedListAndWatch=${gate})`, async () => {
     const server = await startFakeApiServer({ featureGates: { ShardedListAndWatch: gate } });
     const admin = new KubeClient({ config: { server: server.url } });
     const replicas: Replica[] = [];
@@ -109,10 +103,8 @@ for (const gate of [true, false]) {
         },
       );
       for (const r of replicas) {
-        assert.ok(isShardedInformer(r.primary));
-        assert.equal(r.primary.shardMode(), gate ? "server" : "client");
-        assert.ok(isShardedInformer(r.child));
-        assert.equal(r.child.shardSelector(), null, "a child informer stays whole");
+        assert.equal((r.primary as Informer).shardMode(), gate ? "server" : "client");
+        assert.equal((r.child as Informer).shardSelector(), null, "a child informer stays whole");
         assert.equal(r.child.store.list().length, 1);
       }
       await eventually("every object reconciled", () => replicas.flatMap((r) => [...r.reconciled]).length >= OBJECTS);
@@ -128,8 +120,19 @@ for (const gate of [true, false]) {
         },
       );
       assert.ok(replicas[2].reconciled.size > 0, "the added replica reconciles its slice");
-      assert.ok(replicas[0].leftSlice.length + replicas[1].leftSlice.length > 0, "objects moved to the new replica");
-      assert.deepEqual(replicas.map((r) => r.deletes), [[], [], []], "no deletes reach the controllers");
+      const moved = [...replicas[0].deletes, ...replicas[1].deletes];
+      assert.ok(moved.length > 0, "objects moved to the new replica (the relist reports them deleted)");
+      const onServer = await admin.list<KubeObject>(CoreTypes.ConfigMap, { namespace: NS });
+      assert.equal(onServer.items.length, OBJECTS, "nothing was deleted on the server");
+      assert.deepEqual(replicas[2].deletes, [], "the new replica only gained");
+      const held = replicas.map((r) => r.primary);
+      await eventually(
+        "every moved object reconciled by its new holder",
+        () =>
+          moved.every((name) =>
+            replicas.some((r, i) => held[i].store.get(`${NS}/${name}`) && r.reconciled.has(`${NS}/${name}`))
+          ),
+      );
     } finally {
       for (const r of replicas) r.stop.abort();
       await Promise.allSettled(replicas.map((r) => r.running));

@@ -16,7 +16,6 @@
 import { getLogger } from "@logtape/logtape";
 import { resourceId } from "../apimachinery/names.ts";
 import { formatShardSelector, type ShardSelector } from "../apimachinery/shard_selector.ts";
-import { type ShardedInformer, type ShardMode, sliceLeavers } from "../shard/informer_slice.ts";
 import type { KubeClient } from "../client/client.ts";
 import { CacheWaiters, compareResourceVersions, resourceVersionReached, type WaitOptions } from "./cache_waiters.ts";
 import type { Clock } from "../clock.ts";
@@ -44,11 +43,6 @@ export interface InformerHandler<T extends KubeObject = KubeObject> {
   deleted?(obj: T): void;
   /** The first full list has been stored (called once; immediately for handlers added after sync). */
   synced?(): void;
-  /**
-   * The object left this informer's shard slice (informer_slice.ts `ShardedInformer`): it was dropped from the
-   * cache but still exists on the server, so it is not `deleted`. A sharded controller forgets the key's queued work.
-   */
-  leftSlice?(obj: T): void;
 }
 
 /** What a controller needs from an informer ({@link Informer} and the multi-namespace composite satisfy it). */
@@ -65,15 +59,25 @@ export interface InformerLike<T extends KubeObject = KubeObject> {
   hasSynced(): boolean;
   /** Resolves once synced. */
   waitForSync(signal?: AbortSignal): Promise<void>;
-  /** Present on informers that can be sliced (see {@link ShardedInformer}). */
-  setShardSelector?(selector: ShardSelector | null): void;
 }
 
 /** The shared informers (runtime/cache/informers.ts's InformerRegistry satisfies it). */
 export interface InformerSource {
   /** The shared informer for `rt` within `scope` (created on first request). */
   get<T extends KubeObject = KubeObject>(rt: ResourceType, scope?: WatchScope): InformerLike<T>;
+  /**
+   * Re-lists the shared informer of (`rt`, `scope`) watching only `slice` (KEP-5866 `shardSelector`; `null`: the
+   * whole collection) — see {@link Informer.relist}. Absent on sources that cannot slice their informers.
+   */
+  relist?(rt: ResourceType, scope: WatchScope | undefined, slice: ShardSelector | null): void;
 }
+
+/**
+ * How a sliced informer's slice is served: `server` (the list echoed `metadata.shardInfo`), `client` (the server
+ * ignored the selector: everything is received and filtered here), `pending` (not listed since the last change),
+ * `off` (not sliced).
+ */
+export type ShardMode = "server" | "client" | "pending" | "off";
 
 /** Metric hooks of an informer (structural subset of runtime/observe/metrics.ts `Metrics`). */
 export interface InformerMetrics extends WatchMetrics {
@@ -129,7 +133,7 @@ export function dropManagedFields<T extends KubeObject>(obj: T): T {
  * console.log(pods.store.list().length);
  * ```
  */
-export class Informer<T extends KubeObject = KubeObject> implements InformerLike<T>, ShardedInformer {
+export class Informer<T extends KubeObject = KubeObject> implements InformerLike<T> {
   /** What this informer caches. */
   readonly resource: ResourceType;
   /** The only writer of the store; never handed out. */
@@ -141,8 +145,6 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
   #runnerStop?: AbortController;
   #shard: ShardSelector | null = null;
   #shardMode: ShardMode = "off";
-  /** Set by a selector change until the new slice's first list: that replace drops leavers without deletes. */
-  #reslicing = false;
   #receivedBytes = 0;
   readonly #handlers = new Set<InformerHandler<T>>();
   readonly #transform: (obj: T) => T;
@@ -186,8 +188,14 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
     });
   }
 
-  /** See {@link ShardedInformer.setShardSelector}. */
-  setShardSelector(selector: ShardSelector | null): void {
+  /**
+   * Restarts the list+watch watching only `slice`'s hash ranges (KEP-5866 server-side, else filtered client-side;
+   * `null`: the whole collection). The registry calls it ({@link InformerSource.relist}); the sharding core slices
+   * its controllers' primary informers (never children) with it. `hasSynced()` is false (and `waitForSync()` waits)
+   * until the new slice is listed; that list replaces the cache like any relist: objects that left the slice are
+   * `deleted`, gained ones `added`. A no-op when the slice is unchanged. Before `start`, it only sets the first slice.
+   */
+  relist(selector: ShardSelector | null): void {
     const next = selector && selector.ranges.length > 0 ? selector : null;
     const same = (next ? formatShardSelector(next) : "") === (this.#shard ? formatShardSelector(this.#shard) : "");
     if (same) return;
@@ -197,17 +205,16 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
       this.#runner = this.#newRunner();
       return;
     }
-    this.#reslicing = true;
     this.#synced = false;
     this.#runnerStop?.abort(new Error("shard selector changed"));
   }
 
-  /** See {@link ShardedInformer.shardSelector}. */
+  /** The slice asked for (`null`: all). */
   shardSelector(): ShardSelector | null {
     return this.#shard;
   }
 
-  /** See {@link ShardedInformer.shardMode}. */
+  /** How the slice is served (see {@link ShardMode}). */
   shardMode(): ShardMode {
     return this.#shardMode;
   }
@@ -336,10 +343,6 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
   /** A full list from the loop (initial or relist). */
   #replace(items: KubeObject[]): void {
     const objs = items.map((o) => this.#transform(o as T));
-    if (this.#reslicing) {
-      this.#reslicing = false;
-      this.#dropLeavers(objs);
-    }
     const changes = this.#store.replace(objs);
     for (const c of changes) this.#notify(c);
     this.#metrics?.cacheObjects?.set({ resource: this.#resourceName }, this.#store.size);
@@ -352,15 +355,6 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
       const waiters = this.#syncWaiters;
       this.#syncWaiters = [];
       for (const w of waiters) w();
-    }
-  }
-
-  /** The first list after a selector change: objects that left the slice go without `deleted` (informer_slice.ts). */
-  #dropLeavers(listed: T[]): void {
-    if (!this.#shard) return;
-    for (const obj of sliceLeavers(this.#store.list(), listed, this.#shard)) {
-      this.#store.remove(obj);
-      for (const h of this.#handlers) if (h.leftSlice) this.#safe(() => h.leftSlice!(obj));
     }
   }
 

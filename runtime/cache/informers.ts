@@ -8,6 +8,7 @@
 import { resourceId } from "../apimachinery/names.ts";
 import type { KubeClient } from "../client/client.ts";
 import type { Clock } from "../clock.ts";
+import type { ShardSelector } from "../apimachinery/shard_selector.ts";
 import { Informer, type InformerMetrics, type InformerSource } from "./cache.ts";
 import type { KubeObject, ResourceType } from "../types.ts";
 import type { WatchHealth, WatchLogger, WatchScope } from "../watch/watch_runner.ts";
@@ -91,6 +92,18 @@ export class InformerRegistry implements InformerSource {
       if (this.#signal && !this.#signal.aborted) this.#running.push(informer.start(this.#signal));
     }
     return informer as unknown as Informer<T>;
+  }
+
+  /**
+   * Re-lists the informer of (`rt`, `scope`) watching only `slice` (`null`: all); see {@link Informer.relist}.
+   *
+   * @example
+   * ```ts ignore
+   * registry.relist(WidgetType, undefined, { field: "object.metadata.uid", ranges: [{ start: "0x0", end: "0x8000000000000000" }] });
+   * ```
+   */
+  relist(rt: ResourceType, scope: WatchScope | undefined, slice: ShardSelector | null): void {
+    this.get(rt, scope).relist(slice);
   }
 
   /** Every informer created so far. */

@@ -8,15 +8,13 @@
 
 import type { ShardSelector } from "../apimachinery/shard_selector.ts";
 import type { InformerHandler, InformerLike, InformerSource, Store } from "./cache.ts";
-import { isShardedInformer, type ShardedInformer, type ShardMode } from "../shard/informer_slice.ts";
 import { type KubeObject, type ResourceType, splitKey } from "../types.ts";
 import type { WatchScope } from "../watch/watch_runner.ts";
 
 /** One informer per namespace, presented as one. */
-export class MultiNamespaceInformer<T extends KubeObject = KubeObject> implements InformerLike<T>, ShardedInformer {
+export class MultiNamespaceInformer<T extends KubeObject = KubeObject> implements InformerLike<T> {
   readonly resource: ResourceType;
   readonly #members: Map<string, InformerLike<T>>;
-  #shard: ShardSelector | null = null;
 
   /** Combines `members`: one informer per namespace, keyed by namespace. */
   constructor(resource: ResourceType, members: Map<string, InformerLike<T>>) {
@@ -66,7 +64,6 @@ export class MultiNamespaceInformer<T extends KubeObject = KubeObject> implement
       added: handler.added?.bind(handler),
       modified: handler.modified?.bind(handler),
       deleted: handler.deleted?.bind(handler),
-      leftSlice: handler.leftSlice?.bind(handler),
       synced: () => {
         if (--pending === 0) handler.synced?.();
       },
@@ -81,31 +78,6 @@ export class MultiNamespaceInformer<T extends KubeObject = KubeObject> implement
 
   async waitForSync(signal?: AbortSignal): Promise<void> {
     await Promise.all([...this.#members.values()].map((m) => m.waitForSync(signal)));
-  }
-
-  /** Slices every member (members that cannot be sliced throw: the slice would silently be the whole). */
-  setShardSelector(selector: ShardSelector | null): void {
-    for (const [namespace, member] of this.#members) {
-      if (!isShardedInformer(member)) {
-        throw new Error(`${this.resource.plural}: the cache of namespace ${namespace} cannot be sliced`);
-      }
-    }
-    this.#shard = selector;
-    for (const member of this.#members.values()) {
-      (member as InformerLike<T> & ShardedInformer).setShardSelector(selector);
-    }
-  }
-
-  /** The slice asked for (`null`: all). */
-  shardSelector(): ShardSelector | null {
-    return this.#shard;
-  }
-
-  /** The members' modes combined: `pending` or `client` if any member is, `server` when all are. */
-  shardMode(): ShardMode {
-    const modes = [...this.#members.values()].map((m) => isShardedInformer(m) ? m.shardMode() : "off");
-    for (const mode of ["pending", "client", "off"] as const) if (modes.includes(mode)) return mode;
-    return "server";
   }
 }
 
@@ -122,7 +94,15 @@ export function namespacedInformers(inner: InformerSource, namespaces: string[])
   const unique = [...new Set(namespaces)];
   if (unique.length === 0) return inner;
   const composites = new Map<string, MultiNamespaceInformer>();
+  const scopes = (rt: ResourceType, opts?: WatchScope): (WatchScope | undefined)[] =>
+    !rt.namespaced || opts?.namespace ? [opts] : unique.map((namespace) => ({ ...opts, namespace }));
+  const relist = inner.relist?.bind(inner);
   return {
+    // Slicing a composite slices each namespace's informer.
+    relist: relist &&
+      ((rt: ResourceType, opts: WatchScope | undefined, slice: ShardSelector | null) => {
+        for (const scope of scopes(rt, opts)) relist(rt, scope, slice);
+      }),
     get<T extends KubeObject = KubeObject>(rt: ResourceType, opts?: WatchScope): InformerLike<T> {
       if (!rt.namespaced || opts?.namespace) return inner.get<T>(rt, opts);
       if (unique.length === 1) return inner.get<T>(rt, { ...opts, namespace: unique[0] });

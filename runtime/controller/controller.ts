@@ -29,7 +29,6 @@ import {
 import { defaultControllerRateLimiter, type RateLimiter } from "../queue/rate_limiter.ts";
 import { type KubeObject, objectKey, type ResourceType } from "../types.ts";
 import type { WatchScope } from "../watch/watch_runner.ts";
-import type { ShardAdmission } from "../shard/shard_gate.ts";
 
 export { type Action, type ControllerDeps, done, type MapFn, type ReconcileContext, requeueAfter };
 
@@ -61,7 +60,7 @@ export interface ControllerOptions<T extends KubeObject> {
    * no event announces. Default: off.
    */
   resyncPeriodMs?: number;
-  /** Services; may instead be given later with {@link Controller.bind}. */
+  /** Services; absent, {@link Manager.add} provides them (see {@link Controller.bind}). */
   deps?: ControllerDeps;
 }
 
@@ -88,7 +87,7 @@ export class Controller<T extends KubeObject = KubeObject> {
   #deps: ControllerDeps | undefined;
   #queue: WorkQueue | undefined;
   #started = false;
-  /** With sharding on, a controller runs on every replica and reconciles only its buckets' keys. */
+  /** With sharding on, a controller runs on every replica and reconciles only its buckets' keys (ControllerRunnable). */
   readonly shardable = true;
 
   /** A controller; wire sources with {@link Controller.owns} / {@link Controller.watches}. */
@@ -136,7 +135,10 @@ export class Controller<T extends KubeObject = KubeObject> {
     return this.#sources.map(({ rt, opts }) => (opts ? { rt, opts } : { rt }));
   }
 
-  /** Provides the runtime services (the Manager calls this before {@link Controller.start}). */
+  /**
+   * Provides the runtime services: `Manager.add` calls it when the controller is added (runtime/manager/runnable.ts
+   * `ControllerRunnable`); a controller run without a Manager gets them at construction (`deps`).
+   */
   bind(deps: ControllerDeps): this {
     this.#deps = deps;
     // controller-runtime creates a controller's reconcile and workqueue series at 0 (alerts rely on them existing).
@@ -155,7 +157,11 @@ export class Controller<T extends KubeObject = KubeObject> {
    */
   async start(signal: AbortSignal): Promise<void> {
     const deps = this.#deps;
-    if (!deps) throw new Error(`controller ${this.name}: start() before bind(deps)`);
+    if (!deps) {
+      throw new Error(
+        `controller ${this.name}: start() without services (construct it with deps, or add it to a Manager)`,
+      );
+    }
     if (this.#started) throw new Error(`controller ${this.name}: already started`);
     this.#started = true;
     const metrics = deps.metrics ?? new Metrics();
@@ -180,13 +186,18 @@ export class Controller<T extends KubeObject = KubeObject> {
     });
 
     const unregister = wireSources({ sources: this.#sources, informers, queue, ownWrites, log: baseLog });
-    const goneUids = deps.shards ? new Map<string, string>() : undefined;
-    const unshard = deps.shards && goneUids ? followShards(deps.shards, forInformer, queue, goneUids) : () => {};
+    const admission = deps.admission?.attach({
+      controller: this.name,
+      forType: this.forType,
+      forInformer,
+      requeue: (key) => queue.add(key, "low"),
+      log: baseLog,
+    });
     let cancelResync = () => {};
     const stop = () => {
       cancelResync();
       unregister();
-      unshard();
+      admission?.close();
       ownWrites.clear();
     };
     try {
@@ -219,7 +230,7 @@ export class Controller<T extends KubeObject = KubeObject> {
       ownWrites,
       forInformer,
       signal,
-      goneUids,
+      admission,
     };
     try {
       await runWorkers({ queue, count: this.maxConcurrentReconciles, signal, handle: (key) => reconcileKey(key, run) });
@@ -229,40 +240,4 @@ export class Controller<T extends KubeObject = KubeObject> {
       stop();
     }
   }
-}
-
-/** Most deleted keys whose uid a sharded controller remembers (oldest forgotten first). */
-const MAX_GONE_UIDS = 10_000;
-
-/**
- * Sharded controllers: remember the uid of deleted For objects (the delete is reconciled by that uid's bucket), and
- * queue every cached key of a bucket once it becomes active here (its keys were dropped while it was elsewhere).
- */
-function followShards<T extends KubeObject>(
-  shards: ShardAdmission,
-  forInformer: InformerLike<T>,
-  queue: WorkQueue,
-  goneUids: Map<string, string>,
-): () => void {
-  const offHandler = forInformer.addHandler({
-    added: (obj) => void goneUids.delete(objectKey(obj)),
-    deleted: (obj) => {
-      if (!obj.metadata.uid) return;
-      const key = objectKey(obj);
-      goneUids.delete(key);
-      goneUids.set(key, obj.metadata.uid);
-      if (goneUids.size > MAX_GONE_UIDS) goneUids.delete(goneUids.keys().next().value!);
-    },
-  });
-  const offActivated = shards.onActivated((buckets) => {
-    const gained = new Set(buckets);
-    for (const obj of forInformer.store.list()) {
-      if (obj.metadata.uid && gained.has(shards.bucketOfUid(obj.metadata.uid))) queue.add(objectKey(obj), "low");
-    }
-    for (const [key, uid] of goneUids) if (gained.has(shards.bucketOfUid(uid))) queue.add(key, "low");
-  });
-  return () => {
-    offHandler();
-    offActivated();
-  };
 }

@@ -60,7 +60,6 @@ function fakeInformer(resource: ResourceType, initial: KubeObject[] = []) {
       modified: (old, o) => handlers.forEach((h) => h.modified?.(old, o)),
       deleted: (o) => handlers.forEach((h) => h.deleted?.(o)),
       synced: () => {},
-      leftSlice: (o) => handlers.forEach((h) => h.leftSlice?.(o)),
     },
     handlers: () => handlers.size,
   };

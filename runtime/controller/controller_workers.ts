@@ -1,7 +1,8 @@
 /**
  * A controller's workers: each takes a key from the queue, waits (bounded) for the key's own writes to reach the
- * cache, checks the leader's write fence, runs `reconcile` with a fresh {@link ReconcileContext}, and applies the
- * {@link reconcileOutcome} decision — queue operation, metrics, log line, Warning Event.
+ * cache, asks the controller's {@link KeyAdmission} for a ticket (leader fence, shard gate: admission.ts), runs
+ * `reconcile` with a fresh {@link ReconcileContext}, and applies the {@link reconcileOutcome} decision — queue
+ * operation, metrics, log line, Warning Event.
  * @module
  */
 
@@ -10,13 +11,12 @@ import type { ControllerDeps, ReconcileContext } from "./reconcile.ts";
 import type { Logger } from "../observe/log.ts";
 import { reconcileLogger } from "../observe/log.ts";
 import type { Metrics } from "../observe/metrics.ts";
-import { type OwnWritesTracker, resourceId } from "./own_writes.ts";
+import type { OwnWritesTracker } from "./own_writes.ts";
 import { OwnWritesClient } from "./own_writes_client.ts";
+import type { AdmissionTicket, KeyAdmission } from "./admission.ts";
 import type { WorkQueue } from "../queue/queue.ts";
 import type { Action } from "./reconcile.ts";
 import { type ReconcileEnd, type ReconcileOutcome, reconcileOutcome } from "./reconcile_outcome.ts";
-import { ShardFencedClient } from "../shard/shard_client.ts";
-import type { ShardTicket } from "../shard/shard_gate.ts";
 import { apiVersionOf, type KubeObject, objectKey, type ResourceType, splitKey } from "../types.ts";
 
 /**
@@ -71,28 +71,13 @@ export interface ReconcileRun<T extends KubeObject> {
   forInformer: InformerLike<T>;
   /** Aborted when the controller shuts down. */
   signal: AbortSignal;
-  /**
-   * With sharding: the uid each deleted For key last had (the cache no longer shows it), so the delete is reconciled
-   * by the owner of that uid's bucket.
-   */
-  goneUids?: Map<string, string>;
-}
-
-/**
- * With sharding on, the ticket that lets this replica reconcile `key` now: the uid comes from the cache (or, for a
- * deleted object, from {@link ReconcileRun.goneUids}) and its bucket must be active here. Undefined: not ours.
- */
-function shardTicket<T extends KubeObject>(key: string, object: T | undefined, run: ReconcileRun<T>) {
-  const shards = run.deps.shards;
-  if (!shards) return { admitted: true as const, ticket: undefined };
-  const uid = object?.metadata.uid ?? run.goneUids?.get(key);
-  const ticket: ShardTicket | undefined = uid ? shards.admit(uid) : undefined;
-  return ticket ? { admitted: true as const, ticket } : { admitted: false as const, ticket: undefined };
+  /** The controller's door (leader fence, shard gate); absent: every key is admitted. */
+  admission?: KeyAdmission<T>;
 }
 
 /** Reconciles `key` once and applies the outcome. */
 export async function reconcileKey<T extends KubeObject>(key: string, run: ReconcileRun<T>): Promise<void> {
-  const { deps, queue, ownWrites, signal, controller } = run;
+  const { queue, ownWrites, signal, controller } = run;
   await ownWrites.wait(key, signal);
   if (signal.aborted) return;
   const reconcileID = crypto.randomUUID();
@@ -106,30 +91,25 @@ export async function reconcileKey<T extends KubeObject>(key: string, run: Recon
     name,
     reconcileID,
   });
-  try {
-    deps.fence?.check({ verb: "reconcile", resource: resourceId(run.forType), namespace, name });
-  } catch (err) {
-    // Not (provably) the leader any more: the manager is stopping the controllers; the next leader reconciles.
-    log.info("not starting the reconcile: {error}", { error: err });
-    queue.forget(key);
-    return;
-  }
   const cached = run.forInformer.store.get(key);
-  const { admitted, ticket } = shardTicket(key, cached, run);
-  if (!admitted) {
-    // Another replica's bucket (or a uid never seen here): its owner reconciles it; a bucket gained later re-queues.
-    log.debug("not reconciling: the key's uid is in no shard bucket this replica holds");
+  const ticket = run.admission ? run.admission.admit(key, cached) : OPEN;
+  if (!ticket) {
+    // Not (provably) the leader any more, or another replica's shard bucket: its owner reconciles it.
     queue.forget(key);
     return;
   }
+  let reconciled = false;
   try {
-    await reconcileAdmitted(key, run, { namespace, name, log, reconcileID, object: cached, ticket });
+    reconciled = await reconcileAdmitted(key, run, { namespace, name, log, reconcileID, object: cached, ticket });
   } finally {
-    ticket?.done();
+    ticket.done(reconciled);
   }
 }
 
-/** Runs the reconcile of an admitted key (leader fence passed, shard ticket held when sharding is on). */
+/** The ticket of a controller without admission. */
+const OPEN: AdmissionTicket = { done() {} };
+
+/** Runs the reconcile of an admitted key; true when it returned an action (no error). */
 async function reconcileAdmitted<T extends KubeObject>(
   key: string,
   run: ReconcileRun<T>,
@@ -139,29 +119,19 @@ async function reconcileAdmitted<T extends KubeObject>(
     log: Logger;
     reconcileID: string;
     object: T | undefined;
-    ticket: ShardTicket | undefined;
+    ticket: AdmissionTicket;
   },
-): Promise<void> {
+): Promise<boolean> {
   const { deps, metrics, ownWrites, signal, controller } = run;
   const { namespace, name, log, reconcileID, ticket } = at;
-  const fence = ticket?.fence ?? deps.fence;
-  const writer = ticket
-    ? new ShardFencedClient({
-      client: deps.client,
-      fence: ticket.fence,
-      forType: run.forType,
-      namespace,
-      name,
-      uid: ticket.uid,
-    })
-    : deps.client;
+  const writer = ticket.guard ? ticket.guard(deps.client) : deps.client;
   const ctx: ReconcileContext<T> = {
     key,
     namespace,
     name,
     object: withTypeMeta(at.object, run.forType),
     signal,
-    client: new OwnWritesClient({ client: writer, key, tracker: ownWrites, leadership: fence?.signal }),
+    client: new OwnWritesClient({ client: writer, key, tracker: ownWrites, leadership: ticket.fence?.signal }),
     informers: deps.informers,
     recorder: deps.recorder,
     log,
@@ -183,9 +153,9 @@ async function reconcileAdmitted<T extends KubeObject>(
     metrics.reconcileTime.observe(labels, (deps.clock.now() - started) / 1000);
   }
   const outcome = reconcileOutcome(end, { aborted: signal.aborted });
-  if (ticket && !ctx.object && "action" in end) run.goneUids?.delete(key); // the delete was reconciled
   applyOutcome(outcome, { key, run, log, object: ctx.object, error: "error" in end ? end.error : undefined });
   metrics.reconcileTotal.inc({ controller, result: outcome.result });
+  return "action" in end;
 }
 
 /** Carries out a {@link ReconcileOutcome}: the queue operation, the counters, the log line, the Warning Event. */

@@ -13,8 +13,7 @@ import type { EventRecorder } from "../observe/events.ts";
 import type { Logger } from "../observe/log.ts";
 import type { Metrics } from "../observe/metrics.ts";
 import type { KubeObject, ResourceType } from "../types.ts";
-import type { WriteFence } from "../leader/write_fence.ts";
-import type { ShardAdmission } from "../shard/shard_gate.ts";
+import type { Admission } from "./admission.ts";
 
 /** What a reconcile decided (controller-runtime's reconcile.Result; kube-rs's Action). */
 export interface Action {
@@ -82,15 +81,11 @@ export interface ControllerDeps {
   /** Workers for controllers whose options do not say (the `--max-concurrent-reconciles` flag). */
   maxConcurrentReconciles?: number;
   /**
-   * The leader's write fence (runtime/leader/write_fence.ts), when leader election is on: no reconcile starts while it is
-   * closed, and each reconcile's client is bound to its signal, so losing the Lease aborts in-flight calls.
+   * Who may reconcile a key now (runtime/controller/admission.ts): the leader fence (runtime/leader/leader_admission.ts)
+   * when leader election is on, the shard gate (runtime/shard/shard_admission.ts) when sharding is on, or both
+   * composed. The ticket's fence guards the reconcile's writes. Absent: every key is admitted.
    */
-  fence?: WriteFence;
-  /**
-   * The shard ring's admission (runtime/shard/shard_gate.ts), when sharding is on: a key is reconciled only when its uid's
-   * bucket is active on this replica, each reconcile's writes pass that bucket's fence and carry the uid.
-   */
-  shards?: ShardAdmission;
+  admission?: Admission;
 }
 
 /** Maps a watched object to the keys of the For objects to reconcile. */

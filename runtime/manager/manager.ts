@@ -15,8 +15,9 @@ import type { InformerSource } from "../cache/cache.ts";
 import type { ControllerDeps } from "../controller/controller.ts";
 import { type EventRecorder, KubeEventRecorder } from "../observe/events.ts";
 import { InformerRegistry } from "../cache/informers.ts";
-import { defaultIdentity, LeaderElector, LeadershipLostError, RELEASE_TIMEOUT_MS } from "../leader/leader.ts";
+import { defaultIdentity, LeaderElector, LeadershipLostError } from "../leader/leader.ts";
 import { kubeLeaseLock } from "../leader/lease_lock.ts";
+import { leaderAdmission } from "../leader/leader_admission.ts";
 import { ensureDefaultLogging, kubeopLogger, type Logger } from "../observe/log.ts";
 import { Metrics } from "../observe/metrics.ts";
 import { MetricsAuthFilter } from "./metrics_auth.ts";
@@ -24,11 +25,11 @@ import { loadMetricsServingCert } from "./metrics_cert.ts";
 import { namespacedInformers } from "../cache/namespaced_informers.ts";
 import { type CheckResult, EndpointsServer, parseBindAddress, type ProbeReport } from "./probes.ts";
 import type { ManagerEndpoints, ManagerInformers, ManagerLeaderElection, ManagerOptions } from "./manager_options.ts";
-import type { Runnable } from "./runnable.ts";
+import { type ControllerRunnable, isControllerRunnable, type Runnable } from "./runnable.ts";
+import type { ManagerPlugin } from "./manager_plugin.ts";
 import type { WatchHealth } from "../watch/watch_runner.ts";
 import { RunnableGroup } from "./runnable_group.ts";
-import { createShardRing, isShardable, shardsCheck } from "../shard/manager_shards.ts";
-import { primeShardSlices } from "../shard/shard_slices.ts";
+import { shardingPlugin } from "../shard/manager_shards.ts";
 import type { ShardRing } from "../shard/shard_ring.ts";
 
 export { LeadershipLostError };
@@ -66,10 +67,6 @@ interface Run {
   election: AbortController;
   /** Settles when the elector stopped. */
   electionDone: Promise<unknown>;
-  /** Aborted after the sharded controllers drained: hands the buckets over. */
-  shards: AbortController;
-  /** Settles when the shard ring left. */
-  shardsDone: Promise<unknown>;
 }
 
 /** What a failing member of each group is called in the log ("controller pods failed: …"). */
@@ -112,6 +109,10 @@ export class Manager {
   readonly #elector: LeaderElector | undefined;
   readonly #ring: ShardRing | undefined;
   readonly #runnables: Runnable[] = [];
+  /** Plug-ins (sharding): controller services, runnables, /readyz lines. */
+  readonly #plugins: ManagerPlugin[] = [];
+  /** Controllers a plug-in runs on every replica. */
+  readonly #everyReplica = new Set<Runnable>();
   /** The client controllers and Events write through: fenced by the elector when leader election is on. */
   readonly #writer: KubeClient;
   #started = false;
@@ -160,18 +161,20 @@ export class Manager {
     this.#writer = this.#elector ? opts.client.withWriteFence(this.#elector.fence) : opts.client;
     // Sharding (issue 15): sharded controllers run on every replica; each reconcile's writes pass its bucket's fence
     // (runtime/shard/shard_client.ts), so they and their Events use the client without the leader fence.
-    this.#ring = opts.sharding
-      ? createShardRing({
+    if (opts.sharding) {
+      const sharding = shardingPlugin({
         sharding: opts.sharding,
         client: opts.client,
+        unfenced: opts.client,
         clock: this.#clock,
         metrics: this.metrics,
         logger: this.#log.getChild("shard"),
         identity,
         informers: this.informers,
-        runnables: () => this.#runnables,
-      })
-      : undefined;
+      });
+      this.#ring = sharding.ring;
+      this.#plugins.push(sharding);
+    }
     this.#recorder = opts.recorder ?? new KubeEventRecorder({
       sink: this.#ring ? opts.client : this.#writer,
       clock: this.#clock,
@@ -203,16 +206,43 @@ export class Manager {
   }
 
   /**
-   * Registers a runnable: a controller (leader-gated), a runnable with `needLeaderElection: false` (every replica,
-   * after the caches synced), or one of the `servers` / `caches` groups. Names must be unique; throws after start.
+   * Registers a runnable: a controller (leader-gated; it gets the manager's services here, see
+   * {@link ControllerRunnable}), a runnable with `needLeaderElection: false` (every replica, after the caches synced),
+   * or one of the `servers` / `caches` groups. Names must be unique; throws after start.
    */
   add(runnable: Runnable): this {
     if (this.#started) throw new Error(`manager: add(${runnable.name}) after start()`);
     if (this.#runnables.some((r) => r.name === runnable.name)) {
       throw new Error(`manager: a runnable named "${runnable.name}" was already added`);
     }
+    if (isControllerRunnable(runnable)) this.#provide(runnable);
     this.#runnables.push(runnable);
     return this;
+  }
+
+  /** Hands a controller its services (as the plug-ins place it). */
+  #provide(controller: ControllerRunnable): void {
+    let placement = {
+      deps: {
+        client: this.#writer,
+        admission: this.#elector ? leaderAdmission(this.#elector.fence) : undefined,
+        informers: this.informers,
+        recorder: this.#recorder,
+        clock: this.#clock,
+        metrics: this.metrics,
+        logger: this.#log,
+        maxConcurrentReconciles: this.#opts.maxConcurrentReconciles,
+      } as ControllerDeps,
+      everyReplica: false,
+    };
+    for (const plugin of this.#plugins) {
+      const placed = plugin.placeController?.(controller, placement.deps);
+      if (placed) {
+        placement = { deps: placed.deps, everyReplica: placement.everyReplica || placed.everyReplica === true };
+      }
+    }
+    controller.bind(placement.deps);
+    if (placement.everyReplica) this.#everyReplica.add(controller);
   }
 
   /** The /readyz report: caches synced, watches healthy, not shutting down. */
@@ -232,7 +262,7 @@ export class Manager {
       failures: this.#opts.unhealthyWatchFailures ?? 3,
       disconnectGraceMs: this.#opts.watchDisconnectGraceMs ?? 5_000,
     }));
-    if (this.#ring) checks.push(shardsCheck(this.#ring));
+    for (const plugin of this.#plugins) checks.push(...plugin.checks?.() ?? []);
     if (this.#shuttingDown) checks.push({ name: "shutdown", ok: false, reason: "shutting down" });
     return { ok: checks.every((c) => c.ok), checks };
   }
@@ -248,27 +278,11 @@ export class Manager {
     this.#started = true;
     ensureDefaultLogging(); // running a Manager is running the program: info text unless it configured logging
     void this.#opts.client.preconnect?.(); // the first write skips the handshake (watches use their own sockets)
-    const deps: ControllerDeps = {
-      client: this.#writer,
-      fence: this.#elector?.fence,
-      informers: this.informers,
-      recorder: this.#recorder,
-      clock: this.#clock,
-      metrics: this.metrics,
-      logger: this.#log,
-      maxConcurrentReconciles: this.#opts.maxConcurrentReconciles,
-    };
-    const shardedDeps: ControllerDeps = {
-      ...deps,
-      client: this.#opts.client,
-      fence: undefined,
-      shards: this.#ring?.gate,
-    };
     for (const r of this.#runnables) {
-      r.bind?.(this.#ring && isShardable(r) ? shardedDeps : deps);
+      if (!isControllerRunnable(r)) continue;
       for (const { rt, opts } of r.watchedResources?.() ?? []) this.informers.get(rt, opts); // warm standby
     }
-    if (this.#ring) primeShardSlices(this.#runnables, this.informers, isShardable); // list no primary before a bucket
+    for (const plugin of this.#plugins) plugin.starting?.();
     // A /metrics scrape refreshes the watch-age and cache-size gauges (they are set by health()).
     const stopScrapeRefresh = this.metrics.refreshOnScrape(() => void this.#caches.health?.());
 
@@ -287,8 +301,6 @@ export class Manager {
       }),
       election: new AbortController(),
       electionDone: Promise.resolve(),
-      shards: new AbortController(),
-      shardsDone: Promise.resolve(),
     };
 
     let reason: StopReason;
@@ -326,10 +338,10 @@ export class Manager {
     });
     for (const r of this.#runnables) {
       if (r.group) groups[r.group].add(r);
-      else if (this.#ring && isShardable(r)) groups.everyReplica.add(r);
-      else if (r.needLeaderElection === false) groups.everyReplica.add(r);
+      else if (r.needLeaderElection === false || this.#everyReplica.has(r)) groups.everyReplica.add(r);
       else groups.leaderElected.add(r);
     }
+    for (const plugin of this.#plugins) for (const r of plugin.runnables?.() ?? []) groups.everyReplica.add(r);
     return groups;
   }
 
@@ -372,14 +384,13 @@ export class Manager {
   }
 
   /**
-   * Starts the groups in order (servers → caches → shard ring → every replica, sharded controllers included → Lease →
-   * leader-gated); resolves with why we stop.
+   * Starts the groups in order (servers → caches → every replica, plug-in runnables included → Lease → leader-gated);
+   * resolves with why we stop.
    */
   async #run(run: Run): Promise<StopReason> {
     const { groups, signal, stopped } = run;
     const untilStopped = (p: Promise<void>) => Promise.race([p.then(() => undefined), stopped]);
     for (const group of [groups.servers, groups.caches, groups.everyReplica]) {
-      if (group === groups.everyReplica && this.#ring) run.shardsDone = this.#ring.run(run.shards.signal);
       const why = await untilStopped(group.start(signal));
       if (signal.aborted) return { kind: "signal" };
       if (why) return why;
@@ -410,10 +421,11 @@ export class Manager {
   }
 
   /**
-   * Stop intake → drain (bounded) → hand the shard buckets over → release the Lease → close the recorder → caches →
+   * Stop intake → drain (bounded; plug-in runnables stop with the every-replica group: the shard ring hands its
+   * buckets over, each after its in-flight reconciles drained) → release the Lease → close the recorder → caches →
    * servers; then resolve or reject.
    */
-  async #shutdown(reason: StopReason, { groups, election, electionDone, shards, shardsDone }: Run): Promise<void> {
+  async #shutdown(reason: StopReason, { groups, election, electionDone }: Run): Promise<void> {
     this.#shuttingDown = true;
     this.#cancelCollectorsTimer();
     const why = reason.kind === "signal"
@@ -433,8 +445,6 @@ export class Manager {
     if (!await this.#within(Promise.all([groups.leaderElected.done(), groups.everyReplica.done()]), graceMs)) {
       this.#log.warn("reconciles still running after {graceMs} ms; stopping anyway", { graceMs });
     }
-    shards.abort(); // hands the buckets over (drained: released; else left to expire)
-    await this.#within(shardsDone, RELEASE_TIMEOUT_MS * 2);
     election.abort(); // releases the Lease, now that no reconcile runs
     await electionDone;
     await this.#within(this.#recorder.close?.() ?? Promise.resolve(), 2_000);

@@ -42,11 +42,6 @@ export interface Runnable {
   start(signal: AbortSignal): Promise<void>;
   /** Only the Lease holder runs it (default true). Ignored for the `servers` and `caches` groups. */
   readonly needLeaderElection?: boolean;
-  /**
-   * Splits its work by the shard ring when the manager shards (docs/sharding.md): then it runs on every replica with
-   * `deps.shards` and without the leader fence, whatever `needLeaderElection` says. Every Controller is.
-   */
-  readonly shardable?: boolean;
   /** Start in an earlier group than the default (see {@link RunnableGroupName}). */
   readonly group?: RunnableGroupName;
   /**
@@ -54,13 +49,42 @@ export interface Runnable {
    * manager starts the next group only after every runnable of this one is ready. Absent: ready once started.
    */
   ready?(signal: AbortSignal): Promise<void>;
-  /** Receives the manager's services before {@link Runnable.start} (controllers). */
-  bind?(deps: ControllerDeps): unknown;
-  /**
-   * The informers it will read. The manager requests them before leadership so a standby replica's caches are warm
-   * when it takes over.
-   */
+}
+
+/**
+ * A runnable that takes the manager's controller services when it is added (every Controller): {@link Manager.add}
+ * calls {@link ControllerRunnable.bind} at once — before start, before any plug-in sees it — and requests the
+ * informers it reads so a standby replica's caches are warm when it takes over.
+ *
+ * @example
+ * ```ts ignore
+ * const ctl = new Controller({ name: "pods", for: CoreTypes.Pod, reconcile: () => Promise.resolve(done()) });
+ * isControllerRunnable(ctl); // true: manager.add(ctl) hands it client, informers, recorder, clock, admission
+ * ```
+ */
+export interface ControllerRunnable extends Runnable {
+  /** Receives the manager's services; {@link Manager.add} calls it. */
+  bind(deps: ControllerDeps): unknown;
+  /** The informers it reads (its For informer first). */
   watchedResources?(): { rt: ResourceType; opts?: WatchScope }[];
+  /**
+   * Splits its work by the shard ring when the manager shards (docs/sharding.md): then it runs on every replica with
+   * the shard admission and without the leader fence, whatever `needLeaderElection` says. Every Controller is.
+   */
+  readonly shardable?: boolean;
+}
+
+/**
+ * Whether `r` takes the manager's controller services.
+ *
+ * @example
+ * ```ts
+ * import { isControllerRunnable } from "./runnable.ts";
+ * isControllerRunnable({ name: "idle", start: () => Promise.resolve() }); // false
+ * ```
+ */
+export function isControllerRunnable(r: Runnable): r is ControllerRunnable {
+  return typeof (r as Partial<ControllerRunnable>).bind === "function";
 }
 
 /** A started runnable: await `ready` to know it serves, `done` to know it stopped (both may reject). */

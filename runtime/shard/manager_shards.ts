@@ -1,6 +1,7 @@
 /**
- * The Manager's side of sharding (docs/sharding.md): the ring built from {@link ManagerSharding}, the hook that
- * points the sharded controllers' primary (For) informers at the held buckets, and the /readyz line.
+ * Sharding as a Manager plug-in (docs/sharding.md, runtime/manager/manager_plugin.ts): the ring built from
+ * {@link ManagerSharding} runs as a Runnable on every replica, the hook points the sharded controllers' primary (For)
+ * informers at the held buckets, controllers get the shard admission, and /readyz gets the `shards` line.
  *
  * What runs where when sharding is on: every runnable that is `shardable` (every {@link Controller}) runs on every
  * replica, after the caches synced, and reconciles only the keys of the buckets this replica holds — each bucket is
@@ -18,10 +19,13 @@ import type { Logger } from "../observe/log.ts";
 import type { Metrics } from "../observe/metrics.ts";
 import { shardMetrics } from "./shard_metrics.ts";
 import type { CheckResult } from "../manager/probes.ts";
-import type { Runnable } from "../manager/runnable.ts";
+import type { ControllerRunnable, Runnable } from "../manager/runnable.ts";
+import type { ManagerPlugin } from "../manager/manager_plugin.ts";
+import type { ControllerClient } from "../controller/controller_client.ts";
+import { shardAdmission } from "./shard_admission.ts";
 import { kubeLeaseDirectory, type LeaseDirectory } from "./shard_leases.ts";
 import { ShardRing } from "./shard_ring.ts";
-import { primarySlicer } from "./shard_slices.ts";
+import { primarySlicer, primeShardSlices } from "./shard_slices.ts";
 
 /** Sharding settings (`kubeop run --shards auto`). */
 export interface ManagerSharding {
@@ -52,8 +56,8 @@ export interface ManagerSharding {
   onBucketsChanged?(held: ShardRange[], signal: AbortSignal): Promise<void>;
 }
 
-/** A Runnable that partitions its work by the shard ring when the manager shards (Controller sets it). */
-export function isShardable(r: Runnable): boolean {
+/** A controller that partitions its work by the shard ring when the manager shards (Controller sets it). */
+export function isShardable(r: ControllerRunnable): boolean {
   return r.shardable === true;
 }
 
@@ -70,7 +74,7 @@ export function createShardRing(o: {
   logger: Logger;
   identity: string;
   informers: InformerSource;
-  runnables: () => Runnable[];
+  runnables: () => ControllerRunnable[];
 }): ShardRing {
   const ring = o.sharding.id ?? "kubeop";
   const slicePrimaries = primarySlicer({
@@ -103,5 +107,45 @@ export function shardsCheck(ring: ShardRing): CheckResult {
     detail: held === 0
       ? `idle: holds no shard bucket (${ring.members.length} members)`
       : `holds ${held}/${ring.buckets} shard buckets (${ring.members.length} members)`,
+  };
+}
+
+/**
+ * The sharding plug-in of a Manager: shardable controllers run on every replica with the shard admission and the
+ * `unfenced` client (each reconcile's writes pass its bucket's fence instead), their primaries are primed to the empty
+ * slice before the caches start, the ring runs as an every-replica Runnable (stopping hands its buckets over: drain,
+ * then release), and /readyz reports the held buckets.
+ *
+ * @example
+ * ```ts ignore
+ * const sharding = shardingPlugin({ sharding: { namespace: "kubeop-system" }, client, unfenced: client, clock, metrics, logger, identity, informers });
+ * sharding.ring.gate.held(); // the buckets this replica holds
+ * ```
+ */
+export function shardingPlugin(o: {
+  sharding: ManagerSharding;
+  client: KubeClient;
+  unfenced: ControllerClient;
+  clock: Clock;
+  metrics: Metrics;
+  logger: Logger;
+  identity: string;
+  informers: InformerSource;
+}): ManagerPlugin & { ring: ShardRing } {
+  const sharded: ControllerRunnable[] = [];
+  const ring = createShardRing({ ...o, runnables: () => sharded });
+  const admission = shardAdmission(ring.gate);
+  const runner: Runnable = { name: "shard-ring", needLeaderElection: false, start: (signal) => ring.run(signal) };
+  return {
+    name: "sharding",
+    ring,
+    placeController(controller, deps) {
+      if (!isShardable(controller)) return { deps };
+      sharded.push(controller);
+      return { deps: { ...deps, client: o.unfenced, admission }, everyReplica: true };
+    },
+    starting: () => primeShardSlices(sharded, o.informers, isShardable), // list no primary before a bucket
+    runnables: () => [runner],
+    checks: () => [shardsCheck(ring)],
   };
 }

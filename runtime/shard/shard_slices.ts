@@ -2,8 +2,10 @@
  * Slicing the primary informers by the held buckets (issue 15, the wiring between the shard ring and KEP-5866
  * slices): whenever the ring's held buckets change, every sharded controller's primary (For) informer watches
  * exactly `shardRange(object.metadata.uid, …)` of the held ranges — server-side where the server echoes
- * `shardInfo`, client-side otherwise (runtime/shard/informer_slice.ts) — and the ring's hook resolves only once those
- * informers listed their new slice, so a gained bucket's keys are dispatched after its range is in the cache.
+ * `shardInfo`, client-side otherwise — by re-listing them through the informer registry (`InformerSource.relist`),
+ * and the ring's hook resolves only once those informers listed their new slice, so a gained bucket's keys are
+ * dispatched after its range is in the cache. The relist replaces the cache like any other: objects that left the
+ * slice reach the handlers as `deleted` (the controller's shard admission then refuses their keys: not ours).
  *
  * Rules:
  * - Only primaries. An informer that is also a child (Owns/Watches) of any controller, or read by a runnable that is
@@ -19,10 +21,11 @@
  * @module
  */
 import type { ShardRange, ShardSelector } from "../apimachinery/shard_selector.ts";
-import type { InformerSource } from "../cache/cache.ts";
-import { isShardedInformer, type ShardedInformer } from "./informer_slice.ts";
+import type { InformerLike, InformerSource } from "../cache/cache.ts";
+import type { ResourceType } from "../types.ts";
+import type { WatchScope } from "../watch/watch_runner.ts";
 import type { Logger } from "../observe/log.ts";
-import type { Runnable } from "../manager/runnable.ts";
+import type { ControllerRunnable } from "../manager/runnable.ts";
 
 /** The range an idle replica's primaries watch: the single hash 0x0, i.e. nothing in practice. */
 export const EMPTY_SLICE_RANGE: ShardRange = { start: "0x0000000000000000", end: "0x0000000000000001" };
@@ -43,9 +46,16 @@ export function heldSliceSelector(held: readonly ShardRange[]): ShardSelector {
   };
 }
 
+/** One informer to slice: how the registry names it, and the informer (to wait for its new slice). */
+export interface SlicedInformer {
+  rt: ResourceType;
+  opts?: WatchScope;
+  informer: InformerLike;
+}
+
 /** What {@link slicedPrimaries} found: the informers to slice and the primaries left whole (with why). */
 export interface PrimarySlices {
-  sliced: ShardedInformer[];
+  sliced: SlicedInformer[];
   whole: { runnable: string; reason: string }[];
 }
 
@@ -56,30 +66,30 @@ export interface PrimarySlices {
  * Informers are compared by identity, as the source hands out one shared informer per (resource, scope).
  */
 export function slicedPrimaries(
-  runnables: readonly Runnable[],
+  runnables: readonly ControllerRunnable[],
   informers: InformerSource,
-  isShardable: (r: Runnable) => boolean,
+  isShardable: (r: ControllerRunnable) => boolean,
 ): PrimarySlices {
-  const primaries: { runnable: string; informer: unknown }[] = [];
+  const primaries: { runnable: string; source: SlicedInformer }[] = [];
   const sharedElsewhere = new Set<unknown>();
   for (const r of runnables) {
     const sources = r.watchedResources?.() ?? [];
     sources.forEach(({ rt, opts }, i) => {
       const informer = informers.get(rt, opts);
-      if (i === 0 && isShardable(r)) primaries.push({ runnable: r.name, informer });
+      if (i === 0 && isShardable(r)) primaries.push({ runnable: r.name, source: { rt, opts, informer } });
       else sharedElsewhere.add(informer);
     });
   }
-  const sliced = new Set<ShardedInformer>();
+  const sliced = new Map<unknown, SlicedInformer>();
   const whole: PrimarySlices["whole"] = [];
-  for (const { runnable, informer } of primaries) {
-    if (sharedElsewhere.has(informer)) {
+  for (const { runnable, source } of primaries) {
+    if (sharedElsewhere.has(source.informer)) {
       whole.push({ runnable, reason: "its primary informer is also a child or a non-sharded runnable's source" });
-    } else if (!isShardedInformer(informer)) {
+    } else if (!informers.relist) {
       whole.push({ runnable, reason: "its primary informer cannot watch a slice" });
-    } else sliced.add(informer);
+    } else if (!sliced.has(source.informer)) sliced.set(source.informer, source);
   }
-  return { sliced: [...sliced], whole };
+  return { sliced: [...sliced.values()], whole };
 }
 
 /**
@@ -88,12 +98,14 @@ export function slicedPrimaries(
  * {@link primarySlicer} call then points them at the buckets it won.
  */
 export function primeShardSlices(
-  runnables: readonly Runnable[],
+  runnables: readonly ControllerRunnable[],
   informers: InformerSource,
-  isShardable: (r: Runnable) => boolean,
+  isShardable: (r: ControllerRunnable) => boolean,
 ): void {
   const selector = heldSliceSelector([]);
-  for (const informer of slicedPrimaries(runnables, informers, isShardable).sliced) informer.setShardSelector(selector);
+  for (const { rt, opts } of slicedPrimaries(runnables, informers, isShardable).sliced) {
+    informers.relist?.(rt, opts, selector);
+  }
 }
 
 /**
@@ -109,8 +121,8 @@ export function primeShardSlices(
  */
 export function primarySlicer(o: {
   informers: InformerSource;
-  runnables: () => readonly Runnable[];
-  isShardable: (r: Runnable) => boolean;
+  runnables: () => readonly ControllerRunnable[];
+  isShardable: (r: ControllerRunnable) => boolean;
   logger?: Logger;
 }): (held: ShardRange[], signal: AbortSignal) => Promise<void> {
   let plan: PrimarySlices | undefined;
@@ -122,7 +134,7 @@ export function primarySlicer(o: {
       }
     }
     const selector = heldSliceSelector(held);
-    for (const informer of plan.sliced) informer.setShardSelector(selector);
-    await Promise.all(plan.sliced.map((informer) => informer.waitForSync(signal)));
+    for (const { rt, opts } of plan.sliced) o.informers.relist?.(rt, opts, selector);
+    await Promise.all(plan.sliced.map(({ informer }) => informer.waitForSync(signal)));
   };
 }

@@ -5,8 +5,7 @@
 import assert from "node:assert/strict";
 import type { ShardSelector } from "../apimachinery/shard_selector.ts";
 import type { InformerLike, InformerSource } from "../cache/cache.ts";
-import type { ShardMode } from "./informer_slice.ts";
-import type { Runnable } from "../manager/runnable.ts";
+import type { ControllerRunnable } from "../manager/runnable.ts";
 import { EMPTY_SLICE_RANGE, primarySlicer, primeShardSlices, slicedPrimaries } from "./shard_slices.ts";
 import type { KubeObject, ResourceType } from "../types.ts";
 
@@ -19,15 +18,6 @@ class StubInformer {
   selector: ShardSelector | null = null;
   syncs = 0;
   constructor(readonly name: string) {}
-  setShardSelector(s: ShardSelector | null) {
-    this.selector = s;
-  }
-  shardSelector() {
-    return this.selector;
-  }
-  shardMode(): ShardMode {
-    return this.selector ? "server" : "off";
-  }
   waitForSync() {
     this.syncs++;
     return Promise.resolve();
@@ -41,24 +31,28 @@ function source() {
       if (!made.has(r.plural)) made.set(r.plural, new StubInformer(r.plural));
       return made.get(r.plural) as unknown as InformerLike<T>;
     },
+    relist(r, _scope, slice) {
+      (this.get(r) as unknown as StubInformer).selector = slice;
+    },
   };
   return { informers, made };
 }
 
-const runnable = (name: string, shardable: boolean, ...types: ResourceType[]): Runnable & { shardable: boolean } => ({
+const runnable = (name: string, shardable: boolean, ...types: ResourceType[]): ControllerRunnable => ({
   name,
   shardable,
+  bind() {},
   start: () => Promise.resolve(),
   watchedResources: () => types.map((t) => ({ rt: t })),
 });
-const isShardable = (r: Runnable) => (r as { shardable?: boolean }).shardable === true;
+const isShardable = (r: ControllerRunnable) => r.shardable === true;
 
 Deno.test("slices a sharded controller's primary, but not one that is another controller's child", () => {
   const { informers, made } = source();
   const widgets = runnable("widgets", true, Widget, Gadget, Pod); // owns gadgets
   const gadgets = runnable("gadgets", true, Gadget); // gadgets is primary here, child above
   const plan = slicedPrimaries([widgets, gadgets], informers, isShardable);
-  assert.deepEqual(plan.sliced, [made.get("widgets")]);
+  assert.deepEqual(plan.sliced.map((s) => s.informer), [made.get("widgets")]);
   assert.deepEqual(plan.whole.map((w) => w.runnable), ["gadgets"]);
 });
 
@@ -70,6 +64,13 @@ Deno.test("does not slice a primary that a runnable without sharding reads", () 
     isShardable,
   );
   assert.deepEqual(plan.sliced, []);
+});
+
+Deno.test("a source that cannot re-list its informers leaves the primaries whole", () => {
+  const { informers } = source();
+  const plan = slicedPrimaries([runnable("widgets", true, Widget)], { get: informers.get }, isShardable);
+  assert.deepEqual(plan.sliced, []);
+  assert.deepEqual(plan.whole.map((w) => w.reason), ["its primary informer cannot watch a slice"]);
 });
 
 Deno.test("holding no bucket slices the primaries to the empty range, not to the whole collection", async () => {

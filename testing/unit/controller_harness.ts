@@ -22,6 +22,9 @@ import { type KubeObject, objectKey, type ResourceType } from "../../runtime/typ
 import type { WatchScope } from "../../runtime/watch/watch_runner.ts";
 import type { LeaderFence } from "../../runtime/leader/write_fence.ts";
 import type { ShardAdmission } from "../../runtime/shard/shard_gate.ts";
+import { composeAdmissions } from "../../runtime/controller/admission.ts";
+import { leaderAdmission } from "../../runtime/leader/leader_admission.ts";
+import { shardAdmission } from "../../runtime/shard/shard_admission.ts";
 
 /** The Machine custom resource the controller under test is For. */
 export const MachineType: ResourceType = {
@@ -159,8 +162,10 @@ export function harness(
     recorder,
     clock,
     metrics,
-    fence: opts.fence?.(clock),
-    shards: opts.shards?.(clock),
+    admission: composeAdmissions([
+      opts.fence && leaderAdmission(opts.fence(clock)),
+      opts.shards && shardAdmission(opts.shards(clock)),
+    ]),
   };
   const calls: ReconcileContext[] = [];
   const ctl = wire(
