@@ -19,7 +19,8 @@ import type { ClusterConfig } from "./kubeconfig.ts";
 import { TokenBucketRateLimiter } from "../queue/rate_limiter.ts";
 import { parseRetryAfter, toStatus } from "../http/response_status.ts";
 import { watchEvents } from "../watch/watch_events.ts";
-import type { WriteFence } from "../leader/write_fence.ts";
+import { writeGate } from "../leader/write_fence.ts";
+import type { WriteFence } from "./client_options.ts";
 import { apiVersionOf, type KubeList, type KubeObject, type ResourceType, type WatchEvent } from "../types.ts";
 import type {
   ClientMetrics,
@@ -62,9 +63,6 @@ interface Connection {
   /** Token bucket of `qps`/`burst` when set: one per cluster connection, fenced views included. */
   throttle?: TokenBucketRateLimiter;
 }
-
-/** Methods that only read: never fenced. */
-const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
   merge: "application/merge-patch+json",
@@ -313,12 +311,10 @@ export class KubeClient {
     if (opts.body !== undefined) {
       bodyText = typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
     }
-    // A fenced write is also aborted (mid-retry, or awaiting its answer) once the fence's term ends. A per-call fence
-    // (a sharded reconcile's bucket, runtime/shard/shard_client.ts) is checked as well as the client's own.
-    const isWrite = !READ_METHODS.has(method.toUpperCase());
-    const fences = isWrite ? [this.#fence, opts.fence].filter((f): f is WriteFence => f !== undefined) : [];
-    const signals = [opts.signal, ...fences.map((f) => f.signal)].filter((s): s is AbortSignal => s !== undefined);
-    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    // The write fences (this client's and the call's): checked on each attempt and right before the bytes are written;
+    // a fenced write is also aborted (mid-retry, or awaiting its answer) once a fence's term ends.
+    const gate = writeGate(method, call, [this.#fence, opts.fence], opts.signal);
+    const signal = gate ? gate.signal : opts.signal;
     let authRetried = false;
     for (let attempt = 0;; attempt++) {
       const headers: Record<string, string> = {
@@ -330,12 +326,16 @@ export class KubeClient {
       const auth = await this.#conn.credentials.authorization();
       if (auth) headers["Authorization"] = auth;
       if (this.config.exec) await this.#useExecCertificate();
-      // The fence is checked here, after every await and right before the request is written (on each attempt).
-      for (const fence of fences) fence.check(call);
+      gate?.check(); // after every await, right before the request goes to the transport
       const sentMs = this.clock.now();
-      // ... and again right before the bytes are written, after any dial (a fresh connection's TLS handshake).
-      const beforeWrite = fences.length > 0 ? () => fences.forEach((fence) => fence.check(call)) : undefined;
-      const res = await this.#conn.transport.request({ method, url, headers, body: bodyText, signal, beforeWrite })
+      const res = await this.#conn.transport.request({
+        method,
+        url,
+        headers,
+        body: bodyText,
+        signal,
+        beforeWrite: gate?.check,
+      })
         .catch((err) => {
           this.#countRequest(method, "<error>", sentMs);
           throw err;

@@ -10,10 +10,9 @@ import type { Logger } from "../observe/log.ts";
 import { reconcileLogger } from "../observe/log.ts";
 import type { Metrics } from "../observe/metrics.ts";
 import { type OwnWritesTracker, resourceId } from "./own_writes.ts";
-import { OwnWritesClient } from "./own_writes_client.ts";
 import type { Action, WorkQueue } from "../queue/queue.ts";
 import { type ReconcileEnd, type ReconcileOutcome, reconcileOutcome } from "./reconcile_outcome.ts";
-import { ShardFencedClient } from "../shard/shard_client.ts";
+import { reconcileClient } from "./write_path.ts";
 import type { ShardTicket } from "../shard/shard_gate.ts";
 import { apiVersionOf, type KubeObject, objectKey, type ResourceType, splitKey } from "../types.ts";
 
@@ -142,24 +141,19 @@ async function reconcileAdmitted<T extends KubeObject>(
 ): Promise<void> {
   const { deps, metrics, ownWrites, signal, controller } = run;
   const { namespace, name, log, reconcileID, ticket } = at;
-  const fence = ticket?.fence ?? deps.fence;
-  const writer = ticket
-    ? new ShardFencedClient({
-      client: deps.client,
-      fence: ticket.fence,
-      forType: run.forType,
-      namespace,
-      name,
-      uid: ticket.uid,
-    })
-    : deps.client;
   const ctx: ReconcileContext<T> = {
     key,
     namespace,
     name,
     object: withTypeMeta(at.object, run.forType),
     signal,
-    client: new OwnWritesClient({ client: writer, key, tracker: ownWrites, leadership: fence?.signal }),
+    client: reconcileClient({
+      client: deps.client,
+      key,
+      tracker: ownWrites,
+      fence: ticket?.fence ?? deps.fence,
+      uidGuard: ticket && { forType: run.forType, namespace, name, uid: ticket.uid },
+    }),
     informers: deps.informers,
     recorder: deps.recorder,
     log,
