@@ -1,18 +1,17 @@
 /**
- * The typed REST client: one HTTP transport per cluster (kubeop's own HTTP/1.1 keep-alive pool with CA and client
- * certificate, or fetch behind a proxy: api_http_client.ts), bearer credentials that refresh on 401, typed {@link ApiError}s carrying the Kubernetes Status and
- * the call, 429/5xx `Retry-After` honoured with bounded retries on the injected clock, list pagination, and watches
- * over a raw socket ({@link openHttpStream}) because that is the fastest transport measured here.
+ * The typed REST client: one HTTP transport per cluster for unary calls and watches alike (kubeop's own HTTP/1.1 —
+ * a keep-alive pool, a connection per watch — or fetch through a proxy; api_http_client.ts decides, and builds the
+ * TLS options, once), bearer credentials that refresh on 401, typed {@link ApiError}s carrying the Kubernetes Status
+ * and the call, 429/5xx `Retry-After` honoured with bounded retries on the injected clock, list pagination.
  * @module
  */
 
-import { type ApiTransport, createApiTransport } from "../http/api_http_client.ts";
+import { type ApiTransport, clusterTls, createApiTransport } from "../http/api_http_client.ts";
 import { resourceId as resourceName } from "../apimachinery/names.ts";
 import type { Clock } from "../clock.ts";
 import { RealClock } from "../clock.ts";
 import { BearerCredentials } from "./credentials.ts";
 import { ApiError, type CallInfo } from "./errors.ts";
-import { openHttpStream } from "../http/http_transport.ts";
 import { LineSplitter } from "../http/json_lines.ts";
 import { ensureDefaultLogging } from "../observe/log.ts";
 import type { ClusterConfig } from "./kubeconfig.ts";
@@ -123,10 +122,9 @@ export class KubeClient {
     this.fieldManager = opts.fieldManager ?? "kubeop";
     this.#options = opts;
     this.#fence = opts.writeFence;
-    const { caPEM, certPEM, keyPEM } = opts.config;
     this.#conn = {
       credentials: new BearerCredentials(opts.config, { clock: this.clock }),
-      transport: createApiTransport({ caPEM, clientCert: certPEM && keyPEM ? { certPEM, keyPEM } : undefined }),
+      transport: this.#transport(),
       closed: false,
     };
     this.#metrics = opts.metrics;
@@ -384,8 +382,14 @@ export class KubeClient {
     const cert = await this.#conn.credentials.clientCertificate();
     if (!cert || cert.certPEM === this.#conn.execCertPEM) return;
     this.#conn.transport.close({ letInFlightFinish: true });
-    this.#conn.transport = createApiTransport({ caPEM: this.config.caPEM, clientCert: cert });
+    this.#conn.transport = this.#transport(cert);
     this.#conn.execCertPEM = cert.certPEM;
+  }
+
+  /** The cluster's transport: the proxy decision and the TLS options (with an exec plugin's certificate) made once. */
+  #transport(execCert?: { certPEM: string; keyPEM: string }): ApiTransport {
+    const server = new URL(this.config.server);
+    return createApiTransport({ server, tls: clusterTls(this.config, execCert), env: this.#options.proxyEnv });
   }
 
   async #json<T>(method: string, path: string, opts: RequestOptions): Promise<T> {
@@ -433,19 +437,9 @@ export class KubeClient {
     };
     const auth = await this.#conn.credentials.authorization();
     if (auth) headers["Authorization"] = auth;
-    const { caPEM } = this.config;
-    const execCert = await this.#conn.credentials.clientCertificate();
+    if (this.config.exec) await this.#useExecCertificate();
     const sentMs = this.clock.now();
-    const stream = await openHttpStream({
-      url,
-      headers,
-      signal: opts.signal,
-      tls: {
-        caCerts: caPEM ? [caPEM] : undefined,
-        cert: execCert?.certPEM ?? this.config.certPEM,
-        key: execCert?.keyPEM ?? this.config.keyPEM,
-      },
-    }).catch((err) => {
+    const stream = await this.#conn.transport.stream({ url, headers, signal: opts.signal }).catch((err) => {
       this.#countRequest("GET", "<error>", sentMs);
       throw err;
     });
@@ -485,7 +479,7 @@ export class KubeClient {
 
   /**
    * Opens a connection to the API server ahead of the first request, in the background (errors are left to that
-   * request). The Manager calls it as it starts: watches run on their own sockets, so otherwise a controller's first
+   * request). The Manager calls it as it starts: watches run on connections of their own, so otherwise a controller's first
    * write would wait for a TCP and TLS handshake (client-go's HTTP/2 connection is shared with its watches).
    */
   preconnect(): Promise<void> {

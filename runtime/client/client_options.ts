@@ -51,6 +51,11 @@ export interface KubeClientOptions {
   qps?: number;
   /** Bucket size with `qps` (client-go's Burst); default `ceil(qps)`. */
   burst?: number;
+  /**
+   * Where the proxy variables (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`) are read; default the process
+   * environment. A proxy for the server takes unary calls and watches alike (runtime/http/proxy.ts).
+   */
+  proxyEnv?: { get(name: string): string | undefined };
   /** Checked right before every non-GET request is sent (see `KubeClient.withWriteFence`). */
   writeFence?: WriteFence;
 }
