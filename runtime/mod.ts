@@ -74,6 +74,7 @@ export { fenceWrites, LeaderFence, type WriteFence, type WriteGate, writeGate } 
 // The write path of a reconcile: one chain of write interceptors (own-writes tracking, fence, uid guard).
 export {
   guardUid,
+  type OwnWritesRecorder,
   reconcileClient,
   type ReconcileClientOptions,
   trackOwnWrites,

@@ -2,7 +2,7 @@
  * The write path of a reconcile: one chain of {@link WriteInterceptor}s around the manager's client, each check
  * written once —
  * 1. own-writes tracking ({@link trackOwnWrites}): what each write returned (and each delete) is recorded for the
- *    reconcile's key, so the next reconcile of that key waits until the cache shows it ({@link OwnWritesTracker});
+ *    reconcile's key, so the next reconcile of that key waits until the cache shows it (own_writes.ts);
  * 2. the fence (runtime/leader/write_fence.ts `fenceWrites`, with every other write-fence check): the write passes
  *    the leader's or the shard bucket's fence, and every call is bound to the fence's signal;
  * 3. the uid guard ({@link guardUid}): a write to the reconciled object itself is made conditional on the uid the
@@ -28,13 +28,19 @@ import type { WriteFence } from "../client/client_options.ts";
 import { fenceWrites } from "../leader/write_fence.ts";
 import { resourceId } from "../apimachinery/names.ts";
 import { type Write, type WriteInterceptor, writeTarget } from "../client/write_interceptor.ts";
-import type { OwnWritesTracker } from "./own_writes.ts";
 import type { KubeList, KubeObject, ResourceType } from "../types.ts";
 
 export type { Write, WriteInterceptor } from "../client/write_interceptor.ts";
 
-/** The tracker calls the chain makes ({@link OwnWritesTracker} satisfies it). */
-export type OwnWritesRecorder = Pick<OwnWritesTracker, "recordWrite" | "recordDelete" | "cachedUid">;
+/** The tracker calls the chain makes (the controller's `OwnWritesTracker` satisfies it). */
+export interface OwnWritesRecorder {
+  /** Records that reconciling `key` wrote `written` (the server's answer) of type `rt`. */
+  recordWrite(key: string, rt: ResourceType, written: KubeObject | undefined): void;
+  /** Records that reconciling `key` deleted `objKey` of type `rt` (uid when known). */
+  recordDelete(key: string, rt: ResourceType, objKey: string, uid?: string): void;
+  /** The uid the cache holds for `objKey` of `rt`, if the controller caches that resource. */
+  cachedUid(rt: ResourceType, objKey: string): string | undefined;
+}
 
 /**
  * A {@link ControllerClient} whose writes pass `interceptors` (outermost first) before they reach `client`, and whose
