@@ -218,8 +218,9 @@ export function guardUid(target: UidGuard): WriteInterceptor {
     );
   };
   return {
-    write(w, next) {
-      if (w.verb === "create" || !isTarget(w)) return next(w);
+    // async: a refusal is a rejection, as the server's would be.
+    async write(w, next) {
+      if (w.verb === "create" || !isTarget(w)) return await next(w);
       const uid = target.uid;
       switch (w.verb) {
         case "update":

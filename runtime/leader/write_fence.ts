@@ -132,9 +132,9 @@ export function fenceWrites(fence: WriteFence): WriteInterceptor {
     signal: opts.signal ? AbortSignal.any([opts.signal, fence.signal]) : fence.signal,
   });
   return {
-    write(w, next) {
+    async write(w, next) {
       fence.check(writeCall(w));
-      return next(withWriteOptions(w, { signal: bind(w.opts).signal, fence }));
+      return await next(withWriteOptions(w, { signal: bind(w.opts).signal, fence }));
     },
     read: bind,
   };
