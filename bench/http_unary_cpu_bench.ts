@@ -10,7 +10,7 @@
  */
 
 import process from "node:process";
-import { type ApiTransport, createApiTransport } from "../runtime/http/api_http_client.ts";
+import { type ApiTransport, directTransport, fetchTransport } from "../runtime/http/api_http_client.ts";
 import { createCA } from "../runtime/http/pki.ts";
 import { fullMode, lowerIsBetter, median, recordResult, round } from "./result.ts";
 
@@ -68,15 +68,9 @@ if (import.meta.main) {
   const reader = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
   const port = Number((await reader.read()).value?.trim());
   const base = `https://127.0.0.1:${port}`;
-  const noProxy = { get: () => undefined };
-  const viaProxy = { get: (k: string) => (k === "HTTPS_PROXY" ? "http://unused" : undefined) };
-  const make = { pool: () => createApiTransport({ caPEM: ca.certPEM }, noProxy) };
-  const makeFetch = () => {
-    // The fetch transport with no proxy variable in Deno's own environment: the stub only picks the implementation.
-    const t = createApiTransport({ caPEM: ca.certPEM }, viaProxy);
-    if (t.kind !== "fetch") throw new Error("expected the fetch transport");
-    return t;
-  };
+  const make = { pool: () => directTransport({ caPEM: ca.certPEM }) };
+  // The fetch transport without a proxy: the implementation a proxied cluster uses, measured against the same server.
+  const makeFetch = () => fetchTransport({ caPEM: ca.certPEM });
   const samples: Record<string, number[]> = { "pool-seq": [], "fetch-seq": [], "pool-4": [], "fetch-4": [] };
   try {
     for (let r = 0; r < rounds + 1; r++) {

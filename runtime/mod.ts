@@ -87,7 +87,19 @@ export {
   type WatchOptions,
 } from "./client/client.ts";
 export type { ControllerClient } from "./controller/controller_client.ts";
-export { LeaderFence, type WriteFence } from "./leader/write_fence.ts";
+export { fenceWrites, LeaderFence, type WriteFence, type WriteGate, writeGate } from "./leader/write_fence.ts";
+// The write path of a reconcile: one chain of write interceptors (own-writes tracking, fence, uid guard).
+export {
+  guardUid,
+  type OwnWritesRecorder,
+  reconcileClient,
+  type ReconcileClientOptions,
+  trackOwnWrites,
+  type UidGuard,
+  type Write,
+  WriteChainClient,
+  type WriteInterceptor,
+} from "./controller/write_path.ts";
 export {
   type ClusterConfig,
   type ExecConfig,
@@ -256,7 +268,6 @@ export {
 } from "./shard/shard_leases.ts";
 export type { ShardField, ShardRange, ShardSelector } from "./apimachinery/shard_selector.ts";
 export type { ShardMode } from "./cache/cache.ts";
-export { ShardFencedClient, type ShardFencedClientOptions } from "./shard/shard_client.ts";
 export { type ShardMetrics, shardMetrics } from "./shard/shard_metrics.ts";
 // Admission and conversion webhooks (runtime/webhook/): the builder, the server, certificates and manifests.
 export {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { FakeCluster } from "../../testing/mod.ts";
 import { OwnWritesTracker, resourceId } from "../../runtime/controller/own_writes.ts";
-import { OwnWritesClient } from "../../runtime/controller/own_writes_client.ts";
+import { reconcileClient } from "../../runtime/controller/write_path.ts";
 import { type KubeObject, objectKey } from "../../runtime/types.ts";
 import { FLIP_DELAY_MS, machineController, MachineReconciler } from "./controller.ts";
 import { machinesOfSwitch } from "./indexes.ts";
@@ -202,7 +202,7 @@ Deno.test("creates and deletes of Switches hold the machine's next reconcile unt
     clock: cluster.clock,
     storeFor: (id) => id === resourceId(SwitchType) ? lagging : id === resourceId(MachineType) ? machines : undefined,
   });
-  const client = new OwnWritesClient({ client: cluster.client, key, tracker });
+  const client = reconcileClient({ client: cluster.client, key, tracker });
   const nextReconcileWaits = async () => {
     let outcome: string | undefined;
     const waited = tracker.wait(key).then((o) => outcome = o);

@@ -1,24 +1,24 @@
 /**
- * The typed REST client: one HTTP transport per cluster (kubeop's own HTTP/1.1 keep-alive pool with CA and client
- * certificate, or fetch behind a proxy: api_http_client.ts), bearer credentials that refresh on 401, typed {@link ApiError}s carrying the Kubernetes Status and
- * the call, 429/5xx `Retry-After` honoured with bounded retries on the injected clock, list pagination, and watches
- * over a raw socket ({@link openHttpStream}) because that is the fastest transport measured here.
+ * The typed REST client: one HTTP transport per cluster for unary calls and watches alike (kubeop's own HTTP/1.1 —
+ * a keep-alive pool, a connection per watch — or fetch through a proxy; api_http_client.ts decides, and builds the
+ * TLS options, once), bearer credentials that refresh on 401, typed {@link ApiError}s carrying the Kubernetes Status
+ * and the call, 429/5xx `Retry-After` honoured with bounded retries on the injected clock, list pagination.
  * @module
  */
 
-import { type ApiTransport, createApiTransport } from "../http/api_http_client.ts";
+import { type ApiTransport, clusterTls, createApiTransport } from "../http/api_http_client.ts";
 import { resourceId as resourceName } from "../apimachinery/names.ts";
 import type { Clock } from "../clock.ts";
 import { RealClock } from "../clock.ts";
 import { BearerCredentials } from "./credentials.ts";
 import { ApiError, type CallInfo } from "./errors.ts";
-import { openHttpStream } from "../http/http_transport.ts";
 import { LineSplitter } from "../http/json_lines.ts";
 import type { ClusterConfig } from "./kubeconfig.ts";
 import { TokenBucketRateLimiter } from "../queue/rate_limiter.ts";
 import { parseRetryAfter, toStatus } from "../http/response_status.ts";
 import { watchEvents } from "../watch/watch_events.ts";
-import type { WriteFence } from "../leader/write_fence.ts";
+import { writeGate } from "../leader/write_fence.ts";
+import type { WriteFence } from "./client_options.ts";
 import { apiVersionOf, type KubeList, type KubeObject, type ResourceType, type WatchEvent } from "../types.ts";
 import type {
   ClientMetrics,
@@ -61,9 +61,6 @@ interface Connection {
   /** Token bucket of `qps`/`burst` when set: one per cluster connection, fenced views included. */
   throttle?: TokenBucketRateLimiter;
 }
-
-/** Methods that only read: never fenced. */
-const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
   merge: "application/merge-patch+json",
@@ -123,10 +120,9 @@ export class KubeClient {
     this.fieldManager = opts.fieldManager ?? "kubeop";
     this.#options = opts;
     this.#fence = opts.writeFence;
-    const { caPEM, certPEM, keyPEM } = opts.config;
     this.#conn = {
       credentials: new BearerCredentials(opts.config, { clock: this.clock }),
-      transport: createApiTransport({ caPEM, clientCert: certPEM && keyPEM ? { certPEM, keyPEM } : undefined }),
+      transport: this.#transport(),
       closed: false,
     };
     this.#metrics = opts.metrics;
@@ -311,12 +307,10 @@ export class KubeClient {
     if (opts.body !== undefined) {
       bodyText = typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
     }
-    // A fenced write is also aborted (mid-retry, or awaiting its answer) once the fence's term ends. A per-call fence
-    // (a sharded reconcile's bucket, runtime/shard/shard_client.ts) is checked as well as the client's own.
-    const isWrite = !READ_METHODS.has(method.toUpperCase());
-    const fences = isWrite ? [this.#fence, opts.fence].filter((f): f is WriteFence => f !== undefined) : [];
-    const signals = [opts.signal, ...fences.map((f) => f.signal)].filter((s): s is AbortSignal => s !== undefined);
-    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    // The write fences (this client's and the call's): checked on each attempt and right before the bytes are written;
+    // a fenced write is also aborted (mid-retry, or awaiting its answer) once a fence's term ends.
+    const gate = writeGate(method, call, [this.#fence, opts.fence], opts.signal);
+    const signal = gate ? gate.signal : opts.signal;
     let authRetried = false;
     for (let attempt = 0;; attempt++) {
       const headers: Record<string, string> = {
@@ -328,12 +322,16 @@ export class KubeClient {
       const auth = await this.#conn.credentials.authorization();
       if (auth) headers["Authorization"] = auth;
       if (this.config.exec) await this.#useExecCertificate();
-      // The fence is checked here, after every await and right before the request is written (on each attempt).
-      for (const fence of fences) fence.check(call);
+      gate?.check(); // after every await, right before the request goes to the transport
       const sentMs = this.clock.now();
-      // ... and again right before the bytes are written, after any dial (a fresh connection's TLS handshake).
-      const beforeWrite = fences.length > 0 ? () => fences.forEach((fence) => fence.check(call)) : undefined;
-      const res = await this.#conn.transport.request({ method, url, headers, body: bodyText, signal, beforeWrite })
+      const res = await this.#conn.transport.request({
+        method,
+        url,
+        headers,
+        body: bodyText,
+        signal,
+        beforeWrite: gate?.check,
+      })
         .catch((err) => {
           this.#countRequest(method, "<error>", sentMs);
           throw err;
@@ -382,8 +380,14 @@ export class KubeClient {
     const cert = await this.#conn.credentials.clientCertificate();
     if (!cert || cert.certPEM === this.#conn.execCertPEM) return;
     this.#conn.transport.close({ letInFlightFinish: true });
-    this.#conn.transport = createApiTransport({ caPEM: this.config.caPEM, clientCert: cert });
+    this.#conn.transport = this.#transport(cert);
     this.#conn.execCertPEM = cert.certPEM;
+  }
+
+  /** The cluster's transport: the proxy decision and the TLS options (with an exec plugin's certificate) made once. */
+  #transport(execCert?: { certPEM: string; keyPEM: string }): ApiTransport {
+    const server = new URL(this.config.server);
+    return createApiTransport({ server, tls: clusterTls(this.config, execCert), env: this.#options.proxyEnv });
   }
 
   async #json<T>(method: string, path: string, opts: RequestOptions): Promise<T> {
@@ -431,19 +435,9 @@ export class KubeClient {
     };
     const auth = await this.#conn.credentials.authorization();
     if (auth) headers["Authorization"] = auth;
-    const { caPEM } = this.config;
-    const execCert = await this.#conn.credentials.clientCertificate();
+    if (this.config.exec) await this.#useExecCertificate();
     const sentMs = this.clock.now();
-    const stream = await openHttpStream({
-      url,
-      headers,
-      signal: opts.signal,
-      tls: {
-        caCerts: caPEM ? [caPEM] : undefined,
-        cert: execCert?.certPEM ?? this.config.certPEM,
-        key: execCert?.keyPEM ?? this.config.keyPEM,
-      },
-    }).catch((err) => {
+    const stream = await this.#conn.transport.stream({ url, headers, signal: opts.signal }).catch((err) => {
       this.#countRequest("GET", "<error>", sentMs);
       throw err;
     });
@@ -483,7 +477,7 @@ export class KubeClient {
 
   /**
    * Opens a connection to the API server ahead of the first request, in the background (errors are left to that
-   * request). The Manager calls it as it starts: watches run on their own sockets, so otherwise a controller's first
+   * request). The Manager calls it as it starts: watches run on connections of their own, so otherwise a controller's first
    * write would wait for a TCP and TLS handshake (client-go's HTTP/2 connection is shared with its watches).
    */
   preconnect(): Promise<void> {

@@ -7,7 +7,17 @@
 import type { Clock } from "../clock.ts";
 import type { CallInfo } from "./errors.ts";
 import type { ClusterConfig } from "./kubeconfig.ts";
-import type { WriteFence } from "../leader/write_fence.ts";
+
+/**
+ * A write fence: what a fenced client and a controller need from it. The implementations (the leader's
+ * `LeaderFence`, a shard bucket's fence) and every place a write passes one are in runtime/leader/write_fence.ts.
+ */
+export interface WriteFence {
+  /** Throws (a NotLeaderError naming `call`) unless a write may leave the process now. */
+  check(call: CallInfo): void;
+  /** Aborted once writes are refused (leadership ended or the renew deadline passed); a new term gets a new signal. */
+  readonly signal: AbortSignal;
+}
 
 /** The metric hooks the client uses (structurally a subset of runtime/observe/metrics.ts `Metrics`). */
 export interface ClientMetrics {
@@ -41,6 +51,11 @@ export interface KubeClientOptions {
   qps?: number;
   /** Bucket size with `qps` (client-go's Burst); default `ceil(qps)`. */
   burst?: number;
+  /**
+   * Where the proxy variables (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`) are read; default the process
+   * environment. A proxy for the server takes unary calls and watches alike (runtime/http/proxy.ts).
+   */
+  proxyEnv?: { get(name: string): string | undefined };
   /** Checked right before every non-GET request is sent (see `KubeClient.withWriteFence`). */
   writeFence?: WriteFence;
 }
@@ -54,7 +69,7 @@ export interface NamespaceOption {
   /**
    * A write fence for this call alone, checked right before each attempt is sent (after throttling and credentials)
    * besides the client's own, and aborting the call when its term ends; reads ignore it. Sharded reconciles pass
-   * their bucket's fence (runtime/shard/shard_client.ts).
+   * their bucket's fence (the write chain's fence step, runtime/leader/write_fence.ts `fenceWrites`).
    */
   fence?: WriteFence;
 }

@@ -1,7 +1,7 @@
 /**
  * Admission: the one question a controller's worker asks before it reconciles a key — "may this replica reconcile
- * `key` now?" The answer is an {@link AdmissionTicket} (the fence that guards the reconcile's writes, an optional
- * wrapper of its client, and `done()`), or nothing: the key is dropped, its owner reconciles it. The leader fence
+ * `key` now?" The answer is an {@link AdmissionTicket} (the fence that guards the reconcile's writes, the uid its
+ * writes must carry, and `done()`), or nothing: the key is dropped, its owner reconciles it. The leader fence
  * (runtime/leader/leader_admission.ts) and the shard gate (runtime/shard/shard_admission.ts) both implement
  * {@link Admission}; {@link composeAdmissions} chains them (leader first, then shard). Without any, every key is
  * admitted. The controller knows no more than this interface: no leader or sharding special case.
@@ -13,14 +13,16 @@ import type { CallInfo } from "../client/errors.ts";
 import type { WriteFence } from "../leader/write_fence.ts";
 import type { Logger } from "../observe/log.ts";
 import type { KubeObject, ResourceType } from "../types.ts";
-import type { ControllerClient } from "./controller_client.ts";
 
 /** The right to reconcile one key now, on this replica. */
 export interface AdmissionTicket {
   /** The fence that guards the reconcile's writes (its signal aborts in-flight calls when it shuts). */
   readonly fence?: WriteFence;
-  /** Wraps the reconcile's client (e.g. a bucket fence plus a uid guard); absent: the client as it is. */
-  guard?(client: ControllerClient): ControllerClient;
+  /**
+   * The uid the key was admitted for (a shard bucket owns a uid, not a name): the reconcile's writes to the object
+   * itself are made conditional on it (runtime/controller/write_path.ts `guardUid`). Absent: no uid guard.
+   */
+  readonly uid?: string;
   /**
    * Ends the claim (idempotent). `reconciled`: the reconcile returned an action (no error, not skipped), so what it
    * was admitted for — e.g. a deletion — is handled.
@@ -81,8 +83,8 @@ function allFences(fences: WriteFence[]): WriteFence | undefined {
 
 /**
  * Chains admissions: a key is admitted only when each admits it, in order (a later one is not asked once an earlier
- * one refused; tickets already taken are handed back). The ticket's fence is open while every fence is, its guard
- * applies each guard in turn, and `done` ends every ticket.
+ * one refused; tickets already taken are handed back). The ticket's fence is open while every fence is, its uid is
+ * the first one a ticket names, and `done` ends every ticket.
  *
  * @example
  * ```ts
@@ -112,10 +114,9 @@ export function composeAdmissions(admissions: readonly (Admission | undefined)[]
             }
             tickets.push(ticket);
           }
-          const guards = tickets.flatMap((t) => t.guard ? [t.guard.bind(t)] : []);
           return {
             fence: allFences(tickets.flatMap((t) => t.fence ? [t.fence] : [])),
-            guard: guards.length ? (client) => guards.reduce((c, g) => g(c), client) : undefined,
+            uid: tickets.find((t) => t.uid !== undefined)?.uid,
             done: (reconciled) => tickets.forEach((t) => t.done(reconciled)),
           };
         },

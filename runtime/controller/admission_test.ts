@@ -1,7 +1,6 @@
-/** composeAdmissions: leader first, then shard; a refusal hands earlier tickets back; fences and guards combine. */
+/** composeAdmissions: leader first, then shard; a refusal hands earlier tickets back; fences combine, the uid is carried. */
 import assert from "node:assert/strict";
 import { type Admission, type AdmissionTarget, composeAdmissions } from "./admission.ts";
-import type { ControllerClient } from "./controller_client.ts";
 import { kubeopLogger } from "../observe/log.ts";
 import type { KubeObject } from "../types.ts";
 
@@ -21,7 +20,7 @@ function door(name: string, log: string[], admit: boolean, fence?: AbortControll
         if (!admit) return undefined;
         return {
           fence: fence && { check() {}, signal: fence.signal },
-          guard: (c: ControllerClient) => ({ ...c, via: [...((c as { via?: string[] }).via ?? []), name] }),
+          uid: name === "shard" ? "u1" : undefined,
           done: (reconciled) => void log.push(`${name} done ${reconciled}`),
         };
       },
@@ -43,14 +42,13 @@ Deno.test("composed admission asks in order and hands tickets back when a later 
   assert.deepEqual(log.slice(1), ["leader closed", "shard closed"]);
 });
 
-Deno.test("a composed ticket's fence aborts with either fence and its guard applies each in order", () => {
+Deno.test("a composed ticket's fence aborts with either fence and carries the shard's uid", () => {
   const log: string[] = [];
   const leader = new AbortController();
   const shard = new AbortController();
   const ticket = composeAdmissions([door("leader", log, true, leader), door("shard", log, true, shard)])!
     .attach(target).admit("ns/a", undefined)!;
-  const guarded = ticket.guard!({} as ControllerClient) as unknown as { via: string[] };
-  assert.deepEqual(guarded.via, ["leader", "shard"]);
+  assert.equal(ticket.uid, "u1");
   assert.equal(ticket.fence!.signal.aborted, false);
   shard.abort();
   assert.equal(ticket.fence!.signal.aborted, true);

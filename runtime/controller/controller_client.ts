@@ -1,9 +1,10 @@
 /**
  * The narrow client a reconcile talks to (`ReconcileContext.client`): uncached reads and the writes controllers make,
- * nothing else. {@link KubeClient} implements it, so does the per-reconcile {@link OwnWritesClient} that records
- * read-your-own-writes expectations, and so does the unit-test double (testing/unit/fake_client.ts). Every method is
- * classified as a read or a write below; the compiler refuses a method that is neither, and own_writes_client_test.ts
- * checks that every write records an expectation — a new write method cannot bypass the tracking unnoticed.
+ * nothing else. {@link KubeClient} implements it, so does the per-reconcile write chain (write_path.ts
+ * `WriteChainClient`) that records read-your-own-writes expectations, and so does the unit-test double
+ * (testing/unit/fake_client.ts). Every method is classified as a read or a write below; the compiler refuses a method
+ * that is neither, and write_path_test.ts checks that every write records an expectation — a new write method cannot
+ * bypass the tracking unnoticed.
  * @module
  */
 

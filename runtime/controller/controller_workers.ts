@@ -12,11 +12,11 @@ import type { Logger } from "../observe/log.ts";
 import { reconcileLogger } from "../observe/log.ts";
 import type { Metrics } from "../observe/metrics.ts";
 import type { OwnWritesTracker } from "./own_writes.ts";
-import { OwnWritesClient } from "./own_writes_client.ts";
 import type { AdmissionTicket, KeyAdmission } from "./admission.ts";
 import type { WorkQueue } from "../queue/queue.ts";
 import type { Action } from "./reconcile.ts";
 import { type ReconcileEnd, type ReconcileOutcome, reconcileOutcome } from "./reconcile_outcome.ts";
+import { reconcileClient } from "./write_path.ts";
 import { apiVersionOf, type KubeObject, objectKey, type ResourceType, splitKey } from "../types.ts";
 
 /**
@@ -124,14 +124,19 @@ async function reconcileAdmitted<T extends KubeObject>(
 ): Promise<boolean> {
   const { deps, metrics, ownWrites, signal, controller } = run;
   const { namespace, name, log, reconcileID, ticket } = at;
-  const writer = ticket.guard ? ticket.guard(deps.client) : deps.client;
   const ctx: ReconcileContext<T> = {
     key,
     namespace,
     name,
     object: withTypeMeta(at.object, run.forType),
     signal,
-    client: new OwnWritesClient({ client: writer, key, tracker: ownWrites, leadership: ticket.fence?.signal }),
+    client: reconcileClient({
+      client: deps.client,
+      key,
+      tracker: ownWrites,
+      fence: ticket.fence,
+      uidGuard: ticket.uid === undefined ? undefined : { forType: run.forType, namespace, name, uid: ticket.uid },
+    }),
     informers: deps.informers,
     recorder: deps.recorder,
     log,

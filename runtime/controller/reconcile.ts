@@ -66,7 +66,7 @@ export interface ReconcileContext<T extends KubeObject = KubeObject> {
 
 /** The runtime services a controller runs with; the Manager provides them. */
 export interface ControllerDeps {
-  /** The cluster client (wrapped per reconcile in an OwnWritesClient to track writes). */
+  /** The cluster client (wrapped per reconcile in the write chain of write_path.ts: own writes, fence, uid guard). */
   client: ControllerClient;
   /** The shared informer registry. */
   informers: InformerSource;

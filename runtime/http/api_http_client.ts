@@ -1,105 +1,188 @@
 /**
- * The HTTP transport of KubeClient's unary requests (client.ts); watches use http_transport.ts `openHttpStream`.
+ * The HTTP transport of a cluster's KubeClient (client.ts): unary requests and watch streams alike, so the proxy
+ * decision and the TLS options are made here once.
  *
- * By default requests go over kubeop's own HTTP/1.1 keep-alive pool ({@link Http1Pool}): fetch's Request, Headers
- * and ReadableStream layers cost ~0.2 ms of CPU per request, and an operator sends several per reconciled object.
- * The pool does not speak to proxies, so when any of `HTTPS_PROXY`, `https_proxy`, `HTTP_PROXY`, `http_proxy`,
- * `ALL_PROXY` or `all_proxy` is set the requests go through Deno's fetch instead, which honours them (and
- * `NO_PROXY`). Both speak HTTP/1.1 only, one connection per request in flight: under Deno's fetch, HTTP/2 (negotiated
- * by ALPN with kube-apiserver, every request multiplexed on one connection) cost more per request: client-go's write
- * loop redone with this client (3 creates, a status patch and an Event per Machine, 4 in flight, one kube-apiserver)
- * took 5.4–6.9 s and 0.79–0.94 CPU s per 400 Machines over HTTP/2, 4.7–5.0 s and 0.67–0.68 over HTTP/1.1
- * (bench/README.md).
+ * Direct (no proxy for the API server: runtime/http/proxy.ts reads `HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY` and
+ * `NO_PROXY`), unary requests go over kubeop's own HTTP/1.1 keep-alive pool ({@link Http1Pool}) and watches over one
+ * kubeop HTTP/1.1 connection each (http_transport.ts `openHttpStream`): fetch's Request, Headers and ReadableStream
+ * layers cost ~0.2 ms of CPU per request, and its body reader returns one read per HTTP chunk. Through a proxy, both
+ * go through Deno's fetch with a `Deno.createHttpClient` naming that proxy (CONNECT for https). Both speak HTTP/1.1
+ * only, one connection per request in flight: under Deno's fetch, HTTP/2 (negotiated by ALPN with kube-apiserver,
+ * every request multiplexed on one connection) cost more per request: client-go's write loop redone with this client
+ * (3 creates, a status patch and an Event per Machine, 4 in flight, one kube-apiserver) took 5.4–6.9 s and 0.79–0.94
+ * CPU s per 400 Machines over HTTP/2, 4.7–5.0 s and 0.67–0.68 over HTTP/1.1 (bench/README.md).
  * @module
  */
 
 import { Http1Pool, type Http1Request, type Http1Response } from "./http1_pool.ts";
+import type { TlsOptions } from "./http1_connection.ts";
+import { type HttpStream, openHttpStream, readText } from "./http_transport.ts";
+import { type ProxyChoice, type ProxyEnv, proxyFor } from "./proxy.ts";
 
-/** Sends unary requests, reading each answer whole. */
+export { type ProxyChoice, type ProxyEnv, proxyFor } from "./proxy.ts";
+
+/** A streaming request (a watch): the answer's body is read as it arrives. */
+export interface ApiStreamRequest {
+  /** Target. */
+  url: URL;
+  /** Request headers. */
+  headers?: Record<string, string>;
+  /** Aborting ends the request and the body. */
+  signal?: AbortSignal;
+}
+
+/** Sends a cluster's requests: unary ones read whole, and streams. */
 export interface ApiTransport {
-  /** Which implementation: kubeop's pool or Deno's fetch (proxy configured). */
+  /** Which implementation: kubeop's own connections, or Deno's fetch through a proxy. */
   readonly kind: "pool" | "fetch";
   /** Sends one request; rejects with `signal.reason` on abort. */
   request(req: Http1Request): Promise<Http1Response>;
-  /** Releases the connections; with `letInFlightFinish` the requests in flight complete first. */
+  /** Sends a GET and resolves with the response head; the body is read with {@link HttpStream.readBody}. */
+  stream(req: ApiStreamRequest): Promise<HttpStream>;
+  /** Releases the connections; with `letInFlightFinish` the requests in flight complete first. Streams are not cut. */
   close(opts?: { letInFlightFinish?: boolean }): void;
   /** Opens a connection to `url`'s origin ahead of the first request (never rejects; fetch: nothing). */
   preconnect(url: URL): Promise<void>;
 }
 
-/** TLS material of the API server's origin. */
+/** TLS of the API server's origin, from the kubeconfig: {@link clusterTls}. */
 export interface ApiTlsOptions {
   /** CA trusted in addition to the default roots (PEM). */
   caPEM?: string;
   /** Client certificate and key (PEM). */
   clientCert?: { certPEM: string; keyPEM: string };
+  /**
+   * `insecure-skip-tls-verify`: carried to the dial, which cannot honour it yet (Deno's TLS always verifies the
+   * chain; issue 22 moves to node:tls, which can).
+   */
+  insecureSkipTLSVerify?: boolean;
+  /** `tls-server-name`: the name the certificate is verified against; carried to the dial, not honoured yet either. */
+  serverName?: string;
 }
 
-const PROXY_VARIABLES = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"];
-
 /**
- * The proxy variable that sends requests through fetch, or undefined for kubeop's own pool (also when the
- * environment may not be read).
+ * The one place a cluster's TLS options are built: the kubeconfig's (or in-cluster) CA, client certificate — an exec
+ * plugin's when it hands one out — `insecure-skip-tls-verify` and `tls-server-name`.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { proxyVariable } from "./api_http_client.ts";
- * assert.equal(proxyVariable({ get: (k) => (k === "https_proxy" ? "http://proxy:3128" : undefined) }), "https_proxy");
- * assert.equal(proxyVariable({ get: () => undefined }), undefined);
+ * import { clusterTls } from "./api_http_client.ts";
+ * const tls = clusterTls({ caPEM: "CA", certPEM: "C", keyPEM: "K", tlsServerName: "kubernetes" });
+ * assert.deepEqual(tls, { caPEM: "CA", clientCert: { certPEM: "C", keyPEM: "K" }, serverName: "kubernetes" });
+ * assert.deepEqual(clusterTls({ certPEM: "C", keyPEM: "K" }, { certPEM: "E", keyPEM: "F" }).clientCert, {
+ *   certPEM: "E",
+ *   keyPEM: "F",
+ * });
  * ```
  */
-export function proxyVariable(env: { get(key: string): string | undefined } = Deno.env): string | undefined {
-  for (const name of PROXY_VARIABLES) {
-    try {
-      if (env.get(name)) return name;
-    } catch {
-      return undefined; // no --allow-env: fetch would not see a proxy either
-    }
-  }
-  return undefined;
+export function clusterTls(
+  config: {
+    caPEM?: string;
+    certPEM?: string;
+    keyPEM?: string;
+    insecureSkipTLSVerify?: boolean;
+    tlsServerName?: string;
+  },
+  execCert?: { certPEM: string; keyPEM: string },
+): ApiTlsOptions {
+  const tls: ApiTlsOptions = {};
+  if (config.caPEM) tls.caPEM = config.caPEM;
+  const cert = execCert ??
+    (config.certPEM && config.keyPEM ? { certPEM: config.certPEM, keyPEM: config.keyPEM } : undefined);
+  if (cert) tls.clientCert = cert;
+  if (config.insecureSkipTLSVerify) tls.insecureSkipTLSVerify = true;
+  if (config.tlsServerName) tls.serverName = config.tlsServerName;
+  return tls;
+}
+
+/** The options of kubeop's own TLS dial (http1_connection.ts) for `tls`. */
+function dialTls(tls: ApiTlsOptions): TlsOptions {
+  return {
+    caCerts: tls.caPEM ? [tls.caPEM] : undefined,
+    cert: tls.clientCert?.certPEM,
+    key: tls.clientCert?.keyPEM,
+    insecureSkipVerify: tls.insecureSkipTLSVerify,
+    serverName: tls.serverName,
+  };
+}
+
+/** What {@link createApiTransport} builds a transport for. */
+export interface ApiTransportOptions {
+  /** The API server (its scheme and host decide the proxy). */
+  server: URL;
+  /** Its TLS ({@link clusterTls}). */
+  tls?: ApiTlsOptions;
+  /** Where the proxy variables are read (default the process environment). */
+  env?: ProxyEnv;
 }
 
 /**
- * The transport for a cluster: kubeop's pool, or fetch when a proxy is configured (see the module doc).
+ * The transport for a cluster — the one place that decides: direct over kubeop's own connections, or through the
+ * proxy the environment names for the server (see the module doc).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createApiTransport } from "./api_http_client.ts";
+ * const server = new URL("https://10.0.0.1:6443");
+ * const direct = createApiTransport({ server, env: { get: () => undefined } });
+ * const proxied = createApiTransport({ server, env: { get: (k) => (k === "HTTPS_PROXY" ? "proxy:3128" : undefined) } });
+ * assert.deepEqual([direct.kind, proxied.kind], ["pool", "fetch"]);
+ * direct.close();
+ * proxied.close();
+ * ```
+ */
+export function createApiTransport(opts: ApiTransportOptions): ApiTransport {
+  const tls = opts.tls ?? {};
+  const proxy = proxyFor(opts.server, opts.env);
+  return proxy ? fetchTransport(tls, proxy) : directTransport(tls);
+}
+
+/**
+ * kubeop's own HTTP/1.1: a keep-alive pool for unary requests, a connection of its own per stream.
  *
  * @example
  * ```ts ignore
- * const transport = createApiTransport({ caPEM });
+ * const transport = directTransport({ caPEM });
  * const res = await transport.request({ method: "GET", url: new URL("https://10.0.0.1/version") });
  * ```
  */
-export function createApiTransport(
-  tls: ApiTlsOptions = {},
-  env: { get(key: string): string | undefined } = Deno.env,
-): ApiTransport {
-  if (proxyVariable(env) !== undefined) return new FetchTransport(tls);
-  const pool = new Http1Pool({
-    tls: {
-      caCerts: tls.caPEM ? [tls.caPEM] : undefined,
-      cert: tls.clientCert?.certPEM,
-      key: tls.clientCert?.keyPEM,
-    },
-  });
+export function directTransport(tls: ApiTlsOptions = {}): ApiTransport {
+  const dial = dialTls(tls);
+  const pool = new Http1Pool({ tls: dial });
   return {
     kind: "pool",
     request: (req) => pool.request(req),
+    stream: (req) => openHttpStream({ ...req, tls: req.url.protocol === "https:" ? dial : undefined }),
     close: (opts) => pool.close(opts),
     preconnect: (url) => pool.preconnect(url),
   };
 }
 
-/** Deno's fetch over an HTTP/1.1-only `Deno.createHttpClient`, for proxied clusters. */
+/**
+ * Deno's fetch over an HTTP/1.1-only `Deno.createHttpClient` through `proxy` (none: direct, for measurements).
+ *
+ * @example
+ * ```ts ignore
+ * const transport = fetchTransport({ caPEM }, proxyFor(new URL(server))!);
+ * ```
+ */
+export function fetchTransport(tls: ApiTlsOptions = {}, proxy?: ProxyChoice): ApiTransport {
+  return new FetchTransport(tls, proxy);
+}
+
 class FetchTransport implements ApiTransport {
   readonly kind = "fetch";
   readonly #client: Deno.HttpClient;
 
-  constructor(tls: ApiTlsOptions) {
+  constructor(tls: ApiTlsOptions, proxy: ProxyChoice | undefined) {
     this.#client = Deno.createHttpClient({
       http1: true,
       http2: false,
       caCerts: tls.caPEM ? [tls.caPEM] : undefined,
       ...(tls.clientCert ? { cert: tls.clientCert.certPEM, key: tls.clientCert.keyPEM } : {}),
+      ...(proxy ? { proxy: denoProxy(proxy.url) } : {}),
     } as Deno.CreateHttpClientOptions);
   }
 
@@ -115,6 +198,13 @@ class FetchTransport implements ApiTransport {
     return { status: res.status, headers: res.headers, body: new Uint8Array(await res.arrayBuffer()) };
   }
 
+  async stream(req: ApiStreamRequest): Promise<HttpStream> {
+    const ended = new AbortController();
+    const signal = req.signal ? AbortSignal.any([req.signal, ended.signal]) : ended.signal;
+    const res = await fetch(req.url, { headers: req.headers, signal, client: this.#client } as RequestInit);
+    return fetchStream(res, () => ended.abort(new Error("stream closed")), req.signal);
+  }
+
   preconnect(): Promise<void> {
     return Promise.resolve();
   }
@@ -123,4 +213,39 @@ class FetchTransport implements ApiTransport {
     // Deno lets the requests in flight on a closed client finish.
     this.#client.close();
   }
+}
+
+/** A fetch Response as an {@link HttpStream}. */
+function fetchStream(res: Response, abort: () => void, signal: AbortSignal | undefined): HttpStream {
+  let consumed = false;
+  const readBody = async (onData: (bytes: Uint8Array) => void): Promise<void> => {
+    if (consumed) throw new Error("body already read");
+    consumed = true;
+    const reader = res.body?.getReader();
+    try {
+      for (;;) {
+        const chunk = await reader?.read();
+        if (!chunk || chunk.done) return;
+        onData(chunk.value);
+      }
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      throw err;
+    } finally {
+      abort();
+    }
+  };
+  const text = (maxBytes?: number) => readText(readBody, maxBytes);
+  return { status: res.status, headers: res.headers, readBody, text, close: abort };
+}
+
+/** Deno's proxy option for `url`: credentials in the URL become basic auth (and leave the URL). */
+function denoProxy(url: URL): Deno.Proxy {
+  const bare = new URL(url.href);
+  bare.username = "";
+  bare.password = "";
+  const basicAuth = url.username
+    ? { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) }
+    : undefined;
+  return { url: bare.href.replace(/\/$/, ""), ...(basicAuth ? { basicAuth } : {}) };
 }

@@ -18,6 +18,10 @@ export interface TlsOptions {
   cert?: string;
   /** Client private key (PEM). */
   key?: string;
+  /** The kubeconfig's `tls-server-name`; not honoured by this dial yet (Deno's connectTls verifies the dialled host). */
+  serverName?: string;
+  /** The kubeconfig's `insecure-skip-tls-verify`; not honoured by this dial yet (Deno's TLS verifies the chain). */
+  insecureSkipVerify?: boolean;
 }
 
 /** Raised when the server's response is not HTTP/1.1 we understand, or the connection ends too early. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
-import { createApiTransport, proxyVariable } from "./api_http_client.ts";
+import { createApiTransport, proxyFor } from "./api_http_client.ts";
 import { Http1Pool, HttpRequestError } from "./http1_pool.ts";
 import { createCA } from "./pki.ts";
 
@@ -46,25 +46,47 @@ Deno.test("http1 pool over TLS: the CA is trusted, the client certificate is pre
   }
 });
 
-Deno.test("api transport: kubeop's pool, or fetch when a proxy variable is set", () => {
+Deno.test("api transport: kubeop's own connections, or fetch when a proxy applies to the server", () => {
   const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
-  assert.equal(proxyVariable(env({})), undefined);
-  for (const name of ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"]) {
-    assert.equal(proxyVariable(env({ [name]: "http://proxy:3128" })), name);
+  const server = new URL("https://10.1.2.3:6443");
+  assert.equal(proxyFor(server, env({})), undefined);
+  for (const name of ["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"]) {
+    assert.equal(proxyFor(server, env({ [name]: "http://proxy:3128" }))?.variable, name);
   }
-  assert.equal(proxyVariable(env({ HTTPS_PROXY: "" })), undefined, "an empty variable is no proxy");
-  assert.equal(
-    proxyVariable({
-      get: () => {
-        throw new Deno.errors.NotCapable("env");
-      },
-    }),
-    undefined,
-  );
-  const pool = createApiTransport({}, env({}));
-  const viaFetch = createApiTransport({}, env({ https_proxy: "http://proxy:3128" }));
-  assert.equal(pool.kind, "pool");
+  assert.equal(proxyFor(server, env({ HTTP_PROXY: "http://proxy:3128" })), undefined, "HTTP_PROXY is for http targets");
+  assert.equal(proxyFor(new URL("http://10.1.2.3"), env({ http_proxy: "proxy:3128" }))?.url.href, "http://proxy:3128/");
+  assert.equal(proxyFor(server, env({ HTTPS_PROXY: "" })), undefined, "an empty variable is no proxy");
+  const unreadable = {
+    get: () => {
+      throw new Deno.errors.NotCapable("env");
+    },
+  };
+  assert.equal(proxyFor(server, unreadable), undefined);
+  const direct = createApiTransport({ server, env: env({}) });
+  const viaFetch = createApiTransport({ server, env: env({ https_proxy: "http://proxy:3128" }) });
+  assert.equal(direct.kind, "pool");
   assert.equal(viaFetch.kind, "fetch");
-  pool.close();
+  direct.close();
   viaFetch.close();
+});
+
+Deno.test("NO_PROXY: *, hosts and their subdomains, .suffixes, IPs, CIDR ranges, ports", () => {
+  const via = (url: string, noProxy: string) =>
+    proxyFor(new URL(url), { get: (k) => ({ HTTPS_PROXY: "http://proxy:3128", NO_PROXY: noProxy })[k] }) !== undefined;
+  assert.equal(via("https://api.example.com", "*"), false);
+  assert.equal(via("https://api.example.com", "example.com"), false);
+  assert.equal(via("https://example.com", "example.com"), false);
+  assert.equal(via("https://example.com", ".example.com"), true, "a leading dot matches subdomains only");
+  assert.equal(via("https://api.example.com", ".example.com"), false);
+  assert.equal(via("https://notexample.com", "example.com"), true);
+  assert.equal(via("https://10.96.0.1", "10.0.0.0/8"), false);
+  assert.equal(via("https://11.0.0.1", "10.0.0.0/8"), true);
+  assert.equal(via("https://10.0.0.1:6443", "10.0.0.1:6443"), false);
+  assert.equal(via("https://10.0.0.1:6443", "10.0.0.1:443"), true, "another port");
+  assert.equal(via("https://[::1]:6443", "::1"), false);
+  assert.equal(via("https://127.0.0.1", "localhost, 10.0.0.1"), true, "loopback is not exempt by itself");
+  assert.throws(
+    () => proxyFor(new URL("https://a"), { get: (k) => (k === "HTTPS_PROXY" ? "http://u:secret@[bad" : undefined) }),
+    (e: Error) => /HTTPS_PROXY is not a URL/.test(e.message) && !e.message.includes("secret"),
+  );
 });

@@ -5,7 +5,8 @@ import { isNotLeader, isRetriable, NotLeaderError } from "../client/errors.ts";
 import { LeaderElector } from "./leader.ts";
 import { type LeaseLock, MemoryLeaseStore } from "./lease_lock.ts";
 import { CoreTypes, type KubeObject } from "../types.ts";
-import { LeaderFence } from "./write_fence.ts";
+import { LeaderFence, type WriteFence, writeGate } from "./write_fence.ts";
+import { httpAnswer, startRawHttpServer } from "../../testing/raw_http_server.ts";
 
 const RENEW_MS = 10_000;
 const RESPONSE_DELAY_MS = 500;
@@ -153,4 +154,22 @@ Deno.test("the fence closes itself when checked after the deadline, even before 
   fence.open(clock.nowMonotonic()); // a new term
   assert.equal(fence.isOpen(), true);
   assert.notEqual(fence.signal, term);
+});
+
+Deno.test("writeGate: reads pass no fence; a fence given twice (client's and call's) is checked once per point", async () => {
+  const server = startRawHttpServer(() => ({ write: [httpAnswer(201, "{}", ["content-type: application/json"])] }));
+  const checks: string[] = [];
+  const fence: WriteFence = { signal: new AbortController().signal, check: (call) => void checks.push(call.verb) };
+  const client = new KubeClient({ config: { server: server.url } }).withWriteFence(fence);
+  try {
+    await client.create(CoreTypes.ConfigMap, { metadata: { name: "c", namespace: "d" } }, { fence });
+    assert.deepEqual(checks, ["create", "create"], "per attempt and in the transport's beforeWrite, once each");
+    await client.get(CoreTypes.ConfigMap, "c", { namespace: "d", fence });
+    assert.equal(checks.length, 2, "reads ignore fences");
+    assert.equal(writeGate("GET", { verb: "get" }, [fence]), undefined);
+    assert.equal(writeGate("POST", { verb: "create" }, [undefined]), undefined);
+  } finally {
+    client.close();
+    await server.close();
+  }
 });

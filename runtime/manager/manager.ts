@@ -160,7 +160,8 @@ export class Manager {
     // renew was sent a renew deadline ago; the Lease lock above keeps the unfenced client so renewals still go out.
     this.#writer = this.#elector ? opts.client.withWriteFence(this.#elector.fence) : opts.client;
     // Sharding (issue 15): sharded controllers run on every replica; each reconcile's writes pass its bucket's fence
-    // (runtime/shard/shard_client.ts), so they and their Events use the client without the leader fence.
+    // (the write chain, runtime/controller/write_path.ts), so they and their Events use the client without the leader
+    // fence.
     if (opts.sharding) {
       const sharding = shardingPlugin({
         sharding: opts.sharding,

@@ -3,14 +3,13 @@
  * names lies in a bucket active on this replica. The uid comes from the cache or — for a deleted object — from the
  * uid the key last had (remembered here, so a delete is reconciled by the owner of that uid's bucket). A bucket that
  * becomes active has its cached (and remembered deleted) keys queued: they were dropped while it was elsewhere. The
- * admitted reconcile writes through a {@link ShardFencedClient}: the bucket's fence, and the uid on writes to the
- * reconciled object.
+ * admitted reconcile writes under the bucket's fence, and its writes to the reconciled object carry the uid (the
+ * write chain of runtime/controller/write_path.ts).
  * @module
  */
 
 import type { Admission, AdmissionTarget, AdmissionTicket, KeyAdmission } from "../controller/admission.ts";
-import { type KubeObject, objectKey, splitKey } from "../types.ts";
-import { ShardFencedClient } from "./shard_client.ts";
+import { type KubeObject, objectKey } from "../types.ts";
 import type { ShardAdmission } from "./shard_gate.ts";
 
 /** Most deleted keys whose uid a sharded controller remembers (oldest forgotten first). */
@@ -30,7 +29,7 @@ export function shardAdmission(shards: ShardAdmission): Admission {
 
 /** One controller's shard door: the gone-uid memory, the bucket-activation requeue, and the tickets. */
 function followShards<T extends KubeObject>(shards: ShardAdmission, target: AdmissionTarget<T>): KeyAdmission<T> {
-  const { forInformer, forType } = target;
+  const { forInformer } = target;
   const goneUids = new Map<string, string>();
   const offHandler = forInformer.addHandler({
     added: (obj) => void goneUids.delete(objectKey(obj)),
@@ -59,11 +58,9 @@ function followShards<T extends KubeObject>(shards: ShardAdmission, target: Admi
         target.log.debug("not reconciling {key}: its uid is in no shard bucket this replica holds", { key });
         return undefined;
       }
-      const { namespace, name } = splitKey(key);
       return {
         fence: ticket.fence,
-        guard: (client) =>
-          new ShardFencedClient({ client, fence: ticket.fence, forType, namespace, name, uid: ticket.uid }),
+        uid: ticket.uid,
         done(reconciled) {
           if (reconciled && !obj) goneUids.delete(key); // the delete was reconciled
           ticket.done();

@@ -223,7 +223,7 @@ export async function runShardModel(opts: ShardModelOptions): Promise<ShardModel
       onWire++;
       base.setTimer(rand() * t.writeTransitMs, () => {
         // The server applies a write by name to whatever uid the name has now — unless it carries the reconcile's
-        // uid as a precondition (runtime/shard/shard_client.ts), which fails once the name was re-created.
+        // uid as a precondition (runtime/controller/write_path.ts `guardUid`), which fails once the name was re-created.
         const current = serverUid.get(name)!;
         if (!opts.bypassNameGuard && current !== uid) {
           result.uidPreconditionFailed++;

@@ -1,15 +1,31 @@
 /**
- * The sharded reconcile's client: the bucket fence is checked inside KubeClient right before the request is sent
- * (after throttling), and writes to the reconciled object carry the dispatch uid as a precondition the API server
- * enforces.
+ * The sharded reconcile's write chain (fence, then uid guard): the bucket fence is checked inside KubeClient right
+ * before the request is sent (after throttling), and writes to the reconciled object carry the dispatch uid as a
+ * precondition the API server enforces.
  */
 import assert from "node:assert/strict";
 import { KubeClient } from "../client/client.ts";
 import { VirtualClock } from "../clock.ts";
 import { NotLeaderError } from "../client/errors.ts";
-import { ShardFencedClient } from "./shard_client.ts";
+import type { ControllerClient } from "./controller_client.ts";
+import { fenceWrites, type WriteFence } from "../leader/write_fence.ts";
+import { guardUid, WriteChainClient } from "./write_path.ts";
 import { CoreTypes, type KubeObject } from "../types.ts";
 import { LeaderFence } from "../leader/write_fence.ts";
+
+/** What a sharded reconcile writes through: the bucket fence, then the uid guard. */
+function shardFencedClient(
+  o: {
+    client: ControllerClient;
+    fence: WriteFence;
+    forType: typeof CoreTypes.ConfigMap;
+    namespace: string;
+    name: string;
+    uid: string;
+  },
+): ControllerClient {
+  return new WriteChainClient(o.client, [fenceWrites(o.fence), guardUid(o)]);
+}
 
 function recordingServer() {
   const received: { method: string; path: string; body: unknown }[] = [];
@@ -21,13 +37,13 @@ function recordingServer() {
   return { url: `http://127.0.0.1:${server.addr.port}`, received, close: () => server.shutdown() };
 }
 
-Deno.test("ShardFencedClient: writes pass the bucket fence inside KubeClient and carry the reconciled uid", async () => {
+Deno.test("shard write chain: writes pass the bucket fence inside KubeClient and carry the reconciled uid", async () => {
   const clock = new VirtualClock();
   const fence = new LeaderFence({ clock, renewDeadlineMs: 1_000, lease: "ns/kubeop-bucket-3", identity: "me" });
   fence.open(clock.nowMonotonic());
   const server = recordingServer();
   const kube = new KubeClient({ config: { server: server.url } });
-  const client = new ShardFencedClient({
+  const client = shardFencedClient({
     client: kube,
     fence,
     forType: CoreTypes.ConfigMap,
@@ -52,7 +68,7 @@ Deno.test("ShardFencedClient: writes pass the bucket fence inside KubeClient and
         return fence.signal;
       },
     };
-    const late = new ShardFencedClient({
+    const late = shardFencedClient({
       client: kube,
       fence: flaky,
       forType: CoreTypes.ConfigMap,
@@ -64,7 +80,10 @@ Deno.test("ShardFencedClient: writes pass the bucket fence inside KubeClient and
     const refused = await late.delete(CoreTypes.ConfigMap, "a", { namespace: "ns" }).then(() => undefined, (e) => e);
     assert.ok(refused instanceof NotLeaderError, `expected NotLeaderError, got ${refused}`);
     assert.equal(server.received.length, 3, "the refused write never reached the server");
-    await client.get(CoreTypes.ConfigMap, "a", { namespace: "ns" }); // reads are not fenced
+    // Reads pass no fence check, but the chain binds them to the fence's signal: the term ended, so they are aborted.
+    const aborted = await client.get(CoreTypes.ConfigMap, "a", { namespace: "ns" }).then(() => undefined, (e) => e);
+    assert.ok(aborted instanceof NotLeaderError, `expected the term's NotLeaderError, got ${aborted}`);
+    await kube.get(CoreTypes.ConfigMap, "a", { namespace: "ns" }); // the client itself is not fenced
     assert.equal(server.received.length, 4);
   } finally {
     kube.close();
@@ -76,15 +95,15 @@ function received(server: ReturnType<typeof recordingServer>) {
   return server.received.filter((r) => r.method !== "GET");
 }
 
-Deno.test("ShardFencedClient: a write naming another uid of the reconciled object is refused locally", async () => {
+Deno.test("shard write chain: a write naming another uid of the reconciled object is refused locally", async () => {
   const clock = new VirtualClock();
   const fence = new LeaderFence({ clock, renewDeadlineMs: 1_000, lease: "ns/kubeop-bucket-0", identity: "me" });
   fence.open(0);
   const calls: unknown[] = [];
   const inner = {
     update: (_rt: unknown, obj: unknown) => (calls.push(obj), Promise.resolve(obj)),
-  } as unknown as ConstructorParameters<typeof ShardFencedClient>[0]["client"];
-  const client = new ShardFencedClient({
+  } as unknown as ControllerClient;
+  const client = shardFencedClient({
     client: inner,
     fence,
     forType: CoreTypes.ConfigMap,
