@@ -1,5 +1,5 @@
 /**
- * All CustomResourceDefinitions of the seed systems, in a stable order: the source of `kubeop crds` and deploy/crds/*.yaml.
+ * All CustomResourceDefinitions of the seed systems, in a stable order: the source of `kubeop crds` and crds/*.yaml.
  * @module
  */
 

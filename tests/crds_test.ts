@@ -1,11 +1,11 @@
 /**
- * The CRDs: deploy/crds/*.yaml are exactly `kubeop crds` output, every sample (the tutorials' manifests and richer ones)
+ * The CRDs: crds/*.yaml are exactly `kubeop crds` output, every sample (the tutorials' manifests and richer ones)
  * validates against its schema, and the schemas refuse what the tutorials' bonus points ask them to refuse.
  */
 
 import assert from "node:assert/strict";
 import YAML from "yaml";
-import { allCrdsYaml, crdYaml } from "../cli/crds.ts";
+import { allCrdsYaml, CRDS_KUSTOMIZATION, crdsKustomizationYaml, crdYaml } from "../cli/crds.ts";
 import { crdManifests } from "../controllers/crds.ts";
 import { MachineObjectSchema, SwitchObjectSchema } from "../controllers/machine/schema.ts";
 import { AtObjectSchema } from "../controllers/at/schema.ts";
@@ -54,22 +54,27 @@ spec:
 `,
 ];
 
-Deno.test("deploy/crds/*.yaml are exactly the output of kubeop crds (regenerate: deno task crds)", async () => {
+Deno.test("crds/*.yaml and crds/kustomization.yaml are exactly what kubeop crds writes (regenerate: deno task crds)", async () => {
   const crds = crdManifests();
-  const expected = new Set(crds.map((c) => `${c.metadata.name}.yaml`));
+  const expected = new Set([...crds.map((c) => `${c.metadata.name}.yaml`), CRDS_KUSTOMIZATION]);
   const present = new Set<string>();
-  for await (const entry of Deno.readDir(new URL("deploy/crds/", root))) {
+  for await (const entry of Deno.readDir(new URL("crds/", root))) {
     if (entry.name.endsWith(".yaml")) present.add(entry.name);
   }
   assert.deepEqual([...present].sort(), [...expected].sort());
   for (const crd of crds) {
-    const onDisk = await Deno.readTextFile(new URL(`deploy/crds/${crd.metadata.name}.yaml`, root));
+    const onDisk = await Deno.readTextFile(new URL(`crds/${crd.metadata.name}.yaml`, root));
     assert.equal(
       onDisk,
       crdYaml(crd),
-      `deploy/crds/${crd.metadata.name}.yaml drifted from the schema (regenerate: deno task crds)`,
+      `crds/${crd.metadata.name}.yaml drifted from the schema (regenerate: deno task crds)`,
     );
   }
+  assert.equal(
+    await Deno.readTextFile(new URL(`crds/${CRDS_KUSTOMIZATION}`, root)),
+    crdsKustomizationYaml(crds.map((c) => `${c.metadata.name}.yaml`)),
+    "crds/kustomization.yaml drifted (regenerate: deno task crds)",
+  );
 });
 
 Deno.test("every CRD is v1, namespaced, has a status subresource, category kubeop and printer columns", () => {

@@ -1,7 +1,7 @@
 /**
  * A real control plane for the real-apiserver benchmarks and the parity test: the real-cluster tier's
  * {@link startRealCluster} with an audit log of the Machine/Switch, Event and Lease requests (who made each request
- * is told by its User-Agent), the Machine and Switch CRDs from deploy/crds/ installed and warmed (the first write to a fresh
+ * is told by its User-Agent), the Machine and Switch CRDs from crds/ installed and warmed (the first write to a fresh
  * CRD waits ~2 s in kube-apiserver), and an admin {@link KubeClient} for the harness.
  * @module
  */
@@ -95,10 +95,10 @@ export async function startBenchCluster(binDir?: string): Promise<BenchCluster> 
   return { real, client, auditPath: `${real.dir}/audit.log`, stop };
 }
 
-/** Creates the Machine and Switch CRDs from deploy/crds/, waits until both are Established, and warms their first write. */
+/** Creates the Machine and Switch CRDs from crds/, waits until both are Established, and warms their first write. */
 export async function installMachineCrds(client: KubeClient): Promise<void> {
   for (const file of ["machines.useless.container.training.yaml", "switches.useless.container.training.yaml"]) {
-    const text = await Deno.readTextFile(new URL(`../../deploy/crds/${file}`, import.meta.url));
+    const text = await Deno.readTextFile(new URL(`../../crds/${file}`, import.meta.url));
     const crd = parseYaml(text) as KubeObject & {
       spec: { versions: { schema?: { openAPIV3Schema?: { properties?: Record<string, unknown> } } }[] };
     };

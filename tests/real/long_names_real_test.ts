@@ -35,9 +35,9 @@ const deadlineMs = 30_000;
 
 async function installCrds(client: KubeClient): Promise<void> {
   const names: string[] = [];
-  for await (const e of Deno.readDir(new URL("deploy/crds", ROOT))) {
-    if (!e.name.endsWith(".yaml")) continue;
-    const text = await Deno.readTextFile(new URL(`deploy/crds/${e.name}`, ROOT));
+  for await (const e of Deno.readDir(new URL("crds", ROOT))) {
+    if (!e.name.endsWith(".yaml") || e.name === "kustomization.yaml") continue;
+    const text = await Deno.readTextFile(new URL(`crds/${e.name}`, ROOT));
     for (const doc of YAML.parseAllDocuments(text)) {
       const crd = doc.toJS() as KubeObject;
       if (!crd?.kind) continue;

@@ -1,5 +1,5 @@
 // The seed operators against a REAL kube-apiserver v1.33 + kube-controller-manager (garbage collector): CRDs from
-// deploy/crds/*.yaml, Machine stage 1 and 2 (ownerRefs, scale-down, cascade by the real GC), MultiSecret (children,
+// crds/*.yaml, Machine stage 1 and 2 (ownerRefs, scale-down, cascade by the real GC), MultiSecret (children,
 // new namespace, finalizer) — first as admin, then under the least-privilege identity of deploy/rbac/ (a
 // TokenRequest token for the kubeop-controller ServiceAccount), proving no request is forbidden.
 import assert from "node:assert/strict";
@@ -74,10 +74,10 @@ async function getOrUndefined<T extends KubeObject>(
   }
 }
 
-/** Creates every CRD of deploy/crds/*.yaml and waits until each is Established. */
+/** Creates every CRD of crds/*.yaml and waits until each is Established. */
 async function installCrds(client: KubeClient): Promise<string[]> {
   const names: string[] = [];
-  for (const file of await yamlFiles("deploy/crds")) {
+  for (const file of (await yamlFiles("crds")).filter((f) => !f.endsWith("/kustomization.yaml"))) {
     for (const crd of await readDocs(file)) {
       await client.create(CoreTypes.CustomResourceDefinition, crd);
       names.push(crd.metadata.name!);
@@ -342,7 +342,7 @@ Deno.test({
     const cluster = await startRealCluster({ binDir });
     const admin = new KubeClient({ config: await loadKubeconfigFile(cluster.kubeconfigPath) });
     try {
-      await t.step("CRDs from deploy/crds/*.yaml are accepted and Established", async () => {
+      await t.step("CRDs from crds/*.yaml are accepted and Established", async () => {
         const names = await installCrds(admin);
         assert.equal(names.length, 5);
       });

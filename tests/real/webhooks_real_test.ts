@@ -59,7 +59,7 @@ Deno.test({
     let child: Deno.ChildProcess | undefined;
     try {
       for (const name of CRDS) {
-        await ok(["apply", "-f", new URL(`deploy/crds/${name}.yaml`, ROOT).pathname]);
+        await ok(["apply", "-f", new URL(`crds/${name}.yaml`, ROOT).pathname]);
       }
       await ok(["wait", "--for=condition=Established", "--timeout=30s", ...CRDS.map((n) => `crd/${n}`)]);
 
