@@ -1,5 +1,6 @@
 /**
- * What `kubeop dev` adds for the seed systems: install (or update) every CRD, serve the controllers' admission and
+ * What `kubeop dev` adds for the seed systems: install (or update) every CRD — a converting CRD with its
+ * webhook-converted versions only when its conversion webhook is served here — serve the controllers' admission and
  * conversion webhooks on 127.0.0.1 (registered by `clientConfig.url` with an in-memory CA, as kube-apiserver on the
  * same host would need them), then run all four controllers in a Manager against the dev server. `cli/dev.ts` calls
  * {@link startSeedControllers} as one of its starters.
@@ -13,6 +14,7 @@ import { parseKubeconfig } from "../runtime/client/kubeconfig.ts";
 import { Manager } from "../runtime/manager/manager.ts";
 import { CoreTypes } from "../runtime/types.ts";
 import { type LoopbackWebhooks, startLoopbackWebhooks } from "../runtime/webhook/loopback.ts";
+import { convertingCrdNames } from "../runtime/webhook/manifests.ts";
 import { crdManifests } from "./crds.ts";
 import { CONTROLLER_NAMES, type ControllerName, CONTROLLERS, WEBHOOKS } from "./mod.ts";
 import { simulatedNetperf } from "./netperf/simulation.ts";
@@ -68,8 +70,11 @@ export interface SeedControllersOptions {
  */
 export async function startSeedControllers(opts: SeedControllersOptions): Promise<() => Promise<void>> {
   const client = new KubeClient({ config: await parseKubeconfig(opts.kubeconfig), clock: opts.clock });
+  const controllers = opts.controllers ?? CONTROLLER_NAMES;
+  const webhooks = opts.webhooks === false ? [] : controllers.flatMap((name) => WEBHOOKS[name]({ client }));
   try {
-    for (const crd of crdManifests()) {
+    // A version that needs the conversion webhook is served only when the webhook is (registered just below).
+    for (const crd of crdManifests({ converting: convertingCrdNames(webhooks) })) {
       try {
         await client.create(CoreTypes.CustomResourceDefinition, crd);
       } catch (err) {
@@ -84,8 +89,6 @@ export async function startSeedControllers(opts: SeedControllersOptions): Promis
     client.close();
     throw err;
   }
-  const controllers = opts.controllers ?? CONTROLLER_NAMES;
-  const webhooks = opts.webhooks === false ? [] : controllers.flatMap((name) => WEBHOOKS[name]({ client }));
   let served: LoopbackWebhooks | undefined;
   try {
     if (webhooks.length) served = await startLoopbackWebhooks({ webhooks, client });

@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import YAML from "yaml";
 import { allCrdsYaml, CRDS_KUSTOMIZATION, crdsKustomizationYaml, crdYaml } from "../cli/crds.ts";
-import { crdManifests } from "../controllers/crds.ts";
+import { crdManifests, WEBHOOK_VERSIONS } from "../controllers/crds.ts";
+import { conversionPatchFiles } from "../cli/webhooks.ts";
 import { MachineObjectSchema, SwitchObjectSchema } from "../controllers/machine/schema.ts";
 import { AtObjectSchema } from "../controllers/at/schema.ts";
 import { NetperfObjectSchema } from "../controllers/netperf/schema.ts";
@@ -75,6 +76,29 @@ Deno.test("crds/*.yaml and crds/kustomization.yaml are exactly what kubeop crds 
     crdsKustomizationYaml(crds.map((c) => `${c.metadata.name}.yaml`)),
     "crds/kustomization.yaml drifted (regenerate: deno task crds)",
   );
+});
+
+Deno.test("deploy/webhook/*.conversion.yaml are exactly what kubeop webhooks writes (regenerate: deno task webhooks)", async () => {
+  const patches = conversionPatchFiles();
+  assert.deepEqual(patches.map((p) => p.crd), Object.keys(WEBHOOK_VERSIONS), "every converting CRD has its patch");
+  const present: string[] = [];
+  for await (const entry of Deno.readDir(new URL("deploy/webhook/", root))) {
+    if (entry.name.endsWith(".conversion.yaml")) present.push(entry.name);
+  }
+  assert.deepEqual(present.sort(), patches.map((p) => p.file).sort());
+  for (const patch of patches) {
+    assert.equal(await Deno.readTextFile(new URL(`deploy/webhook/${patch.file}`, root)), patch.text, patch.file);
+  }
+});
+
+Deno.test("the CRDs as printed serve no version that needs a webhook; webhook versions are never stored", () => {
+  for (const crd of crdManifests()) {
+    assert.equal(crd.spec.conversion, undefined, crd.metadata.name);
+    assert.equal(crd.spec.versions.filter((v) => v.storage).length, 1, crd.metadata.name);
+  }
+  for (const [name, versions] of Object.entries(WEBHOOK_VERSIONS)) {
+    assert.ok(versions().every((v) => !v.storage && v.served), name);
+  }
 });
 
 Deno.test("every CRD is v1, namespaced, has a status subresource, category kubeop and printer columns", () => {

@@ -1,5 +1,6 @@
 /**
- * deploy/ as a user installs it: `kubectl kustomize deploy/` renders every CRD (exactly `kubeop crds`), the
+ * deploy/ as a user installs it: `kubectl kustomize deploy/` renders every CRD (exactly `kubeop crds`, with At's
+ * webhook-converted v1beta1 and conversion stanza patched in; `kubectl kustomize crds/` is `kubeop crds` alone), the
  * namespace, RBAC, the controller Deployment with topology spread, its metrics Service, PodDisruptionBudget,
  * NetworkPolicy and webhooks (Service, configurations exactly `kubeop webhooks`); an overlay's `images:` retargets
  * the image; deploy/apiservice/ renders on its own. Skipped without the cached kubectl (scripts/clients.sh fetches
@@ -8,7 +9,7 @@
 import assert from "node:assert/strict";
 import { relative } from "node:path";
 import YAML from "yaml";
-import { crdManifests } from "../controllers/crds.ts";
+import { crdManifests, WEBHOOK_VERSIONS } from "../controllers/crds.ts";
 import { webhookManifests } from "../cli/webhooks.ts";
 import type { Unstructured as KubeObject } from "../testing/apiserver/unstructured.ts";
 
@@ -33,7 +34,8 @@ Deno.test({
     const objs = await kustomize(DEPLOY);
     const crds = find(objs, "CustomResourceDefinition");
     assert.deepEqual(crds.map((c) => c.metadata.name).sort(), crdManifests().map((c) => c.metadata.name).sort());
-    for (const crd of crdManifests()) {
+    // Next to the Deployment, which serves the conversion webhook, At's CRD also serves v1beta1.
+    for (const crd of crdManifests({ converting: Object.keys(WEBHOOK_VERSIONS) })) {
       assert.deepEqual(find(objs, "CustomResourceDefinition", crd.metadata.name)[0], crd, crd.metadata.name);
     }
     assert.equal(find(objs, "Namespace", "kubeop-system").length, 1);
@@ -76,6 +78,19 @@ Deno.test({
     for (const o of objs.filter((o) => o.metadata.namespace !== undefined)) {
       assert.equal(o.metadata.namespace, "kubeop-system", `${o.kind} ${o.metadata.name}`);
     }
+  },
+});
+
+Deno.test({
+  name: "kubectl kustomize crds/ renders exactly kubeop crds: no version that needs a webhook",
+  ignore: !haveKubectl,
+  async fn() {
+    const objs = await kustomize(new URL("../crds/", import.meta.url).pathname);
+    assert.deepEqual(objs.map((o) => o.metadata.name).sort(), crdManifests().map((c) => c.metadata.name).sort());
+    for (const crd of crdManifests()) {
+      assert.deepEqual(find(objs, "CustomResourceDefinition", crd.metadata.name)[0], crd, crd.metadata.name);
+    }
+    assert.ok(objs.every((o) => o.spec.conversion === undefined));
   },
 });
 

@@ -4,7 +4,7 @@
  */
 
 import { type Static, Type } from "@sinclair/typebox";
-import type { CustomResourceDefinition } from "../../runtime/builtin_types.ts";
+import type { CustomResourceDefinition, CustomResourceDefinitionVersion } from "../../runtime/builtin_types.ts";
 import type { KubeObject, ResourceType } from "../../runtime/types.ts";
 import {
   customResourceDefinition,
@@ -14,7 +14,6 @@ import {
   StringEnum,
 } from "../schema_util.ts";
 import { customResourceType } from "../../runtime/crd_schema.ts";
-import { crdConversion } from "../../runtime/webhook/manifests.ts";
 
 /** RFC 3339 in UTC, seconds precision or finer: `2020-11-16T10:12:00Z`. */
 export const SCHEDULE_PATTERN = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$";
@@ -94,17 +93,35 @@ export const AtType: ResourceType = customResourceType(AtResource);
 /** Whole-object schema for runtime validation. */
 export const AtObjectSchema = objectSchema(AtResource);
 
-/** The v1beta1 version of the At CRD (served next to v1alpha1; converted by kubeop's `/convert` webhook). */
+/** The v1beta1 version of the At CRD (served next to v1alpha1 only where kubeop's `/convert` webhook answers). */
 export const AtV1beta1Resource: CustomResourceSpec = { ...AtResource, version: "v1beta1", spec: AtV1beta1SpecSchema };
 
 /**
- * The CRDs of this system: At serves v1alpha1 (the storage version) and v1beta1, converted by kubeop's webhook
- * (`spec.conversion` points at the `kubeop-webhook` Service's `/convert`; the caBundle is injected at run time).
+ * The CRDs of this system as `kubeop crds` prints them: At serves v1alpha1 only (the storage version), with no
+ * conversion stanza, so every read works whether or not a conversion webhook runs. Where kubeop's `/convert` is
+ * served, {@link atWebhookVersions} are added with the conversion stanza (deploy/'s kustomize patch, `kubeop dev`).
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { atCrds } from "./schema.ts";
+ * assert.deepEqual(atCrds()[0].spec.versions.map((v) => v.name), ["v1alpha1"]);
+ * ```
  */
 export function atCrds(): CustomResourceDefinition[] {
-  const crd = customResourceDefinition(AtResource);
+  return [customResourceDefinition(AtResource)];
+}
+
+/**
+ * The versions of the At CRD that are served only next to kubeop's conversion webhook: v1beta1 (never the storage
+ * version, so it can be removed again at any time: no object is ever stored in it).
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { atWebhookVersions } from "./schema.ts";
+ * assert.deepEqual(atWebhookVersions().map((v) => [v.name, v.storage]), [["v1beta1", false]]);
+ * ```
+ */
+export function atWebhookVersions(): CustomResourceDefinitionVersion[] {
   const [beta] = customResourceDefinition(AtV1beta1Resource).spec.versions;
-  crd.spec.versions.push({ ...beta, storage: false });
-  (crd.spec as { conversion?: unknown }).conversion = crdConversion();
-  return [crd];
+  return [{ ...beta, storage: false }];
 }

@@ -5,6 +5,7 @@
 // refuses with kube's "failed calling webhook".
 import assert from "node:assert/strict";
 import { seedWebhooks } from "../../cli/webhooks.ts";
+import { crdManifests } from "../../controllers/crds.ts";
 import { KubeClient } from "../../runtime/client/client.ts";
 import { loadKubeconfigFile } from "../../runtime/client/kubeconfig.ts";
 import { createCA } from "../../runtime/http/pki.ts";
@@ -58,8 +59,9 @@ Deno.test({
     };
     let child: Deno.ChildProcess | undefined;
     try {
-      for (const name of CRDS) {
-        await ok(["apply", "-f", new URL(`crds/${name}.yaml`, ROOT).pathname]);
+      // At's CRD as deploy/ applies it where the webhook runs: v1beta1 and the conversion stanza added to crds/.
+      for (const crd of crdManifests({ converting: CRDS }).filter((c) => CRDS.includes(c.metadata.name!))) {
+        await ok(["apply", "-f", "-"], JSON.stringify(crd));
       }
       await ok(["wait", "--for=condition=Established", "--timeout=30s", ...CRDS.map((n) => `crd/${n}`)]);
 
