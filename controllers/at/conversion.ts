@@ -11,11 +11,14 @@
  *   then stale and dropped). Only annotations change — metadata otherwise stays byte for byte, as kube-apiserver
  *   requires of a conversion webhook.
  * - **v1alpha1 manifests keep applying unchanged**, and clients of v1alpha1 read what they wrote.
- * - **Storage and migration:** the CRD (./schema.ts `atCrds`) serves both versions with v1alpha1 still the storage
- *   version, so existing objects are untouched and the operator can be rolled back. Next, once every replica serves
- *   `/convert`, make v1beta1 the storage version, rewrite every At once (a no-op update through v1beta1, or the
- *   StorageVersionMigration API), and then drop v1alpha1 from the CRD's `status.storedVersions`. The controller
- *   reads v1alpha1 until that switch, then v1beta1 (the conversion makes both views equal).
+ * - **Storage and migration:** where the webhook runs (deploy/'s patch, `kubeop dev`), the CRD serves both versions
+ *   (./schema.ts `atCrds` plus `atWebhookVersions`); elsewhere v1alpha1 alone. v1alpha1 stays the storage
+ *   version, so existing objects are untouched, the operator can be rolled back, and v1beta1 can be taken away
+ *   where no webhook runs (no object is stored in it). Next, once every replica serves `/convert`, make v1beta1 the
+ *   storage version, rewrite every At once (a no-op update through v1beta1, or the StorageVersionMigration API),
+ *   and then drop v1alpha1 from the CRD's `status.storedVersions`; from then on v1beta1 must always be served, so
+ *   the webhook becomes required wherever the CRDs are installed. The controller reads v1alpha1 until that switch,
+ *   then v1beta1 (the conversion makes both views equal).
  * @module
  */
 
