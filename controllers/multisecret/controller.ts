@@ -449,6 +449,6 @@ async function writeInvalidSelectorStatus(ctx: ReconcileContext, ms: MultiSecret
 export function multiSecretController(deps: { informers: ReconcileContext["informers"] }): Controller<MultiSecret> {
   const allKeys = () => deps.informers.get<MultiSecret>(MultiSecretType).store.list().map(objectKey);
   return new Controller<MultiSecret>({ name: "multisecret", for: MultiSecretType, reconcile: reconcileMultiSecret })
-    .watchesOpts(CoreTypes.Secret, { labelSelector: CHILD_SELECTOR }, ownerOfSecret)
+    .watches(CoreTypes.Secret, ownerOfSecret, { labelSelector: CHILD_SELECTOR })
     .watches(CoreTypes.Namespace, () => allKeys());
 }

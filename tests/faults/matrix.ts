@@ -201,7 +201,7 @@ export async function runScenario(
       for: MultiSecretType,
       reconcile: probe.wrap(reconcileMultiSecret),
     })
-      .watchesOpts(CoreTypes.Secret, { labelSelector: CHILD_SELECTOR }, ownerOfSecret)
+      .watches(CoreTypes.Secret, ownerOfSecret, { labelSelector: CHILD_SELECTOR })
       .watches(CoreTypes.Namespace, () => allKeys()) as unknown as Controller<KubeObject>,
   );
   const stop = new AbortController();
