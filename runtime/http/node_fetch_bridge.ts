@@ -211,6 +211,12 @@ function requestBody(req: IncomingMessage): BodySource {
         settled = true;
         controller.error(new Error(`reading the request body: ${err.message}`, { cause: err }));
       });
+      // The client went away before its body ended: whoever reads the body must not wait for the rest forever.
+      req.on("close", () => {
+        if (settled) return;
+        settled = true;
+        controller.error(new Error("reading the request body: the client closed the connection before its end"));
+      });
     },
     pull() {
       req.resume();

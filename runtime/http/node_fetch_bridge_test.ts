@@ -270,3 +270,36 @@ Deno.test("a handler that throws is answered by onError; a body failing after th
     await s.close();
   }
 });
+
+Deno.test("a client leaving in the middle of its body never leaves a read waiting: the answer settles", async () => {
+  const settled: string[] = [];
+  const errors: string[] = [];
+  for (const mode of ["stream", { maxBytes: 1 << 20 }] as const) {
+    const answer = nodeFetchBridge(async (req) => {
+      try {
+        await req.text();
+      } catch (err) {
+        errors.push(String(err));
+      }
+      return new Response("late");
+    }, { scheme: "http", body: mode });
+    const done = signal();
+    const server = http.createServer((req, res) => void answer(req, res).then(() => done.resolve()));
+    const listener = await listenTracked(server, { hostname: "127.0.0.1", port: 0 });
+    try {
+      const conn = await connectRaw({ port: listener.port });
+      await writeRaw(conn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nonly a part");
+      // The server must have begun reading before the client leaves: its read of the part is what it waits on.
+      conn.close();
+      await done.promise;
+      settled.push(typeof mode === "string" ? mode : "bounded");
+    } finally {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        listener.destroySockets();
+      });
+    }
+  }
+  assert.deepEqual(settled, ["stream", "bounded"]);
+  assert.ok(errors.length <= 1, "the bounded handler never runs on a cut body");
+});
