@@ -20,12 +20,17 @@ export interface EventuallyOptions {
   step?: () => unknown;
 }
 
+/** The deadline passed before the check answered (its message names what was awaited and the last error). */
+export class EventuallyTimeoutError extends Error {
+  override name = "EventuallyTimeoutError";
+}
+
 /** What a check answers while the awaited state is not there yet. */
 export type NotYet = undefined | null | false;
 
 /**
  * Calls `check` every `intervalMs` until it returns a value other than undefined, null or false, and returns that
- * value; throws `timed out after N ms waiting for <what>` at the deadline.
+ * value; throws an {@link EventuallyTimeoutError} `timed out after N ms waiting for <what>` at the deadline.
  *
  * @example
  * ```ts ignore
@@ -54,7 +59,7 @@ export async function eventually<T>(
     }
     if (Date.now() > deadline) {
       const detail = lastError === undefined ? "" : `: last error: ${(lastError as Error)?.message ?? lastError}`;
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail}`);
+      throw new EventuallyTimeoutError(`timed out after ${timeoutMs} ms waiting for ${what}${detail}`);
     }
     await opts.step?.();
     await new Promise((resolve) => setTimeout(resolve, opts.intervalMs ?? 10)); // poll interval, bounded by the deadline

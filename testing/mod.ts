@@ -29,7 +29,7 @@ export type { AccessDecider, FaultHooks, InjectedFault, ObservedRequest, WatchFi
 export type { AggregatedTarget } from "./apiserver/http_router.ts";
 export type { OpenApiSchema, PrintColumn, ResourceDef } from "./apiserver/resource_def.ts";
 export { BUILTIN_RESOURCES } from "./apiserver/builtin_resources.ts";
-export { eventually, type EventuallyOptions, type NotYet } from "./eventually.ts";
+export { eventually, type EventuallyOptions, EventuallyTimeoutError, type NotYet } from "./eventually.ts";
 export {
   type ContainerOutcome,
   FakeKubelet,

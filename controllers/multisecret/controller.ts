@@ -36,7 +36,14 @@ import {
   childWriteRejection,
   stalledCondition,
 } from "../../runtime/controller/child_write_failure.ts";
-import { ApiError, isAlreadyExists, isConflict, isNotLeader, TerminalError } from "../../runtime/client/errors.ts";
+import {
+  ApiError,
+  isAlreadyExists,
+  isConflict,
+  isNotFound,
+  isNotLeader,
+  TerminalError,
+} from "../../runtime/client/errors.ts";
 import { deepEqual } from "../../runtime/apimachinery/equality.ts";
 import { type LabelMatcher, labelSelectorMatcher, SelectorError } from "../../runtime/apimachinery/label_selector.ts";
 import { deleteIgnoringNotFound } from "../../runtime/client/delete_ignoring_not_found.ts";
@@ -269,7 +276,15 @@ async function ensureChild(
     return await createChild(ctx, ms, { ...want, immutable: true }) ? "updated" : "pending";
   }
   if (ownership === "orphan" || !sameContent(have, want)) {
-    await updateChild(ctx, ms, have, want, ownership === "orphan");
+    try {
+      await updateChild(ctx, ms, have, want, ownership === "orphan");
+    } catch (err) {
+      // The cache shows a child the API server no longer has (it lost its state, and the watch has not told us yet):
+      // updating it again can never succeed; create it, as for a child the cache does not show.
+      if (!isNotFound(err)) throw err;
+      if (!(await owners.confirmed())) throw new OwnerNotConfirmed(ctx.key);
+      return await createChild(ctx, ms, want) ? "created" : "pending";
+    }
     return "updated";
   }
   return "unchanged";
@@ -449,6 +464,6 @@ async function writeInvalidSelectorStatus(ctx: ReconcileContext, ms: MultiSecret
 export function multiSecretController(deps: { informers: ReconcileContext["informers"] }): Controller<MultiSecret> {
   const allKeys = () => deps.informers.get<MultiSecret>(MultiSecretType).store.list().map(objectKey);
   return new Controller<MultiSecret>({ name: "multisecret", for: MultiSecretType, reconcile: reconcileMultiSecret })
-    .watchesOpts(CoreTypes.Secret, { labelSelector: CHILD_SELECTOR }, ownerOfSecret)
+    .watches(CoreTypes.Secret, ownerOfSecret, { labelSelector: CHILD_SELECTOR })
     .watches(CoreTypes.Namespace, () => allKeys());
 }

@@ -283,6 +283,32 @@ Deno.test("a MultiSecret the cache still shows but the API server does not have 
   assert.ok(!cluster.writes().some((c) => c.verb === "create"), "nothing created for an unconfirmed owner");
 });
 
+Deno.test("a child the cache still shows but the API server lost is re-created, not updated forever (404)", async () => {
+  const { cluster, run } = setup({ data: { k: "djE=" } }, ["team-a"]);
+  await run();
+  const cachedChild = cluster.get(CoreTypes.Secret, "team-a/ms")!;
+  cluster.delete(CoreTypes.Secret, "team-a/ms"); // gone on the server; the cache below still shows it
+  const current = cluster.get(MultiSecretType, "default/ms") as MultiSecret;
+  cluster.update(MultiSecretType, { ...current, spec: { data: { k: "djI=" } } });
+  const ctx = cluster.context(MultiSecretType, "default/ms");
+  const informers: InformerSource = {
+    ...ctx.informers,
+    get: <T extends KubeObject>(rt: ResourceType, scope?: WatchScope) => {
+      const informer = cluster.informers.get<T>(rt, scope);
+      if (rt !== CoreTypes.Secret) return informer;
+      const store = new Proxy(informer.store, {
+        get: (target, prop, receiver) =>
+          prop === "get"
+            ? (key: string) => key === "team-a/ms" ? cachedChild : target.get(key)
+            : Reflect.get(target, prop, receiver),
+      });
+      return { ...informer, store };
+    },
+  };
+  await reconcileMultiSecret({ ...ctx, informers });
+  assert.deepEqual(cluster.get(CoreTypes.Secret, "team-a/ms")?.data, { k: "djI=" });
+});
+
 Deno.test("a same-named Secret of another MultiSecret: left alone while it exists, adopted once an uncached GET says it is gone", async () => {
   const { cluster, run, ms } = setup({ data: { k: "djE=" } }, ["team-a"]);
   cluster.create(MultiSecretType, { metadata: { name: "other", namespace: "default" }, spec: { secretName: "ms" } });

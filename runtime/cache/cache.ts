@@ -105,7 +105,10 @@ export interface InformerOptions<T extends KubeObject> extends WatchScope {
   transform?: (obj: T) => T;
   /** Try WatchList first (default true). */
   watchList?: boolean;
-  /** Deep-freeze stored objects (default true). */
+  /**
+   * Deep-freeze stored objects (default true). `false` is an escape for benchmarks and test doubles only: readers then
+   * get the store's live objects, and one that mutates them corrupts the cache for every other reader.
+   */
   freeze?: boolean;
 }
 

@@ -114,7 +114,8 @@ export class StoreWriter<T extends KubeObject = KubeObject> implements Store<T> 
 
   /**
    * Creates an empty store with the built-in indexes declared.
-   * @param opts.freeze deep-freeze stored objects (default true).
+   * @param opts.freeze deep-freeze stored objects (default true); `false` is for benchmarks and test doubles only —
+   *   readers then share live objects, and one that mutates them corrupts the cache for every other reader.
    */
   constructor(opts: { freeze?: boolean } = {}) {
     this.#freeze = opts.freeze ?? true;

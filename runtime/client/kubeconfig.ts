@@ -37,12 +37,16 @@ export interface ClusterConfig {
   tokenFile?: string;
   /** Exec credential plugin. */
   exec?: ExecConfig;
-  /** Recorded from the kubeconfig; Deno cannot skip verification, so pass the CA instead. */
+  /** `insecure-skip-tls-verify` of the cluster entry: the server's certificate is not verified (a warning is logged). */
   insecureSkipTLSVerify?: boolean;
   /** The context's namespace (or the service account's namespace in-cluster). */
   namespace?: string;
-  /** `tls-server-name` from the cluster entry. */
+  /** `tls-server-name` from the cluster entry: the name the server's certificate is verified against. */
   tlsServerName?: string;
+  /** The cluster entry's name (for messages). */
+  clusterName?: string;
+  /** The kubeconfig file it came from (for messages). */
+  source?: string;
 }
 
 /** Where to look; both optional. */
@@ -113,9 +117,16 @@ export async function loadKubeconfigFile(path: string, context?: string): Promis
 // deno-lint-ignore no-explicit-any
 type Doc = Record<string, any>;
 
-function named(list: unknown, name: string, what: string, source: string): Doc {
-  const entry = Array.isArray(list) ? list.find((e: Doc) => e?.name === name) : undefined;
-  if (!entry) throw new KubeconfigError(`kubeconfig ${source}: ${what} "${name}" not found`);
+function named(list: unknown, name: string, what: string, source: string, from: string): Doc {
+  const entries: Doc[] = Array.isArray(list) ? list : [];
+  const entry = entries.find((e: Doc) => e?.name === name);
+  if (!entry) {
+    const known = entries.map((e) => e?.name).filter((n) => typeof n === "string");
+    throw new KubeconfigError(
+      `kubeconfig ${source}: ${what} "${name}" (${from}) not found; ${what}s: ` +
+        (known.length ? known.map((n) => `"${n}"`).join(", ") : "none"),
+    );
+  }
   return entry;
 }
 
@@ -134,9 +145,10 @@ export async function parseKubeconfig(
   }
   const contextName = opts.context ?? doc["current-context"];
   if (!contextName) throw new KubeconfigError(`kubeconfig ${source}: no current-context and no --context`);
-  const ctx = named(doc.contexts, contextName, "context", source).context ?? {};
-  const cluster = named(doc.clusters, ctx.cluster, "cluster", source).cluster ?? {};
-  const user = ctx.user ? named(doc.users, ctx.user, "user", source).user ?? {} : {};
+  const ctxFrom = opts.context ? "--context" : "current-context";
+  const ctx = named(doc.contexts, contextName, "context", source, ctxFrom).context ?? {};
+  const cluster = named(doc.clusters, ctx.cluster, "cluster", source, `context "${contextName}"`).cluster ?? {};
+  const user = ctx.user ? named(doc.users, ctx.user, "user", source, `context "${contextName}"`).user ?? {} : {};
   const resolve = (p: string) => (p.startsWith("/") ? p : `${baseDir}/${p}`);
   const fail = (message: string) => new KubeconfigError(`kubeconfig ${source}: ${message}`);
   /** A string field, or undefined when absent; anything else is an error naming the field. */
@@ -145,35 +157,59 @@ export async function parseKubeconfig(
     if (typeof value !== "string") throw fail(`${field} must be a string, got ${JSON.stringify(value)}`);
     return value;
   };
-  const pem = async (data: unknown, file: unknown, field: string): Promise<string | undefined> => {
-    const inline = stringField(data, `${field}-data`);
+  /** A PEM from `<field>-data` or the file `<field>` names; `entry` says where, e.g. `cluster "lab"`. */
+  const pem = async (data: unknown, file: unknown, field: string, entry: string): Promise<string | undefined> => {
+    const inline = stringField(data, `${entry} ${field}-data`);
     if (inline) {
       try {
         return new TextDecoder().decode(decodeBase64(inline));
       } catch {
-        throw fail(`${field}-data is not valid base64`);
+        throw fail(`${entry} ${field}-data is not valid base64`);
       }
     }
-    const path = stringField(file, field);
+    const path = stringField(file, `${entry} ${field}`);
     if (!path) return undefined;
     try {
       return await Deno.readTextFile(resolve(path));
     } catch (err) {
-      throw fail(`cannot read ${field} ${resolve(path)}: ${(err as Error).message}`);
+      const why = err instanceof Deno.errors.NotFound ? "no such file" : (err as Error).message;
+      throw fail(`${entry} ${field}: cannot read ${resolve(path)}: ${why}`);
     }
   };
   if (!cluster.server) throw new KubeconfigError(`kubeconfig ${source}: cluster "${ctx.cluster}" has no server`);
-  const config: ClusterConfig = { server: String(cluster.server).replace(/\/+$/, "") };
+  const config: ClusterConfig = {
+    server: String(cluster.server).replace(/\/+$/, ""),
+    clusterName: String(ctx.cluster),
+    source,
+  };
+  const clusterEntry = `cluster "${ctx.cluster}"`;
+  const userEntry = `user "${ctx.user}"`;
   const ca = await pem(
     cluster["certificate-authority-data"],
     cluster["certificate-authority"],
     "certificate-authority",
+    clusterEntry,
   );
   if (ca) config.caPEM = ca;
-  if (cluster["insecure-skip-tls-verify"]) config.insecureSkipTLSVerify = true;
-  if (cluster["tls-server-name"]) config.tlsServerName = cluster["tls-server-name"];
-  const cert = await pem(user["client-certificate-data"], user["client-certificate"], "client-certificate");
-  const key = await pem(user["client-key-data"], user["client-key"], "client-key");
+  const insecure = cluster["insecure-skip-tls-verify"];
+  if (insecure !== undefined && insecure !== null && typeof insecure !== "boolean") {
+    throw fail(`${clusterEntry} insecure-skip-tls-verify must be true or false, got ${JSON.stringify(insecure)}`);
+  }
+  if (insecure === true) config.insecureSkipTLSVerify = true;
+  const serverName = stringField(cluster["tls-server-name"], `${clusterEntry} tls-server-name`);
+  if (serverName) config.tlsServerName = serverName;
+  const cert = await pem(
+    user["client-certificate-data"],
+    user["client-certificate"],
+    "client-certificate",
+    userEntry,
+  );
+  const key = await pem(user["client-key-data"], user["client-key"], "client-key", userEntry);
+  if (!cert !== !key) {
+    throw fail(
+      `${userEntry} has ${cert ? "client-certificate but no client-key" : "client-key but no client-certificate"}`,
+    );
+  }
   if (cert) config.certPEM = cert;
   if (key) config.keyPEM = key;
   if (user.token) config.token = String(user.token);

@@ -105,7 +105,12 @@ Deno.test("kubeconfig: malformed certificate fields fail with a KubeconfigError 
       `{server: "https://x", certificate-authority-data: "!!notbase64"}`,
       /certificate-authority-data is not valid base64/,
     ],
-    [`{server: "https://x", certificate-authority: /nonexistent/ca.crt}`, /cannot read certificate-authority/],
+    [
+      `{server: "https://x", certificate-authority: /nonexistent/ca.crt}`,
+      /cluster "k" certificate-authority: cannot read \/nonexistent\/ca\.crt: no such file/,
+    ],
+    [`{server: "https://x", insecure-skip-tls-verify: "yes"}`, /cluster "k" insecure-skip-tls-verify must be true/],
+    [`{server: "https://x", tls-server-name: [a]}`, /cluster "k" tls-server-name must be a string/],
   ];
   for (const [cluster, message] of cases) {
     await assert.rejects(
@@ -115,4 +120,32 @@ Deno.test("kubeconfig: malformed certificate fields fail with a KubeconfigError 
       cluster,
     );
   }
+});
+
+Deno.test("kubeconfig: a missing context, cluster or client certificate file is named with its file and field", async () => {
+  const doc = (user: string) =>
+    `current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}, {name: d, context: {cluster: gone}}]\n` +
+    `clusters: [{name: k, cluster: {server: "https://x", tls-server-name: kubernetes.internal}}]\n` +
+    `users: [{name: u, user: ${user}}]\n`;
+  const rejects = (text: string, context: string | undefined, message: RegExp) =>
+    assert.rejects(
+      () => parseKubeconfig(text, { source: "/home/me/kube.yaml", context }),
+      (err) =>
+        err instanceof KubeconfigError && /^kubeconfig \/home\/me\/kube\.yaml: /.test(err.message) &&
+        message.test(err.message),
+    );
+  await rejects(doc("{}"), "nope", /context "nope" \(--context\) not found; contexts: "c", "d"/);
+  await rejects(doc("{}"), "d", /cluster "gone" \(context "d"\) not found; clusters: "k"/);
+  await rejects(
+    doc("{client-certificate: /nonexistent/u.crt, client-key: /nonexistent/u.key}"),
+    undefined,
+    /user "u" client-certificate: cannot read \/nonexistent\/u\.crt: no such file/,
+  );
+  await rejects(
+    doc("{client-certificate-data: Q0VSVA==}"),
+    undefined,
+    /user "u" has client-certificate but no client-key/,
+  );
+  const ok = await parseKubeconfig(doc("{}"), { source: "/home/me/kube.yaml" });
+  assert.deepEqual([ok.clusterName, ok.source, ok.tlsServerName], ["k", "/home/me/kube.yaml", "kubernetes.internal"]);
 });

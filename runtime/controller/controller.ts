@@ -116,11 +116,6 @@ export class Controller<T extends KubeObject = KubeObject> {
     return this;
   }
 
-  /** {@link Controller.watches} with the informer options first (CONTRACTS spelling). */
-  watchesOpts<O extends KubeObject = KubeObject>(rt: ResourceType, opts: WatchScope, map: MapFn<O>): this {
-    return this.watches(rt, map, opts);
-  }
-
   /** Workers this controller runs (options, else deps, else 1). */
   get maxConcurrentReconciles(): number {
     const n = this.#opts.maxConcurrentReconciles ?? this.#deps?.maxConcurrentReconciles ?? 1;

@@ -298,7 +298,7 @@ Deno.test("resyncPeriodMs re-queues every cached For object at low priority", as
 Deno.test("watchedResources lists For, Owns and Watches informers for warm standby", () => {
   const ctl = new Controller({ name: "m", for: MachineType, reconcile: () => Promise.resolve(done()) })
     .owns(SwitchType)
-    .watchesOpts(PodType, { labelSelector: "app=x" }, () => []);
+    .watches(PodType, () => [], { labelSelector: "app=x" });
   assert.deepEqual(ctl.watchedResources(), [
     { rt: MachineType },
     { rt: SwitchType },

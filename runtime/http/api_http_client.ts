@@ -18,6 +18,7 @@ import { Http1Pool, type Http1Request, type Http1Response } from "./http1_pool.t
 import type { TlsOptions } from "./http1_connection.ts";
 import { type HttpStream, openHttpStream, readText } from "./http_transport.ts";
 import { type ProxyChoice, type ProxyEnv, proxyFor } from "./proxy.ts";
+import { kubeopLogger } from "../observe/log.ts";
 
 export { type ProxyChoice, type ProxyEnv, proxyFor } from "./proxy.ts";
 
@@ -47,17 +48,16 @@ export interface ApiTransport {
 
 /** TLS of the API server's origin, from the kubeconfig: {@link clusterTls}. */
 export interface ApiTlsOptions {
-  /** CA trusted in addition to the default roots (PEM). */
+  /** The cluster's CA (PEM): the server's certificate must chain to it (or be it). */
   caPEM?: string;
   /** Client certificate and key (PEM). */
   clientCert?: { certPEM: string; keyPEM: string };
-  /**
-   * `insecure-skip-tls-verify`: carried to the dial, which cannot honour it yet (Deno's TLS always verifies the
-   * chain; issue 22 moves to node:tls, which can).
-   */
+  /** `insecure-skip-tls-verify`: the server's certificate is not verified (node:tls dials; tls_dial.ts). */
   insecureSkipTLSVerify?: boolean;
-  /** `tls-server-name`: the name the certificate is verified against; carried to the dial, not honoured yet either. */
+  /** `tls-server-name`: the name the certificate is verified against, and SNI (node:tls dials; tls_dial.ts). */
   serverName?: string;
+  /** Names the cluster in errors and in the skip-verify warning, e.g. `cluster "lab" of kubeconfig /path`. */
+  cluster?: string;
 }
 
 /**
@@ -83,10 +83,18 @@ export function clusterTls(
     keyPEM?: string;
     insecureSkipTLSVerify?: boolean;
     tlsServerName?: string;
+    clusterName?: string;
+    source?: string;
   },
   execCert?: { certPEM: string; keyPEM: string },
 ): ApiTlsOptions {
   const tls: ApiTlsOptions = {};
+  if (config.clusterName || config.source) {
+    tls.cluster = [
+      config.clusterName ? `cluster "${config.clusterName}"` : "the cluster",
+      config.source ? `of kubeconfig ${config.source}` : "",
+    ].filter(Boolean).join(" ");
+  }
   if (config.caPEM) tls.caPEM = config.caPEM;
   const cert = execCert ??
     (config.certPEM && config.keyPEM ? { certPEM: config.certPEM, keyPEM: config.keyPEM } : undefined);
@@ -96,15 +104,41 @@ export function clusterTls(
   return tls;
 }
 
-/** The options of kubeop's own TLS dial (http1_connection.ts) for `tls`. */
-function dialTls(tls: ApiTlsOptions): TlsOptions {
-  return {
-    caCerts: tls.caPEM ? [tls.caPEM] : undefined,
-    cert: tls.clientCert?.certPEM,
-    key: tls.clientCert?.keyPEM,
-    insecureSkipVerify: tls.insecureSkipTLSVerify,
-    serverName: tls.serverName,
-  };
+/** The options of kubeop's own TLS dial (tls_dial.ts) for `tls`. */
+function dialOptions(tls: ApiTlsOptions): TlsOptions {
+  const out: TlsOptions = {};
+  if (tls.caPEM) out.caCerts = [tls.caPEM];
+  if (tls.clientCert) {
+    out.cert = tls.clientCert.certPEM;
+    out.key = tls.clientCert.keyPEM;
+  }
+  if (tls.insecureSkipTLSVerify) out.insecureSkipVerify = true;
+  if (tls.serverName) out.serverName = tls.serverName;
+  if (tls.cluster) out.cluster = tls.cluster;
+  return out;
+}
+
+/** Clusters warned about `insecure-skip-tls-verify` in this process: one line each. */
+const warnedInsecure = new Set<string>();
+
+/**
+ * Logs, once per cluster and process, that its server's certificate is not verified.
+ *
+ * @example
+ * ```ts
+ * import { warnInsecureOnce } from "./api_http_client.ts";
+ * warnInsecureOnce({ insecureSkipTLSVerify: true, cluster: 'cluster "lab"' }, new URL("https://10.0.0.1:6443"));
+ * ```
+ */
+export function warnInsecureOnce(tls: ApiTlsOptions, server: URL): void {
+  if (!tls.insecureSkipTLSVerify) return;
+  const who = tls.cluster ?? `the cluster at ${server.host}`;
+  if (warnedInsecure.has(`${who} ${server.host}`)) return;
+  warnedInsecure.add(`${who} ${server.host}`);
+  kubeopLogger("client").warn(
+    `insecure-skip-tls-verify is set for ${who}: the certificate of ${server.host} is not verified ` +
+      `(anyone on the path can read and change this traffic)`,
+  );
 }
 
 /** What {@link createApiTransport} builds a transport for. */
@@ -136,7 +170,28 @@ export interface ApiTransportOptions {
 export function createApiTransport(opts: ApiTransportOptions): ApiTransport {
   const tls = opts.tls ?? {};
   const proxy = proxyFor(opts.server, opts.env);
+  if (proxy) refuseUnproxiable(tls, opts.server, proxy);
+  warnInsecureOnce(tls, opts.server);
   return proxy ? fetchTransport(tls, proxy) : directTransport(tls);
+}
+
+/**
+ * Throws when `tls` asks for what the proxied path (Deno's fetch, which always verifies against the URL's host)
+ * cannot do: `insecure-skip-tls-verify` or `tls-server-name` with a proxy applying to the server.
+ */
+function refuseUnproxiable(tls: ApiTlsOptions, server: URL, proxy: ProxyChoice): void {
+  const fields = [
+    tls.insecureSkipTLSVerify ? "insecure-skip-tls-verify" : "",
+    tls.serverName ? "tls-server-name" : "",
+  ].filter(Boolean);
+  if (fields.length === 0) return;
+  throw new Error(
+    `${fields.join(" and ")} of ${tls.cluster ?? `the cluster at ${server.host}`} cannot be honoured through ` +
+      `the proxy ${proxy.variable} names (requests through a proxy use Deno's fetch, which verifies the ` +
+      `certificate against the URL's host): add ${server.hostname} to NO_PROXY to reach it directly, or drop ` +
+      `${fields.join(" and ")} and put the CA that signs a certificate naming ${server.hostname} in ` +
+      `certificate-authority-data`,
+  );
 }
 
 /**
@@ -149,7 +204,7 @@ export function createApiTransport(opts: ApiTransportOptions): ApiTransport {
  * ```
  */
 export function directTransport(tls: ApiTlsOptions = {}): ApiTransport {
-  const dial = dialTls(tls);
+  const dial = dialOptions(tls);
   const pool = new Http1Pool({ tls: dial });
   return {
     kind: "pool",

@@ -1,7 +1,7 @@
 /**
- * The HTTP/1.1 wire code kubeop speaks over raw `Deno.connect` / `Deno.connectTls` sockets, shared by the watch
+ * The HTTP/1.1 wire code kubeop speaks over raw sockets (`Deno.connect`, node:tls through tls_dial.ts), shared by the watch
  * streams (http_transport.ts, one request per connection) and the unary keep-alive pool (http1_pool.ts): dialling
- * (TLS with CA and client certificate), writing a request head and body in one write, parsing a response head
+ * (TLS as the kubeconfig says: tls_dial.ts), writing a request head and body in one write, parsing a response head
  * (status, headers, framing, whether the connection may be kept alive) and reading a body by content-length,
  * chunked ({@link ChunkedDecoder}) or until close, either streamed per socket read or whole.
  * @module
@@ -9,20 +9,9 @@
 
 import { ChunkedDecoder } from "./chunked_decoder.ts";
 import { concatBytes } from "./bounded_body.ts";
+import { type ByteConn, dialTls, type TlsOptions } from "./tls_dial.ts";
 
-/** TLS material for an https URL. */
-export interface TlsOptions {
-  /** Trusted CA certificates (PEM). */
-  caCerts?: string[];
-  /** Client certificate (PEM). */
-  cert?: string;
-  /** Client private key (PEM). */
-  key?: string;
-  /** The kubeconfig's `tls-server-name`; not honoured by this dial yet (Deno's connectTls verifies the dialled host). */
-  serverName?: string;
-  /** The kubeconfig's `insecure-skip-tls-verify`; not honoured by this dial yet (Deno's TLS verifies the chain). */
-  insecureSkipVerify?: boolean;
-}
+export type { ByteConn, TlsOptions } from "./tls_dial.ts";
 
 /** Raised when the server's response is not HTTP/1.1 we understand, or the connection ends too early. */
 export class HttpProtocolError extends Error {
@@ -117,7 +106,7 @@ export function encodeRequest(
  */
 export class Http1Connection {
   /** The socket. */
-  readonly socket: Deno.Conn;
+  readonly socket: ByteConn;
   readonly #buf = new Uint8Array(READ_BUFFER_BYTES);
   #start = 0;
   #end = 0;
@@ -128,7 +117,7 @@ export class Http1Connection {
   #responseStarted = false;
 
   /** Wraps a connected socket (see {@link Http1Connection.dial}). */
-  constructor(socket: Deno.Conn) {
+  constructor(socket: ByteConn) {
     this.socket = socket;
   }
 
@@ -136,24 +125,12 @@ export class Http1Connection {
   static async dial(url: URL, tls?: TlsOptions): Promise<Http1Connection> {
     const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
     const hostname = url.hostname.replace(/^\[|\]$/g, "");
-    let socket: Deno.Conn;
-    if (url.protocol === "https:") {
-      socket = await Deno.connectTls({
-        hostname,
-        port,
-        caCerts: tls?.caCerts,
-        cert: tls?.cert,
-        key: tls?.key,
-        alpnProtocols: ["http/1.1"],
-      } as Deno.ConnectTlsOptions);
-    } else if (url.protocol === "http:") {
-      socket = await Deno.connect({ hostname, port });
-    } else {
-      throw new HttpProtocolError(`unsupported protocol ${url.protocol}`);
-    }
+    if (url.protocol === "https:") return new Http1Connection(await dialTls(hostname, port, tls));
+    if (url.protocol !== "http:") throw new HttpProtocolError(`unsupported protocol ${url.protocol}`);
+    const socket = await Deno.connect({ hostname, port });
     try {
-      if ("setKeepAlive" in socket && typeof socket.setKeepAlive === "function") socket.setKeepAlive(true);
-      if ("setNoDelay" in socket && typeof socket.setNoDelay === "function") socket.setNoDelay(true);
+      socket.setKeepAlive(true);
+      socket.setNoDelay(true);
     } catch { /* not supported on this transport */ }
     return new Http1Connection(socket);
   }

@@ -11,8 +11,10 @@
 import http from "node:http";
 import https from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
-import { closeAfterAnswer, type ConnectionDeadlines, enforceConnectionDeadlines } from "../http/http_deadlines.ts";
+import type { AddressInfo } from "node:net";
+import type { ConnectionDeadlines } from "../http/http_deadlines.ts";
+import { nodeFetchBridge } from "../http/node_fetch_bridge.ts";
+import { listenTracked, type TrackedListener } from "../http/node_listen.ts";
 import type { Logger } from "../observe/log.ts";
 import type { CertKeyPEM } from "../http/pki.ts";
 import { kubeopLogger } from "../observe/log.ts";
@@ -192,17 +194,24 @@ export class EndpointsServer implements Runnable {
   async start(signal: AbortSignal): Promise<void> {
     const { name } = this;
     let server: http.Server;
-    const sockets = new Set<Socket>();
+    let listener: TrackedListener;
     const inFlight = new Set<Promise<void>>();
     try {
       const tls = this.#opts.tls ? await this.#opts.tls() : undefined;
       // Stopped while the certificate was being made: never listen.
       if (signal.aborted) return;
+      // Routes look at the path and query only: the host part is fixed, never the client's. No route reads a body:
+      // one that was sent is never drained (the bridge answers, then closes the connection).
+      const answer = nodeFetchBridge((req) => this.#handle(req), {
+        scheme: this.#scheme,
+        body: "none",
+        onError: (err) => {
+          this.#log.error("{name} server handler failed: {error}", { name, error: String(err) });
+          return text(500, "internal error\n");
+        },
+      });
       const onRequest = (req: IncomingMessage, res: ServerResponse) => {
-        const answering = this.#answer(req, res).catch((err) => {
-          this.#log.error("{name} server: answering failed: {error}", { name, error: String(err) });
-          res.destroy();
-        });
+        const answering = answer(req, res);
         inFlight.add(answering);
         answering.finally(() => inFlight.delete(answering));
       };
@@ -210,19 +219,10 @@ export class EndpointsServer implements Runnable {
       server = tls
         ? https.createServer({ cert: tls.certPEM, key: tls.keyPEM, minVersion: "TLSv1.2" }, onRequest)
         : http.createServer(onRequest);
-      const track = (socket: Socket) => {
-        sockets.add(socket);
-        socket.on("close", () => sockets.delete(socket));
-      };
-      server.on("connection", track);
-      server.on("secureConnection", track);
-      enforceConnectionDeadlines(server, this.#opts.deadlines);
-      await new Promise<void>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(this.#bind.port, this.#bind.hostname, () => {
-          server.off("error", reject);
-          resolve();
-        });
+      listener = await listenTracked(server, {
+        hostname: this.#bind.hostname,
+        port: this.#bind.port,
+        deadlines: this.#opts.deadlines,
       });
     } catch (err) {
       const error = new Error(`${name} server: cannot listen on ${this.#opts.bindAddress}: ${(err as Error).message}`);
@@ -234,9 +234,9 @@ export class EndpointsServer implements Runnable {
       name,
       scheme: this.#scheme,
       hostname: addr.address,
-      port: addr.port,
+      port: listener.port,
     });
-    this.#listened({ hostname: addr.address, port: addr.port });
+    this.#listened({ hostname: addr.address, port: listener.port });
     await new Promise<void>((resolve) => {
       if (signal.aborted) resolve();
       else signal.addEventListener("abort", () => resolve(), { once: true });
@@ -245,45 +245,8 @@ export class EndpointsServer implements Runnable {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections?.();
     while (inFlight.size > 0) await Promise.all([...inFlight]);
-    for (const s of sockets) s.destroy();
+    listener.destroySockets();
     await closed;
-  }
-
-  /** Answers one request on the node server through {@link EndpointsServer.#handle}. */
-  async #answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    let response: Response;
-    try {
-      const headers = new Headers();
-      for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
-      // Routes look at the path and query only; the host part is fixed, not taken from the client. A target such as
-      // `//x/metrics` is a path (as Deno.serve had it), never a host.
-      const target = req.url ?? "/";
-      const base = `${this.#scheme}://localhost`;
-      const url = target.startsWith("/") ? new URL(base + target) : new URL(target, base);
-      response = await this.#handle(new Request(url, { method: req.method, headers }));
-    } catch (err) {
-      this.#log.error("{name} server handler failed: {error}", { name: this.name, error: String(err) });
-      response = text(500, "internal error\n");
-    }
-    const body = new Uint8Array(await response.arrayBuffer());
-    const out: Record<string, string> = {};
-    response.headers.forEach((value, key) => out[key] = value);
-    out["content-length"] = String(body.byteLength);
-    // No route reads a body: one that was sent is never drained; answer, then close the connection.
-    const unread = req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
-    if (unread) {
-      res.shouldKeepAlive = false;
-      out["connection"] = "close";
-    }
-    if (res.destroyed) return;
-    res.writeHead(response.status, out);
-    await new Promise<void>((resolve) => {
-      res.once("close", () => resolve());
-      res.end(req.method === "HEAD" ? undefined : body, () => {
-        if (unread) closeAfterAnswer(req);
-        resolve();
-      });
-    });
   }
 
   async #handle(req: Request): Promise<Response> {

@@ -357,6 +357,11 @@ export class WatchRunner {
         }
       }
       input = { type: "listed", items: list.items ?? [], rv: list.metadata?.resourceVersion ?? "" };
+      this.#log.debug("listed {resource} at resourceVersion {rv}: {count} objects", {
+        resource: this.#resourceName,
+        rv: input.rv,
+        count: input.items.length,
+      });
     } catch (error) {
       input = { type: "listFailed", error };
     }
@@ -371,6 +376,10 @@ export class WatchRunner {
     const onAbort = () => handle.abort.abort(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });
     const current = () => this.#stream === handle;
+    this.#log.debug("watching {resource} from resourceVersion {rv}", {
+      resource: this.#resourceName,
+      rv: op.sendInitialEvents ? "(initial events)" : op.resourceVersion ?? "(latest)",
+    });
     let result: WatchInput;
     try {
       await this.#opts.client.watchStream(this.#opts.resource, {

@@ -11,11 +11,10 @@
  * @module
  */
 import https from "node:https";
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Clock, RealClock } from "../clock.ts";
 import { parseGoDuration } from "../apimachinery/go_duration.ts";
-import { readBytesUpTo } from "../http/bounded_body.ts";
-import { closeAfterAnswer, type ConnectionDeadlines } from "../http/http_deadlines.ts";
+import type { ConnectionDeadlines } from "../http/http_deadlines.ts";
+import { nodeFetchBridge } from "../http/node_fetch_bridge.ts";
 import { kubeopLogger, type Logger } from "../observe/log.ts";
 import type { Metrics } from "../observe/metrics.ts";
 import { listenTracked, type TrackedListener } from "../http/node_listen.ts";
@@ -73,20 +72,16 @@ export interface WebhookServerOptions {
 /** Default body limit (controller-runtime's webhook `maxRequestSize`). */
 export const DEFAULT_WEBHOOK_MAX_BODY_BYTES = 7 * 1024 * 1024;
 
-function send(res: ServerResponse, status: number, body: unknown): void {
+/** A JSON answer, or a plain-text one for a string. */
+function reply(status: number, body: unknown): Response {
   const json = typeof body !== "string";
-  const text = json ? JSON.stringify(body) : `${body}\n`;
-  res.writeHead(status, {
-    "content-type": json ? "application/json" : "text/plain; charset=utf-8",
-    "content-length": String(new TextEncoder().encode(text).length),
-    "x-content-type-options": "nosniff",
+  return new Response(json ? JSON.stringify(body) : `${body}\n`, {
+    status,
+    headers: {
+      "content-type": json ? "application/json" : "text/plain; charset=utf-8",
+      "x-content-type-options": "nosniff",
+    },
   });
-  res.end(text);
-}
-
-async function readBody(req: IncomingMessage, maxBytes: number): Promise<Uint8Array | "too-large"> {
-  if (Number(req.headers["content-length"] ?? 0) > maxBytes) return "too-large";
-  return await readBytesUpTo(req, maxBytes);
 }
 
 /**
@@ -203,10 +198,26 @@ export class WebhookServer implements Runnable {
     }
     if (signal.aborted) return;
     try {
+      const maxBytes = this.#opts.maxBodyBytes ?? DEFAULT_WEBHOOK_MAX_BODY_BYTES;
+      // Bad requests are refused from the head (the body unread, the connection closed); a body past the bound too.
+      const answer = nodeFetchBridge((request) => this.#serve(request, hardStop.signal), {
+        scheme: "https",
+        host: "webhook.invalid",
+        body: { maxBytes },
+        admit: (head) => Promise.resolve(this.#admit(head)),
+        tooLarge: (head) => {
+          this.#metrics?.requests.inc({ webhook: new URL(head.url).pathname, code: 413 });
+          return reply(413, `request body larger than ${maxBytes} bytes`);
+        },
+        onError: (err) => {
+          this.#log.error("webhook: answering failed: {error}", { error: String(err) });
+          return reply(500, "internal error");
+        },
+      });
       server = https.createServer(
         { cert: cert.certPEM, key: cert.keyPEM, minVersion: "TLSv1.2" },
         (req, res) => {
-          const serving = this.#serve(req, res, hardStop.signal);
+          const serving = answer(req, res);
           this.#inFlight.add(serving);
           serving.finally(() => this.#inFlight.delete(serving));
         },
@@ -262,51 +273,56 @@ export class WebhookServer implements Runnable {
     cancel();
   }
 
-  async #serve(req: IncomingMessage, res: ServerResponse, stop: AbortSignal): Promise<void> {
-    const path = new URL(req.url ?? "/", "https://webhook.invalid").pathname;
-    const route = this.#routes.get(path);
-    if (!route) return this.#refuse(req, res, 404, `no webhook is served at ${path}`);
+  /** Refuses, from the request's head alone, what no handler should see: unknown path, wrong method, not JSON. */
+  #admit(head: Request): Response | undefined {
+    const path = new URL(head.url).pathname;
+    if (!this.#routes.has(path)) return reply(404, `no webhook is served at ${path}`);
     const labels = { webhook: path };
-    if (req.method !== "POST") {
+    if (head.method !== "POST") {
       this.#metrics?.requests.inc({ ...labels, code: 405 });
-      return this.#refuse(req, res, 405, `${req.method} is not allowed: POST a review`);
+      return reply(405, `${head.method} is not allowed: POST a review`);
     }
-    const contentType = (req.headers["content-type"] ?? "").split(";")[0].trim();
+    const contentType = (head.headers.get("content-type") ?? "").split(";")[0].trim();
     if (contentType !== "application/json") {
       this.#metrics?.requests.inc({ ...labels, code: 400 });
-      return this.#refuse(req, res, 400, `contentType=${contentType || "(none)"}, expected application/json`);
+      return reply(400, `contentType=${contentType || "(none)"}, expected application/json`);
     }
+    return undefined;
+  }
+
+  /** Answers one admitted review (its body read whole, within the bound), with metrics. */
+  async #serve(request: Request, stop: AbortSignal): Promise<Response> {
+    const url = new URL(request.url);
+    const path = url.pathname;
+    const route = this.#routes.get(path);
+    if (!route) return reply(404, `no webhook is served at ${path}`); // admitted routes only; kept for the types
+    const labels = { webhook: path };
     const startedMs = this.#clock.nowMonotonic();
     this.#metrics?.inFlight.inc(labels);
-    let status = 500;
+    let response: Response;
     try {
-      status = await this.#answer(req, res, route, stop);
+      response = await this.#answer(request, url, route, stop);
     } catch (err) {
       this.#log.error("webhook {path}: answering failed: {error}", { path, error: String(err) });
-      if (!res.headersSent) send(res, 500, "internal error");
+      response = reply(500, "internal error");
     } finally {
       this.#metrics?.inFlight.dec(labels);
       this.#metrics?.latency.observe(labels, (this.#clock.nowMonotonic() - startedMs) / 1000);
-      this.#metrics?.requests.inc({ webhook: path, code: status });
     }
+    this.#metrics?.requests.inc({ webhook: path, code: response.status });
+    return response;
   }
 
-  /** Reads, decodes and answers one review; returns the HTTP status sent. */
-  async #answer(req: IncomingMessage, res: ServerResponse, route: WebhookRoute, stop: AbortSignal): Promise<number> {
-    const maxBytes = this.#opts.maxBodyBytes ?? DEFAULT_WEBHOOK_MAX_BODY_BYTES;
-    const raw = await readBody(req, maxBytes);
-    if (raw === "too-large") {
-      this.#refuse(req, res, 413, `request body larger than ${maxBytes} bytes`);
-      return 413;
-    }
+  /** Decodes and answers one review. */
+  async #answer(request: Request, url: URL, route: WebhookRoute, stop: AbortSignal): Promise<Response> {
+    const raw = new Uint8Array(await request.arrayBuffer());
     let body: unknown;
     try {
       body = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(raw));
     } catch (err) {
-      send(res, 400, `the request body is not JSON: ${(err as Error).message}`);
-      return 400;
+      return reply(400, `the request body is not JSON: ${(err as Error).message}`);
     }
-    const timeoutMs = this.#timeoutMs(req);
+    const timeoutMs = this.#timeoutMs(url);
     const deadline = new AbortController();
     const onStop = () => deadline.abort(stop.reason);
     stop.addEventListener("abort", onStop, { once: true });
@@ -321,12 +337,8 @@ export class WebhookServer implements Runnable {
       const serving = route.serve(body, deadline.signal);
       serving.catch(() => {}); // a handler failing after its deadline has nobody left to answer
       const answer = await Promise.race([serving, timedOut]);
-      if (answer === "timeout") {
-        send(res, 504, `${route.path}: the handler did not answer within ${timeoutMs} ms`);
-        return 504;
-      }
-      send(res, answer.status, answer.body);
-      return answer.status;
+      if (answer === "timeout") return reply(504, `${route.path}: the handler did not answer within ${timeoutMs} ms`);
+      return reply(answer.status, answer.body);
     } finally {
       cancelTimer();
       stop.removeEventListener("abort", onStop);
@@ -334,9 +346,9 @@ export class WebhookServer implements Runnable {
   }
 
   /** kube-apiserver's `?timeout=10s`, capped; the default without one. */
-  #timeoutMs(req: IncomingMessage): number {
+  #timeoutMs(url: URL): number {
     const max = this.#opts.maxTimeoutMs ?? 30_000;
-    const given = new URL(req.url ?? "/", "https://webhook.invalid").searchParams.get("timeout");
+    const given = url.searchParams.get("timeout");
     let ms = this.#opts.defaultTimeoutMs ?? 10_000;
     if (given) {
       try {
@@ -344,13 +356,5 @@ export class WebhookServer implements Runnable {
       } catch { /* a bad timeout parameter keeps the default */ }
     }
     return Math.min(Math.max(ms, 1), max);
-  }
-
-  /** Answers without reading the body, then closes the connection. */
-  #refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string): void {
-    res.shouldKeepAlive = false;
-    res.setHeader("connection", "close");
-    send(res, status, message);
-    res.once("finish", () => closeAfterAnswer(req));
   }
 }

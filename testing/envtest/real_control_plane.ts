@@ -46,8 +46,8 @@ export interface RestartOptions {
   /** Start etcd from an empty data directory: the cluster loses every object. */
   wipeEtcd?: boolean;
   /**
-   * With `wipeEtcd`, advance the new store's revision past the old one and compact it there before kube-apiserver
-   * starts (default true) — what `etcdutl snapshot restore --bump-revision --mark-compacted` does and etcd's restore
+   * With `wipeEtcd`, advance the new store's revision past the old one (read once kube-apiserver is dead, so past
+   * every revision a client saw) and compact it there before kube-apiserver starts (default true) — what `etcdutl snapshot restore --bump-revision --mark-compacted` does and etcd's restore
    * guidance for Kubernetes asks for, so that a client resuming a watch from an old resourceVersion gets 410 and
    * relists. Without it the new revisions start at 1 and such a watch is accepted and stays silent until the new
    * store passes the old revision (client-go's reflector is as blind then as any client).
@@ -55,6 +55,11 @@ export interface RestartOptions {
   bumpRevision?: boolean;
   /** How long the control plane stays down, ms. */
   downMs?: number;
+  /**
+   * Runs just before the processes are killed, while kube-apiserver still serves (tests: the last writes clients
+   * see before the crash).
+   */
+  beforeKill?: () => Promise<void>;
 }
 
 /** The Kubernetes release scripts/k8s-bin.sh builds by default (keep the two in step). */
@@ -373,15 +378,21 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     "--secure-port=0",
   ];
   const etcdUrl = `http://127.0.0.1:${etcdClient}`;
-  const restart = async ({ wipeEtcd = false, bumpRevision = true, downMs = 0 }: RestartOptions = {}) => {
-    const oldRevision = wipeEtcd && bumpRevision ? await etcdRevision(etcdUrl) : 0;
-    for (const name of wipeEtcd ? ["kube-controller-manager", "kube-apiserver", "etcd"] : ["kube-apiserver", "etcd"]) {
+  const restart = async ({ wipeEtcd = false, bumpRevision = true, downMs = 0, beforeKill }: RestartOptions = {}) => {
+    await beforeKill?.();
+    const kill = async (name: string) => {
       const p = procs.get(name)!;
       try {
         p.kill("SIGKILL");
       } catch { /* already gone */ }
       await p.status;
-    }
+    };
+    for (const name of wipeEtcd ? ["kube-controller-manager", "kube-apiserver"] : ["kube-apiserver"]) await kill(name);
+    // Every revision a client has seen came through kube-apiserver, which is gone now: etcd's revision is final. Read
+    // before the kill, writes landing in between (the operator's, the harness's churn) would be above the bump, and a
+    // watch resumed from one would be accepted by the new watch cache instead of answered 410 (issue 28).
+    const oldRevision = wipeEtcd && bumpRevision ? await etcdRevision(etcdUrl) : 0;
+    await kill("etcd");
     if (wipeEtcd) await Deno.remove(`${dir}/etcd`, { recursive: true });
     if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
     spawn("etcd", etcdArgs, "etcd.log");

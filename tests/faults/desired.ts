@@ -126,8 +126,11 @@ export class Desired {
     }
   }
 
-  /** Objects not (yet) in their desired state, and orphaned children. */
-  async check(): Promise<{ lost: number; orphans: number }> {
+  /**
+   * Objects not (yet) in their desired state, and orphaned children; `notConverged` says, per object not in its
+   * desired state, what the check found (the first difference).
+   */
+  async check(): Promise<{ lost: number; orphans: number; notConverged: Map<string, string> }> {
     const children = new Map<string, KubeObject>();
     for (const ns of this.scope.targets) {
       for (const s of await this.store.list(CoreTypes.Secret, ns)) children.set(objectKey(s), s);
@@ -137,11 +140,11 @@ export class Desired {
       present.set(o.metadata.name!, o as MultiSecret);
     }
     const uids = new Set<string>();
-    let lost = 0;
+    const notConverged = new Map<string, string>();
     for (const [name, value] of this.values) {
       const ms = present.get(name);
       if (!ms) {
-        lost++;
+        notConverged.set(name, "MultiSecret absent");
         continue;
       }
       uids.add(ms.metadata.uid!);
@@ -149,19 +152,25 @@ export class Desired {
         string,
         string
       >;
-      const ok = ms.status?.observedGeneration === ms.metadata.generation &&
-        this.scope.targets.every((ns) => {
+      const finding = ms.status?.observedGeneration !== ms.metadata.generation
+        ? `status.observedGeneration ${ms.status?.observedGeneration} != generation ${ms.metadata.generation}`
+        : this.scope.targets.map((ns) => {
           const child = children.get(`${ns}/${name}`);
-          return child?.metadata.labels?.[OWNER_UID] === ms.metadata.uid &&
-            (child?.data as Record<string, string> | undefined)?.v === want.v;
-        });
-      if (!ok) lost++;
+          if (!child) return `no child in ${ns}`;
+          const owner = child.metadata.labels?.[OWNER_UID];
+          if (owner !== ms.metadata.uid) return `child in ${ns} owned by uid ${owner}, not ${ms.metadata.uid}`;
+          return (child.data as Record<string, string> | undefined)?.v === want.v
+            ? ""
+            : `child in ${ns} has stale data`;
+        }).find((f) => f !== "");
+      if (finding) notConverged.set(name, finding);
     }
+    const lost = notConverged.size;
     let orphans = 0;
     for (const child of children.values()) {
       const owner = child.metadata.labels?.[OWNER_UID];
       if (owner && !uids.has(owner)) orphans++;
     }
-    return { lost, orphans };
+    return { lost, orphans, notConverged };
   }
 }

@@ -63,10 +63,14 @@ async function openFakeSession(): Promise<TargetSession> {
   const proxy = await FaultProxy.start({ target: { hostname: "127.0.0.1", port: Number(new URL(server.url).port) } });
   let apiCalls = 0;
   const callsByVerb = new Map<string, number>();
+  const requests: string[] = [];
   server.faults.onRequest((req) => {
     if (req.userAgent !== OPERATOR_UA) return;
     apiCalls++;
     callsByVerb.set(req.verb, (callsByVerb.get(req.verb) ?? 0) + 1);
+    const where = [req.namespace, req.name].filter(Boolean).join("/");
+    const sub = req.subresource ? `/${req.subresource}` : "";
+    requests.push(`${new Date(req.at).toISOString()} ${req.verb} ${req.resource} ${where}${sub}`);
   });
   const desired = new Desired(fakeStore(server), FAKE_SCOPE);
   return {
@@ -74,6 +78,7 @@ async function openFakeSession(): Promise<TargetSession> {
     desired,
     kubeconfig: server.kubeconfig.replace(server.url, `http://127.0.0.1:${proxy.port}`),
     calls: (verbs) => verbs ? verbs.reduce((n, v) => n + (callsByVerb.get(v) ?? 0), 0) : apiCalls,
+    requestLog: () => requests,
     inject: (fault, env) => injectFakeFault(fault, env, server, proxy),
     checkEveryMs: 50,
     close: async () => {

@@ -106,6 +106,11 @@ export class HttpFaultProxy {
   readonly callsByVerb = new Map<string, number>();
   /** Re-watches answered with a 410 ERROR event. */
   expired = 0;
+  /**
+   * The counted requests, one line each: time, verb, status (502: kube-apiserver unreachable) and path with query; a
+   * watch gets a second line when its stream ends (`watch-end`, how, bytes forwarded).
+   */
+  readonly requestLog: string[] = [];
 
   private constructor(opts: HttpFaultProxyOptions) {
     this.#opts = opts;
@@ -174,10 +179,21 @@ export class HttpFaultProxy {
   async #handle(req: Request, remotePort: number): Promise<Response> {
     const url = new URL(req.url);
     const verb = verbOf(req.method, url);
-    if (req.headers.get("user-agent") === this.#opts.countUserAgent) {
+    const counted = req.headers.get("user-agent") === this.#opts.countUserAgent;
+    if (counted) {
       this.calls++;
       this.callsByVerb.set(verb, (this.callsByVerb.get(verb) ?? 0) + 1);
     }
+    const response = await this.#answer(req, url, verb, remotePort, counted);
+    if (counted) this.#record(`${verb} ${response.status} ${url.pathname}${url.search}`);
+    return response;
+  }
+
+  #record(line: string): void {
+    if (this.requestLog.length < 1_000_000) this.requestLog.push(`${new Date().toISOString()} ${line}`);
+  }
+
+  async #answer(req: Request, url: URL, verb: string, remotePort: number, counted: boolean): Promise<Response> {
     const fault = this.#faults.find((f) => f.verb === undefined || f.verb === verb);
     if (fault) {
       await req.body?.cancel();
@@ -214,7 +230,9 @@ export class HttpFaultProxy {
       await upstream.body?.cancel();
       return new Response(null, { status: upstream.status, headers: out });
     }
-    const body = verb === "watch" && upstream.body ? this.#track(upstream.body, remotePort) : upstream.body;
+    const body = verb === "watch" && upstream.body
+      ? this.#track(upstream.body, remotePort, counted ? `${url.pathname}${url.search}` : undefined)
+      : upstream.body;
     return new Response(body, { status: upstream.status, headers: out });
   }
 
@@ -226,15 +244,18 @@ export class HttpFaultProxy {
   }
 
   /** Forwards a watch body chunk by chunk, so it can be stalled or ended. */
-  #track(body: ReadableStream<Uint8Array>, remotePort: number): ReadableStream<Uint8Array> {
+  #track(body: ReadableStream<Uint8Array>, remotePort: number, logAs?: string): ReadableStream<Uint8Array> {
     const reader = body.getReader();
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     let wakeUp: (() => void) | undefined;
+    let bytes = 0;
+    const logEnd = (how: string) => logAs !== undefined && this.#record(`watch-end ${how} ${bytes} B ${logAs}`);
     const watch: OpenWatch = {
       stalled: false,
       ended: false,
       end: () => {
         if (watch.ended) return;
+        logEnd("ended");
         watch.ended = true;
         this.#watches.delete(watch);
         reader.cancel().catch(() => {});
@@ -258,9 +279,11 @@ export class HttpFaultProxy {
             watch.end();
             return;
           }
+          bytes += value.byteLength;
           c.enqueue(value);
         } catch (err) {
           if (watch.ended) return;
+          logEnd(`error (${(err as Error).message})`);
           watch.ended = true;
           this.#watches.delete(watch);
           this.#opts.onUpstreamDown?.(remotePort); // the apiserver died mid-stream: the client's link goes too

@@ -10,6 +10,7 @@
  * @module
  */
 import { configureLogging } from "../../runtime/observe/log.ts";
+import { RowEvidence } from "./evidence.ts";
 import { runLeaderModel } from "./leader_model.ts";
 import { leaderRow, runLeaderProcesses } from "./leader_processes.ts";
 import { runFakeMatrix } from "./fake_target.ts";
@@ -43,17 +44,19 @@ const out = full
   ? new URL("./results.jsonl", import.meta.url).pathname
   : new URL("../../.cache/faults.jsonl", import.meta.url).pathname;
 await Deno.mkdir(out.slice(0, out.lastIndexOf("/")), { recursive: true });
-await configureLogging({ level: "fatal", write: () => {} }); // the in-process operator's logs: the rows tell the story
+// The in-process operator's debug log goes to memory; a failed row keeps it (and the requests) and names where.
+const evidence = new RowEvidence(new URL("../../.cache/faults-evidence", import.meta.url).pathname);
+await configureLogging({ level: "debug", format: "text", write: evidence.log.push });
 let failed = 0;
 const onRow = async (row: ScenarioResult) => {
   await Deno.writeTextFile(out, JSON.stringify(row) + "\n", { append: true });
   const failures = rowFailures(row);
   if (failures.length > 0) {
     failed++;
-    console.error(`FAILED ${row.fault} (${row.target}): ${failures.join(", ")}`);
+    console.error(`FAILED ${row.fault} (${row.target}): ${failures.join(", ")}; evidence in ${row.evidence}`);
   }
 };
-const sizes = { ...(full ? FULL : QUICK), log: (l: string) => console.log(l) };
+const sizes = { ...(full ? FULL : QUICK), log: (l: string) => console.log(l), evidence };
 if (faults.length > 0 && targetArg !== "real") await runFakeMatrix(faults, sizes, onRow);
 if (faults.length > 0 && targetArg !== "fake") await runRealMatrix(faults, sizes, onRow);
 if (withLeader) {

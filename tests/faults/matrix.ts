@@ -17,6 +17,7 @@ import { CoreTypes, type KubeObject, objectKey } from "../../runtime/types.ts";
 import { CHILD_SELECTOR, ownerOfSecret, reconcileMultiSecret } from "../../controllers/multisecret/controller.ts";
 import { type MultiSecret, MultiSecretType } from "../../controllers/multisecret/schema.ts";
 import type { Desired } from "./desired.ts";
+import type { RowEvidence } from "./evidence.ts";
 import { seeded } from "./leader_model.ts";
 
 /** The faults, by id (issue 11). */
@@ -61,7 +62,14 @@ export interface ScenarioResult {
   writesWhileNotLeader: number | null;
   /** ISO-8601. */
   time: string;
+  /** Failed rows only: up to {@link NAMED_MAX} objects not converged, each with the check's finding and last error. */
+  notConverged?: string[];
+  /** Failed rows only: the directory holding the operator's log and requests (see {@link MatrixOptions.evidence}). */
+  evidence?: string;
 }
+
+/** How many unconverged objects a failed row names. */
+export const NAMED_MAX = 10;
 
 /** Sizes of a run. */
 export interface MatrixOptions {
@@ -73,6 +81,8 @@ export interface MatrixOptions {
   seed: number;
   /** Progress lines. */
   log?: (line: string) => void;
+  /** Where a failed row's evidence is kept (tests/faults/evidence.ts); without it a failed row only names objects. */
+  evidence?: RowEvidence;
 }
 
 /** Quick (default tier) and full (`deno task faults -- --full`) sizes. */
@@ -104,11 +114,13 @@ export function rowFailures(row: ScenarioResult): string[] {
 /** Waits `ms` (pacing of churn and faults, never synchronisation). */
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Counts reconciles of one key that overlap (the queue must never let that happen). */
+/** Counts reconciles of one key that overlap (the queue must never let that happen); keeps each key's last error. */
 export class ConcurrencyProbe {
   #active = new Set<string>();
   duplicates = 0;
   reconciles = 0;
+  /** The last error a reconcile of each key threw (kept after later successes: it explains a failed row). */
+  readonly lastError = new Map<string, string>();
 
   wrap<A extends { key: string }, R>(fn: (ctx: A) => Promise<R>): (ctx: A) => Promise<R> {
     return async (ctx) => {
@@ -117,6 +129,9 @@ export class ConcurrencyProbe {
       this.#active.add(ctx.key);
       try {
         return await fn(ctx);
+      } catch (err) {
+        this.lastError.set(ctx.key, `${new Date().toISOString()} ${err instanceof Error ? err.message : String(err)}`);
+        throw err;
       } finally {
         this.#active.delete(ctx.key);
       }
@@ -132,6 +147,8 @@ export interface TargetSession {
   kubeconfig: string;
   /** Operator requests the target received so far (of `verbs`, else all). */
   calls(verbs?: string[]): number;
+  /** The operator's requests so far, one line each (kept for a failed row). */
+  requestLog(): string[];
   /** Starts `fault` while churning (see {@link FaultEnv}); returns what ends it. */
   inject(fault: FaultId | "none", env: FaultEnv): Promise<() => Promise<void>>;
   /** How often the runner checks for the desired state, ms. */
@@ -189,6 +206,7 @@ export async function runScenario(
   baseline?: { apiCalls: number; events: number },
 ): Promise<ScenarioResult> {
   const rand = seeded(opts.seed);
+  opts.evidence?.log.clear();
   const session = await open();
   const { desired } = session;
   const client = new KubeClient({ config: await parseKubeconfig(session.kubeconfig), userAgent: OPERATOR_UA });
@@ -201,7 +219,7 @@ export async function runScenario(
       for: MultiSecretType,
       reconcile: probe.wrap(reconcileMultiSecret),
     })
-      .watchesOpts(CoreTypes.Secret, { labelSelector: CHILD_SELECTOR }, ownerOfSecret)
+      .watches(CoreTypes.Secret, ownerOfSecret, { labelSelector: CHILD_SELECTOR })
       .watches(CoreTypes.Namespace, () => allKeys()) as unknown as Controller<KubeObject>,
   );
   const stop = new AbortController();
@@ -239,9 +257,9 @@ export async function runScenario(
     const clear = await session.inject(fault, env);
     await clear();
     const recoverySeconds = await converge(opts.settleMs);
-    const { lost, orphans } = await desired.check();
+    const { lost, orphans, notConverged } = await desired.check();
     const apiCalls = session.calls();
-    return {
+    const row: ScenarioResult = {
       fault,
       target: session.target,
       objects: opts.objects,
@@ -257,12 +275,33 @@ export async function runScenario(
       writesWhileNotLeader: null,
       time: new Date().toISOString(),
     };
+    if (rowFailures(row).length > 0) await explain(row, notConverged, probe, session, opts);
+    return row;
   } finally {
     stop.abort();
     await running;
     client.close();
     await session.close();
   }
+}
+
+/** Fills a failed row's `notConverged` and, with {@link MatrixOptions.evidence}, keeps its evidence. */
+async function explain(
+  row: ScenarioResult,
+  notConverged: Map<string, string>,
+  probe: ConcurrencyProbe,
+  session: TargetSession,
+  opts: MatrixOptions,
+): Promise<void> {
+  const namespace = session.desired.scope.namespace;
+  const lines = [...notConverged].map(([name, finding]) => {
+    const err = probe.lastError.get(`${namespace}/${name}`);
+    return `${name}: ${finding}; last reconcile error: ${err ?? "none"}`;
+  });
+  row.notConverged = lines.slice(0, NAMED_MAX);
+  if (!opts.evidence) return;
+  row.evidence = await opts.evidence.keep(row, { requests: session.requestLog(), notConverged: lines, row });
+  opts.log?.(`${row.fault} (${row.target}) failed: evidence in ${row.evidence}`);
 }
 
 /** Runs the no-fault baseline, then each fault; calls `onRow` with each row as it is measured. */

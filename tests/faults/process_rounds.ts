@@ -8,6 +8,7 @@
  * What a run observes (fake server hooks or an audit log) and which checker replays it stay with each runner.
  * @module
  */
+import { eventually, EventuallyTimeoutError } from "../../testing/eventually.ts";
 import { multiSecretCrds, MultiSecretType } from "../../controllers/multisecret/schema.ts";
 import type { Unstructured as KubeObject } from "../../testing/apiserver/unstructured.ts";
 import { type DenoChild, type FakeEnv, spawnDeno } from "../support/fake_env.ts";
@@ -260,18 +261,17 @@ export function startChurn(step: (n: number) => void | Promise<void>, intervalMs
   return churn;
 }
 
-/** Polls `probe` every `pollMs` until it returns a value (not undefined) or `timeoutMs` passed. */
+/** Polls `probe` every `pollMs` (testing/eventually.ts) until it returns a value, or undefined after `timeoutMs`. */
 export async function waitFor<T>(
   probe: () => T | undefined | Promise<T | undefined>,
   opts: { timeoutMs: number; pollMs: number },
 ): Promise<T | undefined> {
-  const deadline = performance.now() + opts.timeoutMs;
-  while (performance.now() < deadline) {
-    const got = await probe();
-    if (got !== undefined) return got;
-    await sleep(opts.pollMs);
+  try {
+    return await eventually("the probe to answer", probe, { timeoutMs: opts.timeoutMs, intervalMs: opts.pollMs });
+  } catch (err) {
+    if (err instanceof EventuallyTimeoutError) return undefined;
+    throw err;
   }
-  return undefined;
 }
 
 /**

@@ -124,6 +124,7 @@ async function openRealSession(
     desired,
     kubeconfig: plane.kubeconfig.replace(plane.url, `https://127.0.0.1:${tcp.port}`),
     calls: (verbs) => verbs ? verbs.reduce((n, v) => n + (http.callsByVerb.get(v) ?? 0), 0) : http.calls,
+    requestLog: () => http.requestLog,
     inject: (fault, env) => injectRealFault(fault, env, plane, admin, proxies),
     checkEveryMs: 500,
     close: async () => {

@@ -1,18 +1,20 @@
 /**
  * The quick fault matrix on target `real` (tests/faults/real_target.ts): one kube-apiserver + etcd for the run, the
  * operator in front of it through the TCP and HTTP fault proxies, a no-fault baseline, then one step per fault. Rows
- * go to .cache/faults.jsonl; each must show lost = 0, no orphan, duplicateConcurrent = 0, a recovery, and API calls
- * within budget. Skipped here, visibly: `watch-stall`, which must wait for kube-apiserver's first periodic bookmark
+ * go to .cache/faults.jsonl (a failed row's operator log and requests to .cache/faults-evidence/, named in the row);
+ * each must show lost = 0, no orphan, duplicateConcurrent = 0, a recovery, and API calls within budget. Skipped here, visibly: `watch-stall`, which must wait for kube-apiserver's first periodic bookmark
  * (≈ 60 s) and then for the read-idle deadline (2.5 × that gap ≈ 150 s); `deno task faults -- --target real` runs it.
  */
 import assert from "node:assert/strict";
 import { configureLogging } from "../../runtime/observe/log.ts";
+import { RowEvidence } from "../faults/evidence.ts";
 import { FAULT_IDS, type MatrixOptions, QUICK, rowFailures, type ScenarioResult } from "../faults/matrix.ts";
 import { runRealScenario, startRealTarget } from "../faults/real_target.ts";
 import { realClusterBinDir } from "../support/real_cluster.ts";
 
 const binDir = await realClusterBinDir();
 const OUT = new URL("../../.cache/faults.jsonl", import.meta.url).pathname;
+const EVIDENCE = new URL("../../.cache/faults-evidence", import.meta.url).pathname;
 
 async function record(row: ScenarioResult): Promise<void> {
   await Deno.mkdir(OUT.slice(0, OUT.lastIndexOf("/")), { recursive: true });
@@ -25,8 +27,10 @@ Deno.test({
   sanitizeResources: false, // kube-apiserver's child processes and their pipes outlive single steps
   sanitizeOps: false,
   async fn(t) {
-    await configureLogging({ level: "fatal", write: () => {} }); // thousands of reconciles: the rows tell the story
-    const opts: MatrixOptions = QUICK;
+    // The operator's debug log goes to memory; a failed row keeps it (and the requests) and names the directory.
+    const evidence = new RowEvidence(EVIDENCE);
+    await configureLogging({ level: "debug", format: "text", write: evidence.log.push });
+    const opts: MatrixOptions = { ...QUICK, evidence };
     const target = await startRealTarget({ binDir });
     try {
       const baseline = await runRealScenario(target, "none", opts);
