@@ -10,7 +10,7 @@ import { KubeFarmCluster, podCacheFromInformer } from "../apiservice/kube_cluste
 import { FarmApiServer } from "../apiservice/mod.ts";
 import { KubeClient } from "../runtime/client/client.ts";
 import { InformerRegistry } from "../runtime/cache/informers.ts";
-import { loadClusterConfig } from "../runtime/client/kubeconfig.ts";
+import type { ClusterConfig } from "../runtime/client/kubeconfig.ts";
 import { configureLogging, kubeopLogger, type LogLevel } from "../runtime/observe/log.ts";
 import { startRunnable } from "../runtime/manager/runnable.ts";
 import { CoreTypes, type KubeObject } from "../runtime/types.ts";
@@ -24,7 +24,10 @@ import {
   stringFlag,
   UsageError,
 } from "./flags.ts";
+import { loadCliClusterConfig } from "./cluster.ts";
+import { describeIdentity } from "./identity.ts";
 import { podNamespace } from "./pod_namespace.ts";
+import { logStartup } from "./startup_summary.ts";
 import { stopOnSignals } from "./signals.ts";
 import { KUBEOP_VERSION } from "./version.ts";
 
@@ -183,27 +186,35 @@ export async function apiserverCommand(args: string[]): Promise<number> {
   const log = kubeopLogger("apiserver");
   const needsCluster = opts.auth === "delegated" || opts.storage === "configmap" || !!opts.certSecret ||
     !!opts.apiServiceName;
+  // Everything the flags name is read before anything starts: a mistake is a usage error (exit 2), nothing half-started.
+  let requestHeader: RequestHeaderConfig | undefined;
+  if (opts.requestHeaderClientCAFile) {
+    const clientCAPEM = await readFlagFile("requestheader-client-ca-file", opts.requestHeaderClientCAFile);
+    requestHeader = { ...opts.requestHeader, clientCAPEM };
+  }
+  if (opts.tlsCertFile) await readFlagFile("tls-cert-file", opts.tlsCertFile);
+  if (opts.tlsPrivateKeyFile) await readFlagFile("tls-private-key-file", opts.tlsPrivateKeyFile);
+  let config: ClusterConfig | undefined;
+  let noCluster = "";
+  try {
+    config = await loadCliClusterConfig("apiserver", { kubeconfig: opts.kubeconfig, context: opts.context });
+  } catch (err) {
+    if (needsCluster || err instanceof UsageError) throw err;
+    noCluster = (err as Error).message;
+    log.warn("no cluster connection ({error}); farmpods answer 503", { error: noCluster });
+  }
   const stop = new AbortController();
   let client: KubeClient | undefined;
   let cluster: FarmCluster | undefined;
   let informersDone: Promise<void> = Promise.resolve();
-  try {
-    const config = await loadClusterConfig({ kubeconfig: opts.kubeconfig, context: opts.context });
+  if (config) {
     client = new KubeClient({ config, userAgent: `kubeop-apiserver/${KUBEOP_VERSION}` });
     const informers = new InformerRegistry({ client, logger: kubeopLogger("apiserver", "informer") });
     const pods = podCacheFromInformer(informers.get<KubeObject>(CoreTypes.Pod));
     cluster = new KubeFarmCluster({ client, pods });
     informersDone = informers.start(stop.signal);
-  } catch (err) {
-    if (needsCluster) throw err;
-    log.warn("no cluster connection ({error}); farmpods answer 503", { error: (err as Error).message });
   }
 
-  let requestHeader: RequestHeaderConfig | undefined;
-  if (opts.requestHeaderClientCAFile) {
-    const path = opts.requestHeaderClientCAFile;
-    requestHeader = { ...opts.requestHeader, clientCAPEM: await Deno.readTextFile(path) };
-  }
   const serviceNamespace = opts.serviceNamespace ?? await podNamespace() ?? "kubeop-system";
   const svc = `${opts.serviceName}.${serviceNamespace}.svc`;
   const farm = new FarmApiServer({
@@ -241,11 +252,23 @@ export async function apiserverCommand(args: string[]): Promise<number> {
     client?.close();
     throw err;
   }
-  log.info("kubeop {version} serving farm.example.com/v1alpha on {url} (auth {auth}, storage {storage})", {
+  const served = farm.url.replace(/^https:\/\//, "");
+  logStartup(log, {
+    command: "apiserver",
     version: KUBEOP_VERSION,
-    url: farm.url,
-    auth: opts.auth,
-    storage: opts.storage,
+    cluster: config ?? { none: noCluster },
+    identity: config ? await describeIdentity(config) : undefined,
+    namespaces: [],
+    controllers: [],
+    leaderElection: { on: false, why: "every replica serves" },
+    sharding: { on: false, why: "every replica serves" },
+    webhooks: { on: false, why: "the farm API serves none" },
+    metrics: { on: false, why: "the farm API serves none" },
+    probes: { on: true, detail: `https on ${served} (/healthz, /livez, /readyz)` },
+    extra: [{
+      message: "serving farm.example.com/v1alpha on {url} (auth {auth}, storage {storage})",
+      props: { url: farm.url, auth: opts.auth, storage: opts.storage },
+    }],
   });
   const stopped = new Promise<void>((resolve) => stop.signal.addEventListener("abort", () => resolve()));
   const removeSignalListeners = stopOnSignals(stop);
@@ -258,5 +281,15 @@ export async function apiserverCommand(args: string[]): Promise<number> {
   } finally {
     removeSignalListeners();
     client?.close();
+  }
+}
+
+/** Reads the file a flag names; an unreadable file is a usage error naming the flag and the path. */
+async function readFlagFile(flag: string, path: string): Promise<string> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch (err) {
+    const why = err instanceof Deno.errors.NotFound ? "no such file" : (err as Error).message;
+    throw new UsageError(`kubeop apiserver: flag --${flag}: cannot read ${path}: ${why}`);
   }
 }

@@ -7,7 +7,9 @@
  */
 import { startFarmForDev } from "../apiservice/dev_starter.ts";
 import { devKubeletBehaviour, startSeedControllers } from "../controllers/dev.ts";
-import { configureLogging } from "../runtime/observe/log.ts";
+import { CONTROLLER_NAMES } from "../controllers/mod.ts";
+import { parseKubeconfig } from "../runtime/client/kubeconfig.ts";
+import { configureLogging, kubeopLogger } from "../runtime/observe/log.ts";
 import {
   type FakeApiServer,
   type FakeKubeletOptions,
@@ -16,6 +18,9 @@ import {
   startFakeApiServer,
 } from "../testing/mod.ts";
 import { enumFlag, type FlagSpec, intFlag, logLevelFlag, parseFlags, stringFlag, UsageError } from "./flags.ts";
+import { describeIdentity } from "./identity.ts";
+import { logStartup } from "./startup_summary.ts";
+import { KUBEOP_VERSION } from "./version.ts";
 
 /** Starts something next to the dev server; returns how to stop it. */
 export type DevStarter = (server: FakeApiServer) => Promise<() => Promise<void>>;
@@ -40,15 +45,21 @@ export interface DevOptions {
 export interface DevEnvironment {
   server: FakeApiServer;
   kubeconfigPath: string;
+  /** Where the controllers' webhooks listen (`https://127.0.0.1:<port>`), when served. */
+  webhooksUrl?: string;
   stop(): Promise<void>;
 }
 
-/** The starters every `kubeop dev` runs, given where the kubeconfig goes (its directory holds generated certs). */
-export function defaultDevStarters(kubeconfigPath: string): DevStarter[] {
+/**
+ * The starters every `kubeop dev` runs, given where the kubeconfig goes (its directory holds generated certs);
+ * `report.webhooksUrl` is set once the webhooks serve.
+ */
+export function defaultDevStarters(kubeconfigPath: string, report: { webhooksUrl?: string } = {}): DevStarter[] {
   const dir = kubeconfigPath.includes("/") ? kubeconfigPath.slice(0, kubeconfigPath.lastIndexOf("/")) : ".";
   return [
     // the seed systems: install their CRDs, run the four controllers
-    (server) => startSeedControllers({ kubeconfig: server.kubeconfig }),
+    (server) =>
+      startSeedControllers({ kubeconfig: server.kubeconfig, onWebhooksServing: (url) => report.webhooksUrl = url }),
     // the farm aggregated API (llamas, farmpods), registered in-process for farm.example.com/v1alpha
     (server) => startFarmForDev(server, { certDir: `${dir}/farm-certs` }),
   ];
@@ -93,8 +104,9 @@ export async function startDev(opts: DevOptions = {}): Promise<DevEnvironment> {
     for (const s of stops.reverse()) await s().catch(() => {});
     await server.stop();
   };
+  const report: { webhooksUrl?: string } = {};
   try {
-    for (const starter of [...defaultDevStarters(kubeconfigPath), ...(opts.extraStarters ?? [])]) {
+    for (const starter of [...defaultDevStarters(kubeconfigPath, report), ...(opts.extraStarters ?? [])]) {
       stops.push(await starter(server));
     }
     await server.writeKubeconfig(kubeconfigPath);
@@ -102,7 +114,7 @@ export async function startDev(opts: DevOptions = {}): Promise<DevEnvironment> {
     await stop();
     throw err;
   }
-  return { server, kubeconfigPath, stop };
+  return { server, kubeconfigPath, webhooksUrl: report.webhooksUrl, stop };
 }
 
 const SPEC: FlagSpec = {
@@ -136,6 +148,7 @@ export async function devCommand(args: string[]): Promise<number> {
     return 0;
   }
   const port = intFlag("dev", values, "port", 0);
+  if (port > 65535) throw new UsageError(`kubeop dev: flag --port must be ≤ 65535, got "${port}"`);
   const featureGates = featureGatesFlag(stringFlag(values, "feature-gates"));
   await configureLogging({
     format: enumFlag("dev", values, "log-format", ["text", "json"] as const, "text"),
@@ -148,6 +161,7 @@ export async function devCommand(args: string[]): Promise<number> {
     featureGates,
   });
   const absolute = dev.kubeconfigPath.startsWith("/") ? dev.kubeconfigPath : `${Deno.cwd()}/${dev.kubeconfigPath}`;
+  await logDevStartup(dev, absolute);
   console.log(`kubeop dev ready: KUBECONFIG=${absolute}`);
   const { promise, resolve } = Promise.withResolvers<void>();
   const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
@@ -157,6 +171,30 @@ export async function devCommand(args: string[]): Promise<number> {
   for (const sig of signals) Deno.removeSignalListener(sig, onSignal);
   await dev.stop();
   return 0;
+}
+
+/** The startup lines of `kubeop dev` (./startup_summary.ts): the embedded server, its admin identity, the four controllers. */
+async function logDevStartup(dev: DevEnvironment, kubeconfigPath: string): Promise<void> {
+  const config = { ...await parseKubeconfig(dev.server.kubeconfig), source: kubeconfigPath };
+  logStartup(kubeopLogger("dev"), {
+    command: "dev",
+    version: KUBEOP_VERSION,
+    cluster: config,
+    identity: await describeIdentity(config),
+    namespaces: [],
+    controllers: CONTROLLER_NAMES,
+    leaderElection: { on: false, why: "one process" },
+    sharding: { on: false, why: "one process" },
+    webhooks: dev.webhooksUrl
+      ? { on: true, detail: `https on ${dev.webhooksUrl.replace(/^https:\/\//, "")}, registered by URL` }
+      : { on: false },
+    metrics: { on: false, why: "kubeop dev serves none; kubeop run does" },
+    probes: { on: false, why: "kubeop dev serves none; kubeop run does" },
+    extra: [{
+      message: "farm API: {farmApi}",
+      props: { farmApi: `farm.example.com/v1alpha, aggregated in-process, served through ${config.server}` },
+    }],
+  });
 }
 
 function featureGatesFlag(value: string | undefined): FeatureGates | undefined {

@@ -45,6 +45,8 @@ export function parseFlags(command: string, args: string[], spec: FlagSpec): Fla
   } catch (err) {
     if (err instanceof UsageError) throw err;
     const msg = err instanceof Error ? err.message : String(err);
+    const unknown = /^Unknown option '([^']+)'/.exec(msg);
+    if (unknown) throw new UsageError(`kubeop ${command}: unknown flag ${unknown[1]} (see kubeop ${command} --help)`);
     throw new UsageError(`kubeop ${command}: ${msg.split("\n")[0]}`);
   }
 }

@@ -8,7 +8,6 @@
 import { CONTROLLER_NAMES, type ControllerName, CONTROLLERS, WEBHOOKS } from "../controllers/mod.ts";
 import { parseGoDuration } from "../runtime/apimachinery/go_duration.ts";
 import { KubeClient } from "../runtime/client/client.ts";
-import { loadClusterConfig } from "../runtime/client/kubeconfig.ts";
 import {
   defaultIdentity,
   type LeaderElectionDurations,
@@ -31,7 +30,10 @@ import {
   stringFlag,
   UsageError,
 } from "./flags.ts";
+import { loadCliClusterConfig } from "./cluster.ts";
+import { describeIdentity } from "./identity.ts";
 import { podNamespace } from "./pod_namespace.ts";
+import { listenDetail, listening, logStartup, type OnOff } from "./startup_summary.ts";
 import { stopOnSignals } from "./signals.ts";
 import { runningInCluster, webhookServing } from "./webhook_default.ts";
 import { KUBEOP_VERSION } from "./version.ts";
@@ -288,7 +290,7 @@ export async function runCommand(args: string[]): Promise<number> {
   }
   await configureLogging({ format: opts.logFormat, level: opts.logLevel });
   const log = kubeopLogger("run");
-  const config = await loadClusterConfig({ kubeconfig: opts.kubeconfig, context: opts.context });
+  const config = await loadCliClusterConfig("run", { kubeconfig: opts.kubeconfig, context: opts.context });
   const metrics = new Metrics();
   // With leader election or sharding, every request names the replica (as the Leases do): audit logs, and the fault
   // tests' leader- and shard-safety checkers, tell which replica wrote.
@@ -339,9 +341,8 @@ export async function runCommand(args: string[]): Promise<number> {
     // The selected controllers' webhooks, served with the other servers (ready before the caches start).
     const webhooks = opts.controllers.flatMap((name) => WEBHOOKS[name]({ client }));
     const serving = webhooks.length > 0 ? webhookServing(opts.webhookBindAddress, await runningInCluster()) : undefined;
-    if (serving && !serving.serve) {
-      log.info("webhooks off: {reason}", { reason: serving.reason });
-    } else if (serving?.serve) {
+    const webhookNamespace = opts.webhookServiceNamespace ?? await podNamespace() ?? WEBHOOK_DEFAULTS.namespace;
+    if (serving?.serve) {
       // Imported only when served: the certificate code (x509) is not evaluated at every start.
       const { createWebhookServer } = await import("../runtime/webhook/setup.ts");
       manager.add(createWebhookServer({
@@ -350,15 +351,46 @@ export async function runCommand(args: string[]): Promise<number> {
         certDir: opts.webhookCertDir,
         client,
         serviceName: opts.webhookServiceName,
-        namespace: opts.webhookServiceNamespace ?? await podNamespace() ?? WEBHOOK_DEFAULTS.namespace,
+        namespace: webhookNamespace,
         metrics,
         logger: kubeopLogger("webhook"),
       }));
     }
-    log.info("starting kubeop {version} against {server}: controllers {controllers}", {
+    const webhooksFact: OnOff = !serving
+      ? { on: false, why: "the selected controllers have none" }
+      : !serving.serve
+      ? { on: false, why: serving.reason }
+      : {
+        on: true,
+        detail:
+          `${listenDetail(serving.bindAddress, "https")}, Service ${webhookNamespace}/${opts.webhookServiceName}, ` +
+          (opts.webhookCertDir
+            ? `certificates from ${opts.webhookCertDir}`
+            : `self-managed CA in Secret ${webhookNamespace}/${opts.webhookServiceName}-ca`),
+      };
+    const metricsFact = listening(opts.metricsBindAddress, opts.metricsSecure ? "https" : "http");
+    logStartup(log, {
+      command: "run",
       version: KUBEOP_VERSION,
-      server: config.server,
-      controllers: opts.controllers.join(",") || "(none)",
+      cluster: config,
+      identity: await describeIdentity(config),
+      namespaces: opts.namespaces,
+      controllers: opts.controllers,
+      leaderElection: opts.leaderElect
+        ? { on: true, detail: `Lease ${leaseNamespace}/${opts.leaderElectionId}, identity ${identity}` }
+        : { on: false },
+      sharding: opts.shards === "auto"
+        ? {
+          on: true,
+          detail: `${opts.shardBuckets} buckets, Leases ${leaseNamespace}/${opts.leaderElectionId}-bucket-N, ` +
+            `identity ${identity}`,
+        }
+        : { on: false },
+      webhooks: webhooksFact,
+      metrics: metricsFact.on && opts.metricsSecure
+        ? { on: true, detail: `${metricsFact.detail}, callers checked by TokenReview and SubjectAccessReview` }
+        : metricsFact,
+      probes: listening(opts.healthProbeBindAddress, "http"),
     });
     await manager.start(stop.signal);
     log.info("stopped cleanly");

@@ -58,6 +58,8 @@ export interface SeedControllersOptions {
   clock?: Clock;
   /** Serve and register the controllers' webhooks on 127.0.0.1 (default true). */
   webhooks?: boolean;
+  /** Told where the webhooks listen (`https://127.0.0.1:<port>`) once they serve (for the startup lines). */
+  onWebhooksServing?: (url: string) => void;
 }
 
 /**
@@ -92,6 +94,7 @@ export async function startSeedControllers(opts: SeedControllersOptions): Promis
   let served: LoopbackWebhooks | undefined;
   try {
     if (webhooks.length) served = await startLoopbackWebhooks({ webhooks, client });
+    if (served) opts.onWebhooksServing?.(served.url);
   } catch (err) {
     client.close();
     throw new Error(`kubeop dev: serving the webhooks: ${(err as Error).message}`);

@@ -108,7 +108,7 @@ Deno.test("kubeop run --leader-elect: SIGTERM releases the lease and exits 0", a
       assert.match(run.stderr(), /received \W*SIGTERM/);
       assert.equal(lease()!.spec!.holderIdentity, "", `lease still held by ${holder} after exit`);
       // Netperf and MultiSecret have webhooks; from a kubeconfig they are off, said once, with how to turn them on.
-      assert.match(run.stderr(), /webhooks off: not running in a pod.*--webhook-bind-address=:9443/);
+      assert.match(run.stderr(), /webhooks: off \(not running in a pod.*--webhook-bind-address=:9443/);
     } finally {
       await run.killAndReap();
     }

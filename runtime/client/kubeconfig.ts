@@ -47,6 +47,12 @@ export interface ClusterConfig {
   clusterName?: string;
   /** The kubeconfig file it came from (for messages). */
   source?: string;
+  /** The context it came from (for messages: `kubeop run` names it at start). */
+  contextName?: string;
+  /** The context's user entry name (for messages; never its credentials). */
+  userName?: string;
+  /** True when it came from the pod's service account (no kubeconfig). */
+  inCluster?: boolean;
 }
 
 /** Where to look; both optional. */
@@ -61,12 +67,19 @@ export interface LoadClusterConfigOptions {
   serviceAccountDir?: string;
 }
 
-/** Raised when no configuration can be found or the chosen one is unusable. */
+/**
+ * Raised when no configuration can be found (`reason` "none") or the chosen one is unusable ("invalid": a file that
+ * cannot be read or parsed, a context that does not exist, a field with a wrong value). The CLI maps "invalid" to a
+ * usage error (exit 2).
+ */
 export class KubeconfigError extends Error {
+  /** "none": no kubeconfig and not in a pod; "invalid": the chosen configuration is unusable. */
+  readonly reason: "none" | "invalid";
   /** Creates the error. */
-  constructor(message: string) {
+  constructor(message: string, reason: "none" | "invalid" = "invalid") {
     super(message);
     this.name = "KubeconfigError";
+    this.reason = reason;
   }
 }
 
@@ -99,6 +112,7 @@ export async function loadClusterConfig(opts: LoadClusterConfigOptions = {}): Pr
   if (inCluster) return inCluster;
   throw new KubeconfigError(
     "no cluster configuration: pass --kubeconfig, set KUBECONFIG, create ~/.kube/config, or run in a pod",
+    "none",
   );
 }
 
@@ -141,7 +155,8 @@ export async function parseKubeconfig(
   try {
     doc = YAML.parse(text, { logLevel: "error" }) ?? {}; // no YAMLWarning on stderr: errors are ours to report
   } catch (err) {
-    throw new KubeconfigError(`kubeconfig ${source}: invalid YAML: ${(err as Error).message}`);
+    // The parser's message continues with a code frame; the first line names the line and column.
+    throw new KubeconfigError(`kubeconfig ${source}: invalid YAML: ${(err as Error).message.split("\n")[0]}`);
   }
   const contextName = opts.context ?? doc["current-context"];
   if (!contextName) throw new KubeconfigError(`kubeconfig ${source}: no current-context and no --context`);
@@ -181,7 +196,9 @@ export async function parseKubeconfig(
     server: String(cluster.server).replace(/\/+$/, ""),
     clusterName: String(ctx.cluster),
     source,
+    contextName: String(contextName),
   };
+  if (ctx.user) config.userName = String(ctx.user);
   const clusterEntry = `cluster "${ctx.cluster}"`;
   const userEntry = `user "${ctx.user}"`;
   const ca = await pem(
@@ -246,7 +263,7 @@ async function loadInClusterConfig(
   const tokenFile = `${dir}/token`;
   if (!(await exists(tokenFile))) return undefined;
   const server = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
-  const config: ClusterConfig = { server, tokenFile };
+  const config: ClusterConfig = { server, tokenFile, inCluster: true };
   try {
     config.caPEM = await Deno.readTextFile(`${dir}/ca.crt`);
   } catch { /* no CA: system roots */ }
