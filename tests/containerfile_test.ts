@@ -4,6 +4,7 @@
  * paths that exist.
  */
 import assert from "node:assert/strict";
+import YAML from "yaml";
 
 const root = new URL("../", import.meta.url);
 const containerfile = await Deno.readTextFile(new URL("Containerfile", root));
@@ -42,5 +43,38 @@ Deno.test("every path the build copies from the source tree exists", async () =>
     const path = copy.split(/\s+/)[2].replace("/src/", "");
     if (path.startsWith("dist/")) continue; // built in the image
     assert.ok(await Deno.stat(new URL(path, root)).then(() => true, () => false), `${copy}: ${path} is missing`);
+  }
+});
+
+Deno.test("the Deployments run the image's numeric nonroot user on a read-only root, writing only to mounted, allowed directories", async () => {
+  const finalStage = instructions.slice(instructions.findLastIndex((l) => l.startsWith("FROM ")));
+  const user = finalStage.find((l) => l.startsWith("USER "));
+  // runAsNonRoot can be enforced by the kubelet only for a numeric user.
+  assert.match(user ?? "", /^USER [1-9]\d*:\d+$/, "a numeric, non-zero USER");
+  const task: string = JSON.parse(await Deno.readTextFile(new URL("deno.json", root))).tasks["compile:in-cluster"];
+  const allowWrite = (/--allow-write=(\S+)/.exec(task)?.[1] ?? "").split(",").filter(Boolean);
+  assert.ok(allowWrite.length > 0, task);
+  const under = (path: string, dirs: string[]) => dirs.some((d) => path === d || path.startsWith(`${d}/`));
+  for (const file of ["deploy/operator/deployment.yaml", "deploy/apiservice/deployment.yaml"]) {
+    const docs = YAML.parseAllDocuments(await Deno.readTextFile(new URL(file, root))).map((d) => d.toJS());
+    for (const deployment of docs.filter((d) => d?.kind === "Deployment")) {
+      const pod = deployment.spec.template.spec;
+      assert.equal(pod.securityContext?.runAsNonRoot, true, `${file}: runAsNonRoot`);
+      for (const c of pod.containers) {
+        const where = `${file} container ${c.name}`;
+        assert.equal(c.securityContext?.readOnlyRootFilesystem, true, `${where}: read-only root`);
+        assert.equal(c.securityContext?.allowPrivilegeEscalation, false, `${where}: no privilege escalation`);
+        assert.deepEqual(c.securityContext?.capabilities?.drop, ["ALL"], `${where}: no capabilities`);
+        const mounts: string[] = (c.volumeMounts ?? []).map((m: { mountPath: string }) => m.mountPath);
+        for (const mount of mounts) assert.ok(under(mount, allowWrite) || mount.startsWith("/tmp/"), mount);
+        // Every directory its args make it write: allowed to the binary and a writable volume on the read-only root.
+        for (const arg of c.args ?? []) {
+          const dir = /^--cert-dir=(.+)$/.exec(arg)?.[1];
+          if (!dir) continue;
+          assert.ok(under(dir, allowWrite), `${where}: ${arg} is outside --allow-write=${allowWrite}`);
+          assert.ok(under(dir, mounts), `${where}: ${arg} is not on a mounted volume (the root is read-only)`);
+        }
+      }
+    }
   }
 });

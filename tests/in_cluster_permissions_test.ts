@@ -98,6 +98,16 @@ Deno.test({
       await client.get(CoreTypes.Secret, "kubeop-webhook-ca", { namespace: "kubeop-system" });
       assert.match(operator.logs(), /webhook server listening on https:\/\/127\.0\.0\.1:\d+/);
       assert.doesNotMatch(operator.logs(), /NotCapable|PermissionDenied/);
+      // The startup lines, as a Pod prints them: the in-cluster server, the service account, never the token.
+      const logs = operator.logs();
+      assert.ok(logs.includes(`"msg":"cluster: ${server.url} (in-cluster configuration)"`), logs.slice(0, 3000));
+      assert.match(logs, /"identity":"the pod's service account \(in-cluster token\)"/);
+      assert.match(logs, /"leaderElection":"on, Lease kubeop-system\/kubeop, identity /);
+      assert.match(
+        logs,
+        /"webhooks":"on, https on 127\.0\.0\.1:0 \(a free port\), Service kubeop-system\/kubeop-webhook, /,
+      );
+      assert.ok(!logs.includes(token), "the token is never printed");
     } finally {
       const status = await operator.stop();
       client.close();
