@@ -1,10 +1,12 @@
 /**
  * The cluster connection of `run` and `apiserver` as the CLI sees it: a kubeconfig that cannot be read or parsed, or
  * names a context that does not exist, is a usage error (exit 2, the kubeconfig loader's message names the file and
- * the field); no configuration at all stays a runtime failure (exit 1).
+ * the field), and so is a proxy variable (`HTTPS_PROXY`, …) for its server that does not parse; no configuration at
+ * all stays a runtime failure (exit 1).
  * @module
  */
 import { type ClusterConfig, KubeconfigError, loadClusterConfig } from "../runtime/client/kubeconfig.ts";
+import { proxyFor } from "../runtime/http/proxy.ts";
 import { UsageError } from "./flags.ts";
 
 /**
@@ -13,7 +15,8 @@ import { UsageError } from "./flags.ts";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { UsageError } from "./flags.ts";
+ * import { proxyFor } from "../runtime/http/proxy.ts";
+import { UsageError } from "./flags.ts";
  * import { loadCliClusterConfig } from "./cluster.ts";
  * await assert.rejects(loadCliClusterConfig("run", { kubeconfig: "/nonexistent/kubeconfig" }), UsageError);
  * ```
@@ -33,6 +36,12 @@ export async function loadCliClusterConfig(
   }
   if (opts.context !== undefined && config.inCluster) {
     throw new UsageError(`kubeop ${command}: flag --context "${opts.context}" needs a kubeconfig, and none was found`);
+  }
+  try {
+    proxyFor(new URL(config.server));
+  } catch (err) {
+    // proxy.ts names the variable and never echoes its value (a proxy URL may carry a password).
+    throw new UsageError(`kubeop ${command}: ${(err as Error).message} (the proxy for ${config.server})`);
   }
   return config;
 }

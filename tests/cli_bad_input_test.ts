@@ -91,3 +91,22 @@ Deno.test("usage errors of every starting command: unknown flag, bad value, out-
   assertUsage(await kubeop("dev", "--port=70000"), /^kubeop dev: flag --port must be ≤ 65535/);
   assertUsage(await kubeop("apiserver", "--secure-port=x"), /--secure-port must be a non-negative integer/);
 });
+
+Deno.test("run: a proxy variable that does not parse is a usage error naming the variable, never its value", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "kubeop-bad-input-" });
+  try {
+    const path = `${dir}/kubeconfig`;
+    await Deno.writeTextFile(path, KUBECONFIG.replace(/client-certificate: .*\n.*client-key: .*\n/, "token: abc\n"));
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-all", MAIN, "run", `--kubeconfig=${path}`, "--metrics-bind-address=0"],
+      stdout: "piped",
+      stderr: "piped",
+      env: { HOME: "/nonexistent", KUBECONFIG: "", HTTPS_PROXY: "http://user:pw-s3cret@[bad", NO_PROXY: "" },
+    }).output();
+    const res = { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
+    assertUsage(res, /^kubeop run: HTTPS_PROXY is not a URL \(the proxy for https:\/\/127\.0\.0\.1:1\)/);
+    assert.doesNotMatch(res.stderr, /s3cret/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
