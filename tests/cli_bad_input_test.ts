@@ -110,3 +110,27 @@ Deno.test("run: a proxy variable that does not parse is a usage error naming the
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("run: a probe port in use is a runtime failure (exit 1) naming the address, after stopping what started", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "kubeop-bad-input-" });
+  const busy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  try {
+    const path = `${dir}/kubeconfig`;
+    await Deno.writeTextFile(path, KUBECONFIG.replace(/client-certificate: .*\n.*client-key: .*\n/, "token: abc\n"));
+    const address = `127.0.0.1:${busy.addr.port}`;
+    const res = await kubeop(
+      "run",
+      `--kubeconfig=${path}`,
+      "--metrics-bind-address=127.0.0.1:0",
+      `--health-probe-bind-address=${address}`,
+      "--log-format=text",
+    );
+    assert.equal(res.code, 1, res.stderr);
+    const last = res.stderr.trim().split("\n").at(-1) ?? "";
+    assert.match(last, new RegExp(`^kubeop run: health probe server: cannot listen on ${address}`));
+    assert.match(res.stderr, /INFO kubeop stopped/, "what had started (the metrics server) was stopped");
+  } finally {
+    busy.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
