@@ -117,7 +117,27 @@ export function startupLines(facts: StartupFacts): StartupLine[] {
   return [...lines, ...(facts.extra ?? [])];
 }
 
-/** Logs {@link startupLines} at info on `log`. */
+/**
+ * Logs {@link startupLines} at info on `log`.
+ *
+ * @example
+ * ```ts
+ * import { kubeopLogger } from "../runtime/observe/log.ts";
+ * import { logStartup } from "./startup_summary.ts";
+ * logStartup(kubeopLogger("example"), {
+ *   command: "run",
+ *   version: "0.1.0",
+ *   cluster: { none: "example" },
+ *   namespaces: [],
+ *   controllers: [],
+ *   leaderElection: { on: false },
+ *   sharding: { on: false },
+ *   webhooks: { on: false },
+ *   metrics: { on: false },
+ *   probes: { on: false },
+ * });
+ * ```
+ */
 export function logStartup(log: Logger, facts: StartupFacts): void {
   for (const line of startupLines(facts)) log.info(line.message, line.props);
 }
@@ -138,7 +158,16 @@ export function listening(address: string, scheme: string): OnOff {
   return { on: true, detail: listenDetail(address, scheme) };
 }
 
-/** `https on 127.0.0.1:0 (a free port)`: where a server listens, in words. */
+/**
+ * Where a server listens, in words.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { listenDetail } from "./startup_summary.ts";
+ * assert.equal(listenDetail("127.0.0.1:0", "https"), "https on 127.0.0.1:0 (a free port)");
+ * ```
+ */
 export function listenDetail(address: string, scheme: string): string {
   return `${scheme} on ${address}${/:0$/.test(address) ? " (a free port)" : ""}`;
 }
