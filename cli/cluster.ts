@@ -15,8 +15,7 @@ import { UsageError } from "./flags.ts";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { proxyFor } from "../runtime/http/proxy.ts";
-import { UsageError } from "./flags.ts";
+ * import { UsageError } from "./flags.ts";
  * import { loadCliClusterConfig } from "./cluster.ts";
  * await assert.rejects(loadCliClusterConfig("run", { kubeconfig: "/nonexistent/kubeconfig" }), UsageError);
  * ```
