@@ -1,6 +1,7 @@
 // Issue 27, first step: the fake API server authenticates as kube-apiserver does. A request without credentials is
 // system:anonymous and RBAC lets it read only /version and the health paths; bad credentials are 401 with kube's body.
 import assert from "node:assert/strict";
+import { startDev } from "../cli/dev.ts";
 import { startFakeApiServer } from "../testing/mod.ts";
 import { KubeClient } from "../runtime/client/client.ts";
 import { loadKubeconfigFile } from "../runtime/client/kubeconfig.ts";
@@ -173,4 +174,29 @@ Deno.test("anonymousAdmin: true is the explicit old convenience; the default kub
     await convenient.stop();
     await s.stop();
   }
+});
+
+Deno.test({
+  name: "kubeop dev: an anonymous DELETE of a namespace is 403 and the namespace stays; the kubeconfig is the admin",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "kubeop-dev-anon-" });
+    const dev = await startDev({ kubeconfigOut: `${dir}/kubeconfig`, kubelet: false });
+    const anonymous = Deno.createHttpClient({ caCerts: [dev.server.caPEM!] });
+    const admin = new KubeClient({ config: await loadKubeconfigFile(dev.kubeconfigPath) });
+    try {
+      assert.equal((await Deno.stat(dev.kubeconfigPath)).mode! & 0o777, 0o600);
+      const del = await fetch(`${dev.server.url}/api/v1/namespaces/default`, { method: "DELETE", client: anonymous });
+      assert.equal(del.status, 403);
+      assert.match((await del.json()).message, /User "system:anonymous" cannot delete resource "namespaces"/);
+      const ns = await admin.get(CoreTypes.Namespace, "default");
+      assert.equal(ns.metadata.deletionTimestamp, undefined);
+    } finally {
+      admin.close();
+      anonymous.close();
+      await dev.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
 });
