@@ -392,7 +392,12 @@ class Server implements FakeApiServer {
  * import assert from "node:assert/strict";
  * import { startFakeApiServer } from "./server.ts";
  * const server = await startFakeApiServer();
- * const res = await fetch(`${server.url}/api/v1/namespaces/default`);
+ * // No credentials is system:anonymous: RBAC lets it read /version, not namespaces.
+ * const anonymous = await fetch(`${server.url}/api/v1/namespaces/default`);
+ * assert.equal(anonymous.status, 403);
+ * await anonymous.body?.cancel();
+ * const headers = { authorization: `Bearer ${server.adminToken}` }; // or the kubeconfig's credentials
+ * const res = await fetch(`${server.url}/api/v1/namespaces/default`, { headers });
  * assert.ok((await res.json()).metadata.name === "default");
  * await server.stop();
  * ```
