@@ -39,6 +39,11 @@ export interface DevOptions {
   extraStarters?: DevStarter[];
   /** kube-apiserver feature gates of the fake server (e.g. `{ ShardedListAndWatch: true }`); v1.37's defaults. */
   featureGates?: Partial<FeatureGates>;
+  /**
+   * Requests without credentials are `system:anonymous`, authorized by RBAC (default true, as kube-apiserver);
+   * false answers them 401 (`--anonymous-auth=false`). Never the admin: that takes the kubeconfig's credentials.
+   */
+  anonymousAuth?: boolean;
 }
 
 /** A running dev control plane. */
@@ -93,6 +98,8 @@ export async function startDev(opts: DevOptions = {}): Promise<DevEnvironment> {
     // HTTPS like a real cluster: kubectl sends a kubeconfig's credentials (a ServiceAccount's token) only over TLS.
     // The kubeconfig carries the CA and the admin client certificate.
     tls: true,
+    // No credentials is system:anonymous (or 401), never the admin: any local process can reach this port.
+    anonymousAuth: opts.anonymousAuth ?? true,
     featureGates: opts.featureGates,
   });
   const stops: Array<() => Promise<void>> = [];
@@ -122,6 +129,7 @@ const SPEC: FlagSpec = {
   "kubeconfig-out": { type: "string" },
   "data-dir": { type: "string" },
   "feature-gates": { type: "string" },
+  "anonymous-auth": { type: "boolean" },
   "log-format": { type: "string" },
   "log-level": { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -137,6 +145,7 @@ Flags:
   --data-dir DIR           persist objects across restarts
   --feature-gates A=true   kube-apiserver gates the fake implements, as kube-apiserver spells them; v1.37's defaults
                            (ShardedListAndWatch=true: honour KEP-5866 shardSelector on list and watch)
+  --anonymous-auth=false   answer requests without credentials 401 (default true: system:anonymous, RBAC decides)
   --log-format text|json   controller and farm API logs on stderr (default text)
   --log-level LEVEL        trace|debug|info|warning|error|fatal (default info)`;
 
@@ -159,6 +168,7 @@ export async function devCommand(args: string[]): Promise<number> {
     kubeconfigOut: stringFlag(values, "kubeconfig-out") ?? DEFAULT_KUBECONFIG_OUT,
     dataDir: stringFlag(values, "data-dir"),
     featureGates,
+    anonymousAuth: values["anonymous-auth"] !== false,
   });
   const absolute = dev.kubeconfigPath.startsWith("/") ? dev.kubeconfigPath : `${Deno.cwd()}/${dev.kubeconfigPath}`;
   await logDevStartup(dev, absolute);

@@ -26,7 +26,7 @@ function kubectl(env: Record<string, string>, ...args: string[]): Promise<{ code
 
 /** The farm API aggregated into a fake API server, and a kubectl environment (kubeconfig, cache) in a temp dir. */
 async function startFarmBehindFake(prefix: string) {
-  const fake = await startFakeApiServer({ port: 0 });
+  const fake = await startFakeApiServer({ anonymousAdmin: true, port: 0 });
   const dir = await Deno.makeTempDir({ prefix });
   const farm = new FarmApiServer({
     port: 0,

@@ -25,7 +25,11 @@ Deno.test({
   ignore: !hasKubectl,
   fn: async () => {
     const clock = new VirtualClock(Date.UTC(2026, 0, 1));
-    const server = await startFakeApiServer({ clock, kubelet: { behaviour: devKubeletBehaviour } });
+    const server = await startFakeApiServer({
+      anonymousAdmin: true,
+      clock,
+      kubelet: { behaviour: devKubeletBehaviour },
+    });
     const dir = await Deno.makeTempDir({ prefix: "kubeop-dev-" });
     const client = new KubeClient({ config: await parseKubeconfig(server.kubeconfig) });
     const stop = await startSeedControllers({ kubeconfig: server.kubeconfig, clock });

@@ -52,7 +52,7 @@ Deno.test("rules: `*` is the resource only, `*/*` and `res/sub` reach subresourc
 });
 
 Deno.test("a webhook with side effects cannot be registered; a wrong response uid follows failurePolicy", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   const hook = await startTestWebhook({
     "/ok": () => ({ allowed: true }),
     "/wrong-uid": () =>
@@ -90,7 +90,7 @@ Deno.test("a webhook with side effects cannot be registered; a wrong response ui
 });
 
 Deno.test("an update racing the webhook call: admission runs again on the new stored object", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   let calls = 0;
   const hook = await startTestWebhook({
     "/mutate": (req) => {
@@ -125,7 +125,7 @@ Deno.test("an update racing the webhook call: admission runs again on the new st
 });
 
 Deno.test("matchPolicy Equivalent on a CRD with a conversion webhook: the webhook's version is converted by it", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   const conversion = await startConversionWebhook((req) => req.objects.map((o) => convert(o, req.desiredAPIVersion)));
   const hook = await startTestWebhook({ "/v2": () => ({ allowed: true }) });
   try {
@@ -155,7 +155,7 @@ Deno.test("matchPolicy Equivalent on a CRD with a conversion webhook: the webhoo
 
 Deno.test("a server-side apply whose webhook takes seconds settles: managedFields' time is not part of the replayed input", async () => {
   const clock = new VirtualClock();
-  const s = await startFakeApiServer({ clock });
+  const s = await startFakeApiServer({ anonymousAdmin: true, clock });
   let calls = 0;
   const hook = await startTestWebhook({
     "/slow": async () => {
@@ -186,7 +186,7 @@ Deno.test("a server-side apply whose webhook takes seconds settles: managedField
 });
 
 Deno.test("a policy validation the fake cannot evaluate (authorizer) is skipped with a warning, not a denial", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const policy = {
       metadata: { name: "authz" },
@@ -222,7 +222,7 @@ Deno.test("a policy validation the fake cannot evaluate (authorizer) is skipped 
 });
 
 Deno.test("validating webhooks are called at once: one that waits for the other's call is answered in time", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   let secondCalled!: () => void;
   const second = new Promise<void>((resolve) => secondCalled = resolve);
   const hook = await startTestWebhook({

@@ -36,7 +36,7 @@ async function exposeAsFarmService(url: string, backendPort: number): Promise<vo
 }
 
 Deno.test("registerAggregatedApi: an in-process handler serves its group-version, listed in /apis", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     s.registerAggregatedApi(
       "farm.example.com",
@@ -69,7 +69,7 @@ Deno.test("an APIService with spec.service proxies to the Service's endpoint ove
     seen.push(req.headers.get("x-remote-user"));
     return Response.json({ kind: "LlamaList", apiVersion: "farm.example.com/v1alpha", items: [] });
   });
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     await exposeAsFarmService(s.url, backend.addr.port);
     const created = await call(s.url, "POST", "/apis/apiregistration.k8s.io/v1/apiservices", {
@@ -105,7 +105,7 @@ Deno.test("APIService: insecureSkipTLSVerify proxies to an unverified backend; A
     if (answer !== 200) return new Response("down", { status: answer });
     return Response.json({ kind: "APIResourceList", groupVersion: "farm.example.com/v1alpha", path, resources: [] });
   });
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   const name = "v1alpha.farm.example.com";
   try {
     const spec = {

@@ -4,15 +4,20 @@ import { call } from "../testing/test_http.ts";
 
 Deno.test("TLS: HTTPS with the generated CA; kubeconfig carries CA and client certificate", async () => {
   const s = await startFakeApiServer({ tls: true });
-  const client = Deno.createHttpClient({ caCerts: [s.caPEM!] });
+  const anonymous = Deno.createHttpClient({ caCerts: [s.caPEM!] });
+  const client = Deno.createHttpClient({ caCerts: [s.caPEM!], cert: s.clientCert!.certPEM, key: s.clientCert!.keyPEM });
   try {
     assert.match(s.url, /^https:\/\/127\.0\.0\.1:\d+$/);
+    const denied = await fetch(`${s.url}/api/v1/namespaces/default`, { client: anonymous });
+    assert.equal(denied.status, 403); // system:anonymous, not the admin
+    await denied.body?.cancel();
     const res = await fetch(`${s.url}/api/v1/namespaces/default`, { client });
     assert.equal(res.status, 200);
     assert.equal((await res.json()).metadata.name, "default");
     assert.match(s.kubeconfig, /certificate-authority-data/);
     assert.match(s.kubeconfig, /client-certificate-data/);
   } finally {
+    anonymous.close();
     client.close();
     await s.stop();
   }

@@ -41,7 +41,7 @@ function crd(scope: "Namespaced" | "Cluster", plural = "widgets", kind = "Widget
 }
 
 Deno.test("a namespaced CRD is Established right after its create and serves its kind, discovery included", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const created = await call(s.url, "POST", CRDS, crd("Namespaced"));
     assert.equal(created.status, 201);
@@ -95,7 +95,7 @@ Deno.test("a namespaced CRD is Established right after its create and serves its
 });
 
 Deno.test("a cluster-scoped CRD serves cluster objects; deleting the CRD stops serving", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     await call(s.url, "POST", CRDS, crd("Cluster", "gadgets", "Gadget"));
     const g = await call(s.url, "POST", "/apis/example.com/v1/gadgets", {
@@ -116,7 +116,7 @@ Deno.test("a cluster-scoped CRD serves cluster objects; deleting the CRD stops s
 });
 
 Deno.test("a CRD whose name is not plural.group is Invalid", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const bad = crd("Namespaced");
     bad.metadata.name = "wrong.example.com";
@@ -129,7 +129,7 @@ Deno.test("a CRD whose name is not plural.group is Invalid", async () => {
 });
 
 Deno.test("discovery: /api, /api/v1, /apis/<group>, /version", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     assert.deepEqual((await call(s.url, "GET", "/api?timeout=32s")).body.versions, ["v1"]);
     const v1 = await call(s.url, "GET", "/api/v1");
@@ -147,7 +147,7 @@ Deno.test("discovery: /api, /api/v1, /apis/<group>, /version", async () => {
 });
 
 Deno.test("CRD schema: defaults applied, 422 with the field path on a violation, Strict refuses unknown fields", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     await call(s.url, "POST", CRDS, crd("Namespaced"));
     const W = "/apis/example.com/v1/namespaces/default/widgets";
@@ -198,7 +198,7 @@ Deno.test("CRD schema: defaults applied, 422 with the field path on a violation,
 });
 
 Deno.test("patches: merge, JSON, strategic (core only, 415 on CRs) and server-side apply with conflicts", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     await call(s.url, "POST", CRDS, crd("Namespaced"));
     const W = "/apis/example.com/v1/namespaces/default/widgets";
@@ -261,7 +261,7 @@ Deno.test("patches: merge, JSON, strategic (core only, 415 on CRs) and server-si
 });
 
 Deno.test("OpenAPI v3: index lists core and CRD group-versions, the hash changes with the CRD", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const before = await call(s.url, "GET", "/openapi/v3");
     assert.ok(before.body.paths["api/v1"]);
@@ -280,7 +280,7 @@ Deno.test("OpenAPI v3: index lists core and CRD group-versions, the hash changes
 });
 
 Deno.test("PartialObjectMetadata for get, list and watch", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   const CM = "/api/v1/namespaces/default/configmaps";
   try {
     await call(s.url, "POST", CM, { metadata: { name: "a" }, data: { secret: "x" } });

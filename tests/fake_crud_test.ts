@@ -7,7 +7,7 @@ import { VirtualClock } from "../runtime/clock.ts";
 const CM = "/api/v1/namespaces/default/configmaps";
 
 Deno.test("create assigns uid, creationTimestamp and a growing resourceVersion; get returns it", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const a = await call(s.url, "POST", CM, { metadata: { name: "a" }, data: { k: "v" } });
     assert.equal(a.status, 201);
@@ -26,7 +26,7 @@ Deno.test("create assigns uid, creationTimestamp and a growing resourceVersion; 
 });
 
 Deno.test("generateName produces a unique name with the prefix", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const a = await call(s.url, "POST", CM, { metadata: { generateName: "job-" } });
     const b = await call(s.url, "POST", CM, { metadata: { generateName: "job-" } });
@@ -39,7 +39,7 @@ Deno.test("generateName produces a unique name with the prefix", async () => {
 });
 
 Deno.test("409 AlreadyExists on duplicate create and Conflict on a stale resourceVersion", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const a = await call(s.url, "POST", CM, { metadata: { name: "a" } });
     const dup = await call(s.url, "POST", CM, { metadata: { name: "a" } });
@@ -59,7 +59,7 @@ Deno.test("409 AlreadyExists on duplicate create and Conflict on a stale resourc
 });
 
 Deno.test("a no-op update keeps the resourceVersion", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const a = await call(s.url, "POST", CM, { metadata: { name: "a" }, data: { k: "v" } });
     const same = await call(s.url, "PUT", `${CM}/a`, a.body);
@@ -70,7 +70,7 @@ Deno.test("a no-op update keeps the resourceVersion", async () => {
 });
 
 Deno.test("404 NotFound and 422 Invalid are Kubernetes Status objects", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const missing = await call(s.url, "GET", `${CM}/nope`);
     assert.equal(missing.status, 404);
@@ -93,7 +93,7 @@ Deno.test("404 NotFound and 422 Invalid are Kubernetes Status objects", async ()
 });
 
 Deno.test("status subresource: main update ignores status, /status ignores spec", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   const PODS = "/api/v1/namespaces/default/pods";
   try {
     const pod = await call(s.url, "POST", PODS, {
@@ -117,7 +117,7 @@ Deno.test("status subresource: main update ignores status, /status ignores spec"
 });
 
 Deno.test("list: label selectors, field selectors, limit and continue", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     for (const [name, tier] of [["a", "web"], ["b", "db"], ["c", "web"], ["d", "cache"]]) {
       await call(s.url, "POST", CM, { metadata: { name, labels: { tier, ...(name === "d" ? { legacy: "y" } : {}) } } });
@@ -159,7 +159,7 @@ Deno.test("list: label selectors, field selectors, limit and continue", async ()
 });
 
 Deno.test("pods field selectors on spec.nodeName and status.phase", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   const PODS = "/api/v1/namespaces/default/pods";
   try {
     await call(s.url, "POST", PODS, {
@@ -180,7 +180,7 @@ Deno.test("pods field selectors on spec.nodeName and status.phase", async () => 
 });
 
 Deno.test("events: one store served as v1 and events.k8s.io/v1 with field mapping and involvedObject selectors", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const created = await call(s.url, "POST", "/apis/events.k8s.io/v1/namespaces/default/events", {
       metadata: { name: "e1" },
@@ -212,7 +212,7 @@ Deno.test("events: one store served as v1 and events.k8s.io/v1 with field mappin
 });
 
 Deno.test("secrets: stringData folds into data, type is immutable, immutable secrets refuse data changes", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   const SEC = "/api/v1/namespaces/default/secrets";
   try {
     const sec = await call(s.url, "POST", SEC, { metadata: { name: "s" }, stringData: { pw: "hi" }, immutable: true });
@@ -244,7 +244,7 @@ Deno.test("bearer token: requests without it get 401 Unauthorized", async () => 
 });
 
 Deno.test("bad input never crashes the server: garbage bodies, wrong types, huge payloads, unknown resources", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const garbage = await call(s.url, "POST", CM, "{not json");
     assert.equal(garbage.status, 400);
@@ -287,7 +287,7 @@ Deno.test("bad input never crashes the server: garbage bodies, wrong types, huge
 });
 
 Deno.test("restart keeps state on the same port, or loses it when asked", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const url = s.url;
     await call(s.url, "POST", CM, { metadata: { name: "kept" } });
@@ -303,7 +303,7 @@ Deno.test("restart keeps state on the same port, or loses it when asked", async 
 });
 
 Deno.test("fault injection: 429 with Retry-After, 500, limited by times", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     s.faults.inject({ verb: "list", resource: "configmaps", code: 429, retryAfterSeconds: 2, times: 1 });
     const limited = await call(s.url, "GET", CM);
@@ -323,7 +323,7 @@ Deno.test("fault injection: 429 with Retry-After, 500, limited by times", async 
 });
 
 Deno.test("direct store access creates objects visible over HTTP", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const rt = { group: "", version: "v1", plural: "configmaps" };
     s.store.create(rt, { metadata: { name: "direct", namespace: "default" } });
@@ -337,12 +337,12 @@ Deno.test("direct store access creates objects visible over HTTP", async () => {
 Deno.test("--data-dir: objects survive a stop and a new server, RVs keep growing; restart without state wipes them", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const a = await startFakeApiServer({ dataDir: dir });
+    const a = await startFakeApiServer({ anonymousAdmin: true, dataDir: dir });
     const created = await call(a.url, "POST", CM, { metadata: { name: "persisted" }, data: { k: "v" } });
     await call(a.url, "POST", CM, { metadata: { name: "removed" } });
     await call(a.url, "DELETE", `${CM}/removed`);
     await a.stop();
-    const b = await startFakeApiServer({ dataDir: dir });
+    const b = await startFakeApiServer({ anonymousAdmin: true, dataDir: dir });
     try {
       const got = await call(b.url, "GET", `${CM}/persisted`);
       assert.equal(got.status, 200);
@@ -356,9 +356,9 @@ Deno.test("--data-dir: objects survive a stop and a new server, RVs keep growing
       await b.stop();
     }
     // Unclean stop: the append log alone restores acknowledged writes.
-    const c = await startFakeApiServer({ dataDir: dir });
+    const c = await startFakeApiServer({ anonymousAdmin: true, dataDir: dir });
     await call(c.url, "POST", CM, { metadata: { name: "logged" } });
-    const d = await startFakeApiServer({ dataDir: dir });
+    const d = await startFakeApiServer({ anonymousAdmin: true, dataDir: dir });
     try {
       assert.equal((await call(d.url, "GET", `${CM}/logged`)).status, 200);
     } finally {
@@ -372,7 +372,7 @@ Deno.test("--data-dir: objects survive a stop and a new server, RVs keep growing
 
 Deno.test("fault injection: latency holds the request until the (virtual) clock moves", async () => {
   const clock = new VirtualClock();
-  const s = await startFakeApiServer({ clock });
+  const s = await startFakeApiServer({ anonymousAdmin: true, clock });
   try {
     s.faults.inject({ verb: "get", resource: "configmaps", latencyMs: 5_000, times: 1 });
     await call(s.url, "POST", CM, { metadata: { name: "slow" } });

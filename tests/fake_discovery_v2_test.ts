@@ -7,7 +7,7 @@ const KUBECTL_ACCEPT =
   `${V2},application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json`;
 
 Deno.test("aggregated discovery v2: /api and /apis with CRD and APIService groups; legacy without the Accept", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     await call(s.url, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", {
       metadata: { name: "gizmos.example.com" },

@@ -21,7 +21,7 @@ async function ownerAndChild(url: string) {
 }
 
 Deno.test("a finalizer blocks deletion until it is removed", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const a = await call(s.url, "POST", CM, { metadata: { name: "a", finalizers: ["example.com/hold"] } });
     const del = await call(s.url, "DELETE", `${CM}/a`);
@@ -47,7 +47,7 @@ Deno.test("a finalizer blocks deletion until it is removed", async () => {
 });
 
 Deno.test("background propagation: garbage collection deletes dependents", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     await ownerAndChild(s.url);
     await call(s.url, "DELETE", `${CM}/owner`);
@@ -58,7 +58,7 @@ Deno.test("background propagation: garbage collection deletes dependents", async
 });
 
 Deno.test("foreground propagation: the owner waits with foregroundDeletion until dependents are gone", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     await ownerAndChild(s.url);
     // Hold the child so the owner's foreground deletion is observable.
@@ -85,7 +85,7 @@ Deno.test("foreground propagation: the owner waits with foregroundDeletion until
 });
 
 Deno.test("orphan propagation: dependents lose the ownerReference and stay", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     await ownerAndChild(s.url);
     await call(s.url, "DELETE", `${CM}/owner?propagationPolicy=Orphan`);
@@ -99,7 +99,7 @@ Deno.test("orphan propagation: dependents lose the ownerReference and stay", asy
 });
 
 Deno.test("namespace deletion: Terminating, creates refused with 403, contents removed, then gone", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     await call(s.url, "POST", "/api/v1/namespaces", { metadata: { name: "doomed" } });
     const NS_CM = "/api/v1/namespaces/doomed/configmaps";
@@ -126,7 +126,7 @@ Deno.test("namespace deletion: Terminating, creates refused with 403, contents r
 });
 
 Deno.test("delete preconditions: a wrong uid is a 409 Conflict", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     await call(s.url, "POST", CM, { metadata: { name: "a" } });
     const res = await call(s.url, "DELETE", `${CM}/a`, { preconditions: { uid: "not-it" } });

@@ -11,7 +11,7 @@ for (const tls of [false, true]) {
   const scheme = tls ? "HTTPS" : "HTTP";
 
   Deno.test(`${scheme}: a connection dribbling its header is closed by the server after the header timeout`, async () => {
-    const s = await startFakeApiServer({ tls, deadlines: DEADLINES });
+    const s = await startFakeApiServer({ anonymousAdmin: true, tls, deadlines: DEADLINES });
     try {
       const conn = await connectRaw({ port: Number(new URL(s.url).port), caPEM: s.caPEM });
       await writeRaw(conn, "GET /version HTTP/1.1\r\nX-Slow: ");
@@ -31,7 +31,7 @@ for (const tls of [false, true]) {
   });
 
   Deno.test(`${scheme}: an idle keep-alive connection is closed; a watch outlives both deadlines`, async () => {
-    const s = await startFakeApiServer({ tls, deadlines: DEADLINES });
+    const s = await startFakeApiServer({ anonymousAdmin: true, tls, deadlines: DEADLINES });
     const client = tls ? Deno.createHttpClient({ caCerts: [s.caPEM!] }) : undefined;
     try {
       const watch = await fetch(`${s.url}${CM}?watch=true`, { client });
@@ -62,7 +62,7 @@ for (const tls of [false, true]) {
   });
 
   Deno.test(`${scheme}: a POST declaring 1 GiB gets 413 at once and the connection closes unread`, async () => {
-    const s = await startFakeApiServer({ tls });
+    const s = await startFakeApiServer({ anonymousAdmin: true, tls });
     try {
       const conn = await connectRaw({ port: Number(new URL(s.url).port), caPEM: s.caPEM });
       await writeRaw(
@@ -82,7 +82,7 @@ for (const tls of [false, true]) {
 }
 
 Deno.test("JSON nested 100 000 levels deep gets 400 BadRequest on every write, not 500", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const deep = "[".repeat(100_000) + "]".repeat(100_000);
     const object = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep"},"x":${deep}}`;
@@ -116,7 +116,7 @@ Deno.test("JSON nested 100 000 levels deep gets 400 BadRequest on every write, n
 });
 
 Deno.test("nesting at the limit (1 000) is served; one level more is 400, never 500", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const nest = (n: number) => "[".repeat(n) + "]".repeat(n);
     // "x" sits one level inside the object: depth(x) + 1 is the document's depth.

@@ -12,7 +12,7 @@ function pod(name: string, command: string[], restartPolicy = "Never") {
 
 Deno.test("fake kubelet: Pending → Running with a pod IP → Succeeded, logs from echo", async () => {
   const clock = new VirtualClock();
-  const s = await startFakeApiServer({ clock, kubelet: true });
+  const s = await startFakeApiServer({ anonymousAdmin: true, clock, kubelet: true });
   try {
     assert.equal((await call(s.url, "GET", "/api/v1/nodes/fake-node")).status, 200);
     await call(s.url, "POST", PODS, pod("ok", ["sh", "-c", "echo hello; sleep 5"]));
@@ -38,6 +38,7 @@ Deno.test("fake kubelet: Pending → Running with a pod IP → Succeeded, logs f
 Deno.test("fake kubelet: a scripted failure with a termination message fails a Never pod", async () => {
   const clock = new VirtualClock();
   const s = await startFakeApiServer({
+    anonymousAdmin: true,
     clock,
     kubelet: {
       behaviour: (_pod, c) =>
@@ -61,7 +62,7 @@ Deno.test("fake kubelet: a scripted failure with a termination message fails a N
 
 Deno.test("fake kubelet: restartPolicy OnFailure restarts with restartCount and CrashLoopBackOff, never Failed", async () => {
   const clock = new VirtualClock();
-  const s = await startFakeApiServer({ clock, kubelet: true });
+  const s = await startFakeApiServer({ anonymousAdmin: true, clock, kubelet: true });
   try {
     await call(s.url, "POST", PODS, pod("loop", ["sh", "-c", "exit 1"], "OnFailure"));
     const backoff = await eventually("backoff", async () => {
@@ -83,7 +84,7 @@ Deno.test("fake kubelet: restartPolicy OnFailure restarts with restartCount and 
 });
 
 Deno.test("pods/binding assigns a node; pods/log with several containers needs ?container", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     await call(s.url, "POST", PODS, {
       metadata: { name: "two" },
@@ -105,7 +106,7 @@ Deno.test("pods/binding assigns a node; pods/log with several containers needs ?
 
 Deno.test("fake kubelet resumes running pods after a restart without changing their IP", async () => {
   const clock = new VirtualClock();
-  const s = await startFakeApiServer({ clock, kubelet: true });
+  const s = await startFakeApiServer({ anonymousAdmin: true, clock, kubelet: true });
   try {
     await call(s.url, "POST", PODS, pod("long", ["sleep", "10"]));
     const before = await eventually("running", async () => {

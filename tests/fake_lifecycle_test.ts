@@ -8,7 +8,7 @@ const PODS = "/api/v1/namespaces/default/pods";
 
 Deno.test("graceful pod deletion: the kubelet confirms a running pod's deletion; the watch sees MODIFIED then DELETED", async () => {
   const clock = new VirtualClock();
-  const s = await startFakeApiServer({ clock, kubelet: true });
+  const s = await startFakeApiServer({ anonymousAdmin: true, clock, kubelet: true });
   const ac = new AbortController();
   try {
     await call(s.url, "POST", PODS, {
@@ -42,8 +42,8 @@ Deno.test("graceful pod deletion: the kubelet confirms a running pod's deletion;
 });
 
 Deno.test("graceful pod deletion: pods on another node wait; without a kubelet every pod goes at once", async () => {
-  const withKubelet = await startFakeApiServer({ kubelet: true });
-  const without = await startFakeApiServer();
+  const withKubelet = await startFakeApiServer({ anonymousAdmin: true, kubelet: true });
+  const without = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const body = {
       metadata: { name: "away" },
@@ -70,8 +70,8 @@ Deno.test("graceful pod deletion: pods on another node wait; without a kubelet e
 });
 
 Deno.test("defaultNamespaceObjects: ServiceAccount default and ConfigMap kube-root-ca.crt in every namespace", async () => {
-  const s = await startFakeApiServer({ defaultNamespaceObjects: true });
-  const plain = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true, defaultNamespaceObjects: true });
+  const plain = await startFakeApiServer({ anonymousAdmin: true });
   try {
     assert.equal((await call(s.url, "GET", "/api/v1/namespaces/default/serviceaccounts/default")).status, 200);
     await call(s.url, "POST", "/api/v1/namespaces", { metadata: { name: "fresh" } });
@@ -91,7 +91,7 @@ Deno.test("defaultNamespaceObjects: ServiceAccount default and ConfigMap kube-ro
 });
 
 Deno.test("list snapshots: continue and Exact serve the first page's RV; 410 once compacted", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   const CMS = "/api/v1/namespaces/default/configmaps";
   try {
     for (const n of ["a", "b", "c"]) await call(s.url, "POST", CMS, { metadata: { name: n }, data: { v: "1" } });

@@ -24,7 +24,7 @@ async function serviceAccountToken(url: string, ns: string, name: string): Promi
 }
 
 Deno.test("a ServiceAccount token is forbidden until a RoleBinding grants; kube's 403 wording", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const token = await serviceAccountToken(s.url, "default", "robot");
     const as = { authorization: `Bearer ${token}` };
@@ -74,7 +74,7 @@ Deno.test("a ServiceAccount token is forbidden until a RoleBinding grants; kube'
 });
 
 Deno.test("TokenReview authenticates only issued tokens; SelfSubjectReview; TokenRequest validation", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const token = await serviceAccountToken(s.url, "default", "bot");
     const review = (t: string) =>
@@ -123,7 +123,7 @@ Deno.test("TokenReview authenticates only issued tokens; SelfSubjectReview; Toke
 });
 
 Deno.test("aggregated ClusterRoles collect labelled rules; SAR, LocalSAR, SelfSAR and rules review follow", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const view = await call(s.url, "GET", `${RBAC}/clusterroles/view`);
     assert.ok(view.body.rules.some((r: { resources: string[] }) => r.resources?.includes("configmaps")));
@@ -192,7 +192,7 @@ Deno.test("aggregated ClusterRoles collect labelled rules; SAR, LocalSAR, SelfSA
 });
 
 Deno.test("impersonation needs the impersonate verb; the impersonated user is authorized", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const token = await serviceAccountToken(s.url, "default", "imp");
     const as = { authorization: `Bearer ${token}`, "impersonate-user": "dave" };
@@ -241,7 +241,7 @@ Deno.test("a client certificate other than the admin's is a user with its organi
 });
 
 Deno.test("rbac: false allows every authenticated request (opt-out)", async () => {
-  const s = await startFakeApiServer({ rbac: false });
+  const s = await startFakeApiServer({ anonymousAdmin: true, rbac: false });
   try {
     const token = await serviceAccountToken(s.url, "default", "free");
     const res = await call(s.url, "GET", "/api/v1/namespaces/kube-system/secrets", undefined, {

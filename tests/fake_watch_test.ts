@@ -13,7 +13,7 @@ async function watch(url: string, query: string, headers: Record<string, string>
 }
 
 Deno.test("watch resumes exactly after a resourceVersion: no lost and no duplicated events", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const a = await call(s.url, "POST", CM, { metadata: { name: "a" } });
     const rv0 = a.body.metadata.resourceVersion;
@@ -43,7 +43,7 @@ Deno.test("watch resumes exactly after a resourceVersion: no lost and no duplica
 });
 
 Deno.test("watch without resourceVersion starts with ADDED for current objects", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     await call(s.url, "POST", CM, { metadata: { name: "a", labels: { app: "x" } } });
     await call(s.url, "POST", CM, { metadata: { name: "b" } });
@@ -58,7 +58,7 @@ Deno.test("watch without resourceVersion starts with ADDED for current objects",
 });
 
 Deno.test("410 Expired in-stream after compaction; a watch from ahead waits silently for the store to pass it", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const a = await call(s.url, "POST", CM, { metadata: { name: "a" } });
     await call(s.url, "POST", CM, { metadata: { name: "b" } });
@@ -89,7 +89,7 @@ Deno.test("410 Expired in-stream after compaction; a watch from ahead waits sile
 });
 
 Deno.test("410 once history exceeds the compaction window", async () => {
-  const s = await startFakeApiServer({ compactionWindow: 3 });
+  const s = await startFakeApiServer({ anonymousAdmin: true, compactionWindow: 3 });
   try {
     const a = await call(s.url, "POST", CM, { metadata: { name: "a" } });
     for (const n of ["b", "c", "d", "e"]) await call(s.url, "POST", CM, { metadata: { name: n } });
@@ -108,7 +108,7 @@ Deno.test("410 once history exceeds the compaction window", async () => {
 
 Deno.test("bookmarks arrive periodically when asked and never otherwise", async () => {
   const clock = new VirtualClock();
-  const s = await startFakeApiServer({ clock, bookmarkIntervalMs: 1_000 });
+  const s = await startFakeApiServer({ anonymousAdmin: true, clock, bookmarkIntervalMs: 1_000 });
   try {
     const list = await call(s.url, "GET", CM);
     const rv = list.body.metadata.resourceVersion;
@@ -133,7 +133,7 @@ Deno.test("bookmarks arrive periodically when asked and never otherwise", async 
 });
 
 Deno.test("sendInitialEvents streams the state then the k8s.io/initial-events-end bookmark", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     await call(s.url, "POST", CM, { metadata: { name: "a" } });
     await call(s.url, "POST", CM, { metadata: { name: "b" } });
@@ -154,7 +154,7 @@ Deno.test("sendInitialEvents streams the state then the k8s.io/initial-events-en
 
 Deno.test("with bookmarks asked, one BOOKMARK comes 2 s before timeoutSeconds (virtual clock)", async () => {
   const clock = new VirtualClock();
-  const s = await startFakeApiServer({ clock });
+  const s = await startFakeApiServer({ anonymousAdmin: true, clock });
   try {
     const rv = (await call(s.url, "GET", CM)).body.metadata.resourceVersion;
     const w = await watch(s.url, `resourceVersion=${rv}&timeoutSeconds=10&allowWatchBookmarks=true`);
@@ -172,7 +172,7 @@ Deno.test("with bookmarks asked, one BOOKMARK comes 2 s before timeoutSeconds (v
 });
 
 Deno.test("a namespaced watch replays only its namespace; the legacy /watch/ path is the same watch", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const rv = (await call(s.url, "GET", CM)).body.metadata.resourceVersion;
     await call(s.url, "POST", "/api/v1/namespaces/kube-system/configmaps", { metadata: { name: "elsewhere" } });
@@ -192,7 +192,7 @@ Deno.test("a namespaced watch replays only its namespace; the legacy /watch/ pat
 
 Deno.test("timeoutSeconds ends the stream (virtual clock)", async () => {
   const clock = new VirtualClock();
-  const s = await startFakeApiServer({ clock });
+  const s = await startFakeApiServer({ anonymousAdmin: true, clock });
   try {
     const list = await call(s.url, "GET", CM);
     const w = await watch(s.url, `resourceVersion=${list.body.metadata.resourceVersion}&timeoutSeconds=30`);
@@ -204,7 +204,7 @@ Deno.test("timeoutSeconds ends the stream (virtual clock)", async () => {
 });
 
 Deno.test("selector transitions become ADDED and DELETED", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const list = await call(s.url, "GET", CM);
     const w = await watch(s.url, `resourceVersion=${list.body.metadata.resourceVersion}&labelSelector=on%3Dyes`);
@@ -226,7 +226,7 @@ Deno.test("selector transitions become ADDED and DELETED", async () => {
 });
 
 Deno.test("fault hooks: dropWatches ends streams, stallWatches keeps them open but silent", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const list = await call(s.url, "GET", CM);
     const rv = list.body.metadata.resourceVersion;
@@ -248,7 +248,7 @@ Deno.test("fault hooks: dropWatches ends streams, stallWatches keeps them open b
 });
 
 Deno.test("many concurrent watches each receive the event", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const list = await call(s.url, "GET", CM);
     const rv = list.body.metadata.resourceVersion;

@@ -58,7 +58,7 @@ async function withSlicedInformer(
   }) => Promise<void>,
   opts: { metadataOnly?: boolean } = {},
 ): Promise<void> {
-  const server = await startFakeApiServer({ featureGates: { ShardedListAndWatch: gate } });
+  const server = await startFakeApiServer({ anonymousAdmin: true, featureGates: { ShardedListAndWatch: gate } });
   const client = new KubeClient({ config: { server: server.url } });
   const ctrl = new AbortController();
   let running: Promise<void> | undefined;

@@ -24,7 +24,7 @@ async function withFakeCluster(
   fn: (kubectl: Kubectl, ok: (args: string[], stdin?: string) => Promise<string>) => Promise<void>,
 ) {
   const dir = await Deno.makeTempDir({ prefix: "kubeop-install-" });
-  const server: FakeApiServer = await startFakeApiServer({ port: 0 });
+  const server: FakeApiServer = await startFakeApiServer({ anonymousAdmin: true, port: 0 });
   try {
     await server.writeKubeconfig(`${dir}/kubeconfig`);
     const kubectl: Kubectl = async (args, stdin) => {

@@ -7,7 +7,7 @@ const helm = await helmBinary();
 
 for (const label of ["1.32", "1.35"]) {
   defineKubectlSuite(`fake, kubectl ${label}`, binaries[label], async () => {
-    const server = await startFakeApiServer();
+    const server = await startFakeApiServer({ anonymousAdmin: true });
     const dir = await Deno.makeTempDir();
     const kubeconfigPath = `${dir}/kubeconfig`;
     await server.writeKubeconfig(kubeconfigPath);

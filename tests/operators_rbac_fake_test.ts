@@ -61,7 +61,7 @@ interface Env {
 
 /** A fake server with the CRDs and deploy/rbac/ applied (each doc passed through `edit`), and the SA's client. */
 async function startEnv(edit: (doc: KubeObject) => KubeObject = (d) => d): Promise<Env> {
-  const server = await startFakeApiServer({ kubelet: true });
+  const server = await startFakeApiServer({ anonymousAdmin: true, kubelet: true });
   const admin = new KubeClient({ config: { server: server.url } });
   for (const crd of crdManifests()) await admin.create(CoreTypes.CustomResourceDefinition, crd);
   let account: KubeObject | undefined;

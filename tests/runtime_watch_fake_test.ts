@@ -31,7 +31,7 @@ interface Rig {
 }
 
 async function rig(opts: { tls?: boolean; seed?: number } = {}): Promise<Rig> {
-  const server = await startFakeApiServer({ tls: opts.tls, bookmarkIntervalMs: 50 });
+  const server = await startFakeApiServer({ anonymousAdmin: true, tls: opts.tls, bookmarkIntervalMs: 50 });
   const config = opts.tls
     ? {
       server: server.url,
@@ -216,7 +216,7 @@ Deno.test("fake server: property — 200 seeded random faults between writes; ca
 });
 
 Deno.test("fake server: metadata-only and label-selector informers cache only what they asked for", async () => {
-  const server = await startFakeApiServer({ bookmarkIntervalMs: 50 });
+  const server = await startFakeApiServer({ anonymousAdmin: true, bookmarkIntervalMs: 50 });
   const admin = new KubeClient({ config: { server: server.url } });
   const clock = new VirtualClock(0);
   const client = new KubeClient({ config: { server: server.url }, clock });

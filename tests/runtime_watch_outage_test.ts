@@ -48,7 +48,7 @@ interface Rig {
 }
 
 async function rig(resource: ResourceType, setup: (admin: KubeClient) => Promise<void>): Promise<Rig> {
-  const server = await startFakeApiServer({ bookmarkIntervalMs: 50 });
+  const server = await startFakeApiServer({ anonymousAdmin: true, bookmarkIntervalMs: 50 });
   const admin = new KubeClient({ config: { server: server.url } });
   await setup(admin);
   const clock = new VirtualClock(0);

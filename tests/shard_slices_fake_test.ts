@@ -79,7 +79,7 @@ function slicesSettled(replicas: Replica[], objects: KubeObject[]): true {
 
 for (const gate of [true, false]) {
   Deno.test(`sharded primaries cache only their slice and see leavers as deletes on a move (ShardedListAndWatch=${gate})`, async () => {
-    const server = await startFakeApiServer({ featureGates: { ShardedListAndWatch: gate } });
+    const server = await startFakeApiServer({ anonymousAdmin: true, featureGates: { ShardedListAndWatch: gate } });
     const admin = new KubeClient({ config: { server: server.url } });
     const replicas: Replica[] = [];
     try {

@@ -40,7 +40,7 @@ function postAsApiServer(port: number, path: string, caBundle: string, body: unk
 }
 
 Deno.test("the manager's webhook server injects its caBundle and answers kube-apiserver before the caches start", async () => {
-  const server = await startFakeApiServer({});
+  const server = await startFakeApiServer({ anonymousAdmin: true });
   const client = new KubeClient({ config: { server: server.url } });
   const stop = new AbortController();
   try {

@@ -16,7 +16,7 @@ type Crd = KubeObject & {
 };
 
 Deno.test("caBundle injection writes kubeop's named configurations and converting CRDs, and nothing else", async () => {
-  const server = await startFakeApiServer({});
+  const server = await startFakeApiServer({ anonymousAdmin: true });
   const client = new KubeClient({ config: { server: server.url } });
   try {
     const rt = { group: "example.com", version: "v1", plural: "widgets", kind: "Widget", namespaced: true };

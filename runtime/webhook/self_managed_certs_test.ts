@@ -15,7 +15,7 @@ const DAY = 86_400_000;
 const NS = "kubeop-system";
 
 async function rig() {
-  const server = await startFakeApiServer({});
+  const server = await startFakeApiServer({ anonymousAdmin: true });
   const client = new KubeClient({ config: { server: server.url } });
   await client.create(CoreTypes.Namespace, { metadata: { name: NS } });
   await client.create(VALIDATING_WEBHOOK_CONFIGURATIONS, {

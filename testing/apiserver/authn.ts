@@ -1,17 +1,20 @@
 /**
- * Who a request to the fake server comes from. Without credentials, or with the admin token or the admin client
- * certificate, it is the admin (`kubeop-dev`, group system:masters). A bearer token the fake issued through
- * serviceaccounts/token (./service_account_tokens.ts) is its ServiceAccount; a verified client certificate is its
- * CN with its O's as groups. Impersonation headers (Impersonate-User, -Group, -Uid, -Extra-*) then switch the
- * identity when the requester may `impersonate` (kube's impersonation filter).
+ * Who a request to the fake server comes from, as kube-apiserver's authenticators decide it: the admin bearer token
+ * or the admin client certificate is the admin (`kubeop-dev`, group system:masters); a bearer token the fake issued
+ * through serviceaccounts/token (./service_account_tokens.ts) is its ServiceAccount; a verified client certificate is
+ * its CN with its O's as groups. A bearer token that does not hold or a certificate that does not chain is refused
+ * (401), anonymous auth or not. A request with no credentials is `system:anonymous` (group system:unauthenticated),
+ * which RBAC then authorizes like anyone else — or 401 with anonymous auth off, or the admin when a test asked for
+ * `anonymousAdmin`. Impersonation headers (Impersonate-User, -Group, -Uid, -Extra-*) then switch the identity when
+ * the requester may `impersonate` (kube's impersonation filter).
  * @module
  */
 import { ApiError, failureStatus } from "../../runtime/client/errors.ts";
-import { CLIENT_CERT_GROUPS_HEADER, CLIENT_CERT_HEADER } from "./https_server.ts";
+import { CLIENT_CERT_GROUPS_HEADER, CLIENT_CERT_HEADER, CLIENT_CERT_INVALID_HEADER } from "./https_server.ts";
 import { type Decision, forbiddenStatus, type RequestAttributes, type UserInfo } from "./rbac_authorizer.ts";
 import type { ServiceAccountTokens } from "./service_account_tokens.ts";
 
-/** The identity of unauthenticated-but-allowed requests, the admin token and the admin certificate. */
+/** The identity of the admin token, the admin certificate and (with `anonymousAdmin`) requests without credentials. */
 export const ADMIN_USER: UserInfo = {
   username: "kubeop-dev",
   uid: "kubeop-dev",
@@ -21,12 +24,21 @@ export const ADMIN_USER: UserInfo = {
 const AUTHENTICATED = "system:authenticated";
 const UNAUTHENTICATED = "system:unauthenticated";
 
+/** Who a request without credentials is when anonymous auth is on (kube's anonymous authenticator). */
+export const ANONYMOUS_USER: UserInfo = { username: "system:anonymous", groups: [UNAUTHENTICATED] };
+
+/**
+ * What a request without credentials becomes: `anonymous` (kube's default: system:anonymous, authorized by RBAC),
+ * `refuse` (401, kube-apiserver `--anonymous-auth=false`) or `admin` (the fake's opt-in test convenience).
+ */
+export type AnonymousMode = "anonymous" | "refuse" | "admin";
+
 /** What authentication needs to know. */
 export interface AuthnContext {
-  /** The admin bearer token, when configured. */
+  /** The admin bearer token. */
   token?: string;
-  /** Refuse requests without credentials. */
-  requireAuth: boolean;
+  /** What a request without credentials becomes. */
+  anonymous: AnonymousMode;
   /** Tokens the fake issued. */
   tokens: ServiceAccountTokens;
   /** Whether client certificate headers may be trusted (HTTPS listener). */
@@ -38,17 +50,35 @@ export function serviceAccountGroups(namespace: string): string[] {
   return ["system:serviceaccounts", `system:serviceaccounts:${namespace}`, AUTHENTICATED];
 }
 
-/** The requester, or undefined when the request must be answered 401. */
+/**
+ * The requester, or undefined when the request must be answered 401.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ANONYMOUS_USER, authenticate } from "./authn.ts";
+ * import type { ServiceAccountTokens } from "./service_account_tokens.ts";
+ * // the server's issued tokens (none here)
+ * const tokens = { review: () => undefined, looksIssued: () => false } as unknown as ServiceAccountTokens;
+ * const ctx = { token: "t", anonymous: "anonymous" as const, tokens, tls: false };
+ * assert.equal(authenticate(new Request("http://x/api"), ctx), ANONYMOUS_USER);
+ * const bad = new Request("http://x/api", { headers: { authorization: "Bearer nope" } });
+ * assert.equal(authenticate(bad, ctx), undefined); // 401
+ * ```
+ */
 export function authenticate(req: Request, ctx: AuthnContext): UserInfo | undefined {
   const auth = req.headers.get("authorization");
-  const bearer = auth?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
-  if (bearer !== undefined) {
-    if (ctx.token !== undefined && bearer === ctx.token) return ADMIN_USER;
-    const sa = ctx.tokens.review(bearer);
-    if (sa) return sa.user;
-    // A fake-issued token that no longer holds (expired, ServiceAccount gone) is refused like any bad token.
-    if (ctx.tokens.looksIssued(bearer)) return undefined;
+  if (auth !== null) {
+    // kube's bearer authenticator: a token that does not hold fails the request, whatever else it carries.
+    const bearer = auth.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+    if (bearer !== undefined) {
+      if (ctx.token !== undefined && bearer === ctx.token) return ADMIN_USER;
+      const sa = ctx.tokens.review(bearer);
+      if (sa) return sa.user;
+      return undefined;
+    }
   }
+  if (ctx.tls && req.headers.has(CLIENT_CERT_INVALID_HEADER)) return undefined;
   if (ctx.tls && req.headers.has(CLIENT_CERT_HEADER)) {
     const cn = req.headers.get(CLIENT_CERT_HEADER) ?? "";
     const groups = (req.headers.get(CLIENT_CERT_GROUPS_HEADER) ?? "").split(",").filter(Boolean).map(
@@ -57,8 +87,7 @@ export function authenticate(req: Request, ctx: AuthnContext): UserInfo | undefi
     if (cn === ADMIN_USER.username && groups.includes("system:masters")) return ADMIN_USER;
     return { username: cn, groups: [...groups, AUTHENTICATED] };
   }
-  if (bearer !== undefined && ctx.token !== undefined) return undefined;
-  return ctx.requireAuth ? undefined : ADMIN_USER;
+  return ctx.anonymous === "admin" ? ADMIN_USER : ctx.anonymous === "anonymous" ? ANONYMOUS_USER : undefined;
 }
 
 interface WantedUser {

@@ -85,8 +85,9 @@ export async function routeRequest(req: Request, ctx: RouterContext): Promise<Re
 
 async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Response> {
   const path = url.pathname.replace(/\/+$/, "") || "/";
-  if (path === "/healthz" || path === "/livez" || path === "/readyz") return new Response("ok");
+  // Health answers are authorized like any path (system:public-info-viewer lets anonymous callers read them).
   const user = await admitRequest(req, url, ctx);
+  if (path === "/healthz" || path === "/livez" || path === "/readyz") return new Response("ok");
   const segments = path.split("/").filter(Boolean).map(decodeSegment);
   // kube-apiserver serves HEAD only on the OpenAPI documents, /apis and /apis/<group> (go-restful vs plain mux).
   const groupDiscovery = segments[0] === "apis" && segments.length <= 2;

@@ -21,6 +21,12 @@ export const CLIENT_CERT_HEADER = "x-kubeop-fake-client-cert-cn";
 /** Header carrying the verified client certificate's organizations (groups), URI-encoded and comma-separated. */
 export const CLIENT_CERT_GROUPS_HEADER = "x-kubeop-fake-client-cert-o";
 
+/**
+ * Header telling the router the client presented a certificate that does not chain to a trusted CA (kube-apiserver's
+ * x509 authenticator then fails the request with 401, anonymous or not).
+ */
+export const CLIENT_CERT_INVALID_HEADER = "x-kubeop-fake-client-cert-invalid";
+
 /** A running listener. */
 export interface HttpListener {
   port: number;
@@ -44,10 +50,16 @@ export interface NodeHttpOptions {
   deadlines?: ConnectionDeadlines;
 }
 
-/** The verified client certificate's subject, in the internal headers (only on HTTPS, only when it chains). */
+/**
+ * The verified client certificate's subject, in the internal headers (only on HTTPS, only when it chains); a
+ * certificate that does not chain is flagged instead.
+ */
 function clientCertHeaders(req: IncomingMessage): [string, string][] {
   const socket = req.socket as TLSSocket;
-  if (!socket.authorized) return [];
+  if (!socket.authorized) {
+    const presented = Object.keys(socket.getPeerCertificate?.() ?? {}).length > 0;
+    return presented ? [[CLIENT_CERT_INVALID_HEADER, "1"]] : [];
+  }
   const subject = socket.getPeerCertificate()?.subject;
   const orgs: unknown = subject?.O;
   const list = Array.isArray(orgs) ? orgs : orgs === undefined ? [] : [orgs];
@@ -65,7 +77,7 @@ export async function serveNodeHttp(opts: NodeHttpOptions): Promise<HttpListener
     host: "127.0.0.1",
     body: "stream",
     // Nobody but this listener may set the client-certificate headers.
-    dropHeaders: [CLIENT_CERT_HEADER, CLIENT_CERT_GROUPS_HEADER],
+    dropHeaders: [CLIENT_CERT_HEADER, CLIENT_CERT_GROUPS_HEADER, CLIENT_CERT_INVALID_HEADER],
     extraHeaders: opts.tls ? clientCertHeaders : undefined,
   });
   const onRequest = (req: IncomingMessage, res: ServerResponse) => void answer(req, res);

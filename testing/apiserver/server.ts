@@ -23,6 +23,7 @@ import { ApiServiceController } from "./apiservice_controller.ts";
 import { createServerPki, extensionApiserverAuthentication, type ServerPki } from "./server_pki.ts";
 import { type HttpListener, serveNodeHttp } from "./https_server.ts";
 import { RbacAuthorizer } from "./rbac_authorizer.ts";
+import type { AnonymousMode } from "./authn.ts";
 import { installBootstrapPolicy } from "./rbac_bootstrap.ts";
 import { startClusterRoleAggregation } from "./rbac_aggregation.ts";
 import { ServiceAccountTokens, tokenRequestHandler } from "./service_account_tokens.ts";
@@ -39,8 +40,23 @@ export interface FakeApiServerOptions {
   port?: number;
   /** Serve HTTPS (generated CA); client certificates signed by it (or by `clientCA`) authenticate (mTLS). */
   tls?: boolean | { clientCA?: string };
-  /** Require `Authorization: Bearer <token>`. */
+  /**
+   * The admin bearer token (`kubeop-dev`, system:masters); default a random one. Given, requests without credentials
+   * are refused (401) unless `anonymousAuth` says otherwise, as before anonymous auth existed.
+   */
   token?: string;
+  /**
+   * Authenticate requests without credentials as `system:anonymous` (group system:unauthenticated), authorized by
+   * RBAC like any user — kube-apiserver's default, under which the bootstrap policy lets them read only /version,
+   * /healthz, /livez and /readyz. `false` answers them 401, as `--anonymous-auth=false` does. Default true, except
+   * when `token` or `tls.clientCA` is given.
+   */
+  anonymousAuth?: boolean;
+  /**
+   * Test convenience, off by default and never in `kubeop dev`: requests without credentials act as the admin
+   * instead of `system:anonymous`. Bad credentials are still refused (401).
+   */
+  anonymousAdmin?: boolean;
   /** Drives timestamps, bookmarks and timeouts; default RealClock. */
   clock?: Clock;
   /** Interval of BOOKMARK events on watches that allow them; default 60 000 ms. */
@@ -69,9 +85,9 @@ export interface FakeApiServerOptions {
   deadlines?: ConnectionDeadlines;
   /**
    * Authorize requests with RBAC (Roles, ClusterRoles and their bindings, as kube-apiserver does); default true.
-   * Only identities other than the admin are affected: requests without credentials, with the admin token or the
-   * admin client certificate act as `kubeop-dev` in group system:masters, which RBAC always allows. `false`: every
-   * authenticated request is allowed and SubjectAccessReviews are answered allowed (unless faults deny them).
+   * Requests with the admin token or the admin client certificate act as `kubeop-dev` in group system:masters,
+   * which RBAC always allows. `false`: every authenticated request is allowed, `system:anonymous` included (kube's
+   * AlwaysAllow), and SubjectAccessReviews are answered allowed (unless faults deny them).
    */
   rbac?: boolean;
   /**
@@ -86,7 +102,7 @@ export interface FakeApiServerOptions {
 export interface FakeApiServer {
   /** e.g. `http://127.0.0.1:41234`. */
   readonly url: string;
-  /** Kubeconfig YAML for this server. */
+  /** Kubeconfig YAML for this server, with admin credentials (the client certificate over HTTPS, else the token). */
   readonly kubeconfig: string;
   /** Writes {@link FakeApiServer.kubeconfig} to a file (mode 0600). */
   writeKubeconfig(path: string): Promise<void>;
@@ -111,6 +127,8 @@ export interface FakeApiServer {
   readonly caPEM?: string;
   /** An admin client certificate signed by the cluster CA (HTTPS only). */
   readonly clientCert?: { certPEM: string; keyPEM: string };
+  /** The admin bearer token (`token`, or the random one); `Authorization: Bearer <it>` acts as the admin. */
+  readonly adminToken: string;
 }
 
 interface State {
@@ -136,6 +154,7 @@ class Server implements FakeApiServer {
   kubelet?: FakeKubelet;
   #tokens: ServiceAccountTokens;
   #rbac?: RbacAuthorizer;
+  readonly adminToken: string;
 
   /** Generated when first needed (HTTPS, the auth ConfigMap, the front-proxy client certificate): ~14 ms. */
   #pki?: ServerPki;
@@ -144,6 +163,7 @@ class Server implements FakeApiServer {
   /** @param pki given when needed from the start (HTTPS, default namespace objects); otherwise made on demand. */
   constructor(opts: FakeApiServerOptions, pki?: ServerPki) {
     this.#opts = opts;
+    this.adminToken = opts.token ?? randomToken();
     this.#pki = pki;
     this.#clock = opts.clock ?? new RealClock();
     this.faults = new FaultHooks({
@@ -199,7 +219,7 @@ class Server implements FakeApiServer {
         "client-certificate-data": b64(this.#pki.adminClient.certPEM),
         "client-key-data": b64(this.#pki.adminClient.keyPEM),
       }
-      : {};
+      : { token: this.adminToken };
     const cluster: Record<string, string> = { server: this.url };
     if (this.#opts.tls && this.#pki) cluster["certificate-authority-data"] = b64(this.#pki.caPEM);
     return YAML.stringify({
@@ -309,9 +329,8 @@ class Server implements FakeApiServer {
       subresources: this.#subresources,
       faults: this.faults,
       authn: {
-        token: this.#opts.token,
-        requireAuth: this.#opts.token !== undefined ||
-          (typeof this.#opts.tls === "object" && !!this.#opts.tls.clientCA),
+        token: this.adminToken,
+        anonymous: anonymousMode(this.#opts),
         tokens: this.#tokens,
         tls: Boolean(this.#opts.tls),
       },
@@ -373,7 +392,12 @@ class Server implements FakeApiServer {
  * import assert from "node:assert/strict";
  * import { startFakeApiServer } from "./server.ts";
  * const server = await startFakeApiServer();
- * const res = await fetch(`${server.url}/api/v1/namespaces/default`);
+ * // No credentials is system:anonymous: RBAC lets it read /version, not namespaces.
+ * const anonymous = await fetch(`${server.url}/api/v1/namespaces/default`);
+ * assert.equal(anonymous.status, 403);
+ * await anonymous.body?.cancel();
+ * const headers = { authorization: `Bearer ${server.adminToken}` }; // or the kubeconfig's credentials
+ * const res = await fetch(`${server.url}/api/v1/namespaces/default`, { headers });
  * assert.ok((await res.json()).metadata.name === "default");
  * await server.stop();
  * ```
@@ -384,4 +408,18 @@ export async function startFakeApiServer(opts: FakeApiServerOptions = {}): Promi
   const server = new Server(opts, needsPki ? await createServerPki() : undefined);
   await server.listen(opts.port ?? 0);
   return server;
+}
+
+/** What requests without credentials become under `opts` (see {@link FakeApiServerOptions.anonymousAuth}). */
+function anonymousMode(opts: FakeApiServerOptions): AnonymousMode {
+  if (opts.anonymousAdmin) return "admin";
+  const auth = opts.anonymousAuth ??
+    !(opts.token !== undefined || (typeof opts.tls === "object" && !!opts.tls.clientCA));
+  return auth ? "anonymous" : "refuse";
+}
+
+/** A random admin bearer token (32 bytes, base64url). */
+function randomToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }

@@ -5,7 +5,7 @@ import { call } from "../test_http.ts";
 const AUTH_CM = "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication";
 
 Deno.test("without TLS the auth ConfigMap is there for the first configmaps list, and one PKI serves concurrent first reads", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const [all, one, again] = await Promise.all([
       call(s.url, "GET", "/api/v1/configmaps"),
@@ -30,7 +30,7 @@ Deno.test("without TLS the auth ConfigMap is there for the first configmaps list
 });
 
 Deno.test("without TLS a configmaps watch as first request sees the auth ConfigMap as ADDED", async () => {
-  const s = await startFakeApiServer();
+  const s = await startFakeApiServer({ anonymousAdmin: true });
   const abort = new AbortController();
   try {
     const res = await fetch(`${s.url}/api/v1/namespaces/kube-system/configmaps?watch=true`, { signal: abort.signal });
@@ -53,7 +53,7 @@ Deno.test("without TLS a configmaps watch as first request sees the auth ConfigM
 });
 
 Deno.test("with TLS the kubeconfig carries the CA and an admin client certificate from the start", async () => {
-  const s = await startFakeApiServer({ tls: true });
+  const s = await startFakeApiServer({ anonymousAdmin: true, tls: true });
   try {
     assert.match(s.caPEM ?? "", /BEGIN CERTIFICATE/);
     assert.match(s.clientCert?.certPEM ?? "", /BEGIN CERTIFICATE/);

@@ -13,6 +13,7 @@ import { admissionWebhookCases } from "./admission_webhooks.ts";
 import { admissionWebhookCrdCases } from "./admission_webhooks_crd.ts";
 import { admissionPolicyCases } from "./admission_policies.ts";
 import { authzCases } from "./authz.ts";
+import { authzAnonymousCases } from "./authz_anonymous.ts";
 import { crdConversionCases } from "./crd_conversion.ts";
 import { crdCases } from "./crd.ts";
 import { crdCelCases } from "./crd_cel.ts";
@@ -53,6 +54,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "deletion", cases: deletionApiCases },
   { topic: "patch", cases: patchCases },
   { topic: "http", cases: httpCases },
+  { topic: "authz", cases: authzAnonymousCases },
   { topic: "admission-webhooks", cases: admissionWebhookCases },
   { topic: "admission-webhooks", cases: admissionWebhookCrdCases },
   { topic: "admission-webhooks", cases: admissionConfigurationCases },

@@ -35,7 +35,8 @@ export interface FakeEnvOptions {
 
 /** Starts a fake API server, writes its kubeconfig to a temp file and connects a KubeClient through that file. */
 export async function startFakeEnv(opts: FakeEnvOptions = {}): Promise<FakeEnv> {
-  const server = await startFakeApiServer({ clock: opts.clock, kubelet: opts.kubelet });
+  // Plain HTTP, where kubectl drops a kubeconfig's token: tests that drive it here opt in to the admin convenience.
+  const server = await startFakeApiServer({ clock: opts.clock, kubelet: opts.kubelet, anonymousAdmin: true });
   const dir = await Deno.makeTempDir({ prefix: "kubeop-test-" });
   const kubeconfigPath = `${dir}/kubeconfig`;
   await server.writeKubeconfig(kubeconfigPath);

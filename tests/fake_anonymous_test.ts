@@ -1,0 +1,202 @@
+// Issue 27, first step: the fake API server authenticates as kube-apiserver does. A request without credentials is
+// system:anonymous and RBAC lets it read only /version and the health paths; bad credentials are 401 with kube's body.
+import assert from "node:assert/strict";
+import { startDev } from "../cli/dev.ts";
+import { startFakeApiServer } from "../testing/mod.ts";
+import { KubeClient } from "../runtime/client/client.ts";
+import { loadKubeconfigFile } from "../runtime/client/kubeconfig.ts";
+import { CoreTypes } from "../runtime/types.ts";
+
+const UNAUTHORIZED = {
+  kind: "Status",
+  apiVersion: "v1",
+  metadata: {},
+  status: "Failure",
+  message: "Unauthorized",
+  reason: "Unauthorized",
+  code: 401,
+};
+
+async function answer(res: Response): Promise<{ status: number; body: Record<string, unknown> | string }> {
+  const text = await res.text();
+  try {
+    return { status: res.status, body: JSON.parse(text) };
+  } catch {
+    return { status: res.status, body: text };
+  }
+}
+
+Deno.test("anonymous over HTTPS: DELETE of a namespace is 403 with kube's wording and the namespace stays", async () => {
+  const s = await startFakeApiServer({ tls: true });
+  const anonymous = Deno.createHttpClient({ caCerts: [s.caPEM!] });
+  try {
+    const del = await answer(
+      await fetch(`${s.url}/api/v1/namespaces/default`, { method: "DELETE", client: anonymous }),
+    );
+    assert.equal(del.status, 403);
+    assert.deepEqual(del.body, {
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      // kube's RequestInfo takes a namespace's own name as the request's namespace: "in the namespace", not "cluster".
+      message:
+        `namespaces "default" is forbidden: User "system:anonymous" cannot delete resource "namespaces" in API group "" in the namespace "default"`,
+      reason: "Forbidden",
+      details: { name: "default", kind: "namespaces" },
+      code: 403,
+    });
+    const ns = s.store.get({ group: "", version: "v1", plural: "namespaces" }, "default");
+    assert.equal(ns.metadata.deletionTimestamp, undefined);
+
+    const list = await answer(await fetch(`${s.url}/api/v1/namespaces`, { client: anonymous }));
+    assert.equal(list.status, 403);
+    assert.equal(
+      (list.body as { message: string }).message,
+      `namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope`,
+    );
+  } finally {
+    anonymous.close();
+    await s.stop();
+  }
+});
+
+Deno.test("anonymous: /version and the health paths answer; discovery needs authentication, as on kube v1.37", async () => {
+  const s = await startFakeApiServer({ tls: true });
+  const anonymous = Deno.createHttpClient({ caCerts: [s.caPEM!] });
+  try {
+    const version = await answer(await fetch(`${s.url}/version`, { client: anonymous }));
+    assert.equal(version.status, 200);
+    assert.equal(typeof (version.body as { gitVersion: string }).gitVersion, "string");
+    for (const path of ["/healthz", "/livez", "/readyz"]) {
+      assert.deepEqual(await answer(await fetch(`${s.url}${path}`, { client: anonymous })), {
+        status: 200,
+        body: "ok",
+      });
+    }
+    // system:discovery is bound to system:authenticated only (kube ≥ 1.14's bootstrap policy).
+    for (const path of ["/apis", "/api"]) {
+      const res = await answer(await fetch(`${s.url}${path}`, { client: anonymous }));
+      assert.equal(res.status, 403, path);
+      assert.equal(
+        (res.body as { message: string }).message,
+        `forbidden: User "system:anonymous" cannot get path "${path}"`,
+      );
+    }
+  } finally {
+    anonymous.close();
+    await s.stop();
+  }
+});
+
+Deno.test("bad credentials are 401 with kube's body: unknown token, untrusted client certificate", async () => {
+  const other = await startFakeApiServer({ tls: true });
+  const stranger = other.clientCert!;
+  const strangerCA = other.caPEM!;
+  await other.stop();
+  const s = await startFakeApiServer({ tls: true });
+  const plain = Deno.createHttpClient({ caCerts: [s.caPEM!] });
+  const untrusted = Deno.createHttpClient({
+    caCerts: [s.caPEM!, strangerCA],
+    ...{ cert: stranger.certPEM, key: stranger.keyPEM },
+  });
+  try {
+    for (const authorization of ["Bearer not-a-token", "Bearer eyJhbGciOiJSUzI1NiJ9.e30.c2ln"]) {
+      const res = await answer(await fetch(`${s.url}/version`, { headers: { authorization }, client: plain }));
+      assert.deepEqual(res, { status: 401, body: UNAUTHORIZED });
+    }
+    const res = await answer(await fetch(`${s.url}/version`, { client: untrusted }));
+    assert.deepEqual(res, { status: 401, body: UNAUTHORIZED });
+    // The admin token and the kubeconfig's client certificate still act as the admin.
+    const admin = await fetch(`${s.url}/api/v1/namespaces`, {
+      headers: { authorization: `Bearer ${s.adminToken}` },
+      client: plain,
+    });
+    assert.equal(admin.status, 200);
+    await admin.body?.cancel();
+  } finally {
+    plain.close();
+    untrusted.close();
+    await s.stop();
+  }
+});
+
+Deno.test("a request that does not authenticate is answered 401 before its body is read", async () => {
+  const s = await startFakeApiServer();
+  try {
+    // A body that never ends: the 401 can only come if the server answers from the headers.
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(new TextEncoder().encode('{"metadata":{"name":"never"'));
+      },
+    });
+    const res = await fetch(`${s.url}/api/v1/namespaces`, {
+      method: "POST",
+      headers: { authorization: "Bearer wrong", "content-type": "application/json" },
+      body,
+    });
+    assert.deepEqual(await answer(res), { status: 401, body: UNAUTHORIZED });
+  } finally {
+    await s.stop();
+  }
+});
+
+Deno.test("anonymousAuth: false answers 401 to requests without credentials, /version and /healthz included", async () => {
+  const s = await startFakeApiServer({ anonymousAuth: false });
+  try {
+    for (const path of ["/version", "/healthz", "/api/v1/namespaces"]) {
+      assert.deepEqual(await answer(await fetch(`${s.url}${path}`)), { status: 401, body: UNAUTHORIZED }, path);
+    }
+  } finally {
+    await s.stop();
+  }
+});
+
+Deno.test("anonymousAdmin: true is the explicit old convenience; the default kubeconfig carries admin credentials", async () => {
+  const convenient = await startFakeApiServer({ anonymousAdmin: true });
+  const s = await startFakeApiServer();
+  const dir = await Deno.makeTempDir();
+  try {
+    const res = await fetch(`${convenient.url}/api/v1/namespaces`);
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+    // Plain HTTP: the kubeconfig carries the admin token, written 0600.
+    await s.writeKubeconfig(`${dir}/kubeconfig`);
+    assert.equal((await Deno.stat(`${dir}/kubeconfig`)).mode! & 0o777, 0o600);
+    const client = new KubeClient({ config: await loadKubeconfigFile(`${dir}/kubeconfig`) });
+    try {
+      await client.delete(CoreTypes.Namespace, "default");
+    } finally {
+      client.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    await convenient.stop();
+    await s.stop();
+  }
+});
+
+Deno.test({
+  name: "kubeop dev: an anonymous DELETE of a namespace is 403 and the namespace stays; the kubeconfig is the admin",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "kubeop-dev-anon-" });
+    const dev = await startDev({ kubeconfigOut: `${dir}/kubeconfig`, kubelet: false });
+    const anonymous = Deno.createHttpClient({ caCerts: [dev.server.caPEM!] });
+    const admin = new KubeClient({ config: await loadKubeconfigFile(dev.kubeconfigPath) });
+    try {
+      assert.equal((await Deno.stat(dev.kubeconfigPath)).mode! & 0o777, 0o600);
+      const del = await fetch(`${dev.server.url}/api/v1/namespaces/default`, { method: "DELETE", client: anonymous });
+      assert.equal(del.status, 403);
+      assert.match((await del.json()).message, /User "system:anonymous" cannot delete resource "namespaces"/);
+      const ns = await admin.get(CoreTypes.Namespace, "default");
+      assert.equal(ns.metadata.deletionTimestamp, undefined);
+    } finally {
+      admin.close();
+      anonymous.close();
+      await dev.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
