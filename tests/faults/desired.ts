@@ -5,6 +5,7 @@
  * proxies). Each scenario has its own namespaces and target label, so scenarios can share one real control plane.
  * @module
  */
+import { isConflict } from "../../runtime/client/errors.ts";
 import { CoreTypes, type KubeObject, objectKey, type ResourceType } from "../../runtime/types.ts";
 import { desiredChild, OWNER_UID } from "../../controllers/multisecret/controller.ts";
 import { type MultiSecret, multiSecretCrds, MultiSecretType } from "../../controllers/multisecret/schema.ts";
@@ -51,6 +52,12 @@ export function scopeFor(id: string): Scope {
 /** The desired MultiSecrets of a scenario and the harness's writes. */
 export class Desired {
   readonly values = new Map<string, string>();
+  /**
+   * Writes whose outcome the harness does not know: the update failed other than by a conflict (the server died with
+   * the answer in flight, the connection was cut), so it may have been committed. The next check adopts the value if
+   * the server shows it.
+   */
+  readonly uncertain = new Map<string, string>();
   events = 0;
   constructor(readonly store: ClusterStore, readonly scope: Scope) {}
 
@@ -99,9 +106,13 @@ export class Desired {
       next.spec = { ...(next.spec as Record<string, unknown>), stringData: { v: value } };
       try {
         await this.store.update(MultiSecretType, next, this.scope.namespace);
-      } catch {
-        continue; // a conflict with the operator's status write, or the server went down: read again
+      } catch (err) {
+        // A conflict with the operator's status write was refused for sure; any other failure (the server went down
+        // with the answer in flight) may have been committed: remember it, then read again.
+        if (!isConflict(err)) this.uncertain.set(name, value);
+        continue;
       }
+      this.uncertain.delete(name);
       this.values.set(name, value);
       this.events++;
       return true;
@@ -141,12 +152,18 @@ export class Desired {
     }
     const uids = new Set<string>();
     const notConverged = new Map<string, string>();
-    for (const [name, value] of this.values) {
+    for (const name of this.values.keys()) {
       const ms = present.get(name);
       if (!ms) {
         notConverged.set(name, "MultiSecret absent");
         continue;
       }
+      const asked = (ms.spec as { stringData?: { v?: string } }).stringData?.v;
+      if (this.uncertain.has(name) && asked === this.uncertain.get(name)) {
+        this.values.set(name, asked!); // the uncertain write was committed after all
+        this.uncertain.delete(name);
+      }
+      const value = this.values.get(name)!;
       uids.add(ms.metadata.uid!);
       const want = desiredChild({ ...ms, spec: { ...ms.spec, stringData: { v: value } } }, "x").data as Record<
         string,
@@ -159,9 +176,11 @@ export class Desired {
           if (!child) return `no child in ${ns}`;
           const owner = child.metadata.labels?.[OWNER_UID];
           if (owner !== ms.metadata.uid) return `child in ${ns} owned by uid ${owner}, not ${ms.metadata.uid}`;
-          return (child.data as Record<string, string> | undefined)?.v === want.v
-            ? ""
-            : `child in ${ns} has stale data`;
+          const has = (child.data as Record<string, string> | undefined)?.v;
+          if (has === want.v) return "";
+          const shown = (b64?: string) => b64 === undefined ? "none" : JSON.stringify(atob(b64));
+          return `child in ${ns} has stale data: v=${shown(has)}, the MultiSecret asks ${JSON.stringify(asked)}, ` +
+            `the harness last wrote ${JSON.stringify(value)}`;
         }).find((f) => f !== "");
       if (finding) notConverged.set(name, finding);
     }

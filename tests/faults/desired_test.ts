@@ -51,6 +51,62 @@ Deno.test("Desired.check: each object not converged comes with the first differe
   });
 });
 
+Deno.test("Desired: a spec write whose answer was lost (server killed mid-answer) is adopted once the server shows it", async () => {
+  const objects = new Map<string, KubeObject>();
+  const key = (ns: string | undefined, name: string) => `multisecrets/${ns}/${name}`;
+  const ms = {
+    metadata: { name: "m", namespace: FAKE_SCOPE.namespace, uid: "uid-m", generation: 1 },
+    spec: { stringData: { v: "1" } },
+    status: { observedGeneration: 1 },
+  } as MultiSecret;
+  objects.set(key(ms.metadata.namespace, "m"), ms);
+  let serverUp = true;
+  const store: ClusterStore = {
+    ...mapStore(objects),
+    get: (_rt, name, ns) =>
+      serverUp ? Promise.resolve(objects.get(key(ns, name))) : Promise.reject(new Error("ECONNREFUSED")),
+    update: (_rt, obj, ns) => {
+      // etcd committed the write, then kube-apiserver was killed before the answer left it
+      objects.set(key(ns, obj.metadata.name!), { ...obj, metadata: { ...obj.metadata, generation: 2 } });
+      serverUp = false;
+      return Promise.reject(new Error("connection reset"));
+    },
+  };
+  const desired = new Desired(store, FAKE_SCOPE);
+  desired.values.set("m", "1");
+  assert.equal(await desired.change("m", "2"), false, "the harness could not confirm its write");
+  // The operator followed the server: status and children show v=2.
+  const now = objects.get(key(ms.metadata.namespace, "m")) as MultiSecret;
+  objects.set(key(ms.metadata.namespace, "m"), { ...now, status: { observedGeneration: 2 } } as MultiSecret);
+  for (const ns of FAKE_SCOPE.targets) {
+    objects.set(`secrets/${ns}/m`, desiredChild({ ...now, spec: { stringData: { v: "2" } } } as MultiSecret, ns));
+  }
+  const { lost, notConverged } = await desired.check();
+  assert.deepEqual(Object.fromEntries(notConverged), {});
+  assert.equal(lost, 0);
+  assert.equal(desired.values.get("m"), "2");
+});
+
+Deno.test("Desired.check: a stale child's finding names its value, the MultiSecret's and the harness's", async () => {
+  const objects = new Map<string, KubeObject>();
+  const ms = {
+    metadata: { name: "m", namespace: FAKE_SCOPE.namespace, uid: "uid-m", generation: 1 },
+    spec: { stringData: { v: "2" } },
+    status: { observedGeneration: 1 },
+  } as MultiSecret;
+  objects.set(`multisecrets/${FAKE_SCOPE.namespace}/m`, ms);
+  for (const ns of FAKE_SCOPE.targets) {
+    objects.set(`secrets/${ns}/m`, desiredChild({ ...ms, spec: { stringData: { v: "1" } } } as MultiSecret, ns));
+  }
+  const desired = new Desired(mapStore(objects), FAKE_SCOPE);
+  desired.values.set("m", "2");
+  const { notConverged } = await desired.check();
+  assert.equal(
+    notConverged.get("m"),
+    `child in ${FAKE_SCOPE.targets[0]} has stale data: v="1", the MultiSecret asks "2", the harness last wrote "2"`,
+  );
+});
+
 Deno.test("RowEvidence.keep writes the operator log, the requests and the findings under one directory", async () => {
   const dir = await Deno.makeTempDir();
   try {
