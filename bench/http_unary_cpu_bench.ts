@@ -11,7 +11,7 @@
 
 import process from "node:process";
 import { type ApiTransport, directTransport, fetchTransport } from "../runtime/http/api_http_client.ts";
-import { createCA } from "../runtime/http/pki.ts";
+import { startUnaryServerProcess } from "./unary_server_process.ts";
 import { fullMode, lowerIsBetter, median, recordResult, round } from "./result.ts";
 
 const body = JSON.stringify({
@@ -54,23 +54,11 @@ if (import.meta.main) {
   const full = fullMode();
   const requests = full ? 10_000 : 3_000;
   const rounds = full ? 9 : 5;
-  const ca = await createCA({ commonName: "bench-ca" });
-  const leaf = await ca.issue({ commonName: "127.0.0.1", hosts: ["127.0.0.1"], usage: "server" });
-  const server = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-net", new URL("./http_unary_server.ts", import.meta.url).pathname],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const writer = server.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(JSON.stringify(leaf)));
-  await writer.close();
-  const reader = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  const port = Number((await reader.read()).value?.trim());
-  const base = `https://127.0.0.1:${port}`;
-  const make = { pool: () => directTransport({ caPEM: ca.certPEM }) };
+  const server = await startUnaryServerProcess();
+  const base = server.base;
+  const make = { pool: () => directTransport({ caPEM: server.caPEM }) };
   // The fetch transport without a proxy: the implementation a proxied cluster uses, measured against the same server.
-  const makeFetch = () => fetchTransport({ caPEM: ca.certPEM });
+  const makeFetch = () => fetchTransport({ caPEM: server.caPEM });
   const samples: Record<string, number[]> = { "pool-seq": [], "fetch-seq": [], "pool-4": [], "fetch-4": [] };
   try {
     for (let r = 0; r < rounds + 1; r++) {
@@ -87,8 +75,7 @@ if (import.meta.main) {
       }
     }
   } finally {
-    server.kill();
-    await server.status;
+    await server.stop();
   }
   const med = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, round(median(v))]));
   console.error(JSON.stringify({ medians: med, samples }));

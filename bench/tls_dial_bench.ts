@@ -12,7 +12,7 @@
 
 import process from "node:process";
 import { Http1Pool } from "../runtime/http/http1_pool.ts";
-import { createCA } from "../runtime/http/pki.ts";
+import { startUnaryServerProcess } from "./unary_server_process.ts";
 import { fullMode, lowerIsBetter, median, recordResult, round } from "./result.ts";
 
 type Engine = "node" | "deno";
@@ -65,21 +65,9 @@ if (import.meta.main) {
   const full = fullMode();
   const requests = full ? 10_000 : 2_000;
   const rounds = full ? 9 : 5;
-  const ca = await createCA({ commonName: "bench-ca" });
-  const leaf = await ca.issue({ commonName: "127.0.0.1", hosts: ["127.0.0.1"], usage: "server" });
-  const server = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-net", new URL("./http_unary_server.ts", import.meta.url).pathname],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const writer = server.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(JSON.stringify(leaf)));
-  await writer.close();
-  const reader = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  const port = Number((await reader.read()).value?.trim());
-  const base = `https://127.0.0.1:${port}`;
-  const make = (engine: Engine) => () => new Http1Pool({ tls: { caCerts: [ca.certPEM], engine } });
+  const server = await startUnaryServerProcess();
+  const base = server.base;
+  const make = (engine: Engine) => () => new Http1Pool({ tls: { caCerts: [server.caPEM], engine } });
   const samples: Record<string, number[]> = {};
   const push = (key: string, v: number) => (samples[key] ??= []).push(v);
   try {
@@ -101,8 +89,7 @@ if (import.meta.main) {
       }
     }
   } finally {
-    server.kill();
-    await server.status;
+    await server.stop();
   }
   const med = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, round(median(v))]));
   console.error(JSON.stringify({ medians: med }));

@@ -22,6 +22,7 @@ export interface EventuallyOptions {
 
 /** The deadline passed before the check answered (its message names what was awaited and the last error). */
 export class EventuallyTimeoutError extends Error {
+  /** Always "EventuallyTimeoutError". */
   override name = "EventuallyTimeoutError";
 }
 
