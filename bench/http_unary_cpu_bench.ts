@@ -9,9 +9,8 @@
  * @module
  */
 
-import process from "node:process";
-import { type ApiTransport, directTransport, fetchTransport } from "../runtime/http/api_http_client.ts";
-import { startUnaryServerProcess } from "./unary_server_process.ts";
+import { directTransport, fetchTransport } from "../runtime/http/api_http_client.ts";
+import { measureUnary, startUnaryServerProcess } from "./unary_server_process.ts";
 import { fullMode, lowerIsBetter, median, recordResult, round } from "./result.ts";
 
 const body = JSON.stringify({
@@ -20,36 +19,6 @@ const body = JSON.stringify({
   metadata: { name: "bench", namespace: "default", labels: { app: "bench" } },
   data: { key: "value".repeat(40) },
 });
-const headers = { "Accept": "application/json", "User-Agent": "kubeop-bench", "Authorization": "Bearer token" };
-
-function cpuMs(): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-}
-
-async function send(transport: ApiTransport, base: string, i: number): Promise<void> {
-  const post = i % 2 === 0;
-  const res = await transport.request({
-    method: post ? "POST" : "GET",
-    url: new URL(`${base}/api/v1/namespaces/default/configmaps${post ? "" : "/bench"}`),
-    headers: post ? { ...headers, "Content-Type": "application/json" } : headers,
-    body: post ? body : undefined,
-  });
-  if (res.status !== 200) throw new Error(`status ${res.status}`);
-  JSON.parse(new TextDecoder().decode(res.body));
-}
-
-/** CPU µs per request for `requests` requests, `inFlight` at a time. */
-async function measure(transport: ApiTransport, base: string, requests: number, inFlight: number): Promise<number> {
-  let next = 0;
-  const worker = async () => {
-    while (next < requests) await send(transport, base, next++);
-  };
-  const start = cpuMs();
-  await Promise.all(Array.from({ length: inFlight }, worker));
-  return ((cpuMs() - start) * 1000) / requests;
-}
-
 if (import.meta.main) {
   const full = fullMode();
   const requests = full ? 10_000 : 3_000;
@@ -65,9 +34,9 @@ if (import.meta.main) {
       const order = r % 2 === 0 ? ["pool", "fetch"] : ["fetch", "pool"];
       for (const kind of order) {
         const transport = kind === "pool" ? make.pool() : makeFetch();
-        await measure(transport, base, 300, 4); // warm-up: connections and JIT
-        const seq = await measure(transport, base, requests, 1);
-        const par = await measure(transport, base, requests, 4);
+        await measureUnary(transport, { base, requests: 300, inFlight: 4, body }); // warm-up: connections and JIT
+        const seq = (await measureUnary(transport, { base, requests, inFlight: 1, body })).cpu;
+        const par = (await measureUnary(transport, { base, requests, inFlight: 4, body })).cpu;
         transport.close();
         if (r === 0) continue; // the first round warms the JIT for both
         samples[`${kind}-seq`].push(seq);

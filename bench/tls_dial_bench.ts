@@ -10,51 +10,19 @@
  * @module
  */
 
-import process from "node:process";
 import { Http1Pool } from "../runtime/http/http1_pool.ts";
-import { startUnaryServerProcess } from "./unary_server_process.ts";
+import { measureUnary, sendUnary, startUnaryServerProcess } from "./unary_server_process.ts";
 import { fullMode, lowerIsBetter, median, recordResult, round } from "./result.ts";
 
 type Engine = "node" | "deno";
 const body = JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "bench" }, data: { k: "v" } });
-const headers = { "Accept": "application/json", "User-Agent": "kubeop-bench", "Authorization": "Bearer token" };
-
-function cpuMs(): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-}
-
-async function send(pool: Http1Pool, base: string, i: number): Promise<void> {
-  const post = i % 2 === 0;
-  const res = await pool.request({
-    method: post ? "POST" : "GET",
-    url: new URL(`${base}/api/v1/namespaces/default/configmaps${post ? "" : "/bench"}`),
-    headers: post ? { ...headers, "Content-Type": "application/json" } : headers,
-    body: post ? body : undefined,
-  });
-  if (res.status !== 200) throw new Error(`status ${res.status}`);
-  JSON.parse(new TextDecoder().decode(res.body));
-}
-
-/** CPU µs and wall µs per request for `requests` requests, `inFlight` at a time. */
-async function measure(pool: Http1Pool, base: string, requests: number, inFlight: number) {
-  let next = 0;
-  const worker = async () => {
-    while (next < requests) await send(pool, base, next++);
-  };
-  const cpu = cpuMs();
-  const wall = performance.now();
-  await Promise.all(Array.from({ length: inFlight }, worker));
-  return { cpu: ((cpuMs() - cpu) * 1000) / requests, wall: ((performance.now() - wall) * 1000) / requests };
-}
-
 /** Wall ms of dial + handshake + first request on a fresh pool, median of `n`. */
 async function firstRequestMs(make: () => Http1Pool, base: string, n: number): Promise<number> {
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
     const pool = make();
     const start = performance.now();
-    await send(pool, base, 1);
+    await sendUnary(pool, base, 1, body);
     out.push(performance.now() - start);
     pool.close();
   }
@@ -75,9 +43,9 @@ if (import.meta.main) {
       const order: Engine[] = r % 2 === 0 ? ["node", "deno"] : ["deno", "node"];
       for (const engine of order) {
         const pool = make(engine)();
-        await measure(pool, base, 300, 4); // warm-up: connections and JIT
-        const seq = await measure(pool, base, requests, 1);
-        const par = await measure(pool, base, requests, 4);
+        await measureUnary(pool, { base, requests: 300, inFlight: 4, body }); // warm-up: connections and JIT
+        const seq = await measureUnary(pool, { base, requests, inFlight: 1, body });
+        const par = await measureUnary(pool, { base, requests, inFlight: 4, body });
         pool.close();
         const first = await firstRequestMs(make(engine), base, 10);
         if (r === 0) continue; // the first round warms the JIT for both
