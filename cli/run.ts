@@ -50,6 +50,7 @@ const SPEC: FlagSpec = {
   "leader-elect-lease-duration": { type: "string" },
   "leader-elect-renew-deadline": { type: "string" },
   "leader-elect-retry-period": { type: "string" },
+  "exit-on-lost-leadership": { type: "boolean" },
   shards: { type: "string" },
   "shard-buckets": { type: "string" },
   "metrics-bind-address": { type: "string" },
@@ -85,6 +86,8 @@ Flags:
   --leader-elect-renew-deadline D     how long the leader tries to renew before it stops writing (default 10s)
   --leader-elect-retry-period D       interval between acquire/renew attempts (default 2s)
                                       (D: a Go duration such as 15s, 500ms, 1m; lease > renew deadline > 1.2 × retry)
+  --exit-on-lost-leadership           exit 1 when the Lease is lost (controller-runtime's way); by default the
+                                      replica stops its controllers, keeps its caches and campaigns again
   --shards auto|off                   auto: every replica runs the controllers and they split the objects by uid
                                       over bucket Leases <leader-election-id>-bucket-N (docs/sharding.md); the
                                       Lease timings above apply to the buckets (default off)
@@ -126,6 +129,8 @@ export interface RunOptions {
   leaderElectionNamespace?: string;
   /** `--leader-elect-lease-duration`, `--leader-elect-renew-deadline`, `--leader-elect-retry-period` (validated). */
   leaderElection: Required<LeaderElectionDurations>;
+  /** `--exit-on-lost-leadership`: exit 1 on a lost Lease instead of campaigning again (default false). */
+  exitOnLostLeadership: boolean;
   /** `--shards`: auto splits the work over the replicas (docs/sharding.md). */
   shards: "auto" | "off";
   /** `--shard-buckets`. */
@@ -262,6 +267,7 @@ export function parseRunFlags(args: string[]): RunOptions | "help" {
     leaderElectionId: stringFlag(values, "leader-election-id") ?? "kubeop",
     leaderElectionNamespace: stringFlag(values, "leader-election-namespace"),
     leaderElection: leaderElectionFlags(values),
+    exitOnLostLeadership: values["exit-on-lost-leadership"] === true,
     shards: enumFlag("run", values, "shards", ["auto", "off"] as const, "off"),
     shardBuckets,
     metricsBindAddress: bindAddressFlag(values, "metrics-bind-address", ":8080"),
@@ -317,6 +323,7 @@ export async function runCommand(args: string[]): Promise<number> {
           identity,
           namespace: leaseNamespace,
           ...opts.leaderElection,
+          exitOnLostLeadership: opts.exitOnLostLeadership,
         }
         : undefined,
       sharding: opts.shards === "auto"
@@ -377,7 +384,11 @@ export async function runCommand(args: string[]): Promise<number> {
       namespaces: opts.namespaces,
       controllers: opts.controllers,
       leaderElection: opts.leaderElect
-        ? { on: true, detail: `Lease ${leaseNamespace}/${opts.leaderElectionId}, identity ${identity}` }
+        ? {
+          on: true,
+          detail: `Lease ${leaseNamespace}/${opts.leaderElectionId}, identity ${identity}, on loss ` +
+            (opts.exitOnLostLeadership ? "exit" : "campaign again"),
+        }
         : { on: false },
       sharding: opts.shards === "auto"
         ? {

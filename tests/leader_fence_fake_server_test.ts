@@ -69,6 +69,7 @@ Deno.test("a leader whose renewals stalled writes nothing after its renew deadli
         renewDeadlineSeconds: 10,
         retryPeriodSeconds: 2,
         random: () => 0.5,
+        exitOnLostLeadership: true,
       },
     }).add(controller);
     const stop = new AbortController();

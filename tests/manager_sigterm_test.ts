@@ -60,8 +60,12 @@ function leaderElectArgs(kubeconfig: string): string[] {
 
 /** Lease default/kubeop, or undefined before the first replica created it. */
 function kubeopLease(server: FakeApiServer): LeaseObject | undefined {
+  return kubeopLeaseNamed(server, "kubeop");
+}
+
+function kubeopLeaseNamed(server: FakeApiServer, name: string): LeaseObject | undefined {
   try {
-    return server.store.get(CoreTypes.Lease, "kubeop", { namespace: "default" }) as LeaseObject;
+    return server.store.get(CoreTypes.Lease, name, { namespace: "default" }) as LeaseObject;
   } catch {
     return undefined;
   }
@@ -115,12 +119,62 @@ Deno.test("kubeop run --leader-elect: SIGTERM releases the lease and exits 0", a
   });
 });
 
-Deno.test("kubeop run --leader-elect: a leader that cannot renew its lease stops and exits 1", async () => {
+Deno.test("kubeop run --leader-elect: a leader that cannot renew stops its controllers, stays up, and leads again", async () => {
   await withCluster(async (server, kubeconfig) => {
     const run = spawnRun([
       "--kubeconfig",
       kubeconfig,
       "--leader-elect",
+      "--leader-election-id",
+      "lossy",
+      "--leader-election-namespace",
+      "default",
+      "--health-probe-bind-address",
+      "127.0.0.1:0",
+      "--metrics-bind-address",
+      "0",
+    ]);
+    try {
+      await eventually("leadership", () => /became leader/.test(run.stderr()), { timeoutMs: SUBPROCESS_TIMEOUT_MS });
+      // The API server refuses every Lease call: renewals fail until the renew deadline (10 s) passes.
+      server.faults.inject({ resource: "leases.coordination.k8s.io", code: 500 });
+      await eventually("the lost Lease", () => /campaigning again/.test(run.stderr()), {
+        timeoutMs: SUBPROCESS_TIMEOUT_MS,
+      });
+      const records = logRecords(run.stderr());
+      assert.ok(records.some((r) => /controllers stopped and drained, caches kept warm/.test(r.message)));
+      // Still up and ready (a warm standby), and not leading.
+      const url = probeUrl(run.stderr())!;
+      const ready = await fetch(`${url}/readyz`);
+      await ready.body?.cancel();
+      assert.equal(ready.status, 200);
+      server.faults.clear(); // the outage ends: it campaigns, wins the Lease and starts its controllers again
+      await eventually(
+        "leadership again",
+        () => (run.stderr().match(/became leader/g) ?? []).length === 2,
+        { timeoutMs: SUBPROCESS_TIMEOUT_MS },
+      );
+      await eventually(
+        "the controllers started for the second term",
+        () => (run.stderr().match(/starting \d+ controllers/g) ?? []).length === 2,
+        { timeoutMs: SUBPROCESS_TIMEOUT_MS },
+      );
+      assert.equal(kubeopLeaseNamed(server, "lossy")?.spec?.holderIdentity, identityOf(run.stderr()));
+      run.child.kill("SIGTERM");
+      assert.equal((await run.child.status).code, 0, run.stderr());
+    } finally {
+      await run.killAndReap();
+    }
+  });
+});
+
+Deno.test("kubeop run --leader-elect --exit-on-lost-leadership: a leader that cannot renew its lease exits 1", async () => {
+  await withCluster(async (server, kubeconfig) => {
+    const run = spawnRun([
+      "--kubeconfig",
+      kubeconfig,
+      "--leader-elect",
+      "--exit-on-lost-leadership",
       "--leader-election-id",
       "lossy",
       "--leader-election-namespace",
@@ -132,7 +186,6 @@ Deno.test("kubeop run --leader-elect: a leader that cannot renew its lease stops
     ]);
     try {
       await eventually("leadership", () => /became leader/.test(run.stderr()), { timeoutMs: SUBPROCESS_TIMEOUT_MS });
-      // The API server starts refusing every Lease call: renewals fail until the renew deadline (10 s) passes.
       server.faults.inject({ resource: "leases.coordination.k8s.io", code: 500 });
       const status = await run.child.status;
       await run.drained;

@@ -1,121 +1,18 @@
-import { eventually } from "../testing/eventually.ts";
 import assert from "node:assert/strict";
-import { KubeClient } from "../runtime/client/client.ts";
-import { type Clock, RealClock, VirtualClock } from "../runtime/clock.ts";
-import type { InformerLike } from "../runtime/cache/cache.ts";
+import { RealClock, VirtualClock } from "../runtime/clock.ts";
 import { Controller, done } from "../runtime/controller/controller.ts";
-import { StoreWriter } from "../runtime/cache/store.ts";
 import { CacheSyncTimeoutError } from "../runtime/cache/informers.ts";
 import { type LeaseLock, MemoryLeaseStore } from "../runtime/leader/lease_lock.ts";
+import { LeadershipLostError, Manager } from "../runtime/manager/manager.ts";
+import { CoreTypes } from "../runtime/types.ts";
+import { eventually } from "../testing/eventually.ts";
 import {
-  LeadershipLostError,
-  Manager,
-  type ManagerInformers,
-  type ManagerOptions,
-  type Runnable,
-} from "../runtime/manager/manager.ts";
-import { CoreTypes, type KubeObject, type ResourceType } from "../runtime/types.ts";
-import type { WatchHealth, WatchScope } from "../runtime/watch/watch_runner.ts";
-
-/** Shared caches that sync when the test says so. */
-class FakeInformers implements ManagerInformers {
-  synced = false;
-  failures = 0;
-  readonly requested: string[] = [];
-  #waiters: (() => void)[] = [];
-  constructor(readonly clock: Clock) {}
-
-  get<T extends KubeObject>(rt: ResourceType, opts?: WatchScope): InformerLike<T> {
-    this.requested.push(`${rt.plural}${opts?.namespace ? ` ns=${opts.namespace}` : ""}`);
-    return {
-      resource: rt,
-      store: new StoreWriter<T>().reader,
-      addHandler: () => () => {},
-      hasSynced: () => this.synced,
-      waitForSync: () => Promise.resolve(),
-    };
-  }
-  start(signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
-  }
-  markSynced(): void {
-    this.synced = true;
-    this.#waiters.splice(0).forEach((w) => w());
-  }
-  hasSynced(): boolean {
-    return this.synced;
-  }
-  waitForSync(timeoutMs: number, signal?: AbortSignal): Promise<void> {
-    if (this.synced) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const cancel = this.clock.setTimer(timeoutMs, () => reject(new CacheSyncTimeoutError(["pods"], timeoutMs)));
-      signal?.addEventListener("abort", () => {
-        cancel();
-        reject(signal.reason);
-      }, { once: true });
-      this.#waiters.push(() => {
-        cancel();
-        resolve();
-      });
-    });
-  }
-  health(): WatchHealth[] {
-    return [{ resource: "pods", state: "Watching", synced: this.synced, consecutiveFailures: this.failures }];
-  }
-}
-
-/** A controller whose one reconcile is held open until the test releases it. */
-class FakeController implements Runnable {
-  starts = 0;
-  running = false;
-  signal?: AbortSignal;
-  #release: () => void = () => {};
-  readonly #inflight: Promise<void>;
-  constructor(readonly name: string, opts: { reconcileForever?: boolean; failStart?: boolean } = {}) {
-    this.#inflight = opts.reconcileForever ? new Promise(() => {}) : new Promise((r) => this.#release = r);
-    if (opts.failStart) this.start = () => Promise.reject(new Error(`${name}: cannot start`));
-  }
-  bind(): void {}
-  watchedResources() {
-    return [{ rt: CoreTypes.Pod as ResourceType }];
-  }
-  finishReconcile(): void {
-    this.#release();
-  }
-  async start(signal: AbortSignal): Promise<void> {
-    this.starts++;
-    this.running = true;
-    this.signal = signal;
-    await new Promise((r) => signal.addEventListener("abort", r, { once: true }));
-    await this.#inflight; // drain: the in-flight reconcile finishes before start() resolves
-    this.running = false;
-  }
-}
-
-/** Never called: these tests replace the caches, the recorder and the Lease lock (nothing listens on port 1). */
-const dummyClient = new KubeClient({ config: { server: "http://127.0.0.1:1" } });
-const quietRecorder = { event() {}, close: () => Promise.resolve() };
-
-function managerOptions(
-  clock: Clock,
-  informers: ManagerInformers,
-  extra: Partial<ManagerOptions> = {},
-): ManagerOptions {
-  return { client: dummyClient, clock, informers, recorder: quietRecorder, ...extra };
-}
-
-function electionOptions(identity: string, lock: LeaseLock) {
-  return { id: "kubeop", namespace: "default", identity, lock, random: () => 0.5 };
-}
-
-async function advanceUntil(clock: VirtualClock, cond: () => boolean, limitMs: number): Promise<number> {
-  const start = clock.now();
-  while (!cond()) {
-    if (clock.now() - start > limitMs) throw new Error(`not reached within ${limitMs} virtual ms`);
-    await clock.advance(50);
-  }
-  return clock.now() - start;
-}
+  advanceUntil,
+  electionOptions,
+  FakeController,
+  FakeInformers,
+  managerOptions,
+} from "./support/manager_fakes.ts";
 
 Deno.test("/readyz fails until the caches sync; controllers start only after sync", async () => {
   const clock = new RealClock();
@@ -235,7 +132,7 @@ Deno.test("draining is bounded by gracefulShutdownMs; the lease is released afte
   assert.equal(store.current!.spec.holderIdentity, "");
 });
 
-Deno.test("losing the lease stops the controllers, waits briefly for them, and rejects with LeadershipLostError", async () => {
+Deno.test("with exitOnLostLeadership, losing the lease stops the controllers, waits briefly, and rejects with LeadershipLostError", async () => {
   const clock = new VirtualClock();
   const store = new MemoryLeaseStore();
   let failing = false;
@@ -249,7 +146,9 @@ Deno.test("losing the lease stops the controllers, waits briefly for them, and r
   const informers = new FakeInformers(clock);
   informers.markSynced();
   const ctl = new FakeController("stuck", { reconcileForever: true });
-  const mgr = new Manager(managerOptions(clock, informers, { leaderElection: electionOptions("a", lock) })).add(ctl);
+  const mgr = new Manager(managerOptions(clock, informers, {
+    leaderElection: { ...electionOptions("a", lock), exitOnLostLeadership: true },
+  })).add(ctl);
   const running = mgr.start(new AbortController().signal);
   const rejected = assert.rejects(running, (err) =>
     err instanceof LeadershipLostError && /a could not renew/.test(

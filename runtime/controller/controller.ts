@@ -86,7 +86,10 @@ export class Controller<T extends KubeObject = KubeObject> {
   #sources: Source[] = [];
   #deps: ControllerDeps | undefined;
   #queue: WorkQueue | undefined;
+  /** Set by the first start; sources are fixed from then on. */
   #started = false;
+  /** True while a start() runs: a controller may be started again once the previous run resolved (a new term). */
+  #running = false;
   /** With sharding on, a controller runs on every replica and reconciles only its buckets' keys (ControllerRunnable). */
   readonly shardable = true;
 
@@ -148,7 +151,9 @@ export class Controller<T extends KubeObject = KubeObject> {
 
   /**
    * Registers handlers, waits for the caches to sync, then runs workers until `signal` aborts; then stops intake,
-   * lets in-flight reconciles finish (their context signal is aborted) and resolves.
+   * lets in-flight reconciles finish (their context signal is aborted) and resolves. It may be started again once that
+   * run resolved (the Manager does, when this replica leads again after losing the Lease): with a fresh queue that
+   * the informers' current contents fill.
    */
   async start(signal: AbortSignal): Promise<void> {
     const deps = this.#deps;
@@ -157,8 +162,18 @@ export class Controller<T extends KubeObject = KubeObject> {
         `controller ${this.name}: start() without services (construct it with deps, or add it to a Manager)`,
       );
     }
-    if (this.#started) throw new Error(`controller ${this.name}: already started`);
+    if (this.#running) throw new Error(`controller ${this.name}: already started`);
     this.#started = true;
+    this.#running = true;
+    try {
+      await this.#run(deps, signal);
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  /** One run: a fresh queue and read-your-own-writes tracker, handlers on the shared informers, workers. */
+  async #run(deps: ControllerDeps, signal: AbortSignal): Promise<void> {
     const metrics = deps.metrics ?? new Metrics();
     const baseLog = deps.logger?.getChild(["controller", this.name]) ?? kubeopLogger("controller", this.name);
     const clock = deps.clock;

@@ -4,8 +4,10 @@
  * shared caches (on every replica: warm standby) until they sync, then runnables with `needLeaderElection: false`,
  * then — once this replica holds the Lease, when leader election is on — the leader-gated ones (controllers). On
  * shutdown it stops intake, drains the leader-gated and every-replica runnables (bounded), releases the Lease, closes
- * the Event recorder, then stops the caches and the servers. Losing the Lease stops the controllers at once and
- * rejects with {@link LeadershipLostError}.
+ * the Event recorder, then stops the caches and the servers. Losing the Lease stops the controllers at once (their
+ * writes were fenced from the renew deadline on), drains them and campaigns again with the caches warm (KEP-5366's
+ * graceful leader transition); with `leaderElection.exitOnLostLeadership` it rejects with
+ * {@link LeadershipLostError} instead, as controller-runtime does.
  * @module
  */
 
@@ -20,14 +22,12 @@ import { kubeLeaseLock } from "../leader/lease_lock.ts";
 import { leaderAdmission } from "../leader/leader_admission.ts";
 import { ensureDefaultLogging, kubeopLogger, type Logger } from "../observe/log.ts";
 import { Metrics } from "../observe/metrics.ts";
-import { MetricsAuthFilter } from "./metrics_auth.ts";
-import { loadMetricsServingCert } from "./metrics_cert.ts";
 import { namespacedInformers } from "../cache/namespaced_informers.ts";
-import { type CheckResult, EndpointsServer, parseBindAddress, type ProbeReport } from "./probes.ts";
+import type { CheckResult, ProbeReport } from "./probes.ts";
+import { endpointServers, watchesCheck } from "./manager_servers.ts";
 import type { ManagerEndpoints, ManagerInformers, ManagerLeaderElection, ManagerOptions } from "./manager_options.ts";
 import { type ControllerRunnable, isControllerRunnable, type Runnable } from "./runnable.ts";
 import type { ManagerPlugin } from "./manager_plugin.ts";
-import type { WatchHealth } from "../watch/watch_runner.ts";
 import { RunnableGroup } from "./runnable_group.ts";
 import { shardingPlugin } from "../shard/manager_shards.ts";
 import type { ShardRing } from "../shard/shard_ring.ts";
@@ -93,7 +93,7 @@ const MEMBER_NOUN: Record<keyof Groups, string> = {
  * manager.add(machineController({ informers: manager.informers }));
  * const stop = new AbortController();
  * Deno.addSignalListener("SIGTERM", () => stop.abort());
- * await manager.start(stop.signal); // resolves after a clean shutdown; rejects on leadership loss
+ * await manager.start(stop.signal); // resolves after a clean shutdown
  * ```
  */
 export class Manager {
@@ -269,8 +269,10 @@ export class Manager {
   }
 
   /**
-   * Runs until `signal` aborts (then shuts down gracefully and resolves) or leadership is lost (then stops the
-   * leader-gated runnables and rejects with {@link LeadershipLostError}). Also rejects when a server cannot listen,
+   * Runs until `signal` aborts (then shuts down gracefully and resolves). A lost Lease stops and drains the
+   * leader-gated runnables and campaigns again (each term starts them anew; a Controller may be started again); with
+   * `leaderElection.exitOnLostLeadership`, or when they do not drain within `gracefulShutdownMs`, it rejects with
+   * {@link LeadershipLostError} instead. Also rejects when a server cannot listen,
    * the caches do not sync within `cacheSyncTimeoutMs` (the error names them) or a runnable fails. A program that
    * configured no logging gets info-level text lines on stderr from here on (constructors never configure logging).
    */
@@ -296,10 +298,7 @@ export class Manager {
       signal,
       stopped,
       stopWith,
-      groups: this.#groups((noun, r, error) => {
-        this.#log.error(`${noun} {name} failed: {error}`, { name: r.name, error: String(error) });
-        stopWith({ kind: "error", error });
-      }),
+      groups: this.#groups(stopWith),
       election: new AbortController(),
       electionDone: Promise.resolve(),
     };
@@ -319,17 +318,43 @@ export class Manager {
     }
   }
 
+  /** A group whose failing member stops the run with its error. */
+  #group(name: keyof Groups, stopWith: (reason: StopReason) => void): RunnableGroup {
+    return new RunnableGroup({
+      name,
+      onError: (r, error) => {
+        this.#log.error(`${MEMBER_NOUN[name]} {name} failed: {error}`, { name: r.name, error: String(error) });
+        stopWith({ kind: "error", error });
+      },
+    });
+  }
+
+  /** A fresh leader-gated group with `members` (one per term of leadership). */
+  #leaderGroup(members: readonly Runnable[], stopWith: (reason: StopReason) => void): RunnableGroup {
+    const group = this.#group("leaderElected", stopWith);
+    for (const r of members) group.add(r);
+    return group;
+  }
+
   /** The manager's own servers and caches plus the added runnables, sorted into their groups. */
-  #groups(onError: (noun: string, r: Runnable, error: unknown) => void): Groups {
-    const group = (name: keyof Groups) =>
-      new RunnableGroup({ name, onError: (r, e) => onError(MEMBER_NOUN[name], r, e) });
+  #groups(stopWith: (reason: StopReason) => void): Groups {
+    const group = (name: keyof Groups) => this.#group(name, stopWith);
     const groups: Groups = {
       servers: group("servers"),
       caches: group("caches"),
       everyReplica: group("everyReplica"),
       leaderElected: group("leaderElected"),
     };
-    for (const server of this.#endpointServers()) groups.servers.add(server);
+    for (
+      const server of endpointServers({
+        opts: this.#opts,
+        clock: this.#clock,
+        metrics: this.metrics,
+        logger: this.#log,
+        readiness: () => this.readiness(),
+        listening: (name, url) => this.#endpoints[name] = url,
+      })
+    ) groups.servers.add(server);
     const timeoutMs = this.#opts.cacheSyncTimeoutMs ?? 120_000;
     groups.caches.add({
       name: "informers",
@@ -344,44 +369,6 @@ export class Manager {
     }
     for (const plugin of this.#plugins) for (const r of plugin.runnables?.() ?? []) groups.everyReplica.add(r);
     return groups;
-  }
-
-  /** The /metrics and /healthz /readyz servers that are enabled ("0" disables one). */
-  #endpointServers(): EndpointsServer[] {
-    const servers: EndpointsServer[] = [];
-    const metricsAddress = this.#opts.metricsBindAddress ?? "0";
-    if (parseBindAddress(metricsAddress)) {
-      const secure = this.#opts.metricsSecure === true;
-      const filter = secure ? new MetricsAuthFilter({ client: this.#opts.client, clock: this.#clock }) : undefined;
-      const server = new EndpointsServer({
-        bindAddress: metricsAddress,
-        metrics: this.metrics,
-        tls: secure ? () => loadMetricsServingCert({ certDir: this.#opts.metricsCertDir }) : undefined,
-        authorizeMetrics: filter
-          ? async (req) => {
-            const result = await filter.check(req);
-            return result.ok ? undefined : result.response;
-          }
-          : undefined,
-        logger: this.#log,
-        name: "metrics",
-      });
-      server.ready().then(() => this.#endpoints.metrics = server.url, () => {});
-      servers.push(server);
-    }
-    const probeAddress = this.#opts.healthProbeBindAddress ?? "0";
-    if (parseBindAddress(probeAddress)) {
-      const server = new EndpointsServer({
-        bindAddress: probeAddress,
-        liveness: true,
-        readiness: () => this.readiness(),
-        logger: this.#log,
-        name: "health probe",
-      });
-      server.ready().then(() => this.#endpoints.healthProbe = server.url, () => {});
-      servers.push(server);
-    }
-    return servers;
   }
 
   /**
@@ -402,23 +389,57 @@ export class Manager {
       DEFAULT_COLLECTORS_DELAY_MS,
       () => void this.metrics.registerDefaultCollectors(),
     );
-    const leaderElected = groups.leaderElected;
-    const startLeaderElected = () => {
-      if (leaderElected.stopping) return;
-      this.#log.info("starting {count} controllers", { count: leaderElected.members.length });
-      leaderElected.start(signal).catch((error) => run.stopWith({ kind: "error", error }));
-    };
     if (!this.#elector) {
-      startLeaderElected();
+      this.#startLeaderGroup(run, groups.leaderElected);
       return stopped;
     }
-    this.#onLeading = (leading) => {
-      leading.addEventListener("abort", () => leaderElected.stop(leading.reason), { once: true });
-      startLeaderElected();
-    };
-    const lost = this.#elector.run(run.election.signal).then((outcome) => outcome === "lost");
-    run.electionDone = lost;
-    return Promise.race([stopped, lost.then((l) => l ? { kind: "lost" } as const : stopped)]);
+    return this.#campaign(run, this.#elector);
+  }
+
+  /** Starts a term's leader-gated group (after the previous term's drained). */
+  #startLeaderGroup(run: Run, group: RunnableGroup, after: Promise<unknown> = Promise.resolve()): void {
+    void after.then(() => {
+      if (group.stopping) return;
+      this.#log.info("starting {count} controllers", { count: group.members.length });
+      group.start(run.signal).catch((error) => run.stopWith({ kind: "error", error }));
+    });
+  }
+
+  /**
+   * Campaigns for the Lease; each term of leadership runs a fresh leader-gated group. A lost Lease stops that group
+   * (the fence shut first) and — unless `exitOnLostLeadership` — drains it and campaigns again with the caches warm
+   * (KEP-5366); a group that does not drain within the graceful-shutdown bound ends the run as a loss instead, so
+   * two terms' reconciles of one key never overlap.
+   */
+  async #campaign(run: Run, elector: LeaderElector): Promise<StopReason> {
+    const drainMs = this.#opts.gracefulShutdownMs ?? 25_000;
+    let previous: Promise<unknown> = Promise.resolve();
+    for (let term = 1;; term++) {
+      const group = run.groups.leaderElected;
+      this.#onLeading = (leading) => {
+        leading.addEventListener("abort", () => group.stop(leading.reason), { once: true });
+        this.#startLeaderGroup(run, group, previous);
+      };
+      const election = elector.run(run.election.signal);
+      run.electionDone = election;
+      const outcome = await Promise.race([run.stopped, election]);
+      if (typeof outcome !== "string") return outcome;
+      if (outcome !== "lost") return run.stopped; // stopped or released: the run's signal aborted
+      if (this.#opts.leaderElection?.exitOnLostLeadership) return { kind: "lost" };
+      group.stop();
+      if (!await this.#within(group.done(), drainMs)) {
+        this.#log.error("lost leadership, and reconciles still run after {drainMs} ms: stopping", { drainMs });
+        return { kind: "lost" };
+      }
+      if (run.signal.aborted) return { kind: "signal" };
+      previous = group.done();
+      run.groups.leaderElected = this.#leaderGroup(run.groups.leaderElected.members, run.stopWith);
+      this.#log.warn(
+        "lost leadership of lease {lease} (term {term}): controllers stopped and drained, caches kept warm; " +
+          "campaigning again",
+        { lease: this.#opts.leaderElection?.id ?? "", term },
+      );
+    }
   }
 
   /**
@@ -470,21 +491,4 @@ export class Manager {
       cancel();
     }
   }
-}
-
-/**
- * The /readyz `watches` check: a watch is unhealthy after `failures` failures in a row, or when it has synced and
- * then been without an open stream for `disconnectGraceMs` (unsynced ones are reported by `informer-sync`).
- */
-function watchesCheck(health: WatchHealth[], limits: { failures: number; disconnectGraceMs: number }): CheckResult {
-  const reasons: string[] = [];
-  for (const h of health) {
-    const why = h.lastError ?? h.state;
-    if (h.synced && h.disconnectedMs !== undefined && h.disconnectedMs >= limits.disconnectGraceMs) {
-      reasons.push(`${h.resource}: disconnected for ${Math.floor(h.disconnectedMs / 1000)} s (${why})`);
-    } else if (h.consecutiveFailures >= limits.failures) {
-      reasons.push(`${h.resource}: ${h.consecutiveFailures} failures (${why})`);
-    }
-  }
-  return { name: "watches", ok: reasons.length === 0, reason: reasons.join("; ") };
 }

@@ -46,6 +46,13 @@ export interface ManagerLeaderElection {
   lock?: LeaseLock;
   /** Random source for retry jitter (tests). */
   random?: () => number;
+  /**
+   * What losing the Lease (no renewal within the renew deadline) does. Default false: a graceful transition
+   * (KEP-5366) — the leader-gated runnables stop and drain (the write fence is already shut), the caches stay warm,
+   * and the replica campaigns again, leading again once the Lease can be had. `true` keeps controller-runtime's
+   * behaviour: {@link Manager.start} rejects with `LeadershipLostError` (`kubeop run --exit-on-lost-leadership`).
+   */
+  exitOnLostLeadership?: boolean;
 }
 
 /** Construction options of {@link Manager}. */
