@@ -92,7 +92,10 @@ Deno.test("kubeop run prints the cluster, identity, namespaces, controllers, ele
     assert.equal(line(out, "identity:").identity, 'user "kubeop-fake" (bearer token)');
     assert.equal(line(out, "namespaces:").namespaces, "default,kube-system");
     assert.equal(line(out, "controllers:").controllers, "at,netperf");
-    assert.match(line(out, "leader election:").leaderElection, /^on, Lease default\/startup, identity \S+, on loss campaign again$/);
+    assert.match(
+      line(out, "leader election:").leaderElection,
+      /^on, Lease default\/startup, identity \S+, on loss campaign again$/,
+    );
     assert.equal(line(out, "sharding:").sharding, "off");
     assert.equal(line(out, "webhooks:").webhooks, "off (--webhook-bind-address=0)");
     assert.equal(line(out, "metrics:").metrics, "on, http on 127.0.0.1:0 (a free port)");
