@@ -36,6 +36,13 @@ Deno.test("no credentials: system:anonymous, authorized by SubjectAccessReview (
       await health.body?.cancel();
     }
     assert.equal(fx.cluster.reviews.length, reviews, "health paths are always allowed, without a review");
+    // Counted as kube counts them: authenticated (anonymous is a success), then denied by the authorizer.
+    const text = await (await fx.call("/metrics")).text();
+    assert.match(text, /^authentication_attempts\{result="success"\} [6-9]$/m, text);
+    assert.match(
+      text,
+      /^apiserver_authorization_decisions_total\{type="Webhook",name="webhook",decision="denied"\} 2$/m,
+    );
   } finally {
     await fx.close();
   }

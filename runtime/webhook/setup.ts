@@ -35,6 +35,8 @@ export interface WebhookSetupOptions {
   clock?: Clock;
   /** Default `kubeop.webhook`. */
   logger?: Logger;
+  /** `--webhook-client-ca`: require kube-apiserver's client certificate, signed by the CA in this PEM file. */
+  clientCAFile?: string;
 }
 
 /**
@@ -67,5 +69,6 @@ export function createWebhookServer(opts: WebhookSetupOptions): WebhookServer {
     metrics: opts.metrics,
     clock: opts.clock,
     logger: opts.logger,
+    clientCAFile: opts.clientCAFile,
   });
 }
