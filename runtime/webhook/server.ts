@@ -75,6 +75,11 @@ export interface WebhookServerOptions {
    * no answer at all (the handshake fails; nothing is read). Read once at start. Default: no client certificate asked.
    */
   clientCAFile?: string;
+  /**
+   * Runs first on every request's head (method, URL, headers): a Response refuses it before its body is read
+   * (`--webhook-token-audience`: ./webhook_token.ts). Default: none.
+   */
+  authenticate?: (head: Request) => Promise<Response | undefined>;
 }
 
 /** Default body limit (controller-runtime's webhook `maxRequestSize`). */
@@ -247,7 +252,7 @@ export class WebhookServer implements Runnable {
         scheme: "https",
         host: "webhook.invalid",
         body: { maxBytes },
-        admit: (head) => Promise.resolve(this.#admit(head)),
+        admit: async (head) => (await this.#opts.authenticate?.(head)) ?? this.#admit(head),
         tooLarge: (head) => {
           this.#metrics?.requests.inc({ webhook: new URL(head.url).pathname, code: 413 });
           return reply(413, `request body larger than ${maxBytes} bytes`);
