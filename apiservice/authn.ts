@@ -3,9 +3,11 @@
  * aggregator) presents a client certificate signed by the requestheader client CA, and only then are the
  * X-Remote-User / X-Remote-Group / X-Remote-Extra-* headers believed (and only when the certificate's CN is in
  * requestheader-allowed-names, if that list is non-empty). Bearer tokens are checked with a TokenReview when the
- * cluster offers one. Anything else is anonymous; the router answers 401 for it except on health endpoints.
+ * cluster offers one; a certificate signed by the cluster's client CA (client-ca-file) is its CN and O's. Credentials
+ * that do not hold are refused (401); a request with none is system:anonymous, authorized like anyone (./gate.ts).
  * @module
  */
+import { chainIssuedBy } from "./cert_chain.ts";
 import type { ConfigMapObject, FarmCluster, UserInfo } from "./cluster.ts";
 
 /** The requestheader options (flags, or the extension-apiserver-authentication ConfigMap). */
@@ -70,18 +72,34 @@ export function requestHeaderFromConfigMap(cm: ConfigMapObject | undefined): Req
 
 /** What the TLS layer knows about the connection. */
 export interface PeerInfo {
-  /** The client certificate chained to the requestheader CA (node's `socket.authorized`). */
+  /** The client certificate chained to a trusted CA (node's `socket.authorized`). */
   verified: boolean;
+  /** A client certificate was sent at all (default: `verified`, or a known CN). */
+  presented?: boolean;
   /** Subject CN of the presented certificate. */
   commonName?: string;
+  /** Subject O's of the presented certificate (the groups of an x509 user). */
+  organizations?: string[];
+  /** The chain the peer sent, DER, leaf first; tells which trusted CA issued it (absent: the front-proxy CA). */
+  chain?: Uint8Array[];
 }
+
+/** The user a request without credentials becomes (kube's anonymous authenticator). */
+export const ANONYMOUS_USER: UserInfo = { username: "system:anonymous", groups: ["system:unauthenticated"] };
 
 /** The outcome of authentication. */
 export type AuthnResult =
-  | { kind: "user"; user: UserInfo; via: "requestheader" | "token" }
+  | { kind: "user"; user: UserInfo; via: "requestheader" | "x509" | "token" }
   /** A verified front proxy that named no user (the aggregator's own availability and OpenAPI calls). */
   | { kind: "front-proxy" }
-  | { kind: "anonymous"; reason: string };
+  /** No credentials at all, anonymous auth on: system:anonymous, to be authorized like anyone. */
+  | { kind: "anonymous"; user: UserInfo }
+  /**
+   * Answer 401: credentials that do not hold (`error`: a bearer token TokenReview refused, a client certificate
+   * that does not chain to a trusted CA or names a front proxy not allowed) or none with anonymous auth off
+   * (`failure`) — the `result` of kube's authentication_attempts.
+   */
+  | { kind: "unauthorized"; result: "failure" | "error"; reason: string };
 
 /** The headers a front proxy may set, lower-cased, so they can be dropped from untrusted requests. */
 export function requestHeaderNames(cfg: RequestHeaderConfig): { exact: string[]; prefixes: string[] } {
@@ -117,25 +135,42 @@ function withAuthenticatedGroup(username: string, groups: string[]): string[] {
 }
 
 /**
- * Authenticates one request.
+ * Authenticates one request as k8s.io/apiserver's delegating authenticator does: the union of the requestheader
+ * (front proxy) authenticator, the x509 client-certificate authenticator (client-ca-file) and the TokenReview bearer
+ * authenticator, the first that succeeds wins; when none does and one of them failed (a certificate that does not
+ * verify, a token TokenReview refused), the request is refused (401) — only a request with no credentials at all
+ * becomes system:anonymous (anonymous auth on, the default) and is authorized like any other.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { Authenticator, REQUESTHEADER_DEFAULTS } from "./authn.ts";
  * const authn = new Authenticator({ requestHeader: { clientCAPEM: "", ...REQUESTHEADER_DEFAULTS } });
- * const r = await authn.authenticate(new Headers({ "X-Remote-User": "mallory" }), { verified: false });
- * assert.ok(r.kind === "anonymous");
+ * const forged = await authn.authenticate(new Headers({ "X-Remote-User": "mallory" }), { verified: false });
+ * assert.ok(forged.kind === "anonymous" && forged.user.username === "system:anonymous");
+ * const badToken = await authn.authenticate(new Headers({ authorization: "Bearer x" }), { verified: false });
+ * assert.ok(badToken.kind === "unauthorized");
  * ```
  */
 export class Authenticator {
   #cfg?: RequestHeaderConfig;
+  #clientCAPEM?: string;
   readonly #cluster?: FarmCluster;
+  readonly #anonymous: boolean;
 
   /** Creates the instance from its options. */
-  constructor(opts: { requestHeader?: RequestHeaderConfig; cluster?: FarmCluster }) {
+  constructor(opts: {
+    requestHeader?: RequestHeaderConfig;
+    /** The cluster's client CA (client-ca-file): certificates it signed authenticate as their CN and O's. */
+    clientCAPEM?: string;
+    cluster?: FarmCluster;
+    /** Requests without credentials become system:anonymous (default true); false answers them 401. */
+    anonymous?: boolean;
+  }) {
     this.#cfg = opts.requestHeader;
+    this.#clientCAPEM = opts.clientCAPEM;
     this.#cluster = opts.cluster;
+    this.#anonymous = opts.anonymous ?? true;
   }
 
   /** The requestheader configuration in use (undefined: front-proxy authentication is off). */
@@ -148,18 +183,58 @@ export class Authenticator {
     this.#cfg = cfg;
   }
 
-  /** Authenticates one request from its headers and TLS peer. */
+  /** The client CA in use (undefined: x509 client-certificate users are off). */
+  get clientCAPEM(): string | undefined {
+    return this.#clientCAPEM;
+  }
+
+  /** Replaces the client CA (a rotated client-ca-file). */
+  set clientCAPEM(pem: string | undefined) {
+    this.#clientCAPEM = pem;
+  }
+
+  /** Authenticates one request from its headers and TLS peer; never reads a body. */
   async authenticate(headers: Headers, peer: PeerInfo): Promise<AuthnResult> {
+    const errors: string[] = [];
+    let frontProxy = false;
+    const presented = peer.presented ?? (peer.verified || peer.commonName !== undefined);
+    if (presented) {
+      const cert = this.#fromCertificate(headers, peer);
+      if ("user" in cert) return { kind: "user", user: cert.user, via: cert.via };
+      if ("error" in cert) errors.push(cert.error);
+      else frontProxy = true;
+    }
+    const auth = headers.get("authorization");
+    const token = auth?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+    if (token) {
+      const review = this.#cluster?.tokenReview ? await this.#cluster.tokenReview(token) : undefined;
+      if (review?.authenticated && review.user) {
+        const user = { ...review.user, groups: withAuthenticatedGroup(review.user.username, review.user.groups ?? []) };
+        return { kind: "user", user, via: "token" };
+      }
+      errors.push(review ? "invalid bearer token" : "bearer tokens are not accepted here");
+    }
+    if (errors.length) return { kind: "unauthorized", result: "error", reason: errors.join("; ") };
+    if (frontProxy) return { kind: "front-proxy" };
+    if (!this.#anonymous) return { kind: "unauthorized", result: "failure", reason: "anonymous requests are refused" };
+    return { kind: "anonymous", user: ANONYMOUS_USER };
+  }
+
+  /** The requestheader and x509 authenticators: a user, a front proxy naming none (`{}`), or why the cert fails. */
+  #fromCertificate(
+    headers: Headers,
+    peer: PeerInfo,
+  ): { user: UserInfo; via: "requestheader" | "x509" } | { error: string } | Record<never, never> {
     const cfg = this.#cfg;
-    if (cfg && peer.verified) {
+    if (!peer.verified) return { error: "client certificate does not chain to a trusted CA" };
+    const clientCA = this.#clientCAPEM;
+    const fromFrontProxyCA = cfg && (peer.chain ? chainIssuedBy(peer.chain, cfg.clientCAPEM) : true);
+    if (cfg && fromFrontProxyCA) {
       if (cfg.allowedNames.length > 0 && !cfg.allowedNames.includes(peer.commonName ?? "")) {
-        return {
-          kind: "anonymous",
-          reason: `client certificate CN "${peer.commonName}" is not an allowed front proxy`,
-        };
+        return { error: `client certificate CN "${peer.commonName}" is not an allowed front proxy` };
       }
       const username = first(headers, cfg.usernameHeaders);
-      if (!username) return { kind: "front-proxy" };
+      if (!username) return {};
       const extra: Record<string, string[]> = {};
       for (const [name, value] of headers) {
         const prefix = cfg.extraHeaderPrefixes.find((p) => name.toLowerCase().startsWith(p.toLowerCase()));
@@ -171,19 +246,12 @@ export class Authenticator {
       const uid = first(headers, cfg.uidHeaders);
       if (uid) user.uid = uid;
       if (Object.keys(extra).length) user.extra = extra;
-      return { kind: "user", user, via: "requestheader" };
+      return { user, via: "requestheader" };
     }
-    const auth = headers.get("authorization");
-    const token = auth?.match(/^Bearer\s+(\S+)$/i)?.[1];
-    if (token) {
-      if (!this.#cluster?.tokenReview) return { kind: "anonymous", reason: "bearer tokens are not accepted here" };
-      const review = await this.#cluster.tokenReview(token);
-      if (review.authenticated && review.user) {
-        const user = { ...review.user, groups: withAuthenticatedGroup(review.user.username, review.user.groups ?? []) };
-        return { kind: "user", user, via: "token" };
-      }
-      return { kind: "anonymous", reason: "invalid bearer token" };
+    if (clientCA && peer.chain && chainIssuedBy(peer.chain, clientCA) && peer.commonName) {
+      const username = peer.commonName;
+      return { user: { username, groups: withAuthenticatedGroup(username, peer.organizations ?? []) }, via: "x509" };
     }
-    return { kind: "anonymous", reason: "no verified front-proxy client certificate and no bearer token" };
+    return { error: "client certificate does not chain to a trusted CA" };
   }
 }

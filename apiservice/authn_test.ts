@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { Authenticator, REQUESTHEADER_DEFAULTS, requestHeaderFromConfigMap } from "./authn.ts";
+import { MemoryFarmCluster } from "./memory_cluster.ts";
 
 Deno.test("requestheader options are read from extension-apiserver-authentication", () => {
   const cfg = requestHeaderFromConfigMap({
@@ -37,11 +38,18 @@ Deno.test("headers count only from a verified peer with an allowed CN", async ()
     via: "requestheader",
     user: { username: "alice", groups: ["a", "b", "system:authenticated"], extra: { "acme/scope": ["x"] } },
   });
-  assert.equal((await authn.authenticate(headers, { verified: true, commonName: "mallory" })).kind, "anonymous");
+  // A certificate that verifies but names no allowed front proxy, or does not verify: 401, never anonymous.
+  assert.equal((await authn.authenticate(headers, { verified: true, commonName: "mallory" })).kind, "unauthorized");
   assert.equal(
     (await authn.authenticate(headers, { verified: false, commonName: "front-proxy-client" })).kind,
-    "anonymous",
+    "unauthorized",
   );
+  // No certificate at all: the headers are ignored and the caller is system:anonymous.
+  const forged = await authn.authenticate(headers, { verified: false, presented: false });
+  assert.deepEqual(forged, {
+    kind: "anonymous",
+    user: { username: "system:anonymous", groups: ["system:unauthenticated"] },
+  });
   const noUser = await authn.authenticate(new Headers(), { verified: true, commonName: "front-proxy-client" });
   assert.equal(noUser.kind, "front-proxy");
 });
@@ -61,4 +69,22 @@ Deno.test("front-proxy users get system:authenticated once, like k8s.io/apiserve
   const already = [["X-Remote-User", "bob"], ["X-Remote-Group", "system:authenticated"]] as [string, string][];
   assert.deepEqual(await groupsOf(already), ["system:authenticated"]);
   assert.deepEqual(await groupsOf([["X-Remote-User", "system:anonymous"]]), []);
+});
+
+Deno.test("no credentials: system:anonymous, or 401 (failure) with anonymous auth off; a bad token is 401 (error)", async () => {
+  const cluster = new MemoryFarmCluster({ tokens: { good: { username: "carol", groups: [] } } });
+  const on = new Authenticator({ cluster });
+  const off = new Authenticator({ cluster, anonymous: false });
+  const none = { verified: false, presented: false };
+  assert.equal((await on.authenticate(new Headers(), none)).kind, "anonymous");
+  assert.deepEqual(await off.authenticate(new Headers(), none), {
+    kind: "unauthorized",
+    result: "failure",
+    reason: "anonymous requests are refused",
+  });
+  const bad = await on.authenticate(new Headers({ authorization: "Bearer nope" }), none);
+  assert.ok(bad.kind === "unauthorized" && bad.result === "error", JSON.stringify(bad));
+  const good = await off.authenticate(new Headers({ authorization: "Bearer good" }), none);
+  assert.ok(good.kind === "user" && good.via === "token");
+  assert.deepEqual(good.user.groups, ["system:authenticated"]);
 });

@@ -1,8 +1,10 @@
 /**
  * The farm API inside `kubeop dev`: starts the farm server against the embedded fake API server (pods through an
  * informer, llamas in the ConfigMap kube-system/farm-llamas so `--data-dir` keeps them) and registers its router
- * in-process with `registerAggregatedApi` — a trusted path, since the fake server already authenticated the
- * kubeconfig user. Structurally typed so apiservice/ does not import testing/.
+ * in-process with `registerAggregatedApi` — a trusted path, since the fake server already authenticated and
+ * authorized the caller. The farm server's own port does delegated auth against the dev server, as in a cluster: a
+ * caller without credentials is system:anonymous, authorized by the dev server's RBAC (so 403 on llamas). Structurally
+ * typed so apiservice/ does not import testing/.
  * @module
  */
 import { KubeClient } from "../runtime/client/client.ts";
@@ -31,6 +33,8 @@ export interface FarmDevOptions {
   clock?: Clock;
   /** Default true: llamas persist in kube-system/farm-llamas of the dev server. */
   persist?: boolean;
+  /** Told the farm server's own address (`https://127.0.0.1:<port>`) and serving CA once it listens. */
+  onServing?: (farm: { url: string; caPEM: string }) => void;
 }
 
 /**
@@ -54,7 +58,9 @@ export async function startFarmForDev(host: DevHost, opts: FarmDevOptions = {}):
     certDir: opts.certDir,
     cluster: new KubeFarmCluster({ client, pods }),
     storage: opts.persist === false ? "memory" : "configmap",
-    auth: "none",
+    // Its own port authenticates and authorizes as in a cluster: TokenReview and SubjectAccessReview against the
+    // dev server, x509 users from its client CA, anyone else system:anonymous under the dev server's RBAC.
+    auth: "delegated",
     clock: opts.clock,
   });
   const farmStop = new AbortController();
@@ -62,6 +68,7 @@ export async function startFarmForDev(host: DevHost, opts: FarmDevOptions = {}):
   try {
     await serving.ready;
     host.registerAggregatedApi(FARM_GROUP, FARM_VERSION, farm.handler);
+    opts.onServing?.({ url: farm.url, caPEM: farm.caPEM });
     return async () => {
       farmStop.abort();
       await serving.done;

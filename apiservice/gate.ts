@@ -1,17 +1,23 @@
 /**
- * The auth gate in front of the router: health endpoints are open; everything else needs an authenticated user
- * (401 otherwise — unlike k8s.io/apiserver, which would map the caller to system:anonymous and answer 403), and
- * every request of a user is authorized with a SubjectAccessReview (403 when denied). A verified front proxy that
- * names no user (kube-apiserver's availability check and OpenAPI aggregation) may read discovery and OpenAPI only.
+ * The auth gate in front of the router, k8s.io/apiserver's delegated authentication and authorization in one step,
+ * decided from the request line, the headers and the TLS peer alone (no body byte is read before it admits):
+ * credentials that do not hold — a bearer token TokenReview refuses, a client certificate that does not chain to a
+ * trusted CA — are answered 401 with kube's Status on every path; a request without credentials is system:anonymous
+ * (group system:unauthenticated) and is authorized like anyone else. Authorization is kube's delegated authorizer:
+ * `/healthz`, `/livez` and `/readyz` are always allowed (AlwaysAllowPaths), the group system:masters may do anything
+ * (AlwaysAllowGroups), everything else is a SubjectAccessReview (403 with kube's wording when denied) — so with kube's
+ * default RBAC an anonymous caller may read /version (system:public-info-viewer) and nothing else. A verified front
+ * proxy that names no user (kube-apiserver's availability check and OpenAPI aggregation) may read discovery and
+ * OpenAPI only. Refusals are counted in kube's `authentication_attempts` and `apiserver_authorization_decisions_total`.
  * @module
  */
 import { failureStatus } from "../runtime/client/errors.ts";
+import type { AuthMetrics } from "../runtime/observe/auth_metrics.ts";
 import type { AccessAttributes, UserInfo } from "./cluster.ts";
 import type { Authenticator, PeerInfo } from "./authn.ts";
 import { type CachingAuthorizer, parseResourcePath } from "./authz.ts";
 import { requestVerb } from "../runtime/apimachinery/verbs.ts";
 import { statusResponse } from "./http.ts";
-import { PUBLIC_PATHS } from "./router.ts";
 
 /** The gate's verdict: continue as `user`, or answer with `response`. */
 export type GateResult = { user?: UserInfo } | { response: Response };
@@ -24,10 +30,19 @@ export interface AuthGateOptions {
   authorizer: CachingAuthorizer;
   /** Reports a failed SubjectAccessReview/TokenReview (never includes tokens). */
   onError?: (message: string) => void;
+  /** Where refused and admitted callers are counted (kube's metric names). */
+  metrics?: AuthMetrics;
 }
 
-function isPublic(path: string): boolean {
-  return PUBLIC_PATHS.has(path) || path.startsWith("/livez/") || path.startsWith("/readyz/");
+/** k8s.io/apiserver's default AlwaysAllowPaths: authorized without a SubjectAccessReview (still authenticated). */
+export const ALWAYS_ALLOW_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz", "/livez"]);
+
+/** k8s.io/apiserver's default AlwaysAllowGroups. */
+const ALWAYS_ALLOW_GROUPS = ["system:masters"];
+
+/** kube-apiserver's 401 body: message "Unauthorized", whatever failed (the reason stays out of the answer). */
+function unauthorized(): Response {
+  return statusResponse(failureStatus(401, "Unauthorized", "Unauthorized"));
 }
 
 /** The SubjectAccessReview attributes of a request. */
@@ -71,45 +86,51 @@ function forbiddenMessage(user: UserInfo, a: AccessAttributes, reason?: string):
  * ```
  */
 export function createAuthGate(opts: AuthGateOptions): (req: Request, peer: PeerInfo) => Promise<GateResult> {
+  const decided = (decision: "allowed" | "denied") =>
+    opts.metrics?.decisions.inc({ type: "Webhook", name: "webhook", decision });
   return async (req, peer) => {
     const path = new URL(req.url).pathname.replace(/\/+$/, "") || "/";
-    if (isPublic(path)) return {};
     let authn;
     try {
       authn = await opts.authenticator.authenticate(req.headers, peer);
     } catch (err) {
       opts.onError?.(`authentication failed: ${(err as Error).message}`);
+      opts.metrics?.attempts.inc({ result: "error" });
       return { response: statusResponse(failureStatus(500, "InternalError", "authentication failed")) };
     }
+    if (authn.kind === "unauthorized") {
+      opts.metrics?.attempts.inc({ result: authn.result });
+      return { response: unauthorized() };
+    }
+    opts.metrics?.attempts.inc({ result: "success" });
+    if (ALWAYS_ALLOW_PATHS.has(path)) return {};
     const attrs = accessAttributes(req);
     if (authn.kind === "front-proxy") {
       if (attrs.path && attrs.verb === "get") return {};
-      return {
-        response: statusResponse(failureStatus(401, "Unauthorized", "Unauthorized: the front proxy named no user")),
-      };
+      return { response: unauthorized() };
     }
-    if (authn.kind === "anonymous") {
-      return { response: statusResponse(failureStatus(401, "Unauthorized", `Unauthorized: ${authn.reason}`)) };
-    }
+    const user = authn.user;
+    if (user.groups.some((g) => ALWAYS_ALLOW_GROUPS.includes(g))) return { user };
     let decision;
     try {
-      decision = await opts.authorizer.authorize(authn.user, attrs);
+      decision = await opts.authorizer.authorize(user, attrs);
     } catch (err) {
-      opts.onError?.(`SubjectAccessReview for ${authn.user.username} failed: ${(err as Error).message}`);
+      opts.onError?.(`SubjectAccessReview for ${user.username} failed: ${(err as Error).message}`);
       return {
         response: statusResponse(
           failureStatus(500, "InternalError", "Internal error occurred: authorization (SubjectAccessReview) failed"),
         ),
       };
     }
+    decided(decision.allowed ? "allowed" : "denied");
     if (!decision.allowed) {
-      const status = failureStatus(403, "Forbidden", forbiddenMessage(authn.user, attrs, decision.reason), {
+      const status = failureStatus(403, "Forbidden", forbiddenMessage(user, attrs, decision.reason), {
         name: attrs.name,
         group: attrs.group,
         kind: attrs.resource,
       });
       return { response: statusResponse(status) };
     }
-    return { user: authn.user };
+    return { user };
   };
 }

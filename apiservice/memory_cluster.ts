@@ -71,8 +71,21 @@ export class MemoryPodCache implements PodCache {
   }
 }
 
+/** The non-resource paths kube's default RBAC lets system:unauthenticated read (system:public-info-viewer). */
+const PUBLIC_INFO_PATHS = new Set(["/healthz", "/livez", "/readyz", "/version", "/version/"]);
+
 /**
- * In-memory cluster.
+ * The default test policy: every authenticated user may do anything; system:unauthenticated gets what kube's default
+ * RBAC gives it — `get` on /healthz, /livez, /readyz and /version (system:public-info-viewer), nothing else.
+ */
+function kubeDefaultPolicy(user: UserInfo, attrs: AccessAttributes): boolean {
+  if (!user.groups.includes("system:unauthenticated")) return true;
+  return attrs.verb === "get" && attrs.path !== undefined && PUBLIC_INFO_PATHS.has(attrs.path);
+}
+
+/**
+ * In-memory cluster; without `authorize`, authenticated users may do anything and anonymous ones what kube's default
+ * RBAC allows them.
  *
  * @example
  * ```ts
@@ -103,7 +116,7 @@ export class MemoryFarmCluster implements FarmCluster {
   constructor(
     opts: { authorize?: (user: UserInfo, attrs: AccessAttributes) => boolean; tokens?: Record<string, UserInfo> } = {},
   ) {
-    this.authorize = opts.authorize ?? (() => true);
+    this.authorize = opts.authorize ?? kubeDefaultPolicy;
     this.tokens = new Map(Object.entries(opts.tokens ?? {}));
   }
 

@@ -23,6 +23,8 @@ import { LlamaStore } from "./llama_store.ts";
 import { createFarmRouter } from "./router.ts";
 import { loadServingCert, watchFiles } from "./serving_cert.ts";
 import { startTlsServer } from "./tls_server.ts";
+import { authMetrics } from "../runtime/observe/auth_metrics.ts";
+import { Registry } from "../runtime/observe/prom_client.ts";
 
 export type { FarmCluster } from "./cluster.ts";
 export type { RequestHeaderConfig } from "./authn.ts";
@@ -64,6 +66,13 @@ export interface FarmApiServerOptions {
   storageName?: string;
   /** Default "delegated". "none" serves everyone (local development only). */
   auth?: "delegated" | "none";
+  /**
+   * Delegated auth: a request without credentials is system:anonymous, authorized by SubjectAccessReview like anyone
+   * (default true, k8s.io/apiserver's default); false answers it 401.
+   */
+  anonymousAuth?: boolean;
+  /** The cluster's client CA (client-ca-file); when absent it is read from extension-apiserver-authentication. */
+  clientCAPEM?: string;
   /** Front-proxy options (flags); when absent they are read from kube-system/extension-apiserver-authentication. */
   requestHeader?: RequestHeaderConfig;
   /** How often kube-system/extension-apiserver-authentication is re-read when it supplies the requestheader
@@ -90,6 +99,7 @@ interface Serving {
   caPEM: string;
   handler: (req: Request) => Promise<Response>;
   store: LlamaStore;
+  metrics: Registry;
 }
 
 /**
@@ -148,6 +158,10 @@ export class FarmApiServer implements Runnable {
   /** The Llama store (for tests and diagnostics). */
   get store(): LlamaStore {
     return this.#get().store;
+  }
+  /** The registry behind `/metrics` (authentication_attempts, apiserver_authorization_decisions_total). */
+  get metrics(): Registry {
+    return this.#get().metrics;
   }
 
   /** Resolves once listening; rejects when setup or listening failed. */
@@ -219,7 +233,7 @@ export class FarmApiServer implements Runnable {
     const readAuthConfigMap = async () => {
       try {
         const cm = await cluster!.getConfigMap(AUTHENTICATION_CONFIGMAP.namespace, AUTHENTICATION_CONFIGMAP.name);
-        return { cfg: requestHeaderFromConfigMap(cm) };
+        return { cfg: requestHeaderFromConfigMap(cm), clientCA: cm?.data?.["client-ca-file"] || undefined };
       } catch (err) {
         log(
           `farm apiserver: cannot read ${AUTHENTICATION_CONFIGMAP.namespace}/${AUTHENTICATION_CONFIGMAP.name}: ` +
@@ -228,10 +242,15 @@ export class FarmApiServer implements Runnable {
         return undefined;
       }
     };
+    let clientCAPEM = opts.clientCAPEM;
     if (fromConfigMap) {
-      requestHeader = (await readAuthConfigMap())?.cfg;
+      const read = await readAuthConfigMap();
+      requestHeader = read?.cfg;
+      clientCAPEM ??= read?.clientCA;
       if (!requestHeader) log("farm apiserver: no requestheader client CA yet; only bearer tokens (TokenReview) work");
     }
+    const trustedCAs = (rh: RequestHeaderConfig | undefined, client: string | undefined) =>
+      [rh?.clientCAPEM, client].filter(Boolean).join("\n") || undefined;
 
     const store = await LlamaStore.open({
       clock,
@@ -244,13 +263,15 @@ export class FarmApiServer implements Runnable {
     const followed = store.follow(following.signal, (err) => log(`farm apiserver: reloading llamas: ${err}`)).catch(
       (err) => log(`farm apiserver: following llama storage stopped: ${(err as Error).message}`),
     );
+    const metrics = new Registry();
     const router = createFarmRouter({
       store,
       pods: cluster?.pods,
       clock,
       bookmarkIntervalMs: opts.bookmarkIntervalMs,
+      metrics,
     });
-    const authenticator = new Authenticator({ requestHeader, cluster });
+    const authenticator = new Authenticator({ requestHeader, clientCAPEM, cluster, anonymous: opts.anonymousAuth });
     const gate = auth === "delegated"
       ? createAuthGate({
         authenticator,
@@ -261,6 +282,7 @@ export class FarmApiServer implements Runnable {
           denyTtlMs: opts.authorizationDenyTtlMs,
         }),
         onError: (m) => log(`farm apiserver: ${m}`),
+        metrics: authMetrics(metrics),
       })
       : undefined;
 
@@ -269,7 +291,7 @@ export class FarmApiServer implements Runnable {
       port: opts.port ?? 8443,
       certPEM: cert.certPEM,
       keyPEM: cert.keyPEM,
-      clientCAPEM: requestHeader?.clientCAPEM,
+      clientCAPEM: trustedCAs(requestHeader, clientCAPEM),
       requestClientCert: auth === "delegated",
       // Authentication and authorization come first, from the TLS peer and the headers: a refused caller's body
       // is never read.
@@ -304,9 +326,12 @@ export class FarmApiServer implements Runnable {
       const tick = async () => {
         const read = await readAuthConfigMap();
         if (stopped) return;
-        if (read && !deepEqual(read.cfg, authenticator.requestHeader)) {
-          if (read.cfg) tls.update({ clientCAPEM: read.cfg.clientCAPEM });
+        const clientCA = opts.clientCAPEM ?? read?.clientCA;
+        if (read && (!deepEqual(read.cfg, authenticator.requestHeader) || clientCA !== authenticator.clientCAPEM)) {
+          const trusted = trustedCAs(read.cfg, clientCA);
+          if (trusted) tls.update({ clientCAPEM: trusted });
           authenticator.requestHeader = read.cfg;
+          authenticator.clientCAPEM = clientCA;
           log("farm apiserver: requestheader options changed in extension-apiserver-authentication; reloaded");
         }
         cancel = clock.setTimer(refreshMs, tick);
@@ -324,6 +349,7 @@ export class FarmApiServer implements Runnable {
       caPEM: cert.caPEM,
       handler: router,
       store,
+      metrics,
     };
     return async () => {
       stopWatching();

@@ -31,6 +31,7 @@ import type { LlamaStore } from "./llama_store.ts";
 import { FarmPodHistory } from "./farmpod_history.ts";
 import { openApiV2Document, openApiV3Document, openApiV3Index } from "./openapi.ts";
 import { parseResourcePath } from "./authz.ts";
+import type { Registry } from "../runtime/observe/prom_client.ts";
 
 /** Options of {@link createFarmRouter}. */
 export interface FarmRouterOptions {
@@ -46,9 +47,11 @@ export interface FarmRouterOptions {
   ready?: () => string | undefined;
   /** FarmPod changes kept for watch resumption (default 1000). */
   farmPodHistorySize?: number;
+  /** Served at `/metrics` in Prometheus text (absent: 404). */
+  metrics?: Registry;
 }
 
-/** The paths anyone may reach, authenticated or not. */
+/** The health paths, answered here without a body read (the gate authorizes them as k8s.io/apiserver does). */
 export const PUBLIC_PATHS = new Set(["/healthz", "/livez", "/readyz"]);
 
 function notFound(path: string): never {
@@ -123,6 +126,11 @@ export function createFarmRouter(opts: FarmRouterOptions): (req: Request) => Pro
           return jsonResponse(openApiV3Index());
         case v3Key:
           return jsonResponse(openApiV3Document());
+        case "/metrics":
+          if (!opts.metrics) break;
+          return new Response(await opts.metrics.metrics(), {
+            headers: { "content-type": opts.metrics.contentType },
+          });
         case "/version":
           return jsonResponse({ major: "1", minor: "0", gitVersion: "v1.0.0-kubeop-farm", platform: "deno" });
       }

@@ -12,7 +12,7 @@
  */
 import https from "node:https";
 import type { IncomingMessage } from "node:http";
-import type { TLSSocket } from "node:tls";
+import type { DetailedPeerCertificate, TLSSocket } from "node:tls";
 import type { ConnectionDeadlines } from "../runtime/http/http_deadlines.ts";
 import { nodeFetchBridge } from "../runtime/http/node_fetch_bridge.ts";
 import { listenTracked } from "../runtime/http/node_listen.ts";
@@ -58,9 +58,22 @@ export interface TlsServer {
 
 function peerOf(req: IncomingMessage): PeerInfo {
   const socket = req.socket as TLSSocket;
-  const cert = socket.getPeerCertificate?.();
-  const cn = cert?.subject?.CN;
-  return { verified: socket.authorized === true, commonName: Array.isArray(cn) ? cn[0] : cn };
+  const cert = socket.getPeerCertificate?.(true) as DetailedPeerCertificate | undefined;
+  if (!cert?.raw) return { verified: false, presented: false };
+  const cn = cert.subject?.CN;
+  const o = cert.subject?.O;
+  const chain: Uint8Array[] = [];
+  for (let c: DetailedPeerCertificate | undefined = cert; c?.raw && chain.length < 10; c = c.issuerCertificate) {
+    chain.push(new Uint8Array(c.raw));
+    if (c.issuerCertificate === c) break;
+  }
+  return {
+    verified: socket.authorized === true,
+    presented: true,
+    commonName: Array.isArray(cn) ? cn[0] : cn,
+    organizations: o === undefined ? [] : Array.isArray(o) ? o : [o],
+    chain,
+  };
 }
 
 /** A kube Status answer. */

@@ -52,6 +52,8 @@ export interface DevEnvironment {
   kubeconfigPath: string;
   /** Where the controllers' webhooks listen (`https://127.0.0.1:<port>`), when served. */
   webhooksUrl?: string;
+  /** The farm API server's own port (`https://127.0.0.1:<port>`; delegated auth against the dev server). */
+  farmUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -59,14 +61,18 @@ export interface DevEnvironment {
  * The starters every `kubeop dev` runs, given where the kubeconfig goes (its directory holds generated certs);
  * `report.webhooksUrl` is set once the webhooks serve.
  */
-export function defaultDevStarters(kubeconfigPath: string, report: { webhooksUrl?: string } = {}): DevStarter[] {
+export function defaultDevStarters(
+  kubeconfigPath: string,
+  report: { webhooksUrl?: string; farmUrl?: string } = {},
+): DevStarter[] {
   const dir = kubeconfigPath.includes("/") ? kubeconfigPath.slice(0, kubeconfigPath.lastIndexOf("/")) : ".";
   return [
     // the seed systems: install their CRDs, run the four controllers
     (server) =>
       startSeedControllers({ kubeconfig: server.kubeconfig, onWebhooksServing: (url) => report.webhooksUrl = url }),
     // the farm aggregated API (llamas, farmpods), registered in-process for farm.example.com/v1alpha
-    (server) => startFarmForDev(server, { certDir: `${dir}/farm-certs` }),
+    (server) =>
+      startFarmForDev(server, { certDir: `${dir}/farm-certs`, onServing: (farm) => report.farmUrl = farm.url }),
   ];
 }
 
@@ -111,7 +117,7 @@ export async function startDev(opts: DevOptions = {}): Promise<DevEnvironment> {
     for (const s of stops.reverse()) await s().catch(() => {});
     await server.stop();
   };
-  const report: { webhooksUrl?: string } = {};
+  const report: { webhooksUrl?: string; farmUrl?: string } = {};
   try {
     for (const starter of [...defaultDevStarters(kubeconfigPath, report), ...(opts.extraStarters ?? [])]) {
       stops.push(await starter(server));
@@ -121,7 +127,7 @@ export async function startDev(opts: DevOptions = {}): Promise<DevEnvironment> {
     await stop();
     throw err;
   }
-  return { server, kubeconfigPath, webhooksUrl: report.webhooksUrl, stop };
+  return { server, kubeconfigPath, webhooksUrl: report.webhooksUrl, farmUrl: report.farmUrl, stop };
 }
 
 const SPEC: FlagSpec = {
@@ -202,7 +208,10 @@ async function logDevStartup(dev: DevEnvironment, kubeconfigPath: string): Promi
     probes: { on: false, why: "kubeop dev serves none; kubeop run does" },
     extra: [{
       message: "farm API: {farmApi}",
-      props: { farmApi: `farm.example.com/v1alpha, aggregated in-process, served through ${config.server}` },
+      props: {
+        farmApi: `farm.example.com/v1alpha, aggregated in-process, served through ${config.server}` +
+          (dev.farmUrl ? ` and on ${dev.farmUrl} (delegated auth)` : ""),
+      },
     }],
   });
 }

@@ -59,6 +59,8 @@ const SPEC: FlagSpec = {
   "health-probe-bind-address": { type: "string" },
   "webhook-bind-address": { type: "string" },
   "webhook-cert-dir": { type: "string" },
+  "webhook-client-ca": { type: "string" },
+  "webhook-token-audience": { type: "string" },
   "webhook-service-name": { type: "string" },
   "webhook-service-namespace": { type: "string" },
   "log-format": { type: "string" },
@@ -101,6 +103,10 @@ Flags:
                                       controllers (default: :9443 in a pod, off elsewhere; 0 disables)
   --webhook-cert-dir DIR              tls.crt and tls.key for the webhooks (cert-manager), reloaded on change
                                       (default: a self-managed CA in the Secret <service>-ca, caBundle injected)
+  --webhook-client-ca FILE            require kube-apiserver's client certificate, signed by the CA in FILE
+                                      (TLS handshake; controller-runtime's ClientCAName; default: not asked)
+  --webhook-token-audience AUD        require a bearer token valid for AUD (TokenReview; KEP-6060 webhook tokens,
+                                      alpha in Kubernetes v1.37; default: no token asked)
   --webhook-service-name NAME         the webhook Service, named in the certificate (default kubeop-webhook)
   --webhook-service-namespace NS      its namespace, where the CA Secret lives (default: the pod's namespace,
                                       else kubeop-system)
@@ -147,6 +153,10 @@ export interface RunOptions {
   webhookBindAddress?: string;
   /** `--webhook-cert-dir` (undefined: self-managed certificates). */
   webhookCertDir?: string;
+  /** `--webhook-client-ca` (undefined: no client certificate asked). */
+  webhookClientCA?: string;
+  /** `--webhook-token-audience` (undefined: no token asked). */
+  webhookTokenAudience?: string;
   /** `--webhook-service-name`. */
   webhookServiceName: string;
   /** `--webhook-service-namespace` (undefined: resolved at start). */
@@ -252,6 +262,8 @@ export function parseRunFlags(args: string[]): RunOptions | "help" {
       "leader-election-namespace",
       "metrics-cert-dir",
       "webhook-cert-dir",
+      "webhook-client-ca",
+      "webhook-token-audience",
       "webhook-service-name",
       "webhook-service-namespace",
     ]
@@ -276,6 +288,8 @@ export function parseRunFlags(args: string[]): RunOptions | "help" {
     healthProbeBindAddress: bindAddressFlag(values, "health-probe-bind-address", ":8081"),
     webhookBindAddress: bindAddressFlag(values, "webhook-bind-address"),
     webhookCertDir: stringFlag(values, "webhook-cert-dir"),
+    webhookClientCA: stringFlag(values, "webhook-client-ca"),
+    webhookTokenAudience: stringFlag(values, "webhook-token-audience"),
     webhookServiceName: stringFlag(values, "webhook-service-name") ?? WEBHOOK_DEFAULTS.serviceName,
     webhookServiceNamespace: stringFlag(values, "webhook-service-namespace"),
     logFormat: enumFlag("run", values, "log-format", ["json", "text"] as const, "json"),
@@ -356,6 +370,8 @@ export async function runCommand(args: string[]): Promise<number> {
         webhooks,
         bindAddress: serving.bindAddress,
         certDir: opts.webhookCertDir,
+        clientCAFile: opts.webhookClientCA,
+        tokenAudience: opts.webhookTokenAudience,
         client,
         serviceName: opts.webhookServiceName,
         namespace: webhookNamespace,
@@ -373,7 +389,9 @@ export async function runCommand(args: string[]): Promise<number> {
           `${listenDetail(serving.bindAddress, "https")}, Service ${webhookNamespace}/${opts.webhookServiceName}, ` +
           (opts.webhookCertDir
             ? `certificates from ${opts.webhookCertDir}`
-            : `self-managed CA in Secret ${webhookNamespace}/${opts.webhookServiceName}-ca`),
+            : `self-managed CA in Secret ${webhookNamespace}/${opts.webhookServiceName}-ca`) +
+          (opts.webhookClientCA ? `, client certificates from ${opts.webhookClientCA} required` : "") +
+          (opts.webhookTokenAudience ? `, bearer tokens for ${opts.webhookTokenAudience} required` : ""),
       };
     const metricsFact = listening(opts.metricsBindAddress, opts.metricsSecure ? "https" : "http");
     logStartup(log, {

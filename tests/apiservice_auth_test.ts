@@ -1,27 +1,94 @@
 // Delegated authentication and authorization of the farm server over real HTTPS with front-proxy client certs.
 import assert from "node:assert/strict";
 import { VirtualClock } from "../runtime/clock.ts";
-import { startFarmFixture } from "./support/farm_fixture.ts";
+import { type CallAs, startFarmFixture } from "./support/farm_fixture.ts";
 import { MemoryFarmCluster } from "../apiservice/memory_cluster.ts";
 import { createCA } from "../runtime/http/pki.ts";
 
 const DOLLY = "/apis/farm.example.com/v1alpha/namespaces/default/llamas/dolly";
 
-Deno.test("anonymous requests get 401 Status; health stays open", async () => {
+Deno.test("no credentials: system:anonymous, authorized by SubjectAccessReview (403 with kube's wording)", async () => {
   const fx = await startFarmFixture();
   try {
     const res = await fx.call(DOLLY, { as: { cert: "none" } });
-    assert.equal(res.status, 401);
+    assert.equal(res.status, 403);
     const status = await res.json();
     assert.equal(status.kind, "Status");
-    assert.equal(status.reason, "Unauthorized");
+    assert.equal(status.reason, "Forbidden");
+    assert.match(
+      status.message,
+      /^llamas\.farm\.example\.com "dolly" is forbidden: User "system:anonymous" cannot get resource "llamas" in API group "farm\.example\.com" in the namespace "default"/,
+    );
+    assert.deepEqual(fx.cluster.reviews.at(-1)!.user, {
+      username: "system:anonymous",
+      groups: ["system:unauthenticated"],
+    });
     const discovery = await fx.call("/apis", { as: { cert: "none" } });
-    assert.equal(discovery.status, 401);
-    await discovery.body?.cancel();
-    const health = await fx.call("/readyz", { as: { cert: "none" } });
-    assert.equal(health.status, 200);
-    await health.body?.cancel();
-    assert.equal(fx.cluster.reviews.length, 0);
+    assert.equal(discovery.status, 403, "system:discovery is bound to system:authenticated only");
+    assert.match((await discovery.json()).message, /^forbidden: User "system:anonymous" cannot get path "\/apis"/);
+    const version = await fx.call("/version", { as: { cert: "none" } });
+    assert.equal(version.status, 200, "system:public-info-viewer lets anonymous callers read /version");
+    await version.body?.cancel();
+    const reviews = fx.cluster.reviews.length;
+    for (const path of ["/readyz", "/livez", "/healthz"]) {
+      const health = await fx.call(path, { as: { cert: "none" } });
+      assert.equal(health.status, 200, path);
+      await health.body?.cancel();
+    }
+    assert.equal(fx.cluster.reviews.length, reviews, "health paths are always allowed, without a review");
+    // Counted as kube counts them: authenticated (anonymous is a success), then denied by the authorizer.
+    const text = await (await fx.call("/metrics")).text();
+    assert.match(text, /^authentication_attempts\{result="success"\} [6-9]$/m, text);
+    assert.match(
+      text,
+      /^apiserver_authorization_decisions_total\{type="Webhook",name="webhook",decision="denied"\} 2$/m,
+    );
+  } finally {
+    await fx.close();
+  }
+});
+
+Deno.test("credentials that do not hold get kube's 401 Status on every path, health included, and are counted", async () => {
+  const fx = await startFarmFixture();
+  try {
+    const cases: Array<[string, CallAs]> = [
+      ["untrusted certificate", { cert: "rogue" }],
+      ["front-proxy CA, CN not allowed", { cert: "wrong-cn" }],
+      ["bad bearer token", { cert: "none", headers: { authorization: "Bearer not-a-token" } }],
+    ];
+    for (const [what, as] of cases) {
+      for (const path of [DOLLY, "/readyz"]) {
+        const res = await fx.call(path, { as });
+        assert.equal(res.status, 401, `${what} ${path}`);
+        assert.deepEqual(await res.json(), {
+          kind: "Status",
+          apiVersion: "v1",
+          metadata: {},
+          status: "Failure",
+          message: "Unauthorized",
+          reason: "Unauthorized",
+          code: 401,
+        });
+      }
+    }
+    assert.equal(fx.cluster.reviews.length, 0, "no SubjectAccessReview for refused credentials");
+    const metrics = await fx.call("/metrics");
+    assert.equal(metrics.status, 200);
+    const text = await metrics.text();
+    assert.match(text, /^authentication_attempts\{result="error"\} 6$/m, text);
+  } finally {
+    await fx.close();
+  }
+});
+
+Deno.test("anonymous auth off: no credentials get 401, counted as failure", async () => {
+  const fx = await startFarmFixture({ anonymousAuth: false });
+  try {
+    const res = await fx.call(DOLLY, { as: { cert: "none" } });
+    assert.equal(res.status, 401);
+    assert.equal((await res.json()).message, "Unauthorized");
+    const text = await (await fx.call("/metrics")).text();
+    assert.match(text, /^authentication_attempts\{result="failure"\} 1$/m, text);
   } finally {
     await fx.close();
   }
@@ -30,12 +97,15 @@ Deno.test("anonymous requests get 401 Status; health stays open", async () => {
 Deno.test("forged X-Remote-User without a verified client cert is ignored", async () => {
   const fx = await startFarmFixture();
   try {
-    for (const cert of ["none", "rogue", "wrong-cn"] as const) {
+    const anonymous = await fx.call(DOLLY, { as: { cert: "none", user: "system:admin", groups: ["system:masters"] } });
+    assert.equal(anonymous.status, 403, "no certificate: the headers are ignored, the caller is anonymous");
+    await anonymous.body?.cancel();
+    assert.ok(fx.cluster.reviews.every((r) => r.user.username === "system:anonymous"));
+    for (const cert of ["rogue", "wrong-cn"] as const) {
       const res = await fx.call(DOLLY, { as: { cert, user: "system:admin", groups: ["system:masters"] } });
       assert.equal(res.status, 401, cert);
       await res.body?.cancel();
     }
-    assert.equal(fx.cluster.reviews.length, 0, "no SubjectAccessReview for forged identities");
   } finally {
     await fx.close();
   }
@@ -207,6 +277,36 @@ Deno.test("front-proxy options come from extension-apiserver-authentication and 
     }
   } finally {
     client.close();
+    await fx.close();
+  }
+});
+
+Deno.test("a certificate from the cluster's client CA (client-ca-file) is its CN and O's; system:masters skips the review", async () => {
+  const clientCA = await createCA({ commonName: "cluster-client-ca" });
+  const fx = await startFarmFixture({ clientCAPEM: clientCA.certPEM });
+  const [dev, admin] = await Promise.all([
+    clientCA.issue({ commonName: "dana", organizations: ["devs"], usage: "client" }),
+    clientCA.issue({ commonName: "root", organizations: ["system:masters"], usage: "client" }),
+  ]);
+  const get = async (pair: { certPEM: string; keyPEM: string }) => {
+    const client = Deno.createHttpClient({ caCerts: [fx.farm.caPEM], cert: pair.certPEM, key: pair.keyPEM });
+    try {
+      // X-Remote-User is the front proxy's to set: from any other certificate it is ignored.
+      const res = await fetch(`${fx.farm.url}${DOLLY}`, { client, headers: { "X-Remote-User": "system:admin" } });
+      await res.body?.cancel();
+      return res.status;
+    } finally {
+      client.close();
+    }
+  };
+  try {
+    assert.equal(await get(dev), 200);
+    assert.deepEqual(fx.cluster.reviews.at(-1)!.user, { username: "dana", groups: ["devs", "system:authenticated"] });
+    const reviews = fx.cluster.reviews.length;
+    fx.cluster.authorize = () => false;
+    assert.equal(await get(admin), 200);
+    assert.equal(fx.cluster.reviews.length, reviews, "system:masters is always allowed (k8s.io/apiserver's default)");
+  } finally {
     await fx.close();
   }
 });

@@ -200,3 +200,50 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "kubeop dev: the farm API refuses anonymous callers on its own port and through the fake API server",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "kubeop-dev-farm-anon-" });
+    const dev = await startDev({ kubeconfigOut: `${dir}/kubeconfig`, kubelet: false });
+    const llamas = "/apis/farm.example.com/v1alpha/namespaces/default/llamas";
+    const farmCA = await Deno.readTextFile(`${dir}/farm-certs/ca.crt`);
+    const viaFake = Deno.createHttpClient({ caCerts: [dev.server.caPEM!] });
+    const direct = Deno.createHttpClient({ caCerts: [farmCA] });
+    const admin = dev.server.clientCert!;
+    const directAdmin = Deno.createHttpClient({ caCerts: [farmCA], cert: admin.certPEM, key: admin.keyPEM });
+    try {
+      assert.ok(dev.farmUrl, "kubeop dev reports the farm server's own address");
+      for (const [where, base, client] of [["fake", dev.server.url, viaFake], ["farm", dev.farmUrl, direct]] as const) {
+        const get = await fetch(`${base}${llamas}/dolly`, { client });
+        assert.equal(get.status, 403, where);
+        assert.match(
+          (await get.json()).message,
+          /^llamas\.farm\.example\.com "dolly" is forbidden: User "system:anonymous" cannot get resource "llamas" in API group "farm\.example\.com" in the namespace "default"/,
+          where,
+        );
+        const del = await fetch(`${base}${llamas}/dolly`, { method: "DELETE", client });
+        assert.equal(del.status, 403, where);
+        await del.body?.cancel();
+        const bad = await fetch(`${base}${llamas}`, { client, headers: { authorization: "Bearer not-a-token" } });
+        assert.equal(bad.status, 401, where);
+        assert.equal((await bad.json()).message, "Unauthorized", where);
+      }
+      const health = await fetch(`${dev.farmUrl}/readyz`, { client: direct });
+      assert.equal(health.status, 200);
+      await health.body?.cancel();
+      // The kubeconfig's admin certificate (the dev server's client CA, group system:masters) is let in.
+      const asAdmin = await fetch(`${dev.farmUrl}${llamas}/dolly`, { client: directAdmin });
+      assert.equal(asAdmin.status, 200);
+      assert.equal((await asAdmin.json()).metadata.name, "dolly", "the anonymous DELETEs did nothing");
+    } finally {
+      viaFake.close();
+      direct.close();
+      directAdmin.close();
+      await dev.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

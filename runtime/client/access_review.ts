@@ -54,7 +54,8 @@ export interface ReviewDecision {
 }
 
 /**
- * POSTs a TokenReview for `token`; undefined when the token is not authenticated (or names no user).
+ * POSTs a TokenReview for `token`; undefined when the token is not authenticated (or names no user). With
+ * `audiences`, the token must be valid for one of them (the review's `status.audiences` says which).
  *
  * @example
  * ```ts
@@ -71,16 +72,24 @@ export interface ReviewDecision {
  * assert.equal(await reviewToken(client, "bad"), undefined);
  * ```
  */
-export async function reviewToken(client: ReviewClient, token: string): Promise<ReviewedUser | undefined> {
+export async function reviewToken(
+  client: ReviewClient,
+  token: string,
+  opts: { audiences?: string[] } = {},
+): Promise<ReviewedUser | undefined> {
   const review = await client.create<KubeObject>(CoreTypes.TokenReview, {
     apiVersion: "authentication.k8s.io/v1",
     kind: "TokenReview",
     metadata: {},
-    spec: { token },
+    spec: { token, ...(opts.audiences ? { audiences: opts.audiences } : {}) },
   });
-  const status = review.status as { authenticated?: boolean; user?: Partial<ReviewedUser> } | undefined;
+  const status = review.status as
+    | { authenticated?: boolean; user?: Partial<ReviewedUser>; audiences?: string[] }
+    | undefined;
   const u = status?.user;
   if (status?.authenticated !== true || !u?.username) return undefined;
+  // An authenticator that ignores audiences answers none: the token was then not checked for ours.
+  if (opts.audiences && !opts.audiences.some((a) => status.audiences?.includes(a))) return undefined;
   return { username: u.username, uid: u.uid, groups: u.groups ?? [], extra: u.extra };
 }
 

@@ -5,7 +5,8 @@
  * starts the caches only after every server is ready — never reports ready while kube-apiserver could not reach it.
  * Built on node:https because Deno.serve can neither swap certificates without a restart nor bound header reads;
  * certificates come from a {@link ServingCertSource} (self-managed or `--webhook-cert-dir`) and are swapped in on
- * rotation. Bad requests never reach a handler: wrong method 405, unknown path 404, not JSON 400, too large 413; a
+ * rotation. With `clientCAFile` (`--webhook-client-ca`) the handshake requires a client certificate that CA signed.
+ * Bad requests never reach a handler: wrong method 405, unknown path 404, not JSON 400, too large 413; a
  * handler that misses the request's deadline (kube-apiserver's `?timeout=`, capped) is answered 504. On stop it
  * accepts nothing more and lets the reviews in flight finish for a bounded grace.
  * @module
@@ -23,6 +24,7 @@ import { type BindAddress, parseBindAddress } from "../manager/probes.ts";
 import type { Runnable } from "../manager/runnable.ts";
 import type { ReviewAnswer } from "./admission.ts";
 import { type WebhookMetrics, webhookMetrics } from "./webhook_metrics.ts";
+import { type AuthMetrics, authMetrics } from "../observe/auth_metrics.ts";
 
 /** One path the server answers. */
 export interface WebhookRoute {
@@ -67,6 +69,17 @@ export interface WebhookServerOptions {
   shutdownGraceMs?: number;
   /** Default `kubeop.webhook`. */
   logger?: Logger;
+  /**
+   * `--webhook-client-ca` (controller-runtime's ClientCAName): PEM file of the CA that signs kube-apiserver's client
+   * certificate. When set, the TLS handshake requires a client certificate chained to it: a caller without one gets
+   * no answer at all (the handshake fails; nothing is read). Read once at start. Default: no client certificate asked.
+   */
+  clientCAFile?: string;
+  /**
+   * Runs first on every request's head (method, URL, headers): a Response refuses it before its body is read
+   * (`--webhook-token-audience`: ./webhook_token.ts). Default: none.
+   */
+  authenticate?: (head: Request) => Promise<Response | undefined>;
 }
 
 /** Default body limit (controller-runtime's webhook `maxRequestSize`). */
@@ -124,6 +137,7 @@ export class WebhookServer implements Runnable {
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly #metrics: WebhookMetrics | undefined;
+  readonly #authMetrics: AuthMetrics | undefined;
   readonly #listening: Promise<void>;
   #listened: () => void = () => {};
   #failed: (error: unknown) => void = () => {};
@@ -140,6 +154,7 @@ export class WebhookServer implements Runnable {
     this.#clock = opts.clock ?? new RealClock();
     this.#log = opts.logger ?? kubeopLogger("webhook");
     this.#metrics = opts.metrics ? webhookMetrics(opts.metrics.registry) : undefined;
+    this.#authMetrics = opts.metrics ? authMetrics(opts.metrics.registry) : undefined;
     for (const route of opts.routes ?? []) this.register(route);
     this.#listening = new Promise<void>((resolve, reject) => {
       this.#listened = resolve;
@@ -174,6 +189,21 @@ export class WebhookServer implements Runnable {
     return this.#listening;
   }
 
+  /**
+   * With a client CA, counts handshakes in kube's authentication_attempts: `success` for a verified client
+   * certificate, `failure` for none, `error` for any other failed handshake (an untrusted certificate, or a client
+   * that broke off: the TLS layer does not tell them apart).
+   */
+  #countHandshakes(server: https.Server): void {
+    const attempts = this.#authMetrics?.attempts;
+    server.on("secureConnection", () => attempts?.inc({ result: "success" }));
+    server.on("tlsClientError", (err: Error & { code?: string }) => {
+      const none = err.code === "ERR_SSL_PEER_DID_NOT_RETURN_A_CERTIFICATE";
+      attempts?.inc({ result: none ? "failure" : "error" });
+      this.#log.debug("webhook server: TLS handshake refused: {error}", { error: err.message });
+    });
+  }
+
   /** Obtains the certificate, listens until `signal` aborts, swapping certificates as the source rotates them. */
   async start(signal: AbortSignal): Promise<void> {
     this.#started = true;
@@ -197,6 +227,24 @@ export class WebhookServer implements Runnable {
       throw error;
     }
     if (signal.aborted) return;
+    let clientCAPEM: string | undefined;
+    if (this.#opts.clientCAFile !== undefined) {
+      try {
+        clientCAPEM = await Deno.readTextFile(this.#opts.clientCAFile);
+      } catch (err) {
+        const error = new Error(`webhook server: cannot read --webhook-client-ca ${this.#opts.clientCAFile}: ${err}`);
+        this.#failed(error);
+        throw error;
+      }
+    }
+    // With a client CA the handshake itself refuses callers without a certificate it signed (Go's
+    // tls.RequireAndVerifyClientCert, which controller-runtime sets for ClientCAName).
+    const secure = (pair: CertKeyPEM) => ({
+      cert: pair.certPEM,
+      key: pair.keyPEM,
+      minVersion: "TLSv1.2" as const,
+      ...(clientCAPEM ? { ca: clientCAPEM, requestCert: true, rejectUnauthorized: true } : {}),
+    });
     try {
       const maxBytes = this.#opts.maxBodyBytes ?? DEFAULT_WEBHOOK_MAX_BODY_BYTES;
       // Bad requests are refused from the head (the body unread, the connection closed); a body past the bound too.
@@ -204,7 +252,7 @@ export class WebhookServer implements Runnable {
         scheme: "https",
         host: "webhook.invalid",
         body: { maxBytes },
-        admit: (head) => Promise.resolve(this.#admit(head)),
+        admit: async (head) => (await this.#opts.authenticate?.(head)) ?? this.#admit(head),
         tooLarge: (head) => {
           this.#metrics?.requests.inc({ webhook: new URL(head.url).pathname, code: 413 });
           return reply(413, `request body larger than ${maxBytes} bytes`);
@@ -214,14 +262,12 @@ export class WebhookServer implements Runnable {
           return reply(500, "internal error");
         },
       });
-      server = https.createServer(
-        { cert: cert.certPEM, key: cert.keyPEM, minVersion: "TLSv1.2" },
-        (req, res) => {
-          const serving = answer(req, res);
-          this.#inFlight.add(serving);
-          serving.finally(() => this.#inFlight.delete(serving));
-        },
-      );
+      server = https.createServer(secure(cert), (req, res) => {
+        const serving = answer(req, res);
+        this.#inFlight.add(serving);
+        serving.finally(() => this.#inFlight.delete(serving));
+      });
+      if (clientCAPEM) this.#countHandshakes(server);
       listener = await listenTracked(server, {
         hostname: this.#bind.hostname,
         port: this.#bind.port,
@@ -240,7 +286,7 @@ export class WebhookServer implements Runnable {
     });
     this.#listened();
     const watching = this.#opts.certificates.watch(signal, (cert) => {
-      server.setSecureContext({ cert: cert.certPEM, key: cert.keyPEM, minVersion: "TLSv1.2" });
+      server.setSecureContext(secure(cert));
       this.#log.info("webhook server: serving certificate replaced");
     }).catch((err) => {
       // The current certificate keeps being served; rotation stopped, which the log must say.

@@ -13,6 +13,9 @@ import { CertDirSource } from "./cert_dir.ts";
 import { caBundleTargets, WEBHOOK_DEFAULTS } from "./manifests.ts";
 import { SelfManagedCerts } from "./self_managed_certs.ts";
 import { WebhookServer } from "./server.ts";
+import { WebhookTokenVerifier } from "./webhook_token.ts";
+import { authMetrics } from "../observe/auth_metrics.ts";
+import { RealClock } from "../clock.ts";
 import { type RegisteredWebhook, webhookRoutes } from "./webhook.ts";
 
 /** Options of {@link createWebhookServer}. */
@@ -35,6 +38,13 @@ export interface WebhookSetupOptions {
   clock?: Clock;
   /** Default `kubeop.webhook`. */
   logger?: Logger;
+  /** `--webhook-client-ca`: require kube-apiserver's client certificate, signed by the CA in this PEM file. */
+  clientCAFile?: string;
+  /**
+   * `--webhook-token-audience`: every request must carry a bearer token that a TokenReview finds valid for this
+   * audience (KEP-6060 webhook tokens; ./webhook_token.ts). Default: no token asked.
+   */
+  tokenAudience?: string;
 }
 
 /**
@@ -60,6 +70,13 @@ export function createWebhookServer(opts: WebhookSetupOptions): WebhookServer {
       logger: opts.logger?.getChild("certs"),
       injectCaBundle: async (pem, signal) => void await injectCaBundle(opts.client, targets, pem, { signal }),
     });
+  const verifier = opts.tokenAudience === undefined ? undefined : new WebhookTokenVerifier({
+    client: opts.client,
+    audience: opts.tokenAudience,
+    clock: opts.clock ?? new RealClock(),
+    metrics: opts.metrics ? authMetrics(opts.metrics.registry) : undefined,
+    logger: opts.logger,
+  });
   return new WebhookServer({
     bindAddress: opts.bindAddress ?? ":9443",
     certificates,
@@ -67,5 +84,7 @@ export function createWebhookServer(opts: WebhookSetupOptions): WebhookServer {
     metrics: opts.metrics,
     clock: opts.clock,
     logger: opts.logger,
+    clientCAFile: opts.clientCAFile,
+    authenticate: opts.tokenAudience === undefined ? undefined : (head) => verifier!.verify(head),
   });
 }

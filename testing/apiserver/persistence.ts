@@ -1,7 +1,8 @@
 /**
  * `--data-dir` persistence for the fake server: every committed change is appended synchronously (before the HTTP
  * answer) to `objects.log` as one JSON line; a clean stop writes `snapshot.json` (atomically, via rename) and empties
- * the log. Start-up loads the snapshot and replays the log, so nothing acknowledged is lost.
+ * the log. Start-up loads the snapshot and replays the log, so nothing acknowledged is lost. The directory is 0700 and
+ * its files 0600: they hold every object, Secrets included.
  * @module
  */
 import type { Unstructured as KubeObject } from "./unstructured.ts";
@@ -68,8 +69,11 @@ export class Persistence {
   constructor(dir: string, objects: ObjectStore) {
     this.#dir = dir;
     this.#objects = objects;
-    Deno.mkdirSync(dir, { recursive: true });
-    this.#file = Deno.openSync(`${dir}/${LOG}`, { append: true, create: true });
+    // Every object is here, Secrets included: owner-only, like the kubeconfig. A directory that exists keeps its mode
+    // (it may be the user's own); the files are made owner-only either way.
+    Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    this.#file = Deno.openSync(`${dir}/${LOG}`, { append: true, create: true, mode: 0o600 });
+    Deno.chmodSync(`${dir}/${LOG}`, 0o600);
     this.#unsubscribe = objects.onCommit((ev) => {
       const line: LogLine = { rv: ev.rv, k: ev.storageKey, t: ev.type, o: ev.object };
       const bytes = this.#encoder.encode(JSON.stringify(line) + "\n");
@@ -82,10 +86,10 @@ export class Persistence {
   close(): void {
     this.#unsubscribe();
     const tmp = `${this.#dir}/${SNAPSHOT}.tmp`;
-    Deno.writeTextFileSync(tmp, JSON.stringify(this.#objects.snapshot()));
+    Deno.writeTextFileSync(tmp, JSON.stringify(this.#objects.snapshot()), { mode: 0o600 });
     Deno.renameSync(tmp, `${this.#dir}/${SNAPSHOT}`);
     this.#file.close();
-    Deno.writeTextFileSync(`${this.#dir}/${LOG}`, "");
+    Deno.writeTextFileSync(`${this.#dir}/${LOG}`, "", { mode: 0o600 });
   }
 
   /** Stops recording and deletes the persisted state. */

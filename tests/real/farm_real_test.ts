@@ -18,6 +18,7 @@ import {
   startFarmProcess,
 } from "./support_farm.ts";
 import { collectText, freePort, poll, rewriteKubeconfig } from "./support_real.ts";
+import { createCA } from "../../runtime/http/pki.ts";
 
 const binDir = await realClusterBinDir();
 const ROOT = new URL("../../", import.meta.url);
@@ -225,6 +226,50 @@ Deno.test({
           assert.match(write.stderr, /forbidden/);
         } finally {
           client.close();
+        }
+      });
+
+      await t.step("anonymous callers (issue 27): 403 through kube-apiserver and on the farm's own port", async () => {
+        // Through the aggregator, kube-apiserver itself authorizes system:anonymous; on the farm's port the farm
+        // server does, with a SubjectAccessReview to the same server: both answer kube's 403 wording.
+        const viaKube = Deno.createHttpClient({ caCerts: [await Deno.readTextFile(`${cluster.dir}/ca.crt`)] });
+        const farmCA = await Deno.readTextFile(`${dir}/certs/ca.crt`);
+        const direct = Deno.createHttpClient({ caCerts: [farmCA] });
+        const rogueCA = await createCA({ commonName: "rogue-ca" });
+        const rogue = await rogueCA.issue({ commonName: "front-proxy-client", usage: "client" });
+        const untrusted = Deno.createHttpClient({ caCerts: [farmCA], cert: rogue.certPEM, key: rogue.keyPEM });
+        const answer = async (url: string, client: Deno.HttpClient, headers: Record<string, string> = {}) => {
+          const res = await fetch(url, { client, headers: { accept: "application/json", ...headers } });
+          const text = await res.text();
+          return { status: res.status, text };
+        };
+        const farmUrl = `https://127.0.0.1:${port}`;
+        const dolly = "/apis/farm.example.com/v1alpha/namespaces/default/llamas/dolly";
+        try {
+          for (const [where, base, client] of [["kube", cluster.url, viaKube], ["farm", farmUrl, direct]] as const) {
+            const get = await answer(`${base}${dolly}`, client);
+            assert.equal(get.status, 403, `${where}: ${get.text}`);
+            assert.match(
+              JSON.parse(get.text).message,
+              /^llamas\.farm\.example\.com "dolly" is forbidden: User "system:anonymous" cannot get resource "llamas" in API group "farm\.example\.com" in the namespace "default"/,
+              where,
+            );
+            const discovery = await answer(`${base}/apis`, client);
+            assert.equal(discovery.status, 403, `${where} /apis: ${discovery.text}`);
+            const version = await answer(`${base}/version`, client);
+            assert.equal(version.status, 200, `${where} /version: ${version.text}`);
+            const health = await answer(`${base}/readyz`, client);
+            assert.equal(health.status, 200, `${where} /readyz: ${health.text}`);
+            const bad = await answer(`${base}${dolly}`, client, { authorization: "Bearer not-a-token" });
+            assert.equal(bad.status, 401, `${where} bad token: ${bad.text}`);
+            assert.equal(JSON.parse(bad.text).message, "Unauthorized", where);
+          }
+          const rogueAnswer = await answer(`${farmUrl}${dolly}`, untrusted, { "X-Remote-User": "system:admin" });
+          assert.equal(rogueAnswer.status, 401, rogueAnswer.text);
+        } finally {
+          viaKube.close();
+          direct.close();
+          untrusted.close();
         }
       });
 
