@@ -21,6 +21,7 @@ import { CacheWaiters, compareResourceVersions, resourceVersionReached, type Wai
 import type { Clock } from "../clock.ts";
 import { type IndexFunc, type Store, type StoreChange, StoreWriter } from "./store.ts";
 import type { KubeObject, ResourceType } from "../types.ts";
+import { WriteLag } from "../watch/write_lag.ts";
 import {
   type WatchHealth,
   type WatchLogger,
@@ -59,6 +60,11 @@ export interface InformerLike<T extends KubeObject = KubeObject> {
   hasSynced(): boolean;
   /** Resolves once synced. */
   waitForSync(signal?: AbortSignal): Promise<void>;
+  /**
+   * Records that a controller's write of this resource was answered with `resourceVersion`: health() then reports how
+   * far the cache is behind it (`ownWriteLag`, kubeop_cache_own_write_lag_seconds). Optional for test doubles.
+   */
+  noteWrite?(resourceVersion: string): void;
 }
 
 /** The shared informers (runtime/cache/informers.ts's InformerRegistry satisfies it). */
@@ -85,6 +91,8 @@ export interface InformerMetrics extends WatchMetrics {
   cacheObjects?: { set(labels: { resource: string }, value: number): void };
   /** kubeop_shard_server_side: 1 when the server filters a sliced informer, 0 when it filters client-side. */
   shardServerSide?: { set(labels: { resource: string }, value: number): void };
+  /** kubeop_cache_own_write_lag_seconds: how long the cache has not shown a write its controllers made. */
+  cacheOwnWriteLag?: { set(labels: { resource: string }, value: number): void };
 }
 
 /** Construction options of {@link Informer} (what it caches is the {@link WatchScope} part). */
@@ -160,6 +168,8 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
   /** The first list ever was stored (the once-only `synced` handler call). */
   #everSynced = false;
   #started = false;
+  readonly #writeLag = new WriteLag();
+  readonly #clock: Clock;
 
   /** Creates the informer; nothing runs before start(). */
   constructor(opts: InformerOptions<T>) {
@@ -168,7 +178,8 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
     this.#transform = opts.transform ?? dropManagedFields;
     this.#metrics = opts.metrics;
     this.#log = opts.logger ?? getLogger(["kubeop", "cache"]);
-    this.#waiters = new CacheWaiters(opts.clock ?? opts.client.clock);
+    this.#clock = opts.clock ?? opts.client.clock;
+    this.#waiters = new CacheWaiters(this.#clock);
     const rt = opts.resource;
     this.#resourceName = resourceId(rt);
     // The loop writes through this private sink: the informer's only write path.
@@ -295,10 +306,19 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
     return this.#everSynced;
   }
 
-  /** Health of the watch loop (for /readyz and metrics); also refreshes kubeop_cache_objects. */
+  /** A controller's write of this resource was answered with `resourceVersion` (see {@link InformerLike.noteWrite}). */
+  noteWrite(resourceVersion: string): void {
+    this.#writeLag.noteWrite(resourceVersion, this.#clock.nowMonotonic(), this.#runner.state.mem.rv);
+  }
+
+  /** Health of the watch loop (for /readyz and metrics); also refreshes kubeop_cache_objects and the write lag. */
   health(): WatchHealth {
-    this.#metrics?.cacheObjects?.set({ resource: this.#resourceName }, this.#store.size);
+    const labels = { resource: this.#resourceName };
+    this.#metrics?.cacheObjects?.set(labels, this.#store.size);
     const health = this.#runner.health();
+    const lag = this.#writeLag.measure(health.resourceVersion, this.#clock.nowMonotonic());
+    if (lag) health.ownWriteLag = lag;
+    this.#metrics?.cacheOwnWriteLag?.set(labels, (lag?.behindMs ?? 0) / 1000);
     // A new slice's list (a fresh loop) is not a loss of sync for readiness: see everSynced().
     return this.#everSynced && !health.synced ? { ...health, synced: true } : health;
   }

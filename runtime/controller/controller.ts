@@ -191,8 +191,9 @@ export class Controller<T extends KubeObject = KubeObject> {
     const ownWrites = new OwnWritesTracker({
       clock,
       timeoutMs: this.#opts.readYourWritesTimeoutMs,
-      storeFor: (id) => stores.get(id),
+      storeFor: (id) => stores.get(id)?.store,
       onTimeout: () => metrics.readYourWritesTimeouts.inc({ controller: this.name }),
+      onWrite: (exp) => stores.get(exp.resource)?.noteWrite?.(String(exp.resourceVersion)),
     });
 
     const unregister = wireSources({ sources: this.#sources, informers, queue, ownWrites, log: baseLog });

@@ -49,18 +49,18 @@ export function controllerOwnerKeys(forType: ResourceType): MapFn {
 }
 
 /**
- * The stores the read-your-own-writes waits may consult, by resource id (the first unscoped informer of each
+ * The informers whose stores the read-your-own-writes waits may consult (and whose write lag the writes feed), by resource id (the first unscoped informer of each
  * resource). A selector-scoped cache may never show an object we wrote (it stopped matching): do not wait on it.
  */
 export function ownWritesStores(
   sources: readonly Source[],
   informers: readonly InformerLike[],
-): Map<string, InformerLike["store"]> {
-  const stores = new Map<string, InformerLike["store"]>();
+): Map<string, InformerLike> {
+  const stores = new Map<string, InformerLike>();
   informers.forEach((inf, i) => {
     const { rt, opts } = sources[i];
     if (opts?.labelSelector || opts?.fieldSelector) return;
-    if (!stores.has(resourceId(rt))) stores.set(resourceId(rt), inf.store);
+    if (!stores.has(resourceId(rt))) stores.set(resourceId(rt), inf);
   });
   return stores;
 }

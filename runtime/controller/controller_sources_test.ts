@@ -139,8 +139,8 @@ Deno.test("ownWritesStores: the first unscoped informer per resource; selector-s
     { rt: SECRET, map: () => [] },
     { rt: POD, opts: { namespace: "ns" }, map: () => [] },
   ], [scoped, all, pods]);
-  assert.equal(stores.get("secrets"), all.store);
-  assert.equal(stores.get("pods"), pods.store);
+  assert.equal(stores.get("secrets")?.store, all.store);
+  assert.equal(stores.get("pods")?.store, pods.store);
   assert.equal(stores.size, 2);
 });
 

@@ -69,6 +69,8 @@ export interface OwnWritesOptions {
   storeFor(resource: string): Pick<Store, "get"> | undefined;
   /** Called when a wait times out. */
   onTimeout?(key: string): void;
+  /** Called for every tracked write (not deletes): the informers measure their lag behind it. */
+  onWrite?(exp: Expectation): void;
 }
 
 interface Waiter {
@@ -116,6 +118,7 @@ export class OwnWritesTracker {
   /** Adds an expectation for `key`'s next reconcile. */
   expect(key: string, exp: Expectation | undefined): void {
     if (!exp || !this.#opts.storeFor(exp.resource)) return;
+    if (!exp.deleted) this.#opts.onWrite?.(exp);
     const list = this.#byKey.get(key) ?? [];
     // A later write of the same object supersedes the earlier one.
     const i = list.findIndex((e) => e.resource === exp.resource && e.objectKey === exp.objectKey);

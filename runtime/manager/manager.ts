@@ -24,7 +24,7 @@ import { ensureDefaultLogging, kubeopLogger, type Logger } from "../observe/log.
 import { Metrics } from "../observe/metrics.ts";
 import { namespacedInformers } from "../cache/namespaced_informers.ts";
 import type { CheckResult, ProbeReport } from "./probes.ts";
-import { endpointServers, watchesCheck } from "./manager_servers.ts";
+import { endpointServers, stalenessCheck, watchesCheck } from "./manager_servers.ts";
 import type { ManagerEndpoints, ManagerInformers, ManagerLeaderElection, ManagerOptions } from "./manager_options.ts";
 import { type ControllerRunnable, isControllerRunnable, type Runnable } from "./runnable.ts";
 import type { ManagerPlugin } from "./manager_plugin.ts";
@@ -259,6 +259,7 @@ export class Manager {
       ok: this.#started && synced,
       reason: !this.#started ? "manager not started" : `not synced: ${unsynced.join(", ") || "caches"}`,
     });
+    checks.push(stalenessCheck(health));
     checks.push(watchesCheck(health, {
       failures: this.#opts.unhealthyWatchFailures ?? 3,
       disconnectGraceMs: this.#opts.watchDisconnectGraceMs ?? 5_000,

@@ -108,3 +108,28 @@ export function watchesCheck(
   }
   return { name: "watches", ok: reasons.length === 0, reason: reasons.join("; ") };
 }
+
+/**
+ * The /readyz `cache-staleness` line (KEP-5647's staleness, as this process sees it): always passing — a quiet cache
+ * or one still catching up is not a reason to take a replica out of service — but its detail says which caches are
+ * behind their controllers' own writes (by how many resource versions, for how long) and how long the quietest
+ * cache has gone without an event or bookmark. The same figures are kubeop_cache_own_write_lag_seconds and
+ * kubeop_watch_last_event_seconds on /metrics.
+ */
+export function stalenessCheck(health: WatchHealth[]): CheckResult {
+  const parts: string[] = [];
+  for (const h of health) {
+    const lag = h.ownWriteLag;
+    if (lag && lag.resourceVersions > 0) {
+      parts.push(`${h.resource} behind own write by ${lag.resourceVersions} RVs for ${seconds(lag.behindMs)}`);
+    }
+  }
+  const quietest = health.filter((h) => h.sinceLastEventMs !== undefined)
+    .sort((a, b) => b.sinceLastEventMs! - a.sinceLastEventMs!)[0];
+  if (quietest) parts.push(`longest without an event: ${quietest.resource} ${seconds(quietest.sinceLastEventMs!)}`);
+  return { name: "cache-staleness", ok: true, detail: parts.join("; ") || undefined };
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}

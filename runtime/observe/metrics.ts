@@ -160,6 +160,8 @@ export class Metrics {
   readonly watchAge: GaugeMetric<"resource">;
   /** kubeop_watch_last_event_seconds{resource}: seconds since the last event or bookmark. */
   readonly watchLastEvent: GaugeMetric<"resource">;
+  /** kubeop_cache_own_write_lag_seconds{resource}: how long the cache has not shown its controllers' last write. */
+  readonly cacheOwnWriteLag: GaugeMetric<"resource">;
   /** kubeop_watch_decode_errors_total{resource}: malformed frames skipped. */
   readonly watchDecodeErrors: CounterMetric<"resource">;
   /** kubeop_watch_list_failures_total{resource,code}: failed lists of the watch loops (`<error>`: no HTTP answer). */
@@ -334,6 +336,13 @@ export class Metrics {
     this.watchLastEvent = new Gauge({
       name: "kubeop_watch_last_event_seconds",
       help: "Seconds since the last watch event or bookmark, by resource.",
+      labelNames: ["resource"],
+      registers,
+      collect: refreshOnCollect,
+    });
+    this.cacheOwnWriteLag = new Gauge({
+      name: "kubeop_cache_own_write_lag_seconds",
+      help: "Seconds the cache has not shown the newest write its controllers made (0: caught up), by resource.",
       labelNames: ["resource"],
       registers,
       collect: refreshOnCollect,

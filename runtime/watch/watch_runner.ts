@@ -24,6 +24,8 @@ export interface WatchSink {
   apply(type: "ADDED" | "MODIFIED" | "DELETED", obj: KubeObject): void;
 }
 
+import type { WriteLagReport } from "./write_lag.ts";
+
 /** The watch metric hooks (a structural subset of runtime/observe/metrics.ts `Metrics`). */
 export interface WatchMetrics {
   /** kubeop_watch_restarts_total. */
@@ -116,6 +118,8 @@ export interface WatchHealth {
   disconnectedMs?: number;
   /** The most recent failure, for operators. */
   lastError?: string;
+  /** How far the cache is behind its controllers' own writes (informers only; absent before any write). */
+  ownWriteLag?: WriteLagReport;
 }
 
 /** The one open stream: the loop listens to it while it is the runner's current handle. */
