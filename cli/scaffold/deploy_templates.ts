@@ -191,7 +191,7 @@ export function gitignore(): string {
 export function readme(name: string, kind: string): string {
   return `# ${name}
 
-A Kubernetes operator on [kubeop](https://github.com/kubeop/kubeop), scaffolded by \`kubeop init\`.
+A Kubernetes operator on kubeop, scaffolded by \`kubeop init\`.
 
 \`\`\`sh
 deno task dev    # the operator against an embedded API server; prints KUBECONFIG=… for kubectl
