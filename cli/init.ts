@@ -86,11 +86,12 @@ export async function initCommand(args: string[]): Promise<number> {
     clusterScoped: values["cluster-scoped"] === true,
   };
   kindNames("init", kind);
+  const kubeop = await kubeopSource(stringFlag(values, "kubeop"), dir); // checked before anything is written
   await Deno.mkdir(dir, { recursive: true });
   const previous = await readState(dir);
   const state: ScaffoldState = {
     name,
-    kubeop: await kubeopSource(stringFlag(values, "kubeop"), dir),
+    kubeop,
     kinds: previous?.kinds.some((k) => k.kind === kind.kind) ? previous.kinds : [...previous?.kinds ?? [], kind],
     files: previous?.files ?? {},
   };
