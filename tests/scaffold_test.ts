@@ -69,7 +69,7 @@ Deno.test({
       await t.step("create api + create webhook, then deno task test passes again", async () => {
         assert.match(await step(/^kubeop create api /), /created {3}controllers\/gadget\/controller\.ts/);
         assert.match(await step(/^kubeop create webhook /), /created {3}controllers\/widget\/webhook\.ts/);
-        await Deno.stat(`${project}/deploy/webhook/kubeop-validating-webhook-configuration.yaml`);
+        await Deno.stat(`${project}/deploy/webhook/demo-operator-validating-webhook-configuration.yaml`);
         await Deno.stat(`${project}/crds/gadgets.demo.example.com.yaml`);
         const out = await step(/^deno task test$/);
         assert.match(out, /gadget: the controller reconciles on a fake API server/);

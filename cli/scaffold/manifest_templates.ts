@@ -41,7 +41,13 @@ export function renderManifests(): Record<string, string> {
   }
   out["crds/kustomization.yaml"] = kustomization(crdFiles);
   const hooks = webhooks();
-  const rbac = rbacManifests(OPERATOR, RBAC_BY_CONTROLLER, hooks.length ? caBundleTargets(hooks) : undefined);
+  const ref = {
+    name: OPERATOR.webhookServiceName,
+    namespace: OPERATOR.namespace,
+    validatingConfiguration: OPERATOR.validatingConfiguration,
+    mutatingConfiguration: OPERATOR.mutatingConfiguration,
+  };
+  const rbac = rbacManifests(OPERATOR, RBAC_BY_CONTROLLER, hooks.length ? caBundleTargets(hooks, ref) : undefined);
   for (const [file, obj] of Object.entries(rbac)) out[\`deploy/rbac/\${file}\`] = yaml(obj);
   out["deploy/rbac/kustomization.yaml"] = kustomization(Object.keys(rbac));
   const webhookFiles: string[] = [];
@@ -56,7 +62,6 @@ export function renderManifests(): Record<string, string> {
         ports: [{ name: "webhook", port: 443, targetPort: "webhook-server", protocol: "TCP" }],
       },
     });
-    const ref = { name: OPERATOR.webhookServiceName, namespace: OPERATOR.namespace };
     for (const config of webhookConfigurations(hooks, ref)) {
       webhookFiles.push(\`\${config.metadata.name}.yaml\`);
       out[\`deploy/webhook/\${config.metadata.name}.yaml\`] = yaml(config);

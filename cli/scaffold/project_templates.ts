@@ -52,7 +52,12 @@ export function operatorTs(name: string): string {
 import type { OperatorIdentity } from "@kubeop/kubeop";
 
 /** Who the operator is in the cluster. */
-export const OPERATOR: OperatorIdentity & { leaderElectionId: string; webhookServiceName: string } = {
+export const OPERATOR: OperatorIdentity & {
+  leaderElectionId: string;
+  webhookServiceName: string;
+  validatingConfiguration: string;
+  mutatingConfiguration: string;
+} = {
   appName: "${name}",
   namespace: "${name}-system",
   serviceAccount: "${name}-controller",
@@ -60,6 +65,8 @@ export const OPERATOR: OperatorIdentity & { leaderElectionId: string; webhookSer
   metricsReaderRole: "${name}-metrics-reader",
   webhookServiceName: "${name}-webhook",
   leaderElectionId: "${name}-leader",
+  validatingConfiguration: "${name}-validating-webhook-configuration",
+  mutatingConfiguration: "${name}-mutating-webhook-configuration",
 };
 `;
 }
@@ -155,6 +162,7 @@ async function run(args: string[]): Promise<number> {
       certDir: values["webhook-cert-dir"],
       serviceName: OPERATOR.webhookServiceName,
       namespace: OPERATOR.namespace,
+      configurationNames: OPERATOR,
       metrics: manager.metrics,
     }));
   }

@@ -42,7 +42,7 @@ Deno.test({
           "service/demo-operator-webhook created",
           "poddisruptionbudget.policy/demo-operator-controller created",
           "networkpolicy.networking.k8s.io/demo-operator-controller created",
-          "validatingwebhookconfiguration.admissionregistration.k8s.io/kubeop-validating-webhook-configuration created",
+          "validatingwebhookconfiguration.admissionregistration.k8s.io/demo-operator-validating-webhook-configuration created",
         ]
       ) assert.ok(dry.includes(`${line} (server dry run)`), `${line}:\n${dry}`);
       await sh.run("kubectl apply -k deploy/");
