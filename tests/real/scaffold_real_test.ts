@@ -28,6 +28,17 @@ Deno.test({
       await sh.run("cd ../demo-operator");
       await sh.run("kubeop create api --group demo.example.com --version v1 --kind Gadget --cluster-scoped");
       await sh.run("kubeop create webhook --kind Widget --validate --default");
+      // The drift test: a verb added to an RBAC list fails it until `deno task manifests` regenerates deploy/rbac/.
+      // (Here rather than in tests/scaffold_test.ts: each type check of a project costs ~20 s of the default tier.)
+      const controller = `${parent}/demo-operator/controllers/gadget/controller.ts`;
+      const code = await Deno.readTextFile(controller);
+      await Deno.writeTextFile(
+        controller,
+        code.replace(`[...READ, "create", "update"]`, `[...READ, "create", "update", "delete"]`),
+      );
+      await assert.rejects(sh.run("deno test --allow-all manifests_test.ts"), /controller_gadget_role\.yaml is stale/);
+      await sh.run("deno task manifests");
+      await sh.run("deno test --allow-all manifests_test.ts");
       sh.kubeconfig = cluster.kubeconfigPath;
       await sh.run(dryRun[0]);
       const dry = await sh.run(dryRun[1]);
