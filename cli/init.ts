@@ -60,6 +60,8 @@ async function kubeopSource(flag: string | undefined, dir: string): Promise<stri
   } catch {
     throw new UsageError(`kubeop init: flag --kubeop: ${checkout} is not a kubeop checkout (no runtime/mod.ts)`);
   }
+  // relative when the two share a directory below / (a project next to the checkout), else absolute
+  if (dir.split("/")[1] !== checkout.split("/")[1]) return checkout;
   const rel = relative(dir, checkout) || ".";
   return rel.startsWith(".") || isAbsolute(rel) ? rel : `./${rel}`;
 }
