@@ -41,6 +41,17 @@ Deno.test({
         assert.equal(deno.imports["@kubeop/kubeop"].endsWith("/runtime/mod.ts"), true);
         for (const task of ["dev", "test", "crds", "manifests", "bundle"]) assert.ok(deno.tasks[task], task);
         await Deno.stat(`${project}/crds/widgets.demo.example.com.yaml`);
+        assert.ok(((await Deno.stat(`${project}/.ci/run`)).mode ?? 0) & 0o100, ".ci/run is executable");
+        for (
+          const file of [
+            "Containerfile",
+            "deploy/operator/pod_disruption_budget.yaml",
+            "deploy/operator/network_policy.yaml",
+          ]
+        ) {
+          await Deno.stat(`${project}/${file}`);
+        }
+        assert.match(await Deno.readTextFile(`${project}/README.md`), /deno task dev[\s\S]*deno task test/);
         const role = await Deno.readTextFile(`${project}/deploy/rbac/controller_widget_role.yaml`);
         assert.match(role, /name: demo-operator-controller-widget/);
         assert.match(role, /- widgets\/status/);
