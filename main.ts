@@ -1,5 +1,5 @@
 /**
- * kubeop CLI entry: `run`, `apiserver`, `dev`, `crds`, `webhooks`, `version`. Each subcommand lives in cli/; this file only
+ * kubeop CLI entry: `run`, `apiserver`, `dev`, `crds`, `webhooks`, `init`, `create`, `version`. Each subcommand lives in cli/; this file only
  * dispatches and maps errors to exit codes (0 ok, 1 runtime failure, 2 usage error).
  * @module
  */
@@ -14,6 +14,8 @@ Commands:
   dev         embedded control plane: fake API server + controllers + farm API, for kubectl
   crds        print every CustomResourceDefinition as YAML
   webhooks    print the Validating/MutatingWebhookConfigurations of the controllers' webhooks as YAML
+  init        create an operator project: kubeop init DIR --group G --version V --kind K
+  create      add to a project: create api --group G --version V --kind K | create webhook --kind K --validate
   version     print the version
 
 Run 'kubeop <command> --help' for a command's flags.`;
@@ -30,6 +32,8 @@ const commands: Record<string, Command> = {
   dev: async (args) => (await import("./cli/dev.ts")).devCommand(args),
   crds: async (args) => (await import("./cli/crds.ts")).crdsCommand(args),
   webhooks: async (args) => (await import("./cli/webhooks.ts")).webhooksCommand(args),
+  init: async (args) => (await import("./cli/init.ts")).initCommand(args),
+  create: async (args) => (await import("./cli/create.ts")).createCommand(args),
   version: (_args: string[]) => {
     console.log(`kubeop ${KUBEOP_VERSION}`);
     return Promise.resolve(0);

@@ -15,7 +15,7 @@ import {
   type FakeKubeletOptions,
   type FeatureGates,
   parseFeatureGates,
-  startFakeApiServer,
+  startDevApiServer,
 } from "../testing/mod.ts";
 import { enumFlag, type FlagSpec, intFlag, logLevelFlag, parseFlags, stringFlag, UsageError } from "./flags.ts";
 import { describeIdentity } from "./identity.ts";
@@ -95,16 +95,10 @@ export async function startDev(opts: DevOptions = {}): Promise<DevEnvironment> {
     : typeof opts.kubelet === "object"
     ? opts.kubelet
     : { behaviour: devKubeletBehaviour };
-  const server = await startFakeApiServer({
+  const server = await startDevApiServer({
     port: opts.port ?? 0,
     dataDir: opts.dataDir,
     kubelet,
-    // like a real cluster: every namespace has the default ServiceAccount and kube-root-ca.crt
-    defaultNamespaceObjects: true,
-    // HTTPS like a real cluster: kubectl sends a kubeconfig's credentials (a ServiceAccount's token) only over TLS.
-    // The kubeconfig carries the CA and the admin client certificate.
-    tls: true,
-    // No credentials is system:anonymous (or 401), never the admin: any local process can reach this port.
     anonymousAuth: opts.anonymousAuth ?? true,
     featureGates: opts.featureGates,
   });

@@ -8,11 +8,10 @@
  */
 
 import { KubeClient } from "../runtime/client/client.ts";
-import { type Clock, RealClock } from "../runtime/clock.ts";
-import { isAlreadyExists, isNotFound } from "../runtime/client/errors.ts";
+import type { Clock } from "../runtime/clock.ts";
+import { installCrds } from "../runtime/crd_install.ts";
 import { parseKubeconfig } from "../runtime/client/kubeconfig.ts";
 import { Manager } from "../runtime/manager/manager.ts";
-import { CoreTypes } from "../runtime/types.ts";
 import { type LoopbackWebhooks, startLoopbackWebhooks } from "../runtime/webhook/loopback.ts";
 import { convertingCrdNames } from "../runtime/webhook/manifests.ts";
 import { crdManifests } from "./crds.ts";
@@ -24,29 +23,6 @@ import { simulatedNetperf } from "./netperf/simulation.ts";
  * netserver stays up, the netperf client prints a result; every other container keeps the kubelet's default.
  */
 export const devKubeletBehaviour = simulatedNetperf;
-
-/** Polls until every custom resource can be listed (a new CRD is served a moment after it is created). */
-async function waitUntilServed(client: KubeClient, clock: Clock = new RealClock(), timeoutMs = 30_000): Promise<void> {
-  const deadline = clock.now() + timeoutMs;
-  for (const crd of crdManifests()) {
-    const rt = {
-      group: crd.spec.group,
-      version: crd.spec.versions[0].name,
-      plural: crd.spec.names.plural,
-      kind: crd.spec.names.kind,
-      namespaced: true,
-    };
-    for (;;) {
-      try {
-        await client.list(rt, { limit: 1 });
-        break;
-      } catch (err) {
-        if (!isNotFound(err) || clock.now() > deadline) throw err;
-        await clock.sleep(50);
-      }
-    }
-  }
-}
 
 /** Options of {@link startSeedControllers}. */
 export interface SeedControllersOptions {
@@ -76,17 +52,7 @@ export async function startSeedControllers(opts: SeedControllersOptions): Promis
   const webhooks = opts.webhooks === false ? [] : controllers.flatMap((name) => WEBHOOKS[name]({ client }));
   try {
     // A version that needs the conversion webhook is served only when the webhook is (registered just below).
-    for (const crd of crdManifests({ converting: convertingCrdNames(webhooks) })) {
-      try {
-        await client.create(CoreTypes.CustomResourceDefinition, crd);
-      } catch (err) {
-        if (!isAlreadyExists(err)) throw err;
-        // --data-dir restored an older copy: bring it up to date
-        const current = await client.get(CoreTypes.CustomResourceDefinition, crd.metadata.name!);
-        await client.update(CoreTypes.CustomResourceDefinition, { ...crd, metadata: current.metadata });
-      }
-    }
-    await waitUntilServed(client, opts.clock);
+    await installCrds(client, crdManifests({ converting: convertingCrdNames(webhooks) }), { clock: opts.clock });
   } catch (err) {
     client.close();
     throw err;

@@ -334,3 +334,16 @@ export type {
   GroupVersionResource,
 } from "./webhook/review_types.ts";
 export type { ConnectionDeadlines } from "./http/http_deadlines.ts";
+// What an operator project's manifests and dev environment are generated from (`kubeop init` scaffolds use them).
+export { installCrds, type InstallCrdsOptions } from "./crd_install.ts";
+export {
+  clusterRoleRules,
+  LEADER_ELECTION_RBAC,
+  METRICS_AUTH_RBAC,
+  type OperatorIdentity,
+  type PolicyRule,
+  rbacManifests,
+  type RbacRule,
+  READ,
+  RUNTIME_RBAC,
+} from "./rbac.ts";

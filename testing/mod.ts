@@ -50,3 +50,12 @@ export {
   startRealControlPlane,
 } from "./envtest/real_control_plane.ts";
 export type { Unstructured } from "./apiserver/unstructured.ts";
+export {
+  DEV_KUBECONFIG,
+  devMain,
+  type DevProject,
+  type DevProjectEnvironment,
+  type DevProjectOptions,
+  startDevApiServer,
+  startDevProject,
+} from "./dev_project.ts";

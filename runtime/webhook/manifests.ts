@@ -25,6 +25,10 @@ export interface WebhookServiceRef {
   url?: string;
   /** Base64 PEM bundle to write into each clientConfig (default: none, injected at run time). */
   caBundle?: string;
+  /** Name of the ValidatingWebhookConfiguration (default `kubeop-validating-webhook-configuration`). */
+  validatingConfiguration?: string;
+  /** Name of the MutatingWebhookConfiguration (default `kubeop-mutating-webhook-configuration`). */
+  mutatingConfiguration?: string;
 }
 
 /** Default names of the generated configurations and Service. */
@@ -91,13 +95,20 @@ export function webhookConfigurations(
       apiVersion: "admissionregistration.k8s.io/v1",
       kind: type === "validating" ? "ValidatingWebhookConfiguration" : "MutatingWebhookConfiguration",
       metadata: {
-        name: type === "validating" ? WEBHOOK_DEFAULTS.validatingConfiguration : WEBHOOK_DEFAULTS.mutatingConfiguration,
+        name: configurationName(type, ref),
         labels: { "app.kubernetes.io/name": "kubeop", "app.kubernetes.io/managed-by": "kubeop" },
       },
       webhooks: entries,
     });
   }
   return out;
+}
+
+/** The name of the `type` WebhookConfiguration: `ref`'s, else kubeop's default. */
+function configurationName(type: "validating" | "mutating", ref: WebhookServiceRef): string {
+  return type === "validating"
+    ? ref.validatingConfiguration ?? WEBHOOK_DEFAULTS.validatingConfiguration
+    : ref.mutatingConfiguration ?? WEBHOOK_DEFAULTS.mutatingConfiguration;
 }
 
 /** The `spec.conversion` of a converting kind's CRD (the caBundle is injected at run time). */
@@ -113,12 +124,12 @@ export function convertingCrdNames(webhooks: readonly RegisteredWebhook[]): stri
   return webhooks.filter((w) => w.conversion).map((w) => `${w.resource.plural}.${w.resource.group}`);
 }
 
-/** What the self-managed certificates inject the CA bundle into, for `webhooks`. */
-export function caBundleTargets(webhooks: readonly RegisteredWebhook[]): CaBundleTargets {
+/** What the self-managed certificates inject the CA bundle into, for `webhooks` (configurations named as in `ref`). */
+export function caBundleTargets(webhooks: readonly RegisteredWebhook[], ref: WebhookServiceRef = {}): CaBundleTargets {
   const types = new Set(webhooks.flatMap((w) => w.admission().map((a) => a.type)));
   return {
-    validating: types.has("validating") ? [WEBHOOK_DEFAULTS.validatingConfiguration] : [],
-    mutating: types.has("mutating") ? [WEBHOOK_DEFAULTS.mutatingConfiguration] : [],
+    validating: types.has("validating") ? [configurationName("validating", ref)] : [],
+    mutating: types.has("mutating") ? [configurationName("mutating", ref)] : [],
     crds: convertingCrdNames(webhooks),
   };
 }

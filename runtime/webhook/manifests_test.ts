@@ -71,3 +71,17 @@ Deno.test("by URL: each path appended to the server's base URL, the caBundle wri
     caBundle: "Q0E=",
   });
 });
+
+Deno.test("an operator names its own configurations: generated and injected under the same names", () => {
+  const webhooks = [new Webhook(WIDGETS).validate(() => {}).default(() => {})];
+  const ref = { validatingConfiguration: "demo-validating", mutatingConfiguration: "demo-mutating" };
+  assert.deepEqual(webhookConfigurations(webhooks, ref).map((c) => c.metadata.name), [
+    "demo-validating",
+    "demo-mutating",
+  ]);
+  assert.deepEqual(caBundleTargets(webhooks, ref), {
+    validating: ["demo-validating"],
+    mutating: ["demo-mutating"],
+    crds: [],
+  });
+});

@@ -10,7 +10,7 @@ import type { Logger } from "../observe/log.ts";
 import type { Metrics } from "../observe/metrics.ts";
 import { injectCaBundle } from "./ca_bundle_injector.ts";
 import { CertDirSource } from "./cert_dir.ts";
-import { caBundleTargets, WEBHOOK_DEFAULTS } from "./manifests.ts";
+import { caBundleTargets, WEBHOOK_DEFAULTS, type WebhookServiceRef } from "./manifests.ts";
 import { SelfManagedCerts } from "./self_managed_certs.ts";
 import { WebhookServer } from "./server.ts";
 import { WebhookTokenVerifier } from "./webhook_token.ts";
@@ -32,6 +32,8 @@ export interface WebhookSetupOptions {
   serviceName?: string;
   /** `--webhook-service-namespace`: the Service's and the CA Secret's namespace (default `kubeop-system`). */
   namespace?: string;
+  /** Names of the WebhookConfigurations the CA bundle is injected into (default kubeop's). */
+  configurationNames?: Pick<WebhookServiceRef, "validatingConfiguration" | "mutatingConfiguration">;
   /** The Manager's registry. */
   metrics?: Metrics;
   /** Default real time. */
@@ -59,7 +61,7 @@ export interface WebhookSetupOptions {
 export function createWebhookServer(opts: WebhookSetupOptions): WebhookServer {
   const namespace = opts.namespace ?? WEBHOOK_DEFAULTS.namespace;
   const serviceName = opts.serviceName ?? WEBHOOK_DEFAULTS.serviceName;
-  const targets = caBundleTargets(opts.webhooks);
+  const targets = caBundleTargets(opts.webhooks, opts.configurationNames);
   const certificates = opts.certDir
     ? new CertDirSource({ dir: opts.certDir, clock: opts.clock, logger: opts.logger?.getChild("certs") })
     : new SelfManagedCerts({
