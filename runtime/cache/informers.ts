@@ -54,12 +54,25 @@ function describe(rt: ResourceType, scope: WatchScope): string {
  * The shared informers of one manager.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "../../testing/mod.ts";
+ * import { KubeClient } from "../client/client.ts";
+ * import { CoreTypes } from "../types.ts";
+ * import { InformerRegistry } from "./informers.ts";
+ * const cluster = await startFakeApiServer({ anonymousAdmin: true });
+ * const client = new KubeClient({ config: { server: cluster.url } });
  * const informers = new InformerRegistry({ client });
- * const pods = informers.get(CoreTypes.Pod, { namespace: "default" });
+ * const namespaces = informers.get(CoreTypes.Namespace); // asked twice, one informer: shared
+ * assert.equal(informers.get(CoreTypes.Namespace), namespaces);
  * const ctrl = new AbortController();
- * informers.start(ctrl.signal);
+ * const running = informers.start(ctrl.signal);
  * await informers.waitForSync(30_000);
+ * assert.ok(namespaces.store.get("default"));
+ * ctrl.abort();
+ * await running;
+ * client.close();
+ * await cluster.stop();
  * ```
  */
 export class InformerRegistry implements InformerSource {

@@ -88,12 +88,18 @@ export function resourcePath(
  * A client for one cluster.
  *
  * @example
- * ```ts ignore
- * import { KubeClient } from "./client.ts";
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "../../testing/mod.ts";
  * import { CoreTypes } from "../types.ts";
- * const client = new KubeClient({ config: { server: "http://127.0.0.1:8080" } });
- * const pods = await client.list(CoreTypes.Pod, { namespace: "default" });
+ * import { KubeClient } from "./client.ts";
+ * const cluster = await startFakeApiServer({ anonymousAdmin: true }); // stands in for kube-apiserver
+ * const client = new KubeClient({ config: { server: cluster.url } }); // in a program: loadClusterConfig()
+ * await client.create(CoreTypes.ConfigMap, { metadata: { name: "settings", namespace: "default" }, data: { a: "1" } });
+ * const list = await client.list(CoreTypes.ConfigMap, { namespace: "default" });
+ * assert.deepEqual(list.items.map((cm) => cm.metadata.name), ["settings"]);
  * client.close();
+ * await cluster.stop();
  * ```
  */
 export class KubeClient {

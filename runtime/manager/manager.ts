@@ -83,17 +83,42 @@ const MEMBER_NOUN: Record<keyof Groups, string> = {
  * false`, then — once this replica holds the Lease — the leader-gated ones; shutdown in reverse.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { eventually, startFakeApiServer } from "../../testing/mod.ts";
+ * import { KubeClient } from "../client/client.ts";
+ * import { Controller } from "../controller/controller.ts";
+ * import { done } from "../controller/reconcile.ts";
+ * import { CoreTypes } from "../types.ts";
+ * import { Manager } from "./manager.ts";
+ * const cluster = await startFakeApiServer({ anonymousAdmin: true });
+ * const client = new KubeClient({ config: { server: cluster.url } });
  * const manager = new Manager({
  *   client,
- *   leaderElection: { id: "kubeop", namespace: "kubeop-system" },
- *   healthProbeBindAddress: ":8081",
- *   metricsBindAddress: ":8080",
+ *   leaderElection: { id: "example", namespace: "default" }, // controllers run only while this replica holds the Lease
+ *   healthProbeBindAddress: "127.0.0.1:0", // `kubeop run`: ":8081"
+ *   metricsBindAddress: "127.0.0.1:0", // `kubeop run`: ":8080"
  * });
- * manager.add(machineController({ informers: manager.informers }));
- * const stop = new AbortController();
- * Deno.addSignalListener("SIGTERM", () => stop.abort());
- * await manager.start(stop.signal); // resolves after a clean shutdown; rejects on leadership loss
+ * const seen: string[] = [];
+ * manager.add(
+ *   new Controller({
+ *     name: "namespaces",
+ *     for: CoreTypes.Namespace,
+ *     reconcile: (ctx) => {
+ *       seen.push(ctx.key);
+ *       return Promise.resolve(done());
+ *     },
+ *   }),
+ * );
+ * const stop = new AbortController(); // a program: Deno.addSignalListener("SIGTERM", () => stop.abort())
+ * const running = manager.start(stop.signal); // resolves after a clean shutdown; rejects on leadership loss
+ * await eventually("the leader reconciles every namespace", () => seen.includes("default"));
+ * stop.abort();
+ * await running; // the Lease is released on the way out
+ * const lease = await client.get(CoreTypes.Lease, "example", { namespace: "default" });
+ * assert.equal((lease as { spec?: { holderIdentity?: string } }).spec?.holderIdentity ?? "", "");
+ * client.close();
+ * await cluster.stop();
  * ```
  */
 export class Manager {
