@@ -154,8 +154,25 @@ export class KubeClient {
    * The view shares this client's HTTP connection pool and credentials: closing either closes both.
    *
    * @example
-   * ```ts ignore
-   * const controllersClient = client.withWriteFence(elector.fence); // the Lease lock keeps the unfenced `client`
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { startFakeApiServer } from "../../testing/mod.ts";
+   * import { VirtualClock } from "../clock.ts";
+   * import { LeaderFence } from "../leader/write_fence.ts";
+   * import { CoreTypes } from "../types.ts";
+   * import { KubeClient } from "./client.ts";
+   * import { NotLeaderError } from "./errors.ts";
+   * const cluster = await startFakeApiServer({ anonymousAdmin: true });
+   * const client = new KubeClient({ config: { server: cluster.url } });
+   * const clock = new VirtualClock();
+   * const fence = new LeaderFence({ clock, renewDeadlineMs: 10_000, lease: "default/kubeop", identity: "a" }); // elector.fence
+   * const controllersClient = client.withWriteFence(fence); // the Lease lock keeps the unfenced `client`
+   * const cm = { metadata: { name: "x", namespace: "default" } };
+   * await assert.rejects(controllersClient.create(CoreTypes.ConfigMap, cm), NotLeaderError); // not leading yet
+   * fence.open(clock.nowMonotonic());
+   * await controllersClient.create(CoreTypes.ConfigMap, cm); // one connection pool for both views
+   * client.close();
+   * await cluster.stop();
    * ```
    */
   withWriteFence(fence: WriteFence): KubeClient {
