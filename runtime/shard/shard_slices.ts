@@ -140,7 +140,8 @@ export function primeShardSlices(
  * const running = informers.start(ctrl.signal);
  * const lowerHalf = { start: "0x0000000000000000", end: "0x8000000000000000" };
  * await onBucketsChanged([lowerHalf], ctrl.signal); // resolves once the slice is listed
- * const cached = informers.get(CoreTypes.ConfigMap).store.list().map((cm) => cm.metadata.uid).sort();
+ * const cached = informers.get(CoreTypes.ConfigMap).store.list()
+ *   .filter((cm) => cm.metadata.namespace === "default").map((cm) => cm.metadata.uid).sort();
  * assert.deepEqual(cached, uids.filter((uid) => BigInt(shardHash(uid)) < 0x8000000000000000n).sort());
  * ctrl.abort();
  * await running;
