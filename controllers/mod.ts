@@ -34,8 +34,15 @@ export interface SeedControllerDeps {
  * Controller factories by name. Each returns controllers without services: `Manager.add` provides them (client,
  * recorder, clock, admission).
  * @example
- * ```ts ignore
- * for (const name of CONTROLLER_NAMES) for (const c of CONTROLLERS[name]({ informers })) manager.add(c);
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { KubeClient, Manager } from "../runtime/mod.ts";
+ * import { CONTROLLER_NAMES, CONTROLLERS } from "./mod.ts";
+ * const client = new KubeClient({ config: { server: "https://127.0.0.1:6443" } }); // loadClusterConfig() in a program
+ * const manager = new Manager({ client });
+ * for (const name of CONTROLLER_NAMES) for (const c of CONTROLLERS[name]({ informers: manager.informers })) manager.add(c);
+ * assert.deepEqual([...CONTROLLER_NAMES], ["machine", "at", "netperf", "multisecret"]); // manager.start(signal) runs them
+ * client.close();
  * ```
  */
 export const CONTROLLERS: Record<ControllerName, (deps: SeedControllerDeps) => ControllerRunnable[]> = {
