@@ -62,8 +62,15 @@ export interface SeedWebhookDeps {
  * Admission and conversion webhooks by controller name, registered next to the controller of the same kind:
  * `kubeop run --controllers netperf` serves Netperf's webhooks, `kubeop webhooks` prints their configurations.
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { webhookConfigurations } from "../runtime/mod.ts";
+ * import { FakeCluster } from "../testing/mod.ts";
+ * import { CONTROLLER_NAMES, WEBHOOKS } from "./mod.ts";
+ * const { client } = new FakeCluster(); // a KubeClient in `kubeop run`
  * const webhooks = CONTROLLER_NAMES.flatMap((name) => WEBHOOKS[name]({ client }));
+ * const names = webhookConfigurations(webhooks).map((c) => c.metadata.name); // what `kubeop webhooks` prints
+ * assert.deepEqual(names, ["kubeop-validating-webhook-configuration", "kubeop-mutating-webhook-configuration"]);
  * ```
  */
 export const WEBHOOKS: Record<ControllerName, (deps: SeedWebhookDeps) => RegisteredWebhook[]> = {
