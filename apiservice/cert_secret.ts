@@ -41,9 +41,22 @@ export interface CertSecretOptions {
  * Loads the serving certificate from the Secret, creating or refreshing it when needed.
  *
  * @example
- * ```ts ignore
- * const pems = await servingCertFromSecret({ cluster, namespace: "kubeop-system", name: "kubeop-farm-serving-cert",
- *   hosts: ["kubeop-farm.kubeop-system.svc"], clock });
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { RealClock } from "../runtime/clock.ts";
+ * import { servingCertFromSecret } from "./cert_secret.ts";
+ * import { MemoryFarmCluster } from "./memory_cluster.ts";
+ * const cluster = new MemoryFarmCluster(); // KubeFarmCluster in the server
+ * const opts = {
+ *   cluster,
+ *   namespace: "kubeop-system",
+ *   name: "kubeop-farm-serving-cert",
+ *   hosts: ["kubeop-farm.kubeop-system.svc"],
+ *   clock: new RealClock(),
+ * };
+ * const first = await servingCertFromSecret(opts); // creates the Secret
+ * const second = await servingCertFromSecret(opts); // another replica: reads the same CA and certificate
+ * assert.equal(second.caPEM, first.caPEM);
  * ```
  */
 export async function servingCertFromSecret(opts: CertSecretOptions): Promise<ServingPEMs> {

@@ -31,8 +31,21 @@ export interface ConfigMapStorageOptions {
  * A {@link LlamaPersistence} backed by a ConfigMap.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { VirtualClock } from "../runtime/clock.ts";
+ * import { ConfigMapStorage } from "./configmap_storage.ts";
+ * import { LlamaStore } from "./llama_store.ts";
+ * import { MemoryFarmCluster } from "./memory_cluster.ts";
+ * const cluster = new MemoryFarmCluster(); // KubeFarmCluster in the server
+ * const clock = new VirtualClock();
  * const store = await LlamaStore.open({ clock, persistence: new ConfigMapStorage({ cluster }) });
+ * const llama = { metadata: { name: "kuzco", namespace: "default" }, spec: { weight: 1, height: 1 } };
+ * await store.create({ apiVersion: "farm.example.com/v1alpha", kind: "Llama", ...llama });
+ * const cm = await cluster.getConfigMap("kube-system", "farm-llamas"); // written before the change is visible
+ * assert.match(cm?.data?.["llamas.json"] ?? "", /kuzco/);
+ * const reopened = await LlamaStore.open({ clock, persistence: new ConfigMapStorage({ cluster }) }); // a restart
+ * assert.equal(reopened.get("default", "kuzco").spec.weight, 1);
  * ```
  */
 export class ConfigMapStorage implements LlamaPersistence {

@@ -41,9 +41,18 @@ export interface FarmDevOptions {
  * Starts the farm API for `kubeop dev`; returns its stop function (a `DevStarter`).
  *
  * @example
- * ```ts ignore
- * import { startFarmForDev } from "../apiservice/dev_starter.ts";
- * DEFAULT_DEV_STARTERS.push((server) => startFarmForDev(server));
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "../testing/mod.ts";
+ * import { startFarmForDev } from "./dev_starter.ts";
+ * const server = await startFakeApiServer({ anonymousAdmin: true }); // cli/dev.ts: DEFAULT_DEV_STARTERS.push(...)
+ * const certDir = await Deno.makeTempDir();
+ * const stop = await startFarmForDev(server, { certDir, persist: false });
+ * const res = await fetch(`${server.url}/apis/farm.example.com/v1alpha/namespaces/default/llamas/dolly`);
+ * assert.equal((await res.json()).spec.weight, 31.4);
+ * await stop();
+ * await server.stop();
+ * await Deno.remove(certDir, { recursive: true });
  * ```
  */
 export async function startFarmForDev(host: DevHost, opts: FarmDevOptions = {}): Promise<() => Promise<void>> {

@@ -26,9 +26,19 @@ const rvOf = (pod: PodObject) => Number(pod.metadata.resourceVersion ?? 0) || 0;
  * A bounded history of FarmPod changes fed by the Pod cache, with live subscriptions.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { FarmPodHistory, type FarmPodChange } from "./farmpod_history.ts";
+ * import { MemoryPodCache } from "./memory_cluster.ts";
+ * const pods = new MemoryPodCache(); // podCacheFromInformer(...) in the server
  * const history = new FarmPodHistory(pods);
- * const { replay, unsubscribe } = history.subscribe(since, (change) => send(change));
+ * pods.put({ metadata: { name: "web", namespace: "default", resourceVersion: "5" }, spec: { containers: [{}] } });
+ * const live: FarmPodChange[] = [];
+ * const { replay, unsubscribe } = history.subscribe(0, (change) => live.push(change)); // a watch from resourceVersion 0
+ * assert.deepEqual(replay.map((c) => [c.type, c.object.metadata.name]), [["ADDED", "farm-web"]]);
+ * pods.delete("default", "web");
+ * assert.deepEqual(live.map((c) => c.type), ["DELETED"]);
+ * unsubscribe();
  * ```
  */
 export class FarmPodHistory {

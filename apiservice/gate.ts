@@ -79,10 +79,23 @@ function forbiddenMessage(user: UserInfo, a: AccessAttributes, reason?: string):
  * Creates the gate.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { VirtualClock } from "../runtime/clock.ts";
+ * import { Authenticator, REQUESTHEADER_DEFAULTS } from "./authn.ts";
+ * import { CachingAuthorizer } from "./authz.ts";
+ * import { createAuthGate } from "./gate.ts";
+ * import { MemoryFarmCluster } from "./memory_cluster.ts";
+ * const cluster = new MemoryFarmCluster({ tokens: { "alice-token": { username: "alice", groups: [] } } });
+ * const authenticator = new Authenticator({ requestHeader: { clientCAPEM: "", ...REQUESTHEADER_DEFAULTS }, cluster });
+ * const authorizer = new CachingAuthorizer({ cluster, clock: new VirtualClock() });
  * const gate = createAuthGate({ authenticator, authorizer });
- * const verdict = await gate(request, { verified: socket.authorized, commonName });
- * if ("response" in verdict) return verdict.response;
+ * const url = "https://farm/apis/farm.example.com/v1alpha/namespaces/default/llamas";
+ * const alice = await gate(new Request(url, { headers: { authorization: "Bearer alice-token" } }), { verified: false });
+ * assert.ok("user" in alice && alice.user?.username === "alice"); // TokenReview, then SubjectAccessReview
+ * const anonymous = await gate(new Request(url), { verified: false });
+ * assert.ok("response" in anonymous && anonymous.response.status === 401); // answered before the body is read
+ * await anonymous.response.body?.cancel();
  * ```
  */
 export function createAuthGate(opts: AuthGateOptions): (req: Request, peer: PeerInfo) => Promise<GateResult> {

@@ -47,11 +47,25 @@ export function podCacheFromInformer(informer: Informer<KubeObject>): PodCache {
  * The cluster through a KubeClient.
  *
  * @example
- * ```ts ignore
- * const client = new KubeClient({ config: await loadClusterConfig({}) });
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InformerRegistry } from "../runtime/cache/informers.ts";
+ * import { KubeClient } from "../runtime/client/client.ts";
+ * import { CoreTypes } from "../runtime/types.ts";
+ * import { startFakeApiServer } from "../testing/mod.ts";
+ * import { KubeFarmCluster, podCacheFromInformer } from "./kube_cluster.ts";
+ * const fake = await startFakeApiServer({ anonymousAdmin: true });
+ * const client = new KubeClient({ config: { server: fake.url } }); // loadClusterConfig({ kubeconfig, context }) in main
  * const informers = new InformerRegistry({ client });
  * const cluster = new KubeFarmCluster({ client, pods: podCacheFromInformer(informers.get(CoreTypes.Pod)) });
- * informers.start(signal);
+ * const ctrl = new AbortController();
+ * const running = informers.start(ctrl.signal);
+ * await informers.waitForSync(10_000);
+ * assert.ok(await cluster.getConfigMap("kube-system", "extension-apiserver-authentication")); // the requestheader CA
+ * ctrl.abort();
+ * await running;
+ * client.close();
+ * await fake.stop();
  * ```
  */
 export class KubeFarmCluster implements FarmCluster {

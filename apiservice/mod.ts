@@ -107,15 +107,24 @@ interface Serving {
  * serves until `signal` aborts, then stops the listener, watches and timers. The getters work once it is ready.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
  * import { startRunnable } from "../runtime/manager/runnable.ts";
- * const farm = new FarmApiServer({ port: 0, bindAddress: "127.0.0.1", auth: "none", certDir: tmp });
+ * import { startFakeApiServer } from "../testing/mod.ts";
+ * import { FarmApiServer } from "./mod.ts";
+ * const certDir = await Deno.makeTempDir();
+ * const farm = new FarmApiServer({ port: 0, bindAddress: "127.0.0.1", auth: "none", certDir, log: () => {} });
  * const stop = new AbortController();
  * const run = startRunnable(farm, stop.signal);
  * await run.ready;
- * // fake.registerAggregatedApi("farm.example.com", "v1alpha", { url: farm.url, caPEM: farm.caPEM });
+ * const fake = await startFakeApiServer({ anonymousAdmin: true });
+ * fake.registerAggregatedApi("farm.example.com", "v1alpha", { url: farm.url, caPEM: farm.caPEM }); // an APIService
+ * const llamas = await fetch(`${fake.url}/apis/farm.example.com/v1alpha/namespaces/default/llamas`).then((r) => r.json());
+ * assert.deepEqual(llamas.items.map((l: { metadata: { name: string } }) => l.metadata.name), ["dolly"]);
+ * await fake.stop();
  * stop.abort();
  * await run.done;
+ * await Deno.remove(certDir, { recursive: true });
  * ```
  */
 export class FarmApiServer implements Runnable {

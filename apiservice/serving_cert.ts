@@ -53,8 +53,15 @@ async function writePrivate(path: string, text: string): Promise<void> {
  * Loads (or generates once) the serving certificate.
  *
  * @example
- * ```ts ignore
- * const cert = await loadServingCert({ certDir: "/tmp/farm-certs", hosts: ["localhost"], clock });
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { RealClock } from "../runtime/clock.ts";
+ * import { loadServingCert } from "./serving_cert.ts";
+ * const certDir = await Deno.makeTempDir(); // --cert-dir
+ * const cert = await loadServingCert({ certDir, hosts: ["localhost"], clock: new RealClock() });
+ * const again = await loadServingCert({ certDir, hosts: ["localhost"], clock: new RealClock() });
+ * assert.equal(again.caPEM, cert.caPEM); // generated once, reused: APIService.spec.caBundle stays valid
+ * await Deno.remove(certDir, { recursive: true });
  * ```
  */
 export async function loadServingCert(opts: ServingCertOptions): Promise<ServingCert> {

@@ -41,9 +41,25 @@ export interface SeedControllersOptions {
 /**
  * Installs the CRDs and starts the controllers; resolves once they run, with a function that stops them.
  * @example
- * ```ts ignore
- * const stop = await startSeedControllers({ kubeconfig: server.kubeconfig });
+ * ```ts
+ * import { CoreTypes, KubeClient } from "../runtime/mod.ts";
+ * import { eventually, startFakeApiServer } from "../testing/mod.ts";
+ * import { startSeedControllers } from "./dev.ts";
+ * import { MultiSecretType } from "./multisecret/schema.ts";
+ * const server = await startFakeApiServer({ anonymousAdmin: true });
+ * const stop = await startSeedControllers({ kubeconfig: server.kubeconfig, controllers: ["multisecret"], webhooks: false });
+ * const client = new KubeClient({ config: { server: server.url } });
+ * await client.create(MultiSecretType, {
+ *   metadata: { name: "hello", namespace: "default" },
+ *   spec: { stringData: { greeting: "hi" } },
+ * });
+ * await eventually("the Secret is copied into kube-system", async () => {
+ *   const secrets = await client.list(CoreTypes.Secret, { namespace: "kube-system" });
+ *   return secrets.items.some((s) => s.metadata.name === "hello");
+ * });
  * await stop();
+ * client.close();
+ * await server.stop();
  * ```
  */
 export async function startSeedControllers(opts: SeedControllersOptions): Promise<() => Promise<void>> {

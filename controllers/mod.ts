@@ -34,8 +34,15 @@ export interface SeedControllerDeps {
  * Controller factories by name. Each returns controllers without services: `Manager.add` provides them (client,
  * recorder, clock, admission).
  * @example
- * ```ts ignore
- * for (const name of CONTROLLER_NAMES) for (const c of CONTROLLERS[name]({ informers })) manager.add(c);
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { KubeClient, Manager } from "../runtime/mod.ts";
+ * import { CONTROLLER_NAMES, CONTROLLERS } from "./mod.ts";
+ * const client = new KubeClient({ config: { server: "https://127.0.0.1:6443" } }); // loadClusterConfig() in a program
+ * const manager = new Manager({ client });
+ * for (const name of CONTROLLER_NAMES) for (const c of CONTROLLERS[name]({ informers: manager.informers })) manager.add(c);
+ * assert.deepEqual([...CONTROLLER_NAMES], ["machine", "at", "netperf", "multisecret"]); // manager.start(signal) runs them
+ * client.close();
  * ```
  */
 export const CONTROLLERS: Record<ControllerName, (deps: SeedControllerDeps) => ControllerRunnable[]> = {
@@ -55,8 +62,15 @@ export interface SeedWebhookDeps {
  * Admission and conversion webhooks by controller name, registered next to the controller of the same kind:
  * `kubeop run --controllers netperf` serves Netperf's webhooks, `kubeop webhooks` prints their configurations.
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { webhookConfigurations } from "../runtime/mod.ts";
+ * import { FakeCluster } from "../testing/mod.ts";
+ * import { CONTROLLER_NAMES, WEBHOOKS } from "./mod.ts";
+ * const { client } = new FakeCluster(); // a KubeClient in `kubeop run`
  * const webhooks = CONTROLLER_NAMES.flatMap((name) => WEBHOOKS[name]({ client }));
+ * const names = webhookConfigurations(webhooks).map((c) => c.metadata.name); // what `kubeop webhooks` prints
+ * assert.deepEqual(names, ["kubeop-validating-webhook-configuration", "kubeop-mutating-webhook-configuration"]);
  * ```
  */
 export const WEBHOOKS: Record<ControllerName, (deps: SeedWebhookDeps) => RegisteredWebhook[]> = {

@@ -175,3 +175,27 @@ export class VirtualClock implements Clock {
 export async function flushMicrotasks(turns = 20): Promise<void> {
   for (let i = 0; i < turns; i++) await Promise.resolve();
 }
+
+/**
+ * True when `p` settles (resolves or rejects) within `ms` of `clock`; false once that time passed first.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { settlesWithin, VirtualClock } from "./clock.ts";
+ * const clock = new VirtualClock();
+ * const never = settlesWithin(clock, new Promise(() => {}), 1_000);
+ * await clock.advance(1_000);
+ * assert.equal(await never, false);
+ * assert.equal(await settlesWithin(clock, Promise.resolve(), 1_000), true);
+ * ```
+ */
+export async function settlesWithin(clock: Clock, p: Promise<unknown>, ms: number): Promise<boolean> {
+  let cancel = () => {};
+  const timeout = new Promise<false>((resolve) => cancel = clock.setTimer(ms, () => resolve(false)));
+  try {
+    return await Promise.race([p.then(() => true, () => true), timeout]);
+  } finally {
+    cancel();
+  }
+}

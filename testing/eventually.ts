@@ -34,12 +34,24 @@ export type NotYet = undefined | null | false;
  * value; throws an {@link EventuallyTimeoutError} `timed out after N ms waiting for <what>` at the deadline.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { CoreTypes, KubeClient } from "../runtime/mod.ts";
  * import { eventually } from "./eventually.ts";
+ * import { startFakeApiServer } from "./mod.ts";
+ * const cluster = await startFakeApiServer({ anonymousAdmin: true, kubelet: true }); // the fake kubelet runs pods
+ * const client = new KubeClient({ config: { server: cluster.url } });
+ * const spec = { containers: [{ name: "web", image: "nginx" }], nodeName: "fake-node" };
+ * await client.create(CoreTypes.Pod, { metadata: { name: "web", namespace: "default" }, spec });
  * const pod = await eventually("the pod to be Running", async () => {
- *   const p = await client.get(CoreTypes.Pod, "web", { namespace: "default" });
+ *   const p = await client.get<{ metadata: { name?: string }; status?: { phase?: string } }>(CoreTypes.Pod, "web", {
+ *     namespace: "default",
+ *   });
  *   return p.status?.phase === "Running" && p;
  * }, { timeoutMs: 5_000, retryErrors: true });
+ * assert.equal(pod.metadata.name, "web");
+ * client.close();
+ * await cluster.stop();
  * ```
  */
 export async function eventually<T>(

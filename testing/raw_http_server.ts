@@ -54,10 +54,12 @@ export function httpAnswer(status: number, body = "", head: string[] = []): stri
  * Starts the server; `answer` decides each reply.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
  * import { httpAnswer, startRawHttpServer } from "./raw_http_server.ts";
  * const server = startRawHttpServer(() => ({ write: [httpAnswer(200, "{}")] }));
- * await fetch(server.url).then((r) => r.text());
+ * assert.equal(await fetch(server.url).then((r) => r.text()), "{}");
+ * assert.equal(server.requests.length, 1);
  * await server.close();
  * ```
  */

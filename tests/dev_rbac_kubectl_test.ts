@@ -56,7 +56,7 @@ Deno.test({
 
       const token = await ok(admin("create", "token", "ci", "-n", "default", "--duration", "1h"), "create token");
       assert.match(token, /^[\w-]+\.[\w-]+\.[\w-]+$/, "a JWT-shaped token");
-      // The README's recipe: the admin kubeconfig, minified, with a user holding the token as its current user.
+      // docs/testing.md's recipe: the admin kubeconfig, minified, with a user holding the token as its current user.
       const saKubeconfig = `${dir}/ci.kubeconfig`;
       await Deno.writeTextFile(saKubeconfig, await ok(admin("config", "view", "--raw", "--minify"), "config view"));
       await ok(run(saKubeconfig, "config", "set-credentials", "ci", "--token", token), "set-credentials");

@@ -78,9 +78,17 @@ export class FlipMemory {
  * apply ({@link applyPlan}).
  *
  * @example
- * ```ts ignore
- * const reconciler = new MachineReconciler(manager.informers);
- * const action = await reconciler.reconcile(ctx);
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { FakeCluster } from "../../testing/mod.ts";
+ * import { FLIP_DELAY_MS, MachineReconciler } from "./controller.ts";
+ * import { machineCrds, MachineType, SwitchType } from "./schema.ts";
+ * const cluster = new FakeCluster({ crds: machineCrds() }); // a Manager's informers in production
+ * const reconciler = new MachineReconciler(cluster.informers);
+ * cluster.create(MachineType, { metadata: { name: "m", namespace: "default" }, spec: { switches: 2 } });
+ * const action = await reconciler.reconcile(cluster.context(MachineType, "default/m"));
+ * assert.equal(cluster.list(SwitchType, "default").length, 2); // created, owned by the Machine
+ * assert.ok((action.requeueAfterMs ?? 0) <= FLIP_DELAY_MS); // back when a switch may be flipped
  * ```
  */
 export class MachineReconciler {

@@ -100,9 +100,17 @@ function indexedStore<T extends KubeObject>(
  * added (once per informer). Throws when a cache offers no indexes.
  *
  * @example
- * ```ts ignore
- * const caches = machineCaches(manager.informers);
- * const switches = switchesOf(caches.switches, machine);
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { FakeCluster } from "../../testing/mod.ts";
+ * import { machineCaches, switchesOf } from "./indexes.ts";
+ * import { type Machine, machineCrds, MachineType, SwitchType } from "./schema.ts";
+ * const cluster = new FakeCluster({ crds: machineCrds() }); // a Manager's informers in production
+ * const caches = machineCaches(cluster.informers);
+ * const machine = cluster.create<Machine>(MachineType, { metadata: { name: "m", namespace: "default" }, spec: {} });
+ * cluster.create(SwitchType, { metadata: { name: "s", namespace: "default", labels: { machine: "m" } }, spec: {} });
+ * // by the default selector machine=<name> (and by controller uid): no scan of the namespace
+ * assert.deepEqual(switchesOf(caches.switches, machine).map((s) => s.metadata.name), ["s"]);
  * ```
  */
 export function machineCaches(informers: InformerSource): MachineCaches {

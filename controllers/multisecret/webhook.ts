@@ -40,9 +40,24 @@ function matcherOf(ms: MultiSecret): LabelMatcher | undefined {
  * Refuses a MultiSecret whose children would collide with another MultiSecret's.
  *
  * @example
- * ```ts ignore
- * const verdict = await validateMultiSecretChildren({ client }, input);
- * // { allowed: false, message: 'spec.secretName: Secret "shared" in namespaces a, b is already wanted by …' }
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { webhookRoutes } from "../../runtime/webhook/webhook.ts";
+ * import { FakeCluster, reviewThroughRoute } from "../../testing/mod.ts";
+ * import { multiSecretWebhook } from "./webhook.ts";
+ * import { type MultiSecret, multiSecretCrds, MultiSecretType } from "./schema.ts";
+ * const cluster = new FakeCluster({ crds: multiSecretCrds() });
+ * const multiSecret = (name: string): MultiSecret => ({
+ *   apiVersion: "multi.ddnw.ml/v1alpha1",
+ *   kind: "MultiSecret",
+ *   metadata: { name, namespace: "default" },
+ *   spec: { secretName: "shared" }, // every namespace
+ * });
+ * await cluster.client.create(MultiSecretType, multiSecret("first"));
+ * const [route] = webhookRoutes([multiSecretWebhook({ client: cluster.client })]); // validateMultiSecretChildren
+ * const verdict = await reviewThroughRoute(route, MultiSecretType, { operation: "CREATE", object: multiSecret("second") });
+ * assert.equal(verdict.allowed, false);
+ * assert.match(verdict.status?.message ?? "", /^spec\.secretName: Secret "shared" in namespaces .* is already wanted by/);
  * ```
  */
 export async function validateMultiSecretChildren(

@@ -24,8 +24,23 @@ export interface NetperfWebhookDeps {
  * Refuses a Netperf naming a Node that does not exist.
  *
  * @example
- * ```ts ignore
- * const verdict = await validateNetperfNodes({ client }, input); // { allowed: false, message: "spec.serverNode: …" }
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { webhookRoutes } from "../../runtime/webhook/webhook.ts";
+ * import { FakeCluster, reviewThroughRoute } from "../../testing/mod.ts";
+ * import { netperfWebhook } from "./webhook.ts";
+ * import { type Netperf, netperfCrds, NetperfType } from "./schema.ts";
+ * const cluster = new FakeCluster({ crds: netperfCrds() }); // no Node named node-x
+ * const [route] = webhookRoutes([netperfWebhook({ client: cluster.client })]); // its validate is validateNetperfNodes
+ * const object: Netperf = {
+ *   apiVersion: "app.example.com/v1alpha1",
+ *   kind: "Netperf",
+ *   metadata: { name: "np", namespace: "default" },
+ *   spec: { serverNode: "node-x" },
+ * };
+ * const verdict = await reviewThroughRoute(route, NetperfType, { operation: "CREATE", object });
+ * assert.equal(verdict.allowed, false);
+ * assert.equal(verdict.status?.message, 'spec.serverNode: Node "node-x" not found');
  * ```
  */
 export async function validateNetperfNodes(

@@ -135,13 +135,27 @@ export function dropManagedFields<T extends KubeObject>(obj: T): T {
  * A shared cache of one resource collection.
  *
  * @example
- * ```ts ignore
- * const pods = new Informer({ client, resource: CoreTypes.Pod, namespace: "default" });
- * pods.addHandler({ added: (p) => console.log("added", p.metadata.name) });
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { eventually, startFakeApiServer } from "../../testing/mod.ts";
+ * import { KubeClient } from "../client/client.ts";
+ * import { CoreTypes } from "../types.ts";
+ * import { Informer } from "./cache.ts";
+ * const cluster = await startFakeApiServer({ anonymousAdmin: true });
+ * const client = new KubeClient({ config: { server: cluster.url } });
+ * const configMaps = new Informer({ client, resource: CoreTypes.ConfigMap, namespace: "default" });
+ * const added: string[] = [];
+ * configMaps.addHandler({ added: (cm) => added.push(cm.metadata.name!) });
  * const ctrl = new AbortController();
- * pods.start(ctrl.signal);
- * await pods.waitForSync();
- * console.log(pods.store.list().length);
+ * const running = configMaps.start(ctrl.signal);
+ * await configMaps.waitForSync(); // listed: the store holds what the server had
+ * await client.create(CoreTypes.ConfigMap, { metadata: { name: "late", namespace: "default" } });
+ * await eventually("the watch delivers the new ConfigMap", () => configMaps.store.get("default/late"));
+ * assert.ok(added.includes("late"));
+ * ctrl.abort();
+ * await running;
+ * client.close();
+ * await cluster.stop();
  * ```
  */
 export class Informer<T extends KubeObject = KubeObject> implements InformerLike<T> {

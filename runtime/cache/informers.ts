@@ -54,12 +54,25 @@ function describe(rt: ResourceType, scope: WatchScope): string {
  * The shared informers of one manager.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "../../testing/mod.ts";
+ * import { KubeClient } from "../client/client.ts";
+ * import { CoreTypes } from "../types.ts";
+ * import { InformerRegistry } from "./informers.ts";
+ * const cluster = await startFakeApiServer({ anonymousAdmin: true });
+ * const client = new KubeClient({ config: { server: cluster.url } });
  * const informers = new InformerRegistry({ client });
- * const pods = informers.get(CoreTypes.Pod, { namespace: "default" });
+ * const namespaces = informers.get(CoreTypes.Namespace); // asked twice, one informer: shared
+ * assert.equal(informers.get(CoreTypes.Namespace), namespaces);
  * const ctrl = new AbortController();
- * informers.start(ctrl.signal);
+ * const running = informers.start(ctrl.signal);
  * await informers.waitForSync(30_000);
+ * assert.ok(namespaces.store.get("default"));
+ * ctrl.abort();
+ * await running;
+ * client.close();
+ * await cluster.stop();
  * ```
  */
 export class InformerRegistry implements InformerSource {
@@ -98,8 +111,30 @@ export class InformerRegistry implements InformerSource {
    * Re-lists the informer of (`rt`, `scope`) watching only `slice` (`null`: all); see {@link Informer.relist}.
    *
    * @example
-   * ```ts ignore
-   * registry.relist(WidgetType, undefined, { field: "object.metadata.uid", ranges: [{ start: "0x0", end: "0x8000000000000000" }] });
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { startFakeApiServer } from "../../testing/mod.ts";
+   * import { KubeClient } from "../client/client.ts";
+   * import type { ShardSelector } from "../apimachinery/shard_selector.ts";
+   * import { CoreTypes } from "../types.ts";
+   * import { InformerRegistry } from "./informers.ts";
+   * const cluster = await startFakeApiServer({ anonymousAdmin: true });
+   * const client = new KubeClient({ config: { server: cluster.url } });
+   * await client.create(CoreTypes.ConfigMap, { metadata: { name: "a", namespace: "default" } });
+   * const registry = new InformerRegistry({ client });
+   * const configMaps = registry.get(CoreTypes.ConfigMap);
+   * const ctrl = new AbortController();
+   * const running = registry.start(ctrl.signal);
+   * await registry.waitForSync(10_000);
+   * assert.ok(configMaps.store.get("default/a"));
+   * const none: ShardSelector = { field: "object.metadata.uid", ranges: [{ start: "0x0000000000000000", end: "0x0000000000000001" }] };
+   * registry.relist(CoreTypes.ConfigMap, undefined, none);
+   * await configMaps.waitForSync(); // the new slice is listed: no uid of ours hashes into [0, 1)
+   * assert.equal(configMaps.store.list().length, 0);
+   * ctrl.abort();
+   * await running;
+   * client.close();
+   * await cluster.stop();
    * ```
    */
   relist(rt: ResourceType, scope: WatchScope | undefined, slice: ShardSelector | null): void {

@@ -85,9 +85,30 @@ export class MultiNamespaceInformer<T extends KubeObject = KubeObject> implement
  * Wraps `inner` so namespaced informers only cover `namespaces` (all namespaces when the list is empty).
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "../../testing/mod.ts";
+ * import { KubeClient } from "../client/client.ts";
+ * import { CoreTypes } from "../types.ts";
+ * import { InformerRegistry } from "./informers.ts";
+ * import { namespacedInformers } from "./namespaced_informers.ts";
+ * const cluster = await startFakeApiServer({ anonymousAdmin: true });
+ * const client = new KubeClient({ config: { server: cluster.url } });
+ * for (const namespace of ["team-a", "team-b", "team-c"]) {
+ *   await client.create(CoreTypes.Namespace, { metadata: { name: namespace } });
+ *   await client.create(CoreTypes.ConfigMap, { metadata: { name: "settings", namespace } });
+ * }
+ * const registry = new InformerRegistry({ client });
  * const scoped = namespacedInformers(registry, ["team-a", "team-b"]);
- * scoped.get(CoreTypes.Pod).store.list(); // pods of team-a and team-b only
+ * const configMaps = scoped.get(CoreTypes.ConfigMap); // one informer per namespace behind one cache
+ * const ctrl = new AbortController();
+ * const running = registry.start(ctrl.signal);
+ * await configMaps.waitForSync();
+ * assert.deepEqual(configMaps.store.list().map((cm) => cm.metadata.namespace).sort(), ["team-a", "team-b"]);
+ * ctrl.abort();
+ * await running;
+ * client.close();
+ * await cluster.stop();
  * ```
  */
 export function namespacedInformers(inner: InformerSource, namespaces: string[]): InformerSource {

@@ -88,12 +88,22 @@ export function resourcePath(
  * A client for one cluster.
  *
  * @example
- * ```ts ignore
- * import { KubeClient } from "./client.ts";
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "../../testing/mod.ts";
+ * import { VirtualClock } from "../clock.ts";
+ * import { LeaderFence } from "../leader/write_fence.ts";
  * import { CoreTypes } from "../types.ts";
- * const client = new KubeClient({ config: { server: "http://127.0.0.1:8080" } });
- * const pods = await client.list(CoreTypes.Pod, { namespace: "default" });
+ * import { KubeClient } from "./client.ts";
+ * const cluster = await startFakeApiServer({ anonymousAdmin: true }); // stands in for kube-apiserver
+ * const client = new KubeClient({ config: { server: cluster.url } }); // in a program: loadClusterConfig()
+ * await client.create(CoreTypes.ConfigMap, { metadata: { name: "a", namespace: "default" }, data: { k: "v" } });
+ * assert.equal((await client.get(CoreTypes.ConfigMap, "a", { namespace: "default" })).metadata.name, "a");
+ * // withWriteFence: a view whose writes pass a leader's fence (LeaderElector.fence); refused writes are never sent
+ * const fence = new LeaderFence({ clock: new VirtualClock(), renewDeadlineMs: 10_000, lease: "default/l", identity: "a" });
+ * await assert.rejects(client.withWriteFence(fence).delete(CoreTypes.ConfigMap, "a", { namespace: "default" }), /leader/);
  * client.close();
+ * await cluster.stop();
  * ```
  */
 export class KubeClient {
@@ -146,11 +156,7 @@ export class KubeClient {
    * A view of this client whose writes (every method but GET/HEAD/OPTIONS, each retry included) pass `fence` right
    * before the request is sent; a refused write throws the fence's error (NotLeaderError) without reaching the server.
    * The view shares this client's HTTP connection pool and credentials: closing either closes both.
-   *
-   * @example
-   * ```ts ignore
-   * const controllersClient = client.withWriteFence(elector.fence); // the Lease lock keeps the unfenced `client`
-   * ```
+   * (The class example shows one.)
    */
   withWriteFence(fence: WriteFence): KubeClient {
     const view = new KubeClient({ ...this.#options, clock: this.clock, writeFence: fence });

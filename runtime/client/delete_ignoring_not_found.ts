@@ -18,12 +18,20 @@ export interface Deleter {
  * Deletes `name`; true when this call deleted it, false when it was already gone (NotFound).
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "../../testing/mod.ts";
+ * import { CoreTypes, type KubeObject } from "../types.ts";
+ * import { KubeClient } from "./client.ts";
  * import { deleteIgnoringNotFound } from "./delete_ignoring_not_found.ts";
- * const deleted = await deleteIgnoringNotFound(ctx.client, CoreTypes.Pod, "web-1", {
- *   namespace: "default",
- *   preconditions: { uid: pod.metadata.uid },
- * });
+ * const cluster = await startFakeApiServer({ anonymousAdmin: true });
+ * const client = new KubeClient({ config: { server: cluster.url } }); // in a reconcile: ctx.client
+ * const cm = await client.create<KubeObject>(CoreTypes.ConfigMap, { metadata: { name: "old", namespace: "default" } });
+ * const opts = { namespace: "default", preconditions: { uid: cm.metadata.uid } };
+ * assert.equal(await deleteIgnoringNotFound(client, CoreTypes.ConfigMap, "old", opts), true);
+ * assert.equal(await deleteIgnoringNotFound(client, CoreTypes.ConfigMap, "old", opts), false); // already gone
+ * client.close();
+ * await cluster.stop();
  * ```
  */
 export async function deleteIgnoringNotFound(

@@ -89,10 +89,25 @@ const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
  * Loads the cluster configuration following kubectl's precedence.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
  * import { loadClusterConfig } from "./kubeconfig.ts";
- * const config = await loadClusterConfig({ context: "kind-kind" });
- * console.log(config.server);
+ * const kubeconfig = await Deno.makeTempFile({ suffix: ".kubeconfig" });
+ * await Deno.writeTextFile(
+ *   kubeconfig,
+ *   `apiVersion: v1
+ * kind: Config
+ * clusters: [{ name: kind, cluster: { server: "https://127.0.0.1:6443" } }]
+ * users: [{ name: me, user: { token: example-token } }]
+ * contexts: [{ name: kind-kind, context: { cluster: kind, user: me, namespace: apps } }]
+ * current-context: kind-kind
+ * `,
+ * );
+ * // Without `kubeconfig`: $KUBECONFIG, then ~/.kube/config, then the Pod's service account.
+ * const config = await loadClusterConfig({ kubeconfig, context: "kind-kind" });
+ * assert.equal(config.server, "https://127.0.0.1:6443");
+ * assert.equal(config.namespace, "apps");
+ * await Deno.remove(kubeconfig);
  * ```
  */
 export async function loadClusterConfig(opts: LoadClusterConfigOptions = {}): Promise<ClusterConfig> {

@@ -107,10 +107,31 @@ export interface RejectionContext {
  * the TerminalError for the caller to throw.
  *
  * @example
- * ```ts ignore
- * const rejection = childWriteRejection(err, { verb: "create", kind: "Pod", namespace, name });
- * if (!rejection) throw err; // retriable
- * throw await rejectChildWrite(ctx, at, rejection, (r) => writeStatus(ctx, at, { reason: r.reason, ... }, true));
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { FakeCluster } from "../../testing/mod.ts";
+ * import { TerminalError } from "../client/errors.ts";
+ * import { CoreTypes } from "../types.ts";
+ * import { childWriteRejection, rejectChildWrite } from "./child_write_failure.ts";
+ * const cluster = new FakeCluster();
+ * const owner = cluster.create(CoreTypes.ConfigMap, { metadata: { name: "owner", namespace: "default" } });
+ * const ctx = cluster.context(CoreTypes.ConfigMap, "default/owner");
+ * const name = "Not_A_Valid_Name";
+ * let thrown: unknown;
+ * try {
+ *   await ctx.client.create(CoreTypes.Pod, { metadata: { name, namespace: "default" } });
+ * } catch (err) {
+ *   const rejection = childWriteRejection(err, { verb: "create", kind: "Pod", namespace: "default", name });
+ *   if (!rejection) throw err; // retriable: the controller's backoff retries it
+ *   const degraded: string[] = [];
+ *   thrown = await rejectChildWrite(ctx, owner, rejection, (r) => {
+ *     degraded.push(r.reason); // the controller writes Degraded=True with r.reason and r.message here
+ *     return Promise.resolve();
+ *   });
+ *   assert.deepEqual(degraded, ["ChildWriteRejected"]);
+ * }
+ * assert.ok(thrown instanceof TerminalError); // thrown by the reconcile: no retry until the spec changes
+ * assert.equal(cluster.events[0].input.reason, "ChildWriteRejected"); // a Warning Event on the owner
  * ```
  */
 export async function rejectChildWrite(

@@ -68,13 +68,35 @@ export interface ControllerOptions<T extends KubeObject> {
  * A controller for one resource type.
  *
  * @example
- * ```ts ignore
- * const ctl = new Controller<Machine>({
- *   name: "machine",
- *   for: MachineType,
- *   reconcile: async (ctx) => ctx.object ? requeueAfter(5_000) : done(),
- * }).owns(SwitchType).watches(CoreTypes.Namespace, (ns) => machinesIn(ns));
+ * ```ts
+ * import { eventually, startFakeApiServer } from "../../testing/mod.ts";
+ * import { KubeClient } from "../client/client.ts";
+ * import { Manager } from "../manager/manager.ts";
+ * import { CoreTypes, type KubeObject } from "../types.ts";
+ * import { Controller } from "./controller.ts";
+ * import { done, requeueAfter } from "./reconcile.ts";
+ * const cluster = await startFakeApiServer({ anonymousAdmin: true });
+ * const client = new KubeClient({ config: { server: cluster.url } });
+ * const reconciled = new Set<string>();
+ * const ctl = new Controller<KubeObject>({
+ *   name: "configmaps",
+ *   for: CoreTypes.ConfigMap,
+ *   reconcile: (ctx) => {
+ *     reconciled.add(ctx.key); // "namespace/name"; ctx.object is the cached object, undefined once deleted
+ *     return Promise.resolve(ctx.object ? requeueAfter(60_000) : done());
+ *   },
+ * }).owns(CoreTypes.Secret) // a Secret whose controller owner is a ConfigMap enqueues that ConfigMap
+ *   .watches(CoreTypes.Namespace, (ns) => [`${ns.metadata.name}/settings`]); // any mapping to keys
+ * const manager = new Manager({ client });
  * manager.add(ctl);
+ * const stop = new AbortController();
+ * const running = manager.start(stop.signal);
+ * await client.create(CoreTypes.ConfigMap, { metadata: { name: "settings", namespace: "default" } });
+ * await eventually("the ConfigMap is reconciled", () => reconciled.has("default/settings"));
+ * stop.abort();
+ * await running;
+ * client.close();
+ * await cluster.stop();
  * ```
  */
 export class Controller<T extends KubeObject = KubeObject> {

@@ -25,14 +25,27 @@ import type { KubeList, KubeObject, ResourceType } from "../types.ts";
  * What a reconcile may do with the cluster besides reading its caches.
  *
  * @example
- * ```ts ignore
- * async function reconcile(ctx: ReconcileContext<Machine>): Promise<Action> {
- *   const pod = await ctx.client.get(CoreTypes.Pod, "p", { namespace: ctx.namespace }); // uncached read
- *   await ctx.client.patch(MachineType, ctx.name, { status: { phase: "Ready" } }, {
- *     namespace: ctx.namespace, type: "merge", subresource: "status",
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { FakeCluster } from "../../testing/mod.ts";
+ * import { CoreTypes } from "../types.ts";
+ * import { type Action, done, type ReconcileContext } from "./reconcile.ts";
+ * async function reconcile(ctx: ReconcileContext): Promise<Action> {
+ *   const pod = await ctx.client.get(CoreTypes.Pod, ctx.name, { namespace: ctx.namespace }); // uncached read
+ *   await ctx.client.patch(CoreTypes.Pod, ctx.name, { status: { message: `seen ${pod.metadata.name}` } }, {
+ *     namespace: ctx.namespace,
+ *     type: "merge",
+ *     subresource: "status",
  *   });
  *   return done();
  * }
+ * const cluster = new FakeCluster(); // its context's client is a ControllerClient, as the Manager's is
+ * cluster.create(CoreTypes.Pod, {
+ *   metadata: { name: "p", namespace: "default" },
+ *   spec: { containers: [{ name: "c", image: "busybox" }] },
+ * });
+ * await reconcile(cluster.context(CoreTypes.Pod, "default/p"));
+ * assert.deepEqual(cluster.writes().map((w) => `${w.verb} ${w.resource}/${w.subresource}`), ["patch pods/status"]);
  * ```
  */
 export interface ControllerClient {

@@ -61,9 +61,21 @@ export function statusChanges(
  * (and returns false) when the status is already `next`.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "../../testing/mod.ts";
+ * import { KubeClient } from "../client/client.ts";
+ * import { CoreTypes } from "../types.ts";
  * import { patchStatusIfChanged } from "./status_patch.ts";
- * await patchStatusIfChanged(ctx.client, MyType, obj, { phase: "Ready", observedGeneration: obj.metadata.generation });
+ * const cluster = await startFakeApiServer({ anonymousAdmin: true });
+ * const client = new KubeClient({ config: { server: cluster.url } }); // in a reconcile: ctx.client
+ * const spec = { containers: [{ name: "web", image: "nginx" }] };
+ * let pod = await client.create(CoreTypes.Pod, { metadata: { name: "web", namespace: "default" }, spec });
+ * assert.equal(await patchStatusIfChanged(client, CoreTypes.Pod, pod, { message: "waiting" }), true); // sent
+ * pod = await client.get(CoreTypes.Pod, "web", { namespace: "default" });
+ * assert.equal(await patchStatusIfChanged(client, CoreTypes.Pod, pod, { message: "waiting" }), false); // nothing to send
+ * client.close();
+ * await cluster.stop();
  * ```
  */
 export async function patchStatusIfChanged(

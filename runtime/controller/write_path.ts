@@ -48,9 +48,33 @@ export interface OwnWritesRecorder {
  * bypass the chain.
  *
  * @example
- * ```ts ignore
- * const client = new WriteChainClient(kubeClient, [trackOwnWrites(tracker, "ns/a"), fenceWrites(fence)]);
- * await client.update(MachineType, machine); // fenced, then recorded for ns/a
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "../../testing/mod.ts";
+ * import { KubeClient } from "../client/client.ts";
+ * import { CoreTypes, type KubeObject, type ResourceType } from "../types.ts";
+ * import { VirtualClock } from "../clock.ts";
+ * import { fenceWrites, LeaderFence } from "../leader/write_fence.ts";
+ * import { trackOwnWrites, WriteChainClient } from "./write_path.ts";
+ * const recorded: string[] = []; // the controller's OwnWritesTracker in production
+ * const tracker = {
+ *   recordWrite: (key: string, rt: ResourceType, o: KubeObject | undefined) =>
+ *     recorded.push(`${key} wrote ${rt.plural}/${o?.metadata.name}`),
+ *   recordDelete: (key: string, rt: ResourceType, objKey: string) => recorded.push(`${key} deleted ${rt.plural}/${objKey}`),
+ *   cachedUid: () => undefined,
+ * };
+ * const cluster = await startFakeApiServer({ anonymousAdmin: true });
+ * const kubeClient = new KubeClient({ config: { server: cluster.url } });
+ * const clock = new VirtualClock();
+ * const fence = new LeaderFence({ clock, renewDeadlineMs: 10_000, lease: "default/kubeop", identity: "a" });
+ * fence.open(clock.nowMonotonic()); // this replica leads
+ * const client = new WriteChainClient(kubeClient, [trackOwnWrites(tracker, "default/a"), fenceWrites(fence)]);
+ * await client.create(CoreTypes.ConfigMap, { metadata: { name: "child", namespace: "default" } }); // fenced, then recorded
+ * assert.deepEqual(recorded, ["default/a wrote configmaps/child"]);
+ * fence.close(new Error("lost the Lease"));
+ * await assert.rejects(client.delete(CoreTypes.ConfigMap, "child", { namespace: "default" })); // refused, never sent
+ * kubeClient.close();
+ * await cluster.stop();
  * ```
  */
 export class WriteChainClient implements ControllerClient {
@@ -141,9 +165,28 @@ function send(client: ControllerClient, w: Write): Promise<unknown> {
  * the object had: the precondition's, or the cache's read before the call — afterwards the cache may have dropped it).
  *
  * @example
- * ```ts ignore
- * const client = new WriteChainClient(kubeClient, [trackOwnWrites(tracker, "ns/a")]);
- * await client.update(MachineType, machine); // the next reconcile of ns/a waits for the cache to show it
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "../../testing/mod.ts";
+ * import { KubeClient } from "../client/client.ts";
+ * import { CoreTypes, type KubeObject, type ResourceType } from "../types.ts";
+ * import { trackOwnWrites, WriteChainClient } from "./write_path.ts";
+ * const recorded: string[] = []; // the controller's OwnWritesTracker in production
+ * const tracker = {
+ *   recordWrite: (key: string, rt: ResourceType, o: KubeObject | undefined) =>
+ *     recorded.push(`${key} wrote ${rt.plural}/${o?.metadata.name}`),
+ *   recordDelete: (key: string, rt: ResourceType, objKey: string) => recorded.push(`${key} deleted ${rt.plural}/${objKey}`),
+ *   cachedUid: () => undefined,
+ * };
+ * const cluster = await startFakeApiServer({ anonymousAdmin: true });
+ * const kubeClient = new KubeClient({ config: { server: cluster.url } });
+ * const client = new WriteChainClient(kubeClient, [trackOwnWrites(tracker, "default/a")]);
+ * await client.create(CoreTypes.ConfigMap, { metadata: { name: "child", namespace: "default" } });
+ * await client.delete(CoreTypes.ConfigMap, "child", { namespace: "default" });
+ * // the next reconcile of default/a waits until the cache shows both
+ * assert.deepEqual(recorded, ["default/a wrote configmaps/child", "default/a deleted configmaps/default/child"]);
+ * kubeClient.close();
+ * await cluster.stop();
  * ```
  */
 export function trackOwnWrites(tracker: OwnWritesRecorder, key: string): WriteInterceptor {
@@ -266,9 +309,33 @@ export interface ReconcileClientOptions {
  * The client a reconcile gets: `client` wrapped in own-writes tracking, then the fence, then the uid guard.
  *
  * @example
- * ```ts ignore
- * const ctxClient = reconcileClient({ client: deps.client, key, tracker: ownWrites, fence: ticket.fence,
- *   uidGuard: { forType, namespace, name, uid: ticket.uid } });
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "../../testing/mod.ts";
+ * import { KubeClient } from "../client/client.ts";
+ * import { CoreTypes, type KubeObject, type ResourceType } from "../types.ts";
+ * import { reconcileClient } from "./write_path.ts";
+ * const recorded: string[] = []; // the controller's OwnWritesTracker in production
+ * const tracker = {
+ *   recordWrite: (key: string, rt: ResourceType, o: KubeObject | undefined) =>
+ *     recorded.push(`${key} wrote ${rt.plural}/${o?.metadata.name}`),
+ *   recordDelete: (key: string, rt: ResourceType, objKey: string) => recorded.push(`${key} deleted ${rt.plural}/${objKey}`),
+ *   cachedUid: () => undefined,
+ * };
+ * const cluster = await startFakeApiServer({ anonymousAdmin: true });
+ * const kubeClient = new KubeClient({ config: { server: cluster.url } });
+ * const owner = await kubeClient.create<KubeObject>(CoreTypes.ConfigMap, { metadata: { name: "a", namespace: "default" } });
+ * const ctxClient = reconcileClient({
+ *   client: kubeClient,
+ *   key: "default/a",
+ *   tracker,
+ *   // fence: the leader's or the shard bucket's fence, when there is one
+ *   uidGuard: { forType: CoreTypes.ConfigMap, namespace: "default", name: "a", uid: owner.metadata.uid! },
+ * });
+ * await ctxClient.patch(CoreTypes.ConfigMap, "a", { data: { k: "v" } }, { namespace: "default", type: "merge" });
+ * assert.deepEqual(recorded, ["default/a wrote configmaps/a"]);
+ * kubeClient.close();
+ * await cluster.stop();
  * ```
  */
 export function reconcileClient(o: ReconcileClientOptions): ControllerClient {

@@ -198,9 +198,16 @@ function refuseUnproxiable(tls: ApiTlsOptions, server: URL, proxy: ProxyChoice):
  * kubeop's own HTTP/1.1: a keep-alive pool for unary requests, a connection of its own per stream.
  *
  * @example
- * ```ts ignore
- * const transport = directTransport({ caPEM });
- * const res = await transport.request({ method: "GET", url: new URL("https://10.0.0.1/version") });
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "../../testing/mod.ts";
+ * import { directTransport } from "./api_http_client.ts";
+ * const cluster = await startFakeApiServer({ tls: true }); // HTTPS with its own CA
+ * const transport = directTransport({ caPEM: cluster.caPEM });
+ * const res = await transport.request({ method: "GET", url: new URL("/version", cluster.url) });
+ * assert.equal(res.status, 200);
+ * transport.close();
+ * await cluster.stop();
  * ```
  */
 export function directTransport(tls: ApiTlsOptions = {}): ApiTransport {
@@ -219,8 +226,20 @@ export function directTransport(tls: ApiTlsOptions = {}): ApiTransport {
  * Deno's fetch over an HTTP/1.1-only `Deno.createHttpClient` through `proxy` (none: direct, for measurements).
  *
  * @example
- * ```ts ignore
- * const transport = fetchTransport({ caPEM }, proxyFor(new URL(server))!);
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "../../testing/mod.ts";
+ * import { fetchTransport } from "./api_http_client.ts";
+ * import { proxyFor } from "./proxy.ts";
+ * const cluster = await startFakeApiServer({ tls: true });
+ * const env = { get: (name: string) => name === "HTTPS_PROXY" ? "proxy.example:3128" : undefined };
+ * const proxy = proxyFor(new URL("https://10.0.0.1:6443"), env); // what the environment says for that server
+ * assert.equal(proxy?.url.href, "http://proxy.example:3128/"); // fetchTransport({ caPEM }, proxy) goes through it
+ * const transport = fetchTransport({ caPEM: cluster.caPEM }); // no proxy: direct, as benchmarks measure it
+ * const res = await transport.request({ method: "GET", url: new URL("/version", cluster.url) });
+ * assert.equal(res.status, 200);
+ * transport.close();
+ * await cluster.stop();
  * ```
  */
 export function fetchTransport(tls: ApiTlsOptions = {}, proxy?: ProxyChoice): ApiTransport {

@@ -95,13 +95,21 @@ export function encodeRequest(
  * keeps a read outstanding while idle ({@link watchIdle}); the next response head consumes that same read.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "../../testing/mod.ts";
  * import { encodeRequest, Http1Connection } from "./http1_connection.ts";
- * const url = new URL("http://127.0.0.1:8080/healthz");
+ * const cluster = await startFakeApiServer(); // any HTTP/1.1 server
+ * const url = new URL("/healthz", cluster.url);
  * const conn = await Http1Connection.dial(url);
  * await conn.write(encodeRequest("GET", url, {}));
  * const head = await conn.readHead("GET");
  * const { body, reusable } = await conn.readWholeBody(head);
+ * assert.equal(head.status, 200);
+ * assert.equal(new TextDecoder().decode(body), "ok");
+ * assert.ok(reusable); // keep-alive: the next request may use this connection
+ * conn.close();
+ * await cluster.stop();
  * ```
  */
 export class Http1Connection {

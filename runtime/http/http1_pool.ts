@@ -85,12 +85,17 @@ export interface Http1PoolStats {
  * The pool.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "../../testing/mod.ts";
  * import { Http1Pool } from "./http1_pool.ts";
+ * const cluster = await startFakeApiServer(); // any HTTP/1.1 server
  * const pool = new Http1Pool();
- * const res = await pool.request({ method: "GET", url: new URL("http://127.0.0.1:8080/healthz") });
- * console.log(res.status, new TextDecoder().decode(res.body));
+ * const res = await pool.request({ method: "GET", url: new URL("/healthz", cluster.url) });
+ * assert.equal(res.status, 200);
+ * assert.equal(new TextDecoder().decode(res.body), "ok");
  * pool.close();
+ * await cluster.stop();
  * ```
  */
 export class Http1Pool {

@@ -47,10 +47,19 @@ export interface HttpStream {
  * Opens a connection, sends the request and reads the response head.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "../../testing/mod.ts";
  * import { openHttpStream } from "./http_transport.ts";
- * const res = await openHttpStream({ url: new URL("http://127.0.0.1:8080/api/v1/pods?watch=1") });
- * await res.readBody((bytes) => console.log(bytes.length));
+ * const cluster = await startFakeApiServer({ anonymousAdmin: true });
+ * const ctrl = new AbortController();
+ * const url = new URL("/api/v1/namespaces?watch=1&timeoutSeconds=1", cluster.url);
+ * const res = await openHttpStream({ url, signal: ctrl.signal });
+ * assert.equal(res.status, 200);
+ * let bytes = 0;
+ * await res.readBody((chunk) => bytes += chunk.length); // until the server ends the watch (timeoutSeconds)
+ * assert.ok(bytes > 0); // the namespaces' ADDED events
+ * await cluster.stop();
  * ```
  */
 export async function openHttpStream(req: StreamRequest): Promise<HttpStream> {

@@ -112,9 +112,20 @@ export function explainTlsError(err: unknown, host: string, tls: TlsOptions): Tl
  * handshake (and verification, unless skipped) is done.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "../../testing/mod.ts";
  * import { dialTls } from "./tls_dial.ts";
- * const conn = await dialTls("127.0.0.1", 6443, { caCerts: [caPEM], serverName: "kubernetes.internal" });
+ * const cluster = await startFakeApiServer({ tls: true }); // its certificate names localhost and 127.0.0.1
+ * const port = Number(new URL(cluster.url).port);
+ * // Reached as 127.0.0.1, checked against the name `tls-server-name` gives (and sent as SNI):
+ * const conn = await dialTls("127.0.0.1", port, { caCerts: [cluster.caPEM!], serverName: "localhost" });
+ * await conn.write(new TextEncoder().encode("GET /healthz HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n"));
+ * const buf = new Uint8Array(1024);
+ * const n = await conn.read(buf);
+ * assert.match(new TextDecoder().decode(buf.subarray(0, n ?? 0)), /^HTTP\/1\.1 200/);
+ * conn.close();
+ * await cluster.stop();
  * ```
  */
 export async function dialTls(hostname: string, port: number, tls: TlsOptions = {}): Promise<ByteConn> {

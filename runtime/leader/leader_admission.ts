@@ -14,8 +14,31 @@ import type { WriteFence } from "./write_fence.ts";
  * Admits keys while `fence` is open.
  *
  * @example
- * ```ts ignore
- * const deps = { client, informers, recorder, clock, admission: leaderAdmission(elector.fence) };
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { FakeCluster } from "../../testing/mod.ts";
+ * import { VirtualClock } from "../clock.ts";
+ * import { kubeopLogger } from "../observe/log.ts";
+ * import { CoreTypes } from "../types.ts";
+ * import { leaderAdmission } from "./leader_admission.ts";
+ * import { LeaderFence } from "./write_fence.ts";
+ * const clock = new VirtualClock();
+ * const fence = new LeaderFence({ clock, renewDeadlineMs: 10_000, lease: "default/kubeop", identity: "a" }); // elector.fence
+ * const cluster = new FakeCluster();
+ * // The Manager passes it to every controller as ControllerDeps.admission; a controller attaches once.
+ * const door = leaderAdmission(fence).attach({
+ *   controller: "configmaps",
+ *   forType: CoreTypes.ConfigMap,
+ *   forInformer: cluster.informers.get(CoreTypes.ConfigMap),
+ *   requeue: () => {},
+ *   log: kubeopLogger("example"),
+ * });
+ * assert.equal(door.admit("default/a", undefined), undefined); // not leading: the key is dropped
+ * fence.open(clock.nowMonotonic());
+ * const ticket = door.admit("default/a", undefined)!; // leading: the reconcile's writes carry the fence
+ * assert.equal(ticket.fence, fence);
+ * ticket.done(true);
+ * door.close();
  * ```
  */
 export function leaderAdmission(fence: WriteFence): Admission {

@@ -93,12 +93,19 @@ const LEASE_WATCH_TIMEOUT_SECONDS = 300;
  * A {@link LeaseLock} on the Lease `namespace/name`, through the API server.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "../../testing/mod.ts";
  * import { KubeClient } from "../client/client.ts";
  * import { kubeLeaseLock } from "./lease_lock.ts";
- * declare const client: KubeClient;
+ * const cluster = await startFakeApiServer({ anonymousAdmin: true });
+ * const client = new KubeClient({ config: { server: cluster.url } });
  * const lock = kubeLeaseLock({ client, namespace: "default", name: "kubeop" });
- * console.log(await lock.get());
+ * assert.equal(await lock.get(), undefined); // no Lease yet
+ * await lock.create({ holderIdentity: "replica-a", leaseDurationSeconds: 15 });
+ * assert.equal((await lock.get())?.spec.holderIdentity, "replica-a");
+ * client.close();
+ * await cluster.stop();
  * ```
  */
 export function kubeLeaseLock(

@@ -12,7 +12,7 @@
  */
 
 import type { KubeClient } from "../client/client.ts";
-import { type Clock, RealClock } from "../clock.ts";
+import { type Clock, RealClock, settlesWithin } from "../clock.ts";
 import type { InformerSource } from "../cache/cache.ts";
 import type { ControllerDeps } from "../controller/controller.ts";
 import { type EventRecorder, KubeEventRecorder } from "../observe/events.ts";
@@ -83,17 +83,27 @@ const MEMBER_NOUN: Record<keyof Groups, string> = {
  * false`, then — once this replica holds the Lease — the leader-gated ones; shutdown in reverse.
  *
  * @example
- * ```ts ignore
- * const manager = new Manager({
- *   client,
- *   leaderElection: { id: "kubeop", namespace: "kubeop-system" },
- *   healthProbeBindAddress: ":8081",
- *   metricsBindAddress: ":8080",
- * });
- * manager.add(machineController({ informers: manager.informers }));
- * const stop = new AbortController();
- * Deno.addSignalListener("SIGTERM", () => stop.abort());
- * await manager.start(stop.signal); // resolves after a clean shutdown
+ * ```ts
+ * import { eventually, startFakeApiServer } from "../../testing/mod.ts";
+ * import { KubeClient } from "../client/client.ts";
+ * import { Controller } from "../controller/controller.ts";
+ * import { done } from "../controller/reconcile.ts";
+ * import { CoreTypes } from "../types.ts";
+ * import { Manager } from "./manager.ts";
+ * const cluster = await startFakeApiServer({ anonymousAdmin: true });
+ * const client = new KubeClient({ config: { server: cluster.url } });
+ * // Controllers run only while this replica holds the Lease; `kubeop run` also serves probes (:8081) and metrics (:8080).
+ * const manager = new Manager({ client, leaderElection: { id: "example", namespace: "default" } });
+ * const seen = new Set<string>();
+ * const reconcile = (ctx: { key: string }) => Promise.resolve(done()).finally(() => seen.add(ctx.key));
+ * manager.add(new Controller({ name: "namespaces", for: CoreTypes.Namespace, reconcile }));
+ * const stop = new AbortController(); // a program: Deno.addSignalListener("SIGTERM", () => stop.abort())
+ * const running = manager.start(stop.signal); // resolves after a clean shutdown
+ * await eventually("the leader reconciles every namespace", () => seen.has("default"));
+ * stop.abort();
+ * await running; // the Lease is released on the way out
+ * client.close();
+ * await cluster.stop();
  * ```
  */
 export class Manager {
@@ -428,7 +438,7 @@ export class Manager {
       if (outcome !== "lost") return run.stopped; // stopped or released: the run's signal aborted
       if (this.#opts.leaderElection?.exitOnLostLeadership) return { kind: "lost" };
       group.stop();
-      if (!await this.#within(group.done(), drainMs)) {
+      if (!await settlesWithin(this.#clock, group.done(), drainMs)) {
         this.#log.error("lost leadership, and reconciles still run after {drainMs} ms: stopping", { drainMs });
         return { kind: "lost" };
       }
@@ -465,12 +475,14 @@ export class Manager {
       this.#opts.gracefulShutdownMs ?? 25_000,
       reason.kind === "lost" ? LOST_LEADERSHIP_GRACE_MS : Infinity,
     );
-    if (!await this.#within(Promise.all([groups.leaderElected.done(), groups.everyReplica.done()]), graceMs)) {
+    if (
+      !await settlesWithin(this.#clock, Promise.all([groups.leaderElected.done(), groups.everyReplica.done()]), graceMs)
+    ) {
       this.#log.warn("reconciles still running after {graceMs} ms; stopping anyway", { graceMs });
     }
     election.abort(); // releases the Lease, now that no reconcile runs
     await electionDone;
-    await this.#within(this.#recorder.close?.() ?? Promise.resolve(), 2_000);
+    await settlesWithin(this.#clock, this.#recorder.close?.() ?? Promise.resolve(), 2_000);
     for (const group of [groups.caches, groups.servers]) {
       group.stop();
       await group.done();
@@ -480,16 +492,5 @@ export class Manager {
       throw new LeadershipLostError(this.#opts.leaderElection?.id ?? "lease", this.identity ?? "");
     }
     if (reason.kind === "error") throw reason.error;
-  }
-
-  /** True when `p` settles within `ms` of the manager's clock. */
-  async #within(p: Promise<unknown>, ms: number): Promise<boolean> {
-    let cancel = () => {};
-    const timeout = new Promise<false>((resolve) => cancel = this.#clock.setTimer(ms, () => resolve(false)));
-    try {
-      return await Promise.race([p.then(() => true, () => true), timeout]);
-    } finally {
-      cancel();
-    }
   }
 }

@@ -57,9 +57,15 @@ export interface Runnable {
  * informers it reads so a standby replica's caches are warm when it takes over.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Controller } from "../controller/controller.ts";
+ * import { done } from "../controller/reconcile.ts";
+ * import { CoreTypes } from "../types.ts";
+ * import { isControllerRunnable } from "./runnable.ts";
  * const ctl = new Controller({ name: "pods", for: CoreTypes.Pod, reconcile: () => Promise.resolve(done()) });
- * isControllerRunnable(ctl); // true: manager.add(ctl) hands it client, informers, recorder, clock, admission
+ * assert.ok(isControllerRunnable(ctl)); // manager.add(ctl) hands it client, informers, recorder, clock, admission
+ * assert.ok(!isControllerRunnable({ name: "server", start: () => Promise.resolve() }));
  * ```
  */
 export interface ControllerRunnable extends Runnable {

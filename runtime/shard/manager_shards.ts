@@ -117,9 +117,37 @@ export function shardsCheck(ring: ShardRing): CheckResult {
  * then release), and /readyz reports the held buckets.
  *
  * @example
- * ```ts ignore
- * const sharding = shardingPlugin({ sharding: { namespace: "kubeop-system" }, client, unfenced: client, clock, metrics, logger, identity, informers });
- * sharding.ring.gate.held(); // the buckets this replica holds
+ * ```ts
+ * import { eventually, startFakeApiServer } from "../../testing/mod.ts";
+ * import { KubeClient } from "../client/client.ts";
+ * import { Controller } from "../controller/controller.ts";
+ * import { done } from "../controller/reconcile.ts";
+ * import { Manager } from "../manager/manager.ts";
+ * import { CoreTypes } from "../types.ts";
+ * const cluster = await startFakeApiServer({ anonymousAdmin: true });
+ * const client = new KubeClient({ config: { server: cluster.url } });
+ * // The Manager adds this plug-in when `sharding` is set (`kubeop run --shards auto`); every replica runs the same.
+ * const manager = new Manager({ client, sharding: { namespace: "default", buckets: 4 } });
+ * const reconciled = new Set<string>();
+ * manager.add(
+ *   new Controller({
+ *     name: "cms",
+ *     for: CoreTypes.ConfigMap,
+ *     reconcile: (ctx) => {
+ *       reconciled.add(ctx.key);
+ *       return Promise.resolve(done());
+ *     },
+ *   }),
+ * );
+ * const stop = new AbortController();
+ * const running = manager.start(stop.signal);
+ * await client.create(CoreTypes.ConfigMap, { metadata: { name: "a", namespace: "default" } });
+ * // alone in the ring, this replica takes every bucket Lease (`default/kubeop-bucket-<n>`) and reconciles every key
+ * await eventually("default/a is reconciled", () => reconciled.has("default/a"), { timeoutMs: 30_000 });
+ * stop.abort();
+ * await running; // buckets handed over: drained, Leases released, the member Lease deleted
+ * client.close();
+ * await cluster.stop();
  * ```
  */
 export function shardingPlugin(o: {

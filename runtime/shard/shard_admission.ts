@@ -19,8 +19,31 @@ export const MAX_GONE_UIDS = 10_000;
  * Admits the keys of the buckets `shards` holds active.
  *
  * @example
- * ```ts ignore
- * const deps = { client, informers, recorder, clock, admission: shardAdmission(ring.gate) };
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { FakeCluster } from "../../testing/mod.ts";
+ * import { VirtualClock } from "../clock.ts";
+ * import { kubeopLogger } from "../observe/log.ts";
+ * import { CoreTypes } from "../types.ts";
+ * import { shardAdmission } from "./shard_admission.ts";
+ * import { ShardGate } from "./shard_gate.ts";
+ * const gate = new ShardGate({ buckets: 1, clock: new VirtualClock() }); // a ShardRing's gate
+ * const cluster = new FakeCluster();
+ * const cm = cluster.create(CoreTypes.ConfigMap, { metadata: { name: "a", namespace: "default" } });
+ * const door = shardAdmission(gate).attach({
+ *   controller: "configmaps",
+ *   forType: CoreTypes.ConfigMap,
+ *   forInformer: cluster.informers.get(CoreTypes.ConfigMap),
+ *   requeue: () => {},
+ *   log: kubeopLogger("example"),
+ * });
+ * assert.equal(door.admit("default/a", cm), undefined); // its uid's bucket is not held here
+ * gate.hold(0, { check() {}, signal: new AbortController().signal }); // the bucket Lease is won…
+ * gate.activate(0); // …and its slice listed
+ * const ticket = door.admit("default/a", cm)!;
+ * assert.equal(ticket.uid, cm.metadata.uid); // writes to default/a must carry this uid
+ * ticket.done(true);
+ * door.close();
  * ```
  */
 export function shardAdmission(shards: ShardAdmission): Admission {

@@ -68,10 +68,19 @@ export interface ShardLeaseClient extends LeaseClient {
  * The ring's Leases in `namespace` on an API server.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "../../testing/mod.ts";
+ * import { KubeClient } from "../client/client.ts";
  * import { kubeLeaseDirectory } from "./shard_leases.ts";
- * const dir = kubeLeaseDirectory({ client, namespace: "kubeop-system", ring: "kubeop" });
- * for (const { name, record } of await dir.list()) console.log(name, record.spec.holderIdentity);
+ * const cluster = await startFakeApiServer({ anonymousAdmin: true });
+ * const client = new KubeClient({ config: { server: cluster.url } });
+ * const dir = kubeLeaseDirectory({ client, namespace: "default", ring: "kubeop" });
+ * await dir.lock("kubeop-bucket-0").create({ holderIdentity: "replica-a" }); // labelled as the ring's
+ * const leases = await dir.list();
+ * assert.deepEqual(leases.map(({ name, record }) => [name, record.spec.holderIdentity]), [["kubeop-bucket-0", "replica-a"]]);
+ * client.close();
+ * await cluster.stop();
  * ```
  */
 export function kubeLeaseDirectory(

@@ -115,8 +115,38 @@ export function primeShardSlices(
  * was added) and logged once.
  *
  * @example
- * ```ts ignore
- * const ring = new ShardRing({ ..., onBucketsChanged: primarySlicer({ informers, runnables: () => list, isShardable }) });
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "../../testing/mod.ts";
+ * import { shardHash } from "../apimachinery/shard_selector.ts";
+ * import { InformerRegistry } from "../cache/informers.ts";
+ * import { KubeClient } from "../client/client.ts";
+ * import { Controller } from "../controller/controller.ts";
+ * import { done } from "../controller/reconcile.ts";
+ * import { CoreTypes, type KubeObject } from "../types.ts";
+ * import { primarySlicer } from "./shard_slices.ts";
+ * const cluster = await startFakeApiServer({ anonymousAdmin: true });
+ * const client = new KubeClient({ config: { server: cluster.url } });
+ * const uids: string[] = [];
+ * for (const name of ["a", "b", "c", "d"]) {
+ *   const cm = await client.create<KubeObject>(CoreTypes.ConfigMap, { metadata: { name, namespace: "default" } });
+ *   uids.push(cm.metadata.uid!);
+ * }
+ * const informers = new InformerRegistry({ client });
+ * const ctl = new Controller({ name: "cms", for: CoreTypes.ConfigMap, reconcile: () => Promise.resolve(done()) });
+ * // A ShardRing calls this with the ranges of the buckets it holds (`onBucketsChanged`).
+ * const onBucketsChanged = primarySlicer({ informers, runnables: () => [ctl], isShardable: () => true });
+ * const ctrl = new AbortController();
+ * const running = informers.start(ctrl.signal);
+ * const lowerHalf = { start: "0x0000000000000000", end: "0x8000000000000000" };
+ * await onBucketsChanged([lowerHalf], ctrl.signal); // resolves once the slice is listed
+ * const cached = informers.get(CoreTypes.ConfigMap).store.list()
+ *   .filter((cm) => cm.metadata.namespace === "default").map((cm) => cm.metadata.uid).sort();
+ * assert.deepEqual(cached, uids.filter((uid) => BigInt(shardHash(uid)) < 0x8000000000000000n).sort());
+ * ctrl.abort();
+ * await running;
+ * client.close();
+ * await cluster.stop();
  * ```
  */
 export function primarySlicer(o: {

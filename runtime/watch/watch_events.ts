@@ -10,8 +10,19 @@ import type { KubeObject, WatchEvent } from "../types.ts";
  * watch's failure after the buffered events. Convenient, slower than the callback: one promise per event.
  *
  * @example
- * ```ts ignore
- * for await (const ev of watchEvents((onEvent) => client.watchStream(rt, opts, onEvent))) console.log(ev.type);
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { watchEvents } from "./watch_events.ts";
+ * import type { WatchEvent } from "../types.ts";
+ * // `start` runs a callback-style stream to its end (KubeClient.watchStream does; KubeClient.watch wraps it like this).
+ * const events = watchEvents(async (onEvent: (event: WatchEvent) => void) => {
+ *   onEvent({ type: "ADDED", object: { metadata: { name: "a" } } });
+ *   await Promise.resolve();
+ *   onEvent({ type: "DELETED", object: { metadata: { name: "a" } } });
+ * });
+ * const types: string[] = [];
+ * for await (const ev of events) types.push(ev.type);
+ * assert.deepEqual(types, ["ADDED", "DELETED"]);
  * ```
  */
 export async function* watchEvents<T extends KubeObject = KubeObject>(

@@ -131,11 +131,35 @@ interface StreamHandle {
  * Runs one list+watch loop.
  *
  * @example
- * ```ts ignore
- * const runner = new WatchRunner({ client, resource: CoreTypes.Pod, sink: { replace() {}, apply() {} } });
+ * ```ts
+ * import { eventually, startFakeApiServer } from "../../testing/mod.ts";
+ * import { KubeClient } from "../client/client.ts";
+ * import type { KubeObject } from "../types.ts";
+ * import { CoreTypes } from "../types.ts";
+ * import { WatchRunner } from "./watch_runner.ts";
+ * const cluster = await startFakeApiServer({ anonymousAdmin: true });
+ * const client = new KubeClient({ config: { server: cluster.url } });
+ * const seen = new Map<string, KubeObject>();
+ * const runner = new WatchRunner({
+ *   client,
+ *   resource: CoreTypes.ConfigMap,
+ *   namespace: "default",
+ *   sink: { // an informer's store is the usual sink
+ *     replace: (items) => {
+ *       seen.clear();
+ *       for (const o of items) seen.set(o.metadata.name!, o);
+ *     },
+ *     apply: (type, o) => type === "DELETED" ? seen.delete(o.metadata.name!) : seen.set(o.metadata.name!, o),
+ *   },
+ * });
  * const ctrl = new AbortController();
  * const done = runner.run(ctrl.signal);
- * ctrl.abort(); await done;
+ * await client.create(CoreTypes.ConfigMap, { metadata: { name: "watched", namespace: "default" } });
+ * await eventually("the event reaches the sink", () => seen.has("watched"));
+ * ctrl.abort();
+ * await done;
+ * client.close();
+ * await cluster.stop();
  * ```
  */
 export class WatchRunner {

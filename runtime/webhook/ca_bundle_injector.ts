@@ -75,8 +75,33 @@ const setConversion: Setter = (obj, caBundle) => {
  * Injects `caBundlePEM` into `targets`; returns `kind/name` of every object written.
  *
  * @example
- * ```ts ignore
- * await injectCaBundle(client, { validating: ["kubeop-validating"], crds: ["netperfs.kubeop.dev"] }, bundlePEM);
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "../../testing/mod.ts";
+ * import { KubeClient } from "../client/client.ts";
+ * import { createCA } from "../http/pki.ts";
+ * import { CoreTypes, type KubeObject } from "../types.ts";
+ * import { encodeCaBundle, injectCaBundle, VALIDATING_WEBHOOK_CONFIGURATIONS } from "./ca_bundle_injector.ts";
+ * import { caBundleTargets, webhookConfigurations } from "./manifests.ts";
+ * import { denied } from "./admission.ts";
+ * import { Webhook } from "./webhook.ts";
+ * const cluster = await startFakeApiServer({ anonymousAdmin: true });
+ * const client = new KubeClient({ config: { server: cluster.url } });
+ * type Cm = { metadata: { name?: string }; data?: Record<string, string> };
+ * const configMaps = new Webhook<Cm>(CoreTypes.ConfigMap)
+ *   .validate(({ object }) => object?.data?.bad ? denied("data.bad: not allowed") : undefined);
+ * const [validating] = webhookConfigurations([configMaps]); // as `kubectl apply -k deploy/` installs it
+ * await client.create(VALIDATING_WEBHOOK_CONFIGURATIONS, validating);
+ * const ca = await createCA({ commonName: "example-ca" });
+ * const written = await injectCaBundle(client, caBundleTargets([configMaps]), ca.certPEM);
+ * assert.equal(written.length, 1);
+ * const stored = await client.get<KubeObject & { webhooks: { clientConfig: { caBundle?: string } }[] }>(
+ *   VALIDATING_WEBHOOK_CONFIGURATIONS,
+ *   validating.metadata.name!,
+ * );
+ * assert.equal(stored.webhooks[0].clientConfig.caBundle, encodeCaBundle(ca.certPEM));
+ * client.close();
+ * await cluster.stop();
  * ```
  */
 export async function injectCaBundle(

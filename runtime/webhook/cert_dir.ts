@@ -34,12 +34,38 @@ export interface CertDirOptions {
  * Serving certificates read from a directory and reloaded when the files change.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createCA } from "../http/pki.ts";
+ * import { startRunnable } from "../manager/runnable.ts";
+ * import { CertDirSource } from "./cert_dir.ts";
+ * import { WebhookServer } from "./server.ts";
+ * const ca = await createCA({ commonName: "example-ca" }); // cert-manager's, in a cluster
+ * const leaf = await ca.issue({ commonName: "webhook", hosts: ["127.0.0.1"], usage: "server" });
+ * const dir = await Deno.makeTempDir(); // /tmp/k8s-webhook-server/serving-certs in a Pod
+ * await Deno.writeTextFile(`${dir}/tls.crt`, leaf.certPEM);
+ * await Deno.writeTextFile(`${dir}/tls.key`, leaf.keyPEM);
  * const server = new WebhookServer({
- *   bindAddress: ":9443",
- *   certificates: new CertDirSource({ dir: "/tmp/k8s-webhook-server/serving-certs" }),
- *   routes,
+ *   bindAddress: "127.0.0.1:0",
+ *   certificates: new CertDirSource({ dir }),
+ *   routes: [{ path: "/echo", serve: (body) => Promise.resolve({ status: 200, body }) }],
  * });
+ * const stop = new AbortController();
+ * const run = startRunnable(server, stop.signal);
+ * await run.ready;
+ * const client = Deno.createHttpClient({ caCerts: [ca.certPEM] });
+ * const res = await fetch(`${server.url}/echo`, {
+ *   method: "POST",
+ *   headers: { "content-type": "application/json" },
+ *   body: "{}",
+ *   client,
+ * });
+ * assert.equal(res.status, 200);
+ * await res.body?.cancel();
+ * client.close();
+ * stop.abort();
+ * await run.done;
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export class CertDirSource implements ServingCertSource {

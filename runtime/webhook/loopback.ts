@@ -51,8 +51,27 @@ export interface LoopbackWebhooks {
  * kind's CRD (which must exist). Returns `kind/name` of each object written.
  *
  * @example
- * ```ts ignore
- * await registerWebhooks(client, webhooks, { url: "https://127.0.0.1:9443", caBundle: encodeCaBundle(caPEM) });
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "../../testing/mod.ts";
+ * import { KubeClient } from "../client/client.ts";
+ * import { createCA } from "../http/pki.ts";
+ * import { CoreTypes } from "../types.ts";
+ * import { encodeCaBundle } from "./ca_bundle_injector.ts";
+ * import { registerWebhooks } from "./loopback.ts";
+ * import { denied } from "./admission.ts";
+ * import { Webhook } from "./webhook.ts";
+ * const cluster = await startFakeApiServer({ anonymousAdmin: true });
+ * const client = new KubeClient({ config: { server: cluster.url } });
+ * type Cm = { metadata: { name?: string }; data?: Record<string, string> };
+ * const configMaps = new Webhook<Cm>(CoreTypes.ConfigMap)
+ *   .validate(({ object }) => object?.data?.bad ? denied("data.bad: not allowed") : undefined);
+ * const ca = await createCA({ commonName: "example-ca" }); // the CA of the server listening on :9443
+ * const caBundle = encodeCaBundle(ca.certPEM);
+ * const written = await registerWebhooks(client, [configMaps], { url: "https://127.0.0.1:9443", caBundle });
+ * assert.deepEqual(written, ["ValidatingWebhookConfiguration/kubeop-validating-webhook-configuration"]);
+ * client.close();
+ * await cluster.stop();
  * ```
  */
 export async function registerWebhooks(
@@ -99,9 +118,25 @@ export async function registerWebhooks(
  * call them.
  *
  * @example
- * ```ts ignore
- * const hooks = await startLoopbackWebhooks({ webhooks: [netperfWebhook({ client })], client });
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "../../testing/mod.ts";
+ * import { KubeClient } from "../client/client.ts";
+ * import { CoreTypes } from "../types.ts";
+ * import { startLoopbackWebhooks } from "./loopback.ts";
+ * import { denied } from "./admission.ts";
+ * import { Webhook } from "./webhook.ts";
+ * const cluster = await startFakeApiServer({ anonymousAdmin: true });
+ * const client = new KubeClient({ config: { server: cluster.url } });
+ * type Cm = { metadata: { name?: string }; data?: Record<string, string> };
+ * const configMaps = new Webhook<Cm>(CoreTypes.ConfigMap)
+ *   .validate(({ object }) => object?.data?.bad ? denied("data.bad: not allowed") : undefined);
+ * const hooks = await startLoopbackWebhooks({ webhooks: [configMaps], client }); // served and registered
+ * const bad = { metadata: { name: "x", namespace: "default" }, data: { bad: "yes" } };
+ * await assert.rejects(client.create(CoreTypes.ConfigMap, bad), /data\.bad: not allowed/); // the API server asked it
  * await hooks.stop();
+ * client.close();
+ * await cluster.stop();
  * ```
  */
 export async function startLoopbackWebhooks(opts: LoopbackWebhookOptions): Promise<LoopbackWebhooks> {

@@ -81,12 +81,36 @@ function unb64(text: unknown): string {
  * Self-managed serving certificates for the webhook server.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "../../testing/mod.ts";
+ * import { KubeClient } from "../client/client.ts";
+ * import { startRunnable } from "../manager/runnable.ts";
+ * import { CoreTypes } from "../types.ts";
+ * import { SelfManagedCerts } from "./self_managed_certs.ts";
+ * import { WebhookServer } from "./server.ts";
+ * const cluster = await startFakeApiServer({ anonymousAdmin: true });
+ * const client = new KubeClient({ config: { server: cluster.url } });
+ * await client.create(CoreTypes.Namespace, { metadata: { name: "kubeop-system" } });
+ * const bundles: string[] = [];
  * const certs = new SelfManagedCerts({
- *   client, namespace: "kubeop-system", serviceName: "kubeop-webhook",
- *   injectCaBundle: (pem, signal) => injectCaBundle(client, { validating: ["kubeop-validating"] }, pem, { signal }),
+ *   client,
+ *   namespace: "kubeop-system",
+ *   serviceName: "kubeop-webhook",
+ *   extraHosts: ["127.0.0.1"],
+ *   // in an operator: (pem, signal) => injectCaBundle(client, caBundleTargets(webhooks), pem, { signal })
+ *   injectCaBundle: (pem) => Promise.resolve(void bundles.push(pem)),
  * });
- * const server = new WebhookServer({ bindAddress: ":9443", certificates: certs, routes });
+ * const server = new WebhookServer({ bindAddress: "127.0.0.1:0", certificates: certs, routes: [] }); // :9443 in a Pod
+ * const stop = new AbortController();
+ * const run = startRunnable(server, stop.signal);
+ * await run.ready;
+ * assert.ok(await client.get(CoreTypes.Secret, "kubeop-webhook-ca", { namespace: "kubeop-system" })); // shared CA
+ * assert.equal(bundles.length, 1); // injected before its certificate was served
+ * stop.abort();
+ * await run.done;
+ * client.close();
+ * await cluster.stop();
  * ```
  */
 export class SelfManagedCerts implements ServingCertSource {

@@ -53,9 +53,37 @@ export interface WebhookSetupOptions {
  * Builds the webhook server for `webhooks`.
  *
  * @example
- * ```ts ignore
- * const server = createWebhookServer({ webhooks: [netperfWebhook()], client, metrics: manager.metrics });
- * manager.add(server);
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "../../testing/mod.ts";
+ * import { KubeClient } from "../client/client.ts";
+ * import { createCA } from "../http/pki.ts";
+ * import { startRunnable } from "../manager/runnable.ts";
+ * import { CoreTypes } from "../types.ts";
+ * import { createWebhookServer } from "./setup.ts";
+ * import { denied } from "./admission.ts";
+ * import { Webhook } from "./webhook.ts";
+ * const cluster = await startFakeApiServer({ anonymousAdmin: true });
+ * const client = new KubeClient({ config: { server: cluster.url } });
+ * type Cm = { metadata: { name?: string }; data?: Record<string, string> };
+ * const configMaps = new Webhook<Cm>(CoreTypes.ConfigMap)
+ *   .validate(({ object }) => object?.data?.bad ? denied("data.bad: not allowed") : undefined);
+ * // --webhook-cert-dir: a certificate from cert-manager; without certDir the server manages its own CA.
+ * const ca = await createCA({ commonName: "example-ca" });
+ * const leaf = await ca.issue({ commonName: "webhook", hosts: ["127.0.0.1"], usage: "server" });
+ * const certDir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${certDir}/tls.crt`, leaf.certPEM);
+ * await Deno.writeTextFile(`${certDir}/tls.key`, leaf.keyPEM);
+ * const server = createWebhookServer({ webhooks: [configMaps], client, certDir, bindAddress: "127.0.0.1:0" });
+ * const stop = new AbortController();
+ * const run = startRunnable(server, stop.signal); // in an operator: manager.add(server)
+ * await run.ready;
+ * assert.match(server.url ?? "", /^https:\/\/127\.0\.0\.1:\d+$/);
+ * stop.abort();
+ * await run.done;
+ * client.close();
+ * await cluster.stop();
+ * await Deno.remove(certDir, { recursive: true });
  * ```
  */
 export function createWebhookServer(opts: WebhookSetupOptions): WebhookServer {

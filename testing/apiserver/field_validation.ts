@@ -12,8 +12,18 @@ import type { StrategyContext } from "./strategy.ts";
  * Applies `ctx.fieldValidation` to the body's duplicate keys (`ctx.duplicateFields`) and `unknown` field paths.
  *
  * @example
- * ```ts ignore
- * applyFieldValidation(ctx, ["spec.bogus"]); // throws 400 under Strict, warns under Warn
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BUILTIN_RESOURCES } from "./builtin_resources.ts";
+ * import { applyFieldValidation } from "./field_validation.ts";
+ * const def = BUILTIN_RESOURCES.find((d) => d.plural === "configmaps")!;
+ * const warnings: string[] = [];
+ * applyFieldValidation({ def, verb: "create", fieldValidation: "Warn", warnings }, ["spec.bogus"]);
+ * assert.deepEqual(warnings, ['unknown field "spec.bogus"']); // sent back as Warning headers
+ * assert.throws(
+ *   () => applyFieldValidation({ def, verb: "create", fieldValidation: "Strict", warnings: [] }, ["spec.bogus"]),
+ *   /ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "spec.bogus"/,
+ * ); // a 400
  * ```
  */
 export function applyFieldValidation(

@@ -232,17 +232,19 @@ export interface RealControlPlaneOptions {
  * Call `stop()` when done: it terminates the processes and removes the certificates and etcd data.
  *
  * @example
- * ```ts ignore
- * import { KubeClient, loadKubeconfigFile } from "@kubeop/kubeop";
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { CoreTypes, KubeClient, loadKubeconfigFile } from "@kubeop/kubeop";
  * import { realControlPlaneBinDir, startRealControlPlane } from "@kubeop/kubeop/testing";
  *
  * Deno.test({
  *   name: "my controller on a real API server",
- *   ignore: !(await realControlPlaneBinDir()),
+ *   ignore: !(await realControlPlaneBinDir()), // skipped where the binaries are not installed
  *   async fn() {
  *     const plane = await startRealControlPlane();
  *     const client = new KubeClient({ config: await loadKubeconfigFile(plane.kubeconfigPath) });
  *     try {
+ *       assert.equal((await client.get(CoreTypes.Namespace, "default")).metadata.name, "default");
  *       // install CRDs, run a Manager with `client`, assert on objects…
  *     } finally {
  *       client.close();

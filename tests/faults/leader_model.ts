@@ -6,7 +6,7 @@
  * after a random transport delay. The store's own record of Lease changes and the write arrivals are replayed by
  * tests/faults/leader_checker.ts.
  *
- * The model states the fence's assumption (README "Reliability"): the time between a passed fence check and the
+ * The model states the fence's assumption (docs/reliability.md): the time between a passed fence check and the
  * write's arrival — a pause between the check and the socket write, plus transport — stays below
  * `leaseDuration − renewDeadline`. Pauses anywhere else are unbounded.
  * @module

@@ -6,7 +6,7 @@
  * selected by `--fault`; with `--target real|all` the shard rounds also run against kube-apiserver v1.37
  * (tests/faults/shard_processes_real.ts, skipped with a note when its binaries are absent) — and appends one JSON line
  * per scenario: quick runs to .cache/faults.jsonl, full runs (1 000 objects, longer holds) to
- * tests/faults/results.jsonl, which README's Reliability table is rendered from (tests/faults/render.ts).
+ * tests/faults/results.jsonl, which docs/reliability.md's table is rendered from (tests/faults/render.ts).
  * @module
  */
 import { configureLogging } from "../../runtime/observe/log.ts";

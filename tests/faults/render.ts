@@ -1,6 +1,6 @@
 /**
- * Renders the fault results (JSON lines, tests/faults/results.jsonl by default) as the README's Reliability table:
- * the latest row per (fault, target). `--write` replaces the table between the README's
+ * Renders the fault results (JSON lines, tests/faults/results.jsonl by default) as the Reliability table of
+ * docs/reliability.md: the latest row per (fault, target). `--write` replaces the table between that page's
  * `<!-- faults:begin -->` and `<!-- faults:end -->` markers; otherwise it prints it.
  *
  * `deno run --allow-read --allow-write --allow-run tests/faults/render.ts [results.jsonl] [--write]`
@@ -61,16 +61,16 @@ if (import.meta.main) {
   const source = args[0] ?? new URL("./results.jsonl", import.meta.url).pathname;
   const table = renderTable(await Deno.readTextFile(source));
   if (Deno.args.includes("--write")) {
-    const readme = new URL("../../README.md", import.meta.url).pathname;
-    const text = await Deno.readTextFile(readme);
+    const page = new URL("../../docs/reliability.md", import.meta.url).pathname;
+    const text = await Deno.readTextFile(page);
     const begin = "<!-- faults:begin -->";
     const end = "<!-- faults:end -->";
     const from = text.indexOf(begin);
     const to = text.indexOf(end);
-    if (from < 0 || to < from) throw new Error(`README.md has no ${begin} … ${end} markers`);
-    await Deno.writeTextFile(readme, text.slice(0, from + begin.length) + "\n\n" + table + "\n\n" + text.slice(to));
-    // deno fmt aligns the columns (the default tier checks README.md with `deno fmt --check`).
-    await new Deno.Command(Deno.execPath(), { args: ["fmt", readme], stderr: "null" }).output();
+    if (from < 0 || to < from) throw new Error(`docs/reliability.md has no ${begin} … ${end} markers`);
+    await Deno.writeTextFile(page, text.slice(0, from + begin.length) + "\n\n" + table + "\n\n" + text.slice(to));
+    // deno fmt aligns the columns (the default tier checks docs/ with `deno fmt --check`).
+    await new Deno.Command(Deno.execPath(), { args: ["fmt", page], stderr: "null" }).output();
   } else {
     console.log(table);
   }
