@@ -93,9 +93,12 @@ function forbiddenMessage(user: UserInfo, a: AccessAttributes, reason?: string):
  * const url = "https://farm/apis/farm.example.com/v1alpha/namespaces/default/llamas";
  * const alice = await gate(new Request(url, { headers: { authorization: "Bearer alice-token" } }), { verified: false });
  * assert.ok("user" in alice && alice.user?.username === "alice"); // TokenReview, then SubjectAccessReview
- * const anonymous = await gate(new Request(url), { verified: false });
- * assert.ok("response" in anonymous && anonymous.response.status === 401); // answered before the body is read
+ * const anonymous = await gate(new Request(url), { verified: false }); // system:anonymous, authorized by SAR
+ * assert.ok("response" in anonymous && anonymous.response.status === 403);
  * await anonymous.response.body?.cancel();
+ * const forged = await gate(new Request(url, { headers: { authorization: "Bearer nope" } }), { verified: false });
+ * assert.ok("response" in forged && forged.response.status === 401); // answered before the body is read
+ * await forged.response.body?.cancel();
  * ```
  */
 export function createAuthGate(opts: AuthGateOptions): (req: Request, peer: PeerInfo) => Promise<GateResult> {

@@ -124,12 +124,15 @@ for (const gate of [true, false]) {
       assert.ok(moved.length > 0, "objects moved to the new replica (the relist reports them deleted)");
       const onServer = await admin.list<KubeObject>(CoreTypes.ConfigMap, { namespace: NS });
       assert.equal(onServer.items.length, OBJECTS, "nothing was deleted on the server");
-      assert.deepEqual(replicas[2].deletes, [], "the new replica only gained");
+      // With 0.6 s renew deadlines a loaded machine can make any replica miss a renewal and drop a bucket for a while,
+      // the new one included (seen once in a full tier run): what must hold is that every object any replica dropped
+      // is cached and reconciled by its holder in the end.
+      const dropped = [...new Set([...moved, ...replicas[2].deletes])];
       const held = replicas.map((r) => r.primary);
       await eventually(
         "every moved object reconciled by its new holder",
         () =>
-          moved.every((name) =>
+          dropped.every((name) =>
             replicas.some((r, i) => held[i].store.get(`${NS}/${name}`) && r.reconciled.has(`${NS}/${name}`))
           ),
       );
