@@ -378,6 +378,7 @@ export class ShardRing {
         try {
           await this.#opts.onBucketsChanged?.(this.heldRanges(), this.#signal);
         } catch (err) {
+          if (this.#signal.aborted) return; // shutting down: the informers' waits were aborted, nothing to retry
           this.#log.warn("shard ring {ring}: syncing the held ranges failed (retrying next tick): {error}", {
             ring: this.ring,
             error: String(err),

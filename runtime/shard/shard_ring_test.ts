@@ -9,6 +9,7 @@ import { Metrics } from "../observe/metrics.ts";
 import { shardMetrics } from "./shard_metrics.ts";
 import { type LeaseDirectory, MemoryLeaseDirectory } from "./shard_leases.ts";
 import { ShardRing } from "./shard_ring.ts";
+import type { Logger } from "../observe/log.ts";
 
 const TIMINGS = { leaseSeconds: 1, renewDeadlineSeconds: 0.6, retryPeriodSeconds: 0.2 };
 
@@ -181,4 +182,41 @@ Deno.test("shard ring: the first live member deletes the member Lease of a crash
   a.stop.abort();
   await clock.advance(1_000);
   await a.done;
+});
+
+Deno.test("shard ring: stopping while the informers sync the held ranges warns of nothing", async () => {
+  const clock = new VirtualClock();
+  const leases = new MemoryLeaseDirectory();
+  const warnings: string[] = [];
+  const log = {
+    warn: (message: string) => warnings.push(message),
+    info: () => {},
+    debug: () => {},
+    error: (message: string) => warnings.push(message),
+    getChild: () => log,
+  };
+  let syncing = false;
+  const ring = new ShardRing({
+    ...TIMINGS,
+    directory: leases.directory(),
+    ring: "kubeop",
+    buckets: 8,
+    identity: "a",
+    clock,
+    random: () => 0.5,
+    logger: log as unknown as Logger,
+    // The informers' re-list of the new slice, aborted by the ring's stop as the Manager's caches would be.
+    onBucketsChanged: (_ranges, signal) => {
+      syncing = true;
+      return new Promise<void>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
+    },
+  });
+  const stop = new AbortController();
+  const done = ring.run(stop.signal);
+  for (let i = 0; i < 100 && !syncing; i++) await clock.advance(50);
+  assert.ok(syncing, "the ring should have asked the informers to sync its ranges");
+  stop.abort();
+  await clock.advance(1_000);
+  await done;
+  assert.deepEqual(warnings.filter((w) => /syncing the held ranges failed/.test(w)), []);
 });

@@ -7,9 +7,11 @@
  */
 import { ApiError, failureStatus } from "../../runtime/client/errors.ts";
 import { authenticate, type AuthnContext, impersonate } from "./authn.ts";
+import { CLIENT_CERT_INVALID_HEADER } from "./https_server.ts";
 import type { FaultHooks } from "./faults.ts";
 import { forbiddenStatus, type RbacAuthorizer, type UserInfo } from "./rbac_authorizer.ts";
 import { requestInfo } from "./request_info.ts";
+import type { AuthMetrics } from "../../runtime/observe/auth_metrics.ts";
 
 /** What {@link admitRequest} needs. */
 export interface AuthContext {
@@ -17,6 +19,8 @@ export interface AuthContext {
   /** Absent when RBAC is off. */
   authorizer?: RbacAuthorizer;
   faults: FaultHooks;
+  /** kube-apiserver's `authentication_attempts{result}` and `apiserver_authorization_decisions_total` (on /metrics). */
+  authMetrics?: AuthMetrics;
 }
 
 function unauthorized(): ApiError {
@@ -29,9 +33,13 @@ function unauthorized(): ApiError {
 export async function admitRequest(req: Request, url: URL, ctx: AuthContext): Promise<UserInfo> {
   const user = authenticate(req, ctx.authn);
   if (!user) {
+    // kube's result label: "error" for credentials that do not hold, "failure" for none while anonymous auth is off.
+    const presented = req.headers.has("authorization") || req.headers.has(CLIENT_CERT_INVALID_HEADER);
+    ctx.authMetrics?.attempts.inc({ result: presented ? "error" : "failure" });
     await ctx.faults.apply("request", undefined).catch(() => {});
     throw unauthorized();
   }
+  ctx.authMetrics?.attempts.inc({ result: "success" });
   const rbac = ctx.authorizer;
   const info = requestInfo(req.method, url);
   const effective = impersonate(
@@ -43,6 +51,7 @@ export async function admitRequest(req: Request, url: URL, ctx: AuthContext): Pr
   if (!rbac) return effective;
   const attrs = { ...info, user: effective };
   const decision = rbac.authorize(attrs);
+  ctx.authMetrics?.decisions.inc({ type: "RBAC", name: "rbac", decision: decision.allowed ? "allowed" : "denied" });
   if (!decision.allowed) {
     if (req.body && !req.bodyUsed) await req.body.cancel().catch(() => {});
     throw new ApiError(forbiddenStatus(attrs, decision.reason), {

@@ -44,6 +44,8 @@ export type { AggregatedTarget };
 /** What the router needs. */
 export interface RouterContext extends ResourceContext, AuthContext {
   faults: FaultHooks;
+  /** The Prometheus text of GET /metrics (authorized like any non-resource path; absent: 404). */
+  metricsText?: () => Promise<string>;
   /** `group/version` → target. */
   aggregated: Map<string, AggregatedTarget>;
   /** Client certificate presented to aggregated servers (front-proxy); asked for only when proxying. */
@@ -88,6 +90,9 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Res
   // Health answers are authorized like any path (system:public-info-viewer lets anonymous callers read them).
   const user = await admitRequest(req, url, ctx);
   if (path === "/healthz" || path === "/livez" || path === "/readyz") return new Response("ok");
+  if (path === "/metrics" && ctx.metricsText && req.method === "GET") {
+    return new Response(await ctx.metricsText(), { headers: { "content-type": "text/plain; version=0.0.4" } });
+  }
   const segments = path.split("/").filter(Boolean).map(decodeSegment);
   // kube-apiserver serves HEAD only on the OpenAPI documents, /apis and /apis/<group> (go-restful vs plain mux).
   const groupDiscovery = segments[0] === "apis" && segments.length <= 2;

@@ -32,6 +32,8 @@ import { loadSnapshot, Persistence } from "./persistence.ts";
 import { openApiHandler } from "./http_openapi.ts";
 import { ObjectStore, type StoreSnapshot } from "./object_storage.ts";
 import { WatchHub } from "./watch_hub.ts";
+import { Registry } from "../../runtime/observe/prom_client.ts";
+import { authMetrics } from "../../runtime/observe/auth_metrics.ts";
 import { DEFAULT_NAMESPACES } from "./strategies/namespaces.ts";
 
 /** Options of {@link startFakeApiServer}. */
@@ -154,6 +156,8 @@ class Server implements FakeApiServer {
   kubelet?: FakeKubelet;
   #tokens: ServiceAccountTokens;
   #rbac?: RbacAuthorizer;
+  /** GET /metrics: kube-apiserver's authentication and authorization counters. */
+  readonly #metrics = new Registry();
   readonly adminToken: string;
 
   /** Generated when first needed (HTTPS, the auth ConfigMap, the front-proxy client certificate): ~14 ms. */
@@ -335,6 +339,8 @@ class Server implements FakeApiServer {
         tls: Boolean(this.#opts.tls),
       },
       authorizer: this.#rbac,
+      authMetrics: authMetrics(this.#metrics),
+      metricsText: () => this.#metrics.metrics(),
       aggregated: this.#aggregated,
       proxyClientCert: async () => (await this.#ensurePki()).frontProxyClient,
       preferredVersion: (g) => this.#state.crds.preferredVersion(g),

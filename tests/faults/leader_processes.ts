@@ -2,7 +2,9 @@
  * Leader safety with real processes: three `kubeop run --leader-elect --controllers multisecret` replicas (short
  * leases: 1 s / 600 ms / 200 ms) against the fake API server while the harness churns MultiSecrets, so whoever
  * leads keeps writing. Each round lets a leader lead a little, then SIGKILLs it, or SIGSTOPs it past its renew
- * deadline (sometimes past the whole lease) and SIGCONTs it, or kills a standby; exited replicas are replaced. Every
+ * deadline (sometimes past the whole lease) and SIGCONTs it, or kills a standby, or takes the API server down past the
+ * renew deadline (every request 503, every watch cut) and brings it back; killed replicas are replaced, and none may
+ * exit on its own (a lost Lease is a graceful transition: the replica campaigns again). Every
  * request carries its replica's identity in the User-Agent; the fake server reports each write's receipt and every
  * commit of the Lease to the harness in one order, which tests/faults/leader_checker.ts replays.
  *
@@ -40,7 +42,12 @@ const OBJECTS = 20;
 const QUIET_MS = 150;
 
 /** What {@link runLeaderProcesses} measured. */
-export interface LeaderProcessesResult extends LeaderSafetyReport, ProcessRoundCounts {}
+export interface LeaderProcessesResult extends LeaderSafetyReport, ProcessRoundCounts {
+  /** Rounds of an API server outage past the renew deadline (every request 503, watches cut), then back. */
+  outages: number;
+  /** Replicas that exited without a SIGKILL from the harness (a lost Lease must not make one exit). */
+  exitedOnTheirOwn: number;
+}
 
 /** The row this run adds to the fault results (tests/faults/matrix.ts ScenarioResult's shape). */
 export function leaderRow(r: LeaderProcessesResult): Record<string, unknown> {
@@ -110,7 +117,15 @@ export async function runLeaderProcesses(
   });
   seedFakeMultiSecrets(server, NS, OBJECTS);
 
-  const result = { rounds: opts.rounds, sigkills: 0, sigstops: 0, spawned: 0, stuckRounds: 0 };
+  const result = {
+    rounds: opts.rounds,
+    sigkills: 0,
+    sigstops: 0,
+    outages: 0,
+    spawned: 0,
+    stuckRounds: 0,
+    exitedOnTheirOwn: 0,
+  };
   const pool = new ReplicaPool(
     kubeopRunArgs({
       kubeconfig: env.kubeconfigPath,
@@ -136,26 +151,36 @@ export async function runLeaderProcesses(
         await sleep(100 + rand() * 500); // it leads (and writes) a little
         if (leader.exited) return;
         const r = rand();
-        if (r < 0.45) {
+        if (r < 0.4) {
           // SIGSTOP past the renew deadline (up to 2.5 leases), then SIGCONT: it must not write once resumed. The stop
           // comes once the leader has been quiet for QUIET_MS with the churn paused (see the module doc).
           result.sigstops++;
           const stoppedMs = LEASE.renewDeadlineMs + 100 + rand() * 2 * LEASE.durationMs;
           await pool.stopAndResume(leader, stoppedMs, { churn, lastWriteAt, quietMs: QUIET_MS });
-        } else if (r < 0.85) {
+        } else if (r < 0.75) {
           result.sigkills++;
           await pool.killAndWait(leader);
-        } else {
+        } else if (r < 0.85) {
           const standby = pool.live().find((x) => x !== leader);
           if (standby) {
             result.sigkills++;
             await pool.killAndWait(standby);
           }
+        } else {
+          // An API server outage past the renew deadline (every request 503, every watch cut), then back: every
+          // replica loses or fails to take the Lease; none may exit (graceful leader transition), none may write
+          // while another holds the Lease afterwards.
+          result.outages++;
+          server.faults.inject({ code: 503, message: "the API server is down (outage round)" });
+          server.faults.dropWatches();
+          await sleep(LEASE.renewDeadlineMs + 100 + rand() * 2 * LEASE.durationMs);
+          server.faults.clear();
         }
         if (round % 10 === 9) opts.log?.(`round ${round + 1}: ${JSON.stringify(checkLeaderSafety(observations))}`);
       },
     });
   } finally {
+    result.exitedOnTheirOwn = pool.exitedOnTheirOwn().length; // before close() kills the rest
     await churn.stop();
     await pool.close();
     await env.close();

@@ -62,7 +62,16 @@ if (faults.length > 0 && targetArg !== "fake") await runRealMatrix(faults, sizes
 if (withLeader) {
   const model = await runLeaderModel({ seed: 11, rounds: full ? 100_000 : 10_000 });
   const modelRow = {
-    ...leaderRow({ ...model, sigkills: model.crashes, sigstops: model.pauses, spawned: 0, stuckRounds: 0, seconds: 0 }),
+    ...leaderRow({
+      ...model,
+      sigkills: model.crashes,
+      sigstops: model.pauses,
+      outages: 0,
+      exitedOnTheirOwn: 0,
+      spawned: 0,
+      stuckRounds: 0,
+      seconds: 0,
+    }),
     fault: "leader-model-pause-crash-clock",
     target: "model",
     objects: 0,

@@ -126,6 +126,7 @@ export class ReplicaPool {
   /** Every signal sent through {@link ReplicaPool.signal}. */
   readonly timeline: SignalEvent[] = [];
   spawned = 0;
+  readonly #killed = new Set<Replica>();
 
   /**
    * @param args `main.ts` arguments of every replica ({@link kubeopRunArgs})
@@ -172,7 +173,13 @@ export class ReplicaPool {
   /** Sends `sig` (ignored once the replica exited) and records it in {@link ReplicaPool.timeline}. */
   signal(r: Replica, sig: Deno.Signal): void {
     this.timeline.push({ at: performance.now(), identity: r.identity, sig });
+    if (sig === "SIGKILL") this.#killed.add(r);
     kill(r, sig);
+  }
+
+  /** Replicas that exited on their own (no SIGKILL from the pool): e.g. on a lost Lease. */
+  exitedOnTheirOwn(): Replica[] {
+    return this.replicas.filter((r) => r.exited && !this.#killed.has(r));
   }
 
   /**
