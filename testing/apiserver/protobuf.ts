@@ -276,11 +276,6 @@ function registeredMessage(apiVersion: string, kind: string): string | undefined
   return gv?.kinds.includes(kind) ? `${gv.package}.${kind}` : undefined;
 }
 
-/** Whether kube's type registry has `kind` in `apiVersion` (so kube-apiserver speaks protobuf for it). */
-export function isProtobufKind(apiVersion: string, kind: string): boolean {
-  return registeredMessage(apiVersion, kind) !== undefined;
-}
-
 /**
  * Decodes a `k8s\0`-prefixed protobuf body into the equivalent JSON object (with apiVersion and kind). Throws 400
  * BadRequest for a missing magic prefix, a kind without a known message, or malformed wire data.
@@ -300,8 +295,9 @@ export function decodeKubernetesProtobuf(bytes: Uint8Array): KubeObject {
   const apiVersion = String(unknown.apiVersion ?? "");
   const kind = String(unknown.kind ?? "");
   if (unknown.contentEncoding) throw badRequest(`unsupported protobuf contentEncoding ${unknown.contentEncoding}`);
-  // Typed clients encode DeleteOptions (delete bodies, e.g. Helm's Secret storage) under the client's group-version.
-  const message = kind === "DeleteOptions" && GROUPS[apiVersion]
+  // Typed clients encode DeleteOptions (delete bodies, e.g. Helm's Secret storage) under the client's group-version;
+  // metav1.AddToGroupVersion registers it in every built-in group-version and in meta.k8s.io/v1.
+  const message = kind === "DeleteOptions" && (GROUPS[apiVersion] || apiVersion === "meta.k8s.io/v1")
     ? "meta.DeleteOptions"
     : registeredMessage(apiVersion, kind);
   if (message === undefined || MESSAGES[message] === undefined) {
