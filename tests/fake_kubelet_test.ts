@@ -124,3 +124,34 @@ Deno.test("fake kubelet resumes running pods after a restart without changing th
     await s.stop();
   }
 });
+
+Deno.test("fake kubelet: binds only pods whose node selector and required node affinity fit its node", async () => {
+  const s = await startFakeApiServer({ anonymousAdmin: true, kubelet: true });
+  try {
+    const onNode = (name: string) => ({
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: [{ matchFields: [{ key: "metadata.name", operator: "In", values: [name] }] }],
+      },
+    });
+    const base = (name: string, spec: Record<string, unknown>) => ({
+      metadata: { name },
+      spec: { ...spec, containers: [{ name: "main", image: "busybox" }] },
+    });
+    // What the DaemonSet controller creates for each node: one for this kubelet's node, one for another.
+    await call(s.url, "POST", PODS, base("other", { affinity: { nodeAffinity: onNode("node-2") } }));
+    await call(s.url, "POST", PODS, base("selector", { nodeSelector: { "kubernetes.io/os": "windows" } }));
+    await call(s.url, "POST", PODS, base("mine", { affinity: { nodeAffinity: onNode("fake-node") } }));
+    await eventually("the fitting pod runs", async () => {
+      const p = await call(s.url, "GET", `${PODS}/mine`);
+      return p.body.status.phase === "Running";
+    });
+    // "mine" was created after the two others, and the kubelet handles pods in commit order.
+    for (const name of ["other", "selector"]) {
+      const p = await call(s.url, "GET", `${PODS}/${name}`);
+      assert.equal(p.body.spec.nodeName, undefined, name);
+      assert.equal(p.body.status.phase, "Pending", name);
+    }
+  } finally {
+    await s.stop();
+  }
+});

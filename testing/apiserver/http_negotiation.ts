@@ -154,3 +154,24 @@ export function acceptsAny(accept: string | null, types: readonly string[]): boo
   }
   return false;
 }
+
+/**
+ * {@link acceptsAny} for a custom resource: kube-apiserver encodes a custom resource itself only as JSON or YAML, so
+ * a protobuf clause counts only when it asks for a conversion (`as=PartialObjectMetadata`, `as=Table`), which is a
+ * built-in kind. `Accept: application/vnd.kubernetes.protobuf, application/json` gets JSON; protobuf alone gets 406.
+ *
+ * @example
+ * ```ts
+ * import { acceptsCustomResource, OBJECT_MEDIA_TYPES } from "./http_negotiation.ts";
+ * acceptsCustomResource("application/vnd.kubernetes.protobuf", OBJECT_MEDIA_TYPES); // false
+ * acceptsCustomResource("application/vnd.kubernetes.protobuf, application/json", OBJECT_MEDIA_TYPES); // true
+ * ```
+ */
+export function acceptsCustomResource(accept: string | null, types: readonly string[]): boolean {
+  if (!accept || !accept.trim()) return true;
+  const clauses = accept.split(",").filter((clause) => {
+    const [type, ...params] = clause.split(";").map((p) => p.trim().toLowerCase());
+    return !type.startsWith("application/vnd.kubernetes.protobuf") || params.some((p) => p.startsWith("as="));
+  });
+  return clauses.length > 0 && acceptsAny(clauses.join(","), types);
+}

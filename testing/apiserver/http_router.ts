@@ -22,7 +22,7 @@ import type { FaultHooks } from "./faults.ts";
 import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
 import { admitRequest, type AuthContext } from "./http_auth.ts";
 import { handleResource, jsonResponse, type ResourceContext, type ResourceRoute, verbOf } from "./http_resources.ts";
-import { acceptsAny, OBJECT_MEDIA_TYPES, STREAM_MEDIA_TYPES } from "./http_negotiation.ts";
+import { acceptsAny, acceptsCustomResource, OBJECT_MEDIA_TYPES, STREAM_MEDIA_TYPES } from "./http_negotiation.ts";
 import { methodNotAllowedPath, noSuchResource, notAcceptable, notAcceptableDiscovery } from "./status_errors.ts";
 import { qualifiedResource } from "./registry.ts";
 import { insecureFetch } from "./insecure_fetch.ts";
@@ -118,6 +118,10 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Res
         ? OBJECT_MEDIA_TYPES
         : [...OBJECT_MEDIA_TYPES, ...STREAM_MEDIA_TYPES];
       if (!acceptsAny(req.headers.get("accept"), offered)) throw notAcceptable(offered);
+      // A custom resource is never encoded as protobuf; kube's CR handler words its 406 as discovery does.
+      if (route.def.custom && !acceptsCustomResource(req.headers.get("accept"), offered)) {
+        throw notAcceptableDiscovery(OBJECT_MEDIA_TYPES);
+      }
     }
     await ctx.faults.apply(verb, qualifiedResource(route.def));
     if (isReviewResource(route.def) && verb === "create") return await handleReview(req, route, ctx, user);

@@ -8,6 +8,7 @@
  * @module
  */
 import { rfc3339 } from "./object_rules.ts";
+import { podFitsNode } from "./node_affinity.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { FakeStore } from "./commit_path.ts";
@@ -188,6 +189,8 @@ export class FakeKubelet {
       return;
     }
     if (!pod.spec?.nodeName) {
+      const node = store.peek(store.def(NODE), undefined, this.nodeName);
+      if (node && !podFitsNode(pod, node)) return; // another node's pod (a DaemonSet's): no scheduler places it here
       const next = structuredClone(pod);
       next.spec.nodeName = this.nodeName;
       store.update(POD, next, { namespace, name });

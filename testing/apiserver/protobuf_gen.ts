@@ -1,69 +1,22 @@
 /**
- * Generates protobuf_types.ts — the field tables {@link decodeKubernetesProtobuf} uses — from the `generated.proto`
- * files of the k8s.io/api and k8s.io/apimachinery Go modules, plus which scalar/message fields are Go pointers
- * (read from `generated.pb.go`: those keep zero values in JSON, the others are `omitempty`).
+ * Generates protobuf_types.json — the kinds kube-apiserver serves in protobuf and the field tables
+ * {@link decodeKubernetesProtobuf} uses — from kube's own type registry: every group-version package of the
+ * k8s.io/api module (plus apiextensions.k8s.io/v1 and apiregistration.k8s.io/v1, which kube-apiserver also serves
+ * in protobuf) that has a `register.go` and a `generated.proto`. A package's `GroupName`, its `SchemeGroupVersion`
+ * version and the types its `addKnownTypes` registers name the kinds; `generated.proto` gives their messages and
+ * field numbers; `generated.pb.go` says which fields are Go pointers (those keep zero values in JSON, the others are
+ * `omitempty`); `types.go` says which are embedded with `json:",inline"`.
  *
- * Run (needs Go for the module download):
- *   go mod download -json k8s.io/api@v0.33.0 k8s.io/apimachinery@v0.33.0
- *   deno run --allow-read testing/apiserver/protobuf_gen.ts <GOMODCACHE>/k8s.io > testing/apiserver/protobuf_types.ts
- *   deno fmt testing/apiserver/protobuf_types.ts
+ * Run (the modules are in the Go module cache once scripts/k8s-bin.sh has built the control plane; else
+ * `go mod download k8s.io/api@v0.37.2 k8s.io/apimachinery@v0.37.2 k8s.io/apiextensions-apiserver@v0.37.2
+ * k8s.io/kube-aggregator@v0.37.2`):
+ *   deno run --allow-read --allow-write --allow-run testing/apiserver/protobuf_gen.ts [GOMODCACHE]
+ * tests/protobuf_types_drift_test.ts checks the checked-in file is what this prints.
  * @module
  */
 
-/** Root messages: the kinds kubectl's typed clients create with protobuf bodies, and a few more. */
-const ROOTS = [
-  "k8s.io.api.core.v1.Namespace",
-  "k8s.io.api.core.v1.ConfigMap",
-  "k8s.io.api.core.v1.Secret",
-  "k8s.io.api.core.v1.ServiceAccount",
-  "k8s.io.api.core.v1.Service",
-  "k8s.io.api.core.v1.Pod",
-  "k8s.io.api.core.v1.Endpoints",
-  "k8s.io.api.core.v1.Event",
-  "k8s.io.api.core.v1.ResourceQuota",
-  "k8s.io.api.core.v1.Node",
-  "k8s.io.api.apps.v1.Deployment",
-  "k8s.io.api.rbac.v1.Role",
-  "k8s.io.api.rbac.v1.RoleBinding",
-  "k8s.io.api.rbac.v1.ClusterRole",
-  "k8s.io.api.rbac.v1.ClusterRoleBinding",
-  "k8s.io.api.batch.v1.Job",
-  "k8s.io.api.batch.v1.CronJob",
-  "k8s.io.api.coordination.v1.Lease",
-  "k8s.io.api.policy.v1.PodDisruptionBudget",
-  "k8s.io.api.networking.v1.Ingress",
-  "k8s.io.api.core.v1.Binding",
-  "k8s.io.api.core.v1.PersistentVolumeClaim",
-  "k8s.io.api.apps.v1.StatefulSet",
-  "k8s.io.api.apps.v1.DaemonSet",
-  "k8s.io.api.apps.v1.ReplicaSet",
-  "k8s.io.api.policy.v1.Eviction",
-  "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions",
-  "k8s.io.apimachinery.pkg.runtime.Unknown",
-  "k8s.io.api.authorization.v1.SubjectAccessReview",
-  "k8s.io.api.authorization.v1.LocalSubjectAccessReview",
-  "k8s.io.api.authorization.v1.SelfSubjectAccessReview",
-  "k8s.io.api.authorization.v1.SelfSubjectRulesReview",
-  "k8s.io.api.authentication.v1.TokenReview",
-  "k8s.io.api.authentication.v1.TokenRequest",
-  "k8s.io.api.authentication.v1.SelfSubjectReview",
-];
-
-const FILES: [string, string][] = [
-  ["api@v0.33.0/core/v1", "k8s.io.api.core.v1"],
-  ["api@v0.33.0/apps/v1", "k8s.io.api.apps.v1"],
-  ["api@v0.33.0/rbac/v1", "k8s.io.api.rbac.v1"],
-  ["api@v0.33.0/batch/v1", "k8s.io.api.batch.v1"],
-  ["api@v0.33.0/coordination/v1", "k8s.io.api.coordination.v1"],
-  ["api@v0.33.0/policy/v1", "k8s.io.api.policy.v1"],
-  ["api@v0.33.0/networking/v1", "k8s.io.api.networking.v1"],
-  ["api@v0.33.0/authorization/v1", "k8s.io.api.authorization.v1"],
-  ["api@v0.33.0/authentication/v1", "k8s.io.api.authentication.v1"],
-  ["apimachinery@v0.33.0/pkg/apis/meta/v1", "k8s.io.apimachinery.pkg.apis.meta.v1"],
-  ["apimachinery@v0.33.0/pkg/runtime", "k8s.io.apimachinery.pkg.runtime"],
-  ["apimachinery@v0.33.0/pkg/util/intstr", "k8s.io.apimachinery.pkg.util.intstr"],
-  ["apimachinery@v0.33.0/pkg/api/resource", "k8s.io.apimachinery.pkg.api.resource"],
-];
+/** The k8s.io staging module version the tables come from: kube v1.37.2's. */
+export const PROTOBUF_MODULE_VERSION = "v0.37.2";
 
 interface Field {
   number: number;
@@ -91,14 +44,14 @@ const SCALARS = new Set([
   "fixed64",
 ]);
 
-/** `Struct#fieldNumber` of fields embedded with `json:",inline"` (from types.go). */
+/** `Struct#fieldNumber` of fields embedded with `json:",inline"` or `json:""` (from types.go). */
 function parseInline(goTypes: string): Set<string> {
   const result = new Set<string>();
   let struct = "";
   for (const line of goTypes.split("\n")) {
     const t = /^type (\w+) struct \{/.exec(line);
     if (t) struct = t[1];
-    const f = /json:",inline" protobuf:"\w+,(\d+),/.exec(line);
+    const f = /json:"(?:,inline)?" protobuf:"\w+,(\d+),/.exec(line);
     if (f && struct) result.add(`${struct}#${f[1]}`);
   }
   return result;
@@ -106,11 +59,12 @@ function parseInline(goTypes: string): Set<string> {
 
 function parseProto(
   text: string,
-  pkg: string,
   pointers: Map<string, Set<string>>,
   inline: Set<string>,
   out: Map<string, Field[]>,
-) {
+): string {
+  const pkg = /^package ([\w.]+);/m.exec(text)?.[1];
+  if (!pkg) throw new Error("generated.proto without a package line");
   const lines = text.split("\n").map((l) => l.replace(/\/\/.*$/, "").trim());
   let current: string | undefined;
   for (const line of lines) {
@@ -151,6 +105,7 @@ function parseProto(
       });
     }
   }
+  return pkg;
 }
 
 /** Go field names (lower-cased) marshalled under `if m.X != nil`, per message. */
@@ -167,51 +122,141 @@ function parsePointers(goText: string): Map<string, Set<string>> {
   return result;
 }
 
-const root = Deno.args[0];
-const messages = new Map<string, Field[]>();
-for (const [dir, pkg] of FILES) {
-  const proto = Deno.readTextFileSync(`${root}/${dir}/generated.proto`);
-  let goText = "";
-  try {
-    goText = Deno.readTextFileSync(`${root}/${dir}/generated.pb.go`);
-  } catch { /* no Go code: no pointer information */ }
-  let goTypes = "";
-  try {
-    goTypes = Deno.readTextFileSync(`${root}/${dir}/types.go`);
-  } catch { /* no types.go: nothing inline */ }
-  parseProto(proto, pkg, parsePointers(goText), parseInline(goTypes), messages);
+/** The group, version and kinds a `register.go` registers (`addKnownTypes`), or undefined for none. */
+function parseRegister(text: string): { groupVersion: string; kinds: string[] } | undefined {
+  const group = /const GroupName = "([^"]*)"/.exec(text)?.[1];
+  const version = /SchemeGroupVersion = schema\.GroupVersion\{Group: GroupName, Version: "([^"]+)"\}/.exec(text)?.[1];
+  const body = /func addKnownTypes\(scheme \*runtime\.Scheme\) error \{([\s\S]*?)\n\}/.exec(text)?.[1];
+  if (group === undefined || !version || !body) return undefined;
+  const kinds = [...body.matchAll(/&(\w+)\{\}/g)].map((m) => m[1]);
+  return { groupVersion: group ? `${group}/${version}` : version, kinds };
 }
-const needed = new Set<string>();
-const visit = (name: string) => {
-  if (needed.has(name) || !messages.has(name)) return;
-  needed.add(name);
-  for (const f of messages.get(name)!) visit(f.type.replace(/^map:/, ""));
-};
-ROOTS.forEach(visit);
-const prefixes: [string, string][] = [
+
+function readOrEmpty(path: string): string {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch {
+    return "";
+  }
+}
+
+/** The package directories (relative to the module cache) that register API kinds. */
+function registeredPackages(root: string): string[] {
+  const v = PROTOBUF_MODULE_VERSION;
+  const api = `k8s.io/api@${v}`;
+  const dirs: string[] = [];
+  for (const group of Deno.readDirSync(`${root}/${api}`)) {
+    if (!group.isDirectory) continue;
+    for (const version of Deno.readDirSync(`${root}/${api}/${group.name}`)) {
+      if (version.isDirectory) dirs.push(`${api}/${group.name}/${version.name}`);
+    }
+  }
+  dirs.push(
+    `k8s.io/apiextensions-apiserver@${v}/pkg/apis/apiextensions/v1`,
+    `k8s.io/kube-aggregator@${v}/pkg/apis/apiregistration/v1`,
+  );
+  return dirs.filter((d) => readOrEmpty(`${root}/${d}/register.go`) && readOrEmpty(`${root}/${d}/generated.proto`))
+    .sort();
+}
+
+/** Packages whose messages the registered kinds refer to. */
+const SUPPORT_PACKAGES = [
+  "apis/meta/v1",
+  "runtime",
+  "util/intstr",
+  "api/resource",
+].map((p) => `k8s.io/apimachinery@${PROTOBUF_MODULE_VERSION}/pkg/${p}`);
+
+const PREFIXES: [string, string][] = [
   ["k8s.io.apimachinery.pkg.apis.meta.v1.", "meta."],
   ["k8s.io.apimachinery.pkg.", "am."],
   ["k8s.io.api.", "api."],
+  ["k8s.io.apiextensions_apiserver.pkg.apis.", "apiext."],
+  ["k8s.io.kube_aggregator.pkg.apis.", "agg."],
 ];
 const short = (t: string) => {
-  for (const [long, s] of prefixes) if (t.startsWith(long)) return s + t.slice(long.length);
+  for (const [long, s] of PREFIXES) if (t.startsWith(long)) return s + t.slice(long.length);
   return t;
 };
-const out: string[] = [
-  "// Generated by testing/apiserver/protobuf_gen.ts from k8s.io/api and k8s.io/apimachinery v0.33.0 generated.proto. Do not edit.",
-  "// Each message: fields as `number:name:type[:flags]`; flags r = repeated, p = Go pointer (keeps zero values), i = inline.",
-  "// Type prefixes: meta. = k8s.io.apimachinery.pkg.apis.meta.v1., am. = k8s.io.apimachinery.pkg., api. = k8s.io.api.",
-  "",
-  "/** Field tables by short message name. */",
-  "export const MESSAGES: Record<string, string> = {",
-];
-for (const name of [...needed].sort()) {
-  const fields = messages.get(name)!.map((f) =>
-    `${f.number}:${f.name}:${f.type.startsWith("map:") ? "map:" + short(f.type.slice(4)) : short(f.type)}${
-      f.repeated || f.pointer || f.inline ? ":" : ""
-    }${f.repeated ? "r" : ""}${f.pointer ? "p" : ""}${f.inline ? "i" : ""}`
-  );
-  out.push(`  ${JSON.stringify(short(name))}: ${JSON.stringify(fields.join(" "))},`);
+
+/**
+ * The JSON text of protobuf_types.json for the modules under `root` (a Go module cache directory).
+ *
+ * @example
+ * ```ts ignore
+ * import { generateProtobufTypes } from "./protobuf_gen.ts";
+ * Deno.writeTextFileSync("protobuf_types.json", generateProtobufTypes(`${Deno.env.get("HOME")}/go/pkg/mod`));
+ * ```
+ */
+export function generateProtobufTypes(root: string): string {
+  const messages = new Map<string, Field[]>();
+  const groups: Record<string, { package: string; kinds: string[] }> = {};
+  const load = (dir: string) => {
+    const goTypes = [...Deno.readDirSync(`${root}/${dir}`)]
+      .filter((e) => /^types.*\.go$/.test(e.name) && !e.name.endsWith("_test.go") && !e.name.includes("swagger"))
+      .map((e) => readOrEmpty(`${root}/${dir}/${e.name}`)).join("\n");
+    return parseProto(
+      Deno.readTextFileSync(`${root}/${dir}/generated.proto`),
+      parsePointers(readOrEmpty(`${root}/${dir}/generated.pb.go`)),
+      parseInline(goTypes),
+      messages,
+    );
+  };
+  SUPPORT_PACKAGES.forEach(load);
+  for (const dir of registeredPackages(root)) {
+    const pkg = load(dir);
+    const registered = parseRegister(readOrEmpty(`${root}/${dir}/register.go`));
+    if (!registered) continue;
+    const kinds = registered.kinds.filter((k) => messages.has(`${pkg}.${k}`)).sort();
+    if (kinds.length) groups[registered.groupVersion] = { package: short(pkg), kinds };
+  }
+  const needed = new Set<string>();
+  const visit = (name: string) => {
+    if (needed.has(name) || !messages.has(name)) return;
+    needed.add(name);
+    for (const f of messages.get(name)!) visit(f.type.replace(/^map:/, ""));
+  };
+  for (const { package: pkg, kinds } of Object.values(groups)) {
+    const long = PREFIXES.find(([, s]) => pkg.startsWith(s))!;
+    for (const kind of kinds) visit(`${long[0]}${pkg.slice(long[1].length)}.${kind}`);
+  }
+  ["k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions", "k8s.io.apimachinery.pkg.runtime.Unknown"].forEach(visit);
+  const table: Record<string, string> = {};
+  for (const name of [...needed].sort()) {
+    table[short(name)] = messages.get(name)!.map((f) =>
+      `${f.number}:${f.name}:${f.type.startsWith("map:") ? "map:" + short(f.type.slice(4)) : short(f.type)}${
+        f.repeated || f.pointer || f.inline ? ":" : ""
+      }${f.repeated ? "r" : ""}${f.pointer ? "p" : ""}${f.inline ? "i" : ""}`
+    ).join(" ");
+  }
+  const sortedGroups = Object.fromEntries(Object.entries(groups).sort(([a], [b]) => a.localeCompare(b)));
+  return JSON.stringify(
+    {
+      comment: [
+        `Generated by testing/apiserver/protobuf_gen.ts from kube's type registry (k8s.io modules ${PROTOBUF_MODULE_VERSION}). Do not edit.`,
+        "groups: group/version → proto package and the kinds registered there (register.go addKnownTypes).",
+        "messages: fields as `number:name:type[:flags]`; flags r = repeated, p = Go pointer (keeps zero values), i = inline.",
+        "Type prefixes: meta. = k8s.io.apimachinery.pkg.apis.meta.v1., am. = k8s.io.apimachinery.pkg., api. = k8s.io.api., apiext. = k8s.io.apiextensions_apiserver.pkg.apis., agg. = k8s.io.kube_aggregator.pkg.apis.",
+      ],
+      groups: sortedGroups,
+      messages: table,
+    },
+    null,
+    2,
+  ) + "\n";
 }
-out.push("};", "");
-console.log(out.join("\n"));
+
+/** The Go module cache (`go env GOMODCACHE`, else ~/go/pkg/mod). */
+export function goModCache(): string {
+  try {
+    const out = new Deno.Command("go", { args: ["env", "GOMODCACHE"], stdout: "piped", stderr: "null" }).outputSync();
+    const dir = new TextDecoder().decode(out.stdout).trim();
+    if (out.success && dir) return dir;
+  } catch { /* no go */ }
+  return `${Deno.env.get("HOME")}/go/pkg/mod`;
+}
+
+if (import.meta.main) {
+  const root = Deno.args[0] ?? goModCache();
+  Deno.writeTextFileSync(new URL("./protobuf_types.json", import.meta.url), generateProtobufTypes(root));
+}

@@ -12,6 +12,7 @@ import { FakeStore } from "./commit_path.ts";
 import { FaultHooks } from "./faults.ts";
 import { GarbageCollector } from "./gc.ts";
 import { type AggregatedTarget, proxy, type RouterContext, routeRequest } from "./http_router.ts";
+import { watchFramesMark, watchFramesSent } from "./watch_stream.ts";
 import type { ResourceRoute } from "./http_resources.ts";
 import { ResourceRegistry } from "./registry.ts";
 import { FakeKubelet, type FakeKubeletOptions } from "./kubelet.ts";
@@ -304,12 +305,17 @@ class Server implements FakeApiServer {
     return this.#pkiPending;
   }
 
-  /** Routes a request, first generating the PKI when it may read the auth ConfigMap (any configmaps path). */
-  #route(req: Request): Promise<Response> {
-    if (!this.#pki && req.url.includes("/configmaps")) {
-      return this.#ensurePki().then(() => routeRequest(req, this.#context()));
-    }
-    return routeRequest(req, this.#context());
+  /**
+   * Routes a request, first generating the PKI when it may read the auth ConfigMap (any configmaps path). A write is
+   * answered only once the watch frames it caused are on their way (see {@link watchFramesSent}).
+   */
+  async #route(req: Request): Promise<Response> {
+    if (!this.#pki && req.url.includes("/configmaps")) await this.#ensurePki();
+    if (req.method === "GET" || req.method === "HEAD") return routeRequest(req, this.#context());
+    const mark = watchFramesMark();
+    const res = await routeRequest(req, this.#context());
+    await watchFramesSent(mark);
+    return res;
   }
 
   #publishAuthConfig(store: FakeStore, pki: ServerPki): void {

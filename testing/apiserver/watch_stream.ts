@@ -6,6 +6,7 @@
  * it; the `k8s.io/initial-events-end` bookmark after sendInitialEvents; closes after timeoutSeconds.
  * @module
  */
+import { setImmediate } from "node:timers";
 import { concatBytes } from "../../runtime/http/bounded_body.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import type { WatchEventType } from "../../runtime/types.ts";
@@ -67,6 +68,16 @@ class FlushScheduler {
     this.#timer ??= setTimeout(() => this.#flushAll(), 0);
   }
 
+  /** How many batches have been handed to response bodies so far. */
+  enqueued = 0;
+
+  /** Flushes every due stream now instead of at the next macrotask. */
+  flushNow(): void {
+    if (this.#timer === undefined) return;
+    clearTimeout(this.#timer);
+    this.#flushAll();
+  }
+
   /** `stream` flushed on its own (closing): forget it. */
   forget(stream: WatchStream): void {
     this.#due.delete(stream);
@@ -90,6 +101,7 @@ class FlushScheduler {
       else if (lastBytes && sameParts(parts, lastParts)) bytes = lastBytes;
       else bytes = lastBytes = concatBytes(lastParts = parts);
       stream.enqueue(bytes);
+      this.enqueued++;
     }
   }
 }
@@ -101,6 +113,41 @@ function sameParts(a: Uint8Array[], b: Uint8Array[]): boolean {
 }
 
 const flusher = new FlushScheduler();
+
+/**
+ * How many watch frame batches have been handed to response bodies (a mark for {@link watchFramesSent}).
+ *
+ * @example
+ * ```ts
+ * import { watchFramesMark } from "./watch_stream.ts";
+ * const mark = watchFramesMark(); // before a write
+ * ```
+ */
+export function watchFramesMark(): number {
+  return flusher.enqueued;
+}
+
+/**
+ * Resolves once the watch frames written so far are on their way to the clients: flushes the batches due at the next
+ * macrotask now and, when any batch went to a response body since `mark`, yields one event-loop
+ * turn (setImmediate) — the turn Deno's body pump takes to write an enqueued chunk to its connection. A write's answer
+ * waits for this, so a client reads the watch event a write caused before the write's answer (kube-apiserver's watch
+ * cache sends that event within about a millisecond of the commit, and kube-controller-manager's stale-read guard,
+ * `read version: N is not as new as written version: M`, retries each sync that reads its cache in between).
+ *
+ * @example
+ * ```ts
+ * import { watchFramesMark, watchFramesSent } from "./watch_stream.ts";
+ * const mark = watchFramesMark();
+ * // ... commit a write ...
+ * await watchFramesSent(mark);
+ * ```
+ */
+export async function watchFramesSent(mark: number): Promise<void> {
+  flusher.flushNow();
+  if (flusher.enqueued === mark) return;
+  await new Promise<void>((resolve) => setImmediate(resolve));
+}
 
 /** An open watch response body. */
 export class WatchStream implements WatchSink {
