@@ -32,6 +32,7 @@ import { validationKindCases } from "./validation_kinds.ts";
 import { validationMetaCases } from "./validation_meta.ts";
 import { validationWorkloadCases } from "./validation_workloads.ts";
 import { watchCases } from "./watch.ts";
+import { webhookSelfSignedCases } from "./webhook_self_signed.ts";
 
 export type { ConformanceCase, ConformanceContext, ConformanceTarget, TargetName } from "./support.ts";
 export { POLL } from "./support.ts";
@@ -60,6 +61,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "admission-webhooks", cases: admissionConfigurationCases },
   { topic: "admission-policies", cases: admissionPolicyCases },
   { topic: "crd-conversion", cases: crdConversionCases },
+  { topic: "webhook-tls", cases: webhookSelfSignedCases },
 ];
 
 /** Registers every conformance case as a step of one Deno test against the target `start` returns. */
