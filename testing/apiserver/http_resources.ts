@@ -111,6 +111,12 @@ export async function handleResource(
   };
   switch (verb) {
     case "get": {
+      const rvParam = q.get("resourceVersion");
+      if (rvParam && rvParam !== "0") {
+        // Served from the watch cache at least as new as asked: one the store has not reached times out (504).
+        const rv = parseRv(rvParam, "get");
+        if (rv > ctx.store.objects.rv) throw tooLargeResourceVersion(rv, ctx.store.objects.rv, "get");
+      }
       let obj = ctx.store.get(def, name!, { namespace });
       if (converting) {
         obj = await readConverted(ctx.store, def, converting, ctx.store.peek(def, namespace, name!)!, true);
@@ -443,7 +449,8 @@ function openWatch(
     for (const obj of objects.list(storageKey, namespace)) {
       if (matches(obj)) stream.sendObject("ADDED", obj);
     }
-    if (sendInitialEvents) stream.sendBookmark({ "k8s.io/initial-events-end": "true" });
+    // The end-of-initial-events BOOKMARK only to a watch that allows bookmarks (kube sends none otherwise).
+    if (sendInitialEvents && opts.allowWatchBookmarks) stream.sendBookmark({ "k8s.io/initial-events-end": "true" });
   }
   return new Response(stream.body, {
     status: 200,

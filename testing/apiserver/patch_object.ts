@@ -144,7 +144,7 @@ export function patchObject(
   }
   const obj = requireObject(next, "patch") as KubeObject;
   const typeError = def.custom ? undefined : goTypeError(def.group, def.version, def.kind, obj);
-  if (typeError) throw patchedUndecodable(obj, patchedJson(obj, patch, type), typeError);
+  if (typeError) throw patchedUndecodable(patchedJson(obj, patch, type), typeError);
   obj.metadata = isObject(obj.metadata) ? obj.metadata : {};
   if (!obj.metadata.resourceVersion) obj.metadata.resourceVersion = current.metadata.resourceVersion;
   const updated = store.update(def, obj, {
@@ -164,7 +164,7 @@ export function patchObject(
  * kube's answer when the patched object does not decode into its Go type: 422 `"" is invalid: patch: Invalid value:
  * "<the patched object: patch/patched_json.ts>": json: cannot unmarshal ...`.
  */
-function patchedUndecodable(obj: KubeObject, json: string, why: string): ApiError {
+function patchedUndecodable(json: string, why: string): ApiError {
   const message = `Invalid value: ${JSON.stringify(json)}: ${why}`;
   return new ApiError(
     failureStatus(422, "Invalid", ` "" is invalid: patch: ${message}`, {

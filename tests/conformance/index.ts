@@ -34,6 +34,7 @@ import { validationKindCases } from "./validation_kinds.ts";
 import { validationMetaCases } from "./validation_meta.ts";
 import { validationWorkloadCases } from "./validation_workloads.ts";
 import { watchCases } from "./watch.ts";
+import { watchFidelityCases } from "./watch_fidelity.ts";
 import { webhookSelfSignedCases } from "./webhook_self_signed.ts";
 
 export type { ConformanceCase, ConformanceContext, ConformanceTarget, TargetName } from "./support.ts";
@@ -48,6 +49,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "discovery", cases: discoveryCases },
   { topic: "list", cases: listCases },
   { topic: "watch", cases: watchCases },
+  { topic: "watch", cases: watchFidelityCases },
   { topic: "sharded-list-watch", cases: shardedListWatchCases },
   { topic: "deletion", cases: deletionCases },
   { topic: "validation", cases: validationMetaCases },
