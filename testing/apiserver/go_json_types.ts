@@ -71,7 +71,8 @@ export function goTypeError(group: string, version: string, kind: string, body: 
   let first: string | undefined;
   /** Checks `value` against `type` at the struct field `field` (`Struct.path`). */
   const check = (value: unknown, type: string, field: string) => {
-    if (value === null || type === "any") return;
+    // null decodes to the zero value; undefined (an absent field in JSON) is not there at all.
+    if (value === null || value === undefined || type === "any") return;
     const mismatch = (what = jsonKind(value)) => {
       first ??= `json: cannot unmarshal ${what} into Go struct field ${field} of type ${goName(type)}`;
     };
