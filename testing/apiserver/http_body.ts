@@ -11,7 +11,7 @@ import { goJsonSyntaxError } from "./go_json_syntax.ts";
 import { goTypeError } from "./go_json_types.ts";
 import { decodeKubernetesProtobuf } from "./protobuf.ts";
 import type { ResourceDef } from "./resource_def.ts";
-import { badRequest, unsupportedMediaType } from "./status_errors.ts";
+import { badRequest, invalid, unsupportedMediaType } from "./status_errors.ts";
 
 /** kube-apiserver's default request body limit. */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -123,6 +123,7 @@ export function decodeObjectBody(
   const syntax = goJsonSyntaxError(bytes);
   if (syntax) throw unrecognized(syntax);
   const value = decodeBody(bytes, contentType, verb);
+  if (value === null && def.custom) throw kindMissing(def, bytes, verb);
   if (value === null) return {};
   if (typeof value !== "object" || Array.isArray(value)) {
     const what = Array.isArray(value) ? "array" : typeof value === "boolean" ? "bool" : typeof value;
@@ -135,7 +136,9 @@ export function decodeObjectBody(
     const what = Array.isArray(v) ? "array" : typeof v === "boolean" ? "bool" : typeof v;
     throw unrecognized(`json: cannot unmarshal ${what} into Go struct field .${field} of type string`);
   }
-  if (!def.custom) {
+  if (def.custom) {
+    checkCustomTypeMeta(def, body, bytes, verb);
+  } else {
     // Decoded into the Go type the body names (kube converts to the URL's kind afterwards), else the URL's.
     const [group, version] = typeof body.apiVersion === "string" && body.apiVersion
       ? (body.apiVersion.includes("/") ? body.apiVersion.split("/", 2) : ["", body.apiVersion])
@@ -159,4 +162,40 @@ export function decodePatchBody(bytes: Uint8Array, contentType: string): unknown
   // Too deep is refused by the decoder below, in its words (kube's limit is deeper than the fake's).
   if (syntax && !syntax.endsWith("exceeded max depth")) throw badRequest("invalid JSON patch", "patch");
   return decodeBody(bytes, contentType, "patch");
+}
+
+/** The unstructured decoder's 400 for a custom resource body without a kind. */
+function kindMissing(def: ResourceDef, bytes: Uint8Array, verb: string) {
+  const text = new TextDecoder().decode(bytes);
+  return badRequest(
+    `the object provided is unrecognized (must be of type ${def.kind}): Object 'Kind' is missing in '${text}' ` +
+      `(${summarize(bytes)})`,
+    verb,
+  );
+}
+
+/**
+ * A custom resource body's apiVersion and kind, as apiextensions-apiserver checks them: no kind is 400 `Object 'Kind'
+ * is missing`, another (or no) apiVersion than the URL's 400 `the API version in the data (...) does not match the
+ * expected API version (...)`, another kind 422 `kind: Invalid value: "<kind>": must be <Kind>`.
+ */
+function checkCustomTypeMeta(def: ResourceDef, body: Record<string, unknown>, bytes: Uint8Array, verb: string): void {
+  if (!body.kind) throw kindMissing(def, bytes, verb);
+  const expected = `${def.group}/${def.version}`;
+  const apiVersion = String(body.apiVersion ?? "");
+  if (apiVersion !== expected) {
+    throw badRequest(
+      `the API version in the data (${apiVersion}) does not match the expected API version (${expected})`,
+      verb,
+    );
+  }
+  if (body.kind !== def.kind) {
+    const kind = String(body.kind);
+    const name = String((body.metadata as { name?: unknown } | undefined)?.name ?? "");
+    throw invalid({ group: def.group, plural: def.plural, kind }, name, [{
+      reason: "FieldValueInvalid",
+      message: `Invalid value: ${JSON.stringify(kind)}: must be ${def.kind}`,
+      field: "kind",
+    }], verb);
+  }
 }

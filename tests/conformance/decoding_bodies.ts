@@ -6,7 +6,10 @@
  */
 import assert from "node:assert/strict";
 import type { KubeClient } from "../../runtime/client/client.ts";
-import type { ConformanceCase } from "./support.ts";
+import { eventually } from "../../testing/eventually.ts";
+import { withObjects } from "./admission_webhooks_support.ts";
+import { CRD_PATH } from "./crd_helpers.ts";
+import { type ConformanceCase, POLL } from "./support.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -45,7 +48,72 @@ async function made(client: KubeClient, ns: string, name: string): Promise<void>
   assert.equal(res.code, 201, JSON.stringify(res.json));
 }
 
+const DGROUP = "decoding.conformance.kubeop.dev";
+
+/** A namespaced CRD `decoders.<DGROUP>` (kind Decoder) keeping any field. */
+const DECODER_CRD = {
+  apiVersion: "apiextensions.k8s.io/v1",
+  kind: "CustomResourceDefinition",
+  metadata: { name: `decoders.${DGROUP}` },
+  spec: {
+    group: DGROUP,
+    scope: "Namespaced",
+    names: { plural: "decoders", kind: "Decoder" },
+    versions: [{
+      name: "v1",
+      served: true,
+      storage: true,
+      schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
+    }],
+  },
+};
+
 export const decodingBodyCases: ConformanceCase[] = [
+  {
+    name:
+      "a custom resource body: no kind, another apiVersion (or none), another kind, null — in the CR decoder's words",
+    async run({ noRetry, ns }) {
+      await withObjects(noRetry, [[CRD_PATH, DECODER_CRD]], async () => {
+        const path = `/apis/${DGROUP}/v1/namespaces/${ns}/decoders`;
+        await eventually("decoders served", async () => (await noRetry.request("GET", path)).status === 200, POLL);
+        const kindMissing = (text: string, summary: string) =>
+          `the object provided is unrecognized (must be of type Decoder): Object 'Kind' is missing in '${text}' ` +
+          `(${summary})`;
+        assertStatus(await send(noRetry, "POST", path, "null"), 400, "BadRequest", kindMissing("null", "6e756c6c"));
+        const noKind = JSON.stringify({ apiVersion: `${DGROUP}/v1`, metadata: { name: "d" } });
+        assertStatus(
+          await send(noRetry, "POST", path, noKind),
+          400,
+          "BadRequest",
+          kindMissing(noKind, `${noKind.slice(0, 30)} ...`),
+        );
+        const versionMismatch = (v: string) =>
+          `the API version in the data (${v}) does not match the expected API version (${DGROUP}/v1)`;
+        for (const apiVersion of [undefined, `${DGROUP}/v2`, "other.example.com/v1"]) {
+          const body = JSON.stringify({ apiVersion, kind: "Decoder", metadata: { name: "d" } });
+          assertStatus(await send(noRetry, "POST", path, body), 400, "BadRequest", versionMismatch(apiVersion ?? ""));
+        }
+        const other = await send(
+          noRetry,
+          "POST",
+          path,
+          JSON.stringify({ apiVersion: `${DGROUP}/v1`, kind: "Other", metadata: { name: "d" } }),
+        );
+        assertStatus(
+          other,
+          422,
+          "Invalid",
+          `Other.${DGROUP} "d" is invalid: kind: Invalid value: "Other": must be Decoder`,
+        );
+        assert.deepEqual(other.json.details, {
+          name: "d",
+          group: DGROUP,
+          kind: "Other",
+          causes: [{ reason: "FieldValueInvalid", message: 'Invalid value: "Other": must be Decoder', field: "kind" }],
+        });
+      });
+    },
+  },
   {
     name: "malformed JSON: Go's syntax error and the body's first 30 bytes",
     async run({ noRetry, ns }) {
