@@ -2,14 +2,19 @@
  * Sends one review to a webhook as kube-apiserver's webhook client does: `clientConfig.url`, or `clientConfig.service`
  * resolved through the same route the aggregator uses for APIServices (the Service's endpoints, or an ExternalName
  * host) plus `service.path`; `?timeout=<n>s` appended; the server's certificate verified against `caBundle` (else the
- * system roots); the request aborted after `timeoutSeconds`. Transport failures, non-200 answers and bodies that are
- * not JSON are {@link WebhookCallError}s, the errors kube words `failed calling webhook "<name>": ...` and to which
- * failurePolicy applies.
+ * system roots) and, for a service, against the name `<service>.<namespace>.svc` as kube-apiserver checks it; the
+ * request aborted after `timeoutSeconds`. Transport failures, non-200 answers and bodies that are not JSON are
+ * {@link WebhookCallError}s, the errors kube words `failed calling webhook "<name>": ...` and to which failurePolicy
+ * applies.
  *
- * Unlike kube, a service webhook's certificate is checked against the host dialled, not `<service>.<namespace>.svc`
- * (Deno's fetch cannot set the TLS server name): a certificate naming both works on both servers.
+ * The request goes over kubeop's own HTTP/1.1 connection (runtime/http/http1_pool.ts, TLS by
+ * runtime/http/tls_dial.ts), which accepts what Go's crypto/tls accepts where Deno's fetch (rustls) does not: a
+ * self-signed certificate that is its own CA (`openssl req -x509 ... -addext subjectAltName=IP:127.0.0.1` marks it
+ * CA:TRUE; rustls refuses it with CaUsedAsEndEntity) and a TLS server name other than the host dialled.
  * @module
  */
+import { Http1Pool } from "../../runtime/http/http1_pool.ts";
+import type { TlsOptions } from "../../runtime/http/tls_dial.ts";
 import { resolveService } from "./apiservice_controller.ts";
 import type { FakeStore } from "./commit_path.ts";
 
@@ -37,14 +42,24 @@ export class WebhookCallError extends Error {
 function transportError(err: unknown, url: URL): string {
   const cause = (err as { cause?: unknown }).cause;
   const text = cause instanceof Error ? cause.message : (err as Error).message;
+  const code = String((cause as { code?: unknown } | undefined)?.code ?? "");
   // Go's words for the two failures tests meet most (net.OpError, crypto/tls + crypto/x509).
   const port = url.port || (url.protocol === "https:" ? "443" : "80");
   if (/connection refused/i.test(text)) return `dial tcp ${url.hostname}:${port}: connect: connection refused`;
-  if (/UnknownIssuer|BadSignature/.test(text)) {
+  if (UNTRUSTED.has(code) || /UnknownIssuer|BadSignature/.test(text)) {
     return "tls: failed to verify certificate: x509: certificate signed by unknown authority";
   }
   return text;
 }
+
+/** node:tls codes (runtime/http/tls_dial.ts) of a chain no trusted CA signs: Go's "signed by unknown authority". */
+const UNTRUSTED = new Set([
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+]);
 
 /** The URL a client config reaches (with `?timeout=`), or why it cannot be resolved. */
 export function webhookUrl(
@@ -93,7 +108,12 @@ export async function postReview(
       throw new WebhookCallError(name, "failed to call webhook: caBundle is not base64");
     }
   }
-  const client = target.url.startsWith("https:") && caPEM ? Deno.createHttpClient({ caCerts: [caPEM] }) : undefined;
+  const tls: TlsOptions = {
+    ...(caPEM ? { caCerts: [caPEM] } : {}),
+    // kube-apiserver verifies a service webhook's certificate for the Service's DNS name, whatever host it dials.
+    ...(config.service && !config.url ? { serverName: `${config.service.name}.${config.service.namespace}.svc` } : {}),
+  };
+  const pool = new Http1Pool({ tls });
   const post = `Post ${JSON.stringify(target.url)}`;
   /** A failed send or body read, worded as kube-apiserver words it. */
   const callFailed = (err: unknown) => {
@@ -102,24 +122,19 @@ export async function postReview(
     return new WebhookCallError(name, `failed to call webhook: ${post}: ${why}`);
   };
   try {
-    let res: Response;
+    let res: { status: number; body: Uint8Array };
     try {
-      res = await fetch(target.url, {
+      res = await pool.request({
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json" },
+        url: new URL(target.url),
+        headers: { "Content-Type": "application/json", Accept: "application/json" },
         body: JSON.stringify(review),
         signal: AbortSignal.timeout(timeoutSeconds * 1000),
-        client,
-      } as RequestInit);
+      });
     } catch (err) {
       throw callFailed(err);
     }
-    let text: string;
-    try {
-      text = await res.text();
-    } catch (err) {
-      throw callFailed(err);
-    }
+    const text = new TextDecoder().decode(res.body);
     if (res.status !== 200) {
       throw new WebhookCallError(
         name,
@@ -134,6 +149,6 @@ export async function postReview(
     }
     throw new WebhookCallError(name, "received invalid webhook response: the body is not a JSON object");
   } finally {
-    client?.close();
+    pool.close();
   }
 }

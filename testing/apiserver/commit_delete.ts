@@ -7,7 +7,7 @@
  */
 import type { Clock } from "../../runtime/clock.ts";
 import type { ObjectStore } from "./object_storage.ts";
-import type { StrategyRegistry } from "./strategy.ts";
+import { DEFAULT_STRATEGY, type StrategyRegistry } from "./strategy.ts";
 import { rfc3339 } from "./object_rules.ts";
 import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
@@ -121,12 +121,17 @@ export function deleteObject(
     return { object: persist(next, opts.dryRun), deleted: false };
   }
   if (opts.dryRun) return { object: structuredClone(store.present(def, old)), deleted: true };
-  if (!next.metadata.deletionTimestamp || (next.metadata.deletionGracePeriodSeconds ?? 0) > 0) {
+  // A graceful kind (pods) deleted with grace 0 is first marked (deletionTimestamp now, grace 0: a MODIFIED event),
+  // then removed; its DELETED event, like any kind's, carries the last stored state (kube: etcd's previous value).
+  const graceful = strategy.gracePeriodSeconds !== undefined &&
+    strategy.gracePeriodSeconds !== DEFAULT_STRATEGY.gracePeriodSeconds;
+  if (graceful && (!old.metadata.deletionTimestamp || (old.metadata.deletionGracePeriodSeconds ?? 0) > 0)) {
     if (!next.metadata.deletionTimestamp) bumpGeneration(next);
     next.metadata.deletionTimestamp = rfc3339(store.clock.now());
     next.metadata.deletionGracePeriodSeconds = 0;
+    persist(next, false);
   }
-  const ev = store.objects.remove(storageKey, namespace, name, next)!;
+  const ev = store.objects.remove(storageKey, namespace, name)!;
   return { object: structuredClone(store.present(def, ev.object)), deleted: true };
 }
 

@@ -294,7 +294,10 @@ export class FakeStore {
     if (o.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = o.deletionGracePeriodSeconds;
     else delete m.deletionGracePeriodSeconds;
     if (def.tracksGeneration) {
-      m.generation = (o.generation ?? 1) + (opts.subresource !== "status" && specChanged(old, next) ? 1 : 0);
+      // A custom resource without a status subresource: its status is like any other field (kube's CR strategy).
+      const statusIsSpec = def.custom && !def.subresources.includes("status");
+      const bump = opts.subresource !== "status" && specChanged(old, next, statusIsSpec);
+      m.generation = (o.generation ?? 1) + (bump ? 1 : 0);
     } else delete m.generation;
     if (m.managedFields === undefined && o.managedFields !== undefined) m.managedFields = o.managedFields;
     if (o.deletionTimestamp) {
@@ -327,8 +330,12 @@ export class FakeStore {
     const graceful = (nm.deletionGracePeriodSeconds ?? 0) > 0;
     if (nm.deletionTimestamp && (nm.finalizers ?? []).length === 0 && !strategy.terminate && !graceful) {
       delete nm.finalizers;
-      const ev = this.objects.remove(storageKey, namespace ?? "", name, next)!;
-      return structuredClone(this.present(def, ev.object));
+      // The DELETED event carries the last stored state (finalizers and all); the answer is the object as updated,
+      // under the resourceVersion it was read at (kube answers the object it deleted without storing it).
+      this.objects.remove(storageKey, namespace ?? "", name);
+      delete next.metadata.finalizers;
+      next.metadata.resourceVersion = o.resourceVersion;
+      return structuredClone(this.present(def, next));
     }
     return this.#persist(def, next, false, opts.shared);
   }

@@ -6,7 +6,7 @@
 import { requestVerb } from "../../runtime/apimachinery/verbs.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
-import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
+import { decodeBody, decodeObjectBody, decodePatchBody, mediaType, readBody, requireObject } from "./http_body.ts";
 import { negotiateShape, shapeList, shapeObject, watchPresenter } from "./http_negotiation.ts";
 import { patchObject, servedPatchType } from "./patch_object.ts";
 import { storageKeyOf } from "./registry.ts";
@@ -111,6 +111,12 @@ export async function handleResource(
   };
   switch (verb) {
     case "get": {
+      const rvParam = q.get("resourceVersion");
+      if (rvParam && rvParam !== "0") {
+        // Served from the watch cache at least as new as asked: one the store has not reached times out (504).
+        const rv = parseRv(rvParam, "get");
+        if (rv > ctx.store.objects.rv) throw tooLargeResourceVersion(rv, ctx.store.objects.rv, "get");
+      }
       let obj = ctx.store.get(def, name!, { namespace });
       if (converting) {
         obj = await readConverted(ctx.store, def, converting, ctx.store.peek(def, namespace, name!)!, true);
@@ -148,7 +154,7 @@ export async function handleResource(
     }
     case "create": {
       if (name) throw methodNotAllowed(def, "create");
-      const { body, duplicateFields } = await readObject(req, verb);
+      const { body, duplicateFields } = await readObject(req, route.def, verb);
       const warnings: string[] = [];
       const meta = body.metadata as KubeObject["metadata"] | undefined;
       // Webhooks are awaited between replays of the write: the generated name must not change between them.
@@ -165,7 +171,7 @@ export async function handleResource(
       return jsonResponse(201, shapeObject(shape, def, created, now), warningHeaders(warnings));
     }
     case "update": {
-      const { body, duplicateFields } = await readObject(req, verb);
+      const { body, duplicateFields } = await readObject(req, route.def, verb);
       const existed = ctx.store.peek(def, namespace, name!) !== undefined;
       const warnings: string[] = [];
       const update = admittedUpdate({ req, q, admission, warnings }, ctx.store, route, duplicateFields);
@@ -239,11 +245,12 @@ function warningHeaders(warnings: string[]): Record<string, string> {
 /** The body of a create or update, and the duplicate keys of a JSON body (strict field validation). */
 async function readObject(
   req: Request,
+  def: ResourceDef,
   verb: string,
 ): Promise<{ body: Record<string, unknown>; duplicateFields: string[] }> {
   const bytes = await readBody(req);
   const contentType = mediaType(req.headers.get("content-type"));
-  const body = requireObject(decodeBody(bytes, contentType, verb), verb);
+  const body = decodeObjectBody(bytes, contentType, def, verb);
   const json = contentType === "application/json" || contentType === "*/*" || contentType === "";
   return { body, duplicateFields: json ? duplicateJsonFields(new TextDecoder().decode(bytes)) : [] };
 }
@@ -318,7 +325,7 @@ async function handlePatch(
   const q = url.searchParams;
   const contentType = mediaType(req.headers.get("content-type"));
   const type = servedPatchType(def, contentType);
-  const patch = decodeBody(await readBody(req), contentType, "patch");
+  const patch = decodePatchBody(await readBody(req), contentType);
   const warnings: string[] = [];
   const apply = type === "apply";
   const { object, created } = await writeWithAdmission(
@@ -355,7 +362,7 @@ async function handleConvertedPatch(
   const q = url.searchParams;
   const contentType = mediaType(req.headers.get("content-type"));
   const type = servedPatchType(def, contentType);
-  const patch = decodeBody(await readBody(req), contentType, "patch");
+  const patch = decodePatchBody(await readBody(req), contentType);
   const warnings: string[] = [];
   const write = admittedUpdate({ req, q, admission, warnings }, ctx.store, route);
   const object = await patchConverted(ctx.store, def, converting, { namespace, name: name! }, type, patch, write);
@@ -442,7 +449,8 @@ function openWatch(
     for (const obj of objects.list(storageKey, namespace)) {
       if (matches(obj)) stream.sendObject("ADDED", obj);
     }
-    if (sendInitialEvents) stream.sendBookmark({ "k8s.io/initial-events-end": "true" });
+    // The end-of-initial-events BOOKMARK only to a watch that allows bookmarks (kube sends none otherwise).
+    if (sendInitialEvents && opts.allowWatchBookmarks) stream.sendBookmark({ "k8s.io/initial-events-end": "true" });
   }
   return new Response(stream.body, {
     status: 200,

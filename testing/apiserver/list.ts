@@ -14,7 +14,7 @@ import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";
-import { badRequest, expired, tooLargeResourceVersion } from "./status_errors.ts";
+import { badRequest, expired, internalError, tooLargeResourceVersion } from "./status_errors.ts";
 import { type ObjectStore, rvString } from "./object_storage.ts";
 
 /** List options (query parameters of a list call). */
@@ -48,6 +48,9 @@ export interface ListPresentation {
   fieldSelector(selector: string | undefined): string | undefined;
 }
 
+/** kube's 410 for a list at a resourceVersion etcd has compacted (an Exact list, a limit with a resourceVersion). */
+const LIST_TOO_OLD = "The resourceVersion for the provided list is too old.";
+
 /** LIST of `def` (items share values with the store). */
 export function listObjects(
   objects: ObjectStore,
@@ -64,7 +67,7 @@ export function listObjects(
     if (rv > current) throw tooLargeResourceVersion(rv, current, "list");
     if (opts.resourceVersionMatch === "Exact") {
       if (rv < objects.compactedRv) {
-        throw expired(`too old resource version: ${rv} (${objects.compactedRv})`, "list");
+        throw expired(LIST_TOO_OLD, "list");
       }
       listRv = rv;
     }
@@ -93,7 +96,7 @@ export function listObjects(
   let more = false;
   // A continue token or an Exact resourceVersion lists the state at that RV (etcd serves it from its revision).
   const past = listRv < current ? objects.iterateAt(storageKey, namespace, listRv, after) : undefined;
-  if (past === "expired") throw expired(`too old resource version: ${listRv} (${objects.compactedRv})`, "list");
+  if (past === "expired") throw expired(LIST_TOO_OLD, "list");
   const iterator = (past ?? objects.iterate(storageKey, namespace, after))[Symbol.iterator]();
   for (let step = iterator.next(); !step.done; step = iterator.next()) {
     const obj = step.value;
@@ -129,9 +132,18 @@ function compileSelector<T>(fn: () => T): T {
   }
 }
 
-/** Parses a resourceVersion query value, 400 when not a number. */
+/**
+ * Parses a resourceVersion query value as kube's storage does (strconv.ParseUint): not a number or past uint64 is 400
+ * for a list, a reason-less 500 for a get or watch, in kube's words.
+ */
 export function parseRv(value: string, verb: string): number {
-  if (!/^\d+$/.test(value)) throw badRequest(`invalid resource version: ${JSON.stringify(value)}`, verb);
+  const why = !/^\d+$/.test(value) ? "invalid syntax" : BigInt(value) >= 2n ** 64n ? "value out of range" : undefined;
+  if (why) {
+    const q = JSON.stringify(value);
+    const invalid = `resourceVersion: Invalid value: ${q}: strconv.ParseUint: parsing ${q}: ${why}`;
+    // A list wraps the storage's parse error in a 400; a get or watch passes it through as a reason-less 500.
+    throw verb === "list" ? badRequest(`invalid resource version: ${invalid}`, verb) : internalError(invalid, verb);
+  }
   return Number(value);
 }
 

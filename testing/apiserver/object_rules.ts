@@ -71,11 +71,14 @@ export function generateName(prefix: string): string {
 /** True for deep-equal JSON values (key order ignored): runtime/apimachinery's {@link deepEqual}. */
 export const jsonEqual: (a: unknown, b: unknown) => boolean = deepEqual;
 
-/** Whether a change from `old` to `next` bumps metadata.generation (anything outside metadata and status). */
-export function specChanged(old: KubeObject, next: KubeObject): boolean {
+/**
+ * Whether a change from `old` to `next` bumps metadata.generation: anything outside metadata and status (with
+ * `statusIsSpec`, as for a custom resource without a status subresource, status too).
+ */
+export function specChanged(old: KubeObject, next: KubeObject, statusIsSpec = false): boolean {
   const strip = (o: KubeObject) => {
-    const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = o;
-    return rest;
+    const { metadata: _m, status, apiVersion: _a, kind: _k, ...rest } = o;
+    return statusIsSpec ? { ...rest, status } : rest;
   };
   return !jsonEqual(strip(old), strip(next));
 }

@@ -10,10 +10,12 @@ import type { PatchType } from "../../runtime/client/client.ts";
 import { ApiError, failureStatus } from "../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { FakeStore, WriteOptions } from "./commit_path.ts";
+import { goTypeError } from "./go_json_types.ts";
 import { requireObject } from "./http_body.ts";
 import { rfc3339 } from "./object_rules.ts";
 import { serverSideApply } from "./patch/apply.ts";
 import { applyJsonPatch } from "./patch/json_patch.ts";
+import { patchedJson } from "./patch/patched_json.ts";
 import { applyStrategicMergePatch } from "./patch/strategic.ts";
 import { applyMergePatch } from "../../runtime/apimachinery/merge_patch.ts";
 import type { ResourceDef } from "./resource_def.ts";
@@ -28,13 +30,21 @@ export const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
 };
 
 /**
- * The patch flavour of a Content-Type `def` serves; 415 UnsupportedMediaType for other types, and for strategic merge
- * patches of custom resources (kube-apiserver serves those only merge, JSON and apply patches).
+ * The patch flavour of a Content-Type `def` serves; 415 UnsupportedMediaType for other types (for a built-in, go-restful's
+ * `415: Unsupported Media Type`), and for strategic merge patches of custom resources (kube-apiserver serves those only
+ * merge, JSON and apply patches).
  */
 export function servedPatchType(def: Pick<ResourceDef, "custom">, contentType: string): PatchType {
   const types = (Object.keys(PATCH_CONTENT_TYPES) as PatchType[]).filter((t) => !(def.custom && t === "strategic"));
   const type = types.find((t) => PATCH_CONTENT_TYPES[t] === contentType);
-  if (!type) throw unsupportedMediaType(contentType, types.map((t) => PATCH_CONTENT_TYPES[t]));
+  if (!type && !def.custom) {
+    // go-restful refuses a Content-Type no PATCH route consumes before any handler runs, in its own words.
+    throw new ApiError(
+      failureStatus(415, "UnsupportedMediaType", "415: Unsupported Media Type", {}),
+      { verb: "patch" },
+    );
+  }
+  if (!type) throw unsupportedMediaType(types.map((t) => PATCH_CONTENT_TYPES[t]));
   return type;
 }
 
@@ -133,6 +143,8 @@ export function patchObject(
       next = applyMergePatch(current, patchMap(patch, "error decoding patch: "));
   }
   const obj = requireObject(next, "patch") as KubeObject;
+  const typeError = def.custom ? undefined : goTypeError(def.group, def.version, def.kind, obj);
+  if (typeError) throw patchedUndecodable(patchedJson(obj, patch, type), typeError);
   obj.metadata = isObject(obj.metadata) ? obj.metadata : {};
   if (!obj.metadata.resourceVersion) obj.metadata.resourceVersion = current.metadata.resourceVersion;
   const updated = store.update(def, obj, {
@@ -146,6 +158,20 @@ export function patchObject(
     admission: opts.admission,
   });
   return { object: updated, created: false };
+}
+
+/**
+ * kube's answer when the patched object does not decode into its Go type: 422 `"" is invalid: patch: Invalid value:
+ * "<the patched object: patch/patched_json.ts>": json: cannot unmarshal ...`.
+ */
+function patchedUndecodable(json: string, why: string): ApiError {
+  const message = `Invalid value: ${JSON.stringify(json)}: ${why}`;
+  return new ApiError(
+    failureStatus(422, "Invalid", ` "" is invalid: patch: ${message}`, {
+      causes: [{ reason: "FieldValueInvalid", message, field: "patch" }],
+    }),
+    { verb: "patch" },
+  );
 }
 
 /**

@@ -110,7 +110,7 @@ export function scaleHandler(store: () => FakeStore): (req: Request, route: Reso
       if (type === "application/json-patch+json") next = applyJsonPatch(scale, body) as KubeObject;
       else if (type === "application/merge-patch+json" || type === "application/strategic-merge-patch+json") {
         next = applyMergePatch(scale, requireObject(body, "patch")) as KubeObject;
-      } else throw unsupportedMediaType(type, ["application/json-patch+json", "application/merge-patch+json"]);
+      } else throw unsupportedMediaType(["application/json-patch+json", "application/merge-patch+json"]);
     } else throw methodNotAllowed(def, req.method.toLowerCase());
     const verb = req.method === "PUT" ? "update" : "patch";
     const rv = next.metadata?.resourceVersion;

@@ -112,15 +112,12 @@ export const methodNotAllowedPath = (verb = "request"): ApiError =>
   );
 
 /** 415 UnsupportedMediaType. */
-export const unsupportedMediaType = (contentType: string, accepted: string[]): ApiError =>
+export const unsupportedMediaType = (accepted: string[]): ApiError =>
   err(
     415,
     "UnsupportedMediaType",
     `the body of the request was in an unknown format - accepted media types include: ${accepted.join(", ")}`,
     "request",
-    undefined,
-    undefined,
-    { causes: [{ reason: "UnsupportedMediaType", message: contentType }] },
   );
 
 /** 500 without a reason, as kube-apiserver answers storage errors it does not classify (`resourceVersion should not be set on objects to be created`). */

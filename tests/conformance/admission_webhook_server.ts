@@ -54,13 +54,24 @@ export async function serveWithOwnCA(
   return { server, caBundle: btoa(ca.certPEM) };
 }
 
-/** Starts the webhook; `serviceHosts` are extra DNS names for its certificate (`<svc>.<ns>.svc`). */
+/** Starts an HTTPS server of `handler` on 127.0.0.1 whose certificate names 127.0.0.1, localhost and `hosts`. */
+export type ServeTls = (
+  name: string,
+  hosts: string[],
+  handler: (req: Request) => Response | Promise<Response>,
+) => Promise<{ server: Deno.HttpServer<Deno.NetAddr>; caBundle: string }>;
+
+/**
+ * Starts the webhook; `serviceHosts` are extra DNS names for its certificate (`<svc>.<ns>.svc`); `serve` makes its
+ * certificate (default: signed by its own CA).
+ */
 export async function startTestWebhook(
   handlers: Record<string, ReviewHandler>,
   serviceHosts: string[] = [],
+  serve: ServeTls = serveWithOwnCA,
 ): Promise<TestWebhook> {
   const received = new Map<string, AdmissionRequest[]>();
-  const { server, caBundle } = await serveWithOwnCA("conformance-webhook", serviceHosts, async (req) => {
+  const { server, caBundle } = await serve("conformance-webhook", serviceHosts, async (req) => {
     const path = new URL(req.url).pathname;
     const handler = handlers[path];
     if (!handler) return new Response("no such webhook", { status: 404 });

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import type { ConversionReview } from "../../runtime/webhook/review_types.ts";
 import { eventually } from "../../testing/eventually.ts";
 import { withObjects } from "./admission_webhooks_support.ts";
-import { serveWithOwnCA } from "./admission_webhook_server.ts";
+import { type ServeTls, serveWithOwnCA } from "./admission_webhook_server.ts";
 import { call, CRD_PATH, type Json, twoVersionCrd } from "./crd_helpers.ts";
 import { type ConformanceCase, POLL, readEvents } from "./support.ts";
 
@@ -144,11 +144,15 @@ export const crdConversionCases: ConformanceCase[] = [
   },
 ];
 
-/** A test HTTPS conversion webhook answering ConversionReview v1 with `convert`'s objects. */
+/**
+ * A test HTTPS conversion webhook answering ConversionReview v1 with `convert`'s objects; `serve` makes its
+ * certificate (default: signed by its own CA).
+ */
 export async function startConversionWebhook(
   convert: (req: NonNullable<ConversionReview["request"]>) => Json[],
+  serve: ServeTls = serveWithOwnCA,
 ): Promise<{ url: string; caBundle: string; stop(): Promise<void> }> {
-  const { server, caBundle } = await serveWithOwnCA("conformance-conversion", [], async (req) => {
+  const { server, caBundle } = await serve("conformance-conversion", [], async (req) => {
     const review = await req.json() as ConversionReview;
     const request = review.request!;
     const body: ConversionReview = {
