@@ -24,6 +24,12 @@ export interface Http1PoolOptions {
   idleTimeoutMs?: number;
   /** Monotonic milliseconds (default `performance.now`); tests pass their own. */
   now?: () => number;
+  /**
+   * A request whose connection brings no byte for this long — none of the answer since it was written, or none since
+   * the last — is failed and its connection closed (default 30 s: docs/http_timeouts.md, "Dead connections"). A dead
+   * connection (black-holed, or held by a proxy that forwards nothing) gives no other sign; HTTP/1.1 cannot ask it.
+   */
+  silenceTimeoutMs?: number;
 }
 
 /** One request. */
@@ -99,6 +105,7 @@ export class Http1Pool {
   readonly #idle = new Map<string, Http1Connection[]>();
   readonly #idleSince = new WeakMap<Http1Connection, number>();
   readonly #idleTimeoutMs: number;
+  readonly #silenceMs: number;
   readonly #now: () => number;
   readonly #active = new Set<Http1Connection>();
   #closed = false;
@@ -112,6 +119,7 @@ export class Http1Pool {
     this.#tls = opts.tls;
     this.#maxIdle = opts.maxIdlePerOrigin ?? 32;
     this.#idleTimeoutMs = opts.idleTimeoutMs ?? 90_000;
+    this.#silenceMs = opts.silenceTimeoutMs ?? DEFAULT_SILENCE_TIMEOUT_MS;
     this.#now = opts.now ?? (() => performance.now());
   }
 
@@ -156,6 +164,7 @@ export class Http1Pool {
       this.#active.add(active);
       const onAbort = () => active.close();
       signal?.addEventListener("abort", onAbort, { once: true });
+      const silence = silenceDeadline(active, this.#silenceMs);
       try {
         if (signal?.aborted) throw signal.reason;
         await active.write(bytes);
@@ -166,12 +175,14 @@ export class Http1Pool {
       } catch (err) {
         this.#release(origin, active, false);
         if (signal?.aborted) throw signal.reason;
+        if (silence.fired) throw new HttpRequestError(method, url, silence.fired); // the server may have it: no retry
         if (reused && !active.responseStarted && !this.#closed) {
           this.#retried++;
           continue;
         }
         throw new HttpRequestError(method, url, err);
       } finally {
+        silence.stop();
         signal?.removeEventListener("abort", onAbort);
       }
     }
@@ -264,4 +275,24 @@ export class Http1Pool {
       if (at >= 0) list.splice(at, 1);
     });
   }
+}
+
+/** Default of {@link Http1PoolOptions.silenceTimeoutMs}. */
+export const DEFAULT_SILENCE_TIMEOUT_MS = 30_000;
+
+/** Closes `conn` once it has brought no byte for `ms` (from now, or from its last read); `fired` then says why. */
+function silenceDeadline(conn: Http1Connection, ms: number): { readonly fired?: Error; stop(): void } {
+  const since = performance.now();
+  const state: { fired?: Error; stop(): void } = { stop: () => clearTimeout(timer) };
+  const check = () => {
+    const quiet = performance.now() - Math.max(since, conn.lastReadAt);
+    if (quiet < ms) {
+      timer = setTimeout(check, ms - quiet);
+      return;
+    }
+    state.fired = new Error(`no byte from the server for ${Math.round(quiet)} ms: connection presumed dead`);
+    conn.close();
+  };
+  let timer = setTimeout(check, ms);
+  return state;
 }
