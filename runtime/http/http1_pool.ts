@@ -9,6 +9,7 @@
  */
 
 import { encodeRequest, Http1Connection, type TlsOptions } from "./http1_connection.ts";
+import { armSilenceDeadline, DEFAULT_SILENCE_TIMEOUT_MS } from "./silence_deadline.ts";
 
 /** Pool settings. */
 export interface Http1PoolOptions {
@@ -26,7 +27,7 @@ export interface Http1PoolOptions {
   now?: () => number;
   /**
    * A request whose connection brings no byte for this long — none of the answer since it was written, or none since
-   * the last — is failed and its connection closed (default 30 s: docs/http_timeouts.md, "Dead connections"). A dead
+   * the last — is failed and its connection closed (default 25 s: docs/http_timeouts.md, "Dead connections"). A dead
    * connection (black-holed, or held by a proxy that forwards nothing) gives no other sign; HTTP/1.1 cannot ask it.
    */
   silenceTimeoutMs?: number;
@@ -164,7 +165,7 @@ export class Http1Pool {
       this.#active.add(active);
       const onAbort = () => active.close();
       signal?.addEventListener("abort", onAbort, { once: true });
-      const silence = silenceDeadline(active, this.#silenceMs);
+      const silence = armSilenceDeadline(this.#silenceMs, () => active.lastReadAt, () => active.close());
       try {
         if (signal?.aborted) throw signal.reason;
         await active.write(bytes);
@@ -275,24 +276,4 @@ export class Http1Pool {
       if (at >= 0) list.splice(at, 1);
     });
   }
-}
-
-/** Default of {@link Http1PoolOptions.silenceTimeoutMs}. */
-export const DEFAULT_SILENCE_TIMEOUT_MS = 30_000;
-
-/** Closes `conn` once it has brought no byte for `ms` (from now, or from its last read); `fired` then says why. */
-function silenceDeadline(conn: Http1Connection, ms: number): { readonly fired?: Error; stop(): void } {
-  const since = performance.now();
-  const state: { fired?: Error; stop(): void } = { stop: () => clearTimeout(timer) };
-  const check = () => {
-    const quiet = performance.now() - Math.max(since, conn.lastReadAt);
-    if (quiet < ms) {
-      timer = setTimeout(check, ms - quiet);
-      return;
-    }
-    state.fired = new Error(`no byte from the server for ${Math.round(quiet)} ms: connection presumed dead`);
-    conn.close();
-  };
-  let timer = setTimeout(check, ms);
-  return state;
 }

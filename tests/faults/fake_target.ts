@@ -118,6 +118,12 @@ async function injectFakeFault(
       bit(fault, "watches stalled", server.faults.stallWatches());
       await env.churn();
       return nothing; // stalled watches stay stalled: the client must notice on its own
+    case "dead-connection":
+      // Every open connection (watches and parked keep-alive ones) goes dead: open, forwarding nothing, the server's
+      // close hidden. The operator must notice on its own (≤ 27 s for a watch, 30 s for a unary request).
+      bit(fault, "connections held open, forwarding nothing", proxy.holdOpen());
+      await env.churn();
+      return nothing;
     case "gone-410-storm": {
       let dropped = 0;
       await repeatedly(env, 10, () => {

@@ -14,6 +14,8 @@
  *   network shows a client of a TLS server).
  * - `watch-stall`: the HTTP proxy stops forwarding every open watch after each saw kube-apiserver's first periodic
  *   bookmark (≈ 60 s after it opened; the cacher's bookmark cadence is fixed at one minute).
+ * - `dead-connection`: the TCP proxy holds every open connection open and forwards nothing more on it, either way (a
+ *   black-holing NAT, or a proxy that keeps the socket); new connections work.
  * - `gone-410-storm`: ten times, the HTTP proxy ends every open watch and, as etcd compaction at the current revision
  *   would, answers a re-watch from an older resourceVersion with the watch cache's `410 Expired` ERROR event. A real
  *   compaction does not produce this on demand: the watch cache keeps serving old revisions for ~75 s.
@@ -191,6 +193,11 @@ async function injectRealFault(
       // its read-idle deadline is armed (2.5 × the observed gap ≈ 150 s, above the 90 s floor).
       await sleep(REAL_BOOKMARK_MS + 10_000);
       bit(fault, "watches stalled", http.stallWatches());
+      await env.churn();
+      return nothing;
+    case "dead-connection":
+      // The TCP proxy holds every open connection (inside TLS): open, forwarding nothing, the server's close hidden.
+      bit(fault, "connections held open, forwarding nothing", tcp.holdOpen());
       await env.churn();
       return nothing;
     case "gone-410-storm": {
