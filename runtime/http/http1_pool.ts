@@ -176,7 +176,12 @@ export class Http1Pool {
       } catch (err) {
         this.#release(origin, active, false);
         if (signal?.aborted) throw signal.reason;
-        if (silence.fired) throw new HttpRequestError(method, url, silence.fired); // the server may have it: no retry
+        if (silence.fired) {
+          // The path to the origin went dead, and the idle connections went through it too: dial afresh rather than
+          // wait out a deadline on each of them in turn. The request is not retried (the server may have it).
+          this.#closeIdle(origin);
+          throw new HttpRequestError(method, url, silence.fired);
+        }
         if (reused && !active.responseStarted && !this.#closed) {
           this.#retried++;
           continue;
@@ -230,6 +235,11 @@ export class Http1Pool {
       this.#active.add(conn);
     }
     return conn;
+  }
+
+  /** Closes every idle connection of `origin`. */
+  #closeIdle(origin: string): void {
+    for (const conn of this.#idle.get(origin)?.splice(0) ?? []) conn.close();
   }
 
   /** Closes the connections of `list` (oldest first) idle for `idleTimeoutMs` or longer. */
