@@ -114,7 +114,6 @@ async function injectFakeFault(
       bit(fault, "connections cut inside a server write", proxy.cuts);
       return nothing;
     case "watch-stall":
-      await sleep(BOOKMARK_INTERVAL_MS * 1.5); // every watch has seen a bookmark: its idle deadline is armed
       bit(fault, "watches stalled", server.faults.stallWatches());
       await env.churn();
       return nothing; // stalled watches stay stalled: the client must notice on its own
