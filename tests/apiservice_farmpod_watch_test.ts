@@ -44,7 +44,12 @@ Deno.test("farmpod watch: resumes from a resourceVersion (replay), 410 Expired w
     const live = readWatch(selected, (e) => e.some((x) => x.type === "DELETED"));
     await env.client.delete(CoreTypes.Pod, "web", { namespace: "default" });
     const events = await live;
-    assert.deepEqual(events.map((e) => e.type), ["MODIFIED", "DELETED"], "the selector applies to the replay");
+    // The relabel, then the Pod's deletion as kube-apiserver stores it: deletionTimestamp set (MODIFIED), then DELETED.
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ["MODIFIED", "MODIFIED", "DELETED"],
+      "the selector applies to the replay",
+    );
 
     // Older than anything the farm server recorded: an in-stream ERROR 410 Expired, as kube-apiserver answers.
     const old = await fx.call(`${FARMPODS}?watch=true&resourceVersion=1`);

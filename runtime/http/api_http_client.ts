@@ -17,8 +17,10 @@
 import { Http1Pool, type Http1Request, type Http1Response } from "./http1_pool.ts";
 import type { TlsOptions } from "./http1_connection.ts";
 import { type HttpStream, openHttpStream, readText } from "./http_transport.ts";
+import { concatBytes } from "./bounded_body.ts";
 import { type ProxyChoice, type ProxyEnv, proxyFor } from "./proxy.ts";
 import { kubeopLogger } from "../observe/log.ts";
+import { armSilenceDeadline, DEFAULT_SILENCE_TIMEOUT_MS } from "./silence_deadline.ts";
 
 export { type ProxyChoice, type ProxyEnv, proxyFor } from "./proxy.ts";
 
@@ -242,15 +244,21 @@ export function directTransport(tls: ApiTlsOptions = {}): ApiTransport {
  * await cluster.stop();
  * ```
  */
-export function fetchTransport(tls: ApiTlsOptions = {}, proxy?: ProxyChoice): ApiTransport {
-  return new FetchTransport(tls, proxy);
+export function fetchTransport(
+  tls: ApiTlsOptions = {},
+  proxy?: ProxyChoice,
+  opts: { silenceTimeoutMs?: number } = {},
+): ApiTransport {
+  return new FetchTransport(tls, proxy, opts.silenceTimeoutMs ?? DEFAULT_SILENCE_TIMEOUT_MS);
 }
 
 class FetchTransport implements ApiTransport {
   readonly kind = "fetch";
   readonly #client: Deno.HttpClient;
+  readonly #silenceMs: number;
 
-  constructor(tls: ApiTlsOptions, proxy: ProxyChoice | undefined) {
+  constructor(tls: ApiTlsOptions, proxy: ProxyChoice | undefined, silenceMs: number) {
+    this.#silenceMs = silenceMs;
     this.#client = Deno.createHttpClient({
       http1: true,
       http2: false,
@@ -262,14 +270,35 @@ class FetchTransport implements ApiTransport {
 
   async request(req: Http1Request): Promise<Http1Response> {
     req.beforeWrite?.(); // fetch writes in its own time: the closest this path gets
-    const res = await fetch(req.url, {
-      method: req.method,
-      headers: req.headers,
-      body: req.body,
-      signal: req.signal,
-      client: this.#client,
-    } as RequestInit);
-    return { status: res.status, headers: res.headers, body: new Uint8Array(await res.arrayBuffer()) };
+    // The same dead-connection deadline as the pool's (silence_deadline.ts): progress is the head, then each chunk.
+    const dead = new AbortController();
+    let lastProgressAt = 0;
+    const silence = armSilenceDeadline(this.#silenceMs, () => lastProgressAt, () => dead.abort());
+    const signal = req.signal ? AbortSignal.any([req.signal, dead.signal]) : dead.signal;
+    try {
+      const res = await fetch(req.url, {
+        method: req.method,
+        headers: req.headers,
+        body: req.body,
+        signal,
+        client: this.#client,
+      } as RequestInit);
+      lastProgressAt = performance.now();
+      const parts: Uint8Array[] = [];
+      const reader = res.body?.getReader();
+      for (;;) {
+        const chunk = await reader?.read();
+        if (!chunk || chunk.done) break;
+        lastProgressAt = performance.now();
+        parts.push(chunk.value);
+      }
+      return { status: res.status, headers: res.headers, body: concatBytes(parts) };
+    } catch (err) {
+      if (silence.fired && !req.signal?.aborted) throw silence.fired;
+      throw err;
+    } finally {
+      silence.stop();
+    }
   }
 
   async stream(req: ApiStreamRequest): Promise<HttpStream> {

@@ -123,6 +123,7 @@ export class Http1Connection {
   #onIdleBroken: (() => void) | undefined;
   #closed = false;
   #responseStarted = false;
+  #lastReadAt = 0;
 
   /** Wraps a connected socket (see {@link Http1Connection.dial}). */
   constructor(socket: ByteConn) {
@@ -146,6 +147,11 @@ export class Http1Connection {
   /** True once closed. */
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** `performance.now()` of the last completed socket read (0: none): a silence deadline measures from it. */
+  get lastReadAt(): number {
+    return this.#lastReadAt;
   }
 
   /** True once a byte of the current response arrived (a failure before that may be retried elsewhere). */
@@ -200,8 +206,10 @@ export class Http1Connection {
       const pending = this.#pending;
       if (this.#end !== 0) throw new Error("Http1Connection: idle read with buffered bytes");
       n = await pending.finally(() => this.#pending = undefined);
+      this.#lastReadAt = performance.now();
     } else {
       n = await this.socket.read(this.#buf.subarray(this.#end));
+      this.#lastReadAt = performance.now();
     }
     if (n !== null) this.#end += n;
     return n;
@@ -249,6 +257,7 @@ export class Http1Connection {
       if (leftover.length > 0 && dechunkInPlace(dec, leftover, onData)) return;
       for (;;) {
         const n = await this.socket.read(buf);
+        this.#lastReadAt = performance.now();
         if (n === null) throw new HttpProtocolError("connection closed inside a chunked body");
         if (dechunkInPlace(dec, buf.subarray(0, n), onData)) return;
       }
@@ -262,6 +271,7 @@ export class Http1Connection {
     }
     while (left > 0) {
       const n = await this.socket.read(buf);
+      this.#lastReadAt = performance.now();
       if (n === null) {
         if (known) throw new HttpProtocolError("connection closed inside the body");
         return;
@@ -296,6 +306,7 @@ export class Http1Connection {
         if (done) return { body: concatBytes(parts), reusable: head.keepAlive && dec.consumed === view.length };
       }
       const n = await this.socket.read(buf);
+      this.#lastReadAt = performance.now();
       if (n === null) throw new HttpProtocolError("connection closed inside a chunked body");
       view = buf.subarray(0, n);
     }
@@ -316,6 +327,7 @@ export class Http1Connection {
     this.#start = this.#end = 0;
     while (got < size) {
       const n = await this.socket.read(body.subarray(got));
+      this.#lastReadAt = performance.now();
       if (n === null) throw new HttpProtocolError("connection closed inside the body");
       got += n;
     }

@@ -9,6 +9,7 @@
  */
 
 import { encodeRequest, Http1Connection, type TlsOptions } from "./http1_connection.ts";
+import { armSilenceDeadline, DEFAULT_SILENCE_TIMEOUT_MS } from "./silence_deadline.ts";
 
 /** Pool settings. */
 export interface Http1PoolOptions {
@@ -24,6 +25,12 @@ export interface Http1PoolOptions {
   idleTimeoutMs?: number;
   /** Monotonic milliseconds (default `performance.now`); tests pass their own. */
   now?: () => number;
+  /**
+   * A request whose connection brings no byte for this long — none of the answer since it was written, or none since
+   * the last — is failed and its connection closed (default 25 s: docs/http_timeouts.md, "Dead connections"). A dead
+   * connection (black-holed, or held by a proxy that forwards nothing) gives no other sign; HTTP/1.1 cannot ask it.
+   */
+  silenceTimeoutMs?: number;
 }
 
 /** One request. */
@@ -104,6 +111,7 @@ export class Http1Pool {
   readonly #idle = new Map<string, Http1Connection[]>();
   readonly #idleSince = new WeakMap<Http1Connection, number>();
   readonly #idleTimeoutMs: number;
+  readonly #silenceMs: number;
   readonly #now: () => number;
   readonly #active = new Set<Http1Connection>();
   #closed = false;
@@ -117,6 +125,7 @@ export class Http1Pool {
     this.#tls = opts.tls;
     this.#maxIdle = opts.maxIdlePerOrigin ?? 32;
     this.#idleTimeoutMs = opts.idleTimeoutMs ?? 90_000;
+    this.#silenceMs = opts.silenceTimeoutMs ?? DEFAULT_SILENCE_TIMEOUT_MS;
     this.#now = opts.now ?? (() => performance.now());
   }
 
@@ -161,6 +170,7 @@ export class Http1Pool {
       this.#active.add(active);
       const onAbort = () => active.close();
       signal?.addEventListener("abort", onAbort, { once: true });
+      const silence = armSilenceDeadline(this.#silenceMs, () => active.lastReadAt, () => active.close());
       try {
         if (signal?.aborted) throw signal.reason;
         await active.write(bytes);
@@ -171,12 +181,19 @@ export class Http1Pool {
       } catch (err) {
         this.#release(origin, active, false);
         if (signal?.aborted) throw signal.reason;
+        if (silence.fired) {
+          // The path to the origin went dead, and the idle connections went through it too: dial afresh rather than
+          // wait out a deadline on each of them in turn. The request is not retried (the server may have it).
+          this.#closeIdle(origin);
+          throw new HttpRequestError(method, url, silence.fired);
+        }
         if (reused && !active.responseStarted && !this.#closed) {
           this.#retried++;
           continue;
         }
         throw new HttpRequestError(method, url, err);
       } finally {
+        silence.stop();
         signal?.removeEventListener("abort", onAbort);
       }
     }
@@ -223,6 +240,11 @@ export class Http1Pool {
       this.#active.add(conn);
     }
     return conn;
+  }
+
+  /** Closes every idle connection of `origin`. */
+  #closeIdle(origin: string): void {
+    for (const conn of this.#idle.get(origin)?.splice(0) ?? []) conn.close();
   }
 
   /** Closes the connections of `list` (oldest first) idle for `idleTimeoutMs` or longer. */

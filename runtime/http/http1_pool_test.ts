@@ -287,3 +287,30 @@ Deno.test("http1 pool: a connection idle for idleTimeoutMs is closed, not reused
     await server.close();
   }
 });
+
+Deno.test("http1 pool: a connection that brings no byte for silenceTimeoutMs fails the request, not retried; the idle ones are dropped", async () => {
+  // The second request lands on the reused connection and the server never answers it: what a dead connection (or a
+  // proxy holding it open and forwarding nothing) shows. Without the deadline the request waits forever.
+  const server = startRawHttpServer((req) =>
+    req.indexOnConnection === 0 ? { write: [httpAnswer(200, "ok")] } : { write: [] }
+  );
+  const pool = new Http1Pool({ silenceTimeoutMs: 300 });
+  try {
+    const url = new URL(server.url + "/x");
+    const first = await Promise.all([1, 2, 3].map(() => pool.request({ method: "GET", url })));
+    assert.deepEqual(first.map((r) => text(r.body)), ["ok", "ok", "ok"]);
+    assert.equal(pool.stats.idle, 3, "three keep-alive connections parked");
+    const err = await pool.request({ method: "POST", url, body: "{}" }).then(() => undefined, (e) => e);
+    assert.ok(err instanceof HttpRequestError, String(err));
+    assert.match(String(err.cause), /no byte from the server for \d+ ms: connection presumed dead/);
+    assert.equal(pool.stats.retried, 0, "the server may have the request: it is not sent again");
+    assert.equal(server.requests.length, 4);
+    // The idle connections went the same way as the dead one: dropped, so the next request dials instead of waiting
+    // out the deadline on each of them in turn.
+    assert.equal(pool.stats.idle, 0, "the dead connection and the idle ones left the pool");
+    assert.equal(text((await pool.request({ method: "GET", url })).body), "ok");
+  } finally {
+    pool.close();
+    await server.close();
+  }
+});

@@ -7,11 +7,14 @@
  * open or close the stream, arm timers, write the store) and feeds back what happened. No state is terminal, so the
  * loop cannot stop by itself: every failure leads to Backoff, and every Backoff leads back to Listing or Watching.
  *
- * Behaviour (client-go reflector): list (paginated) then watch from the list's RV with bookmarks and a random
- * `timeoutSeconds` in [300, 600]; BOOKMARK moves the RV only; 410 (HTTP or in-stream) → relist; other errors and
- * stream ends → re-watch from the last RV after backoff 800 ms ×2 with jitter, cap 30 s, reset whenever the server
- * answers (a list succeeds or a stream opens); WatchList (`sendInitialEvents`) preferred, falling back to list when refused; a read-idle deadline once
- * bookmarks have been seen (2.5× the observed gap, 90 s floor) catches half-open connections.
+ * Behaviour (client-go reflector, except the window): list (paginated) then watch from the list's RV with bookmarks and
+ * a random `timeoutSeconds` in [15, 22] (client-go: [300, 600]); a stream the server ends at its timeout (its window)
+ * is resumed at once from the last RV; one still open 5 s past it (counted from the request) is presumed dead and
+ * closed — the dead-connection deadline, ≤ 27 s (docs/http_timeouts.md); BOOKMARK moves the RV only; 410 (HTTP or
+ * in-stream) → relist; other errors and early stream ends → re-watch from the last RV after backoff 800 ms ×2 with
+ * jitter, cap 30 s, reset whenever the server answers (a list succeeds or a stream opens); WatchList
+ * (`sendInitialEvents`) preferred, falling back to list when refused; a read-idle deadline once bookmarks have been
+ * seen (2.5× the observed gap, 90 s floor).
  * @module
  */
 
@@ -71,12 +74,17 @@ function leaveStream(close: boolean): WatchEffect[] {
   return close ? [{ type: "closeStream" }, ...cancel] : cancel;
 }
 
+/** The dead-connection deadline of a watch requested now with `seconds`: armed with the request (dial included). */
+function overdueTimer(seconds: number): WatchEffect {
+  return { type: "setTimer", timer: "overdue", ms: seconds * 1000 + WATCH_DEFAULTS.overdueGraceMs };
+}
+
 function startListing(mem: WatchMemory, cause: RelistCause, env: StepEnv, before: WatchEffect[] = []): StepResult {
   if (mem.watchList === "try") {
     const seconds = timeoutSeconds(env);
     return {
       state: { kind: "InitialEvents", mem, cause, items: new Map(), stream: { timeoutSeconds: seconds } },
-      effects: [...before, { type: "watch", timeoutSeconds: seconds, sendInitialEvents: true }],
+      effects: [...before, { type: "watch", timeoutSeconds: seconds, sendInitialEvents: true }, overdueTimer(seconds)],
     };
   }
   return { state: { kind: "Listing", mem, cause }, effects: [...before, { type: "list", cause }] };
@@ -86,7 +94,11 @@ function startWatch(mem: WatchMemory, env: StepEnv, before: WatchEffect[] = []):
   const seconds = timeoutSeconds(env);
   return {
     state: { kind: "Watching", mem, stream: { timeoutSeconds: seconds } },
-    effects: [...before, { type: "watch", resourceVersion: mem.rv, timeoutSeconds: seconds, sendInitialEvents: false }],
+    effects: [
+      ...before,
+      { type: "watch", resourceVersion: mem.rv, timeoutSeconds: seconds, sendInitialEvents: false },
+      overdueTimer(seconds),
+    ],
   };
 }
 
@@ -197,11 +209,7 @@ function advance(state: WatchState, input: WatchInput, env: StepEnv): StepResult
         lastEventAtMs: now,
         disconnectedSinceMs: undefined,
       };
-      const overdueMs = stream.timeoutSeconds * 1000 + WATCH_DEFAULTS.overdueGraceMs;
-      return {
-        state: { ...state, mem: next, stream },
-        effects: [{ type: "setTimer", timer: "overdue", ms: overdueMs }],
-      };
+      return { state: { ...state, mem: next, stream }, effects: [] };
     }
 
     case "event":
@@ -220,6 +228,12 @@ function advance(state: WatchState, input: WatchInput, env: StepEnv): StepResult
         };
       }
       if (state.kind !== "Watching") return { state, effects: [] };
+      const opened = state.stream.openedAtMs;
+      const windowMs = state.stream.timeoutSeconds * 1000 - WATCH_DEFAULTS.windowSlackMs;
+      if (opened !== undefined && env.now() - opened >= windowMs) {
+        // The server ended the window it was asked for: routine, resumed at once (client-go does the same).
+        return startWatch(mem, env, [...leaveStream(false), { type: "restart", reason: "window-end" }]);
+      }
       return backoff({
         mem,
         cause: "stream-ended",
@@ -309,12 +323,14 @@ function onTimer(state: WatchState, timer: TimerName, env: StepEnv): StepResult 
     }
     case "overdue": {
       if (state.kind !== "Watching" && state.kind !== "InitialEvents") return { state, effects: [] };
-      // The server promised to end the stream after timeoutSeconds; one still open well past that is dead
-      // (half-open without bookmarks to arm the idle deadline).
+      // The server promised to end the stream after timeoutSeconds; one not ended (or not even answered) 5 s past
+      // that is dead: black-holed, or held by a proxy that forwards nothing.
+      const grace = WATCH_DEFAULTS.overdueGraceMs / 1000;
       return backoff({
         mem: state.mem,
         cause: "idle-deadline",
-        detail: `watch open past its ${state.stream.timeoutSeconds} s timeout: presumed dead`,
+        detail:
+          `watch not ended ${grace} s past its ${state.stream.timeoutSeconds} s timeout: connection presumed dead`,
         then: state.kind === "Watching" ? "watch" : "list",
         before: leaveStream(true),
       }, env);

@@ -299,8 +299,8 @@ export class WatchRunner {
         return;
       case "restart": {
         this.#opts.metrics?.watchRestarts?.inc({ resource: this.#resourceName, reason: e.reason });
-        // A stream the server ended is routine (it does so every timeoutSeconds); anything else is a failure.
-        const level = e.reason === "stream-ended" ? "info" : "warn";
+        // A window the server ended is routine (every 15–22 s: debug), so is an early end; anything else is a failure.
+        const level = e.reason === "window-end" ? "debug" : e.reason === "stream-ended" ? "info" : "warn";
         this.#log[level]("watch for {resource} restarting: {reason}", {
           resource: this.#resourceName,
           reason: e.reason,

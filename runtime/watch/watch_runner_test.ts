@@ -147,7 +147,9 @@ Deno.test("watch runner: the overdue deadline closes a stream open past its time
   const done = r.running();
   await flushMicrotasks();
   r.streams[0].open();
-  await r.clock.advance(300_000 + 30_000);
+  await r.clock.advance(20_000 - 1); // timeoutSeconds 15 (random 0) + 5 s, from the request
+  assert.ok(!r.streams[0].signal.aborted);
+  await r.clock.advance(1);
   assert.ok(r.streams[0].signal.aborted);
   assert.deepEqual(r.restarts, ["idle-deadline"]);
   await r.clock.advance(800);

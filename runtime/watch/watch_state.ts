@@ -37,7 +37,7 @@ export interface WatchMemory {
 
 /** The open (or opening) stream of InitialEvents and Watching: its deadlines live here. */
 export interface StreamState {
-  /** The `timeoutSeconds` the watch was opened with: past it (plus a grace) the stream is overdue. */
+  /** The `timeoutSeconds` the watch was requested with: past it (plus a grace, from the request) it is overdue. */
   timeoutSeconds: number;
   /** When the server answered 200 (undefined while opening). */
   openedAtMs?: number;
@@ -111,16 +111,23 @@ export interface StepEnv {
   random(): number;
 }
 
-/** Tunables (defaults from client-go). */
+/**
+ * Tunables: backoff and read-idle from client-go; the watch window is kubeop's (docs/http_timeouts.md, "Dead
+ * connections"): every watch asks the server to end it after 15–22 s, and one not ended 5 s past that is presumed dead,
+ * so a dead connection is noticed within 27 s of the request — the only liveness signal an HTTP/1.1 stream can carry
+ * (kube-apiserver's bookmarks come once a minute; client-go's HTTP/2 PING takes ≈ 45 s).
+ */
 export const WATCH_DEFAULTS = {
   initialBackoffMs: 800,
   maxBackoffMs: 30_000,
-  minTimeoutSeconds: 300,
-  maxTimeoutSeconds: 600,
+  minTimeoutSeconds: 15,
+  maxTimeoutSeconds: 22,
   idleFloorMs: 90_000,
   idleGapFactor: 2.5,
-  /** Grace beyond a watch's timeoutSeconds before the stream is presumed dead. */
-  overdueGraceMs: 30_000,
+  /** Grace beyond a watch's timeoutSeconds (counted from the request) before the stream is presumed dead. */
+  overdueGraceMs: 5_000,
+  /** A stream the server ends this close to its timeoutSeconds (or later) completed its window: re-watch at once. */
+  windowSlackMs: 1_000,
 } as const;
 
 /** The annotation that marks the end of WatchList's initial events. */

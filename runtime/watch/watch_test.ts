@@ -52,17 +52,19 @@ function backoffDelay(effects: WatchEffect[]): number | undefined {
 
 const gone = new ApiError(failureStatus(410, "Expired", "too old resource version"), { verb: "watch" });
 
-Deno.test("step: list then watch from the list's RV with bookmarks and a timeout in [300, 600]", () => {
+Deno.test("step: list then watch from the list's RV with bookmarks and a timeout in [15, 22], dead 5 s past it", () => {
   const e = env(0, 0.999);
   let r = step(initialState({ watchList: false }), { type: "start" }, e);
   assert.deepEqual(r.effects, [{ type: "list", cause: "initial" }]);
   r = step(r.state, { type: "listed", items: [obj("a", "3")], rv: "7" }, e);
   assert.equal(r.state.kind, "Watching");
-  assert.deepEqual(types(r.effects), ["replace", "watch"]);
+  assert.deepEqual(types(r.effects), ["replace", "watch", "setTimer"]);
   const watch = r.effects[1] as Extract<WatchEffect, { type: "watch" }>;
   assert.equal(watch.resourceVersion, "7");
   assert.equal(watch.sendInitialEvents, false);
-  assert.ok(watch.timeoutSeconds >= 300 && watch.timeoutSeconds <= 600);
+  assert.equal(watch.timeoutSeconds, 22);
+  // The dead-connection deadline is armed with the request: ≤ 27 s whatever the dial, the head or the stream do.
+  assert.deepEqual(r.effects[2], { type: "setTimer", timer: "overdue", ms: 27_000 });
   assert.equal(step(initialState({ watchList: false }), { type: "start" }, env(0, 0)).effects.length, 1);
 });
 
@@ -107,7 +109,7 @@ Deno.test("step: 410 as HTTP status → relist; relisted items replace the store
   assert.equal(r.state.kind, "Listing");
   assert.deepEqual(types(r.effects), ["cancelTimer", "cancelTimer", "relist", "list"]);
   r = step(r.state, { type: "listed", items: [obj("c", "30")], rv: "30" }, e);
-  assert.deepEqual(types(r.effects), ["replace", "watch"]);
+  assert.deepEqual(types(r.effects), ["replace", "watch", "setTimer"]);
 });
 
 Deno.test("step: 504 'Too large resource version' (a server that lost its state) → relist", () => {
@@ -253,7 +255,7 @@ Deno.test("step: WatchList collects initial events until the end bookmark, then 
     { type: "event", event: { type: "ADDED", object: obj("a", "1") } },
     { type: "event", event: { type: "ADDED", object: obj("b", "2") } },
   ], e);
-  assert.deepEqual(r.effects, [{ type: "setTimer", timer: "overdue", ms: 330_000 }]); // timeoutSeconds 300 + 30 s
+  assert.deepEqual(r.effects, []); // the overdue deadline was armed with the request
   r = step(r.state, {
     type: "event",
     event: {
@@ -372,11 +374,11 @@ Deno.test("step: timer effects — a table of inputs and the timers they arm, ca
     kind: WatchState["kind"];
   }[] = [
     {
-      name: "a stream that opens arms the overdue deadline (timeoutSeconds + 30 s)",
+      name: "a stream that opens arms nothing (its overdue deadline was armed with the request)",
       before: [],
       atMs: 0,
       input: { type: "opened" },
-      effects: [{ type: "setTimer", timer: "overdue", ms: 330_000 }],
+      effects: [],
       kind: "Watching",
     },
     {
@@ -406,7 +408,7 @@ Deno.test("step: timer effects — a table of inputs and the timers they arm, ca
     {
       name: "the overdue timer closes the stream and backs off",
       before: [{ type: "opened" }],
-      atMs: 330_000,
+      atMs: 20_000,
       input: { type: "timer", timer: "overdue" },
       effects: ["closeStream", "cancelTimer", "cancelTimer", "restart", "setTimer"],
       kind: "Backoff",
@@ -429,7 +431,24 @@ Deno.test("step: timer effects — a table of inputs and the timers they arm, ca
       before: [{ type: "opened" }, bookmark("11"), { type: "streamEnded" }],
       atMs: 1_000,
       input: BACKOFF_FIRED,
-      effects: [{ type: "watch", resourceVersion: "11", timeoutSeconds: 300, sendInitialEvents: false }],
+      effects: [
+        { type: "watch", resourceVersion: "11", timeoutSeconds: 15, sendInitialEvents: false },
+        { type: "setTimer", timer: "overdue", ms: 20_000 },
+      ],
+      kind: "Watching",
+    },
+    {
+      name: "a stream the server ends at its timeout completed its window: re-watched at once from the last RV",
+      before: [{ type: "opened" }, bookmark("11")],
+      atMs: 14_000,
+      input: { type: "streamEnded" },
+      effects: [
+        { type: "cancelTimer", timer: "idle" },
+        { type: "cancelTimer", timer: "overdue" },
+        { type: "restart", reason: "window-end" },
+        { type: "watch", resourceVersion: "11", timeoutSeconds: 15, sendInitialEvents: false },
+        { type: "setTimer", timer: "overdue", ms: 20_000 },
+      ],
       kind: "Watching",
     },
     {

@@ -114,10 +114,15 @@ async function injectFakeFault(
       bit(fault, "connections cut inside a server write", proxy.cuts);
       return nothing;
     case "watch-stall":
-      await sleep(BOOKMARK_INTERVAL_MS * 1.5); // every watch has seen a bookmark: its idle deadline is armed
       bit(fault, "watches stalled", server.faults.stallWatches());
       await env.churn();
       return nothing; // stalled watches stay stalled: the client must notice on its own
+    case "dead-connection":
+      // Every open connection (watches and parked keep-alive ones) goes dead: open, forwarding nothing, the server's
+      // close hidden. The operator must notice on its own (≤ 27 s for a watch, 30 s for a unary request).
+      bit(fault, "connections held open, forwarding nothing", proxy.holdOpen());
+      await env.churn();
+      return nothing;
     case "gone-410-storm": {
       let dropped = 0;
       await repeatedly(env, 10, () => {

@@ -150,31 +150,33 @@ export async function runLeaderProcesses(
       round: async (round, leader) => {
         await sleep(100 + rand() * 500); // it leads (and writes) a little
         if (leader.exited) return;
-        const r = rand();
-        if (r < 0.4) {
-          // SIGSTOP past the renew deadline (up to 2.5 leases), then SIGCONT: it must not write once resumed. The stop
-          // comes once the leader has been quiet for QUIET_MS with the churn paused (see the module doc).
-          result.sigstops++;
-          const stoppedMs = LEASE.renewDeadlineMs + 100 + rand() * 2 * LEASE.durationMs;
-          await pool.stopAndResume(leader, stoppedMs, { churn, lastWriteAt, quietMs: QUIET_MS });
-        } else if (r < 0.75) {
-          result.sigkills++;
-          await pool.killAndWait(leader);
-        } else if (r < 0.85) {
-          const standby = pool.live().find((x) => x !== leader);
-          if (standby) {
-            result.sigkills++;
-            await pool.killAndWait(standby);
-          }
-        } else {
-          // An API server outage past the renew deadline (every request 503, every watch cut), then back: every
-          // replica loses or fails to take the Lease; none may exit (graceful leader transition), none may write
-          // while another holds the Lease afterwards.
+        if (round % 8 === 7) {
+          // Every eighth round: an API server outage past the renew deadline (every request 503, every watch cut),
+          // then back. Every replica loses or fails to take the Lease; none may exit (graceful leader transition),
+          // none may write while another holds the Lease afterwards.
           result.outages++;
           server.faults.inject({ code: 503, message: "the API server is down (outage round)" });
           server.faults.dropWatches();
           await sleep(LEASE.renewDeadlineMs + 100 + rand() * 2 * LEASE.durationMs);
           server.faults.clear();
+          return;
+        }
+        const r = rand();
+        if (r < 0.45) {
+          // SIGSTOP past the renew deadline (up to 2.5 leases), then SIGCONT: it must not write once resumed. The stop
+          // comes once the leader has been quiet for QUIET_MS with the churn paused (see the module doc).
+          result.sigstops++;
+          const stoppedMs = LEASE.renewDeadlineMs + 100 + rand() * 2 * LEASE.durationMs;
+          await pool.stopAndResume(leader, stoppedMs, { churn, lastWriteAt, quietMs: QUIET_MS });
+        } else if (r < 0.85) {
+          result.sigkills++;
+          await pool.killAndWait(leader);
+        } else {
+          const standby = pool.live().find((x) => x !== leader);
+          if (standby) {
+            result.sigkills++;
+            await pool.killAndWait(standby);
+          }
         }
         if (round % 10 === 9) opts.log?.(`round ${round + 1}: ${JSON.stringify(checkLeaderSafety(observations))}`);
       },

@@ -26,6 +26,7 @@ export const FAULT_IDS = [
   "restart-state-loss",
   "watch-cut-midframe",
   "watch-stall",
+  "dead-connection",
   "gone-410-storm",
   "throttle-429",
   "error-500",

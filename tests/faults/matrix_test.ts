@@ -2,9 +2,8 @@
  * The quick fault matrix in the default tier (target `fake`, 200 MultiSecrets), one step per fault after a no-fault
  * baseline. Rows go to .cache/faults.jsonl (a failed row's operator log and requests to .cache/faults-evidence/,
  * named in the row); each must show lost = 0, no orphan, duplicateConcurrent = 0, a recovery, and API calls within
- * budget. Skipped here, visibly: `watch-stall`, whose recovery is bounded below by the client's
- * 90 s read-idle floor, and any fault listed in {@link KNOWN_DEFECTS} until its fix lands. `deno task faults` runs them
- * all.
+ * budget. Skipped here, visibly: any fault listed in {@link KNOWN_DEFECTS} until its fix lands. `deno task faults` runs
+ * them all at larger sizes.
  */
 import assert from "node:assert/strict";
 import { configureLogging } from "../../runtime/observe/log.ts";
@@ -32,7 +31,7 @@ Deno.test("fault matrix (quick, fake): each fault recovers to the desired state 
   await record(baseline);
   assert.deepEqual(rowFailures(baseline), []);
   for (const fault of FAULT_IDS) {
-    const skip = fault === "watch-stall" ? "90 s read-idle floor (deno task faults runs it)" : KNOWN_DEFECTS[fault];
+    const skip = KNOWN_DEFECTS[fault];
     await t.step({
       name: skip ? `${fault} (skipped: ${skip})` : fault,
       ignore: skip !== undefined,

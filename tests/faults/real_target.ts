@@ -12,8 +12,9 @@
  *   namespaces, CRD and objects.
  * - `watch-cut-midframe`, `latency-50-2000ms`: the TCP proxy (it cuts inside a TLS record, which is what a broken
  *   network shows a client of a TLS server).
- * - `watch-stall`: the HTTP proxy stops forwarding every open watch after each saw kube-apiserver's first periodic
- *   bookmark (≈ 60 s after it opened; the cacher's bookmark cadence is fixed at one minute).
+ * - `watch-stall`: the HTTP proxy stops forwarding every open watch.
+ * - `dead-connection`: the TCP proxy holds every open connection open and forwards nothing more on it, either way (a
+ *   black-holing NAT, or a proxy that keeps the socket); new connections work.
  * - `gone-410-storm`: ten times, the HTTP proxy ends every open watch and, as etcd compaction at the current revision
  *   would, answers a re-watch from an older resourceVersion with the watch cache's `410 Expired` ERROR event. A real
  *   compaction does not produce this on demand: the watch cache keeps serving old revisions for ~75 s.
@@ -51,9 +52,6 @@ import {
   type TargetSession,
 } from "./matrix.ts";
 import { FaultProxy } from "./tcp_proxy.ts";
-
-/** kube-apiserver's cacher sends a bookmark on every watch about once a minute (defaultBookmarkFrequency). */
-const REAL_BOOKMARK_MS = 60_000;
 
 /** The harness's client calls, straight to kube-apiserver. */
 function realStore(admin: KubeClient): ClusterStore {
@@ -187,10 +185,14 @@ async function injectRealFault(
       bit(fault, "connections cut inside a server write", tcp.cuts);
       return nothing;
     case "watch-stall":
-      // Every watch opened when the operator started; each has seen its first periodic bookmark after this wait, so
-      // its read-idle deadline is armed (2.5 × the observed gap ≈ 150 s, above the 90 s floor).
-      await sleep(REAL_BOOKMARK_MS + 10_000);
+      // Every open watch stops receiving; each is presumed dead 5 s past its 15–22 s window (runtime/watch/watch.ts),
+      // whatever kube-apiserver's bookmark cadence.
       bit(fault, "watches stalled", http.stallWatches());
+      await env.churn();
+      return nothing;
+    case "dead-connection":
+      // The TCP proxy holds every open connection (inside TLS): open, forwarding nothing, the server's close hidden.
+      bit(fault, "connections held open, forwarding nothing", tcp.holdOpen());
       await env.churn();
       return nothing;
     case "gone-410-storm": {

@@ -1,8 +1,9 @@
 /**
  * A TCP fault proxy on 127.0.0.1 in front of an API server (the fake or a real kube-apiserver): it forwards bytes
  * both ways and, on command, cuts every open connection in the middle of the next thing the server sends (a watch
- * frame half delivered), stalls the server's direction (sockets open, nothing arrives), or delays every chunk by a
- * random latency (order kept). It knows nothing of HTTP, so the client sees exactly what a broken network shows it.
+ * frame half delivered), stalls the server's direction (sockets open, nothing arrives), holds the connections open now
+ * while forwarding nothing more on them, ever (a dead connection: a black-holing NAT, or a proxy that keeps the socket),
+ * or delays every chunk by a random latency (order kept). It knows nothing of HTTP, so the client sees exactly what a broken network shows it.
  * @module
  */
 
@@ -38,6 +39,8 @@ export class FaultProxy {
   readonly #opts: FaultProxyOptions;
   readonly #links = new Set<Link>();
   #cutArmed = new Set<Link>();
+  /** Connections that forward nothing more, either way, and stay open until the client closes them. */
+  readonly #held = new Set<Link>();
   #stalled = false;
   #stallWaiters: (() => void)[] = [];
   #latency: [number, number] | undefined;
@@ -71,6 +74,15 @@ export class FaultProxy {
   cutMidFrame(): number {
     this.#cutArmed = new Set(this.#links);
     return this.#cutArmed.size;
+  }
+
+  /**
+   * Every connection open now goes dead: it stays open, but nothing more is forwarded on it either way, and the
+   * server's close is not passed on (only the client's close ends it). New connections work. Returns how many.
+   */
+  holdOpen(): number {
+    for (const link of this.#links) this.#held.add(link);
+    return this.#links.size;
   }
 
   /** While on, nothing from the server reaches clients (new connections still open). */
@@ -145,6 +157,7 @@ export class FaultProxy {
       for (;;) {
         const n = await from.read(buf);
         if (n === null || link.closed) break;
+        if (this.#held.has(link)) continue; // dead: read and dropped
         let chunk = buf.slice(0, n);
         if (dir === 1) {
           while (this.#stalled && !link.closed) await new Promise<void>((wake) => this.#stallWaiters.push(wake));
@@ -178,7 +191,8 @@ export class FaultProxy {
       // either side reset: the link goes
     }
     await Promise.all(pending);
-    this.#close(link);
+    // A dead connection hides the server's close: the client must notice on its own (its close ends the link).
+    if (dir === 0 || !this.#held.has(link)) this.#close(link);
   }
 
   #close(link: Link): void {
@@ -186,6 +200,7 @@ export class FaultProxy {
     link.closed = true;
     this.#links.delete(link);
     this.#cutArmed.delete(link);
+    this.#held.delete(link);
     for (const c of [link.client, link.upstream]) {
       try {
         c.close();

@@ -2,8 +2,8 @@
  * The quick fault matrix on target `real` (tests/faults/real_target.ts): one kube-apiserver + etcd for the run, the
  * operator in front of it through the TCP and HTTP fault proxies, a no-fault baseline, then one step per fault. Rows
  * go to .cache/faults.jsonl (a failed row's operator log and requests to .cache/faults-evidence/, named in the row);
- * each must show lost = 0, no orphan, duplicateConcurrent = 0, a recovery, and API calls within budget. Skipped here, visibly: `watch-stall`, which must wait for kube-apiserver's first periodic bookmark
- * (≈ 60 s) and then for the read-idle deadline (2.5 × that gap ≈ 150 s); `deno task faults -- --target real` runs it.
+ * each must show lost = 0, no orphan, duplicateConcurrent = 0, a recovery, and API calls within budget. `watch-stall`
+ * and `dead-connection` recover within the watch's dead-connection deadline (≤ 27 s, docs/http_timeouts.md).
  */
 import assert from "node:assert/strict";
 import { configureLogging } from "../../runtime/observe/log.ts";
@@ -37,10 +37,8 @@ Deno.test({
       await record(baseline);
       assert.deepEqual(rowFailures(baseline), [], JSON.stringify(baseline));
       for (const fault of FAULT_IDS) {
-        const skip = fault === "watch-stall" ? "waits for the first bookmark, then a 150 s idle deadline" : undefined;
         await t.step({
-          name: skip ? `${fault} (skipped: ${skip})` : fault,
-          ignore: skip !== undefined,
+          name: fault,
           fn: async () => {
             const row = await runRealScenario(target, fault, opts, baseline);
             await record(row);
