@@ -1,0 +1,254 @@
+/**
+ * Conformance cases: the built-in admission plugins kube-apiserver v1.37 runs by default on pods —
+ * DefaultTolerationSeconds, Priority (with the system PriorityClasses it creates at start-up), ServiceAccount (the
+ * projected kube-api-access token volume and its mounts) — and a pod naming a scheduler that does not exist staying
+ * Pending and unbound. Each case deletes its pods (unbound: they go at once on both targets).
+ * @module
+ */
+import assert from "node:assert/strict";
+import { eventually } from "../../testing/eventually.ts";
+import { ApiError } from "../../runtime/client/errors.ts";
+import type { KubeClient } from "../../runtime/client/client.ts";
+import { CoreTypes, type ResourceType } from "../../runtime/types.ts";
+// The cases read pod specs field by field: the fake's loose object type (testing/apiserver/unstructured.ts).
+import type { Unstructured as KubeObject } from "../../testing/apiserver/unstructured.ts";
+import { expectStatus } from "./status_assert.ts";
+import { type ConformanceCase, POLL } from "./support.ts";
+
+const ServiceAccount: ResourceType = {
+  group: "",
+  version: "v1",
+  plural: "serviceaccounts",
+  kind: "ServiceAccount",
+  namespaced: true,
+};
+const SA_PATH = "/var/run/secrets/kubernetes.io/serviceaccount";
+const tolerationFor = (key: string) => ({ key, operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 });
+const NOT_READY = tolerationFor("node.kubernetes.io/not-ready");
+const UNREACHABLE = tolerationFor("node.kubernetes.io/unreachable");
+
+/** Creates a pod of one busybox container (plus `spec`), runs `check` on the answer, then deletes it. */
+async function withPod(
+  client: KubeClient,
+  ns: string,
+  name: string,
+  spec: Record<string, unknown>,
+  check: (pod: KubeObject) => void | Promise<void>,
+): Promise<void> {
+  const pod = await client.create<KubeObject>(CoreTypes.Pod, {
+    metadata: { name, namespace: ns },
+    spec: { containers: [{ name: "c", image: "busybox:1.36" }], ...spec },
+  }, { namespace: ns });
+  try {
+    await check(pod);
+    await check(await client.get<KubeObject>(CoreTypes.Pod, name, { namespace: ns }));
+  } finally {
+    await client.delete(CoreTypes.Pod, name, { namespace: ns, gracePeriodSeconds: 0 }).catch(() => {});
+  }
+}
+
+/**
+ * The ServiceAccount `default` of `ns`: kube-controller-manager makes it on the real tier, nothing does on the fake's
+ * conformance server (no `defaultNamespaceObjects`); made here when absent (a race with the controller is a 409).
+ */
+async function ensureDefaultServiceAccount(client: KubeClient, ns: string): Promise<void> {
+  await eventually("ServiceAccount default exists", async () => {
+    try {
+      await client.get(ServiceAccount, "default", { namespace: ns });
+      return true;
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status.code !== 404) throw err;
+    }
+    await client.create(ServiceAccount, { metadata: { name: "default", namespace: ns } }, { namespace: ns })
+      .catch((err) => {
+        if (!(err instanceof ApiError) || err.status.code !== 409) throw err;
+      });
+    return false;
+  }, POLL);
+}
+
+/** The projected volume ServiceAccount admission adds, under the name it drew. */
+const tokenVolume = (name: string) => ({
+  name,
+  projected: {
+    sources: [
+      { serviceAccountToken: { expirationSeconds: 3607, path: "token" } },
+      { configMap: { name: "kube-root-ca.crt", items: [{ key: "ca.crt", path: "ca.crt" }] } },
+      {
+        downwardAPI: {
+          items: [{ path: "namespace", fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" } }],
+        },
+      },
+    ],
+    defaultMode: 420,
+  },
+});
+
+/** Built-in pod admission: tolerations, priority, ServiceAccount, unknown schedulers. */
+export const podAdmissionCases: ConformanceCase[] = [
+  {
+    name: "DefaultTolerationSeconds: a pod without tolerations gets NoExecute not-ready and unreachable for 300 s",
+    async run({ client, ns }) {
+      await withPod(client, ns, "adm-tol", {}, (pod) => {
+        assert.deepEqual(pod.spec.tolerations, [NOT_READY, UNREACHABLE]);
+      });
+    },
+  },
+  {
+    name: "DefaultTolerationSeconds: a toleration the pod has is kept, only the missing one is added",
+    async run({ client, ns }) {
+      const own = {
+        key: "node.kubernetes.io/not-ready",
+        operator: "Exists",
+        effect: "NoExecute",
+        tolerationSeconds: 7,
+      };
+      await withPod(client, ns, "adm-tol-own", { tolerations: [own] }, (pod) => {
+        assert.deepEqual(pod.spec.tolerations, [own, UNREACHABLE]);
+      });
+    },
+  },
+  {
+    name: "DefaultTolerationSeconds: a toleration of every taint (operator Exists, no key) adds nothing",
+    async run({ client, ns }) {
+      await withPod(client, ns, "adm-tol-all", { tolerations: [{ operator: "Exists" }] }, (pod) => {
+        assert.deepEqual(pod.spec.tolerations, [{ operator: "Exists" }]);
+      });
+    },
+  },
+  {
+    name: "Priority: a pod without priorityClassName gets priority 0 and PreemptLowerPriority, no class name",
+    async run({ client, ns }) {
+      await withPod(client, ns, "adm-prio", {}, (pod) => {
+        assert.deepEqual(
+          [pod.spec.priority, pod.spec.preemptionPolicy, pod.spec.priorityClassName],
+          [0, "PreemptLowerPriority", undefined],
+        );
+      });
+    },
+  },
+  {
+    name: "Priority: system-node-critical and system-cluster-critical exist with kube's values",
+    async run({ client }) {
+      const PriorityClass = {
+        group: "scheduling.k8s.io",
+        version: "v1",
+        plural: "priorityclasses",
+        kind: "PriorityClass",
+        namespaced: false,
+      };
+      const node = await client.get<KubeObject>(PriorityClass, "system-node-critical");
+      const cluster = await client.get<KubeObject>(PriorityClass, "system-cluster-critical");
+      assert.deepEqual([node.value, node.preemptionPolicy], [2000001000, "PreemptLowerPriority"]);
+      assert.deepEqual([cluster.value, cluster.preemptionPolicy], [2000000000, "PreemptLowerPriority"]);
+    },
+  },
+  {
+    name: "Priority: a pod in kube-system naming system-node-critical / system-cluster-critical gets their values",
+    async run({ client }) {
+      for (const [cls, value] of [["system-node-critical", 2000001000], ["system-cluster-critical", 2000000000]]) {
+        await withPod(client, "kube-system", `adm-${cls}`, { priorityClassName: cls }, (pod) => {
+          assert.deepEqual(
+            [pod.spec.priority, pod.spec.preemptionPolicy, pod.spec.priorityClassName],
+            [value, "PreemptLowerPriority", cls],
+          );
+        });
+      }
+    },
+  },
+  {
+    name: "Priority: a PriorityClass that does not exist is refused 403",
+    async run({ client, ns }) {
+      await expectStatus(
+        client.create(CoreTypes.Pod, {
+          metadata: { name: "adm-prio-none", namespace: ns },
+          spec: { priorityClassName: "no-such-class", containers: [{ name: "c", image: "busybox:1.36" }] },
+        }, { namespace: ns }),
+        {
+          code: 403,
+          reason: "Forbidden",
+          message: `pods "adm-prio-none" is forbidden: no PriorityClass with name no-such-class was found`,
+        },
+        "unknown class",
+      );
+    },
+  },
+  {
+    name: "Priority: a priority the pod states that differs from its class's is refused 403",
+    async run({ client, ns }) {
+      await expectStatus(
+        client.create(CoreTypes.Pod, {
+          metadata: { name: "adm-prio-set", namespace: ns },
+          spec: { priority: 5, containers: [{ name: "c", image: "busybox:1.36" }] },
+        }, { namespace: ns }),
+        {
+          code: 403,
+          reason: "Forbidden",
+          message: `pods "adm-prio-set" is forbidden: the integer value of priority (5) must not be provided in pod ` +
+            `spec; priority admission controller computed 0 from the given PriorityClass name`,
+        },
+        "stated priority",
+      );
+    },
+  },
+  {
+    name: "ServiceAccount: default account, kube-api-access projected volume mounted in every container",
+    async run({ client, ns }) {
+      await ensureDefaultServiceAccount(client, ns);
+      const spec = {
+        initContainers: [{ name: "i", image: "busybox:1.36" }],
+        containers: [{ name: "a", image: "busybox:1.36" }, { name: "b", image: "busybox:1.36" }],
+      };
+      await withPod(client, ns, "adm-sa", spec, (pod) => {
+        assert.deepEqual([pod.spec.serviceAccountName, pod.spec.serviceAccount], ["default", "default"]);
+        assert.equal(pod.spec.volumes.length, 1, JSON.stringify(pod.spec.volumes));
+        const name = pod.spec.volumes[0].name;
+        assert.match(name, /^kube-api-access-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+        assert.deepEqual(pod.spec.volumes[0], tokenVolume(name));
+        const mount = { name, readOnly: true, mountPath: SA_PATH };
+        for (const c of [...pod.spec.initContainers, ...pod.spec.containers]) {
+          assert.deepEqual(c.volumeMounts, [mount], c.name);
+        }
+      });
+    },
+  },
+  {
+    name:
+      "ServiceAccount: automountServiceAccountToken false adds no volume; a container mounting the path keeps its own",
+    async run({ client, ns }) {
+      await ensureDefaultServiceAccount(client, ns);
+      await withPod(client, ns, "adm-sa-off", { automountServiceAccountToken: false }, (pod) => {
+        assert.deepEqual([pod.spec.volumes, pod.spec.containers[0].volumeMounts], [undefined, undefined]);
+      });
+      const own = { name: "creds", mountPath: SA_PATH };
+      const spec = {
+        volumes: [{ name: "creds", emptyDir: {} }],
+        containers: [
+          { name: "own", image: "busybox:1.36", volumeMounts: [own] },
+          { name: "plain", image: "busybox:1.36" },
+        ],
+      };
+      await withPod(client, ns, "adm-sa-own", spec, (pod) => {
+        const [creds, token] = pod.spec.volumes;
+        assert.deepEqual([pod.spec.volumes.length, creds.name], [2, "creds"]);
+        assert.deepEqual(pod.spec.containers[0].volumeMounts, [own]);
+        assert.deepEqual(pod.spec.containers[1].volumeMounts, [{
+          name: token.name,
+          readOnly: true,
+          mountPath: SA_PATH,
+        }]);
+      });
+    },
+  },
+  {
+    name: "a pod naming a scheduler that does not exist stays Pending, unbound",
+    async run({ client, ns }) {
+      await withPod(client, ns, "adm-sched", { schedulerName: "no-such-scheduler" }, (pod) => {
+        assert.deepEqual(
+          [pod.spec.schedulerName, pod.spec.nodeName, pod.status?.phase],
+          ["no-such-scheduler", undefined, "Pending"],
+        );
+      });
+    },
+  },
+];
