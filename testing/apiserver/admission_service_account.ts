@@ -13,7 +13,9 @@
  */
 import type { AdmissionHook } from "./admission.ts";
 import type { ObjectStore } from "./object_storage.ts";
-import type { Json } from "./kubelet.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = Record<string, any>;
 
 /** Where kube mounts the ServiceAccount credentials in every container. */
 export const SERVICE_ACCOUNT_MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount";

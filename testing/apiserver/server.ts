@@ -26,7 +26,7 @@ import { type HttpListener, serveNodeHttp } from "./https_server.ts";
 import { RbacAuthorizer } from "./rbac_authorizer.ts";
 import type { AnonymousMode } from "./authn.ts";
 import { installBootstrapPolicy } from "./rbac_bootstrap.ts";
-import { installSystemPriorityClasses } from "./admission_priority.ts";
+import { installSystemPriorityClasses } from "./system_priority_classes.ts";
 import { startClusterRoleAggregation } from "./rbac_aggregation.ts";
 import { ServiceAccountTokens, tokenRequestHandler } from "./service_account_tokens.ts";
 import type { ConnectionDeadlines } from "../../runtime/http/http_deadlines.ts";
