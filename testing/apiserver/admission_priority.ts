@@ -1,9 +1,9 @@
 /**
  * The Priority admission plugin (kube-apiserver runs it by default; the system PriorityClasses it resolves are made at
  * start-up by system_priority_classes.ts). A Pod created without `priorityClassName` gets the global default class's
- * priority and preemption policy, or priority 0 and PreemptLowerPriority when no class is the global default; a named class must
- * exist (403 Forbidden otherwise) and its values are set; a priority or preemptionPolicy the pod states that differs
- * from the class's is refused. On update, values the request leaves out are kept from the stored pod.
+ * priority and preemption policy, or priority 0 and PreemptLowerPriority when no class is the global default; a named
+ * class must exist (403 Forbidden otherwise) and its values are set; a priority or preemptionPolicy the pod states that
+ * differs from the class's is refused. On update, values the request leaves out are kept from the stored pod.
  * @module
  */
 import type { AdmissionHook } from "./admission.ts";
