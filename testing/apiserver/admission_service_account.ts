@@ -25,10 +25,18 @@ const TOKEN_EXPIRATION_SECONDS = 3607;
 const ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 const MIRROR_ANNOTATION = "kubernetes.io/config.mirror";
 
-/** `kube-api-access-` and 5 random characters, as kube names the volume. */
-function volumeName(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(5));
-  return `kube-api-access-${[...bytes].map((b) => ALPHABET[b % ALPHABET.length]).join("")}`;
+/**
+ * `kube-api-access-` and 5 characters of kube's random-name alphabet. kube draws them at random; the fake derives them
+ * from the pod as admission received it (FNV-1a of its JSON, managedFields aside: an apply stamps them per run), so
+ * that a write replayed around webhook calls (admission_replay.ts) admits the same pod each time and settles.
+ */
+function volumeName(pod: Json): string {
+  let hash = 0x811c9dc5;
+  const text = JSON.stringify({ ...pod, metadata: { ...pod.metadata, managedFields: undefined } });
+  for (const ch of text) hash = Math.imul(hash ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+  let suffix = "";
+  for (let i = 0; i < 5; i++, hash = Math.floor(hash / ALPHABET.length)) suffix += ALPHABET[hash % ALPHABET.length];
+  return `kube-api-access-${suffix}`;
 }
 
 /** The projected volume kube adds (defaultMode 0644). */
@@ -75,7 +83,7 @@ export function serviceAccountAdmission(objects: ObjectStore): AdmissionHook {
     if (!volumes || containers.some((list) => !list || !list.every(isRecord))) return;
     // A volume already named like the token volume is reused (kube: a pod re-created from a stored one).
     const existing = volumes.find((v) => isRecord(v) && String(v.name).startsWith("kube-api-access-"));
-    const name = existing ? String(existing.name) : volumeName();
+    const name = existing ? String(existing.name) : volumeName(pod);
     let mounted = false;
     for (const container of containers.flat() as Json[]) {
       const mounts = listOf(container.volumeMounts);
