@@ -157,6 +157,31 @@ export const podAdmissionCases: ConformanceCase[] = [
     },
   },
   {
+    name: "Priority: system-cluster-critical outside kube-system gets its values too",
+    async run({ client, ns }) {
+      await withPod(client, ns, "adm-critical", { priorityClassName: "system-cluster-critical" }, (pod) => {
+        assert.deepEqual([pod.spec.priority, pod.spec.preemptionPolicy], [2000000000, "PreemptLowerPriority"]);
+      });
+    },
+  },
+  {
+    name: "an update leaving out priority, preemptionPolicy and the default tolerations keeps them",
+    async run({ client, ns }) {
+      await withPod(client, ns, "adm-upd", {}, async (pod) => {
+        const next = structuredClone(pod);
+        delete next.spec.priority;
+        delete next.spec.preemptionPolicy;
+        delete next.spec.tolerations;
+        next.metadata.labels = { updated: "yes" };
+        const updated = await client.update<KubeObject>(CoreTypes.Pod, next, { namespace: ns });
+        assert.deepEqual(
+          [updated.spec.priority, updated.spec.preemptionPolicy, updated.spec.tolerations],
+          [0, "PreemptLowerPriority", [NOT_READY, UNREACHABLE]],
+        );
+      });
+    },
+  },
+  {
     name: "Priority: a PriorityClass that does not exist is refused 403",
     async run({ client, ns }) {
       await expectStatus(
