@@ -217,6 +217,25 @@ export const podAdmissionCases: ConformanceCase[] = [
     },
   },
   {
+    name: "Priority: a preemptionPolicy the pod states that differs from its class's is refused 403",
+    async run({ client, ns }) {
+      await expectStatus(
+        client.create(CoreTypes.Pod, {
+          metadata: { name: "adm-preempt", namespace: ns },
+          spec: { preemptionPolicy: "Never", containers: [{ name: "c", image: "busybox:1.36" }] },
+        }, { namespace: ns }),
+        {
+          code: 403,
+          reason: "Forbidden",
+          message: `pods "adm-preempt" is forbidden: the string value of PreemptionPolicy (Never) must not be ` +
+            `provided in pod spec; priority admission controller computed PreemptLowerPriority from the given ` +
+            `PriorityClass name`,
+        },
+        "stated preemptionPolicy",
+      );
+    },
+  },
+  {
     name: "ServiceAccount: default account, kube-api-access projected volume mounted in every container",
     async run({ client, ns }) {
       await ensureDefaultServiceAccount(client, ns);
@@ -263,6 +282,26 @@ export const podAdmissionCases: ConformanceCase[] = [
           mountPath: SA_PATH,
         }]);
       });
+    },
+  },
+  {
+    name: "ServiceAccount: a named account's imagePullSecrets are copied; its automount false adds no volume",
+    async run({ client, ns }) {
+      await client.create(ServiceAccount, {
+        metadata: { name: "adm-puller", namespace: ns },
+        automountServiceAccountToken: false,
+        imagePullSecrets: [{ name: "regcred" }],
+      }, { namespace: ns });
+      try {
+        await withPod(client, ns, "adm-sa-named", { serviceAccountName: "adm-puller" }, (pod) => {
+          assert.deepEqual(
+            [pod.spec.serviceAccountName, pod.spec.imagePullSecrets, pod.spec.volumes],
+            ["adm-puller", [{ name: "regcred" }], undefined],
+          );
+        });
+      } finally {
+        await client.delete(ServiceAccount, "adm-puller", { namespace: ns });
+      }
     },
   },
   {
