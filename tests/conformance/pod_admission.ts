@@ -22,6 +22,13 @@ const ServiceAccount: ResourceType = {
   kind: "ServiceAccount",
   namespaced: true,
 };
+const PriorityClass: ResourceType = {
+  group: "scheduling.k8s.io",
+  version: "v1",
+  plural: "priorityclasses",
+  kind: "PriorityClass",
+  namespaced: false,
+};
 const SA_PATH = "/var/run/secrets/kubernetes.io/serviceaccount";
 const tolerationFor = (key: string) => ({ key, operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 });
 const NOT_READY = tolerationFor("node.kubernetes.io/not-ready");
@@ -130,13 +137,6 @@ export const podAdmissionCases: ConformanceCase[] = [
   {
     name: "Priority: system-node-critical and system-cluster-critical exist with kube's values",
     async run({ client }) {
-      const PriorityClass = {
-        group: "scheduling.k8s.io",
-        version: "v1",
-        plural: "priorityclasses",
-        kind: "PriorityClass",
-        namespaced: false,
-      };
       const node = await client.get<KubeObject>(PriorityClass, "system-node-critical");
       const cluster = await client.get<KubeObject>(PriorityClass, "system-cluster-critical");
       assert.deepEqual([node.value, node.preemptionPolicy], [2000001000, "PreemptLowerPriority"]);
@@ -179,6 +179,33 @@ export const podAdmissionCases: ConformanceCase[] = [
           [0, "PreemptLowerPriority", [NOT_READY, UNREACHABLE]],
         );
       });
+    },
+  },
+  {
+    name: "Priority: a globalDefault PriorityClass (preemptionPolicy defaulted) names itself in pods without a class",
+    async run({ client, ns }) {
+      const pc = await client.create<KubeObject>(PriorityClass, {
+        metadata: { name: "adm-global-default" },
+        value: 1000,
+        globalDefault: true,
+      });
+      assert.equal(pc.preemptionPolicy, "PreemptLowerPriority");
+      try {
+        // kube's admission reads classes from an informer: retry until the new class is seen.
+        const pod = await eventually("a pod gets the global default class", async () => {
+          let seen: KubeObject | undefined;
+          await withPod(client, ns, "adm-global", {}, (p) => {
+            seen ??= p;
+          });
+          return seen?.spec.priority === 1000 ? seen : undefined;
+        }, POLL);
+        assert.deepEqual(
+          [pod.spec.priorityClassName, pod.spec.priority, pod.spec.preemptionPolicy],
+          ["adm-global-default", 1000, "PreemptLowerPriority"],
+        );
+      } finally {
+        await client.delete(PriorityClass, "adm-global-default");
+      }
     },
   },
   {
