@@ -332,6 +332,38 @@ export const podAdmissionCases: ConformanceCase[] = [
     },
   },
   {
+    name: "a minimal pod's whole spec after defaulting and the default admission plugins",
+    async run({ client, ns }) {
+      await ensureDefaultServiceAccount(client, ns);
+      await withPod(client, ns, "adm-whole", {}, (pod) => {
+        const volume = pod.spec.volumes?.[0]?.name;
+        assert.deepEqual(pod.spec, {
+          volumes: [tokenVolume(volume)],
+          containers: [{
+            name: "c",
+            image: "busybox:1.36",
+            resources: {},
+            volumeMounts: [{ name: volume, readOnly: true, mountPath: SA_PATH }],
+            terminationMessagePath: "/dev/termination-log",
+            terminationMessagePolicy: "File",
+            imagePullPolicy: "IfNotPresent",
+          }],
+          restartPolicy: "Always",
+          terminationGracePeriodSeconds: 30,
+          dnsPolicy: "ClusterFirst",
+          serviceAccountName: "default",
+          serviceAccount: "default",
+          securityContext: {},
+          schedulerName: "default-scheduler",
+          tolerations: [NOT_READY, UNREACHABLE],
+          priority: 0,
+          enableServiceLinks: true,
+          preemptionPolicy: "PreemptLowerPriority",
+        });
+      });
+    },
+  },
+  {
     name: "a pod naming a scheduler that does not exist stays Pending, unbound",
     async run({ client, ns }) {
       await withPod(client, ns, "adm-sched", { schedulerName: "no-such-scheduler" }, (pod) => {
