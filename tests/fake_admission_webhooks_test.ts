@@ -255,3 +255,30 @@ Deno.test("validating webhooks are called at once: one that waits for the other'
     await s.stop();
   }
 });
+
+Deno.test("a pod behind a webhook settles: ServiceAccount admission's token volume name is the same on every replay", async () => {
+  const s = await startFakeApiServer({ anonymousAdmin: true });
+  let calls = 0;
+  const hook = await startTestWebhook({
+    "/pods": () => {
+      calls++;
+      return { allowed: true };
+    },
+  });
+  try {
+    const pods = { operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods"] };
+    const cfg = {
+      metadata: { name: "pods" },
+      webhooks: [webhook("pods.example.com", { url: hook.url("/pods"), caBundle: hook.caBundle }, { rules: [pods] })],
+    };
+    assert.equal((await call(s.url, "POST", MWC, cfg)).status, 201);
+    const pod = { metadata: { name: "p" }, spec: { containers: [{ name: "c", image: "busybox" }] } };
+    const created = await call(s.url, "POST", "/api/v1/namespaces/default/pods", pod);
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.match(created.body.spec.volumes[0].name, /^kube-api-access-/);
+    assert.equal(calls, 1);
+  } finally {
+    await hook.stop();
+    await s.stop();
+  }
+});

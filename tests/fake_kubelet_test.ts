@@ -155,3 +155,24 @@ Deno.test("fake kubelet: binds only pods whose node selector and required node a
     await s.stop();
   }
 });
+
+Deno.test("fake kubelet: a pod naming a scheduler that does not exist stays Pending, unbound", async () => {
+  const s = await startFakeApiServer({ anonymousAdmin: true, kubelet: true });
+  try {
+    const base = (name: string, schedulerName?: string) => ({
+      metadata: { name },
+      spec: { schedulerName, containers: [{ name: "main", image: "busybox" }] },
+    });
+    await call(s.url, "POST", PODS, base("elsewhere", "no-such-scheduler"));
+    await call(s.url, "POST", PODS, base("default", "default-scheduler"));
+    await eventually("the default scheduler's pod runs", async () => {
+      const p = await call(s.url, "GET", `${PODS}/default`);
+      return p.body.status.phase === "Running";
+    });
+    // "default" was created after "elsewhere", and the kubelet handles pods in commit order.
+    const p = await call(s.url, "GET", `${PODS}/elsewhere`);
+    assert.deepEqual([p.body.spec.nodeName, p.body.status.phase], [undefined, "Pending"]);
+  } finally {
+    await s.stop();
+  }
+});

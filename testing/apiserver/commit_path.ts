@@ -13,6 +13,9 @@ import { ApiError, failureStatus, type StatusCause } from "../../runtime/client/
 import { apiVersionOf, type KubeList, type ResourceType } from "../../runtime/types.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { type AdmissionChain, type AdmissionContext, namespaceLifecycle, runAdmission } from "./admission.ts";
+import { priorityAdmission } from "./admission_priority.ts";
+import { serviceAccountAdmission } from "./admission_service_account.ts";
+import { defaultTolerationSeconds } from "./admission_tolerations.ts";
 import { deleteObject, type DeleteOptions } from "./commit_delete.ts";
 import type { WriteOptions } from "./write_options.ts";
 import { listObjects, type ListOptions } from "./list.ts";
@@ -84,7 +87,16 @@ export class FakeStore {
     this.clock = opts.clock;
     this.gracefulPodDeletion = opts.gracefulPodDeletion ?? false;
     this.strategies = new StrategyRegistry(BUILTIN_STRATEGIES, CUSTOM_RESOURCES);
-    this.admission = { mutating: [namespaceLifecycle(this.objects)], validating: [] };
+    // kube-apiserver's default plugins that change pods, in its order (webhooks run after them).
+    this.admission = {
+      mutating: [
+        namespaceLifecycle(this.objects),
+        serviceAccountAdmission(this.objects),
+        priorityAdmission(this.objects),
+        defaultTolerationSeconds(),
+      ],
+      validating: [],
+    };
   }
 
   /** The served definition for a ref, or 404. */

@@ -1,5 +1,6 @@
 /**
- * A fake kubelet for the fake API server: registers Node `fake-node`, binds unscheduled pods to it, and moves them
+ * A fake kubelet for the fake API server: registers Node `fake-node`, binds unscheduled pods to it (those of
+ * `default-scheduler`; a pod naming another scheduler stays Pending, unbound, as no scheduler picks it), and moves them
  * Pending → Running (podIP 10.244.x.y, Ready conditions) → Succeeded/Failed after each container's scripted run.
  * The script comes from {@link FakeKubeletOptions.behaviour}; without one, `echo`/`sleep`/`exit` in the container
  * command are interpreted and command-less containers run forever. restartPolicy Always/OnFailure restart failed
@@ -13,6 +14,9 @@ import type { Clock } from "../../runtime/clock.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { FakeStore } from "./commit_path.ts";
 import type { StoredEvent } from "./object_storage.ts";
+
+/** The scheduler the fake kubelet stands in for; pods naming any other are never bound. */
+const DEFAULT_SCHEDULER = "default-scheduler";
 
 /** What one container does when it runs. */
 export interface ContainerOutcome {
@@ -189,6 +193,8 @@ export class FakeKubelet {
       return;
     }
     if (!pod.spec?.nodeName) {
+      // Only kube-scheduler (default-scheduler) runs: a pod naming another scheduler stays Pending, unbound.
+      if ((pod.spec?.schedulerName ?? DEFAULT_SCHEDULER) !== DEFAULT_SCHEDULER) return;
       const node = store.peek(store.def(NODE), undefined, this.nodeName);
       if (node && !podFitsNode(pod, node)) return; // another node's pod (a DaemonSet's): no scheduler places it here
       const next = structuredClone(pod);

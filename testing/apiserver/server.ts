@@ -26,6 +26,7 @@ import { type HttpListener, serveNodeHttp } from "./https_server.ts";
 import { RbacAuthorizer } from "./rbac_authorizer.ts";
 import type { AnonymousMode } from "./authn.ts";
 import { installBootstrapPolicy } from "./rbac_bootstrap.ts";
+import { installSystemPriorityClasses } from "./system_priority_classes.ts";
 import { startClusterRoleAggregation } from "./rbac_aggregation.ts";
 import { ServiceAccountTokens, tokenRequestHandler } from "./service_account_tokens.ts";
 import type { ConnectionDeadlines } from "../../runtime/http/http_deadlines.ts";
@@ -288,6 +289,7 @@ class Server implements FakeApiServer {
       objects.compact();
     } else gc.enqueueAll();
     installBootstrapPolicy(store);
+    installSystemPriorityClasses(store);
     startClusterRoleAggregation(store);
     if (this.#pki) this.#publishAuthConfig(store, this.#pki);
     if (this.#opts.defaultNamespaceObjects) startNamespaceDefaults(store, this.#pki!.caPEM);

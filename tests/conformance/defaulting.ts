@@ -1,7 +1,7 @@
 /**
  * Conformance cases: built-in defaulting. What kube-apiserver v1.37 fills in on create (SetDefaults_*, the registry
- * strategies and the Service allocators), asserted field by field. Fields only admission plugins the fake does not
- * run add (the ServiceAccount token volume, tolerations, priority) are not compared.
+ * strategies and the Service allocators), asserted field by field. What the default admission plugins add (the
+ * ServiceAccount token volume, tolerations, priority) is compared in pod_admission.ts.
  * @module
  */
 import assert from "node:assert/strict";

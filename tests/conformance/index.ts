@@ -28,6 +28,7 @@ import { discoveryCases } from "./discovery.ts";
 import { httpCases } from "./http.ts";
 import { listCases } from "./list.ts";
 import { patchCases } from "./patch.ts";
+import { podAdmissionCases } from "./pod_admission.ts";
 import { shardedListWatchCases } from "./sharded_list_watch.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
 import { validationKindCases } from "./validation_kinds.ts";
@@ -68,6 +69,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "admission-policies", cases: admissionPolicyCases },
   { topic: "crd-conversion", cases: crdConversionCases },
   { topic: "webhook-tls", cases: webhookSelfSignedCases },
+  { topic: "pod-admission", cases: podAdmissionCases },
 ];
 
 /**

@@ -18,6 +18,7 @@ import { CORE_EVENTS, EVENTS_V1 } from "./events.ts";
 import { LEASES } from "./leases.ts";
 import { NAMESPACES } from "./namespaces.ts";
 import { PODS } from "./pods.ts";
+import { PRIORITY_CLASSES } from "./priority_classes.ts";
 import { CRONJOBS, JOBS } from "./batch.ts";
 import { CLUSTER_ROLE_BINDINGS, CLUSTER_ROLES, ROLE_BINDINGS, ROLES } from "./rbac.ts";
 import { ENDPOINTS, SERVICES } from "./services.ts";
@@ -40,6 +41,7 @@ export const BUILTIN_STRATEGIES: ReadonlyArray<[groupResource: string, strategy:
   ["/events", CORE_EVENTS],
   ["events.k8s.io/events", EVENTS_V1],
   ["coordination.k8s.io/leases", LEASES],
+  ["scheduling.k8s.io/priorityclasses", PRIORITY_CLASSES],
   ["/serviceaccounts", RETURNS_DELETED],
   ["/persistentvolumeclaims", RETURNS_DELETED],
   ["/resourcequotas", RETURNS_DELETED],

@@ -1,9 +1,10 @@
 /**
- * Pods: created Pending (BestEffort) in the `default` ServiceAccount (kube: the ServiceAccount admission plugin,
- * without its projected token volume), with kube's pod-spec defaults (testing/apiserver/validation/pod_spec.ts) and
- * enableServiceLinks; containers with names and images are required, and an update may change only images,
- * activeDeadlineSeconds, tolerations and the termination grace (kube's ValidatePodUpdate). A pod bound to a node that
- * has not finished is deleted gracefully (kube: the pod strategy's CheckGracefulDelete); DELETE answers with the pod.
+ * Pods: created Pending (BestEffort) in the `default` ServiceAccount (the ServiceAccount admission plugin,
+ * admission_service_account.ts, sets it and adds the token volume), with kube's pod-spec defaults
+ * (testing/apiserver/validation/pod_spec.ts) and enableServiceLinks; containers with names and images are required, and
+ * an update may change only images, activeDeadlineSeconds, tolerations and the termination grace (kube's
+ * ValidatePodUpdate). A pod bound to a node that has not finished is deleted gracefully (kube: the pod strategy's
+ * CheckGracefulDelete); DELETE answers with the pod.
  * @module
  */
 import type { Unstructured as KubeObject } from "../unstructured.ts";
