@@ -56,7 +56,7 @@ import { FaultProxy } from "./tcp_proxy.ts";
 const REAL_BOOKMARK_MS = 60_000;
 
 /** The harness's client calls, straight to kube-apiserver. */
-function realStore(admin: KubeClient): ClusterStore {
+export function realStore(admin: KubeClient): ClusterStore {
   const absentOk = (err: unknown) => {
     if (!isNotFound(err)) throw err;
   };
