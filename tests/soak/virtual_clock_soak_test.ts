@@ -7,8 +7,9 @@
  * fails a few Lease updates with 500. The test steps the clock one retry period at a time and, before the next step,
  * waits (on a condition, in real time) until the renewal that period asked for was answered.
  *
- * Checked: the Lease was renewed every period and never changed hands (no lost leadership, no transition); no watch
- * died of its read-idle deadline (bookmarks kept quiet watches alive) while server timeouts did end them; the
+ * Checked: the Lease was renewed every period and never changed hands (no lost leadership, no transition); bookmarks
+ * reached the quiet watch (at each hour's end, its last frame is minutes old, not an hour) and no watch died of its
+ * read-idle deadline, while server timeouts did end them; the
  * clock's pending timers stay bounded (nothing leaks a timer per renewal, bookmark, backoff or relist); every hour
  * the informer's cache equals the server's objects and every change was reconciled.
  */
@@ -128,6 +129,7 @@ Deno.test(`${DAYS} virtual days: the Lease renewed every period, no idle watch d
     const holder = (lease().spec as { holderIdentity?: string }).holderIdentity;
     const transitions = (lease().spec as { leaseTransitions?: number }).leaseTransitions ?? 0;
     let maxRenewGapMs = 0;
+    let maxSilenceMs = 0;
     let lastRenew = renewTimeMs(lease());
     const steps = (DAYS * 24 * HOUR_MS) / (RETRY_SECONDS * 1000);
     const stepsPerHour = HOUR_MS / (RETRY_SECONDS * 1000);
@@ -150,6 +152,11 @@ Deno.test(`${DAYS} virtual days: the Lease renewed every period, no idle watch d
       assert.ok(manager.isLeader(), `leadership lost at virtual hour ${(step / stepsPerHour).toFixed(2)}`);
       if (step % stepsPerHour === 0) {
         timers.push(clock.pendingTimers);
+        // The last churn was an hour ago: only the server's bookmarks (every 60 s) keep the watch's last frame recent.
+        const scraped = /^kubeop_watch_last_event_seconds\{resource="configmaps"\} (\S+)$/m.exec(
+          await metrics.render(),
+        );
+        maxSilenceMs = Math.max(maxSilenceMs, scraped ? Number(scraped[1]) * 1000 : Infinity);
         // Every change reconciled and the cache equal to the server (keys and resourceVersions).
         await eventually(`hour ${step / stepsPerHour}: cache consistent and every change reconciled`, async () => {
           await clock.advance(10); // lets queue rate-limit delays, if any, pass
@@ -169,6 +176,8 @@ Deno.test(`${DAYS} virtual days: the Lease renewed every period, no idle watch d
     assert.equal((lease().spec as { leaseTransitions?: number }).leaseTransitions ?? 0, transitions);
     // Two periods (and the hourly checks' few ms) after a refused renewal; never the renew deadline.
     assert.ok(maxRenewGapMs < 2.5 * RETRY_SECONDS * 1000, `a renewal gap of ${maxRenewGapMs} ms`);
+    // A bookmark a minute, and one stream timing out before its next bookmark: at most about two minutes of silence.
+    assert.ok(maxSilenceMs <= 150_000, `a watch went ${maxSilenceMs} ms without an event or bookmark`);
     assert.equal(await metrics.value("kubeop_watch_restarts_total", { reason: "idle-deadline" }), 0);
     assert.ok(
       await metrics.value("kubeop_watch_restarts_total", { reason: "stream-ended" }) >= DAYS * 24 * 6,
