@@ -1,5 +1,5 @@
 /**
- * `deno task soak [--duration 2h] [--target fake|real] [--check-every 1m] [--fault-every 2m] [--warmup 10m]
+ * `deno task soak [--duration 2h] [--target fake|real] [--check-every 1m] [--fault-every 4m] [--warmup 10m]
  * [--out FILE] [--rss-slope-bound 16] [--seed N]`: the four seed operators (`kubeop run` as a child process) for
  * `--duration` under steady churn, periodic faults and server restarts, checked and sampled every `--check-every`
  * (tests/soak/run.ts). Writes one JSON line per sample to `--out` (default .cache/soak/<target>-<time>.jsonl), prints
@@ -48,7 +48,9 @@ const summary = await runSoak({
   target,
   durationMs,
   checkEveryMs,
-  faultEveryMs: duration("fault-every", "2m"),
+  // Three of the four faults end every watch: 4 minutes apart, a watch also lives to its own 5–10 min timeout between
+  // a 410 and a restart (the 429 in between leaves watches open).
+  faultEveryMs: duration("fault-every", "4m"),
   churnEveryMs: small ? 1_000 : 500,
   sizes: small
     ? { multiSecrets: 30, machines: 10, ats: 10, netperfs: 6 }
