@@ -44,6 +44,9 @@ const out = flag("out") ?? `${root}.cache/soak/${target}-${stamp}.jsonl`;
 const dir = out.replace(/\.jsonl$/, "") + ".d";
 await Deno.mkdir(out.slice(0, out.lastIndexOf("/")), { recursive: true });
 const small = target === "real";
+// Ctrl-C or SIGTERM ends the soak after its current step, with a summary, the operator and the target stopped.
+const interrupted = new AbortController();
+for (const sig of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(sig, () => interrupted.abort());
 const summary = await runSoak({
   target,
   durationMs,
@@ -64,6 +67,7 @@ const summary = await runSoak({
   dir,
   seed: Number(flag("seed") ?? 25),
   log: (line) => console.log(`${new Date().toISOString()} ${line}`),
+  signal: interrupted.signal,
 });
 console.log(JSON.stringify(summary, null, 2));
 if (summary.notJudged.length > 0) console.log(`not judged: ${summary.notJudged.join("; ")}`);

@@ -28,6 +28,8 @@ export interface SoakOptions {
   seed: number;
   /** Progress lines. */
   log: (line: string) => void;
+  /** Ends the soak early (after the current step), with its summary: `deno task soak` aborts it on SIGINT/SIGTERM. */
+  signal?: AbortSignal;
 }
 
 /** Waits `ms` (pacing of churn, never synchronisation). */
@@ -62,9 +64,10 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
     const elapsed = () => performance.now() - start;
     let nextFault = opts.faultEveryMs;
     let faultIndex = 0;
-    for (let check = 1; elapsed() < opts.durationMs; check++) {
+    const over = () => opts.signal?.aborted === true;
+    for (let check = 1; elapsed() < opts.durationMs && !over(); check++) {
       const checkAt = Math.min(check * opts.checkEveryMs, opts.durationMs);
-      while (elapsed() < checkAt) {
+      while (elapsed() < checkAt && !over()) {
         await target.tick();
         await workload.churn().catch((err) => opts.log(`churn step failed (the server restarting?): ${err}`));
         if (await operator.ensureRunning()) opts.log(`operator exited; restarted as pid ${operator.pid}`);
@@ -94,7 +97,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
     await operator.stop();
     await target.stop();
   }
-  const summary = summarize(opts.target, opts.durationMs, samples, opts.bounds);
+  const ranMs = samples.at(-1)?.elapsedMs ?? 0;
+  const summary = summarize(opts.target, opts.signal?.aborted ? ranMs : opts.durationMs, samples, opts.bounds);
   await Deno.writeTextFile(opts.out, JSON.stringify({ summary: true, ...summary }) + "\n", { append: true });
   return summary;
 }
