@@ -31,7 +31,7 @@ import { FaultProxy } from "./tcp_proxy.ts";
 const BOOKMARK_INTERVAL_MS = 2_000;
 
 /** The harness's writes, straight into the fake's store (no HTTP, so no fault touches them). */
-function fakeStore(server: FakeApiServer): ClusterStore {
+export function fakeStore(server: FakeApiServer): ClusterStore {
   const get = (rt: ResourceType, name: string, namespace?: string) => {
     try {
       return server.store.get(rt, name, { namespace });

@@ -54,7 +54,7 @@ import {
 import { FaultProxy } from "./tcp_proxy.ts";
 
 /** The harness's client calls, straight to kube-apiserver. */
-function realStore(admin: KubeClient): ClusterStore {
+export function realStore(admin: KubeClient): ClusterStore {
   const absentOk = (err: unknown) => {
     if (!isNotFound(err)) throw err;
   };
