@@ -66,7 +66,7 @@ export class ObjectStore {
     if (opts.snapshot) {
       this.#rv = Math.max(1, opts.snapshot.rv);
       for (const [key, objects] of Object.entries(opts.snapshot.buckets)) {
-        for (const obj of objects) this.#insert(key, this.#compactor.adopt(obj));
+        for (const obj of objects) this.#insert(key, this.#compactor.adopt(obj, { fieldSets: false }));
       }
     }
     this.#compactedRv = this.#rv;
