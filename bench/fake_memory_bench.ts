@@ -4,11 +4,15 @@
  * RSS and V8 heap after a forced full GC. Row `fake-memory-per-object`: (RSS after − RSS before) / N in bytes; goal ≤
  * 5 KB. `extra` has the heap per object and the fixed footprint. Memory is not distorted by the machine's load.
  *
- * Run: deno run --allow-all bench/fake_memory_bench.ts [--full] [--objects N]
+ * `--pods`: Pods instead, run by the fake kubelet (bound, then Running) before the second measurement; row
+ * `fake-memory-per-pod`.
+ *
+ * Run: deno run --allow-all bench/fake_memory_bench.ts [--full] [--objects N] [--pods]
  * @module
  */
 
 import { startFakeApiServer } from "../testing/apiserver/server.ts";
+import { eventually } from "../testing/eventually.ts";
 import { sampleConfigMap } from "./fake_bench_util.ts";
 import { fullMode, lowerIsBetter, recordResult, round } from "./result.ts";
 
@@ -25,7 +29,7 @@ interface ChildMemory {
 
 /** The child: a fake API server, and a line protocol on stdin ("measure" → one JSON line on stdout). */
 async function child(): Promise<void> {
-  const server = await startFakeApiServer({ anonymousAdmin: true });
+  const server = await startFakeApiServer({ anonymousAdmin: true, kubelet: Deno.args.includes("--kubelet") });
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error("the child needs --v8-flags=--expose-gc");
   console.log(JSON.stringify({ url: server.url }));
@@ -57,9 +61,21 @@ export function configMapOfAboutOneKb(i: number): ReturnType<typeof sampleConfig
   return cm;
 }
 
-/** Creates ConfigMaps `from` … `to − 1` with {@link CLIENTS} requests in flight; returns the milliseconds taken. */
-async function createAll(url: string, from: number, to: number): Promise<number> {
-  const base = `${url}/api/v1/namespaces/${NAMESPACE}/configmaps`;
+/** A Pod the fake kubelet runs for ever (no command): bound, then Running with its IP and conditions. */
+export function runningPod(i: number): Record<string, unknown> {
+  return {
+    metadata: { name: `pod-${String(i).padStart(6, "0")}`, labels: { app: `app-${i % 17}` } },
+    spec: {
+      containers: [{ name: "app", image: `registry.example/app:${i % 1000}`, ports: [{ containerPort: 8080 }] }],
+    },
+  };
+}
+
+type Kind = "configmaps" | "pods";
+
+/** Creates objects `from` … `to − 1` with {@link CLIENTS} requests in flight; returns the milliseconds taken. */
+async function createAll(url: string, kind: Kind, from: number, to: number): Promise<number> {
+  const base = `${url}/api/v1/namespaces/${NAMESPACE}/${kind}`;
   let next = from;
   const t0 = performance.now();
   const worker = async () => {
@@ -67,7 +83,7 @@ async function createAll(url: string, from: number, to: number): Promise<number>
       const res = await fetch(base, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify(configMapOfAboutOneKb(i)),
+        body: JSON.stringify(kind === "pods" ? runningPod(i) : configMapOfAboutOneKb(i)),
       });
       if (res.status !== 201) throw new Error(`POST ${base} → ${res.status}: ${await res.text()}`);
       await res.body?.cancel();
@@ -77,14 +93,26 @@ async function createAll(url: string, from: number, to: number): Promise<number>
   return performance.now() - t0;
 }
 
+/** Waits until `count` pods of the namespace are Running (the fake kubelet's writes done). */
+async function allRunning(url: string, count: number, timeoutMs: number): Promise<void> {
+  // A selector list carries no remainingItemCount (as kube): count the items.
+  const q = `fieldSelector=${encodeURIComponent("status.phase=Running")}`;
+  await eventually(`${count} pods Running`, async () => {
+    const list = await (await fetch(`${url}/api/v1/namespaces/${NAMESPACE}/pods?${q}`)).json();
+    return list.items.length >= count;
+  }, { timeoutMs, intervalMs: 2000 });
+}
+
 if (import.meta.main && Deno.args.includes("--child")) {
   await child();
 } else if (import.meta.main) {
   const full = fullMode();
   const n = Deno.args.indexOf("--objects");
+  const kind: Kind = Deno.args.includes("--pods") ? "pods" : "configmaps";
   const count = n >= 0 ? Number(Deno.args[n + 1]) : full ? 100_000 : 20_000;
+  const childArgs = ["--child", ...(kind === "pods" ? ["--kubelet"] : [])];
   const proc = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "--v8-flags=--expose-gc", new URL(import.meta.url).pathname, "--child"],
+    args: ["run", "--allow-all", "--v8-flags=--expose-gc", new URL(import.meta.url).pathname, ...childArgs],
     stdin: "piped",
     stdout: "piped",
     stderr: "inherit",
@@ -118,18 +146,21 @@ if (import.meta.main && Deno.args.includes("--child")) {
     });
     if (ns.status !== 201) throw new Error(`namespace: ${ns.status} ${await ns.text()}`);
     const warmup = 1000;
-    await createAll(url, 0, warmup); // JIT, pools; these objects stay and are not counted
+    await createAll(url, kind, 0, warmup); // JIT, pools; these objects stay and are not counted
+    if (kind === "pods") await allRunning(url, warmup, 600_000);
     const before = await measure();
-    const ms = await createAll(url, warmup, warmup + count);
+    const ms = await createAll(url, kind, warmup, warmup + count);
+    if (kind === "pods") await allRunning(url, warmup + count, 1_800_000);
     const after = await measure();
     const objects = count;
-    const sample = await (await fetch(`${url}/api/v1/namespaces/${NAMESPACE}/configmaps/cm-000001`)).text();
+    const sampleName = kind === "pods" ? "pod-000001" : "cm-000001";
+    const sample = await (await fetch(`${url}/api/v1/namespaces/${NAMESPACE}/${kind}/${sampleName}`)).text();
     const perObject = round((after.rss - before.rss) / objects);
     await recordResult({
-      name: "fake-memory-per-object",
+      name: kind === "pods" ? "fake-memory-per-pod" : "fake-memory-per-object",
       params: {
         objects,
-        kind: "ConfigMap",
+        kind: kind === "pods" ? "Pod (Running, fake kubelet)" : "ConfigMap",
         objectJsonBytes: sample.length,
         clients: CLIENTS,
         mode: full ? "full" : "quick",
