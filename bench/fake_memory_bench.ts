@@ -24,6 +24,7 @@ const CLIENTS = 8;
 interface ChildMemory {
   rss: number;
   heapUsed: number;
+  heapTotal: number;
   external: number;
 }
 
@@ -45,7 +46,7 @@ async function child(): Promise<void> {
         gc();
         gc();
         const m = Deno.memoryUsage();
-        console.log(JSON.stringify({ rss: m.rss, heapUsed: m.heapUsed, external: m.external }));
+        console.log(JSON.stringify({ rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external }));
       } else if (cmd === "exit") {
         await server.stop();
         return;
@@ -176,6 +177,7 @@ if (import.meta.main && Deno.args.includes("--child")) {
         rssMiBBefore: round(before.rss / 2 ** 20),
         rssMiBAfter: round(after.rss / 2 ** 20),
         heapMiBAfter: round(after.heapUsed / 2 ** 20),
+        heapCommittedPerObject: round((after.heapTotal - before.heapTotal) / objects),
         createsPerSec: round(objects / (ms / 1000)),
       },
     });
