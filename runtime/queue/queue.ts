@@ -11,14 +11,19 @@ import { DelayHeap } from "./delay_heap.ts";
 import { type InFlightProbe, noopQueueMetrics, type QueueMetricsHooks } from "./queue_metrics.ts";
 import { ExponentialBackoffRateLimiter, type RateLimiter } from "./rate_limiter.ts";
 
-/** "high": live changes. "low": keys from an initial list or a resync; they yield to high, but age forward. */
+/**
+ * "high": live changes. "low": keys from an initial list or a resync; they yield to high, but once aged they take
+ * turns with it (see {@link KeySetOptions.lowPriorityAgingMs}).
+ */
 export type Priority = "high" | "low";
 
 /** Options for {@link KeySet}. */
 export interface KeySetOptions {
   /**
-   * A low-priority key is served as if it had been queued this much later than it was, so a key from the initial
-   * list that has waited longer than this goes ahead of newer live changes. Default 1000 ms.
+   * A low-priority key is served as if it had been queued this much later than it was: once the oldest one has waited
+   * longer than this beyond the oldest live change, the two take turns (one aged low key, one live change), so an
+   * initial list or a resync is never starved and a live change never waits behind more than one low key per live
+   * change ahead of it, however long the backlog. Default 1000 ms.
    */
   lowPriorityAgingMs?: number;
 }
@@ -81,6 +86,8 @@ export class KeySet {
   /** Keys re-added while processing → the strongest priority asked for. */
   #dirty = new Map<string, Priority>();
   #seq = 0;
+  /** The last pop handed out an aged low key while a live change waited: the next contested pop goes to the live one. */
+  #lowTookTurn = false;
 
   /** An empty set. */
   constructor(opts: KeySetOptions = {}) {
@@ -140,7 +147,9 @@ export class KeySet {
     else {
       const highSince = this.#queued.get(high)!.sinceMs;
       const lowSince = this.#queued.get(low)!.sinceMs;
-      fifo = lowSince + this.lowPriorityAgingMs < highSince ? this.#low : this.#high;
+      const aged = lowSince + this.lowPriorityAgingMs < highSince;
+      fifo = aged && !this.#lowTookTurn ? this.#low : this.#high;
+      this.#lowTookTurn = fifo === this.#low;
     }
     const key = fifo.keys[fifo.head];
     fifo.head++;

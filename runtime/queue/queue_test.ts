@@ -108,7 +108,7 @@ Deno.test("a waiting get resolves undefined on shutdown or abort", async () => {
   assert.equal(await waiting, undefined);
 });
 
-Deno.test("live changes go ahead of initial-list keys, which age forward and are not starved", async () => {
+Deno.test("live changes go ahead of initial-list keys, which age forward and take turns with them", async () => {
   const clock = new VirtualClock(0);
   const q = new WorkQueue({ clock, lowPriorityAgingMs: 1000 });
   for (let i = 0; i < 3; i++) q.add(`list-${i}`, "low");
@@ -119,11 +119,23 @@ Deno.test("live changes go ahead of initial-list keys, which age forward and are
   assert.equal(q.tryGet(), "list-0", "waited longer than the aging window: goes first");
   await clock.advance(2000);
   q.add("live-2", "high");
-  assert.deepEqual(drainReady(q), ["list-1", "list-2", "live-1", "live-2"]);
+  assert.deepEqual(drainReady(q), ["live-1", "list-1", "live-2", "list-2"], "aged: one low key per live change");
   q.add("x", "low");
   q.add("x", "high");
   q.add("y", "high");
   assert.deepEqual(drainReady(q).slice(-2), ["x", "y"], "a later high add promotes a low key");
+});
+
+Deno.test("a live change behind a long aged backlog waits for one low key, not for the backlog", async () => {
+  const clock = new VirtualClock(0);
+  const q = new WorkQueue({ clock, lowPriorityAgingMs: 1000 });
+  for (let i = 0; i < 10_000; i++) q.add(`resync-${i}`, "low");
+  await clock.advance(5000); // every low key has aged past the window
+  q.add("live-a", "high");
+  q.add("live-b", "high");
+  const order = [q.tryGet(), q.tryGet(), q.tryGet(), q.tryGet(), q.tryGet()];
+  assert.deepEqual(order, ["resync-0", "live-a", "resync-1", "live-b", "resync-2"]);
+  assert.equal(q.length, 10_000 - 3);
 });
 
 Deno.test("rate limiters compose with maxOf: the bucket limits overall rate", () => {
@@ -187,13 +199,19 @@ class ModelQueue {
     this.queued.push({ key, priority: p, since: now, seq: ++this.seq });
   }
 
+  lowTookTurn = false;
+
   pop(): string | undefined {
     if (this.queued.length === 0) return undefined;
-    const eff = (q: ModelQueue["queued"][number]) => q.since + (q.priority === "low" ? this.agingMs : 0);
-    const best =
-      [...this.queued].sort((a, b) =>
-        eff(a) - eff(b) || (a.priority === b.priority ? a.seq - b.seq : a.priority === "high" ? -1 : 1)
-      )[0];
+    const oldest = (p: Priority) => this.queued.filter((q) => q.priority === p).sort((a, b) => a.seq - b.seq)[0];
+    const high = oldest("high");
+    const low = oldest("low");
+    let best = high ?? low;
+    if (high && low) {
+      const aged = low.since + this.agingMs < high.since;
+      best = aged && !this.lowTookTurn ? low : high;
+      this.lowTookTurn = best === low;
+    }
     this.queued.splice(this.queued.indexOf(best), 1);
     this.processing.add(best.key);
     return best.key;

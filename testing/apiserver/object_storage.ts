@@ -6,6 +6,7 @@
  */
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { compareStrings } from "../../runtime/apimachinery/string_order.ts";
+import { ObjectCompactor } from "./compact_object.ts";
 
 /** One committed change. */
 export interface StoredEvent {
@@ -48,9 +49,12 @@ export class ObjectStore {
   #listeners: Array<(ev: StoredEvent) => void> = [];
   /** Sorted key caches, invalidated when names come or go (not on modification). */
   #sortedNamespaces = new Map<string, string[]>();
-  #sortedNames = new Map<string, string[]>();
+  /** Per namespace's name map (so no key string is built per write). */
+  #sortedNames = new WeakMap<Map<string, KubeObject>, string[]>();
   /** Per bucket, the resourceVersion of its last committed change. */
   #lastChangeRv = new Map<string, number>();
+  /** Stored objects are compact copies (see {@link ObjectCompactor}): ~25 % less heap per object. */
+  #compactor = new ObjectCompactor();
 
   /**
    * @param opts.compactionWindow how many changes of history are kept for watches.
@@ -62,7 +66,7 @@ export class ObjectStore {
     if (opts.snapshot) {
       this.#rv = Math.max(1, opts.snapshot.rv);
       for (const [key, objects] of Object.entries(opts.snapshot.buckets)) {
-        for (const obj of objects) this.#insert(key, obj);
+        for (const obj of objects) this.#insert(key, this.#compactor.adopt(obj, { fieldSets: false }));
       }
     }
     this.#compactedRv = this.#rv;
@@ -134,9 +138,7 @@ export class ObjectStore {
         if (after && ns < after.ns) continue;
         const names = bucket.get(ns);
         if (!names) continue;
-        n += after && ns === after.ns
-          ? names.size - upperBound(this.#namesOf(storageKey, ns, names), after.name)
-          : names.size;
+        n += after && ns === after.ns ? names.size - upperBound(this.#namesOf(names), after.name) : names.size;
       }
     }
     if (atRv === undefined || this.lastChangeRv(storageKey) <= atRv) return n;
@@ -168,10 +170,9 @@ export class ObjectStore {
     return namespaces;
   }
 
-  #namesOf(storageKey: string, ns: string, names: Map<string, KubeObject>): string[] {
-    const cacheKey = `${storageKey}\u0000${ns}`;
-    let sorted = this.#sortedNames.get(cacheKey);
-    if (!sorted) this.#sortedNames.set(cacheKey, sorted = [...names.keys()].sort());
+  #namesOf(names: Map<string, KubeObject>): string[] {
+    let sorted = this.#sortedNames.get(names);
+    if (!sorted) this.#sortedNames.set(names, sorted = [...names.keys()].sort());
     return sorted;
   }
 
@@ -184,7 +185,7 @@ export class ObjectStore {
       if (after && ns < after.ns) continue;
       const names = bucket.get(ns);
       if (!names) continue;
-      const sorted = this.#namesOf(storageKey, ns, names);
+      const sorted = this.#namesOf(names);
       const start = after && ns === after.ns ? upperBound(sorted, after.name) : 0;
       for (let i = start; i < sorted.length; i++) {
         const obj = names.get(sorted[i]);
@@ -246,15 +247,19 @@ export class ObjectStore {
     return [...this.#buckets.entries()].filter(([, b]) => (b.get(namespace)?.size ?? 0) > 0).map(([k]) => k);
   }
 
-  /** Stores a new or changed object under a fresh resourceVersion (set on the object) and notifies. */
+  /**
+   * Stores a new or changed object under a fresh resourceVersion (set on `obj`) and notifies. What is stored (and the
+   * event's `object`) is a compact copy equal to `obj` as JSON; `obj` stays the caller's.
+   */
   put(storageKey: string, obj: KubeObject): StoredEvent {
     const { namespace = "", name = "" } = obj.metadata;
     const prev = this.get(storageKey, namespace, name);
     const rv = ++this.#rv;
     obj.metadata.resourceVersion = rvString(rv);
+    const stored = this.#compactor.copy(obj);
     if (prev) this.#unindex(storageKey, prev);
-    this.#insert(storageKey, obj);
-    return this.#commit({ rv, storageKey, type: prev ? "MODIFIED" : "ADDED", object: obj, prev });
+    this.#insert(storageKey, stored);
+    return this.#commit({ rv, storageKey, type: prev ? "MODIFIED" : "ADDED", object: stored, prev });
   }
 
   /** Removes an object; the DELETED event carries `final` (the last state) under a fresh resourceVersion. */
@@ -265,7 +270,7 @@ export class ObjectStore {
     this.#unindex(storageKey, prev);
     const names = this.#buckets.get(storageKey)!.get(namespace)!;
     names.delete(name);
-    this.#sortedNames.delete(`${storageKey}\u0000${namespace}`);
+    this.#sortedNames.delete(names);
     if (names.size === 0) {
       this.#buckets.get(storageKey)!.delete(namespace);
       this.#sortedNamespaces.delete(storageKey);
@@ -279,9 +284,9 @@ export class ObjectStore {
   dropBucket(storageKey: string): void {
     const bucket = this.#buckets.get(storageKey);
     if (!bucket) return;
-    for (const [ns, names] of bucket) {
+    for (const names of bucket.values()) {
       for (const obj of names.values()) this.#unindex(storageKey, obj);
-      this.#sortedNames.delete(`${storageKey}\u0000${ns}`);
+      this.#sortedNames.delete(names);
     }
     this.#buckets.delete(storageKey);
     this.#sortedNamespaces.delete(storageKey);
@@ -317,10 +322,13 @@ export class ObjectStore {
     this.#compactedRv = this.#rv;
   }
 
-  /** A deep copy of every object, for persistence or restart. */
+  /**
+   * Every object, for persistence: shared with the store, not copied (stored objects are never mutated), so read it
+   * or serialise it at once, never change it.
+   */
   snapshot(): StoreSnapshot {
     const buckets: Record<string, KubeObject[]> = {};
-    for (const key of this.#buckets.keys()) buckets[key] = structuredClone(this.list(key));
+    for (const key of this.#buckets.keys()) buckets[key] = this.list(key);
     return { rv: this.#rv, buckets };
   }
 
@@ -333,11 +341,14 @@ export class ObjectStore {
       bucket.set(ns, names = new Map());
       this.#sortedNamespaces.delete(storageKey);
     }
-    if (!names.has(obj.metadata.name ?? "")) this.#sortedNames.delete(`${storageKey}\u0000${ns}`);
-    names.set(obj.metadata.name ?? "", obj);
-    const ref = formatRef({ storageKey, namespace: ns, name: obj.metadata.name ?? "" });
-    if (obj.metadata.uid) this.#uids.set(obj.metadata.uid, parseRef(ref));
-    for (const owner of obj.metadata.ownerReferences ?? []) {
+    const name = obj.metadata.name ?? "";
+    if (!names.has(name)) this.#sortedNames.delete(names);
+    names.set(name, obj);
+    if (obj.metadata.uid) this.#uids.set(obj.metadata.uid, { storageKey, namespace: ns, name });
+    const owners = obj.metadata.ownerReferences;
+    if (!owners?.length) return;
+    const ref = formatRef({ storageKey, namespace: ns, name });
+    for (const owner of owners) {
       let set = this.#dependents.get(owner.uid);
       if (!set) this.#dependents.set(owner.uid, set = new Set());
       set.add(ref);

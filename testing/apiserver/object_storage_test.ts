@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { randomInt, seededRandom } from "../../runtime/random.ts";
 import { ObjectStore } from "./object_storage.ts";
+import type { Unstructured } from "./unstructured.ts";
 
 const cm = (name: string, ns = "default") => ({ metadata: { name, namespace: ns, uid: `uid-${ns}-${name}` } });
 
@@ -126,4 +127,34 @@ Deno.test("countAfter counts objects after a position, now and as of an earlier 
     }
   }
   assert.deepEqual(names(store.iterateAt("/configmaps", "a", then, after)), ["a/x3", "a/x4"]);
+});
+
+Deno.test("put stores a compact copy: equal as JSON, the caller's object stays the caller's, field sets shared", () => {
+  const store = new ObjectStore();
+  const fieldsV1 = { "f:data": { ".": {}, "f:k": {} } };
+  const managed = (name: string): Unstructured => ({
+    metadata: {
+      ...cm(name).metadata,
+      managedFields: [{
+        manager: "m",
+        operation: "Update",
+        fieldsType: "FieldsV1",
+        fieldsV1: structuredClone(fieldsV1),
+      }],
+    },
+    data: { k: name },
+  });
+  const a = managed("a");
+  const ev = store.put("/configmaps", a);
+  assert.deepEqual(ev.object, a, "equal, resourceVersion included");
+  assert.equal(a.metadata.resourceVersion, ev.object.metadata.resourceVersion);
+  assert.equal(store.get("/configmaps", "default", "a"), ev.object, "the event's object is the stored one");
+  (a.data as { k: string }).k = "changed by the caller";
+  assert.equal((store.get("/configmaps", "default", "a")?.data as { k: string }).k, "a");
+  const b = store.put("/configmaps", managed("b")).object;
+  const fieldsOf = (o: typeof b) => (o.metadata.managedFields as { fieldsV1: unknown }[])[0].fieldsV1;
+  assert.equal(fieldsOf(b), fieldsOf(ev.object), "one shared field set");
+  assert.ok(Object.isFrozen(fieldsOf(b)));
+  assert.deepEqual(fieldsOf(b), fieldsV1);
+  assert.deepEqual(store.byUid("uid-default-a"), { storageKey: "/configmaps", namespace: "default", name: "a" });
 });

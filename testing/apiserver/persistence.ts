@@ -35,10 +35,17 @@ export function loadSnapshot(dir: string): StoreSnapshot | undefined {
     if (!(err instanceof Deno.errors.NotFound)) throw err;
   }
   if (!snapshot && !log.trim()) return undefined;
+  if (!log.trim()) return snapshot; // a clean stop: nothing to replay
+  // Replay the log over the buckets it touches; the others stay the snapshot's arrays as they are.
   const buckets = new Map<string, Map<string, KubeObject>>();
-  for (const [key, objects] of Object.entries(snapshot?.buckets ?? {})) {
-    buckets.set(key, new Map(objects.map((o) => [`${o.metadata.namespace ?? ""}/${o.metadata.name}`, o])));
-  }
+  const bucketOf = (key: string) => {
+    let bucket = buckets.get(key);
+    if (!bucket) {
+      const objects = snapshot?.buckets[key] ?? [];
+      buckets.set(key, bucket = new Map(objects.map((o) => [`${o.metadata.namespace ?? ""}/${o.metadata.name}`, o])));
+    }
+    return bucket;
+  };
   let rv = snapshot?.rv ?? 1;
   for (const text of log.split("\n")) {
     if (!text.trim()) continue;
@@ -49,13 +56,14 @@ export function loadSnapshot(dir: string): StoreSnapshot | undefined {
       break; // a torn last write: everything before it was acknowledged
     }
     rv = Math.max(rv, line.rv);
-    let bucket = buckets.get(line.k);
-    if (!bucket) buckets.set(line.k, bucket = new Map());
+    const bucket = bucketOf(line.k);
     const id = `${line.o.metadata.namespace ?? ""}/${line.o.metadata.name}`;
     if (line.t === "DELETED") bucket.delete(id);
     else bucket.set(id, line.o);
   }
-  return { rv, buckets: Object.fromEntries([...buckets].map(([k, m]) => [k, [...m.values()]])) };
+  const result: StoreSnapshot = { rv, buckets: { ...snapshot?.buckets } };
+  for (const [key, bucket] of buckets) result.buckets[key] = [...bucket.values()];
+  return result;
 }
 
 /** Appends commits of a store to the log of `dir`. */
