@@ -55,6 +55,7 @@ const SPEC: FlagSpec = {
   "requestheader-extra-headers-prefix": { type: "string", multiple: true },
   "authorization-cache-ttl-seconds": { type: "string" },
   storage: { type: "string" },
+  "anonymous-auth": { type: "boolean" },
   "storage-namespace": { type: "string" },
   "storage-name": { type: "string" },
   "log-format": { type: "string" },
@@ -87,6 +88,8 @@ Flags:
   --requestheader-group-headers H         default X-Remote-Group
   --requestheader-extra-headers-prefix P  default X-Remote-Extra-
   --authorization-cache-ttl-seconds N     SubjectAccessReview cache for allowed and denied answers (default 10)
+  --anonymous-auth[=true|false]           no credentials is system:anonymous, authorized like anyone (default true,
+                                          as k8s.io/apiserver); false answers it 401
   --storage memory|configmap              where llamas live (default memory)
   --storage-namespace NS, --storage-name N ConfigMap of --storage=configmap (default kube-system/farm-llamas)
   --log-format json|text, --log-level L   logging (default json, info)`;
@@ -109,6 +112,8 @@ export interface ApiserverOptions {
   requestHeaderClientCAFile?: string;
   requestHeader: Omit<RequestHeaderConfig, "clientCAPEM">;
   authorizationCacheTtlMs: number;
+  /** `--anonymous-auth` (default true). */
+  anonymousAuth: boolean;
   storage: "memory" | "configmap";
   storageNamespace?: string;
   storageName?: string;
@@ -167,6 +172,7 @@ export function parseApiserverFlags(args: string[]): ApiserverOptions | "help" {
       extraHeaderPrefixes: headers("requestheader-extra-headers-prefix", REQUESTHEADER_DEFAULTS.extraHeaderPrefixes),
     },
     authorizationCacheTtlMs: intFlag("apiserver", values, "authorization-cache-ttl-seconds", 10) * 1000,
+    anonymousAuth: values["anonymous-auth"] !== false,
     storage: enumFlag("apiserver", values, "storage", ["memory", "configmap"] as const, "memory"),
     storageNamespace: stringFlag(values, "storage-namespace"),
     storageName: stringFlag(values, "storage-name"),
@@ -241,6 +247,7 @@ export async function apiserverCommand(args: string[]): Promise<number> {
     requestHeader,
     authorizationAllowTtlMs: opts.authorizationCacheTtlMs,
     authorizationDenyTtlMs: opts.authorizationCacheTtlMs,
+    anonymousAuth: opts.anonymousAuth,
     log: (m) => log.warn("{message}", { message: m }),
   });
   const serving = startRunnable(farm, stop.signal);

@@ -11,6 +11,7 @@ Deno.test("kubeop apiserver defaults: port 8443, delegated auth, memory storage,
   assert.equal(opts.serviceName, "kubeop-farm");
   assert.equal(opts.certDir, ".kubeop/farm-certs");
   assert.equal(opts.authorizationCacheTtlMs, 10_000);
+  assert.equal(opts.anonymousAuth, true, "k8s.io/apiserver's default");
   assert.equal(opts.certSecret, undefined);
   assert.deepEqual(opts.requestHeader.usernameHeaders, ["X-Remote-User"]);
   assert.deepEqual(opts.requestHeader.groupHeaders, ["X-Remote-Group"]);
@@ -35,6 +36,7 @@ Deno.test("kubeop apiserver parses the serving, auth and storage flags", () => {
     "kc",
     "--authentication-kubeconfig",
     "kc",
+    "--anonymous-auth=false",
   ]) as ApiserverOptions;
   assert.equal(opts.securePort, 9443);
   assert.deepEqual(opts.tlsSans, ["a.example", "b.example"]);
@@ -43,6 +45,7 @@ Deno.test("kubeop apiserver parses the serving, auth and storage flags", () => {
   assert.equal(opts.storage, "configmap");
   assert.equal(opts.authorizationCacheTtlMs, 0);
   assert.equal(opts.kubeconfig, "kc");
+  assert.equal(opts.anonymousAuth, false);
 });
 
 Deno.test("kubeop apiserver usage errors name the flag", () => {
