@@ -8,8 +8,8 @@
  * waits (on a condition, in real time) until the renewal that period asked for was answered.
  *
  * Checked: the Lease was renewed every period and never changed hands (no lost leadership, no transition); bookmarks
- * reached the quiet watch (at each hour's end, its last frame is minutes old, not an hour) and no watch died of its
- * read-idle deadline, while server timeouts did end them; the
+ * reached the quiet watch (at each hour's end, its last frame is minutes old, not an hour) and watch windows kept
+ * ending (the server's timeout or the window's deadline) without costing a relist beyond the compactions'; the
  * clock's pending timers stay bounded (nothing leaks a timer per renewal, bookmark, backoff or relist); every hour
  * the informer's cache equals the server's objects and every change was reconciled.
  */
@@ -49,7 +49,7 @@ function renewTimeMs(lease: KubeObject | undefined): number {
   return t ? Date.parse(t) : 0;
 }
 
-Deno.test(`${DAYS} virtual days: the Lease renewed every period, no idle watch death, no leaked timer, caches consistent`, async () => {
+Deno.test(`${DAYS} virtual days: the Lease renewed every period, watch windows end without relists, no leaked timer, caches consistent`, async () => {
   const clock = new VirtualClock();
   const { server, client, close } = await startFakeEnv({ clock });
   const metrics = new Metrics();
@@ -178,11 +178,16 @@ Deno.test(`${DAYS} virtual days: the Lease renewed every period, no idle watch d
     assert.ok(maxRenewGapMs < 2.5 * RETRY_SECONDS * 1000, `a renewal gap of ${maxRenewGapMs} ms`);
     // A bookmark a minute, and one stream timing out before its next bookmark: at most about two minutes of silence.
     assert.ok(maxSilenceMs <= 150_000, `a watch went ${maxSilenceMs} ms without an event or bookmark`);
-    assert.equal(await metrics.value("kubeop_watch_restarts_total", { reason: "idle-deadline" }), 0);
-    assert.ok(
-      await metrics.value("kubeop_watch_restarts_total", { reason: "stream-ended" }) >= DAYS * 24 * 6,
-      "server timeouts (300–600 s) ended watches many times a day",
-    );
+    // Watch windows are 15–22 s with a deadline 5 s past them (dead connections noticed within 27 s). The clock moves
+    // 20 s per step while the stream's end travels over real HTTP, so a window often meets its deadline here before its
+    // end is read: either way the watch resumes from its last resourceVersion. What must hold: windows keep ending (no
+    // watch stuck for good) and none of those ends costs a relist — only the compactions' 410s do.
+    const ended = await metrics.value("kubeop_watch_restarts_total", { reason: "stream-ended" }) +
+      await metrics.value("kubeop_watch_restarts_total", { reason: "idle-deadline" });
+    assert.ok(ended >= DAYS * 24 * 60, `only ${ended} watch windows ended in ${DAYS} days`);
+    const compactions = Math.floor((DAYS * 24 + faults.length - 2) / faults.length);
+    const relists = await metrics.value("kubeop_watch_relists_total");
+    assert.ok(relists <= 2 * compactions + 2, `${relists} relists for ${compactions} compactions`);
     const firstDay = Math.max(...timers.slice(0, 24));
     assert.ok(Math.max(...timers) <= firstDay + 5, `pending timers per hour: ${timers.join(",")}`);
     assert.ok(changed >= DAYS * 24 * 5 && reconciles > 0);
