@@ -202,6 +202,7 @@ export {
 export { Informer, type InformerMetrics, type WaitOptions } from "./cache/cache.ts";
 export type { LeaderElectionDurations } from "./leader/leader.ts";
 export type { WatchHealth, WatchLogger, WatchMetrics, WatchScope, WatchSink } from "./watch/watch_runner.ts";
+export type { WriteLagReport } from "./watch/write_lag.ts";
 export {
   kubeLeaseLock,
   type LeaseClient,
