@@ -11,6 +11,7 @@
  */
 
 import { eventually } from "../eventually.ts";
+import { freePort } from "./free_port.ts";
 
 /** A running real control plane. */
 export interface RealControlPlane {
@@ -88,13 +89,6 @@ async function run(cmd: string, args: string[], cwd: string): Promise<void> {
   if (out.code !== 0) {
     throw new Error(`${cmd} ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr).slice(0, 2000)}`);
   }
-}
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
 }
 
 async function makeCerts(dir: string): Promise<void> {

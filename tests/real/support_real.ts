@@ -108,13 +108,8 @@ export function rewriteKubeconfig(adminYaml: string, opts: { server?: string; to
   return YAML.stringify(doc);
 }
 
-/** A port that was free a moment ago on 127.0.0.1 (for a subprocess that must be told its port). */
-export function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
+/** A port free on 127.0.0.1 now, below the ephemeral range (for a subprocess that must be told its port). */
+export { freePort } from "../../testing/envtest/free_port.ts";
 
 /** Collects a subprocess stream as text in the background (so the pipe never fills). */
 export function collectText(stream: ReadableStream<Uint8Array>): { text(): string; done: Promise<void> } {
