@@ -119,21 +119,25 @@ Deno.test("kubeop run --leader-elect: SIGTERM releases the lease and exits 0", a
   });
 });
 
+/** `kubeop run --leader-elect` on Lease default/lossy, metrics off, plus `extra`. */
+function spawnLossyLeader(kubeconfig: string, extra: string[]): DenoChild {
+  return spawnRun([
+    "--kubeconfig",
+    kubeconfig,
+    "--leader-elect",
+    "--leader-election-id",
+    "lossy",
+    "--leader-election-namespace",
+    "default",
+    "--metrics-bind-address",
+    "0",
+    ...extra,
+  ]);
+}
+
 Deno.test("kubeop run --leader-elect: a leader that cannot renew stops its controllers, stays up, and leads again", async () => {
   await withCluster(async (server, kubeconfig) => {
-    const run = spawnRun([
-      "--kubeconfig",
-      kubeconfig,
-      "--leader-elect",
-      "--leader-election-id",
-      "lossy",
-      "--leader-election-namespace",
-      "default",
-      "--health-probe-bind-address",
-      "127.0.0.1:0",
-      "--metrics-bind-address",
-      "0",
-    ]);
+    const run = spawnLossyLeader(kubeconfig, ["--health-probe-bind-address", "127.0.0.1:0"]);
     try {
       await eventually("leadership", () => /became leader/.test(run.stderr()), { timeoutMs: SUBPROCESS_TIMEOUT_MS });
       // The API server refuses every Lease call: renewals fail until the renew deadline (10 s) passes.
@@ -170,20 +174,7 @@ Deno.test("kubeop run --leader-elect: a leader that cannot renew stops its contr
 
 Deno.test("kubeop run --leader-elect --exit-on-lost-leadership: a leader that cannot renew its lease exits 1", async () => {
   await withCluster(async (server, kubeconfig) => {
-    const run = spawnRun([
-      "--kubeconfig",
-      kubeconfig,
-      "--leader-elect",
-      "--exit-on-lost-leadership",
-      "--leader-election-id",
-      "lossy",
-      "--leader-election-namespace",
-      "default",
-      "--health-probe-bind-address",
-      "0",
-      "--metrics-bind-address",
-      "0",
-    ]);
+    const run = spawnLossyLeader(kubeconfig, ["--exit-on-lost-leadership", "--health-probe-bind-address", "0"]);
     try {
       await eventually("leadership", () => /became leader/.test(run.stderr()), { timeoutMs: SUBPROCESS_TIMEOUT_MS });
       server.faults.inject({ resource: "leases.coordination.k8s.io", code: 500 });
