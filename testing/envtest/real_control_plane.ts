@@ -263,11 +263,16 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
   await Deno.writeTextFile(`${dir}/tokens.csv`, `${token},admin,admin-uid,"system:masters"\n`);
   const [etcdClient, etcdPeer, apiPort] = [freePort(), freePort(), freePort()];
   const procs = new Map<string, Deno.ChildProcess>();
+  // How each process that is still meant to run ended, if it did: a wait for /readyz fails at once on an exited
+  // kube-apiserver or etcd instead of polling out its deadline (issue 28: a port taken under it, a bad flag).
+  const exits = new Map<string, Deno.CommandStatus>();
   const spawn = (cmd: string, args: string[], log: string, key = cmd) => {
     const file = Deno.openSync(`${dir}/${log}`, { write: true, create: true, append: true });
     const p = new Deno.Command(`${bin}/${cmd}`, { args, cwd: dir, stdout: "null", stderr: "piped" }).spawn();
     p.stderr.pipeTo(file.writable).catch(() => {});
     procs.set(key, p);
+    exits.delete(key);
+    p.status.then((status) => procs.get(key) === p && exits.set(key, status));
   };
   const etcdArgs = [
     `--data-dir=${dir}/etcd`,
@@ -342,24 +347,37 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     }
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   };
-  const ready = (server: string) =>
-    eventually(`real control plane: kube-apiserver ${server}/readyz ready`, async () => {
-      const res = await fetch(`${server}/readyz`, { client, headers: { authorization: `Bearer ${token}` } });
-      await res.body?.cancel();
-      return res.ok;
-    }, { timeoutMs: 120_000, intervalMs: 200, retryErrors: true });
+  /** Waits for `server`/readyz; fails at once, with the log's tail, when process `key` or etcd has exited. */
+  const ready = async (server: string, key: string, log: string) => {
+    let lastError = "";
+    try {
+      await eventually(`real control plane: ${key} ${server}/readyz ready`, async () => {
+        for (const name of [key, "etcd"]) {
+          const status = exits.get(name);
+          if (status) throw new Error(`${name} exited (code ${status.code}, signal ${status.signal ?? "none"})`);
+        }
+        try {
+          const res = await fetch(`${server}/readyz`, { client, headers: { authorization: `Bearer ${token}` } });
+          await res.body?.cancel();
+          lastError = `/readyz answered ${res.status}`;
+          return res.ok;
+        } catch (err) {
+          lastError = (err as Error).message;
+          return false;
+        }
+      }, { timeoutMs: 120_000, intervalMs: 200 });
+    } catch (err) {
+      const tail = await Deno.readTextFile(`${dir}/${log}`).catch(() => "");
+      throw new Error(`${(err as Error).message} (last: ${lastError}); ${dir}/${log} ends:\n${tail.slice(-3000)}`);
+    }
+  };
   let extraServers = 0;
   const startExtraApiServer = async (args: string[]): Promise<string> => {
     const port = freePort();
     const n = ++extraServers;
     spawn("kube-apiserver", apiserverArgs(port, args), `kube-apiserver-${n}.log`, `kube-apiserver-${n}`);
     const server = `https://127.0.0.1:${port}`;
-    try {
-      await ready(server);
-    } catch (err) {
-      const log = await Deno.readTextFile(`${dir}/kube-apiserver-${n}.log`).catch(() => "");
-      throw new Error(`${(err as Error).message}\n${log.slice(-3000)}`);
-    }
+    await ready(server, `kube-apiserver-${n}`, `kube-apiserver-${n}.log`);
     const path = `${dir}/admin-${n}.kubeconfig`;
     await Deno.writeTextFile(path, kubeconfigFor(server));
     return path;
@@ -394,16 +412,15 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     spawn("etcd", etcdArgs, "etcd.log");
     if (oldRevision > 0) await bumpEtcdRevision(etcdUrl, oldRevision + 1);
     spawn("kube-apiserver", apiserverArgs(apiPort, []), "kube-apiserver.log");
-    await ready(url);
+    await ready(url, "kube-apiserver", "kube-apiserver.log");
     if (wipeEtcd) spawn("kube-controller-manager", kcmArgs, "kube-controller-manager.log");
   };
   try {
-    await ready(url);
+    await ready(url, "kube-apiserver", "kube-apiserver.log");
     spawn("kube-controller-manager", kcmArgs, "kube-controller-manager.log");
   } catch (err) {
-    const log = await Deno.readTextFile(`${dir}/kube-apiserver.log`).catch(() => "");
     await stop();
-    throw new Error(`${(err as Error).message}\n${log.slice(-3000)}`);
+    throw err;
   }
   return { url, kubeconfig, kubeconfigPath, dir, startExtraApiServer, restart, stop };
 }

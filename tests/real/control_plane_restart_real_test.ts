@@ -56,3 +56,20 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "real control plane: a kube-apiserver that exits at start fails the start at once, naming the exit and its log",
+  ignore: !binDir,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    // Before, the harness polled /readyz of a dead process for 120 s and reported only a timeout (issue 28: a port
+    // taken under kube-apiserver). An unknown flag makes it exit at once, as a bind failure does.
+    const err = await startRealControlPlane({ binDir, apiserverArgs: ["--no-such-flag=1"] }).then(
+      () => assert.fail("a kube-apiserver with an unknown flag became ready"),
+      (e: Error) => e,
+    );
+    assert.match(err.message, /kube-apiserver exited \(code 1/);
+    assert.match(err.message, /unknown flag: --no-such-flag/);
+  },
+});
