@@ -23,6 +23,8 @@ export interface Goal {
 export const GOALS: Record<string, Goal> = {
   "watch-ingest|client-node": { min: 3, text: "≥ 3× client-node" },
   "watch-ingest|json-parse": { min: 0.5, text: "≥ 0.5× bare JSON.parse" },
+  "watch-ingest-10k|client-node": { min: 3, text: "≥ 3× client-node" },
+  "watch-ingest-10k|json-parse": { min: 0.5, text: "≥ 0.5× bare JSON.parse" },
   "initial-sync|client-node": { min: 2, text: "≤ 0.5× client-node's time" },
   "queue": { min: 1, text: "≥ 1 M ops/s" },
   "event-latency-p99": { min: 1, text: "p99 < 5 ms" },

@@ -1,5 +1,6 @@
 /**
- * Watch ingestion: events/s from one watch stream (one ~1.5 KB event per HTTP chunk) into the informer cache —
+ * Watch ingestion: events/s and bytes/s from one watch stream (one event per HTTP chunk; ~1 KB objects, then ~10 KB
+ * ones as `watch-ingest-10k`) into the informer cache —
  * kubeop's Informer (raw-socket transport, chunked + JSON-lines decoder, indexed frozen store) against
  * @kubernetes/client-node's Informer on the same stream, and against bare JSON.parse of the same lines (the
  * ceiling). Goals: ≥ 3× client-node, ≥ 50 % of JSON.parse. Both informers feed the same consumer, which reads each
@@ -209,12 +210,12 @@ function jsonParseRun(lines: string[]): number {
   return n / ((performance.now() - start) / 1000);
 }
 
-if (import.meta.main) {
-  const full = fullMode();
-  const events = full ? 200_000 : 40_000;
-  const reps = full ? 5 : 3;
-  const objectBytes = 1_500;
-  const { lines } = encodeWatchBody(events, objectBytes);
+/** One size's runs: the informers, the parse baselines and the transports, `reps` times; writes its two rows. */
+async function benchSize(name: string, events: number, objectBytes: number, reps: number, full: boolean) {
+  const { body, lines } = encodeWatchBody(events, objectBytes);
+  // Bytes on the wire per event (chunk framing included), so every events/s figure also reads as bytes/s.
+  const bytesPerEvent = body.length / events;
+  const bytesPerSec = (eventsPerSec: number) => round(eventsPerSec * bytesPerEvent);
   const server = await startServerWorker({ events, objectBytes, listItems: 0 });
   try {
     // Informers run on fresh worker threads (own heap, own warm-up); the transport and parse baselines here.
@@ -239,8 +240,14 @@ if (import.meta.main) {
       raw.push(await timed(() => rawTransportRun(server.url, events)));
       viaFetch.push(await timed(() => fetchTransportRun(server.url, events)));
     }
+    const k = median(kubeop);
+    const c = median(peer);
+    const j = median(parse);
     // Why the watch transport is a raw socket: decode + parse alone, raw socket vs fetch's body reader.
     const transport = {
+      bytesPerEvent: round(bytesPerEvent),
+      kubeopBytesPerSec: bytesPerSec(k),
+      peerBytesPerSec: bytesPerSec(c),
       rawSocketEventsPerSec: round(median(raw)),
       fetchEventsPerSec: round(median(viaFetch)),
       jsonParseRetainEventsPerSec: round(median(parseRetain)),
@@ -250,11 +257,8 @@ if (import.meta.main) {
       peerSamples: peer.map(round),
     };
     const params = { events, objectBytes, reps, mode: full ? "full" : "quick", eventsPerChunk: 1 };
-    const k = median(kubeop);
-    const c = median(peer);
-    const j = median(parse);
     await recordResult({
-      name: "watch-ingest",
+      name,
       params,
       unit: "events/s",
       kubeop: round(k),
@@ -264,17 +268,33 @@ if (import.meta.main) {
       extra: transport,
     });
     await recordResult({
-      name: "watch-ingest",
+      name,
       params,
       unit: "events/s",
       kubeop: round(k),
       peer: round(j),
       peerName: "json-parse",
       ratio: higherIsBetter(k, j),
-      extra: { jsonParseRetainEventsPerSec: transport.jsonParseRetainEventsPerSec, parseSamples: parse.map(round) },
+      extra: {
+        bytesPerEvent: transport.bytesPerEvent,
+        kubeopBytesPerSec: transport.kubeopBytesPerSec,
+        jsonParseBytesPerSec: bytesPerSec(j),
+        jsonParseRetainEventsPerSec: transport.jsonParseRetainEventsPerSec,
+        parseSamples: parse.map(round),
+      },
     });
   } finally {
     server.close();
   }
+}
+
+if (import.meta.main) {
+  const full = fullMode();
+  const events = full ? 200_000 : 40_000;
+  const reps = full ? 5 : 3;
+  // ~1 KB objects (a small ConfigMap, a Machine) and ~10 KB ones (a Pod with its managedFields, a Deployment); the
+  // 10 KB stream carries a fifth of the events, about twice the bytes.
+  await benchSize("watch-ingest", events, 1_000, reps, full);
+  await benchSize("watch-ingest-10k", events / 5, 10_000, reps, full);
   Deno.exit(0);
 }
