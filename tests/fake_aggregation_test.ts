@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { startFakeApiServer } from "../testing/mod.ts";
-import { createServerPki } from "../testing/apiserver/server_pki.ts";
+import { createCA } from "../runtime/http/pki.ts";
 import { call } from "../testing/test_http.ts";
 import { eventually } from "../testing/eventually.ts";
 
@@ -10,17 +10,43 @@ async function availability(url: string, name: string, status: string): Promise<
   return cond?.status === status ? cond : undefined;
 }
 
-/** An HTTPS server on 127.0.0.1 (its own CA) standing in for an aggregated API's backend pod. */
+/**
+ * An HTTPS server on 127.0.0.1 (its own CA) standing in for an aggregated API's backend pod. Its certificate names
+ * only the Service's DNS name, `farm.default.svc`, as a cluster's would: kube's aggregator checks that name whatever
+ * address it dials.
+ */
 async function serveTlsBackend(handler: Deno.ServeHandler) {
-  const pki = await createServerPki();
+  const ca = await createCA({ commonName: "farm-ca" });
+  const serving = await ca.issue({ commonName: "farm", hosts: ["farm.default.svc"], usage: "server" });
   const server = Deno.serve({
     hostname: "127.0.0.1",
     port: 0,
-    cert: pki.serving.certPEM,
-    key: pki.serving.keyPEM,
+    cert: serving.certPEM,
+    key: serving.keyPEM,
     onListen: () => {},
   }, handler);
-  return { pki, server };
+  return { pki: { caPEM: ca.certPEM }, server };
+}
+
+/**
+ * The same backend serving a certificate made the common way by the openssl binary (`openssl req -x509 ... -addext
+ * subjectAltName=DNS:farm.default.svc`): self-signed, so it is its own CA (CA:TRUE) and its own caBundle. Go's
+ * crypto/tls accepts it; Deno's fetch (rustls) refuses it as CaUsedAsEndEntity.
+ */
+async function serveOpensslBackend(handler: Deno.ServeHandler) {
+  const dir = await Deno.makeTempDir({ prefix: "kubeop-openssl-" });
+  try {
+    const args = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=farm.default.svc"];
+    args.push("-addext", "subjectAltName=DNS:farm.default.svc", "-keyout", `${dir}/tls.key`, "-out", `${dir}/tls.crt`);
+    const out = await new Deno.Command("openssl", { args, stdout: "piped", stderr: "piped" }).output();
+    if (!out.success) throw new Error(`openssl req -x509: ${new TextDecoder().decode(out.stderr)}`);
+    const cert = await Deno.readTextFile(`${dir}/tls.crt`);
+    const key = await Deno.readTextFile(`${dir}/tls.key`);
+    const server = Deno.serve({ hostname: "127.0.0.1", port: 0, cert, key, onListen: () => {} }, handler);
+    return { caPEM: cert, server };
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 }
 
 /** Creates Service `default/farm` (port 443 "https") with Endpoints pointing at `backendPort` on 127.0.0.1. */
@@ -151,6 +177,30 @@ Deno.test("APIService: insecureSkipTLSVerify proxies to an unverified backend; A
       down.message,
       /failing or missing response from https:\/\/127\.0\.0\.1:\d+\/apis\/farm.example.com\/v1alpha/,
     );
+  } finally {
+    await s.stop();
+    await backend.shutdown();
+  }
+});
+
+Deno.test("APIService: a backend serving an openssl self-signed certificate (CA:TRUE, its own caBundle) is proxied to", async () => {
+  const { caPEM, server: backend } = await serveOpensslBackend(() =>
+    Response.json({ kind: "LlamaList", apiVersion: "farm.example.com/v1alpha", items: [] })
+  );
+  const s = await startFakeApiServer({ anonymousAdmin: true });
+  const name = "v1alpha.farm.example.com";
+  try {
+    await exposeAsFarmService(s.url, backend.addr.port);
+    const spec = { group: "farm.example.com", version: "v1alpha", groupPriorityMinimum: 1000, versionPriority: 15 };
+    const created = await call(s.url, "POST", "/apis/apiregistration.k8s.io/v1/apiservices", {
+      metadata: { name },
+      spec: { ...spec, service: { namespace: "default", name: "farm", port: 443 }, caBundle: btoa(caPEM) },
+    });
+    assert.equal(created.status, 201);
+    await eventually("APIService Available", () => availability(s.url, name, "True"), { timeoutMs: 20_000 });
+    const list = await call(s.url, "GET", "/apis/farm.example.com/v1alpha/namespaces/default/llamas");
+    assert.equal(list.status, 200);
+    assert.equal(list.body.kind, "LlamaList");
   } finally {
     await s.stop();
     await backend.shutdown();

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Manager } from "../runtime/manager/manager.ts";
 import { createCA } from "../runtime/http/pki.ts";
 import { eventually } from "../testing/eventually.ts";
-import { insecureFetch } from "../testing/apiserver/insecure_fetch.ts";
+import { nodeHttpsFetch } from "../testing/apiserver/node_https_fetch.ts";
 import type { KubeObject, ResourceType } from "../runtime/types.ts";
 import type { KubeClient } from "../runtime/client/client.ts";
 import { nestedRecord } from "../runtime/unstructured.ts";
@@ -107,9 +107,10 @@ Deno.test("--metrics-secure: HTTPS /metrics answers 401 without a token, 403 whe
     try {
       await eventually("the second metrics endpoint", () => manager2.endpoints.metrics !== undefined);
       // Self-signed: only an unverifying client can read it.
-      const res = await insecureFetch(new URL(`${manager2.endpoints.metrics}/metrics`), {
+      const res = await nodeHttpsFetch(new URL(`${manager2.endpoints.metrics}/metrics`), {
         method: "GET",
         headers: new Headers({ authorization: `Bearer ${token}` }),
+        insecureSkipVerify: true,
       });
       const body = await res.text();
       assert.equal(res.status, 200);

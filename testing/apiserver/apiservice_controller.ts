@@ -172,10 +172,13 @@ export class ApiServiceController {
     const name = obj.metadata.name;
     const caPEM = obj.spec.caBundle ? atob(obj.spec.caBundle) : undefined;
     // Resolved per request, so Endpoints created after the APIService still work.
+    const service = obj.spec.service as { name?: string; namespace?: string } | undefined;
     const target: AggregatedTarget = {
       url: "https://unresolved.invalid",
       caPEM,
       insecureSkipTLSVerify: obj.spec.insecureSkipTLSVerify === true,
+      // kube's aggregator checks the serving certificate for the Service's DNS name, whatever address it dials.
+      ...(service?.name && service.namespace ? { serverName: `${service.name}.${service.namespace}.svc` } : {}),
     };
     Object.defineProperty(target, "url", {
       get: () => {

@@ -28,5 +28,5 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 
 /** An aggregated API target: a URL to proxy to, or an in-process handler. */
 export type AggregatedTarget =
-  | { url: string; caPEM?: string; insecureSkipTLSVerify?: boolean }
+  | { url: string; caPEM?: string; insecureSkipTLSVerify?: boolean; serverName?: string }
   | ((req: Request) => Promise<Response>);

@@ -25,7 +25,7 @@ import { handleResource, jsonResponse, type ResourceContext, type ResourceRoute,
 import { acceptsAny, acceptsCustomResource, OBJECT_MEDIA_TYPES, STREAM_MEDIA_TYPES } from "./http_negotiation.ts";
 import { methodNotAllowedPath, noSuchResource, notAcceptable, notAcceptableDiscovery } from "./status_errors.ts";
 import { qualifiedResource } from "./registry.ts";
-import { insecureFetch } from "./insecure_fetch.ts";
+import { nodeHttpsFetch } from "./node_https_fetch.ts";
 import type { RbacAuthorizer, UserInfo } from "./rbac_authorizer.ts";
 
 /** With RBAC off, reviews allow everything (the deny hook still applies) and list a rule covering all. */
@@ -322,48 +322,31 @@ export async function proxy(
     for (const v of values) headers.append(`x-remote-extra-${encodeURIComponent(key)}`, v);
   }
   const reqBody = req.method === "GET" || req.method === "HEAD" ? undefined : await req.arrayBuffer();
-  if (dest.protocol === "https:" && target.insecureSkipTLSVerify) {
-    try {
-      const res = await insecureFetch(dest, {
+  try {
+    if (dest.protocol === "https:") {
+      // As kube's aggregator: the caBundle, the Service's DNS name, or no check at all (node:https; see its module).
+      const res = await nodeHttpsFetch(dest, {
         method: req.method,
         headers,
         body: reqBody,
         signal: req.signal,
         cert: clientCert?.certPEM,
         key: clientCert?.keyPEM,
+        caPEM: target.caPEM,
+        serverName: target.serverName,
+        insecureSkipVerify: target.insecureSkipTLSVerify,
       });
       const out = new Headers(res.headers);
       out.delete("content-length");
       out.delete("transfer-encoding");
       return new Response(res.body, { status: res.status, headers: out });
-    } catch (err) {
-      return unreachable(err);
     }
-  }
-  const client = dest.protocol === "https:"
-    ? Deno.createHttpClient({
-      ...(target.caPEM ? { caCerts: [target.caPEM] } : {}),
-      ...(clientCert ? { cert: clientCert.certPEM, key: clientCert.keyPEM } : {}),
-    })
-    : undefined;
-  try {
-    const res = await fetch(dest, {
-      method: req.method,
-      headers,
-      body: reqBody,
-      client,
-      signal: req.signal,
-    } as RequestInit);
-    const body = res.body;
+    const res = await fetch(dest, { method: req.method, headers, body: reqBody, signal: req.signal });
     const out = new Headers(res.headers);
     out.delete("content-length");
     out.delete("transfer-encoding");
-    // Stream (watches) and close the client once the body is done.
-    const relay = body?.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: () => client?.close() }));
-    if (!relay) client?.close();
-    return new Response(relay ?? null, { status: res.status, headers: out });
+    return new Response(res.body, { status: res.status, headers: out });
   } catch (err) {
-    client?.close();
     return unreachable(err);
   }
 }
