@@ -6,6 +6,7 @@
  */
 import type { ResourceRegistry } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
+import { recordedLegacyEntries } from "./discovery_recorded.ts";
 
 /** The Kubernetes version the fake server claims (kubectl's version dispatcher picks its binary from it). */
 export const FAKE_KUBERNETES_VERSION = { major: "1", minor: "37", gitVersion: "v1.37.2" } as const;
@@ -33,6 +34,9 @@ export function apiVersions(serverAddress: string): unknown {
 }
 
 function resourceEntries(def: ResourceDef): unknown[] {
+  // A built-in kube serves: kube's own entries (discovery_recorded.ts).
+  const recorded = def.custom ? undefined : recordedLegacyEntries(def.group, def.version, def.plural);
+  if (recorded) return recorded;
   const main: Record<string, unknown> = {
     name: def.plural,
     singularName: def.singular,

@@ -7,6 +7,7 @@
  */
 import type { ResourceRegistry } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
+import { recordedV2Resource } from "./discovery_recorded.ts";
 
 /** The Content-Type of an aggregated discovery v2 response. */
 export const DISCOVERY_V2_CONTENT_TYPE = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
@@ -49,6 +50,9 @@ function kindOf(def: ResourceDef): Json {
 
 /** One APIResourceDiscovery entry for a served resource. */
 export function resourceDiscovery(def: ResourceDef): Json {
+  // A built-in kube serves: kube's own entry (discovery_recorded.ts).
+  const recorded = def.custom ? undefined : recordedV2Resource(def.group, def.version, def.plural);
+  if (recorded) return recorded;
   const out: Json = {
     resource: def.plural,
     responseKind: kindOf(def),
