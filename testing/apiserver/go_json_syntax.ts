@@ -98,64 +98,47 @@ export function goJsonSyntaxError(bytes: Uint8Array): string | undefined {
     }
   };
   let depth = 0;
+  /** An object or array from its opening byte: `element`s separated by commas up to `close`. */
+  const container = (close: number, element: () => void, afterElement: string): void => {
+    i++;
+    skipSpace();
+    if (peek() === close) {
+      i++;
+      depth--;
+      return;
+    }
+    for (;;) {
+      element();
+      skipSpace();
+      const next = peek();
+      if (next === 0x2c) {
+        i++;
+        continue;
+      }
+      if (next === close) {
+        i++;
+        depth--;
+        return;
+      }
+      fail(afterElement);
+    }
+  };
+  /** One `"key": value` of an object. */
+  const member = (): void => {
+    skipSpace();
+    if (peek() !== 0x22) fail("looking for beginning of object key string");
+    string();
+    skipSpace();
+    if (peek() !== 0x3a) fail("after object key");
+    i++;
+    value();
+  };
   const value = (): void => {
     skipSpace();
     const c = peek();
     if ((c === 0x7b || c === 0x5b) && ++depth > MAX_BODY_DEPTH) fail("exceeded max depth");
-    if (c === 0x7b) {
-      i++;
-      skipSpace();
-      if (peek() === 0x7d) {
-        i++;
-        depth--;
-        return;
-      }
-      for (;;) {
-        skipSpace();
-        if (peek() !== 0x22) fail("looking for beginning of object key string");
-        string();
-        skipSpace();
-        if (peek() !== 0x3a) fail("after object key");
-        i++;
-        value();
-        skipSpace();
-        const next = peek();
-        if (next === 0x2c) {
-          i++;
-          continue;
-        }
-        if (next === 0x7d) {
-          i++;
-          depth--;
-          return;
-        }
-        fail("after object key:value pair");
-      }
-    }
-    if (c === 0x5b) {
-      i++;
-      skipSpace();
-      if (peek() === 0x5d) {
-        i++;
-        depth--;
-        return;
-      }
-      for (;;) {
-        value();
-        skipSpace();
-        const next = peek();
-        if (next === 0x2c) {
-          i++;
-          continue;
-        }
-        if (next === 0x5d) {
-          i++;
-          depth--;
-          return;
-        }
-        fail("after array element");
-      }
-    }
+    if (c === 0x7b) return container(0x7d, member, "after object key:value pair");
+    if (c === 0x5b) return container(0x5d, value, "after array element");
     if (c === 0x22) return string();
     if (c === 0x74) return literal("true");
     if (c === 0x66) return literal("false");
