@@ -5,33 +5,21 @@
 import assert from "node:assert/strict";
 import { VirtualClock } from "../runtime/clock.ts";
 import { Controller, done } from "../runtime/controller/controller.ts";
-import { kubeLeaseLock, type LeaseLock } from "../runtime/leader/lease_lock.ts";
+import { kubeLeaseLock } from "../runtime/leader/lease_lock.ts";
 import { LeadershipLostError, Manager } from "../runtime/manager/manager.ts";
 import { CoreTypes } from "../runtime/types.ts";
 import { eventually } from "../testing/eventually.ts";
 import { startFakeEnv } from "./support/fake_env.ts";
-
-/** The Lease lock on the server, whose calls hang (until aborted) once the test stalls it: a partitioned leader. */
-function stallableLock(inner: LeaseLock): { lock: LeaseLock; stall(): void } {
-  let stalled = false;
-  const hang = (signal?: AbortSignal) =>
-    new Promise<never>((_, reject) => signal?.addEventListener("abort", () => reject(signal.reason), { once: true }));
-  return {
-    lock: {
-      get: (signal) => stalled ? hang(signal) : inner.get(signal),
-      create: (spec, signal) => stalled ? hang(signal) : inner.create(spec, signal),
-      update: (spec, rv, signal) => stalled ? hang(signal) : inner.update(spec, rv, signal),
-      describe: () => inner.describe(),
-    },
-    stall: () => stalled = true,
-  };
-}
+import { partitionableLock, shortLeaseElection } from "./support/partitioned_lease_lock.ts";
 
 Deno.test("a leader whose renewals stalled writes nothing after its renew deadline: the server records no write", async () => {
   const { server, client, close } = await startFakeEnv();
   const clock = new VirtualClock(); // the manager's: the Lease timings move only when the test advances it
   try {
-    const { lock, stall } = stallableLock(kubeLeaseLock({ client, namespace: "default", name: "kubeop" }));
+    const { lock, partition } = partitionableLock(
+      kubeLeaseLock({ client, namespace: "default", name: "kubeop" }),
+      "hang",
+    );
     let entered = false;
     let openGate: () => void = () => {};
     const gate = new Promise<void>((resolve) => openGate = resolve);
@@ -60,17 +48,7 @@ Deno.test("a leader whose renewals stalled writes nothing after its renew deadli
       client,
       clock,
       namespaces: ["default"],
-      leaderElection: {
-        id: "kubeop",
-        namespace: "default",
-        identity: "replica-1",
-        lock,
-        leaseSeconds: 15,
-        renewDeadlineSeconds: 10,
-        retryPeriodSeconds: 2,
-        random: () => 0.5,
-        exitOnLostLeadership: true,
-      },
+      leaderElection: { ...shortLeaseElection("replica-1", lock), exitOnLostLeadership: true },
     }).add(controller);
     const stop = new AbortController();
     const running = manager.start(stop.signal);
@@ -82,7 +60,7 @@ Deno.test("a leader whose renewals stalled writes nothing after its renew deadli
     await eventually("the reconcile of target to start", () => entered);
     const before = server.store.get(CoreTypes.ConfigMap, "target", { namespace: "default" });
 
-    stall();
+    partition(true); // renewals hang from now on
     for (let ms = 0; manager.isLeader(); ms += 100) {
       assert.ok(ms <= 15_000, "leadership should end within the renew deadline");
       await clock.advance(100);

@@ -6,32 +6,21 @@
 import assert from "node:assert/strict";
 import { VirtualClock } from "../runtime/clock.ts";
 import { Controller, done } from "../runtime/controller/controller.ts";
-import { kubeLeaseLock, type LeaseLock } from "../runtime/leader/lease_lock.ts";
+import { kubeLeaseLock } from "../runtime/leader/lease_lock.ts";
 import { Manager } from "../runtime/manager/manager.ts";
 import { CoreTypes } from "../runtime/types.ts";
 import { eventually } from "../testing/eventually.ts";
 import { startFakeEnv } from "./support/fake_env.ts";
-
-/** The Lease lock on the server, failing while `down` (a partition between this replica and the API server). */
-function partitionableLock(inner: LeaseLock): { lock: LeaseLock; partition(on: boolean): void } {
-  let down = false;
-  const refuse = () => Promise.reject(new Error("connection refused (partitioned by the test)"));
-  return {
-    lock: {
-      get: (signal) => down ? refuse() : inner.get(signal),
-      create: (spec, signal) => down ? refuse() : inner.create(spec, signal),
-      update: (spec, rv, signal) => down ? refuse() : inner.update(spec, rv, signal),
-      describe: () => inner.describe(),
-    },
-    partition: (on) => down = on,
-  };
-}
+import { partitionableLock, shortLeaseElection } from "./support/partitioned_lease_lock.ts";
 
 Deno.test("a deposed leader stays up, writes nothing, leads again and reconciles what changed meanwhile", async () => {
   const { server, client, close } = await startFakeEnv();
   const clock = new VirtualClock(); // the manager's: Lease timings move only when the test advances it
   try {
-    const { lock, partition } = partitionableLock(kubeLeaseLock({ client, namespace: "default", name: "kubeop" }));
+    const { lock, partition } = partitionableLock(
+      kubeLeaseLock({ client, namespace: "default", name: "kubeop" }),
+      "refuse",
+    );
     const reconciled: string[] = [];
     let inFlight = 0;
     let maxInFlight = 0;
@@ -60,16 +49,7 @@ Deno.test("a deposed leader stays up, writes nothing, leads again and reconciles
       client,
       clock,
       namespaces: ["default"],
-      leaderElection: {
-        id: "kubeop",
-        namespace: "default",
-        identity: "replica-1",
-        lock,
-        leaseSeconds: 15,
-        renewDeadlineSeconds: 10,
-        retryPeriodSeconds: 2,
-        random: () => 0.5,
-      },
+      leaderElection: shortLeaseElection("replica-1", lock),
     }).add(controller);
     const stop = new AbortController();
     let settled: string | undefined;
