@@ -58,6 +58,27 @@ Deno.test({
     const wait = <T>(what: string, check: () => Promise<T | undefined | false>) =>
       eventually(what, check, { timeoutMs: 30_000, intervalMs: 100 });
     try {
+      // Created first: kube-controller-manager's cronjob controller runs on the wall clock, so its first Job comes at the
+      // next minute boundary; the steps below pass the time, the last one checks.
+      await create(`/apis/batch/v1/namespaces/${NS}/cronjobs`, {
+        metadata: { name: "tick" },
+        spec: {
+          schedule: "* * * * *",
+          concurrencyPolicy: "Forbid",
+          successfulJobsHistoryLimit: 1,
+          jobTemplate: {
+            spec: {
+              template: {
+                spec: {
+                  restartPolicy: "Never",
+                  containers: [{ name: "main", image: "busybox", command: ["sh", "-c", "exit 0"] }],
+                },
+              },
+            },
+          },
+        },
+      });
+
       await t.step("Deployment: rollout, scale, new template, undo", async () => {
         await create(`${APPS}/deployments`, {
           metadata: { name: "web" },
@@ -234,6 +255,20 @@ Deno.test({
         assert.equal(bad.status.conditions.find((c: Json) => c.type === "Failed").reason, "BackoffLimitExceeded");
         const okPods = await pods("job-name=ok");
         assert.equal(okPods.filter((p) => p.status.phase === "Succeeded").length, 2);
+      });
+
+      await t.step("CronJob: a Job at the schedule, owned by the CronJob, completed and recorded", async () => {
+        const tick = await eventually("the CronJob's first Job to complete", async () => {
+          const c = await get(`/apis/batch/v1/namespaces/${NS}/cronjobs/tick`);
+          return c.status?.lastSuccessfulTime && c;
+        }, { timeoutMs: 90_000, intervalMs: 500 });
+        assert.ok(tick.status.lastScheduleTime, "lastScheduleTime recorded");
+        const jobs = (await get(`/apis/batch/v1/namespaces/${NS}/jobs`)).items.filter((j: Json) =>
+          j.metadata.ownerReferences?.some((o: Json) => o.kind === "CronJob" && o.name === "tick" && o.controller)
+        );
+        assert.ok(jobs.length >= 1, "a Job owned by the CronJob");
+        assert.match(jobs[0].metadata.name, /^tick-\d+$/, "named tick-<scheduled minute>, as kube names them");
+        assert.ok(jobs.some((j: Json) => j.status?.succeeded === 1));
       });
 
       await t.step("cascading delete: Deployment → ReplicaSets → Pods", async () => {
