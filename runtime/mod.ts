@@ -234,6 +234,7 @@ export {
 export {
   ConditionsSchema,
   crdFromSchema,
+  crdFromSchemas,
   type CustomResourceSchema,
   customResourceType,
   type PrinterColumn,
