@@ -17,6 +17,7 @@ import {
   type ManagerFlagDefaults,
   type ManagerFlags,
   managerFlagsUsage,
+  managerOptionsFromFlags,
   parseManagerFlags,
 } from "../runtime/flags/manager_flags.ts";
 import { type FlagSpec, listFlag, parseFlags, UsageError } from "./flags.ts";
@@ -99,32 +100,8 @@ export async function runCommand(args: string[]): Promise<number> {
       client,
       metrics,
       logger: kubeopLogger(),
-      namespaces: opts.namespaces,
       watchList: watchListFromEnv(readEnvIfAllowed),
-      leaderElection: opts.leaderElect
-        ? {
-          id: opts.leaderElectionId,
-          identity,
-          namespace: leaseNamespace,
-          ...opts.leaderElection,
-          exitOnLostLeadership: opts.exitOnLostLeadership,
-        }
-        : undefined,
-      sharding: opts.shards === "auto"
-        ? {
-          id: opts.leaderElectionId,
-          identity,
-          namespace: leaseNamespace,
-          buckets: opts.shardBuckets,
-          ...opts.leaderElection,
-        }
-        : undefined,
-      metricsBindAddress: opts.metricsBindAddress,
-      metricsSecure: opts.metricsSecure,
-      metricsCertDir: opts.metricsCertDir,
-      healthProbeBindAddress: opts.healthProbeBindAddress,
-      gracefulShutdownMs: opts.gracefulShutdownMs,
-      maxConcurrentReconciles: opts.maxConcurrentReconciles,
+      ...managerOptionsFromFlags(opts, { leaseNamespace, identity }),
     });
     for (const name of opts.controllers) {
       for (const controller of CONTROLLERS[name]({ informers: manager.informers })) manager.add(controller);

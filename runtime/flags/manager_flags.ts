@@ -2,13 +2,15 @@
  * The flags of an operator's `run` (kubebuilder's scaffold flags, DESIGN §2): cluster access, namespaces, leader
  * election and its Lease timings, sharding, the metrics, probe and webhook servers, logging, concurrency and client
  * throttling. {@link MANAGER_FLAGS} is their parseArgs spec, {@link parseManagerFlags} reads and checks them (every
- * mistake a {@link UsageError} naming the flag), {@link managerFlagsUsage} is their help text. `kubeop run` adds
+ * mistake a {@link UsageError} naming the flag), {@link managerFlagsUsage} is their help text and
+ * {@link managerOptionsFromFlags} the Manager's options they make. `kubeop run` adds
  * `--controllers`; the `run` of a `kubeop init` project uses them as they are, with its own names as defaults.
  * @module
  */
 import { parseGoDuration } from "../apimachinery/go_duration.ts";
 import { type LeaderElectionDurations, validateLeaderElectionDurations } from "../leader/leader.ts";
 import type { LogLevel } from "../observe/log.ts";
+import type { ManagerOptions } from "../manager/manager_options.ts";
 import { parseBindAddress } from "../manager/probes.ts";
 import { DEFAULT_SHARD_BUCKETS } from "../shard/shard_ring.ts";
 import {
@@ -315,4 +317,55 @@ export function managerFlagsUsage(defaults: ManagerFlagDefaults): string {
   --graceful-shutdown-timeout-seconds N   longest drain of in-flight reconciles on shutdown (default 25)
   --kube-api-qps N                    client-side limit, requests/s to the API server (default 0: unthrottled)
   --kube-api-burst N                  burst of that limit (default: ceil(qps))`;
+}
+
+/** What the Manager takes from the flags. */
+export type ManagerOptionsFromFlags = Pick<
+  ManagerOptions,
+  | "namespaces"
+  | "leaderElection"
+  | "sharding"
+  | "metricsBindAddress"
+  | "metricsSecure"
+  | "metricsCertDir"
+  | "healthProbeBindAddress"
+  | "gracefulShutdownMs"
+  | "maxConcurrentReconciles"
+>;
+
+/**
+ * The Manager's options from `flags`: namespaces, the leader election and sharding Leases (in `leaseNamespace`, this
+ * replica named `identity`, default the Manager's), the servers' addresses, drain time and concurrency.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MANAGER_FLAGS, managerOptionsFromFlags, parseManagerFlags } from "./manager_flags.ts";
+ * import { parseFlags } from "./parse_flags.ts";
+ * const values = parseFlags("my-operator run", ["--leader-elect", "--metrics-bind-address=0"], MANAGER_FLAGS);
+ * const flags = parseManagerFlags("my-operator run", values, { leaderElectionId: "mine", webhookServiceName: "w" });
+ * const opts = managerOptionsFromFlags(flags, { leaseNamespace: "my-operator-system" });
+ * assert.deepEqual([opts.leaderElection?.id, opts.leaderElection?.namespace, opts.metricsBindAddress, opts.sharding], [
+ *   "mine", "my-operator-system", "0", undefined,
+ * ]);
+ * ```
+ */
+export function managerOptionsFromFlags(
+  flags: ManagerFlags,
+  where: { leaseNamespace: string; identity?: string },
+): ManagerOptionsFromFlags {
+  const lease = { id: flags.leaderElectionId, identity: where.identity, namespace: where.leaseNamespace };
+  return {
+    namespaces: flags.namespaces,
+    leaderElection: flags.leaderElect
+      ? { ...lease, ...flags.leaderElection, exitOnLostLeadership: flags.exitOnLostLeadership }
+      : undefined,
+    sharding: flags.shards === "auto" ? { ...lease, buckets: flags.shardBuckets, ...flags.leaderElection } : undefined,
+    metricsBindAddress: flags.metricsBindAddress,
+    metricsSecure: flags.metricsSecure,
+    metricsCertDir: flags.metricsCertDir,
+    healthProbeBindAddress: flags.healthProbeBindAddress,
+    gracefulShutdownMs: flags.gracefulShutdownMs,
+    maxConcurrentReconciles: flags.maxConcurrentReconciles,
+  };
 }

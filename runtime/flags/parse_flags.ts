@@ -9,6 +9,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 
 /** A command-line mistake; exit code 2. */
 export class UsageError extends Error {
+  /** `message` starts with the command and names the flag. */
   constructor(message: string) {
     super(message);
     this.name = "UsageError";
