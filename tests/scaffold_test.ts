@@ -135,12 +135,26 @@ Deno.test({
         assert.equal(await Deno.readTextFile(controller), mine);
       });
 
+      await t.step("main.ts run takes kubeop run's manager flags, with the operator's names as defaults", async () => {
+        const help = await sh.run("deno run --allow-all main.ts run --help");
+        for (
+          const line of [
+            /--leader-election-id NAME +Lease name \(default demo-operator-leader\)/,
+            /--namespace NS /,
+            /--shards auto\|off /,
+            /--webhook-service-name NAME .*\(default demo-operator-webhook\)/,
+            /--metrics-bind-address ADDR +\/metrics address \(default 0; 0 disables\)/,
+          ]
+        ) assert.match(help, line);
+      });
+
       await t.step("bad input exits 2 with the flag named", async () => {
         const bad = await new Deno.Command("bash", {
           args: [
             "-c",
             `kubeop() { deno run --allow-all ${REPO}/main.ts "$@"; }; kubeop create api --kind widget; echo "exit $?" >&2; ` +
-            `kubeop create webhook --kind Gadget --convert`,
+            `kubeop create webhook --kind Gadget --convert; echo "exit $?" >&2; ` +
+            `deno run --allow-all main.ts run --leader-elect-lease-duration=5s`,
           ],
           cwd: project,
           env: sh.env(),
@@ -150,7 +164,11 @@ Deno.test({
         assert.equal(bad.code, 2);
         const stderr = new TextDecoder().decode(bad.stderr);
         assert.match(stderr, /--group, --version is required\n[\s\S]*exit 2\n/);
-        assert.match(stderr, /--convert: Gadget is served at one version \(v1alpha1\), so there is nothing to convert/);
+        assert.match(
+          stderr,
+          /--convert: Gadget is served at one version \(v1alpha1\), so there is nothing to convert\n[\s\S]*exit 2\n/,
+        );
+        assert.match(stderr, /demo-operator run: --leader-elect-lease-duration \(5s\) must be greater than/);
       });
     } finally {
       await Deno.remove(parent, { recursive: true });

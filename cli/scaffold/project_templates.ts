@@ -142,75 +142,94 @@ ${kinds.map((k) => `  ${k.lower}: ${k.lower.toUpperCase()}_RBAC,`).join("\n")}
 `;
 }
 
-/** main.ts: `run` against a cluster, `dev` against the embedded fake API server. */
+/** main.ts: `run` against a cluster (the runtime's manager flags, as `kubeop run`'s), `dev` against the fake API server. */
 export function mainTs(name: string): string {
   return `/**
  * ${name}: \`deno task run\` (or \`main.ts run\`) runs the controllers against the cluster of the kubeconfig (or
  * in-cluster); \`deno task dev\` (\`main.ts dev\`) runs them against an embedded fake API server and writes a kubeconfig
- * for kubectl. Exit codes: 0 stopped, 1 failed, 2 usage error.
+ * for kubectl. \`run\` takes the flags of \`kubeop run\` (the runtime's manager flags: leader election, namespaces,
+ * sharding, metrics, probes, webhooks, logging); \`main.ts run --help\` lists them. Exit codes: 0 stopped, 1 failed,
+ * 2 usage error.
  * @module
  */
-import { parseArgs } from "node:util";
-import { configureLogging, createWebhookServer, KubeClient, loadClusterConfig, Manager } from "@kubeop/kubeop";
+import {
+  configureLogging,
+  createWebhookServer,
+  KubeClient,
+  loadClusterConfig,
+  Manager,
+  MANAGER_FLAGS,
+  type ManagerFlagDefaults,
+  managerFlagsUsage,
+  managerOptionsFromFlags,
+  parseFlags,
+  parseManagerFlags,
+  UsageError,
+} from "@kubeop/kubeop";
 import { controllers, crds, webhooks } from "./controllers/mod.ts";
 import { OPERATOR } from "./operator.ts";
 
-const RUN_FLAGS = {
-  "leader-elect": { type: "boolean" },
-  "leader-election-namespace": { type: "string" },
-  "metrics-bind-address": { type: "string" },
-  "health-probe-bind-address": { type: "string" },
-  "webhook-bind-address": { type: "string" },
-  "webhook-cert-dir": { type: "string" },
-  "log-format": { type: "string" },
-  "log-level": { type: "string" },
-} as const;
+/** The defaults of \`run\`'s flags: this operator's names; metrics and probes off unless asked (deploy/ asks). */
+const DEFAULTS: ManagerFlagDefaults = {
+  leaderElectionId: OPERATOR.leaderElectionId,
+  leaderElectionNamespace: OPERATOR.namespace,
+  webhookServiceName: OPERATOR.webhookServiceName,
+  webhookServiceNamespace: OPERATOR.namespace,
+  metricsBindAddress: "0",
+  healthProbeBindAddress: "0",
+  logFormat: "text",
+};
+
+const RUN_FLAGS = { ...MANAGER_FLAGS, help: { type: "boolean", short: "h" } } as const;
+
+const RUN_USAGE = \`Usage: main.ts run [flags]
+
+Runs the controllers (and the webhooks) against a cluster until SIGINT/SIGTERM.
+
+Flags:
+\${managerFlagsUsage(DEFAULTS)}\`;
 
 /** \`run\`: the controllers (and webhooks) in a Manager until SIGINT/SIGTERM. */
 async function run(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: RUN_FLAGS, strict: true });
-  const format = values["log-format"] ?? "text";
-  if (format !== "text" && format !== "json") throw new UsageError(\`--log-format must be text or json, got "\${format}"\`);
-  const level = values["log-level"] ?? "info";
-  if (!["trace", "debug", "info", "warning", "error", "fatal"].includes(level)) {
-    throw new UsageError(\`--log-level must be trace|debug|info|warning|error|fatal, got "\${level}"\`);
+  const values = parseFlags("${name} run", args, RUN_FLAGS);
+  if (values.help) {
+    console.log(RUN_USAGE);
+    return 0;
   }
-  await configureLogging({ format, level: level as "info" });
-  const client = new KubeClient({ config: await loadClusterConfig() });
-  const manager = new Manager({
-    client,
-    metricsBindAddress: values["metrics-bind-address"] ?? "0",
-    healthProbeBindAddress: values["health-probe-bind-address"] ?? "0",
-    leaderElection: values["leader-elect"]
-      ? { id: OPERATOR.leaderElectionId, namespace: values["leader-election-namespace"] ?? OPERATOR.namespace }
-      : undefined,
-  });
+  const flags = parseManagerFlags("${name} run", values, DEFAULTS);
+  await configureLogging({ format: flags.logFormat, level: flags.logLevel });
+  const config = await loadClusterConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
+  const client = new KubeClient({ config, qps: flags.kubeApiQps, burst: flags.kubeApiBurst });
+  const leaseNamespace = flags.leaderElectionNamespace ?? OPERATOR.namespace;
+  const manager = new Manager({ client, ...managerOptionsFromFlags(flags, { leaseNamespace }) });
   for (const controller of controllers()) manager.add(controller);
   const hooks = webhooks();
-  if (hooks.length) {
+  if (hooks.length && flags.webhookBindAddress !== "0") {
     manager.add(createWebhookServer({
       webhooks: hooks,
       client,
-      bindAddress: values["webhook-bind-address"],
-      certDir: values["webhook-cert-dir"],
-      serviceName: OPERATOR.webhookServiceName,
-      namespace: OPERATOR.namespace,
+      bindAddress: flags.webhookBindAddress,
+      certDir: flags.webhookCertDir,
+      clientCAFile: flags.webhookClientCA,
+      tokenAudience: flags.webhookTokenAudience,
+      serviceName: flags.webhookServiceName,
+      namespace: flags.webhookServiceNamespace ?? OPERATOR.namespace,
       configurationNames: OPERATOR,
       metrics: manager.metrics,
     }));
   }
   const stop = new AbortController();
   for (const signal of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(signal, () => stop.abort());
-  await manager.start(stop.signal);
-  client.close();
+  try {
+    await manager.start(stop.signal);
+  } finally {
+    client.close();
+  }
   return 0;
 }
 
-/** A command-line mistake: exit code 2. */
-class UsageError extends Error {}
-
 const USAGE = \`Usage: main.ts <run|dev> [flags]
-  run   the controllers against a cluster (kubeconfig or in-cluster); flags: \${Object.keys(RUN_FLAGS).map((f) => "--" + f).join(" ")}
+  run   the controllers against a cluster (kubeconfig or in-cluster); run --help lists its flags
   dev   an embedded fake API server with the CRDs, webhooks and controllers, for kubectl (--help for its flags)\`;
 
 /** Runs the command line; returns the exit code. */
@@ -226,9 +245,13 @@ export async function main(args: string[]): Promise<number> {
     console.error(USAGE);
     return 2;
   } catch (err) {
-    const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");
+    // a usage error names the command and the flag; anything else is a failure of the run
+    if (err instanceof UsageError) {
+      console.error(err.message);
+      return 2;
+    }
     console.error(\`${name} \${command}: \${(err as Error).message}\`);
-    return usage ? 2 : 1;
+    return 1;
   }
 }
 
