@@ -166,7 +166,7 @@ Deno.test({
         assert.match(stderr, /--group, --version is required\n[\s\S]*exit 2\n/);
         assert.match(
           stderr,
-          /--convert: Gadget is served at one version \(v1alpha1\), so there is nothing to convert\n[\s\S]*exit 2\n/,
+          /--convert: Gadget is served at one version \(v1alpha1\), so there is nothing to convert;[^\n]*\n[\s\S]*exit 2\n/,
         );
         assert.match(stderr, /demo-operator run: --leader-elect-lease-duration \(5s\) must be greater than/);
       });
