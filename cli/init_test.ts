@@ -27,7 +27,7 @@ Deno.test("kubeop init: bad input is a usage error naming what is wrong, and wri
   }
 });
 
-Deno.test("kubeop create: outside a project, or naming an unknown kind, is a usage error", async () => {
+Deno.test("kubeop create: outside a project, an unknown kind, --convert of a one-version kind: usage errors", async () => {
   const dir = await Deno.makeTempDir({ prefix: "kubeop-create-bad-" });
   try {
     await assert.rejects(createCommand(["api", ...KIND], dir), /no \.kubeop-scaffold\.json/);
@@ -37,7 +37,21 @@ Deno.test("kubeop create: outside a project, or naming an unknown kind, is a usa
       JSON.stringify({ name: "p", kubeop: ".", kinds: [{ ...kindOf(), clusterScoped: false }], files: {} }),
     );
     await assert.rejects(createCommand(["webhook", "--kind", "Gizmo", "--validate"], dir), /no kind "Gizmo"/);
-    await assert.rejects(createCommand(["webhook", "--kind", "Widget"], dir), /--validate, --default or both/);
+    await assert.rejects(createCommand(["webhook", "--kind", "Widget"], dir), /--validate, --default, --convert/);
+    await assert.rejects(
+      createCommand(["webhook", "--kind", "Widget", "--convert"], dir),
+      (err: Error) =>
+        err instanceof UsageError && /--convert: Widget is served at one version \(v1alpha1\)/.test(err.message),
+    );
+    await assert.rejects(
+      createCommand(["api", ...KIND.slice(0, 2), "--version", "v1", "--kind", "Widget", "--cluster-scoped"], dir),
+      /--cluster-scoped: Widget is not cluster-scoped/,
+    );
+    await assert.rejects(
+      createCommand(["api", "--group", "other.example.com", "--version", "v1", "--kind", "Widget"], dir),
+      /already has Widget \(demo\.example\.com\/v1alpha1\)/,
+    );
+    assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name), [".kubeop-scaffold.json"], "nothing written");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -300,6 +300,47 @@ export function crdFromSchema(cr: CustomResourceSchema): KubeObject {
   };
 }
 
+/**
+ * The CustomResourceDefinition of a kind served at several versions (kubebuilder's multi-version API): the first of
+ * `versions` is the storage version, every other one is served but not stored, each with its own schema and printer
+ * columns. Objects move between versions through the CRD's `spec.conversion` (a conversion webhook; without one,
+ * kube-apiserver only rewrites apiVersion). Every entry must name the same group, kind, plural and scope.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Type } from "@sinclair/typebox";
+ * import { crdFromSchemas } from "./crd_schema.ts";
+ * const v1 = { group: "example.com", version: "v1", kind: "Widget", plural: "widgets", spec: Type.Object({}), status: Type.Object({}) };
+ * const crd = crdFromSchemas([v1, { ...v1, version: "v2" }]);
+ * const versions = (crd.spec as { versions: { name: string; storage: boolean }[] }).versions;
+ * assert.deepEqual(versions.map((v) => [v.name, v.storage]), [["v1", true], ["v2", false]]);
+ * ```
+ */
+export function crdFromSchemas(versions: readonly CustomResourceSchema[]): KubeObject {
+  const [storage, ...served] = versions;
+  if (!storage) throw new Error("crdFromSchemas: no version given");
+  const crd = crdFromSchema(storage);
+  const spec = crd.spec as { versions: Record<string, unknown>[] };
+  const seen = new Set([storage.version]);
+  for (const cr of served) {
+    for (const field of ["group", "kind", "plural", "scope"] as const) {
+      if ((cr[field] ?? "Namespaced") !== (storage[field] ?? "Namespaced")) {
+        throw new Error(
+          `crdFromSchemas: ${cr.kind} ${cr.version} has ${field} ${cr[field]}, ${storage.version} has ${
+            storage[field]
+          }`,
+        );
+      }
+    }
+    if (seen.has(cr.version)) throw new Error(`crdFromSchemas: ${cr.kind} version ${cr.version} is given twice`);
+    seen.add(cr.version);
+    const [version] = (crdFromSchema(cr).spec as { versions: Record<string, unknown>[] }).versions;
+    spec.versions.push({ ...version, storage: false });
+  }
+  return crd;
+}
+
 /** How clients address the custom resource `cr` (the ResourceType KubeClient and Controller take). */
 export function customResourceType(
   cr: Pick<CustomResourceSchema, "group" | "version" | "kind" | "plural" | "scope">,

@@ -4,8 +4,10 @@ import {
   ConditionsSchema,
   ConditionsTypeBoxSchema,
   crdFromSchema,
+  crdFromSchemas,
   customResourceType,
   READY_COLUMN,
+  type StructuralSchema,
   structuralSchema,
 } from "./crd_schema.ts";
 
@@ -149,4 +151,32 @@ Deno.test("ConditionsSchema is the structural form of ConditionsTypeBoxSchema, w
   assert.equal(item.properties.lastTransitionTime.format, "date-time");
   assert.equal(ConditionsSchema["x-kubernetes-list-type"], "map");
   assert.deepEqual(ConditionsSchema["x-kubernetes-list-map-keys"], ["type"]);
+});
+
+Deno.test("crdFromSchemas: one CRD, the first version stores, each keeps its schema; a mismatch is refused", () => {
+  const v1 = {
+    group: "example.com",
+    version: "v1",
+    kind: "Widget",
+    plural: "widgets",
+    spec: Type.Object({ message: Type.String() }),
+    status: Type.Object({}),
+  };
+  const v2 = { ...v1, version: "v2", spec: Type.Object({ text: Type.String() }) };
+  const crd = crdFromSchemas([v1, v2]);
+  const versions = (crd.spec as {
+    versions: { name: string; served: boolean; storage: boolean; schema: { openAPIV3Schema: StructuralSchema } }[];
+  }).versions;
+  assert.deepEqual(versions.map((v) => [v.name, v.served, v.storage]), [["v1", true, true], ["v2", true, false]]);
+  const specOf = (i: number) =>
+    (versions[i].schema.openAPIV3Schema.properties as Record<string, StructuralSchema>).spec;
+  assert.deepEqual(Object.keys(specOf(0).properties as object), ["message"]);
+  assert.deepEqual(Object.keys(specOf(1).properties as object), ["text"]);
+  assert.throws(
+    () => crdFromSchemas([v1, { ...v2, group: "other.com" }]),
+    /v2 has group other\.com, v1 has example\.com/,
+  );
+  assert.throws(() => crdFromSchemas([v1, { ...v2, scope: "Cluster" }]), /has scope Cluster/);
+  assert.throws(() => crdFromSchemas([v1, { ...v1 }]), /version v1 is given twice/);
+  assert.throws(() => crdFromSchemas([]), /no version/);
 });

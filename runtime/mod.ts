@@ -234,6 +234,7 @@ export {
 export {
   ConditionsSchema,
   crdFromSchema,
+  crdFromSchemas,
   type CustomResourceSchema,
   customResourceType,
   type PrinterColumn,
@@ -335,6 +336,28 @@ export type {
   GroupVersionResource,
 } from "./webhook/review_types.ts";
 export type { ConnectionDeadlines } from "./http/http_deadlines.ts";
+// Command-line flags (runtime/flags/): the parser kubeop's CLI uses, and the manager flags of an operator's `run`.
+export {
+  enumFlag,
+  type FlagSpec,
+  type FlagValues,
+  intFlag,
+  listFlag,
+  LOG_LEVELS,
+  logLevelFlag,
+  parseFlags,
+  stringFlag,
+  UsageError,
+} from "./flags/parse_flags.ts";
+export {
+  MANAGER_FLAGS,
+  type ManagerFlagDefaults,
+  type ManagerFlags,
+  managerFlagsUsage,
+  type ManagerOptionsFromFlags,
+  managerOptionsFromFlags,
+  parseManagerFlags,
+} from "./flags/manager_flags.ts";
 // What an operator project's manifests and dev environment are generated from (`kubeop init` scaffolds use them).
 export { installCrds, type InstallCrdsOptions } from "./crd_install.ts";
 export {

@@ -203,7 +203,8 @@ Then, in another terminal: \`export KUBECONFIG=…\` (the path \`deno task dev\`
 
 ## Layout
 
-- \`controllers/<kind>/schema.ts\`: the kind's spec and status (TypeBox); the CRD is generated from it.
+- \`controllers/<kind>/schema.ts\`: the kind's spec and status (TypeBox); the CRD is generated from it
+  (\`schema_<version>.ts\`: another version of the kind, \`conversion.ts\`: the conversion between them).
 - \`controllers/<kind>/controller.ts\`: the reconcile, and \`RBAC\`, the API calls it makes.
 - \`controllers/mod.ts\`: every kind (rewritten by \`kubeop create api\` / \`kubeop create webhook\`).
 - \`main.ts\`: \`run\` (against a cluster) and \`dev\`; \`operator.ts\`: the operator's names.
@@ -221,6 +222,9 @@ Then, in another terminal: \`export KUBECONFIG=…\` (the path \`deno task dev\`
 | \`deno task bundle\` / \`compile\` | one JavaScript file / one executable in dist/ |
 
 Add a kind: \`kubeop create api --group G --version V --kind K\`; its webhooks:
-\`kubeop create webhook --kind K --validate --default\`. Both leave every file you changed alone (and say so).
+\`kubeop create webhook --kind K --validate --default\`. The same \`create api\` with another \`--version\` serves a second
+version of a kind (the first stays the storage version); \`kubeop create webhook --kind K --convert\` then adds the
+conversion between them (controllers/<kind>/conversion.ts). They leave every file you changed alone (and say so).
+\`deno task run --help\` lists the flags of \`run\` (leader election, namespaces, sharding, metrics, probes, webhooks).
 `;
 }

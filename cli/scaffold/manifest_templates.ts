@@ -8,13 +8,20 @@
 /** manifests.ts. */
 export function manifestsTs(): string {
   return `/**
- * The manifests generated from the code: crds/ (from the TypeBox schemas), deploy/rbac/ (from each controller's RBAC
- * list) and deploy/webhook/ (from the webhooks). \`deno task manifests\` writes all three, \`deno task crds\` only crds/;
+ * The manifests generated from the code: crds/ (from the TypeBox schemas; a kind with a conversion webhook gets
+ * spec.conversion pointing at /convert of the webhook Service), deploy/rbac/ (from each controller's RBAC list) and
+ * deploy/webhook/ (from the webhooks). \`deno task manifests\` writes all three, \`deno task crds\` only crds/;
  * manifests_test.ts fails while they are stale. Each directory has a kustomization.yaml listing its files.
  * @module
  */
 import YAML from "yaml";
-import { caBundleTargets, rbacManifests, webhookConfigurations } from "@kubeop/kubeop";
+import {
+  caBundleTargets,
+  convertingCrdNames,
+  crdConversion,
+  rbacManifests,
+  webhookConfigurations,
+} from "@kubeop/kubeop";
 import { crds, RBAC_BY_CONTROLLER, webhooks } from "./controllers/mod.ts";
 import { OPERATOR } from "./operator.ts";
 
@@ -34,12 +41,6 @@ function kustomization(files: string[]): string {
 /** Every generated file's content by path relative to the project. */
 export function renderManifests(): Record<string, string> {
   const out: Record<string, string> = {};
-  const crdFiles: string[] = [];
-  for (const crd of crds()) {
-    crdFiles.push(\`\${crd.metadata.name}.yaml\`);
-    out[\`crds/\${crd.metadata.name}.yaml\`] = yaml(crd);
-  }
-  out["crds/kustomization.yaml"] = kustomization(crdFiles);
   const hooks = webhooks();
   const ref = {
     name: OPERATOR.webhookServiceName,
@@ -47,6 +48,17 @@ export function renderManifests(): Record<string, string> {
     validatingConfiguration: OPERATOR.validatingConfiguration,
     mutatingConfiguration: OPERATOR.mutatingConfiguration,
   };
+  // a kind with a conversion webhook: kube-apiserver converts between its versions through /convert of the Service
+  const converting = convertingCrdNames(hooks);
+  const crdFiles: string[] = [];
+  for (const crd of crds()) {
+    if (converting.includes(crd.metadata.name!)) {
+      crd.spec = { ...crd.spec as Record<string, unknown>, conversion: crdConversion(ref) };
+    }
+    crdFiles.push(\`\${crd.metadata.name}.yaml\`);
+    out[\`crds/\${crd.metadata.name}.yaml\`] = yaml(crd);
+  }
+  out["crds/kustomization.yaml"] = kustomization(crdFiles);
   const rbac = rbacManifests(OPERATOR, RBAC_BY_CONTROLLER, hooks.length ? caBundleTargets(hooks, ref) : undefined);
   for (const [file, obj] of Object.entries(rbac)) out[\`deploy/rbac/\${file}\`] = yaml(obj);
   out["deploy/rbac/kustomization.yaml"] = kustomization(Object.keys(rbac));

@@ -11,14 +11,16 @@ import { UsageError } from "../flags.ts";
 export interface KindSpec {
   /** API group, a DNS subdomain with at least one dot (`example.com`). */
   group: string;
-  /** API version (`v1`, `v1alpha1`, `v2beta3`). */
+  /** API version (`v1`, `v1alpha1`, `v2beta3`): the first one, the storage version (and the conversion hub). */
   version: string;
+  /** Versions added later by `kubeop create api` on the same kind: served, not stored, in the order added. */
+  servedVersions?: string[];
   /** Kind, UpperCamelCase (`Widget`). */
   kind: string;
   /** Cluster-scoped instead of namespaced. */
   clusterScoped: boolean;
-  /** Admission webhooks added by `kubeop create webhook`. */
-  webhooks?: { validate: boolean; default: boolean };
+  /** Webhooks added by `kubeop create webhook`: admission, and conversion between the kind's versions. */
+  webhooks?: { validate: boolean; default: boolean; convert?: boolean };
 }
 
 /** What the templates use of a kind. */
@@ -29,6 +31,8 @@ export interface KindNames extends KindSpec {
   lower: string;
   /** lowerCamelCase kind, for identifiers (`widget`, `myThing`). */
   camel: string;
+  /** The served-only versions, each with its identifier suffix (`v1beta1` → `V1beta1`). */
+  spokes: { version: string; ident: string }[];
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -51,16 +55,22 @@ export function kindNames(command: string, spec: KindSpec): KindNames {
       `kubeop ${command}: flag --group must be a DNS subdomain with a dot, e.g. demo.example.com, got "${spec.group}"`,
     );
   }
-  if (!/^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$/.test(spec.version)) {
-    throw new UsageError(
-      `kubeop ${command}: flag --version must look like v1, v1alpha1 or v2beta3, got "${spec.version}"`,
-    );
+  for (const version of [spec.version, ...spec.servedVersions ?? []]) {
+    if (!/^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$/.test(version)) {
+      throw new UsageError(
+        `kubeop ${command}: flag --version must look like v1, v1alpha1 or v2beta3, got "${version}"`,
+      );
+    }
   }
   if (!/^[A-Z][A-Za-z0-9]{0,62}$/.test(spec.kind)) {
     throw new UsageError(`kubeop ${command}: flag --kind must be UpperCamelCase, e.g. Widget, got "${spec.kind}"`);
   }
   const lower = spec.kind.toLowerCase();
-  return { ...spec, plural: pluralOf(lower), lower, camel: spec.kind[0].toLowerCase() + spec.kind.slice(1) };
+  const spokes = (spec.servedVersions ?? []).map((version) => ({
+    version,
+    ident: version[0].toUpperCase() + version.slice(1),
+  }));
+  return { ...spec, plural: pluralOf(lower), lower, camel: spec.kind[0].toLowerCase() + spec.kind.slice(1), spokes };
 }
 
 /** English plural of a lower-case kind, as kubebuilder guesses it (`policy` → `policies`, `class` → `classes`). */

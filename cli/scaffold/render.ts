@@ -1,7 +1,7 @@
 /**
  * Which files each scaffold command renders: {@link projectFiles} (`kubeop init`: everything), {@link kindFiles} (one
- * kind: `kubeop create api`), {@link webhookFiles} (`kubeop create webhook`); each with controllers/mod.ts, which
- * lists every kind. Also how deno.json imports kubeop ({@link kubeopImports}).
+ * kind: `kubeop create api`), {@link versionFiles} (another version of a kind: `kubeop create api` again),
+ * {@link webhookFiles} (`kubeop create webhook`); each with controllers/mod.ts, which lists every kind. Also how deno.json imports kubeop ({@link kubeopImports}).
  * @module
  */
 
@@ -12,6 +12,13 @@ import { type KindNames, kindNames, type KindSpec } from "./names.ts";
 import { controllersModTs, denoJson, type ImportsSpec, mainTs, operatorTs } from "./project_templates.ts";
 import { ciRun, containerfile, deployFiles, gitignore, readme } from "./deploy_templates.ts";
 import { controllerTestTs, webhookTestTs } from "./test_templates.ts";
+import {
+  conversionPath,
+  conversionTestTs,
+  conversionTs,
+  versionSchemaPath,
+  versionSchemaTs,
+} from "./version_templates.ts";
 import { webhookTs } from "./webhook_templates.ts";
 import type { ScaffoldState } from "./writer.ts";
 
@@ -57,13 +64,30 @@ export function kindFiles(spec: KindSpec): Record<string, string> {
   };
 }
 
-/** One kind's webhook files. */
+/** One kind's served-only versions' schemas (`kubeop create api` on an existing kind). */
+export function versionFiles(spec: KindSpec): Record<string, string> {
+  const k = kindNames("create", spec);
+  return Object.fromEntries(k.spokes.map((s) => [versionSchemaPath(k, s), versionSchemaTs(k, s)]));
+}
+
+/** One kind's webhook files: admission (webhook.ts) and conversion (conversion.ts), as `spec.webhooks` asks. */
 export function webhookFiles(spec: KindSpec): Record<string, string> {
   const k = kindNames("create", spec);
-  return {
-    [`controllers/${k.lower}/webhook.ts`]: webhookTs(k),
-    [`controllers/${k.lower}/webhook_test.ts`]: webhookTestTs(k),
-  };
+  const admission = k.webhooks?.validate || k.webhooks?.default
+    ? {
+      [`controllers/${k.lower}/webhook.ts`]: webhookTs(k),
+      [`controllers/${k.lower}/webhook_test.ts`]: webhookTestTs(k),
+    }
+    : {};
+  const conversion = k.webhooks?.convert && k.spokes.length
+    ? { [conversionPath(k)]: conversionTs(k), [`controllers/${k.lower}/conversion_test.ts`]: conversionTestTs(k) }
+    : {};
+  return { ...admission, ...conversion };
+}
+
+/** manifests.ts (a conversion webhook needs a version that sets the CRDs' spec.conversion). */
+export function manifestFiles(): Record<string, string> {
+  return { "manifests.ts": manifestsTs() };
 }
 
 /** controllers/mod.ts for the state's kinds. */
@@ -79,13 +103,13 @@ export function projectFiles(state: ScaffoldState): Record<string, string> {
     "deno.json": denoJson(kubeopImports(state.kubeop)),
     "main.ts": mainTs(state.name),
     "operator.ts": operatorTs(state.name),
-    "manifests.ts": manifestsTs(),
+    ...manifestFiles(),
     "manifests_test.ts": manifestsTestTs(),
     "Containerfile": containerfile(state.name, Deno.version.deno),
     ".ci/run": ciRun(),
     ".gitignore": gitignore(),
     ...deployFiles(state.name),
-    ...state.kinds.reduce((all, k) => ({ ...all, ...kindFiles(k), ...(k.webhooks ? webhookFiles(k) : {}) }), {}),
+    ...state.kinds.reduce((all, k) => ({ ...all, ...kindFiles(k), ...versionFiles(k), ...webhookFiles(k) }), {}),
     ...registryFiles(state),
   };
 }

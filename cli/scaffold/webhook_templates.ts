@@ -9,7 +9,7 @@ import type { KindNames } from "./names.ts";
 /** controllers/<kind>/webhook.ts. */
 export function webhookTs(k: KindNames): string {
   const v = k.webhooks?.validate, d = k.webhooks?.default;
-  const runtimeImports = ["type RegisteredWebhook", "Webhook", ...(v ? ["denied", "type ValidationVerdict"] : [])]
+  const runtimeImports = ["Webhook", ...(v ? ["denied", "type ValidationVerdict"] : [])]
     .sort((a, b) => a.replace("type ", "").localeCompare(b.replace("type ", "")));
   const validate = v
     ? `
@@ -41,8 +41,8 @@ export function default${k.kind}(${k.camel}: ${k.kind}): ${k.kind} {
 import { ${runtimeImports.join(", ")} } from "@kubeop/kubeop";
 import { type ${k.kind}, ${k.kind}Type } from "./schema.ts";
 ${validate}${mutate}
-/** The webhooks of ${k.kind}. */
-export function ${k.camel}Webhook(): RegisteredWebhook {
+/** The admission webhooks of ${k.kind} (controllers/mod.ts adds the conversion, if any). */
+export function ${k.camel}Webhook(): Webhook<${k.kind}> {
   return new Webhook<${k.kind}>(${k.kind}Type)
     ${chain};
 }

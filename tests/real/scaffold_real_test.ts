@@ -1,5 +1,6 @@
-// Real-cluster tier: section 6 of docs/getting-started.md. A project scaffolded by `kubeop init` (plus a cluster-scoped
-// kind from `kubeop create api` and Widget's webhooks from `kubeop create webhook`) has manifests kube-apiserver
+// Real-cluster tier: section 7 of docs/getting-started.md. A project scaffolded by `kubeop init` (plus a cluster-scoped
+// kind from `kubeop create api`, Widget's webhooks from `kubeop create webhook`, and Widget's second version with its
+// conversion webhook: a CRD serving v1alpha1 and v1 with spec.conversion strategy Webhook) has manifests kube-apiserver
 // accepts: the guide's `kubectl apply --dry-run=server -k deploy/`, then for real, then its samples once the CRDs are
 // established.
 import assert from "node:assert/strict";
@@ -28,6 +29,8 @@ Deno.test({
       await sh.run("cd ../demo-operator");
       await sh.run("kubeop create api --group demo.example.com --version v1 --kind Gadget --cluster-scoped");
       await sh.run("kubeop create webhook --kind Widget --validate --default");
+      await sh.run("kubeop create api --group demo.example.com --version v1 --kind Widget");
+      await sh.run("kubeop create webhook --kind Widget --convert");
       // The drift test: a verb added to an RBAC list fails it until `deno task manifests` regenerates deploy/rbac/.
       // (Here rather than in tests/scaffold_test.ts: each type check of a project costs ~20 s of the default tier.)
       const controller = `${parent}/demo-operator/controllers/gadget/controller.ts`;
@@ -57,6 +60,15 @@ Deno.test({
         ]
       ) assert.ok(dry.includes(`${line} (server dry run)`), `${line}:\n${dry}`);
       await sh.run("kubectl apply -k deploy/");
+      const crd = JSON.parse(await sh.run("kubectl get crd widgets.demo.example.com -o json"));
+      assert.deepEqual(
+        crd.spec.versions.map((
+          v: { name: string; served: boolean; storage: boolean },
+        ) => [v.name, v.served, v.storage]),
+        [["v1alpha1", true, true], ["v1", true, false]],
+      );
+      assert.equal(crd.spec.conversion.strategy, "Webhook");
+      assert.equal(crd.spec.conversion.webhook.clientConfig.service.path, "/convert");
       await sh.run(
         "kubectl wait --for=condition=Established crd/widgets.demo.example.com crd/gadgets.demo.example.com",
       );
