@@ -11,59 +11,16 @@
  * @module
  */
 
-import { formatGoDuration } from "../../runtime/apimachinery/durations.ts";
-import { ApiError, failureStatus } from "../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
-import TYPES from "./protobuf_types.json" with { type: "json" };
-
-/** Field tables by short message name. */
-const MESSAGES: Record<string, string> = TYPES.messages;
-/** Registered group-versions: their proto package (short form) and kinds. */
-const GROUPS: Record<string, { package: string; kinds: string[] }> = TYPES.groups;
-
-interface FieldDesc {
-  name: string;
-  type: string;
-  map: boolean;
-  repeated: boolean;
-  pointer: boolean;
-  inline: boolean;
-}
-
-const MAGIC = [0x6b, 0x38, 0x73, 0x00]; // "k8s\0"
-const ZERO_TIME_SECONDS = -62135596800; // Go's time.Time{} as Unix seconds
-
-const fieldTables = new Map<string, Map<number, FieldDesc>>();
-
-function fieldsOf(message: string): Map<number, FieldDesc> {
-  let table = fieldTables.get(message);
-  if (table) return table;
-  const spec = MESSAGES[message];
-  if (spec === undefined) throw badRequest(`no protobuf definition for ${message}`);
-  table = new Map();
-  for (const entry of spec.split(" ").filter(Boolean)) {
-    const parts = entry.split(":");
-    const number = Number(parts[0]);
-    const name = parts[1];
-    const map = parts[2] === "map";
-    const type = map ? parts[3] : parts[2];
-    const flags = (map ? parts[4] : parts[3]) ?? "";
-    table.set(number, {
-      name,
-      type,
-      map,
-      repeated: flags.includes("r"),
-      pointer: flags.includes("p"),
-      inline: flags.includes("i"),
-    });
-  }
-  fieldTables.set(message, table);
-  return table;
-}
-
-function badRequest(message: string): ApiError {
-  return new ApiError(failureStatus(400, "BadRequest", message), { verb: "create" });
-}
+import {
+  hasMessage,
+  messageFields,
+  PROTOBUF_MAGIC,
+  protobufBadRequest as badRequest,
+  registeredMessage,
+  SCALAR_TYPES,
+} from "./protobuf_fields.ts";
+import { WELL_KNOWN_TYPES, wellKnownToJson } from "./protobuf_well_known.ts";
 
 /** A cursor over protobuf wire data. */
 class Reader {
@@ -142,51 +99,7 @@ function scalar(type: string, wireType: number, r: Reader): unknown {
   return undefined;
 }
 
-const isScalar = (type: string) =>
-  ["string", "bytes", "bool", "int32", "int64", "uint32", "uint64", "double", "float"].includes(type);
-
-function timeString(seconds: number, nanos: number, micro: boolean): string | undefined {
-  if ((seconds === 0 && nanos === 0) || seconds === ZERO_TIME_SECONDS) return undefined;
-  const iso = new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "");
-  return micro ? `${iso}.${String(Math.floor(nanos / 1000)).padStart(6, "0")}Z` : `${iso}Z`;
-}
-
-/** Converts the well-known apimachinery messages to their JSON forms. */
-function wellKnown(type: string, value: Record<string, unknown>): unknown {
-  switch (type) {
-    case "meta.Time":
-      return timeString(Number(value.seconds ?? 0), Number(value.nanos ?? 0), false);
-    case "meta.MicroTime":
-      return timeString(Number(value.seconds ?? 0), Number(value.nanos ?? 0), true);
-    case "meta.Duration":
-      return formatGoDuration(Number(value.duration ?? 0));
-    case "am.api.resource.Quantity":
-      return value.string ?? "0";
-    case "am.util.intstr.IntOrString":
-      return Number(value.type ?? 0) === 1 ? (value.strVal ?? "") : (value.intVal ?? 0);
-    case "am.runtime.RawExtension":
-    case "meta.FieldsV1": {
-      const raw = value.raw ?? value.Raw; // FieldsV1's proto field is spelled "Raw"
-      if (typeof raw !== "string") return undefined;
-      try {
-        return JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(raw), (c) => c.charCodeAt(0))));
-      } catch {
-        return undefined;
-      }
-    }
-  }
-  return value;
-}
-
-const WELL_KNOWN = new Set([
-  "meta.Time",
-  "meta.MicroTime",
-  "meta.Duration",
-  "am.api.resource.Quantity",
-  "am.util.intstr.IntOrString",
-  "am.runtime.RawExtension",
-  "meta.FieldsV1",
-]);
+const isScalar = (type: string) => SCALAR_TYPES.has(type);
 
 function isZero(v: unknown): boolean {
   return v === "" || v === 0 || v === false || v === undefined;
@@ -205,7 +118,7 @@ function decodeValue(type: string, wireType: number, r: Reader): unknown {
   const start = r.pos;
   r.pos += length;
   const decoded = decodeMessage(type, new Reader(r.bytes, start + length), start);
-  return WELL_KNOWN.has(type) ? wellKnown(type, decoded) : decoded;
+  return WELL_KNOWN_TYPES.has(type) ? wellKnownToJson(type, decoded) : decoded;
 }
 
 function decodeMapEntry(valueType: string, r: Reader): [string, unknown] {
@@ -229,7 +142,7 @@ function decodeMapEntry(valueType: string, r: Reader): [string, unknown] {
 }
 
 function decodeMessage(message: string, r: Reader, start = 0): Record<string, unknown> {
-  const table = fieldsOf(message);
+  const table = messageFields(message).byNumber;
   r.pos = start;
   const out: Record<string, unknown> = {};
   while (r.pos < r.end) {
@@ -270,12 +183,6 @@ function decodeMessage(message: string, r: Reader, start = 0): Record<string, un
   return out;
 }
 
-/** The message of a kind registered for `apiVersion` in kube's type registry, or undefined. */
-function registeredMessage(apiVersion: string, kind: string): string | undefined {
-  const gv = GROUPS[apiVersion];
-  return gv?.kinds.includes(kind) ? `${gv.package}.${kind}` : undefined;
-}
-
 /**
  * Decodes a `k8s\0`-prefixed protobuf body into the equivalent JSON object (with apiVersion and kind). Throws 400
  * BadRequest for a missing magic prefix, a kind without a known message, or malformed wire data.
@@ -288,19 +195,16 @@ function registeredMessage(apiVersion: string, kind: string): string | undefined
  * ```
  */
 export function decodeKubernetesProtobuf(bytes: Uint8Array): KubeObject {
-  if (bytes.length < 4 || MAGIC.some((b, i) => bytes[i] !== b)) {
+  if (bytes.length < 4 || PROTOBUF_MAGIC.some((b, i) => bytes[i] !== b)) {
     throw badRequest("protobuf body does not start with the Kubernetes magic number k8s\\x00");
   }
   const unknown = decodeMessage("am.runtime.Unknown", new Reader(bytes), 4);
   const apiVersion = String(unknown.apiVersion ?? "");
   const kind = String(unknown.kind ?? "");
   if (unknown.contentEncoding) throw badRequest(`unsupported protobuf contentEncoding ${unknown.contentEncoding}`);
-  // Typed clients encode DeleteOptions (delete bodies, e.g. Helm's Secret storage) under the client's group-version;
-  // metav1.AddToGroupVersion registers it in every built-in group-version and in meta.k8s.io/v1.
-  const message = kind === "DeleteOptions" && (GROUPS[apiVersion] || apiVersion === "meta.k8s.io/v1")
-    ? "meta.DeleteOptions"
-    : registeredMessage(apiVersion, kind);
-  if (message === undefined || MESSAGES[message] === undefined) {
+  // Typed clients encode DeleteOptions (delete bodies, e.g. Helm's Secret storage) under the client's group-version.
+  const message = registeredMessage(apiVersion, kind);
+  if (message === undefined || !hasMessage(message)) {
     throw badRequest(`no kind "${kind}" is registered for version "${apiVersion}" in the protobuf decoder`);
   }
   const raw = typeof unknown.raw === "string"
