@@ -118,6 +118,8 @@ function decodeValue(type: string, wireType: number, r: Reader): unknown {
   const start = r.pos;
   r.pos += length;
   const decoded = decodeMessage(type, new Reader(r.bytes, start + length), start);
+  const sliceOf = messageFields(type).sliceOf;
+  if (sliceOf) return decoded[sliceOf.name] ?? [];
   return WELL_KNOWN_TYPES.has(type) ? wellKnownToJson(type, decoded) : decoded;
 }
 

@@ -143,7 +143,8 @@ function goStringOrder(a: string, b: string): number {
 /** The encoded fields of message `type` for `json` (its JSON form; absent: Go's zero value). */
 function encodeMessageBytes(type: string, json: unknown): Uint8Array {
   const w = new Writer();
-  const value = WELL_KNOWN_TYPES.has(type) ? wellKnownFromJson(type, json) : json;
+  const sliceOf = messageFields(type).sliceOf;
+  const value = WELL_KNOWN_TYPES.has(type) ? wellKnownFromJson(type, json) : sliceOf ? { [sliceOf.name]: json } : json;
   if (value !== undefined) writeFields(w, type, (value ?? {}) as Record<string, unknown>);
   return w.finish();
 }

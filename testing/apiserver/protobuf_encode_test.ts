@@ -77,3 +77,59 @@ Deno.test("protobuf encode: only kinds kube's registry lists (plus Status) are e
     /no protobuf message/,
   );
 });
+
+Deno.test("protobuf: JSON names from types.go and Go slice messages (ExtraValue) both ways", () => {
+  // The decoder read these as "Webhooks", "Expression" and {items: [...]} before the tables carried JSON names.
+  const webhooks = {
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind: "ValidatingAdmissionPolicy",
+    metadata: { name: "p" },
+    spec: { validations: [{ expression: "true" }], variables: [{ name: "v", expression: "1" }] },
+  };
+  // deno-lint-ignore no-explicit-any
+  const vap = decodeKubernetesProtobuf(encodeKubernetesProtobuf(webhooks)) as any;
+  assert.deepEqual(vap.spec.validations, [{ expression: "true" }]);
+  assert.deepEqual(vap.spec.variables, [{ name: "v", expression: "1" }]);
+  const mwc = {
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind: "MutatingWebhookConfiguration",
+    metadata: { name: "m" },
+    webhooks: [{ name: "w.example.com", clientConfig: {}, sideEffects: "None", admissionReviewVersions: ["v1"] }],
+  };
+  // deno-lint-ignore no-explicit-any
+  assert.equal((decodeKubernetesProtobuf(encodeKubernetesProtobuf(mwc)) as any).webhooks[0].name, "w.example.com");
+  const sar = {
+    apiVersion: "authorization.k8s.io/v1",
+    kind: "SubjectAccessReview",
+    metadata: {},
+    spec: { user: "u", extra: { scopes: ["a", "b"] }, resourceAttributes: { verb: "get" } },
+  };
+  // deno-lint-ignore no-explicit-any
+  assert.deepEqual((decodeKubernetesProtobuf(encodeKubernetesProtobuf(sar)) as any).spec.extra, { scopes: ["a", "b"] });
+  const crd = {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: "widgets.example.com" },
+    spec: {
+      group: "example.com",
+      names: { plural: "widgets", kind: "Widget" },
+      scope: "Namespaced",
+      versions: [{
+        name: "v1",
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: "object",
+            "x-kubernetes-preserve-unknown-fields": true,
+            properties: { spec: { type: "object", additionalProperties: { type: "string" }, default: { a: "b" } } },
+            additionalProperties: false,
+          },
+        },
+      }],
+    },
+  };
+  // deno-lint-ignore no-explicit-any
+  const back = decodeKubernetesProtobuf(encodeKubernetesProtobuf(crd)) as any;
+  assert.deepEqual(back.spec.versions[0].schema, crd.spec.versions[0].schema);
+});

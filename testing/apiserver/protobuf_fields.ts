@@ -32,6 +32,8 @@ export interface FieldDesc {
 export interface MessageFields {
   byNumber: Map<number, FieldDesc>;
   ordered: FieldDesc[];
+  /** The message is a Go slice type (ExtraValue): its JSON form is this one field's array. */
+  sliceOf?: FieldDesc;
 }
 
 /** `k8s\0`, the prefix of every protobuf-encoded Kubernetes object. */
@@ -72,10 +74,12 @@ export function messageFields(message: string): MessageFields {
   const spec = MESSAGES[message];
   if (spec === undefined) throw protobufBadRequest(`no protobuf definition for ${message}`);
   const byNumber = new Map<number, FieldDesc>();
+  let slice = false;
   for (const entry of spec.split(" ").filter(Boolean)) {
     const parts = entry.split(":");
     const map = parts[2] === "map";
     const flags = (map ? parts[4] : parts[3]) ?? "";
+    slice ||= flags.includes("l");
     byNumber.set(Number(parts[0]), {
       number: Number(parts[0]),
       name: parts[1],
@@ -86,7 +90,8 @@ export function messageFields(message: string): MessageFields {
       inline: flags.includes("i"),
     });
   }
-  table = { byNumber, ordered: [...byNumber.values()].sort((a, b) => a.number - b.number) };
+  const ordered = [...byNumber.values()].sort((a, b) => a.number - b.number);
+  table = { byNumber, ordered, sliceOf: slice ? ordered[0] : undefined };
   tables.set(message, table);
   return table;
 }
