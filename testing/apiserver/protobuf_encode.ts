@@ -27,7 +27,7 @@ import { WELL_KNOWN_TYPES, wellKnownFromJson } from "./protobuf_well_known.ts";
 
 /** A growable byte buffer with protobuf's wire primitives. */
 class Writer {
-  #buf = new Uint8Array(256);
+  #buf: Uint8Array<ArrayBuffer> = new Uint8Array(256);
   length = 0;
 
   #room(n: number): void {
@@ -88,7 +88,7 @@ class Writer {
     this.bytes(b);
   }
 
-  finish(): Uint8Array {
+  finish(): Uint8Array<ArrayBuffer> {
     return this.#buf.slice(0, this.length);
   }
 }
@@ -141,7 +141,7 @@ function goStringOrder(a: string, b: string): number {
 }
 
 /** The encoded fields of message `type` for `json` (its JSON form; absent: Go's zero value). */
-function encodeMessageBytes(type: string, json: unknown): Uint8Array {
+function encodeMessageBytes(type: string, json: unknown): Uint8Array<ArrayBuffer> {
   const w = new Writer();
   const sliceOf = messageFields(type).sliceOf;
   const value = WELL_KNOWN_TYPES.has(type) ? wellKnownFromJson(type, json) : sliceOf ? { [sliceOf.name]: json } : json;
@@ -206,7 +206,7 @@ export function isProtobufEncodable(obj: { apiVersion?: unknown; kind?: unknown 
  * decodeKubernetesProtobuf(bytes).data; // { a: "b" }
  * ```
  */
-export function encodeKubernetesProtobuf(obj: KubeObject | Record<string, unknown>): Uint8Array {
+export function encodeKubernetesProtobuf(obj: KubeObject | Record<string, unknown>): Uint8Array<ArrayBuffer> {
   const apiVersion = String(obj.apiVersion ?? "");
   const kind = String(obj.kind ?? "");
   const message = registeredMessage(apiVersion, kind);
@@ -231,7 +231,10 @@ export function encodeKubernetesProtobuf(obj: KubeObject | Record<string, unknow
  * new DataView(frame.buffer).getUint32(0) === frame.length - 4; // true
  * ```
  */
-export function encodeWatchEventFrame(type: string, object: KubeObject | Record<string, unknown>): Uint8Array {
+export function encodeWatchEventFrame(
+  type: string,
+  object: KubeObject | Record<string, unknown>,
+): Uint8Array<ArrayBuffer> {
   const event = encodeMessageBytes("meta.WatchEvent", { type, object: encodeKubernetesProtobuf(object) });
   const frame = new Uint8Array(4 + event.length);
   new DataView(frame.buffer).setUint32(0, event.length);
