@@ -15,6 +15,26 @@ Deno.test("protobuf encode: Go-written bodies (kubectl, client-go) decode and re
   }
 });
 
+const ANSWERS = new URL("./testdata/protobuf/answers/", import.meta.url);
+
+Deno.test("protobuf encode: kube-apiserver v1.37.2's own protobuf answers, from the JSON of the same objects", async () => {
+  // Recorded by testdata/capture_protobuf_answers.ts: a Pod, a Deployment, a PodList and a 404 Status.
+  for (const name of ["pod", "deployment", "podlist", "status-404"]) {
+    const kube = await Deno.readFile(new URL(`${name}.pb`, ANSWERS));
+    const json = JSON.parse(await Deno.readTextFile(new URL(`${name}.json`, ANSWERS)));
+    assert.equal(hex(encodeKubernetesProtobuf(json)), hex(kube), name);
+  }
+});
+
+Deno.test("protobuf encode: kube-apiserver v1.37.2's watch frames (ADDED, MODIFIED), from the JSON watch events", async () => {
+  const kube = await Deno.readFile(new URL("watch.pb", ANSWERS));
+  const events = (await Deno.readTextFile(new URL("watch.jsonl", ANSWERS))).split("\n").filter(Boolean)
+    .map((line) => JSON.parse(line));
+  assert.deepEqual(events.map((e) => e.type), ["ADDED", "MODIFIED"]);
+  const frames = events.map((e) => hex(encodeWatchEventFrame(e.type, e.object)));
+  assert.equal(frames.join(""), hex(kube));
+});
+
 Deno.test("protobuf encode: zero values, pointers, maps sorted by key, well-known types", () => {
   const pod = {
     apiVersion: "v1",
