@@ -70,8 +70,14 @@ export async function answerInNegotiatedEncoding(req: Request, res: Response, ct
   if (typeof body !== "object" || body === null || !isProtobufEncodable(body)) {
     return new Response(text, { status: res.status, headers });
   }
+  let encoded: Uint8Array<ArrayBuffer>;
+  try {
+    encoded = encodeKubernetesProtobuf(body as Record<string, unknown>);
+  } catch {
+    return new Response(text, { status: res.status, headers }); // the client accepts JSON too (or gets it anyway)
+  }
   headers.set("content-type", PROTOBUF);
-  return new Response(encodeKubernetesProtobuf(body as Record<string, unknown>), { status: res.status, headers });
+  return new Response(encoded, { status: res.status, headers });
 }
 
 /** JSON watch lines (`{"type":…,"object":…}\n`) → length-delimited protobuf WatchEvent frames. */

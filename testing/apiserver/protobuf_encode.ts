@@ -97,7 +97,11 @@ const utf8 = new TextEncoder();
 
 function bytesOf(value: unknown): Uint8Array {
   if (value instanceof Uint8Array) return value;
-  return Uint8Array.from(atob(String(value)), (c) => c.charCodeAt(0));
+  try {
+    return Uint8Array.from(atob(String(value)), (c) => c.charCodeAt(0));
+  } catch {
+    return new Uint8Array(); // not base64: Go's JSON decoder would have refused it
+  }
 }
 
 /** Integers as Go holds them: JSON numbers (or numeric strings, as int64s sometimes travel) truncated. */
@@ -145,7 +149,9 @@ function encodeMessageBytes(type: string, json: unknown): Uint8Array<ArrayBuffer
   const w = new Writer();
   const sliceOf = messageFields(type).sliceOf;
   const value = WELL_KNOWN_TYPES.has(type) ? wellKnownFromJson(type, json) : sliceOf ? { [sliceOf.name]: json } : json;
-  if (value !== undefined) writeFields(w, type, (value ?? {}) as Record<string, unknown>);
+  if (value !== undefined) {
+    writeFields(w, type, (typeof value === "object" && value !== null ? value : {}) as Record<string, unknown>);
+  }
   return w.finish();
 }
 
@@ -161,8 +167,9 @@ function writeField(w: Writer, field: FieldDesc, value: unknown): void {
   const { number, type } = field;
   const scalar = SCALAR_TYPES.has(type);
   const absent = value === undefined || value === null;
+  // Values of the wrong JSON type (which Go's JSON decoder would have refused) count as absent.
   if (field.map) {
-    if (absent) return;
+    if (absent || typeof value !== "object" || Array.isArray(value)) return;
     const entries = value as Record<string, unknown>;
     for (const key of Object.keys(entries).sort(goStringOrder)) {
       const v = entries[key];
@@ -175,7 +182,7 @@ function writeField(w: Writer, field: FieldDesc, value: unknown): void {
     return;
   }
   if (field.repeated) {
-    if (absent) return;
+    if (!Array.isArray(value)) return;
     for (const item of value as unknown[]) {
       if (scalar) writeScalar(w, number, type, item);
       else w.delimited(number, encodeMessageBytes(type, item));

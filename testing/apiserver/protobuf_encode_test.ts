@@ -153,3 +153,17 @@ Deno.test("protobuf: JSON names from types.go and Go slice messages (ExtraValue)
   const back = decodeKubernetesProtobuf(encodeKubernetesProtobuf(crd)) as any;
   assert.deepEqual(back.spec.versions[0].schema, crd.spec.versions[0].schema);
 });
+
+Deno.test("protobuf encode: values of the wrong JSON type count as absent instead of throwing", () => {
+  const odd = {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: "s", labels: "x", finalizers: 3 },
+    data: { a: "%%%not base64" },
+    immutable: "yes",
+    type: 7,
+  };
+  // deno-lint-ignore no-explicit-any
+  const back = decodeKubernetesProtobuf(encodeKubernetesProtobuf(odd as any)) as any;
+  assert.deepEqual([back.metadata.name, back.metadata.labels, back.data, back.type], ["s", undefined, { a: "" }, "7"]);
+});
