@@ -80,12 +80,19 @@ export async function answerInNegotiatedEncoding(req: Request, res: Response, ct
   return new Response(encoded, { status: res.status, headers });
 }
 
+/**
+ * Chunk of JSON frames → the same frames in protobuf. watch_stream.ts hands every watch that got the same frames the
+ * same bytes (its encode cache and shared batches), so a write fanned out to many protobuf watches is encoded once.
+ */
+const encodedChunks = new WeakMap<Uint8Array, Uint8Array>();
+
 /** JSON watch lines (`{"type":…,"object":…}\n`) → length-delimited protobuf WatchEvent frames. */
 function watchFramesToProtobuf(): TransformStream<Uint8Array, Uint8Array> {
   const decoder = new TextDecoder();
   let pending = "";
+  let clean = true; // everything so far ended with a whole line: nothing held in pending or the decoder
   // A chunk holds a batch of whole frames (watch_stream.ts flushes per macrotask): it goes out as one chunk again.
-  const frames = (text: string, controller: TransformStreamDefaultController<Uint8Array>) => {
+  const frames = (text: string): Uint8Array | undefined => {
     pending += text;
     const out: Uint8Array[] = [];
     let newline: number;
@@ -96,15 +103,26 @@ function watchFramesToProtobuf(): TransformStream<Uint8Array, Uint8Array> {
       const event = JSON.parse(line) as { type: string; object: Record<string, unknown> };
       out.push(encodeWatchEventFrame(event.type, event.object));
     }
-    if (out.length === 1) controller.enqueue(out[0]);
-    else if (out.length > 1) {
-      const batch = new Uint8Array(out.reduce((n, b) => n + b.length, 0));
-      out.reduce((at, b) => (batch.set(b, at), at + b.length), 0);
-      controller.enqueue(batch);
-    }
+    if (out.length <= 1) return out[0];
+    const batch = new Uint8Array(out.reduce((n, b) => n + b.length, 0));
+    out.reduce((at, b) => (batch.set(b, at), at + b.length), 0);
+    return batch;
   };
   return new TransformStream({
-    transform: (chunk, controller) => frames(decoder.decode(chunk, { stream: true }), controller),
-    flush: (controller) => frames(decoder.decode() + "\n", controller),
+    transform: (chunk, controller) => {
+      // Whole lines only (what the fake writes) can share an encoding with other watches.
+      const whole = clean && chunk[chunk.length - 1] === 0x0a;
+      let out = whole ? encodedChunks.get(chunk) : undefined;
+      if (!out) {
+        out = frames(decoder.decode(chunk, { stream: true }));
+        if (whole && out) encodedChunks.set(chunk, out);
+      }
+      clean = pending === "" && chunk[chunk.length - 1] === 0x0a;
+      if (out) controller.enqueue(out);
+    },
+    flush: (controller) => {
+      const out = frames(decoder.decode() + "\n");
+      if (out) controller.enqueue(out);
+    },
   });
 }
