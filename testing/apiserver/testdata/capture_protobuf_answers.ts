@@ -124,6 +124,8 @@ try {
   await Deno.writeFile(`${outDir}watch.pb`, pbWatch.bytes);
   await Deno.writeFile(`${outDir}watch.jsonl`, (await watch("application/json")).bytes);
   client.close();
+  // deno fmt's layout for the JSON files (the test parses them; CI checks formatting).
+  await new Deno.Command(Deno.execPath(), { args: ["fmt", outDir] }).output();
   console.log(`wrote ${[...Deno.readDirSync(outDir)].length} files to ${outDir}`);
 } finally {
   await plane.stop();
