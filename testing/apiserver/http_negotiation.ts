@@ -1,6 +1,7 @@
 /**
  * Response shapes the client asked for through `Accept`: the resource itself, a meta.k8s.io/v1 Table
- * (`as=Table`, kubectl get), or PartialObjectMetadata(List) (metadata-only informers). Replies are always JSON.
+ * (`as=Table`, kubectl get), or PartialObjectMetadata(List) (metadata-only informers), written as JSON; the router
+ * re-encodes the resource itself as protobuf when Accept prefers that (http_protobuf.ts).
  * @module
  */
 import type { KubeList, WatchEventType } from "../../runtime/types.ts";

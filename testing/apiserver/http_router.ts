@@ -23,6 +23,7 @@ import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
 import { admitRequest, type AuthContext } from "./http_auth.ts";
 import { handleResource, jsonResponse, type ResourceContext, type ResourceRoute, verbOf } from "./http_resources.ts";
 import { acceptsAny, acceptsCustomResource, OBJECT_MEDIA_TYPES, STREAM_MEDIA_TYPES } from "./http_negotiation.ts";
+import { type AnswerContext, answerInNegotiatedEncoding } from "./http_protobuf.ts";
 import { methodNotAllowedPath, noSuchResource, notAcceptable, notAcceptableDiscovery } from "./status_errors.ts";
 import { qualifiedResource } from "./registry.ts";
 import { nodeHttpsFetch } from "./node_https_fetch.ts";
@@ -64,8 +65,14 @@ export async function routeRequest(req: Request, ctx: RouterContext): Promise<Re
   } catch {
     return jsonResponse(400, failureStatus(400, "BadRequest", "malformed request URL"));
   }
+  // Filled in by dispatch; answerInNegotiatedEncoding re-encodes success and error answers alike.
+  const answer: AnswerContext = {};
+  return await answerInNegotiatedEncoding(req, await answerOrStatus(req, url, ctx, answer), answer);
+}
+
+async function answerOrStatus(req: Request, url: URL, ctx: RouterContext, answer: AnswerContext): Promise<Response> {
   try {
-    return await dispatch(req, url, ctx);
+    return await dispatch(req, url, ctx, answer);
   } catch (err) {
     if (err instanceof PageNotFound) {
       if (req.body && !req.bodyUsed) await req.body.cancel().catch(() => {});
@@ -85,7 +92,7 @@ export async function routeRequest(req: Request, ctx: RouterContext): Promise<Re
   }
 }
 
-async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Response> {
+async function dispatch(req: Request, url: URL, ctx: RouterContext, answer: AnswerContext): Promise<Response> {
   const path = url.pathname.replace(/\/+$/, "") || "/";
   // Health answers are authorized like any path (system:public-info-viewer lets anonymous callers read them).
   const user = await admitRequest(req, url, ctx);
@@ -98,12 +105,15 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext): Promise<Res
   const groupDiscovery = segments[0] === "apis" && segments.length <= 2;
   if (req.method === "HEAD" && !path.startsWith("/openapi/") && !groupDiscovery) throw methodNotAllowedPath();
   const route = resourceRoute(segments, ctx);
+  // An aggregated server answers in its own encoding; a custom resource is never protobuf.
+  answer.jsonOnly = route !== undefined && ("proxy" in route || route.def.custom);
   if (route && "proxy" in route) {
     await ctx.faults.apply(req.method.toLowerCase(), undefined);
     return await proxy(req, url, route.proxy, await ctx.proxyClientCert?.(), user);
   }
   if (route) {
     const verb = verbOf(req.method, route, url);
+    answer.watch = verb === "watch";
     ctx.faults.observe({
       verb,
       resource: qualifiedResource(route.def),

@@ -5,7 +5,8 @@
  * in protobuf) that has a `register.go` and a `generated.proto`. A package's `GroupName`, its `SchemeGroupVersion`
  * version and the types its `addKnownTypes` registers name the kinds; `generated.proto` gives their messages and
  * field numbers; `generated.pb.go` says which fields are Go pointers (those keep zero values in JSON, the others are
- * `omitempty`); `types.go` says which are embedded with `json:",inline"`.
+ * `omitempty`); `types.go` says which are embedded with `json:",inline"` and gives the JSON names where they are not
+ * the proto names (`$ref`, `x-kubernetes-preserve-unknown-fields`, `apiGroup` for `aPIGroup`).
  *
  * Run (the modules are in the Go module cache once scripts/k8s-bin.sh has built the control plane; else
  * `go mod download k8s.io/api@v0.37.2 k8s.io/apimachinery@v0.37.2 k8s.io/apiextensions-apiserver@v0.37.2
@@ -26,6 +27,8 @@ interface Field {
   pointer: boolean;
   /** Go embeds it with `json:",inline"`: its fields belong to the parent in JSON. */
   inline: boolean;
+  /** The message is a Go slice type (`+protobuf.nullable=true`, e.g. ExtraValue): its JSON form is this field's. */
+  alias?: boolean;
 }
 
 const SCALARS = new Set([
@@ -44,15 +47,21 @@ const SCALARS = new Set([
   "fixed64",
 ]);
 
-/** `Struct#fieldNumber` of fields embedded with `json:",inline"` or `json:""` (from types.go). */
-function parseInline(goTypes: string): Set<string> {
-  const result = new Set<string>();
+/** Per `Struct#fieldNumber` (from types.go): the JSON name when it is not the proto name, and whether the field is
+ * embedded with `json:",inline"` or `json:""` (its fields belong to the parent in JSON). */
+interface JsonTag {
+  name: string;
+  inline: boolean;
+}
+
+function parseJsonTags(goTypes: string): Map<string, JsonTag> {
+  const result = new Map<string, JsonTag>();
   let struct = "";
   for (const line of goTypes.split("\n")) {
     const t = /^type (\w+) struct \{/.exec(line);
     if (t) struct = t[1];
-    const f = /json:"(?:,inline)?" protobuf:"\w+,(\d+),/.exec(line);
-    if (f && struct) result.add(`${struct}#${f[1]}`);
+    const f = /json:"([^",]*)(,inline)?[^"]*"(?: \w+:"[^"]*")* protobuf:"\w+,(\d+),/.exec(line);
+    if (f && struct) result.set(`${struct}#${f[3]}`, { name: f[1], inline: f[1] === "" });
   }
   return result;
 }
@@ -60,20 +69,29 @@ function parseInline(goTypes: string): Set<string> {
 function parseProto(
   text: string,
   pointers: Map<string, Set<string>>,
-  inline: Set<string>,
+  jsonTags: Map<string, JsonTag>,
   out: Map<string, Field[]>,
 ): string {
   const pkg = /^package ([\w.]+);/m.exec(text)?.[1];
   if (!pkg) throw new Error("generated.proto without a package line");
-  const lines = text.split("\n").map((l) => l.replace(/\/\/.*$/, "").trim());
   let current: string | undefined;
-  for (const line of lines) {
+  let sliceType = false;
+  let commentSaysSlice = false;
+  for (const raw of text.split("\n")) {
+    const line = raw.replace(/\/\/.*$/, "").trim();
+    if (line === "") {
+      commentSaysSlice ||= /\/\/ \+protobuf\.nullable=true/.test(raw);
+      continue;
+    }
     const m = /^message (\w+) \{/.exec(line);
     if (m) {
       current = `${pkg}.${m[1]}`;
       out.set(current, []);
+      sliceType = commentSaysSlice;
+      commentSaysSlice = false;
       continue;
     }
+    commentSaysSlice = false;
     if (line === "}") {
       current = undefined;
       continue;
@@ -81,15 +99,23 @@ function parseProto(
     if (!current) continue;
     const qualify = (t: string) => SCALARS.has(t) ? t : t.startsWith(".") ? t.slice(1) : `${pkg}.${t}`;
     const ptr = (name: string) => pointers.get(current!.split(".").pop()!)?.has(name.toLowerCase()) ?? false;
+    // The JSON name, where types.go's json tag differs from the proto name (`$ref`, `x-kubernetes-*`, `apiGroup`
+    // for proto `aPIGroup`); not for `json:"-"` (RawExtension's and FieldsV1's raw bytes).
+    const tag = (number: string) => jsonTags.get(`${current!.split(".").pop()}#${number}`);
+    const jsonName = (protoName: string, number: string) => {
+      const name = tag(number)?.name;
+      return name && name !== "-" ? name : protoName;
+    };
     const f = /^(optional|repeated) ([\w.]+) (\w+) = (\d+);/.exec(line);
     if (f) {
       out.get(current)!.push({
         number: Number(f[4]),
-        name: f[3],
+        name: jsonName(f[3], f[4]),
         type: qualify(f[2]),
         repeated: f[1] === "repeated",
         pointer: ptr(f[3]),
-        inline: inline.has(`${current.split(".").pop()}#${f[4]}`),
+        inline: tag(f[4])?.inline ?? false,
+        alias: sliceType,
       });
       continue;
     }
@@ -97,7 +123,7 @@ function parseProto(
     if (mp) {
       out.get(current)!.push({
         number: Number(mp[4]),
-        name: mp[3],
+        name: jsonName(mp[3], mp[4]),
         type: `map:${qualify(mp[2])}`,
         repeated: false,
         pointer: false,
@@ -198,7 +224,7 @@ export function generateProtobufTypes(root: string): string {
     return parseProto(
       Deno.readTextFileSync(`${root}/${dir}/generated.proto`),
       parsePointers(readOrEmpty(`${root}/${dir}/generated.pb.go`)),
-      parseInline(goTypes),
+      parseJsonTags(goTypes),
       messages,
     );
   };
@@ -220,13 +246,19 @@ export function generateProtobufTypes(root: string): string {
     const long = PREFIXES.find(([, s]) => pkg.startsWith(s))!;
     for (const kind of kinds) visit(`${long[0]}${pkg.slice(long[1].length)}.${kind}`);
   }
-  ["k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions", "k8s.io.apimachinery.pkg.runtime.Unknown"].forEach(visit);
+  // Request bodies (DeleteOptions, the Unknown envelope) and answers (Status errors, watch frames) of every group.
+  [
+    "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions",
+    "k8s.io.apimachinery.pkg.apis.meta.v1.Status",
+    "k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent",
+    "k8s.io.apimachinery.pkg.runtime.Unknown",
+  ].forEach(visit);
   const table: Record<string, string> = {};
   for (const name of [...needed].sort()) {
     table[short(name)] = messages.get(name)!.map((f) =>
       `${f.number}:${f.name}:${f.type.startsWith("map:") ? "map:" + short(f.type.slice(4)) : short(f.type)}${
-        f.repeated || f.pointer || f.inline ? ":" : ""
-      }${f.repeated ? "r" : ""}${f.pointer ? "p" : ""}${f.inline ? "i" : ""}`
+        f.repeated || f.pointer || f.inline || f.alias ? ":" : ""
+      }${f.repeated ? "r" : ""}${f.pointer ? "p" : ""}${f.inline ? "i" : ""}${f.alias ? "l" : ""}`
     ).join(" ");
   }
   const sortedGroups = Object.fromEntries(Object.entries(groups).sort(([a], [b]) => a.localeCompare(b)));
@@ -235,7 +267,7 @@ export function generateProtobufTypes(root: string): string {
       comment: [
         `Generated by testing/apiserver/protobuf_gen.ts from kube's type registry (k8s.io modules ${PROTOBUF_MODULE_VERSION}). Do not edit.`,
         "groups: group/version → proto package and the kinds registered there (register.go addKnownTypes).",
-        "messages: fields as `number:name:type[:flags]`; flags r = repeated, p = Go pointer (keeps zero values), i = inline.",
+        "messages: fields as `number:name:type[:flags]`; flags r = repeated, p = Go pointer (keeps zero values), i = inline, l = the message is a Go slice whose JSON form is this field.",
         "Type prefixes: meta. = k8s.io.apimachinery.pkg.apis.meta.v1., am. = k8s.io.apimachinery.pkg., api. = k8s.io.api., apiext. = k8s.io.apiextensions_apiserver.pkg.apis., agg. = k8s.io.kube_aggregator.pkg.apis.",
       ],
       groups: sortedGroups,
