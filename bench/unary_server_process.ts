@@ -65,10 +65,18 @@ export interface UnaryServerProcess {
  * Spawns the server and waits for its port.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { startUnaryServerProcess } from "./unary_server_process.ts";
  * const server = await startUnaryServerProcess();
- * try { await fetch(`${server.base}/`, { client: Deno.createHttpClient({ caCerts: [server.caPEM] }) }); }
- * finally { await server.stop(); }
+ * const client = Deno.createHttpClient({ caCerts: [server.caPEM] });
+ * try {
+ *   const res = await fetch(`${server.base}/`, { client });
+ *   await res.body?.cancel();
+ *   console.assert(res.ok);
+ * } finally {
+ *   client.close();
+ *   await server.stop();
+ * }
  * ```
  */
 export async function startUnaryServerProcess(): Promise<UnaryServerProcess> {

@@ -87,11 +87,29 @@ const DROP_RESPONSE = ["connection", "keep-alive", "content-length", "transfer-e
  * A running proxy.
  *
  * @example
- * ```ts ignore
- * const proxy = HttpFaultProxy.start({ upstream: plane.url, caCert, cert, key, countUserAgent: "my-operator" });
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createCA } from "../../runtime/http/pki.ts";
+ * import { startFakeApiServer } from "../../testing/mod.ts";
+ * import { HttpFaultProxy } from "./http_fault_proxy.ts";
+ * const server = await startFakeApiServer({ tls: true, anonymousAdmin: true });
+ * const ca = await createCA({ commonName: "proxy-ca" });
+ * const { certPEM: cert, keyPEM: key } = await ca.issue({ commonName: "proxy", hosts: ["127.0.0.1"], usage: "server" });
+ * const proxy = HttpFaultProxy.start({ upstream: server.url, caCert: server.caPEM!, cert, key, countUserAgent: "op" });
+ * const client = Deno.createHttpClient({ caCerts: [ca.certPEM] });
+ * const list = () => fetch(`https://127.0.0.1:${proxy.port}/api/v1/namespaces`, { client, headers: { "user-agent": "op" } });
  * proxy.inject({ code: 429, retryAfterSeconds: 1 });
+ * const refused = await list();
+ * assert.deepEqual([refused.status, refused.headers.get("retry-after")], [429, "1"]);
+ * await refused.body?.cancel();
  * proxy.clear();
+ * const passed = await list();
+ * assert.equal(passed.status, 200);
+ * await passed.body?.cancel();
+ * assert.equal(proxy.calls, 2);
+ * client.close();
  * await proxy.close();
+ * await server.stop();
  * ```
  */
 export class HttpFaultProxy {

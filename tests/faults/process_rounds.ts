@@ -81,8 +81,19 @@ export function identityFromUserAgent(userAgent: string): string | undefined {
  * replicas share one host.
  *
  * @example
- * ```ts ignore
- * kubeopRunArgs({ kubeconfig, leaseNamespace: "default", lease, gracefulShutdownSeconds: 1, extra: ["--leader-elect"] });
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { kubeopRunArgs } from "./process_rounds.ts";
+ * const lease = { durationMs: 4_000, renewDeadlineMs: 3_000, retryMs: 500 };
+ * const args = kubeopRunArgs({
+ *   kubeconfig: "/tmp/kubeconfig",
+ *   leaseNamespace: "default",
+ *   lease,
+ *   gracefulShutdownSeconds: 1,
+ *   extra: ["--leader-elect"],
+ * });
+ * assert.deepEqual(args.slice(0, 5), ["run", "--kubeconfig", "/tmp/kubeconfig", "--controllers", "multisecret"]);
+ * assert.ok(args.includes("--leader-elect"));
  * ```
  */
 export function kubeopRunArgs(opts: {

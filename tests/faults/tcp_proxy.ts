@@ -28,10 +28,17 @@ export interface FaultProxyOptions {
  * A running proxy.
  *
  * @example
- * ```ts ignore
- * const proxy = await FaultProxy.start({ target: { hostname: "127.0.0.1", port: 6443 } });
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFakeApiServer } from "../../testing/mod.ts";
+ * import { FaultProxy } from "./tcp_proxy.ts";
+ * const server = await startFakeApiServer({ anonymousAdmin: true });
+ * const proxy = await FaultProxy.start({ target: { hostname: "127.0.0.1", port: Number(new URL(server.url).port) } });
+ * const res = await fetch(`http://127.0.0.1:${proxy.port}/version`); // through the proxy
+ * assert.equal((await res.json()).gitVersion, "v1.37.2");
  * proxy.cutMidFrame(); // every open connection breaks inside the server's next write
  * await proxy.close();
+ * await server.stop();
  * ```
  */
 export class FaultProxy {
