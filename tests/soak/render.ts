@@ -1,7 +1,8 @@
 /**
  * `deno run -A tests/soak/render.ts FILE.jsonl... [--write]`: one Markdown table row per soak results file, from its
  * summary line — or, for a run still going, from the samples so far (marked interim, judged with the default bounds
- * and a 10-minute warm-up). With `--write`, replaces the table between the `soak-figures` markers of docs/soak.md.
+ * and a 10-minute warm-up). With `--write`, replaces the table between the `soak-figures` markers of docs/soak.md;
+ * files under docs/soak/ (the runs the page reports, kept in the repository) are linked.
  * @module
  */
 import { DEFAULT_BOUNDS, type SoakSample, type SoakSummary, summarize } from "./summary.ts";
@@ -52,7 +53,8 @@ if (import.meta.main) {
   for (const file of files) {
     const name = file.slice(file.lastIndexOf("/") + 1);
     const { summary, final } = summaryOf(await Deno.readTextFile(file), name.includes("real") ? "real" : "fake");
-    rows.push(row(name, summary, final));
+    // Results kept in the repository (docs/soak/) are linked from the page.
+    rows.push(row(/(^|\/)docs\/soak\//.test(file) ? `[${name}](soak/${name})` : name, summary, final));
   }
   const table = `${HEADER}\n${rows.join("\n")}`;
   console.log(table);
