@@ -147,6 +147,16 @@ export class KubeClient {
     }
   }
 
+  /**
+   * Closes the keep-alive connections parked idle in this client's pool (requests in flight and watches go on): a
+   * watch that finds its connection dead calls it, as the parked connections went through the same path (kubelet
+   * closes all its connections when a heartbeat fails, for the same reason). Views made by
+   * {@link KubeClient.withWriteFence} share the pool.
+   */
+  closeIdleConnections(): void {
+    this.#conn.transport.closeIdle();
+  }
+
   /** The bearer credentials (exposed so a watch can force a refresh after a 401). */
   get credentials(): BearerCredentials {
     return this.#conn.credentials;

@@ -46,6 +46,12 @@ export interface ApiTransport {
   close(opts?: { letInFlightFinish?: boolean }): void;
   /** Opens a connection to `url`'s origin ahead of the first request (never rejects; fetch: nothing). */
   preconnect(url: URL): Promise<void>;
+  /**
+   * Closes the keep-alive connections parked idle (requests in flight and streams go on): the path to the server was
+   * found dead — a watch's connection was — and the parked ones went through it too; the next request dials afresh
+   * instead of waiting out the dead-connection deadline on one of them (fetch: nothing, its client keeps its own).
+   */
+  closeIdle(): void;
 }
 
 /** TLS of the API server's origin, from the kubeconfig: {@link clusterTls}. */
@@ -221,6 +227,7 @@ export function directTransport(tls: ApiTlsOptions = {}): ApiTransport {
     stream: (req) => openHttpStream({ ...req, tls: req.url.protocol === "https:" ? dial : undefined }),
     close: (opts) => pool.close(opts),
     preconnect: (url) => pool.preconnect(url),
+    closeIdle: () => pool.closeIdle(),
   };
 }
 
@@ -310,6 +317,10 @@ class FetchTransport implements ApiTransport {
 
   preconnect(): Promise<void> {
     return Promise.resolve();
+  }
+
+  closeIdle(): void {
+    // Deno's HTTP client offers no way to close only its idle connections.
   }
 
   close(): void {

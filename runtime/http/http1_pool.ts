@@ -230,6 +230,14 @@ export class Http1Pool {
     }
   }
 
+  /**
+   * Closes the idle connections (of `origin`, else of every origin); those in use go on. For a path found dead
+   * elsewhere (a watch's connection): the parked connections went through it too.
+   */
+  closeIdle(origin?: string): void {
+    for (const o of origin === undefined ? [...this.#idle.keys()] : [origin]) this.#closeIdle(o);
+  }
+
   #takeIdle(origin: string): Http1Connection | undefined {
     const list = this.#idle.get(origin);
     if (!list) return undefined;
