@@ -1,13 +1,14 @@
 /**
- * `deno task faults [-- --full] [--target fake|real|all] [--fault=ID,...]`: runs the fault matrix on target `fake`
- * (default), `real` (kube-apiserver + etcd from the real tier's binaries, tests/faults/real_target.ts) or both, the
- * real-process leader safety rounds (40, or 1 000 with --full; `--fault=leader` selects them alone) and the shard model
- * and real-process shard rounds (15, or 300 with --full; `--fault=shard`) — neither with `--target real` unless
- * selected by `--fault`; with `--target real|all` the leader rounds (tests/faults/leader_processes_real.ts: eight
- * rounds, outages with and without state loss among them) and the shard rounds also run against kube-apiserver v1.37
- * (tests/faults/shard_processes_real.ts; both skipped with a note when its binaries are absent) — and appends one JSON line
- * per scenario: quick runs to .cache/faults.jsonl, full runs (1 000 objects, longer holds) to
- * tests/faults/results.jsonl, which docs/reliability.md's table is rendered from (tests/faults/render.ts).
+ * `deno task faults [-- --full] [--target fake|real|all] [--fault=ID,...] [--leader-rounds=N]`: runs the fault matrix
+ * on target `fake` (default), `real` (kube-apiserver + etcd from the real tier's binaries, tests/faults/real_target.ts)
+ * or both, the real-process leader safety rounds (40, or 1 000 with --full, or N; `--fault=leader` selects them alone)
+ * and the shard model and real-process shard rounds (15, or 300 with --full; `--fault=shard`) — neither with `--target
+ * real` unless selected by `--fault`; with `--target real|all` the leader rounds (tests/faults/leader_processes_real.ts:
+ * eight rounds, outages with and without state loss among them) and the shard rounds
+ * (tests/faults/shard_processes_real.ts) also run against kube-apiserver v1.37, each skipped with a note when its
+ * binaries are absent — and appends one JSON line per scenario: quick runs to .cache/faults.jsonl, full runs (1 000
+ * objects, longer holds) to tests/faults/results.jsonl, which docs/reliability.md's table is rendered from
+ * (tests/faults/render.ts).
  * @module
  */
 import { configureLogging } from "../../runtime/observe/log.ts";
@@ -33,7 +34,8 @@ if (!["fake", "real", "all"].includes(targetArg)) {
   Deno.exit(2);
 }
 const only = args.find((a) => a.startsWith("--fault="))?.slice("--fault=".length).split(",");
-const leaderRounds = full ? 1_000 : 40;
+const leaderRounds = Number(args.find((a) => a.startsWith("--leader-rounds="))?.slice("--leader-rounds=".length)) ||
+  (full ? 1_000 : 40);
 const withLeader = (!only && targetArg !== "real") || (only?.includes("leader") ?? false);
 const withShards = (!only && targetArg !== "real") || (only?.includes("shard") ?? false);
 const faults = (only?.filter((f) => f !== "leader" && f !== "shard") ?? FAULT_IDS) as FaultId[];
