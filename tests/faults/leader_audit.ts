@@ -1,7 +1,8 @@
 /**
  * The leader checker's observations from a real kube-apiserver's audit log (tests/faults/leader_processes_real.ts):
  * the policy that records what tests/faults/leader_checker.ts needs, and the replay into {@link LeaderObservation}s.
- * Every write of the `kubeop` Lease is logged at RequestResponse level (the holder is in the response object), every
+ * Every Lease write in `default` is logged at RequestResponse level (the holder is in the response object; no
+ * `resourceNames` in the policy: a create's URL names no object, so such a rule would miss the Lease's creation), every
  * write of a MultiSecret, Secret or Event at Metadata level; each carries the server's `requestReceivedTimestamp` (µs)
  * and the User-Agent, which names the replica (`kubeop/<version> (<identity>)`).
  * @module
@@ -21,7 +22,6 @@ rules:
   resources:
   - group: coordination.k8s.io
     resources: ["leases"]
-    resourceNames: ["kubeop"]
 - level: Metadata
   verbs: ["create", "update", "patch", "delete", "deletecollection"]
   resources:
@@ -42,7 +42,7 @@ interface AuditEvent {
   requestReceivedTimestamp: string;
   objectRef?: { resource?: string; namespace?: string; name?: string; subresource?: string };
   responseStatus?: { code?: number };
-  responseObject?: { spec?: { holderIdentity?: string } };
+  responseObject?: { metadata?: { name?: string }; spec?: { holderIdentity?: string } };
 }
 
 /**
@@ -96,6 +96,7 @@ export function leaderAuditObservations(text: string, stateLost: number[]): Lead
     if (ev.objectRef?.resource === "leases") {
       const code = ev.responseStatus?.code ?? 0;
       if (code < 200 || code > 299) continue;
+      if ((ev.objectRef.name || ev.responseObject?.metadata?.name) !== "kubeop") continue; // a create names it in the body
       out.push({
         kind: "lease",
         seq,
