@@ -18,6 +18,8 @@ import { TokenBucketRateLimiter } from "../queue/rate_limiter.ts";
 import { parseRetryAfter, toStatus } from "../http/response_status.ts";
 import { watchEvents } from "../watch/watch_events.ts";
 import { writeGate } from "../leader/write_fence.ts";
+import { resourcePath } from "./resource_path.ts";
+export { resourcePath } from "./resource_path.ts";
 import type { WriteFence } from "./client_options.ts";
 import { apiVersionOf, type KubeList, type KubeObject, type ResourceType, type WatchEvent } from "../types.ts";
 import type {
@@ -71,18 +73,6 @@ const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
 
 const METADATA_LIST_ACCEPT = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
 const METADATA_ACCEPT = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
-
-/** Builds `/api/v1/namespaces/ns/pods/name/status`. */
-export function resourcePath(
-  rt: ResourceType,
-  opts: { namespace?: string; name?: string; subresource?: string } = {},
-): string {
-  const base = rt.group ? `/apis/${rt.group}/${rt.version}` : `/api/${rt.version}`;
-  const ns = rt.namespaced && opts.namespace ? `/namespaces/${encodeURIComponent(opts.namespace)}` : "";
-  const name = opts.name !== undefined ? `/${encodeURIComponent(opts.name)}` : "";
-  const sub = opts.subresource && opts.name !== undefined ? `/${opts.subresource}` : "";
-  return `${base}${ns}/${rt.plural}${name}${sub}`;
-}
 
 /**
  * A client for one cluster.
@@ -148,10 +138,8 @@ export class KubeClient {
   }
 
   /**
-   * Closes the keep-alive connections parked idle in this client's pool (requests in flight and watches go on): a
-   * watch that finds its connection dead calls it, as the parked connections went through the same path (kubelet
-   * closes all its connections when a heartbeat fails, for the same reason). Views made by
-   * {@link KubeClient.withWriteFence} share the pool.
+   * Closes the keep-alive connections parked idle in the pool (requests in flight and watches go on): a watch that
+   * finds its connection dead calls it, the parked ones went through the same path. Fenced views share the pool.
    */
   closeIdleConnections(): void {
     this.#conn.transport.closeIdle();
