@@ -47,11 +47,12 @@ export interface ApiTransport {
   /** Opens a connection to `url`'s origin ahead of the first request (never rejects; fetch: nothing). */
   preconnect(url: URL): Promise<void>;
   /**
-   * Closes the keep-alive connections parked idle (requests in flight and streams go on): the path to the server was
-   * found dead — a watch's connection was — and the parked ones went through it too; the next request dials afresh
-   * instead of waiting out the dead-connection deadline on one of them (fetch: nothing, its client keeps its own).
+   * The path to the server was found dead (a watch's connection was), and every connection went through it: closes the
+   * parked keep-alive ones, so the next request dials afresh, and fails the requests in flight whose connection has
+   * brought no byte for `quietMs` as presumed dead, rather than let each wait out its own deadline (25 s). Streams go
+   * on (each has its own deadline). Fetch: nothing (its client offers neither).
    */
-  closeIdle(): void;
+  pathPresumedDead(quietMs: number): void;
 }
 
 /** TLS of the API server's origin, from the kubeconfig: {@link clusterTls}. */
@@ -227,7 +228,7 @@ export function directTransport(tls: ApiTlsOptions = {}): ApiTransport {
     stream: (req) => openHttpStream({ ...req, tls: req.url.protocol === "https:" ? dial : undefined }),
     close: (opts) => pool.close(opts),
     preconnect: (url) => pool.preconnect(url),
-    closeIdle: () => pool.closeIdle(),
+    pathPresumedDead: (quietMs) => void pool.presumeDead(quietMs),
   };
 }
 
@@ -319,8 +320,8 @@ class FetchTransport implements ApiTransport {
     return Promise.resolve();
   }
 
-  closeIdle(): void {
-    // Deno's HTTP client offers no way to close only its idle connections.
+  pathPresumedDead(): void {
+    // Deno's HTTP client offers no way to close only its idle connections; its requests keep their own deadlines.
   }
 
   close(): void {

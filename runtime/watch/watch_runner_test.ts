@@ -23,7 +23,7 @@ function scriptedClient(clock: VirtualClock) {
   const client = {
     clock,
     credentials: { invalidate() {} },
-    closeIdleConnections: () => void pool.idleClosed++,
+    connectionsPresumedDead: () => void pool.idleClosed++,
     listAll(): Promise<KubeList> {
       const next = lists.shift() ?? new Error("no list scripted");
       return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
