@@ -4,7 +4,9 @@
  * open and forwards nothing more on them: no FIN, no RST, no byte — what a black-holing NAT or a stuck proxy shows.
  * The watch's detection is asserted on virtual time (the client's VirtualClock), not wall time: within 30 s of the
  * connection going dead the loop logs "watch for … restarting: idle-deadline" and resumes from its last
- * resourceVersion, receiving what changed meanwhile without a relist.
+ * resourceVersion, receiving what changed meanwhile without a relist. The keep-alive connections parked in the client's
+ * pool went through the same dead path: once the watch finds its connection dead they are closed, so the next request
+ * dials afresh instead of waiting out the unary dead-connection deadline (25 s) on one of them.
  */
 import assert from "node:assert/strict";
 import { KubeClient } from "../runtime/client/client.ts";
@@ -77,6 +79,53 @@ Deno.test("dead connection: a watch held open by a proxy that forwards nothing i
     await until(clock, "the change made while blind", 5_000, () => applied.includes("during"));
     assert.equal(replaces, 1, "resumed, not relisted");
     assert.notEqual(rvBefore, undefined);
+  } finally {
+    ctrl.abort();
+    await done;
+    client.close();
+    admin.close();
+    await proxy.close();
+    await server.stop();
+  }
+});
+
+Deno.test("dead connection: a watch that finds its connection dead closes the client's parked keep-alive connections", async () => {
+  // Before the fix a parked connection held by the dead path stayed in the pool: the next request took it and hung for
+  // the unary silence deadline (25 s) — in the fault matrix's dead-connection row on kube-apiserver, a request sent
+  // 10 s after the watches had restarted failed 25 s later and set the recovery at 35.7 s (the log of that run).
+  const server = await startFakeApiServer({ anonymousAdmin: true });
+  const proxy = await FaultProxy.start({ target: { hostname: "127.0.0.1", port: Number(new URL(server.url).port) } });
+  const admin = new KubeClient({ config: { server: server.url } });
+  const clock = new VirtualClock(0);
+  const client = new KubeClient({ config: { server: `http://127.0.0.1:${proxy.port}` }, clock });
+  const reasons: string[] = [];
+  const applied: string[] = [];
+  const log = (message: string, props?: Record<string, unknown>) => {
+    if (message.startsWith("watch for {resource} restarting")) reasons.push(String(props?.reason));
+  };
+  const runner = new WatchRunner({
+    client,
+    resource: CoreTypes.ConfigMap,
+    namespace: "default",
+    clock,
+    random: () => 0.5,
+    logger: { debug: log, info: log, warn: log },
+    sink: { replace: () => {}, apply: (_type, obj: KubeObject) => void applied.push(obj.metadata.name!) },
+  });
+  const ctrl = new AbortController();
+  const done = runner.run(ctrl.signal);
+  try {
+    await eventually("the watch streams", () => runner.state.kind === "Watching");
+    await client.get(CoreTypes.Namespace, "default"); // parks one keep-alive connection in the pool
+    await eventually("the watch and the parked connection open", () => proxy.connections === 2);
+    assert.equal(proxy.holdOpen(), 2, "both held: the watch's connection and the parked one");
+    await admin.create(CoreTypes.ConfigMap, { metadata: { name: "during", namespace: "default" } });
+
+    await until(clock, "the dead watch noticed", 30_000, () => reasons.includes("idle-deadline"));
+    await until(clock, "the re-watch on a new connection", 5_000, () => applied.includes("during"));
+    // Only the new watch's connection is left: the dead watch's was closed by the loop, the parked one by the pool.
+    await eventually("the parked dead connection closed", () => proxy.connections === 1, { timeoutMs: 5_000 });
+    await client.get(CoreTypes.Namespace, "default"); // on a fresh connection
   } finally {
     ctrl.abort();
     await done;

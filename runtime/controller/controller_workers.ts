@@ -148,6 +148,8 @@ async function reconcileAdmitted<T extends KubeObject>(
   const labels = { controller };
   const started = deps.clock.now();
   metrics.activeWorkers.inc(labels);
+  // Trace: where each reconcile of a key begins and ends (tests/faults/reconcile_overlap.ts replays them per process).
+  log.trace("reconcile started");
   let end: ReconcileEnd;
   try {
     end = { action: await run.reconcile(ctx) };
@@ -156,6 +158,7 @@ async function reconcileAdmitted<T extends KubeObject>(
   } finally {
     metrics.activeWorkers.dec(labels);
     metrics.reconcileTime.observe(labels, (deps.clock.now() - started) / 1000);
+    log.trace("reconcile ended");
   }
   const outcome = reconcileOutcome(end, { aborted: signal.aborted });
   applyOutcome(outcome, { key, run, log, object: ctx.object, error: "error" in end ? end.error : undefined });

@@ -46,6 +46,13 @@ export interface ApiTransport {
   close(opts?: { letInFlightFinish?: boolean }): void;
   /** Opens a connection to `url`'s origin ahead of the first request (never rejects; fetch: nothing). */
   preconnect(url: URL): Promise<void>;
+  /**
+   * The path to the server was found dead (a watch's connection was), and every connection went through it: closes the
+   * parked keep-alive ones, so the next request dials afresh, and fails the requests in flight whose connection has
+   * brought no byte for `quietMs` as presumed dead, rather than let each wait out its own deadline (25 s). Streams go
+   * on (each has its own deadline). Fetch: nothing (its client offers neither).
+   */
+  pathPresumedDead(quietMs: number): void;
 }
 
 /** TLS of the API server's origin, from the kubeconfig: {@link clusterTls}. */
@@ -221,6 +228,7 @@ export function directTransport(tls: ApiTlsOptions = {}): ApiTransport {
     stream: (req) => openHttpStream({ ...req, tls: req.url.protocol === "https:" ? dial : undefined }),
     close: (opts) => pool.close(opts),
     preconnect: (url) => pool.preconnect(url),
+    pathPresumedDead: (quietMs) => void pool.presumeDead(quietMs),
   };
 }
 
@@ -310,6 +318,10 @@ class FetchTransport implements ApiTransport {
 
   preconnect(): Promise<void> {
     return Promise.resolve();
+  }
+
+  pathPresumedDead(): void {
+    // Deno's HTTP client offers no way to close only its idle connections; its requests keep their own deadlines.
   }
 
   close(): void {

@@ -9,7 +9,7 @@
  */
 
 import { encodeRequest, Http1Connection, type TlsOptions } from "./http1_connection.ts";
-import { armSilenceDeadline, DEFAULT_SILENCE_TIMEOUT_MS } from "./silence_deadline.ts";
+import { armSilenceDeadline, DEFAULT_SILENCE_TIMEOUT_MS, type SilenceDeadline } from "./silence_deadline.ts";
 
 /** Pool settings. */
 export interface Http1PoolOptions {
@@ -114,6 +114,8 @@ export class Http1Pool {
   readonly #silenceMs: number;
   readonly #now: () => number;
   readonly #active = new Set<Http1Connection>();
+  /** The silence deadline of each request in flight, by its connection. */
+  readonly #deadlines = new Map<Http1Connection, SilenceDeadline>();
   #closed = false;
   #retiring = false;
   #dialled = 0;
@@ -171,6 +173,7 @@ export class Http1Pool {
       const onAbort = () => active.close();
       signal?.addEventListener("abort", onAbort, { once: true });
       const silence = armSilenceDeadline(this.#silenceMs, () => active.lastReadAt, () => active.close());
+      this.#deadlines.set(active, silence);
       try {
         if (signal?.aborted) throw signal.reason;
         await active.write(bytes);
@@ -194,6 +197,7 @@ export class Http1Pool {
         throw new HttpRequestError(method, url, err);
       } finally {
         silence.stop();
+        this.#deadlines.delete(active);
         signal?.removeEventListener("abort", onAbort);
       }
     }
@@ -228,6 +232,19 @@ export class Http1Pool {
       for (const conn of this.#active) conn.close();
       this.#active.clear();
     }
+  }
+
+  /**
+   * The path to the server was found dead elsewhere (a watch's connection): every connection went through it. Closes
+   * the idle ones and fails each request in flight whose connection has brought no byte for `quietMs` as presumed dead
+   * (not sent again: the server may have it), rather than let it wait out the silence deadline. Returns how many
+   * requests it failed.
+   */
+  presumeDead(quietMs: number): number {
+    for (const origin of [...this.#idle.keys()]) this.#closeIdle(origin);
+    let failed = 0;
+    for (const deadline of [...this.#deadlines.values()]) if (deadline.fireIfQuiet(quietMs)) failed++;
+    return failed;
   }
 
   #takeIdle(origin: string): Http1Connection | undefined {

@@ -314,3 +314,30 @@ Deno.test("http1 pool: a connection that brings no byte for silenceTimeoutMs fai
     await server.close();
   }
 });
+
+Deno.test("http1 pool: presumeDead closes the idle connections and fails requests quiet that long, not retried", async () => {
+  // A watch found its connection dead (runtime/watch/watch_runner.ts): the parked connections and a request waiting on
+  // one went through the same path. Before presumeDead the request waited out its own deadline (25 s by default).
+  const server = startRawHttpServer((req) =>
+    req.indexOnConnection === 0 ? { write: [httpAnswer(200, "ok")] } : { write: [] }
+  );
+  const pool = new Http1Pool();
+  try {
+    const url = new URL(server.url + "/x");
+    await Promise.all([1, 2, 3].map(() => pool.request({ method: "GET", url })));
+    assert.equal(pool.stats.idle, 3);
+    const hanging = pool.request({ method: "PUT", url, body: "{}" }).then(() => undefined, (e) => e);
+    await eventually("the request reached the server", () => server.requests.length === 4);
+    assert.equal(pool.presumeDead(60_000), 0, "not quiet for a minute: left alone");
+    assert.equal(pool.stats.idle, 0, "the parked connections are closed at once");
+    assert.equal(pool.presumeDead(0), 1);
+    const err = await hanging;
+    assert.ok(err instanceof HttpRequestError, String(err));
+    assert.match(String(err.cause), /another connection to it was found dead: connection presumed dead/);
+    assert.equal(pool.stats.retried, 0, "the server may have the request: it is not sent again");
+    assert.equal(text((await pool.request({ method: "GET", url })).body), "ok", "a fresh connection");
+  } finally {
+    pool.close();
+    await server.close();
+  }
+});

@@ -10,12 +10,23 @@
 /** Default silence after which a unary request's connection is presumed dead: 25 s. */
 export const DEFAULT_SILENCE_TIMEOUT_MS = 25_000;
 
+/**
+ * Once another connection to the same server was found dead (a watch's: runtime/watch/watch.ts), a request whose
+ * connection has brought no byte for this long is presumed dead with it: 5 s, the grace a watch gets past its window.
+ */
+export const DEAD_PATH_SILENCE_MS = 5_000;
+
 /** An armed deadline: `fired` says why it fired (undefined while it has not); `stop` disarms it. */
 export interface SilenceDeadline {
   /** The error the request fails with, once the deadline fired. */
   readonly fired?: Error;
   /** Disarms it (idempotent). */
   stop(): void;
+  /**
+   * Fires now if there has been no progress for `ms` (the path to the server was found dead elsewhere); returns
+   * whether it fired.
+   */
+  fireIfQuiet(ms: number): boolean;
 }
 
 /**
@@ -34,15 +45,31 @@ export interface SilenceDeadline {
  */
 export function armSilenceDeadline(ms: number, lastProgressAt: () => number, kill: () => void): SilenceDeadline {
   const since = performance.now();
-  const state: { fired?: Error; stop(): void } = { stop: () => clearTimeout(timer) };
+  const quietFor = () => performance.now() - Math.max(since, lastProgressAt());
+  const fire = (why: string) => {
+    clearTimeout(timer);
+    state.fired = new Error(why);
+    kill();
+  };
+  const state: { fired?: Error } & Omit<SilenceDeadline, "fired"> = {
+    stop: () => clearTimeout(timer),
+    fireIfQuiet: (quietMs) => {
+      const quiet = quietFor();
+      if (state.fired || quiet < quietMs) return false;
+      fire(
+        `no byte from the server for ${Math.round(quiet)} ms, and another connection to it was found dead: ` +
+          "connection presumed dead",
+      );
+      return true;
+    },
+  };
   const check = () => {
-    const quiet = performance.now() - Math.max(since, lastProgressAt());
+    const quiet = quietFor();
     if (quiet < ms) {
       timer = setTimeout(check, ms - quiet);
       return;
     }
-    state.fired = new Error(`no byte from the server for ${Math.round(quiet)} ms: connection presumed dead`);
-    kill();
+    fire(`no byte from the server for ${Math.round(quiet)} ms: connection presumed dead`);
   };
   let timer = setTimeout(check, ms);
   return state;

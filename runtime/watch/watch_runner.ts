@@ -299,6 +299,9 @@ export class WatchRunner {
         return;
       case "restart": {
         this.#opts.metrics?.watchRestarts?.inc({ resource: this.#resourceName, reason: e.reason });
+        // The stream's connection is presumed dead, and the client's other connections went through the same path:
+        // the parked ones are closed and requests silent for a while fail now, rather than wait out 25 s each.
+        if (e.reason === "idle-deadline") this.#opts.client.connectionsPresumedDead();
         // A window the server ended is routine (every 15–22 s: debug), so is an early end; anything else is a failure.
         const level = e.reason === "window-end" ? "debug" : e.reason === "stream-ended" ? "info" : "warn";
         this.#log[level]("watch for {resource} restarting: {reason}", {

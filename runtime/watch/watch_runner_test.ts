@@ -19,9 +19,11 @@ interface ScriptedStream {
 function scriptedClient(clock: VirtualClock) {
   const lists: Array<KubeList | Error> = [];
   const streams: ScriptedStream[] = [];
+  const pool = { idleClosed: 0 };
   const client = {
     clock,
     credentials: { invalidate() {} },
+    connectionsPresumedDead: () => void pool.idleClosed++,
     listAll(): Promise<KubeList> {
       const next = lists.shift() ?? new Error("no list scripted");
       return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
@@ -45,7 +47,7 @@ function scriptedClient(clock: VirtualClock) {
       });
     },
   };
-  return { client: client as unknown as KubeClient, lists, streams };
+  return { client: client as unknown as KubeClient, lists, streams, pool };
 }
 
 function cm(name: string, rv: string): KubeObject {
@@ -69,7 +71,7 @@ const quiet = { debug() {}, info() {}, warn() {} };
 
 function rig() {
   const clock = new VirtualClock(0);
-  const { client, lists, streams } = scriptedClient(clock);
+  const { client, lists, streams, pool } = scriptedClient(clock);
   const sink = recordingSink();
   const restarts: string[] = [];
   const runner = new WatchRunner({
@@ -84,7 +86,7 @@ function rig() {
     metrics: { watchRestarts: { inc: (l) => void restarts.push(l.reason) } },
   });
   const ctrl = new AbortController();
-  return { clock, lists, streams, sink, restarts, runner, ctrl, running: () => runner.run(ctrl.signal) };
+  return { clock, lists, streams, pool, sink, restarts, runner, ctrl, running: () => runner.run(ctrl.signal) };
 }
 
 Deno.test("watch runner: lists, watches from the list's RV and delivers events to the sink in order", async () => {
@@ -152,6 +154,7 @@ Deno.test("watch runner: the overdue deadline closes a stream open past its time
   await r.clock.advance(1);
   assert.ok(r.streams[0].signal.aborted);
   assert.deepEqual(r.restarts, ["idle-deadline"]);
+  assert.equal(r.pool.idleClosed, 1, "the connection is presumed dead: the client's parked ones are closed too");
   await r.clock.advance(800);
   assert.equal(r.streams.length, 2);
   r.ctrl.abort();

@@ -61,6 +61,12 @@ export interface RestartOptions {
    * see before the crash).
    */
   beforeKill?: () => Promise<void>;
+  /**
+   * Runs once kube-apiserver and etcd are dead (etcd's data wiped, with `wipeEtcd`) and before they start again, after
+   * `downMs`: every request the old processes answered came before it, every one the new ones answer after it (tests:
+   * the moment the state was lost, and an outage of the tests' own length).
+   */
+  whileDown?: () => Promise<void>;
 }
 
 /** The Kubernetes release scripts/k8s-bin.sh builds by default (keep the two in step). */
@@ -392,7 +398,9 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     "--secure-port=0",
   ];
   const etcdUrl = `http://127.0.0.1:${etcdClient}`;
-  const restart = async ({ wipeEtcd = false, bumpRevision = true, downMs = 0, beforeKill }: RestartOptions = {}) => {
+  const restart = async (
+    { wipeEtcd = false, bumpRevision = true, downMs = 0, beforeKill, whileDown }: RestartOptions = {},
+  ) => {
     await beforeKill?.();
     const kill = async (name: string) => {
       const p = procs.get(name)!;
@@ -409,6 +417,7 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     await kill("etcd");
     if (wipeEtcd) await Deno.remove(`${dir}/etcd`, { recursive: true });
     if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
+    await whileDown?.();
     spawn("etcd", etcdArgs, "etcd.log");
     if (oldRevision > 0) await bumpEtcdRevision(etcdUrl, oldRevision + 1);
     spawn("kube-apiserver", apiserverArgs(apiPort, []), "kube-apiserver.log");

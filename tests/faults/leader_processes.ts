@@ -3,10 +3,14 @@
  * leases: 1 s / 600 ms / 200 ms) against the fake API server while the harness churns MultiSecrets, so whoever
  * leads keeps writing. Each round lets a leader lead a little, then SIGKILLs it, or SIGSTOPs it past its renew
  * deadline (sometimes past the whole lease) and SIGCONTs it, or kills a standby, or takes the API server down past the
- * renew deadline (every request 503, every watch cut) and brings it back; killed replicas are replaced, and none may
- * exit on its own (a lost Lease is a graceful transition: the replica campaigns again). Every
- * request carries its replica's identity in the User-Agent; the fake server reports each write's receipt and every
- * commit of the Lease to the harness in one order, which tests/faults/leader_checker.ts replays.
+ * renew deadline (every request 503, every watch cut) and brings it back — every other such outage with an empty
+ * store (state lost: the server restarts empty, the harness re-applies namespaces, CRDs and MultiSecrets); killed
+ * replicas are replaced, and none may exit on its own (a lost Lease is a graceful transition: the replica campaigns
+ * again). After each outage the churn pauses and the run waits for the desired state (every MultiSecret's last value
+ * in its child Secret and status, no orphan: tests/faults/desired.ts) and records how long it took. Every request
+ * carries its replica's identity in the User-Agent; the fake server reports each write's receipt and every commit of
+ * the Lease to the harness in one order, which tests/faults/leader_checker.ts replays; each replica's trace log says
+ * where its reconciles began and ended, which tests/faults/reconcile_overlap.ts replays (duplicate-concurrent).
  *
  * SIGSTOP is sent once the leader has sent nothing for 150 ms (the churn paused meanwhile): a stop that lands between
  * a passed fence check and that request's socket write is the one window the fence documents (it holds only while
@@ -20,74 +24,32 @@
  */
 import type { Unstructured as KubeObject } from "../../testing/apiserver/unstructured.ts";
 import { startFakeEnv } from "../support/fake_env.ts";
-import { checkLeaderSafety, type LeaderObservation, type LeaderSafetyReport } from "./leader_checker.ts";
+import { Desired } from "./desired.ts";
+import { fakeStore } from "./fake_target.ts";
+import { checkLeaderSafety, type LeaderObservation } from "./leader_checker.ts";
 import { seeded } from "./leader_model.ts";
 import {
-  fakeMultiSecretChange,
-  identityFromUserAgent,
-  kubeopRunArgs,
-  type ProcessRoundCounts,
-  ReplicaPool,
-  runProcessRounds,
-  seedFakeMultiSecrets,
-  type SignalEvent,
-  sleep,
-  startChurn,
-} from "./process_rounds.ts";
+  exitLogsOf,
+  explainViolation,
+  LEADER_SCOPE,
+  leaderObjectNames,
+  type LeaderProcessesResult,
+  leaderReplicaArgs,
+  overlapsOf,
+  recoverAfterOutage,
+  slower,
+} from "./leader_rounds.ts";
+import { identityFromUserAgent, ReplicaPool, runProcessRounds, sleep, startChurn } from "./process_rounds.ts";
+
+export { type LeaderProcessesResult, leaderRow } from "./leader_rounds.ts";
 
 const LEASE = { durationMs: 1_000, renewDeadlineMs: 600, retryMs: 200 };
-const NS = "leader";
-const OBJECTS = 20;
+/** MultiSecrets the run churns (its fault row's `objects`). */
+export const LEADER_OBJECTS = 20;
 /** How long a leader must have sent nothing before the harness SIGSTOPs it. */
 const QUIET_MS = 150;
-
-/** What {@link runLeaderProcesses} measured. */
-export interface LeaderProcessesResult extends LeaderSafetyReport, ProcessRoundCounts {
-  /** Rounds of an API server outage past the renew deadline (every request 503, watches cut), then back. */
-  outages: number;
-  /** Replicas that exited without a SIGKILL from the harness (a lost Lease must not make one exit). */
-  exitedOnTheirOwn: number;
-}
-
-/** The row this run adds to the fault results (tests/faults/matrix.ts ScenarioResult's shape). */
-export function leaderRow(r: LeaderProcessesResult): Record<string, unknown> {
-  return {
-    fault: "leader-sigkill-sigstop",
-    target: "fake",
-    objects: OBJECTS,
-    events: r.rounds,
-    lost: null,
-    orphans: null,
-    duplicateConcurrent: null,
-    apiCalls: r.writes,
-    baselineApiCalls: null,
-    baselineEvents: null,
-    recoverySeconds: null,
-    maxConcurrentLeaders: r.maxConcurrentLeaders,
-    writesWhileNotLeader: r.writesWhileNotLeader,
-    time: new Date().toISOString(),
-  };
-}
-
-/** For a violation line of the checker: the writer's last signals and the last Lease change before the write. */
-function explain(
-  violation: string,
-  timeline: SignalEvent[],
-  observations: LeaderObservation[],
-): string {
-  const m = violation.match(/^at ([\d.]+) \(#(\d+)\) (\S+) wrote/);
-  if (!m) return "";
-  const [at, seq, writer] = [Number(m[1]), Number(m[2]), m[3]];
-  const signals = timeline.filter((e) => e.identity === writer && e.at <= at).slice(-2)
-    .map((e) => `${e.sig} ${Math.round(at - e.at)} ms before`);
-  const lastLease = observations.filter((o) => o.kind === "lease" && o.seq < seq).at(-1);
-  const writerLease = observations.filter((o) => o.kind === "lease" && o.seq < seq && o.holder === writer).at(-1);
-  return [
-    `writer signals: ${signals.join(", ") || "none"}`,
-    lastLease ? `Lease changed ${Math.round(at - lastLease.at)} ms before` : "",
-    writerLease ? `writer's last Lease write ${Math.round(at - writerLease.at)} ms before` : "",
-  ].filter(Boolean).join("; ");
-}
+/** Longest wait for the desired state after an outage round. */
+const RECOVERY_MS = 60_000;
 
 /** Runs `rounds` rounds; `log` gets progress lines. */
 export async function runLeaderProcesses(
@@ -101,12 +63,18 @@ export async function runLeaderProcesses(
   let seq = 0;
   let holder = "";
   const lastWriteAt = new Map<string, number>();
-  server.store.objects.onCommit((ev) => {
-    const obj = ev.object as KubeObject;
-    if (!ev.storageKey.includes("leases") || obj.metadata.name !== "kubeop") return;
-    holder = ev.type === "DELETED" ? "" : obj.spec?.holderIdentity ?? "";
+  const leaseChanged = (next: string) => {
+    holder = next;
     observations.push({ kind: "lease", seq: seq++, at: performance.now(), holder });
-  });
+  };
+  // Every Lease commit; again on the new store after a state loss (the server's store is a new one then).
+  const watchLease = () =>
+    server.store.objects.onCommit((ev) => {
+      const obj = ev.object as KubeObject;
+      if (!ev.storageKey.includes("leases") || obj.metadata.name !== "kubeop") return;
+      leaseChanged(ev.type === "DELETED" ? "" : obj.spec?.holderIdentity ?? "");
+    });
+  watchLease();
   server.faults.onRequest((req) => {
     if (req.method === "GET" || req.resource === "leases.coordination.k8s.io") return;
     const identity = identityFromUserAgent(req.userAgent);
@@ -115,29 +83,31 @@ export async function runLeaderProcesses(
     lastWriteAt.set(identity, performance.now());
     observations.push({ kind: "write", seq: seq++, at: performance.now(), identity, what });
   });
-  seedFakeMultiSecrets(server, NS, OBJECTS);
+  const desired = new Desired(fakeStore(server), LEADER_SCOPE);
+  const names = leaderObjectNames(LEADER_OBJECTS);
+  await desired.install();
+  for (const name of names) await desired.create(name);
 
   const result = {
     rounds: opts.rounds,
     sigkills: 0,
     sigstops: 0,
     outages: 0,
+    stateLossOutages: 0,
     spawned: 0,
     stuckRounds: 0,
     exitedOnTheirOwn: 0,
+    exitLogs: [] as string[],
+    lost: 0,
+    orphans: 0,
+    recoverySeconds: 0 as number | null,
+    outageRecoverySeconds: 0 as number | null,
   };
-  const pool = new ReplicaPool(
-    kubeopRunArgs({
-      kubeconfig: env.kubeconfigPath,
-      leaseNamespace: "default",
-      lease: LEASE,
-      gracefulShutdownSeconds: 1,
-      extra: ["--leader-elect"],
-    }),
-    "attempting to acquire",
-  );
+  const pool = new ReplicaPool(leaderReplicaArgs(env.kubeconfigPath, LEASE, 1), "attempting to acquire");
   // The churn: a MultiSecret change every 40 ms keeps the leader writing children, statuses and Events.
-  const churn = startChurn(fakeMultiSecretChange(server, NS, OBJECTS, rand), 40);
+  const churn = startChurn(async (step) => {
+    await desired.change(names[Math.floor(rand() * names.length)], String(step));
+  }, 40);
 
   try {
     result.stuckRounds = await runProcessRounds({
@@ -152,13 +122,31 @@ export async function runLeaderProcesses(
         if (leader.exited) return;
         if (round % 8 === 7) {
           // Every eighth round: an API server outage past the renew deadline (every request 503, every watch cut),
-          // then back. Every replica loses or fails to take the Lease; none may exit (graceful leader transition),
-          // none may write while another holds the Lease afterwards.
-          result.outages++;
+          // then back; every other one of them comes back with an empty store (the state lost: no Lease, no CRD, no
+          // object) and the harness re-applies namespaces, CRDs and MultiSecrets, as the matrix's
+          // restart-state-loss does. Every replica loses or fails to take the Lease; none may exit (graceful leader
+          // transition), none may write while another holds the Lease afterwards; the cluster must reach the
+          // desired state again.
+          const stateLoss = round % 16 === 15;
           server.faults.inject({ code: 503, message: "the API server is down (outage round)" });
           server.faults.dropWatches();
           await sleep(LEASE.renewDeadlineMs + 100 + rand() * 2 * LEASE.durationMs);
+          if (stateLoss) {
+            result.stateLossOutages++;
+            await server.restart({ keepState: false });
+            leaseChanged(""); // the Lease is gone with the rest
+            watchLease();
+          } else {
+            result.outages++;
+          }
           server.faults.clear();
+          if (stateLoss) await desired.reapply(); // what a GitOps tool does after the cluster lost its state
+          const r = await recoverAfterOutage(desired, churn, { timeoutMs: RECOVERY_MS, pollMs: 50 });
+          result.lost = Math.max(result.lost, r.lost);
+          result.orphans = Math.max(result.orphans, r.orphans);
+          if (stateLoss) result.recoverySeconds = slower(result.recoverySeconds, r.seconds);
+          else result.outageRecoverySeconds = slower(result.outageRecoverySeconds, r.seconds);
+          opts.log?.(`round ${round + 1}: outage${stateLoss ? " with state loss" : ""}, recovered in ${r.seconds} s`);
           return;
         }
         const r = rand();
@@ -183,6 +171,7 @@ export async function runLeaderProcesses(
     });
   } finally {
     result.exitedOnTheirOwn = pool.exitedOnTheirOwn().length; // before close() kills the rest
+    result.exitLogs = exitLogsOf(pool);
     await churn.stop();
     await pool.close();
     await env.close();
@@ -191,10 +180,11 @@ export async function runLeaderProcesses(
   const failedEarly = pool.failedEarly();
   if (failedEarly.length > 0) opts.log?.(`replicas that exited before campaigning:\n${failedEarly.join("\n---\n")}`);
   const report = checkLeaderSafety(observations);
-  report.violations = report.violations.map((v) => `${v} — ${explain(v, pool.timeline, observations)}`);
+  report.violations = report.violations.map((v) => `${v} — ${explainViolation(v, pool.timeline, observations)}`);
   return {
     ...result,
     ...report,
+    overlaps: overlapsOf(pool),
     seconds: Math.round((performance.now() - started) / 100) / 10,
   };
 }

@@ -50,9 +50,9 @@ export function renderTable(jsonl: string): string {
   ].join("\n");
 }
 
-/** Per target (fake, then real) its baseline first, then its matrix rows; the leader rows last. */
+/** Per target (fake, then real) its baseline first, then its matrix rows; the leader rows last (real after the rest). */
 function order(row: ResultRow): number {
-  if (String(row.fault).startsWith("leader")) return 10;
+  if (String(row.fault).startsWith("leader")) return row.target === "real" ? 11 : 10;
   return (row.target === "real" ? 2 : 0) + (row.fault === "none" ? 0 : 1);
 }
 

@@ -1,0 +1,28 @@
+/**
+ * The URL path of a resource, a collection or an object, or a subresource: what every client call starts from.
+ * @module
+ */
+import type { ResourceType } from "../types.ts";
+
+/**
+ * Builds `/api/v1/namespaces/ns/pods/name/status`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { CoreTypes } from "../types.ts";
+ * import { resourcePath } from "./resource_path.ts";
+ * assert.equal(resourcePath(CoreTypes.Pod, { namespace: "ns", name: "p", subresource: "status" }),
+ *   "/api/v1/namespaces/ns/pods/p/status");
+ * ```
+ */
+export function resourcePath(
+  rt: ResourceType,
+  opts: { namespace?: string; name?: string; subresource?: string } = {},
+): string {
+  const base = rt.group ? `/apis/${rt.group}/${rt.version}` : `/api/${rt.version}`;
+  const ns = rt.namespaced && opts.namespace ? `/namespaces/${encodeURIComponent(opts.namespace)}` : "";
+  const name = opts.name !== undefined ? `/${encodeURIComponent(opts.name)}` : "";
+  const sub = opts.subresource && opts.name !== undefined ? `/${opts.subresource}` : "";
+  return `${base}${ns}/${rt.plural}${name}${sub}`;
+}
