@@ -52,15 +52,37 @@ Deno.test("/readyz fails until the caches sync; controllers start only after syn
   assert.equal(ctl.running, false);
 });
 
-Deno.test("a cache that never syncs fails start with an error naming the resource", async () => {
+Deno.test("exitOnCacheSyncTimeout: a cache that never syncs fails start with an error naming the resource", async () => {
   const clock = new VirtualClock();
   const ctl = new FakeController("pods");
-  const mgr = new Manager(managerOptions(clock, new FakeInformers(clock), { cacheSyncTimeoutMs: 30_000 })).add(ctl);
+  const opts = { cacheSyncTimeoutMs: 30_000, exitOnCacheSyncTimeout: true };
+  const mgr = new Manager(managerOptions(clock, new FakeInformers(clock), opts)).add(ctl);
   const running = mgr.start(new AbortController().signal);
   const rejected = assert.rejects(running, (err) => err instanceof CacheSyncTimeoutError && /pods/.test(err.message));
   await clock.advance(30_000);
   await rejected;
   assert.equal(ctl.starts, 0);
+});
+
+Deno.test("by default a cache that syncs late only delays the start: the manager waits on, unready, then runs", async () => {
+  // A replica started while the API server is down, or before the CRD it watches exists, must not exit into a restart
+  // loop (issue 25): kube-controller-manager waits for its caches without a deadline, and so does kubeop by default.
+  const clock = new VirtualClock();
+  const informers = new FakeInformers(clock);
+  const ctl = new FakeController("pods");
+  const mgr = new Manager(managerOptions(clock, informers, { cacheSyncTimeoutMs: 30_000 })).add(ctl);
+  const stop = new AbortController();
+  let settled = false;
+  const running = mgr.start(stop.signal).finally(() => settled = true);
+  await clock.advance(95_000); // three timeouts, each logged
+  assert.equal(settled, false, "the manager gave up on its caches");
+  assert.equal(ctl.starts, 0);
+  assert.equal(mgr.readiness().ok, false);
+  informers.markSynced();
+  await advanceUntil(clock, () => ctl.starts === 1, 5_000);
+  stop.abort();
+  ctl.finishReconcile();
+  await running;
 });
 
 Deno.test("only the leader runs controllers; shutdown drains in-flight reconciles, then releases the lease", async () => {

@@ -36,6 +36,7 @@ export const MANAGER_FLAGS: FlagSpec = {
   "leader-elect-renew-deadline": { type: "string" },
   "leader-elect-retry-period": { type: "string" },
   "exit-on-lost-leadership": { type: "boolean" },
+  "exit-on-cache-sync-timeout": { type: "boolean" },
   shards: { type: "string" },
   "shard-buckets": { type: "string" },
   "metrics-bind-address": { type: "string" },
@@ -96,6 +97,8 @@ export interface ManagerFlags {
   leaderElection: Required<LeaderElectionDurations>;
   /** `--exit-on-lost-leadership`: exit 1 on a lost Lease instead of campaigning again (default false). */
   exitOnLostLeadership: boolean;
+  /** `--exit-on-cache-sync-timeout`: exit 1 when the caches have not synced within 2 minutes (default: keep waiting). */
+  exitOnCacheSyncTimeout: boolean;
   /** `--shards`: auto splits the work over the replicas (docs/sharding.md). */
   shards: "auto" | "off";
   /** `--shard-buckets`. */
@@ -247,6 +250,7 @@ export function parseManagerFlags(prefix: string, values: FlagValues, defaults: 
     leaderElectionNamespace: stringFlag(values, "leader-election-namespace") ?? defaults.leaderElectionNamespace,
     leaderElection: leaderElectionFlags(prefix, values),
     exitOnLostLeadership: values["exit-on-lost-leadership"] === true,
+    exitOnCacheSyncTimeout: values["exit-on-cache-sync-timeout"] === true,
     shards: enumFlag(prefix, values, "shards", ["auto", "off"] as const, "off"),
     shardBuckets,
     metricsBindAddress: bindAddressFlag(prefix, values, "metrics-bind-address", defaults.metricsBindAddress ?? ":8080"),
@@ -290,6 +294,8 @@ export function managerFlagsUsage(defaults: ManagerFlagDefaults): string {
                                       (D: a Go duration such as 15s, 500ms, 1m; lease > renew deadline > 1.2 × retry)
   --exit-on-lost-leadership           exit 1 when the Lease is lost (controller-runtime's way); by default the
                                       replica stops its controllers, keeps its caches and campaigns again
+  --exit-on-cache-sync-timeout        exit 1 when the caches have not synced within 2 minutes (controller-runtime's
+                                      way); by default the replica logs it, keeps /readyz failing and waits on
   --shards auto|off                   auto: every replica runs the controllers and they split the objects by uid
                                       over bucket Leases <leader-election-id>-bucket-N (docs/sharding.md); the
                                       Lease timings above apply to the buckets (default off)
@@ -331,6 +337,7 @@ export type ManagerOptionsFromFlags = Pick<
   | "healthProbeBindAddress"
   | "gracefulShutdownMs"
   | "maxConcurrentReconciles"
+  | "exitOnCacheSyncTimeout"
 >;
 
 /**
@@ -367,5 +374,6 @@ export function managerOptionsFromFlags(
     healthProbeBindAddress: flags.healthProbeBindAddress,
     gracefulShutdownMs: flags.gracefulShutdownMs,
     maxConcurrentReconciles: flags.maxConcurrentReconciles,
+    exitOnCacheSyncTimeout: flags.exitOnCacheSyncTimeout,
   };
 }

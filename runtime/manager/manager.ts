@@ -16,7 +16,7 @@ import { type Clock, RealClock, settlesWithin } from "../clock.ts";
 import type { InformerSource } from "../cache/cache.ts";
 import type { ControllerDeps } from "../controller/controller.ts";
 import { type EventRecorder, KubeEventRecorder } from "../observe/events.ts";
-import { InformerRegistry } from "../cache/informers.ts";
+import { CacheSyncTimeoutError, InformerRegistry } from "../cache/informers.ts";
 import { defaultIdentity, LeaderElector, LeadershipLostError } from "../leader/leader.ts";
 import { kubeLeaseLock } from "../leader/lease_lock.ts";
 import { leaderAdmission } from "../leader/leader_admission.ts";
@@ -283,8 +283,9 @@ export class Manager {
    * Runs until `signal` aborts (then shuts down gracefully and resolves). A lost Lease stops and drains the
    * leader-gated runnables and campaigns again (each term starts them anew; a Controller may be started again); with
    * `leaderElection.exitOnLostLeadership`, or when they do not drain within `gracefulShutdownMs`, it rejects with
-   * {@link LeadershipLostError} instead. Also rejects when a server cannot listen,
-   * the caches do not sync within `cacheSyncTimeoutMs` (the error names them) or a runnable fails. A program that
+   * {@link LeadershipLostError} instead. Also rejects when a server cannot listen, a runnable fails, or — with
+   * `exitOnCacheSyncTimeout` — the caches do not sync within `cacheSyncTimeoutMs` (the error names them; by default
+   * that is logged and the manager keeps waiting). A program that
    * configured no logging gets info-level text lines on stderr from here on (constructors never configure logging).
    */
   async start(signal: AbortSignal): Promise<void> {
@@ -371,7 +372,18 @@ export class Manager {
       name: "informers",
       group: "caches",
       start: (signal) => this.#caches.start(signal),
-      ready: (signal) => this.#caches.waitForSync(timeoutMs, signal),
+      ready: async (signal) => {
+        for (;;) {
+          try {
+            return await this.#caches.waitForSync(timeoutMs, signal);
+          } catch (err) {
+            if (!(err instanceof CacheSyncTimeoutError) || this.#opts.exitOnCacheSyncTimeout) throw err;
+            this.#log.error(
+              `${err.message}; still waiting (readyz fails until they sync; --exit-on-cache-sync-timeout stops instead)`,
+            );
+          }
+        }
+      },
     });
     for (const r of this.#runnables) {
       if (r.group) groups[r.group].add(r);

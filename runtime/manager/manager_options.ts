@@ -95,8 +95,18 @@ export interface ManagerOptions {
   healthProbeBindAddress?: string;
   /** Longest wait for in-flight reconciles on shutdown. Default 25 000 ms (inside a pod's 30 s grace period). */
   gracefulShutdownMs?: number;
-  /** Longest wait for the caches' first sync. Default 120 000 ms. */
+  /**
+   * How long the caches' first sync may take before it is reported: an error log naming the resources not synced,
+   * then again every period while /readyz keeps failing. Default 120 000 ms.
+   */
   cacheSyncTimeoutMs?: number;
+  /**
+   * Stop (start() rejects with CacheSyncTimeoutError) once the caches have not synced within `cacheSyncTimeoutMs`, as
+   * controller-runtime does. By default the manager keeps waiting, as kube-controller-manager does: a replica started
+   * while the API server is down, or before a CRD it watches is installed, serves as soon as it can instead of exiting
+   * into a restart loop (`--exit-on-cache-sync-timeout`).
+   */
+  exitOnCacheSyncTimeout?: boolean;
   /** Workers of every controller that does not set its own (`--max-concurrent-reconciles`). */
   maxConcurrentReconciles?: number;
   /** Replaces the shared caches (default: an InformerRegistry over `client`). */
