@@ -45,6 +45,8 @@ export interface OperatorOptions {
   v8Flags?: string;
   /** Extra environment variables of the process (bench/real/ab.ts tries allocator settings with it). */
   env?: Record<string, string>;
+  /** Also write stdout to `logPath` (V8's `--trace-gc` prints there; bench/real/footprint.ts). */
+  stdoutToLog?: boolean;
 }
 
 /** A running replica. */
@@ -121,12 +123,16 @@ export function startOperator(kind: OperatorKind, art: OperatorArtefacts, opts: 
   const child = new Deno.Command(cmd, {
     args,
     stdin: "null",
-    stdout: "null",
+    stdout: opts.stdoutToLog ? "piped" : "null",
     stderr: "piped",
     env: { NO_COLOR: "1", ...opts.env },
   })
     .spawn();
   const startedAt = performance.now();
+  if (opts.stdoutToLog) {
+    const out = Deno.openSync(opts.logPath, { write: true, create: true, append: true });
+    child.stdout.pipeTo(out.writable).catch(() => {});
+  }
   child.stderr.pipeTo(file.writable).catch(() => {});
   const status = child.status;
   running.add(child);
@@ -212,4 +218,24 @@ export async function forceGc(op: OperatorProcess, gcPort: number): Promise<numb
   } finally {
     session.close();
   }
+}
+
+/**
+ * Resident bytes of `pid` by mapping kind (/proc/<pid>/smaps): `[heap]` (glibc's main arena), `[anon]` (anonymous
+ * mappings: V8's heap pages, glibc's thread arenas, thread stacks), `file` (the binary and libraries).
+ */
+export function smapsSummary(pid: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  let kind = "";
+  for (const line of Deno.readTextFileSync(`/proc/${pid}/smaps`).split("\n")) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      const name = head[1].trim();
+      kind = name === "" ? "[anon]" : name.startsWith("[") ? name.replace(/:.*$/, "]") : "file";
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) out[kind] = (out[kind] ?? 0) + Number(rss[1]) * 1024;
+  }
+  return out;
 }
