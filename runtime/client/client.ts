@@ -11,6 +11,8 @@ import { resourceId as resourceName } from "../apimachinery/names.ts";
 import type { Clock } from "../clock.ts";
 import { RealClock } from "../clock.ts";
 import { BearerCredentials } from "./credentials.ts";
+import { collectionAccept } from "./collection_accept.ts";
+import { resourcePath } from "./resource_path.ts";
 import { ApiError, type CallInfo } from "./errors.ts";
 import { LineSplitter } from "../http/json_lines.ts";
 import type { ClusterConfig } from "./kubeconfig.ts";
@@ -50,6 +52,7 @@ export type {
   WatchOptions,
 } from "./client_options.ts";
 export { toStatus } from "../http/response_status.ts";
+export { resourcePath } from "./resource_path.ts";
 
 /** What a client and its fenced views share: one HTTP transport and one set of credentials per cluster. */
 interface Connection {
@@ -60,6 +63,8 @@ interface Connection {
   closed: boolean;
   /** Token bucket of `qps`/`burst` when set: one per cluster connection, fenced views included. */
   throttle?: TokenBucketRateLimiter;
+  /** The server answered 406 to KEP-5958's `drop` parameter (./collection_accept.ts): not sent again. */
+  dropRefused?: boolean;
 }
 
 const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
@@ -68,21 +73,6 @@ const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
   apply: "application/apply-patch+yaml",
   strategic: "application/strategic-merge-patch+json",
 };
-
-const METADATA_LIST_ACCEPT = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
-const METADATA_ACCEPT = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
-
-/** Builds `/api/v1/namespaces/ns/pods/name/status`. */
-export function resourcePath(
-  rt: ResourceType,
-  opts: { namespace?: string; name?: string; subresource?: string } = {},
-): string {
-  const base = rt.group ? `/apis/${rt.group}/${rt.version}` : `/api/${rt.version}`;
-  const ns = rt.namespaced && opts.namespace ? `/namespaces/${encodeURIComponent(opts.namespace)}` : "";
-  const name = opts.name !== undefined ? `/${encodeURIComponent(opts.name)}` : "";
-  const sub = opts.subresource && opts.name !== undefined ? `/${opts.subresource}` : "";
-  return `${base}${ns}/${rt.plural}${name}${sub}`;
-}
 
 /**
  * A client for one cluster.
@@ -175,6 +165,7 @@ export class KubeClient {
 
   /** One page of a list (or the whole list without `limit`). */
   async list<T extends KubeObject = KubeObject>(rt: ResourceType, opts: ListOptions = {}): Promise<KubeList<T>> {
+    const drop = opts.dropManagedFields === true && !this.#conn.dropRefused;
     const res = await this.request("GET", resourcePath(rt, opts), {
       query: {
         labelSelector: opts.labelSelector,
@@ -185,11 +176,15 @@ export class KubeClient {
         resourceVersionMatch: opts.resourceVersionMatch,
         shardSelector: opts.shardSelector,
       },
-      accept: opts.metadataOnly ? METADATA_LIST_ACCEPT : undefined,
+      accept: collectionAccept({ list: true, metadataOnly: opts.metadataOnly, dropManagedFields: drop }),
       signal: opts.signal,
       call: { verb: "list", resource: resourceName(rt), namespace: opts.namespace },
       throwOnError: true,
+    }).catch((err) => {
+      if (!drop || !(err instanceof ApiError) || err.code !== 406) throw err;
+      this.#conn.dropRefused = true; // a server that refuses the parameter: asked again without it
     });
+    if (!res) return await this.list(rt, opts);
     opts.onBytes?.(res.body.length);
     return JSON.parse(new TextDecoder().decode(res.body)) as KubeList<T>;
   }
@@ -435,8 +430,9 @@ export class KubeClient {
     }));
     const call: CallInfo = { verb: "watch", resource: resourceName(rt), namespace: opts.namespace };
     await this.#wait(opts.signal);
+    const drop = opts.dropManagedFields === true && !this.#conn.dropRefused;
     const headers: Record<string, string> = {
-      "Accept": opts.metadataOnly ? METADATA_ACCEPT : "application/json",
+      "Accept": collectionAccept({ list: false, metadataOnly: opts.metadataOnly, dropManagedFields: drop }),
       "User-Agent": this.#userAgent,
     };
     const auth = await this.#conn.credentials.authorization();
@@ -450,6 +446,8 @@ export class KubeClient {
     this.#countRequest("GET", String(stream.status), sentMs);
     if (stream.status !== 200) {
       const text = await stream.text(64 * 1024).catch(() => "");
+      if (drop && stream.status === 406) this.#conn.dropRefused = true;
+      if (drop && stream.status === 406) return await this.watchStream(rt, opts, onEvent);
       if (stream.status === 401) this.#conn.credentials.invalidate();
       throw new ApiError(
         toStatus(stream.status, new TextEncoder().encode(text)),
