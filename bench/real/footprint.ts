@@ -4,7 +4,8 @@
  * alternating for `--reps R` rounds; prints one JSON line per variant with the medians of the peak RSS (VmHWM), the RSS
  * at /readyz (before any Machine) and at the end, spawn → /readyz, and the CPU seconds. A variant is a bundle path,
  * `controller-runtime` (the peer, KUBEOP_PEER_DIR), `bundle.js@--v8-flag,--other` (extra `--v8-flags=` for that
- * bundle), and either followed by `#K=V,K2=V2` (environment variables, e.g. an allocator setting). The resident memory
+ * bundle), and either followed by `#K=V,K2=V2` (environment variables, e.g. an allocator setting). Bundles run with
+ * exactly what the variant says (not the shipped V8 flags and environment that bench:real applies). The resident memory
  * at the end is split by mapping kind (/proc/<pid>/smaps: `[heap]` glibc's main arena, `[anon]` V8's pages, thread
  * arenas and stacks, `file` the binary). Records nothing: a before/after tool for the peak-rss rows of bench:real (docs/performance.md has its
  * findings). Expects KUBEOP_K8S_BIN and KUBEOP_PEER_DIR like bench/real/ab.ts.
@@ -72,6 +73,7 @@ try {
         v8Flags: v8,
         stdoutToLog: v8?.includes("--trace-gc"),
         env,
+        asIs: true,
       });
       try {
         const readyAt = await waitReady(op);
