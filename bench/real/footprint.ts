@@ -2,7 +2,7 @@
  * Where `kubeop run`'s memory goes, side by side on one real kube-apiserver (`deno run -A bench/real/footprint.ts
  * VARIANT...`): each variant converges `--machines N` Machines (× 3 Switches) in a fresh namespace, the variants
  * alternating for `--reps R` rounds; prints one JSON line per variant with the medians of the peak RSS (VmHWM), the RSS
- * at /readyz (before any Machine) and at the end, spawn → /readyz, and the CPU seconds. A variant is a bundle path,
+ * at /readyz (before any Machine) and at the end, spawn → /readyz, the converge time and the CPU seconds. A variant is a bundle path,
  * `controller-runtime` (the peer, KUBEOP_PEER_DIR), `bundle.js@--v8-flag,--other` (extra `--v8-flags=` for that
  * bundle), and either followed by `#K=V,K2=V2` (environment variables, e.g. an allocator setting). Bundles run with
  * exactly what the variant says (not the shipped V8 flags and environment that bench:real applies). The resident memory
@@ -44,6 +44,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 type Sample = {
+  convergeMs: number;
   peak: number;
   ready: number;
   end: number;
@@ -78,9 +79,12 @@ try {
       try {
         const readyAt = await waitReady(op);
         const ready = rssBytes(op.pid);
+        const watching = waitForMachines(bc.client, ns, N, machineConverged, 600_000);
+        const t0 = performance.now();
         await createMachines(bc.client, ns, N, { switches: 3 });
-        await waitForMachines(bc.client, ns, N, machineConverged, 600_000);
+        const convergeMs = await watching - t0;
         const s = {
+          convergeMs,
           peak: peakRss(op.pid),
           ready,
           end: rssBytes(op.pid),
@@ -113,6 +117,7 @@ for (const [variant, xs] of samples) {
     readyRssMiB: mib(med((s) => s.ready)),
     endRssMiB: mib(med((s) => s.end)),
     readyMs: round(med((s) => s.readyMs)),
+    convergeMs: round(med((s) => s.convergeMs)),
     cpuS: med((s) => s.cpuS),
     peaksMiB: xs.map((s) => mib(s.peak)),
     endSmapsMiB: Object.fromEntries(Object.keys(xs[0].smaps).map((k) => [k, mib(med((s) => s.smaps[k] ?? 0))])),
