@@ -94,9 +94,9 @@ try {
         };
         samples.get(variant)!.push(s);
         log(
-          `${variant}: peak ${round(s.peak / 2 ** 20)} MiB, ready ${round(s.ready / 2 ** 20)} MiB, ${
+          `${variant}: peak ${round(s.peak / 2 ** 20)} MiB, ready ${round(s.ready / 2 ** 20)} MiB in ${
             round(s.readyMs)
-          } ms`,
+          } ms, converged in ${round(s.convergeMs)} ms with ${s.cpuS} CPU s`,
         );
       } finally {
         await op.stop();
