@@ -144,7 +144,8 @@ Flags:
   --kubeconfig-out PATH    kubeconfig to write (default ${DEFAULT_KUBECONFIG_OUT})
   --data-dir DIR           persist objects across restarts
   --feature-gates A=true   kube-apiserver gates the fake implements, as kube-apiserver spells them; v1.37's defaults
-                           (ShardedListAndWatch=true: honour KEP-5866 shardSelector on list and watch)
+                           (ShardedListAndWatch=true: honour KEP-5866 shardSelector on list and watch;
+                           ManagedFieldsOptOut=true: honour KEP-5958 Accept drop=metadata.managedFields)
   --anonymous-auth=false   answer requests without credentials 401 (default true: system:anonymous, RBAC decides)
   --log-format text|json   controller and farm API logs on stderr (default text)
   --log-level LEVEL        trace|debug|info|warning|error|fatal (default info)`;

@@ -5,7 +5,8 @@
  * @module
  */
 
-import { CONTROLLER_NAMES, type ControllerName, CONTROLLERS, WEBHOOKS } from "../controllers/mod.ts";
+import { loadSeedSystems } from "../controllers/load.ts";
+import { CONTROLLER_NAMES, type ControllerName } from "../controllers/seed_system.ts";
 import { KubeClient } from "../runtime/client/client.ts";
 import { defaultIdentity, LeadershipLostError } from "../runtime/leader/leader.ts";
 import { configureLogging, kubeopLogger } from "../runtime/observe/log.ts";
@@ -103,11 +104,13 @@ export async function runCommand(args: string[]): Promise<number> {
       watchList: watchListFromEnv(readEnvIfAllowed),
       ...managerOptionsFromFlags(opts, { leaseNamespace, identity }),
     });
-    for (const name of opts.controllers) {
-      for (const controller of CONTROLLERS[name]({ informers: manager.informers })) manager.add(controller);
+    // Only the selected systems' modules are evaluated (controllers/load.ts).
+    const systems = await loadSeedSystems(opts.controllers);
+    for (const system of systems) {
+      for (const controller of system.controllers({ informers: manager.informers })) manager.add(controller);
     }
     // The selected controllers' webhooks, served with the other servers (ready before the caches start).
-    const webhooks = opts.controllers.flatMap((name) => WEBHOOKS[name]({ client }));
+    const webhooks = systems.flatMap((system) => system.webhooks({ client }));
     const serving = webhooks.length > 0 ? webhookServing(opts.webhookBindAddress, await runningInCluster()) : undefined;
     const webhookNamespace = opts.webhookServiceNamespace ?? await podNamespace() ?? WEBHOOK_DEFAULTS.namespace;
     if (serving?.serve) {

@@ -4,31 +4,27 @@
  * @module
  */
 
-import type { KubeClient } from "../runtime/client/client.ts";
-import type { InformerSource } from "../runtime/controller/controller.ts";
 import type { ControllerRunnable } from "../runtime/manager/runnable.ts";
 import type { RegisteredWebhook } from "../runtime/webhook/webhook.ts";
-import { atController, RBAC as AT_RBAC } from "./at/controller.ts";
-import { atConversionWebhook } from "./at/conversion.ts";
-import { machineController, RBAC as MACHINE_RBAC } from "./machine/controller.ts";
-import { multiSecretController, RBAC as MULTISECRET_RBAC } from "./multisecret/controller.ts";
-import { multiSecretWebhook } from "./multisecret/webhook.ts";
-import { netperfController, RBAC as NETPERF_RBAC } from "./netperf/controller.ts";
-import { netperfWebhook } from "./netperf/webhook.ts";
+import { RBAC as AT_RBAC } from "./at/controller.ts";
+import { system as at } from "./at/system.ts";
+import { RBAC as MACHINE_RBAC } from "./machine/controller.ts";
+import { system as machine } from "./machine/system.ts";
+import { RBAC as MULTISECRET_RBAC } from "./multisecret/controller.ts";
+import { system as multisecret } from "./multisecret/system.ts";
+import { RBAC as NETPERF_RBAC } from "./netperf/controller.ts";
+import { system as netperf } from "./netperf/system.ts";
 import { type RbacRule, RUNTIME_RBAC } from "./rbac.ts";
+import type { ControllerName, SeedControllerDeps, SeedWebhookDeps } from "./seed_system.ts";
 
 export { crdManifests } from "./crds.ts";
-
-/** Names accepted by `kubeop run --controllers`. */
-export const CONTROLLER_NAMES = ["machine", "at", "netperf", "multisecret"] as const;
-/** One controller name. */
-export type ControllerName = typeof CONTROLLER_NAMES[number];
-
-/** What the factories need at construction time (map functions read other caches). */
-export interface SeedControllerDeps {
-  /** The manager's shared caches (map functions read other kinds from them). */
-  informers: InformerSource;
-}
+export {
+  CONTROLLER_NAMES,
+  type ControllerName,
+  type SeedControllerDeps,
+  type SeedSystem,
+  type SeedWebhookDeps,
+} from "./seed_system.ts";
 
 /**
  * Controller factories by name. Each returns controllers without services: `Manager.add` provides them (client,
@@ -46,17 +42,11 @@ export interface SeedControllerDeps {
  * ```
  */
 export const CONTROLLERS: Record<ControllerName, (deps: SeedControllerDeps) => ControllerRunnable[]> = {
-  machine: (deps) => [machineController(deps)],
-  at: () => [atController()],
-  netperf: () => [netperfController()],
-  multisecret: (deps) => [multiSecretController(deps)],
+  machine: machine.controllers,
+  at: at.controllers,
+  netperf: netperf.controllers,
+  multisecret: multisecret.controllers,
 };
-
-/** What webhook factories need: a client for the lookups their rules make. */
-export interface SeedWebhookDeps {
-  /** Reads what a rule needs (Nodes for Netperf). */
-  client: Pick<KubeClient, "get" | "list">;
-}
 
 /**
  * Admission and conversion webhooks by controller name, registered next to the controller of the same kind:
@@ -74,10 +64,10 @@ export interface SeedWebhookDeps {
  * ```
  */
 export const WEBHOOKS: Record<ControllerName, (deps: SeedWebhookDeps) => RegisteredWebhook[]> = {
-  machine: () => [],
-  at: () => [atConversionWebhook()],
-  netperf: (deps) => [netperfWebhook(deps)],
-  multisecret: (deps) => [multiSecretWebhook(deps)],
+  machine: machine.webhooks,
+  at: at.webhooks,
+  netperf: netperf.webhooks,
+  multisecret: multisecret.webhooks,
 };
 
 /** The API calls each system makes (deploy/rbac/ is their union plus {@link RUNTIME_RBAC}). */

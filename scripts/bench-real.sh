@@ -8,5 +8,5 @@ export NO_COLOR=1
 export PATH="$PWD/node_modules/.bin:$PATH"
 bin=$(bash scripts/k8s-bin.sh) || { echo "bench:real: building the control plane failed" >&2; exit 1; }
 peer=$(bash bench/real/build_peer.sh) || { echo "bench:real: building the controller-runtime peer failed" >&2; exit 1; }
-deno bundle --quiet --output dist/kubeop.js main.ts
+deno run --allow-all scripts/bundle.ts --output dist/kubeop.js
 KUBEOP_K8S_BIN="$bin" KUBEOP_PEER_DIR="$peer" exec deno run --allow-all bench/real/main.ts "$@"

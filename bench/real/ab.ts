@@ -18,7 +18,16 @@ import { median, round } from "../result.ts";
 import { createMachines, createNamespace, machineConverged, startBenchCluster, waitForMachines } from "./cluster.ts";
 import { openInspector } from "./inspector.ts";
 import { converge } from "./scenarios.ts";
-import { cpuSeconds, forceGc, killAll, type OperatorProcess, rssBytes, startOperator, waitReady } from "./operators.ts";
+import {
+  cpuSeconds,
+  forceGc,
+  killAll,
+  type OperatorProcess,
+  rssBytes,
+  smapsSummary,
+  startOperator,
+  waitReady,
+} from "./operators.ts";
 
 function flag(name: string): string | undefined {
   const i = Deno.args.indexOf(`--${name}`);
@@ -185,26 +194,6 @@ try {
 } finally {
   killAll();
   await bc.stop();
-}
-
-/**
- * Resident bytes of `pid` by mapping kind (/proc/<pid>/smaps): `[heap]` (glibc's main arena), `[anon]` (anonymous
- * mappings: V8's heap pages, glibc's thread arenas, thread stacks), `file` (the binary and libraries).
- */
-function smapsSummary(pid: number): Record<string, number> {
-  const out: Record<string, number> = {};
-  let kind = "";
-  for (const line of Deno.readTextFileSync(`/proc/${pid}/smaps`).split("\n")) {
-    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
-    if (head) {
-      const name = head[1].trim();
-      kind = name === "" ? "[anon]" : name.startsWith("[") ? name.replace(/:.*$/, "]") : "file";
-      continue;
-    }
-    const rss = /^Rss:\s+(\d+) kB/.exec(line);
-    if (rss) out[kind] = (out[kind] ?? 0) + Number(rss[1]) * 1024;
-  }
-  return out;
 }
 
 function freePort(): number {

@@ -5,7 +5,8 @@
  * 200), `--full` for 10 000 (memory and startup from 1 000), `--smoke` for a tiny run (≤ 3 min, prints but records
  * nothing). Rows (bench/result.ts shape, ratio > 1 = kubeop ahead):
  * converge-machines (vs controller-runtime and vs raw-write-limit), converge-machines-qps20, requests-per-machine,
- * memory-per-object, startup, failover-graceful, failover-crash.
+ * peak-rss (of the converge runs), memory-per-object, startup (→ first reconcile), startup-readyz, failover-graceful,
+ * failover-crash.
  *
  * Flags: `--reps N`, `--machines N` (converge), `--memory-machines M` (memory and startup), `--concurrency N` (MaxConcurrentReconciles on both sides, default 4),
  * `--only a,b` (scenario names: converge, raw, qps, memory, startup, failover).
@@ -15,7 +16,7 @@
 
 import { type BenchResult, lowerIsBetter, machineDescription, median, recordResult, round } from "../result.ts";
 import { startBenchCluster } from "./cluster.ts";
-import { killAll, type OperatorArtefacts, type OperatorKind } from "./operators.ts";
+import { killAll, type OperatorArtefacts, type OperatorKind, shippedRuntime } from "./operators.ts";
 import {
   converge,
   type ConvergeSample,
@@ -154,11 +155,15 @@ const params = {
   maxConcurrentReconciles: CONCURRENCY,
   clientThrottle: "none on either side (controller-runtime's GetConfig sets QPS -1; kubeop has none by default)",
   apiserver: Deno.env.get("KUBEOP_K8S_BIN")?.split("/").pop() ?? "",
-  kubeop: "dist/kubeop.js under deno run",
+  kubeop: `dist/kubeop.js under deno run, as shipped: ${JSON.stringify(shippedRuntime())}`,
   peer: "controller-runtime v0.25.2, client-go v0.37.2 (bench/peers/machine-go)",
   order: "alternating per repetition, fresh etcd + kube-apiserver per repetition, warmed by N/4 raw writes",
 };
 const med = (x: number[]) => round(median(x));
+const mibOf = (x: Samples): Samples => ({
+  "kubeop": x.kubeop.map((b) => b / 2 ** 20),
+  "controller-runtime": x["controller-runtime"].map((b) => b / 2 ** 20),
+});
 const rows: BenchResult[] = [];
 const pair = (
   name: string,
@@ -236,6 +241,13 @@ pair("memory-per-object", "bytes/object", s.memRss, {
 }, {
   machines: M,
   method: "RSS slope between 2M and 4M converged Machines (x4 objects each) after a forced GC, M first as warm-up",
+});
+pair("peak-rss", "MiB", mibOf(s.convergePeakRss), {
+  goal: "ratio >= 1 (peak RSS <= controller-runtime's)",
+}, { measured: "VmHWM of the operator process over a converge run (start, list, N Machines x 3 Switches)" });
+pair("startup-readyz", "ms", s.ready, { goal: "ratio >= 1" }, {
+  existingMachines: Math.floor(M / 4),
+  measured: "process spawn → /readyz 200 (caches synced)",
 });
 pair("startup", "ms", s.first, {
   readyzMsKubeop: med(s.ready.kubeop),

@@ -41,10 +41,14 @@ export interface OperatorOptions {
   gcPort?: number;
   /** Where stderr goes. */
   logPath: string;
-  /** kubeop only: a `--v8-flags=` value for `deno run` (bench/real/ab.ts tries V8 settings with it). */
+  /** kubeop only: a `--v8-flags=` value for `deno run`, after the shipped ones (bench/real/ab.ts tries V8 settings). */
   v8Flags?: string;
   /** Extra environment variables of the process (bench/real/ab.ts tries allocator settings with it). */
   env?: Record<string, string>;
+  /** Also write stdout to `logPath` (V8's `--trace-gc` prints there; bench/real/footprint.ts). */
+  stdoutToLog?: boolean;
+  /** kubeop only: without the shipped V8 flags and environment ({@link shippedRuntime}), for before/after runs. */
+  asIs?: boolean;
 }
 
 /** A running replica. */
@@ -61,6 +65,23 @@ export interface OperatorProcess {
   status: Promise<Deno.CommandStatus>;
   /** Sends `signal` and waits for the exit. */
   stop(signal?: Deno.Signal): Promise<Deno.CommandStatus>;
+}
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+/**
+ * What the shipped kubeop runs with, applied to the bundle here too: the V8 flags `deno task compile:in-cluster` embeds
+ * in the binary (deno.json) and the allocator setting of the image (Containerfile `ENV`). docs/performance.md has
+ * what each saves.
+ */
+export function shippedRuntime(): { v8Flags?: string; env: Record<string, string> } {
+  const tasks = JSON.parse(Deno.readTextFileSync(`${ROOT}deno.json`)).tasks as Record<string, string>;
+  const v8Flags = /--v8-flags=(\S+)/.exec(tasks["compile:in-cluster"])?.[1];
+  const env: Record<string, string> = {};
+  for (const m of Deno.readTextFileSync(`${ROOT}Containerfile`).matchAll(/^ENV (MALLOC_\w+)=(\S+)$/gm)) {
+    env[m[1]] = m[2];
+  }
+  return { v8Flags, env };
 }
 
 function freePort(): number {
@@ -92,13 +113,15 @@ export function startOperator(kind: OperatorKind, art: OperatorArtefacts, opts: 
   const cpuProfDir = Deno.env.get("KUBEOP_BENCH_CPU_PROF"); // kubeop only: V8 CPU profiles, written on exit
   let cmd: string;
   let args: string[];
+  const shipped = kind === "kubeop" && !opts.asIs ? shippedRuntime() : { env: {} };
+  const v8Flags = [shipped.v8Flags, opts.v8Flags].filter(Boolean).join(",");
   if (kind === "kubeop") {
     cmd = Deno.execPath();
     args = [
       "run",
       "--allow-all",
       ...(opts.gcPort ? [`--inspect=127.0.0.1:${opts.gcPort}`] : []),
-      ...(opts.v8Flags ? [`--v8-flags=${opts.v8Flags}`] : []),
+      ...(v8Flags ? [`--v8-flags=${v8Flags}`] : []),
       ...(cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : []),
       art.bundle,
       "run",
@@ -121,12 +144,16 @@ export function startOperator(kind: OperatorKind, art: OperatorArtefacts, opts: 
   const child = new Deno.Command(cmd, {
     args,
     stdin: "null",
-    stdout: "null",
+    stdout: opts.stdoutToLog ? "piped" : "null",
     stderr: "piped",
-    env: { NO_COLOR: "1", ...opts.env },
+    env: { NO_COLOR: "1", ...shipped.env, ...opts.env },
   })
     .spawn();
   const startedAt = performance.now();
+  if (opts.stdoutToLog) {
+    const out = Deno.openSync(opts.logPath, { write: true, create: true, append: true });
+    child.stdout.pipeTo(out.writable).catch(() => {});
+  }
   child.stderr.pipeTo(file.writable).catch(() => {});
   const status = child.status;
   running.add(child);
@@ -212,4 +239,24 @@ export async function forceGc(op: OperatorProcess, gcPort: number): Promise<numb
   } finally {
     session.close();
   }
+}
+
+/**
+ * Resident bytes of `pid` by mapping kind (/proc/<pid>/smaps): `[heap]` (glibc's main arena), `[anon]` (anonymous
+ * mappings: V8's heap pages, glibc's thread arenas, thread stacks), `file` (the binary and libraries).
+ */
+export function smapsSummary(pid: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  let kind = "";
+  for (const line of Deno.readTextFileSync(`/proc/${pid}/smaps`).split("\n")) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      const name = head[1].trim();
+      kind = name === "" ? "[anon]" : name.startsWith("[") ? name.replace(/:.*$/, "]") : "file";
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) out[kind] = (out[kind] ?? 0) + Number(rss[1]) * 1024;
+  }
+  return out;
 }

@@ -109,7 +109,10 @@ export interface InformerOptions<T extends KubeObject> extends WatchScope {
   metrics?: InformerMetrics;
   /** Default: @logtape loggers kubeop.watch / kubeop.cache. */
   logger?: WatchLogger;
-  /** Runs on every object before it is stored; default drops `metadata.managedFields`. */
+  /**
+   * Runs on every object before it is stored; default drops `metadata.managedFields` ({@link dropManagedFields}), and
+   * then lists and watches also ask the server to leave them out (KEP-5958, where served).
+   */
   transform?: (obj: T) => T;
   /** Try WatchList first (default true). */
   watchList?: boolean;
@@ -201,7 +204,9 @@ export class Informer<T extends KubeObject = KubeObject> implements InformerLike
       replace: (items) => this.#replace(items),
       apply: (type, obj) => this.#apply(type, obj),
     };
-    this.#runnerOptions = { ...opts, logger: opts.logger };
+    // KEP-5958: the server may leave managedFields out when the transform would drop them anyway.
+    const dropManagedFieldsOnServer = this.#transform === dropManagedFields;
+    this.#runnerOptions = { ...opts, logger: opts.logger, dropManagedFields: dropManagedFieldsOnServer };
     this.#runner = this.#newRunner();
   }
 

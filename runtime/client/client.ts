@@ -11,6 +11,8 @@ import { resourceId as resourceName } from "../apimachinery/names.ts";
 import type { Clock } from "../clock.ts";
 import { RealClock } from "../clock.ts";
 import { BearerCredentials } from "./credentials.ts";
+import { collectionAccept } from "./collection_accept.ts";
+import { resourcePath } from "./resource_path.ts";
 import { ApiError, type CallInfo } from "./errors.ts";
 import { LineSplitter } from "../http/json_lines.ts";
 import type { ClusterConfig } from "./kubeconfig.ts";
@@ -18,11 +20,9 @@ import { TokenBucketRateLimiter } from "../queue/rate_limiter.ts";
 import { parseRetryAfter, toStatus } from "../http/response_status.ts";
 import { watchEvents } from "../watch/watch_events.ts";
 import { writeGate } from "../leader/write_fence.ts";
-import { resourcePath } from "./resource_path.ts";
 import { DEAD_PATH_SILENCE_MS } from "../http/silence_deadline.ts";
-export { resourcePath } from "./resource_path.ts";
-import type { WriteFence } from "./client_options.ts";
 import { apiVersionOf, type KubeList, type KubeObject, type ResourceType, type WatchEvent } from "../types.ts";
+import { PATCH_CONTENT_TYPES } from "./client_options.ts";
 import type {
   ClientMetrics,
   CreateOptions,
@@ -31,11 +31,11 @@ import type {
   ListOptions,
   NamespaceOption,
   PatchOptions,
-  PatchType,
   RawResponse,
   RequestOptions,
   UpdateOptions,
   WatchOptions,
+  WriteFence,
 } from "./client_options.ts";
 
 export type {
@@ -53,6 +53,7 @@ export type {
   WatchOptions,
 } from "./client_options.ts";
 export { toStatus } from "../http/response_status.ts";
+export { resourcePath } from "./resource_path.ts";
 
 /** What a client and its fenced views share: one HTTP transport and one set of credentials per cluster. */
 interface Connection {
@@ -63,17 +64,9 @@ interface Connection {
   closed: boolean;
   /** Token bucket of `qps`/`burst` when set: one per cluster connection, fenced views included. */
   throttle?: TokenBucketRateLimiter;
+  /** The server answered 406 to KEP-5958's `drop` parameter (./collection_accept.ts): not sent again. */
+  dropRefused?: boolean;
 }
-
-const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
-  merge: "application/merge-patch+json",
-  json: "application/json-patch+json",
-  apply: "application/apply-patch+yaml",
-  strategic: "application/strategic-merge-patch+json",
-};
-
-const METADATA_LIST_ACCEPT = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
-const METADATA_ACCEPT = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
 
 /**
  * A client for one cluster.
@@ -174,6 +167,7 @@ export class KubeClient {
 
   /** One page of a list (or the whole list without `limit`). */
   async list<T extends KubeObject = KubeObject>(rt: ResourceType, opts: ListOptions = {}): Promise<KubeList<T>> {
+    const drop = opts.dropManagedFields === true && !this.#conn.dropRefused;
     const res = await this.request("GET", resourcePath(rt, opts), {
       query: {
         labelSelector: opts.labelSelector,
@@ -184,11 +178,15 @@ export class KubeClient {
         resourceVersionMatch: opts.resourceVersionMatch,
         shardSelector: opts.shardSelector,
       },
-      accept: opts.metadataOnly ? METADATA_LIST_ACCEPT : undefined,
+      accept: collectionAccept({ list: true, metadataOnly: opts.metadataOnly, dropManagedFields: drop }),
       signal: opts.signal,
       call: { verb: "list", resource: resourceName(rt), namespace: opts.namespace },
       throwOnError: true,
+    }).catch((err) => {
+      if (!drop || !(err instanceof ApiError) || err.code !== 406) throw err;
+      this.#conn.dropRefused = true; // a server that refuses the parameter: asked again without it
     });
+    if (!res) return await this.list(rt, opts);
     opts.onBytes?.(res.body.length);
     return JSON.parse(new TextDecoder().decode(res.body)) as KubeList<T>;
   }
@@ -434,8 +432,9 @@ export class KubeClient {
     }));
     const call: CallInfo = { verb: "watch", resource: resourceName(rt), namespace: opts.namespace };
     await this.#wait(opts.signal);
+    const drop = opts.dropManagedFields === true && !this.#conn.dropRefused;
     const headers: Record<string, string> = {
-      "Accept": opts.metadataOnly ? METADATA_ACCEPT : "application/json",
+      "Accept": collectionAccept({ list: false, metadataOnly: opts.metadataOnly, dropManagedFields: drop }),
       "User-Agent": this.#userAgent,
     };
     const auth = await this.#conn.credentials.authorization();
@@ -449,6 +448,8 @@ export class KubeClient {
     this.#countRequest("GET", String(stream.status), sentMs);
     if (stream.status !== 200) {
       const text = await stream.text(64 * 1024).catch(() => "");
+      if (drop && stream.status === 406) this.#conn.dropRefused = true;
+      if (drop && stream.status === 406) return await this.watchStream(rt, opts, onEvent);
       if (stream.status === 401) this.#conn.credentials.invalidate();
       throw new ApiError(
         toStatus(stream.status, new TextEncoder().encode(text)),

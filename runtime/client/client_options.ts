@@ -91,6 +91,11 @@ export interface ListOptions extends NamespaceOption {
   /** Ask for PartialObjectMetadataList (metadata only). */
   metadataOnly?: boolean;
   /**
+   * KEP-5958: ask the server to leave `metadata.managedFields` out (runtime/client/collection_accept.ts). A server
+   * without the feature sends them anyway, so a caller that must not see them still drops them itself.
+   */
+  dropManagedFields?: boolean;
+  /**
    * KEP-5866 (`ShardedListAndWatch`): only objects whose field hash is in these ranges, e.g.
    * `shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')`
    * (runtime/apimachinery/shard_selector.ts formats them). A server that honours it echoes it in
@@ -119,6 +124,8 @@ export interface WatchOptions extends NamespaceOption {
   resourceVersionMatch?: "NotOlderThan" | "Exact";
   /** Ask for PartialObjectMetadata(List) only. */
   metadataOnly?: boolean;
+  /** KEP-5958: ask the server to leave `metadata.managedFields` out (see {@link ListOptions.dropManagedFields}). */
+  dropManagedFields?: boolean;
   /** Called once the server accepted the watch (HTTP 200), before any event. */
   onOpen?: () => void;
   /** Called for frames that are not JSON (the stream continues). */
@@ -193,3 +200,11 @@ export interface RequestOptions {
   /** Throw an ApiError on non-2xx (default true for typed calls, false for request()). */
   throwOnError?: boolean;
 }
+
+/** The Content-Type of each patch type. */
+export const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
+  merge: "application/merge-patch+json",
+  json: "application/json-patch+json",
+  apply: "application/apply-patch+yaml",
+  strategic: "application/strategic-merge-patch+json",
+};

@@ -16,7 +16,8 @@ import { type Clock, RealClock, settlesWithin } from "../clock.ts";
 import type { InformerSource } from "../cache/cache.ts";
 import type { ControllerDeps } from "../controller/controller.ts";
 import { type EventRecorder, KubeEventRecorder } from "../observe/events.ts";
-import { CacheSyncTimeoutError, InformerRegistry } from "../cache/informers.ts";
+import { InformerRegistry } from "../cache/informers.ts";
+import { waitForCacheSync } from "./cache_sync_wait.ts";
 import { defaultIdentity, LeaderElector, LeadershipLostError } from "../leader/leader.ts";
 import { kubeLeaseLock } from "../leader/lease_lock.ts";
 import { leaderAdmission } from "../leader/leader_admission.ts";
@@ -284,9 +285,8 @@ export class Manager {
    * leader-gated runnables and campaigns again (each term starts them anew; a Controller may be started again); with
    * `leaderElection.exitOnLostLeadership`, or when they do not drain within `gracefulShutdownMs`, it rejects with
    * {@link LeadershipLostError} instead. Also rejects when a server cannot listen, a runnable fails, or — with
-   * `exitOnCacheSyncTimeout` — the caches do not sync within `cacheSyncTimeoutMs` (the error names them; by default
-   * that is logged and the manager keeps waiting). A program that
-   * configured no logging gets info-level text lines on stderr from here on (constructors never configure logging).
+   * `exitOnCacheSyncTimeout` — the caches do not sync within `cacheSyncTimeoutMs` (by default: logged, and it waits
+   * on). A program that configured no logging gets info-level text on stderr (constructors never configure logging).
    */
   async start(signal: AbortSignal): Promise<void> {
     if (this.#started) throw new Error("manager: start() called twice");
@@ -367,23 +367,13 @@ export class Manager {
         listening: (name, url) => this.#endpoints[name] = url,
       })
     ) groups.servers.add(server);
-    const timeoutMs = this.#opts.cacheSyncTimeoutMs ?? 120_000;
+    const sync = { timeoutMs: this.#opts.cacheSyncTimeoutMs ?? 120_000, log: this.#log };
+    const exitOnTimeout = this.#opts.exitOnCacheSyncTimeout === true;
     groups.caches.add({
       name: "informers",
       group: "caches",
       start: (signal) => this.#caches.start(signal),
-      ready: async (signal) => {
-        for (;;) {
-          try {
-            return await this.#caches.waitForSync(timeoutMs, signal);
-          } catch (err) {
-            if (!(err instanceof CacheSyncTimeoutError) || this.#opts.exitOnCacheSyncTimeout) throw err;
-            this.#log.error(
-              `${err.message}; still waiting (readyz fails until they sync; --exit-on-cache-sync-timeout stops instead)`,
-            );
-          }
-        }
-      },
+      ready: (signal) => waitForCacheSync(this.#caches, { ...sync, exitOnTimeout, signal }),
     });
     for (const r of this.#runnables) {
       if (r.group) groups[r.group].add(r);

@@ -87,6 +87,11 @@ export interface WatchRunnerOptions extends WatchScope {
   /** Page size of lists (default 500). */
   pageSize?: number;
   /**
+   * KEP-5958: ask the server to leave `metadata.managedFields` out of lists and watch events (the informer sets it when
+   * its transform drops them anyway; a server without the feature ignores it).
+   */
+  dropManagedFields?: boolean;
+  /**
    * Watch only this slice (KEP-5866): lists and watches carry `shardSelector`, and WatchList is not used (only a
    * list response echoes `metadata.shardInfo`). A list without the echo (gate off, older server) means the server
    * sent everything: the loop then filters lists and events itself.
@@ -362,6 +367,7 @@ export class WatchRunner {
         labelSelector: this.#opts.labelSelector,
         fieldSelector: this.#opts.fieldSelector,
         metadataOnly: this.#opts.metadataOnly,
+        dropManagedFields: this.#opts.dropManagedFields,
         limit: this.#opts.pageSize ?? 500,
         shardSelector: this.#shardParam,
         onBytes: this.#onBytes,
@@ -376,6 +382,7 @@ export class WatchRunner {
             labelSelector: this.#opts.labelSelector,
             fieldSelector: this.#opts.fieldSelector,
             limit: 1,
+            dropManagedFields: this.#opts.dropManagedFields,
             shardSelector: this.#shardParam,
             onBytes: this.#onBytes,
             signal,
@@ -418,6 +425,7 @@ export class WatchRunner {
         labelSelector: this.#opts.labelSelector,
         fieldSelector: this.#opts.fieldSelector,
         metadataOnly: this.#opts.metadataOnly,
+        dropManagedFields: this.#opts.dropManagedFields,
         shardSelector: this.#shardParam,
         onBytes: this.#onBytes,
         resourceVersion: op.resourceVersion,

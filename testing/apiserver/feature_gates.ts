@@ -1,6 +1,7 @@
 /**
- * The fake server's feature gates: the kube-apiserver gates whose behaviour it implements both ways, with v1.37's
- * defaults, parsed from `--feature-gates` as kube-apiserver spells them (`Name=true,Other=false`).
+ * The fake server's feature gates: the kube-apiserver gates whose behaviour it implements both ways, with their
+ * defaults (v1.37's; v1.38's for gates v1.37 does not have), parsed from `--feature-gates` as kube-apiserver spells
+ * them (`Name=true,Other=false`).
  * @module
  */
 
@@ -8,13 +9,21 @@
 export interface FeatureGates {
   /** KEP-5866 `shardSelector` on list and watch with the `metadata.shardInfo` echo; alpha in v1.36 and v1.37: off. */
   ShardedListAndWatch: boolean;
+  /**
+   * KEP-5958 `Accept: ...;drop=metadata.managedFields`: responses (get, list, watch, writes) without
+   * `metadata.managedFields`; alpha in v1.38 (not in v1.37): off, and the parameter is then ignored.
+   */
+  ManagedFieldsOptOut: boolean;
 }
 
 /** The name of a gate the fake implements. */
 export type FeatureGateName = keyof FeatureGates;
 
-/** v1.37's defaults. */
-export const DEFAULT_FEATURE_GATES: Readonly<FeatureGates> = Object.freeze({ ShardedListAndWatch: false });
+/** The defaults: every gate off, as in v1.37 (and ManagedFieldsOptOut in v1.38). */
+export const DEFAULT_FEATURE_GATES: Readonly<FeatureGates> = Object.freeze({
+  ShardedListAndWatch: false,
+  ManagedFieldsOptOut: false,
+});
 
 /**
  * Parses a `--feature-gates` value (`A=true,B=false`) over the defaults. Throws, with kube's wording, for a gate the

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { DEFAULT_FEATURE_GATES, parseFeatureGates } from "./feature_gates.ts";
 
-Deno.test("feature gates: v1.37 defaults, ShardedListAndWatch alpha and off", () => {
+Deno.test("feature gates: defaults off, ShardedListAndWatch (alpha in v1.37) and ManagedFieldsOptOut (alpha in v1.38)", () => {
   assert.equal(DEFAULT_FEATURE_GATES.ShardedListAndWatch, false);
-  assert.deepEqual(parseFeatureGates(""), { ShardedListAndWatch: false });
+  assert.deepEqual(parseFeatureGates(""), { ShardedListAndWatch: false, ManagedFieldsOptOut: false });
+  assert.equal(parseFeatureGates("ManagedFieldsOptOut=true").ManagedFieldsOptOut, true);
 });
 
 Deno.test("feature gates: parses kube-apiserver's --feature-gates syntax (strconv.ParseBool values)", () => {

@@ -1,7 +1,10 @@
 /**
  * Response shapes the client asked for through `Accept`: the resource itself, a meta.k8s.io/v1 Table
- * (`as=Table`, kubectl get), or PartialObjectMetadata(List) (metadata-only informers), written as JSON; the router
- * re-encodes the resource itself as protobuf when Accept prefers that (http_protobuf.ts).
+ * (`as=Table`, kubectl get), or PartialObjectMetadata(List) (metadata-only informers), each without
+ * `metadata.managedFields` when the chosen clause carries KEP-5958's `drop=metadata.managedFields` and the
+ * ManagedFieldsOptOut gate is on (off, the parameter is ignored, as kube-apiserver ignores parameters it does not
+ * know); written as JSON, and the router re-encodes the resource itself as protobuf when Accept prefers that
+ * (http_protobuf.ts).
  * @module
  */
 import type { KubeList, WatchEventType } from "../../runtime/types.ts";
@@ -10,26 +13,52 @@ import { toPartialObjectMetadata, toPartialObjectMetadataList } from "./partial_
 import type { ResourceDef } from "./resource_def.ts";
 import { toTable } from "./table.ts";
 import { apiVersionOf } from "../../runtime/types.ts";
+import { dropManagedFields } from "../../runtime/cache/cache.ts";
 import type { WatchPresenter } from "./watch_stream.ts";
 
-/** What to send. */
-export type ResponseShape = "object" | "table" | "partial";
+/** What to send: the representation, and whether `metadata.managedFields` is left out (KEP-5958). */
+export interface ResponseShape {
+  /** The resource itself, a Table, or PartialObjectMetadata(List). */
+  as: "object" | "table" | "partial";
+  /** The chosen clause asked `drop=metadata.managedFields` and the ManagedFieldsOptOut gate is on. */
+  dropManagedFields: boolean;
+}
 
-/** Picks the first `Accept` clause the server can produce (JSON always works). */
-export function negotiateShape(accept: string | null): ResponseShape {
+/**
+ * Picks the first `Accept` clause the server can produce (JSON always works). `managedFieldsOptOut`: the gate.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { negotiateShape } from "./http_negotiation.ts";
+ * const accept = "application/json;drop=metadata.managedFields";
+ * assert.deepEqual(negotiateShape(accept, { managedFieldsOptOut: true }), { as: "object", dropManagedFields: true });
+ * assert.deepEqual(negotiateShape(accept), { as: "object", dropManagedFields: false }); // gate off: ignored
+ * ```
+ */
+export function negotiateShape(accept: string | null, opts: { managedFieldsOptOut?: boolean } = {}): ResponseShape {
   for (const clause of (accept ?? "").split(",")) {
     const params = new Map(
       clause.split(";").slice(1).map((p) => p.trim().split("=", 2) as [string, string]).map(([k, v]) => [k, v ?? ""]),
     );
     const type = clause.split(";")[0].trim();
     const as = params.get("as");
-    if (as === "Table" && params.get("g") === "meta.k8s.io") return "table";
+    // `+` joins several drop targets; unknown ones are ignored (forward compatible, as kube's parser).
+    const dropManagedFields = opts.managedFieldsOptOut === true &&
+      (params.get("drop") ?? "").split("+").includes("metadata.managedFields");
+    if (as === "Table" && params.get("g") === "meta.k8s.io") return { as: "table", dropManagedFields };
     if ((as === "PartialObjectMetadata" || as === "PartialObjectMetadataList") && params.get("g") === "meta.k8s.io") {
-      return "partial";
+      return { as: "partial", dropManagedFields };
     }
-    if (!as && (type === "application/json" || type === "*/*" || type === "application/*")) return "object";
+    if (!as && (type === "application/json" || type === "*/*" || type === "application/*")) {
+      return { as: "object", dropManagedFields };
+    }
   }
-  return "object";
+  return { as: "object", dropManagedFields: false };
+}
+
+/** `obj` without `metadata.managedFields` when `shape` says so (a copy: stored objects are never changed). */
+function dropped(shape: ResponseShape, obj: KubeObject): KubeObject {
+  return shape.dropManagedFields && obj.metadata?.managedFields ? dropManagedFields({ ...obj }) : obj;
 }
 
 /** Shapes one object. */
@@ -40,7 +69,8 @@ export function shapeObject(
   nowMs: number,
   includeObject?: string,
 ): unknown {
-  if (shape === "table") {
+  obj = dropped(shape, obj);
+  if (shape.as === "table") {
     // The table convertor copies a single object's resourceVersion into the Table's metadata.
     return toTable([obj], def, {
       nowMs,
@@ -49,7 +79,7 @@ export function shapeObject(
       listMeta: { resourceVersion: obj.metadata.resourceVersion },
     });
   }
-  if (shape === "partial") return toPartialObjectMetadata(obj);
+  if (shape.as === "partial") return toPartialObjectMetadata(obj);
   return obj;
 }
 
@@ -61,7 +91,8 @@ export function shapeList(
   nowMs: number,
   includeObject?: string,
 ): unknown {
-  if (shape === "table") {
+  if (shape.dropManagedFields) list = { ...list, items: list.items.map((o) => dropped(shape, o)) };
+  if (shape.as === "table") {
     return toTable(list.items, def, {
       nowMs,
       includeColumns: true,
@@ -69,7 +100,7 @@ export function shapeList(
       includeObject: includeObject as "None" | "Metadata" | "Object",
     });
   }
-  if (shape === "partial") return toPartialObjectMetadataList(list);
+  if (shape.as === "partial") return toPartialObjectMetadataList(list);
   return list;
 }
 
@@ -81,13 +112,17 @@ export function watchPresenter(
   nowMs: () => number,
   includeObject?: string,
 ): WatchPresenter {
-  const base = `${def.group}/${def.version}/${def.plural}`;
+  const base = `${def.group}/${def.version}/${def.plural}${shape.dropManagedFields ? "\u0000drop" : ""}`;
+  if (shape.dropManagedFields) {
+    const whole = present;
+    present = (obj) => dropped(shape, whole(obj));
+  }
   const bookmarkObject = (rv: string, annotations?: Record<string, string>): KubeObject => ({
     kind: def.kind,
     apiVersion: apiVersionOf(def),
     metadata: annotations ? { resourceVersion: rv, annotations } : { resourceVersion: rv },
   });
-  if (shape === "table") {
+  if (shape.as === "table") {
     let first = true;
     return {
       // Column definitions only go with the first event of a stream, so encodings cannot be shared.
@@ -105,7 +140,7 @@ export function watchPresenter(
       bookmark: bookmarkObject,
     };
   }
-  if (shape === "partial") {
+  if (shape.as === "partial") {
     return {
       key: `${base}\u0000partial`,
       present: (obj) => toPartialObjectMetadata(present(obj)),

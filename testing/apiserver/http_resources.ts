@@ -92,7 +92,7 @@ export async function handleResource(
   // A collection serves no PUT or PATCH (kube registers neither route).
   if (!name && (verb === "update" || verb === "patch")) throw methodNotAllowed(def, verb);
   if (!def.verbs.includes(verb) && !(verb === "watch" && def.verbs.includes("list"))) throw methodNotAllowed(def, verb);
-  const shape = negotiateShape(req.headers.get("accept"));
+  const shape = negotiateShape(req.headers.get("accept"), { managedFieldsOptOut: ctx.features?.ManagedFieldsOptOut });
   const includeObject = q.get("includeObject") ?? undefined;
   const now = ctx.clock.now();
   checkWriteOptions(verb, q);
@@ -149,7 +149,7 @@ export async function handleResource(
     }
     case "watch": {
       const res = openWatch(url, route, ctx, shape, parseListQuery(q, true), includeObject, converting !== undefined);
-      if (!converting || shape !== "object" || !res.body) return res;
+      if (!converting || shape.as !== "object" || !res.body) return res;
       return new Response(convertWatchBody(res.body, ctx.store, def, converting), res);
     }
     case "create": {

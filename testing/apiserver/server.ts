@@ -97,7 +97,8 @@ export interface FakeApiServerOptions {
   /**
    * kube-apiserver feature gates, over v1.37's defaults ({@link DEFAULT_FEATURE_GATES}): e.g.
    * `{ ShardedListAndWatch: true }` honours KEP-5866 `shardSelector` on list and watch (alpha, off by default: the
-   * parameter is then ignored, as a real server does).
+   * parameter is then ignored, as a real server does); `{ ManagedFieldsOptOut: true }` honours KEP-5958's
+   * `Accept: application/json;drop=metadata.managedFields` (alpha in v1.38, off by default: ignored).
    */
   featureGates?: Partial<FeatureGates>;
 }
