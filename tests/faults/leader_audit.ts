@@ -9,7 +9,7 @@
  */
 import { MultiSecretType } from "../../controllers/multisecret/schema.ts";
 import type { LeaderObservation } from "./leader_checker.ts";
-import { auditMillis } from "./shard_audit.ts";
+import { auditMillis, completedAuditEvents } from "./shard_audit.ts";
 
 /** Audit policy: the leader Lease's writes with their response, the operator's writes by metadata. */
 export const LEADER_AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
@@ -34,17 +34,6 @@ rules:
 - level: None
 `;
 
-interface AuditEvent {
-  auditID: string;
-  stage: string;
-  verb: string;
-  userAgent?: string;
-  requestReceivedTimestamp: string;
-  objectRef?: { resource?: string; namespace?: string; name?: string; subresource?: string };
-  responseStatus?: { code?: number };
-  responseObject?: { metadata?: { name?: string }; spec?: { holderIdentity?: string } };
-}
-
 /**
  * The checker's observations: the Lease's successful writes (holder from the response; a delete empties it), every
  * other write a replica sent (successful or not: it reached the server), and at each of `stateLost` (epoch ms) the
@@ -67,21 +56,7 @@ interface AuditEvent {
  * ```
  */
 export function leaderAuditObservations(text: string, stateLost: number[]): LeaderObservation[] {
-  const events: AuditEvent[] = [];
-  const seen = new Set<string>();
-  for (const line of text.split("\n")) {
-    if (!line.startsWith("{")) continue;
-    let ev: AuditEvent;
-    try {
-      ev = JSON.parse(line);
-    } catch {
-      continue; // a line cut by the kill of kube-apiserver
-    }
-    if (ev.stage !== "ResponseComplete" && ev.stage !== "Panic") continue;
-    if (seen.has(ev.auditID)) continue;
-    seen.add(ev.auditID);
-    events.push(ev);
-  }
+  const events = completedAuditEvents(text);
   const timed = [
     ...events.map((ev) => ({ at: auditMillis(ev.requestReceivedTimestamp), ev })),
     ...stateLost.map((at) => ({ at, ev: undefined })),

@@ -31,7 +31,8 @@ rules:
 - level: None
 `;
 
-interface AuditEvent {
+/** One audit.k8s.io/v1 Event line, the fields the checkers read. */
+export interface AuditEvent {
   auditID: string;
   stage: string;
   verb: string;
@@ -39,7 +40,40 @@ interface AuditEvent {
   requestReceivedTimestamp: string;
   objectRef?: { resource?: string; namespace?: string; name?: string; subresource?: string };
   responseStatus?: { code?: number };
-  responseObject?: { spec?: { holderIdentity?: string } };
+  responseObject?: { metadata?: { name?: string }; spec?: { holderIdentity?: string } };
+}
+
+/**
+ * The requests of an audit log, once each (its ResponseComplete or Panic event), skipping lines that are not JSON (a
+ * line cut by a concurrent write or by the kill of kube-apiserver).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { completedAuditEvents } from "./shard_audit.ts";
+ * const line = (stage: string) =>
+ *   JSON.stringify({ auditID: "a", stage, verb: "update", requestReceivedTimestamp: "2026-11-24T05:33:58.1Z" });
+ * const events = completedAuditEvents([line("RequestReceived"), line("ResponseComplete"), "{cut"].join("\n"));
+ * assert.deepEqual(events.map((e) => e.stage), ["ResponseComplete"]);
+ * ```
+ */
+export function completedAuditEvents(text: string): AuditEvent[] {
+  const events: AuditEvent[] = [];
+  const seen = new Set<string>();
+  for (const line of text.split("\n")) {
+    if (!line.startsWith("{")) continue;
+    let ev: AuditEvent;
+    try {
+      ev = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (ev.stage !== "ResponseComplete" && ev.stage !== "Panic") continue;
+    if (seen.has(ev.auditID)) continue;
+    seen.add(ev.auditID);
+    events.push(ev);
+  }
+  return events;
 }
 
 /** `2026-11-24T05:33:58.123456Z` → milliseconds with the microseconds as a fraction. */
@@ -55,21 +89,7 @@ export function auditMillis(ts: string): number {
  * span is (replica, number of bucket holder changes so far), as in the fake-server run.
  */
 export function auditObservations(text: string, uidOf: (name: string) => string | undefined): ShardObservation[] {
-  const events: AuditEvent[] = [];
-  const seen = new Set<string>();
-  for (const line of text.split("\n")) {
-    if (!line.startsWith("{")) continue;
-    let ev: AuditEvent;
-    try {
-      ev = JSON.parse(line);
-    } catch {
-      continue; // a line cut by a concurrent write
-    }
-    if (ev.stage !== "ResponseComplete" && ev.stage !== "Panic") continue;
-    if (seen.has(ev.auditID)) continue;
-    seen.add(ev.auditID);
-    events.push(ev);
-  }
+  const events = completedAuditEvents(text);
   events.sort((a, b) => auditMillis(a.requestReceivedTimestamp) - auditMillis(b.requestReceivedTimestamp));
   const out: ShardObservation[] = [];
   const holders = new Map<number, string>();
