@@ -14,7 +14,7 @@ import { apiVersionOf, type KubeList, type ResourceType } from "../../runtime/ty
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { type AdmissionChain, type AdmissionContext, namespaceLifecycle, runAdmission } from "./admission.ts";
 import { priorityAdmission } from "./admission_priority.ts";
-import { serviceAccountAdmission } from "./admission_service_account.ts";
+import { serviceAccountAdmission, serviceAccountValidation } from "./admission_service_account.ts";
 import { defaultTolerationSeconds } from "./admission_tolerations.ts";
 import { deleteObject, type DeleteOptions } from "./commit_delete.ts";
 import type { WriteOptions } from "./write_options.ts";
@@ -95,7 +95,7 @@ export class FakeStore {
         priorityAdmission(this.objects),
         defaultTolerationSeconds(),
       ],
-      validating: [],
+      validating: [serviceAccountValidation(this.objects)],
     };
   }
 

@@ -29,6 +29,7 @@ import { httpCases } from "./http.ts";
 import { listCases } from "./list.ts";
 import { patchCases } from "./patch.ts";
 import { podAdmissionCases } from "./pod_admission.ts";
+import { serviceAccountAdmissionCases } from "./service_account_admission.ts";
 import { shardedListWatchCases } from "./sharded_list_watch.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
 import { validationKindCases } from "./validation_kinds.ts";
@@ -70,6 +71,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "crd-conversion", cases: crdConversionCases },
   { topic: "webhook-tls", cases: webhookSelfSignedCases },
   { topic: "pod-admission", cases: podAdmissionCases },
+  { topic: "pod-admission", cases: serviceAccountAdmissionCases },
 ];
 
 /**
