@@ -12,10 +12,8 @@ import { applyFieldValidation } from "./field_validation.ts";
 import { ApiError, failureStatus, type StatusCause } from "../../runtime/client/errors.ts";
 import { apiVersionOf, type KubeList, type ResourceType } from "../../runtime/types.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
-import { type AdmissionChain, type AdmissionContext, namespaceLifecycle, runAdmission } from "./admission.ts";
-import { priorityAdmission } from "./admission_priority.ts";
-import { serviceAccountAdmission, serviceAccountValidation } from "./admission_service_account.ts";
-import { defaultTolerationSeconds } from "./admission_tolerations.ts";
+import { type AdmissionChain, type AdmissionContext, runAdmission } from "./admission.ts";
+import { defaultAdmissionChain } from "./admission_defaults.ts";
 import { deleteObject, type DeleteOptions } from "./commit_delete.ts";
 import type { WriteOptions } from "./write_options.ts";
 import { listObjects, type ListOptions } from "./list.ts";
@@ -87,16 +85,7 @@ export class FakeStore {
     this.clock = opts.clock;
     this.gracefulPodDeletion = opts.gracefulPodDeletion ?? false;
     this.strategies = new StrategyRegistry(BUILTIN_STRATEGIES, CUSTOM_RESOURCES);
-    // kube-apiserver's default plugins that change pods, in its order (webhooks run after them).
-    this.admission = {
-      mutating: [
-        namespaceLifecycle(this.objects),
-        serviceAccountAdmission(this.objects),
-        priorityAdmission(this.objects),
-        defaultTolerationSeconds(),
-      ],
-      validating: [serviceAccountValidation(this.objects)],
-    };
+    this.admission = defaultAdmissionChain(this.objects);
   }
 
   /** The served definition for a ref, or 404. */
@@ -368,6 +357,7 @@ export class FakeStore {
   ): { object: KubeObject; deleted: boolean } {
     const def = this.def(ref);
     const namespace = this.#ns(def, opts.namespace);
+    for (const hook of this.admission.deleting) hook({ def, namespace, name });
     return deleteObject(this, def, namespace, name, opts, (obj, dryRun) => this.#persist(def, obj, dryRun));
   }
 
@@ -383,7 +373,7 @@ export class FakeStore {
   }
 
   /** Runs one admission phase (the chain's hooks, then the request's own); hooks may replace `ctx.object`. */
-  #admit(phase: keyof AdmissionChain, ctx: AdmissionContext, opts: WriteOptions): KubeObject {
+  #admit(phase: "mutating" | "validating", ctx: AdmissionContext, opts: WriteOptions): KubeObject {
     runAdmission(this.admission[phase], ctx);
     opts.admission?.[phase]?.(ctx);
     return ctx.object;

@@ -27,6 +27,7 @@ import { deletionApiCases } from "./deletion_api.ts";
 import { discoveryCases } from "./discovery.ts";
 import { httpCases } from "./http.ts";
 import { listCases } from "./list.ts";
+import { namespaceTerminationCases } from "./namespace_termination.ts";
 import { patchCases } from "./patch.ts";
 import { podAdmissionCases } from "./pod_admission.ts";
 import { serviceAccountAdmissionCases } from "./service_account_admission.ts";
@@ -59,6 +60,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "validation", cases: validationWorkloadCases },
   { topic: "defaulting", cases: defaultingCases },
   { topic: "deletion", cases: deletionApiCases },
+  { topic: "deletion", cases: namespaceTerminationCases },
   { topic: "patch", cases: patchCases },
   { topic: "http", cases: httpCases },
   { topic: "decoding", cases: decodingCases },
