@@ -329,7 +329,8 @@ export class FakeStore {
     if (jsonEqual(comparable, old)) return structuredClone(this.present(def, old));
     if (opts.dryRun) return structuredClone(this.present(def, next));
     const graceful = (nm.deletionGracePeriodSeconds ?? 0) > 0;
-    if (nm.deletionTimestamp && (nm.finalizers ?? []).length === 0 && !strategy.terminate && !graceful) {
+    const removable = !strategy.terminate || strategy.removeWhenFinalized;
+    if (nm.deletionTimestamp && (nm.finalizers ?? []).length === 0 && removable && !graceful) {
       delete nm.finalizers;
       // The DELETED event carries the last stored state (finalizers and all); the answer is the object as updated,
       // under the resourceVersion it was read at (kube answers the object it deleted without storing it).

@@ -18,6 +18,7 @@ import { crdConversionCases } from "./crd_conversion.ts";
 import { crdCases } from "./crd.ts";
 import { crdCelCases } from "./crd_cel.ts";
 import { crdDefinitionCases } from "./crd_definitions.ts";
+import { crdDeletionCases } from "./crd_deletion.ts";
 import { crudCases } from "./crud.ts";
 import { defaultingCases } from "./defaulting.ts";
 import { deletionCases } from "./deletion.ts";
@@ -49,6 +50,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "crd", cases: crdCases },
   { topic: "crd-cel", cases: crdCelCases },
   { topic: "crd-definitions", cases: crdDefinitionCases },
+  { topic: "crd-deletion", cases: crdDeletionCases },
   { topic: "discovery", cases: discoveryCases },
   { topic: "list", cases: listCases },
   { topic: "watch", cases: watchCases },
