@@ -27,6 +27,7 @@ import type { ObjectStore } from "./object_storage.ts";
 import { BUILTIN_STRATEGIES, CUSTOM_RESOURCES } from "./strategies/builtin.ts";
 import { type ResourceStrategy, type StrategyContext, StrategyRegistry } from "./strategy.ts";
 import { checkTypeMeta } from "./validation/type_meta.ts";
+import { fieldImmutable } from "./validation/field_errors.ts";
 import { validateGenerateName, validateObjectMeta } from "./validation/object_meta.ts";
 
 export type { AdmissionContext, AdmissionHook } from "./admission.ts";
@@ -234,6 +235,10 @@ export class FakeStore {
       throw notFound(def, name, verb);
     }
     const givenUid = obj.metadata.uid;
+    // A patch's result has no uid precondition (kube: ValidateObjectMetaUpdate refuses the change), a PUT's has.
+    if (givenUid && givenUid !== old.metadata.uid && opts.patched) {
+      throw invalid(def, name, [fieldImmutable("metadata.uid", givenUid)], verb);
+    }
     if (givenUid && givenUid !== old.metadata.uid) {
       throw conflict(
         def,

@@ -29,6 +29,8 @@ export interface WriteOptions {
    * come last in each phase). The HTTP layer calls admission webhooks and policies through them.
    */
   admission?: Partial<Record<"mutating" | "validating", AdmissionChain["mutating"][number]>>;
+  /** The object is a patch's result: a changed uid is 422 immutable, not a failed uid precondition (409). */
+  patched?: boolean;
   /** Answer with the stored object itself, not a copy: for callers that only serialize it (the HTTP layer). */
   shared?: boolean;
 }

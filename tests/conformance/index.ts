@@ -26,13 +26,16 @@ import { decodingCases } from "./decoding.ts";
 import { decodingBodyCases } from "./decoding_bodies.ts";
 import { deletionApiCases } from "./deletion_api.ts";
 import { discoveryCases } from "./discovery.ts";
+import { healthCases } from "./health.ts";
 import { httpCases } from "./http.ts";
 import { listCases } from "./list.ts";
 import { namespaceTerminationCases } from "./namespace_termination.ts";
 import { patchCases } from "./patch.ts";
+import { patchOptionCases } from "./patch_options.ts";
 import { podAdmissionCases } from "./pod_admission.ts";
 import { serviceAccountAdmissionCases } from "./service_account_admission.ts";
 import { shardedListWatchCases } from "./sharded_list_watch.ts";
+import { statusDetailCases } from "./status_details.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
 import { validationKindCases } from "./validation_kinds.ts";
 import { validationMetaCases } from "./validation_meta.ts";
@@ -64,7 +67,10 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "deletion", cases: deletionApiCases },
   { topic: "deletion", cases: namespaceTerminationCases },
   { topic: "patch", cases: patchCases },
+  { topic: "patch", cases: patchOptionCases },
   { topic: "http", cases: httpCases },
+  { topic: "http", cases: healthCases },
+  { topic: "http", cases: statusDetailCases },
   { topic: "decoding", cases: decodingCases },
   { topic: "decoding", cases: decodingBodyCases },
   { topic: "authz", cases: authzAnonymousCases },
