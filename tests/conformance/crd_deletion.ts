@@ -41,14 +41,31 @@ function awaitCrd(client: Parameters<typeof call>[0], what: string, check: (crd:
 /** CRD deletion through the customresourcecleanup finalizer. */
 export const crdDeletionCases: ConformanceCase[] = [
   {
-    name:
-      "deleting a CRD answers it marked: deletionTimestamp, the cleanup finalizer, Terminating InstanceDeletionPending",
+    name: "a dry-run DELETE of a CRD answers it marked (cleanup finalizer, Terminating) and stores nothing",
     async run({ client, ns }) {
       const body = crd("Gadget", { type: "object", properties: { size: { type: "integer" } } });
       body.metadata.finalizers = [KEEP];
       await createCrd(client, body);
       expectOk("gadget held", await call(client, "POST", gadgets(ns), gadget(ns, "held", [HOLD])));
       expectOk("gadget plain", await call(client, "POST", gadgets(ns), gadget(ns, "plain")));
+      const dry = await call(client, "DELETE", `${CRD_PATH}/${NAME}`, undefined, "?dryRun=All");
+      assert.equal(dry.code, 200, JSON.stringify(dry.body));
+      assert.deepEqual([dry.body.metadata.finalizers, terminating(dry.body)?.reason], [
+        [KEEP, CLEANUP],
+        "InstanceDeletionPending",
+      ]);
+      const stored = expectOk("CRD", await call(client, "GET", `${CRD_PATH}/${NAME}`));
+      assert.deepEqual([stored.metadata.deletionTimestamp, stored.metadata.finalizers, terminating(stored)], [
+        undefined,
+        [KEEP],
+        undefined,
+      ]);
+    },
+  },
+  {
+    name:
+      "deleting a CRD answers it marked: deletionTimestamp, the cleanup finalizer, Terminating InstanceDeletionPending",
+    async run({ client }) {
       const before = expectOk("CRD", await call(client, "GET", `${CRD_PATH}/${NAME}`));
       const deleted = await call(client, "DELETE", `${CRD_PATH}/${NAME}`);
       assert.equal(deleted.code, 200, JSON.stringify(deleted.body));
@@ -88,6 +105,20 @@ export const crdDeletionCases: ConformanceCase[] = [
       const held = expectOk("held gadget", await call(client, "GET", `${gadgets(ns)}/held`));
       assert.ok(held.metadata.deletionTimestamp, "held gadget marked for deletion");
       assert.deepEqual(held.metadata.finalizers, [HOLD]);
+    },
+  },
+  {
+    name: "a second DELETE of a terminating CRD answers it unchanged; its objects may still be updated",
+    async run({ client, ns }) {
+      const before = expectOk("CRD", await call(client, "GET", `${CRD_PATH}/${NAME}`));
+      const again = await call(client, "DELETE", `${CRD_PATH}/${NAME}`);
+      assert.equal(again.code, 200, JSON.stringify(again.body));
+      assert.deepEqual(
+        [again.body.metadata.deletionTimestamp, again.body.metadata.finalizers],
+        [before.metadata.deletionTimestamp, before.metadata.finalizers],
+      );
+      const labelled = await call(client, "PATCH", `${gadgets(ns)}/held`, { metadata: { labels: { still: "ok" } } });
+      assert.deepEqual([labelled.code, labelled.body.metadata?.labels], [200, { still: "ok" }]);
     },
   },
   {

@@ -126,6 +126,13 @@ export const healthCases: ConformanceCase[] = [
     },
   },
   {
+    name: "a single check's path ignores ?verbose and ?exclude: plain ok",
+    async run({ client }) {
+      const got = await get(client, "/readyz/ping", { verbose: "true", exclude: "ping" });
+      assert.deepEqual([got.code, got.text], [200, "ok"]);
+    },
+  },
+  {
     name: "a check the endpoint lacks, an unknown one, and a trailing slash are the mux's 404 page not found",
     async run({ client }) {
       for (const path of ["/readyz/loopback-serving-certificate", "/livez/shutdown", "/readyz/nope", "/healthz/"]) {

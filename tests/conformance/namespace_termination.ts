@@ -164,6 +164,37 @@ export const namespaceTerminationCases: ConformanceCase[] = [
     },
   },
   {
+    name: "a Terminating namespace still admits updates of its content and answers a second DELETE unchanged",
+    async run({ client, ns }) {
+      const name = `${ns}-term`;
+      const labelled = await client.patch(CoreTypes.ConfigMap, "held-1", { metadata: { labels: { still: "ok" } } }, {
+        namespace: name,
+        type: "merge",
+      });
+      assert.deepEqual(labelled.metadata.labels, { still: "ok" });
+      const before = await client.get<KubeObject>(CoreTypes.Namespace, name);
+      const { code, body } = await rawJson(client, "DELETE", `/api/v1/namespaces/${name}`);
+      assert.equal(code, 200, JSON.stringify(body));
+      assert.deepEqual(
+        [body.metadata.deletionTimestamp, body.status.phase, body.spec.finalizers],
+        [before.metadata.deletionTimestamp, "Terminating", before.spec?.finalizers],
+      );
+    },
+  },
+  {
+    name: "kube-node-lease is not immortal: a dry-run DELETE is admitted and answers it Terminating",
+    async run({ client }) {
+      const { code, body } = await rawJson(client, "DELETE", "/api/v1/namespaces/kube-node-lease", {
+        query: { dryRun: "All" },
+      });
+      assert.equal(code, 200, JSON.stringify(body));
+      assert.equal(body.status.phase, "Terminating");
+      assert.ok(body.metadata.deletionTimestamp, "marked in the answer");
+      const stored = await client.get<KubeObject>(CoreTypes.Namespace, "kube-node-lease");
+      assert.deepEqual([stored.metadata.deletionTimestamp, stored.status?.phase], [undefined, "Active"]);
+    },
+  },
+  {
     name: "once content is gone the controller drops its kubernetes finalizer; another keeps it, conditions all False",
     async run({ client, ns }) {
       const name = `${ns}-term`;

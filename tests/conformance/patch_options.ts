@@ -228,4 +228,23 @@ export const patchOptionCases: ConformanceCase[] = [
       assert.deepEqual([applied.code, applied.body.data], [201, { a: "1" }]);
     },
   },
+  {
+    name: "apply of a field another manager set is 409 Conflict; with force=true it takes the field over",
+    async run({ client, ns }) {
+      await configMap(client, ns, "po-apply-force");
+      const yaml = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: po-apply-force\ndata:\n  a: '5'\n";
+      const refused = await patch(client, cmPath(ns, "po-apply-force"), APPLY, yaml, { fieldManager: "other" });
+      assert.deepEqual([refused.code, refused.body.reason], [409, "Conflict"], JSON.stringify(refused.body));
+      const forced = await patch(client, cmPath(ns, "po-apply-force"), APPLY, yaml, {
+        fieldManager: "other",
+        force: "true",
+      });
+      assert.equal(forced.code, 200, JSON.stringify(forced.body));
+      assert.equal(forced.body.data.a, "5");
+      const managers = forced.body.metadata.managedFields.map((m: { manager: string; operation: string }) =>
+        `${m.manager}/${m.operation}`
+      );
+      assert.ok(managers.includes("other/Apply"), managers.join(", "));
+    },
+  },
 ];

@@ -98,6 +98,27 @@ export const statusDetailCases: ConformanceCase[] = [
     },
   },
   {
+    name: "a stale-resourceVersion Conflict of a core object names the resource without a group",
+    async run({ client, ns }) {
+      const path = `/api/v1/namespaces/${ns}/configmaps`;
+      const made = await rawJson(client, "POST", path, { body: JSON.stringify({ metadata: { name: "sd-stale" } }) });
+      assert.equal(made.code, 201, JSON.stringify(made.body));
+      const got = await status(
+        client,
+        "PUT",
+        `${path}/sd-stale`,
+        JSON.stringify({ metadata: { name: "sd-stale", resourceVersion: "1" } }),
+      );
+      assertStatus(got, {
+        code: 409,
+        reason: "Conflict",
+        message: 'Operation cannot be fulfilled on configmaps "sd-stale": the object has been modified; please apply ' +
+          "your changes to the latest version and try again",
+      }, "stale");
+      assert.deepEqual(got.details, { name: "sd-stale", kind: "configmaps" });
+    },
+  },
+  {
     name: "a failed delete precondition names the Kind (Deployment) and group; a delete Success the resource and uid",
     async run({ client, ns }) {
       const created = await rawJson(client, "POST", deploymentsPath(ns), { body: deployment("sd-del") });
