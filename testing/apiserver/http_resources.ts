@@ -388,7 +388,7 @@ function openWatch(
   try {
     labels = parseLabelSelector(q.get("labelSelector"));
     const fs = ctx.store.storageFieldSelector(def, q.get("fieldSelector") ?? undefined);
-    fields = parseFieldSelector(fs, storageKey, def.selectableFields);
+    fields = parseFieldSelector(fs, storageKey, def.selectableFields, def.custom);
     unselective = !q.get("labelSelector") && (!fs || !fs.trim());
   } catch (err) {
     if (err instanceof SelectorError) throw badRequest(err.message, "watch");

@@ -241,4 +241,21 @@ export const statusDetailCases: ConformanceCase[] = [
       assert.deepEqual(got.details, { name: "sd-none", kind: "pods" });
     },
   },
+  {
+    name: "an unknown field selector is 400 without details: configmaps name the two fields they take, pods refuse it",
+    async run({ client, ns }) {
+      const cases: Array<[string, string]> = [
+        ["configmaps", '"spec.nope" is not a known field selector: only "metadata.name", "metadata.namespace"'],
+        ["pods", "field label not supported: spec.nope"],
+      ];
+      for (const [plural, message] of cases) {
+        const { code, body } = await rawJson(client, "GET", `/api/v1/namespaces/${ns}/${plural}`, {
+          query: { fieldSelector: "spec.nope=1" },
+        });
+        assert.equal(code, 400, JSON.stringify(body));
+        assertStatus(body, { code: 400, reason: "BadRequest", message }, plural);
+        assert.equal(body.details, undefined);
+      }
+    },
+  },
 ];
