@@ -23,7 +23,13 @@ export {
 } from "./apiserver/feature_gates.ts";
 export type { ConnectionDeadlines } from "../runtime/http/http_deadlines.ts";
 export type { DeleteOptions, FakeStore, ListOptions, ResourceRef, WriteOptions } from "./apiserver/commit_path.ts";
-export type { AdmissionChain, AdmissionContext, AdmissionHook } from "./apiserver/admission.ts";
+export type {
+  AdmissionChain,
+  AdmissionContext,
+  AdmissionHook,
+  DeleteAdmissionContext,
+  DeleteAdmissionHook,
+} from "./apiserver/admission.ts";
 export type { ResourceStrategy, StorageConversion, StrategyContext, StrategyRegistry } from "./apiserver/strategy.ts";
 export type { AccessDecider, FaultHooks, InjectedFault, ObservedRequest, WatchFilter } from "./apiserver/faults.ts";
 export type { AggregatedTarget } from "./apiserver/http_router.ts";

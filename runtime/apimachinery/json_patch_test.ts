@@ -29,10 +29,10 @@ Deno.test("json patch: each failure is a PatchError with a reason (a failed test
     [{}, [{ op: "test", path: "/missing", value: 2 }], "TestFailed"],
     [{}, [{ op: "remove", path: "/x/y" }], "NotApplicable"],
     [{ l: [] }, [{ op: "add", path: "/l/5", value: 1 }], "NotApplicable"],
-    [{}, [{ op: "replace", path: "/x", value: 1 }], "NotApplicable"],
+    [{}, [{ op: "replace", path: "/x/y", value: 1 }], "NotApplicable"],
     [{}, { op: "add" }, "NotAList"],
     [{}, [{ op: "add", path: "/a" }], "MalformedOperation"],
-    [{}, [{ op: "add", path: "a", value: 1 }], "MalformedOperation"],
+    [{}, [{ op: "add", path: "a", value: 1 }], "NotApplicable"],
     [{}, [{ op: "frobnicate", path: "/a" }], "UnknownOperation"],
   ];
   for (const [doc, patch, reason] of cases) {
@@ -45,4 +45,10 @@ Deno.test("json patch: each failure is a PatchError with a reason (a failed test
   assert.throws(() => applyJsonPatch({ a: 1 }, [{ op: "test", path: "/a", value: 2 }]), {
     message: TEST_FAILED_MESSAGE,
   });
+});
+
+Deno.test("json patch: as kube's evanphx v4, replace sets a missing object key, a pointer's text before '/' is dropped, a missing key tests null", () => {
+  assert.deepEqual(applyJsonPatch({ a: 1 }, [{ op: "replace", path: "/b", value: 2 }]), { a: 1, b: 2 });
+  assert.deepEqual(applyJsonPatch({ d: {} }, [{ op: "add", path: "d/q", value: 1 }]), { d: {}, q: 1 });
+  assert.deepEqual(applyJsonPatch({ d: {} }, [{ op: "test", path: "/d/missing", value: null }]), { d: {} });
 });

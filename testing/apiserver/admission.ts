@@ -32,13 +32,26 @@ export interface AdmissionContext {
 /** One admission plugin (or webhook call): mutate `ctx.object` or throw an ApiError. */
 export type AdmissionHook = (ctx: AdmissionContext) => void;
 
+/** What a delete's admission sees: the resource and the object's name and namespace ("" when cluster-scoped). */
+export interface DeleteAdmissionContext {
+  /** The resource deleted from. */
+  def: ResourceDef;
+  /** The object's namespace, "" for a cluster-scoped one. */
+  namespace: string;
+  /** The object's name. */
+  name: string;
+}
+
+/** An admission plugin's check of a delete: throw an ApiError to refuse it. */
+export type DeleteAdmissionHook = (ctx: DeleteAdmissionContext) => void;
+
 /**
  * The two phases. Append to extend: `store.admission.validating.push(hook)`.
  *
  * @example
  * ```ts
  * import type { AdmissionChain } from "./admission.ts";
- * const chain: AdmissionChain = { mutating: [], validating: [] };
+ * const chain: AdmissionChain = { mutating: [], validating: [], deleting: [] };
  * // Label every new object (mutating admission sees it before defaulting and validation).
  * chain.mutating.push((ctx) => {
  *   if (ctx.verb === "create") ctx.object.metadata.labels = { ...ctx.object.metadata.labels, admitted: "yes" };
@@ -50,6 +63,8 @@ export interface AdmissionChain {
   readonly mutating: AdmissionHook[];
   /** Run last, in order, on the object as it will be stored (after the strategy's validation). */
   readonly validating: AdmissionHook[];
+  /** Run on each delete, in order, before it is carried out. */
+  readonly deleting: DeleteAdmissionHook[];
 }
 
 /** Runs hooks in order. */
@@ -78,7 +93,24 @@ export function namespaceLifecycle(objects: ObjectStore): AdmissionHook {
         ctx.object.metadata.name ?? "",
         `unable to create new content in namespace ${namespace} because it is being terminated`,
         "create",
+        [{
+          reason: "NamespaceTerminating",
+          message: `namespace ${namespace} is being terminated`,
+          field: "metadata.namespace",
+        }],
       );
+    }
+  };
+}
+
+/** The namespaces NamespaceLifecycle never lets go. */
+const IMMORTAL_NAMESPACES: ReadonlySet<string> = new Set(["default", "kube-system", "kube-public"]);
+
+/** NamespaceLifecycle on a delete: `default`, `kube-system` and `kube-public` may not be deleted (403). */
+export function namespaceDeletionLifecycle(): DeleteAdmissionHook {
+  return (ctx) => {
+    if (ctx.def.group === "" && ctx.def.plural === "namespaces" && IMMORTAL_NAMESPACES.has(ctx.name)) {
+      throw forbidden(ctx.def, ctx.name, "this namespace may not be deleted", "delete");
     }
   };
 }

@@ -82,7 +82,7 @@ export function deleteObject(
     // Deleted by its own controller once terminated: the delete only marks it.
     if (old.metadata.deletionTimestamp) return { object: structuredClone(store.present(def, old)), deleted: false };
     next.metadata.deletionTimestamp = rfc3339(store.clock.now());
-    strategy.terminate(next);
+    strategy.terminate(next, store.clock.now());
     return { object: persist(next, opts.dryRun), deleted: false };
   }
   const finalizers = new Set(next.metadata.finalizers ?? []);

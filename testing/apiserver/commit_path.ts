@@ -12,10 +12,8 @@ import { applyFieldValidation } from "./field_validation.ts";
 import { ApiError, failureStatus, type StatusCause } from "../../runtime/client/errors.ts";
 import { apiVersionOf, type KubeList, type ResourceType } from "../../runtime/types.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
-import { type AdmissionChain, type AdmissionContext, namespaceLifecycle, runAdmission } from "./admission.ts";
-import { priorityAdmission } from "./admission_priority.ts";
-import { serviceAccountAdmission } from "./admission_service_account.ts";
-import { defaultTolerationSeconds } from "./admission_tolerations.ts";
+import { type AdmissionChain, type AdmissionContext, runAdmission } from "./admission.ts";
+import { defaultAdmissionChain } from "./admission_defaults.ts";
 import { deleteObject, type DeleteOptions } from "./commit_delete.ts";
 import type { WriteOptions } from "./write_options.ts";
 import { listObjects, type ListOptions } from "./list.ts";
@@ -29,6 +27,7 @@ import type { ObjectStore } from "./object_storage.ts";
 import { BUILTIN_STRATEGIES, CUSTOM_RESOURCES } from "./strategies/builtin.ts";
 import { type ResourceStrategy, type StrategyContext, StrategyRegistry } from "./strategy.ts";
 import { checkTypeMeta } from "./validation/type_meta.ts";
+import { fieldImmutable } from "./validation/field_errors.ts";
 import { validateGenerateName, validateObjectMeta } from "./validation/object_meta.ts";
 
 export type { AdmissionContext, AdmissionHook } from "./admission.ts";
@@ -87,16 +86,7 @@ export class FakeStore {
     this.clock = opts.clock;
     this.gracefulPodDeletion = opts.gracefulPodDeletion ?? false;
     this.strategies = new StrategyRegistry(BUILTIN_STRATEGIES, CUSTOM_RESOURCES);
-    // kube-apiserver's default plugins that change pods, in its order (webhooks run after them).
-    this.admission = {
-      mutating: [
-        namespaceLifecycle(this.objects),
-        serviceAccountAdmission(this.objects),
-        priorityAdmission(this.objects),
-        defaultTolerationSeconds(),
-      ],
-      validating: [],
-    };
+    this.admission = defaultAdmissionChain(this.objects);
   }
 
   /** The served definition for a ref, or 404. */
@@ -245,6 +235,10 @@ export class FakeStore {
       throw notFound(def, name, verb);
     }
     const givenUid = obj.metadata.uid;
+    // A patch's result has no uid precondition (kube: ValidateObjectMetaUpdate refuses the change), a PUT's has.
+    if (givenUid && givenUid !== old.metadata.uid && opts.patched) {
+      throw invalid(def, name, [fieldImmutable("metadata.uid", givenUid)], verb);
+    }
     if (givenUid && givenUid !== old.metadata.uid) {
       throw conflict(
         def,
@@ -340,7 +334,8 @@ export class FakeStore {
     if (jsonEqual(comparable, old)) return structuredClone(this.present(def, old));
     if (opts.dryRun) return structuredClone(this.present(def, next));
     const graceful = (nm.deletionGracePeriodSeconds ?? 0) > 0;
-    if (nm.deletionTimestamp && (nm.finalizers ?? []).length === 0 && !strategy.terminate && !graceful) {
+    const removable = !strategy.terminate || strategy.removeWhenFinalized;
+    if (nm.deletionTimestamp && (nm.finalizers ?? []).length === 0 && removable && !graceful) {
       delete nm.finalizers;
       // The DELETED event carries the last stored state (finalizers and all); the answer is the object as updated,
       // under the resourceVersion it was read at (kube answers the object it deleted without storing it).
@@ -368,6 +363,7 @@ export class FakeStore {
   ): { object: KubeObject; deleted: boolean } {
     const def = this.def(ref);
     const namespace = this.#ns(def, opts.namespace);
+    for (const hook of this.admission.deleting) hook({ def, namespace, name });
     return deleteObject(this, def, namespace, name, opts, (obj, dryRun) => this.#persist(def, obj, dryRun));
   }
 
@@ -383,7 +379,7 @@ export class FakeStore {
   }
 
   /** Runs one admission phase (the chain's hooks, then the request's own); hooks may replace `ctx.object`. */
-  #admit(phase: keyof AdmissionChain, ctx: AdmissionContext, opts: WriteOptions): KubeObject {
+  #admit(phase: "mutating" | "validating", ctx: AdmissionContext, opts: WriteOptions): KubeObject {
     runAdmission(this.admission[phase], ctx);
     opts.admission?.[phase]?.(ctx);
     return ctx.object;

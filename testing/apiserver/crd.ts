@@ -1,7 +1,7 @@
 /**
  * CustomResourceDefinitions that serve their kinds at once: each served version of a stored CRD becomes a
- * {@link ResourceDef} (scope, status/scale subresources, printer columns, shortNames, categories, schema); deleting
- * the CRD removes the kind and its objects. Validation and the accepted status are the CRD strategy's
+ * {@link ResourceDef} (scope, status/scale subresources, printer columns, shortNames, categories, schema); a deleted
+ * CRD stops being served once it is gone (its objects first deleted by the CRD finalizer, crd_finalizer.ts). Validation and the accepted status are the CRD strategy's
  * (strategies/crds.ts).
  * @module
  */

@@ -2,7 +2,7 @@
  * The controllers the fake runs inside itself, reacting to commits: ownerReference garbage collection (background:
  * dependents of a vanished owner go; foreground: the owner waits with `foregroundDeletion` until its dependents are
  * gone; orphan: dependents lose the ownerReference, then the `orphan` finalizer is removed) and namespace deletion
- * (a Terminating namespace empties, then disappears). Work is coalesced per microtask turn; it never needs time.
+ * (a Terminating namespace empties, then disappears: namespace_deletion.ts). Work is coalesced per microtask turn; it never needs time.
  * @module
  */
 import type { Unstructured as KubeObject } from "./unstructured.ts";
@@ -10,6 +10,7 @@ import { type FakeStore, isNamespaceDef } from "./commit_path.ts";
 import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import type { ObjectRef, StoredEvent } from "./object_storage.ts";
+import { syncTerminatingNamespace } from "./namespace_deletion.ts";
 
 const FOREGROUND = "foregroundDeletion";
 const ORPHAN = "orphan";
@@ -69,6 +70,8 @@ export class GarbageCollector {
         const f = meta.finalizers ?? [];
         if (f.includes(FOREGROUND) || f.includes(ORPHAN)) this.#owners.add(meta.uid);
         if (ev.storageKey === "/namespaces") this.#namespaces.add(meta.name!);
+        // Content held by finalizers changed: the namespace's conditions count them.
+        else if (meta.namespace) this.#namespaces.add(meta.namespace);
       }
     }
     this.#schedule();
@@ -177,27 +180,7 @@ export class GarbageCollector {
   }
 
   #processNamespace(name: string): void {
-    const objects = this.#store.objects;
-    const ns = objects.get("/namespaces", "", name);
-    if (!ns || !ns.metadata.deletionTimestamp) return;
-    for (const storageKey of objects.bucketsWithNamespace(name)) {
-      const def = this.#defFor(storageKey);
-      for (const obj of objects.list(storageKey, name)) {
-        if (obj.metadata.deletionTimestamp) continue;
-        if (!def) {
-          objects.remove(storageKey, name, obj.metadata.name!);
-          continue;
-        }
-        this.#guard(() => this.#store.delete(def, obj.metadata.name!, { namespace: name }));
-      }
-    }
-    const specFinalizers: string[] = ns.spec?.finalizers ?? [];
-    const onlyOurs = specFinalizers.every((f) => f === "kubernetes");
-    if (objects.countInNamespace(name) === 0 && (ns.metadata.finalizers ?? []).length === 0 && onlyOurs) {
-      const final = structuredClone(ns);
-      final.spec = { ...final.spec, finalizers: [] };
-      objects.remove("/namespaces", "", name, final);
-    }
+    syncTerminatingNamespace(this.#store, name, (fn) => this.#guard(fn));
   }
 
   #removeFinalizer(def: ResourceDef, obj: KubeObject, finalizer: string): void {

@@ -95,7 +95,7 @@ export async function handleResource(
   const shape = negotiateShape(req.headers.get("accept"), { managedFieldsOptOut: ctx.features?.ManagedFieldsOptOut });
   const includeObject = q.get("includeObject") ?? undefined;
   const now = ctx.clock.now();
-  checkWriteOptions(verb, q);
+  checkWriteOptions(verb, q, verb === "patch" ? mediaType(req.headers.get("content-type")) : undefined);
   const dryRun = q.getAll("dryRun").includes("All");
   // A CRD converting through a webhook: reads converted from the stored versions, writes to the storage version.
   const converting = def.custom ? conversionWebhookOf(ctx.store, def) : undefined;
@@ -388,7 +388,7 @@ function openWatch(
   try {
     labels = parseLabelSelector(q.get("labelSelector"));
     const fs = ctx.store.storageFieldSelector(def, q.get("fieldSelector") ?? undefined);
-    fields = parseFieldSelector(fs, storageKey, def.selectableFields);
+    fields = parseFieldSelector(fs, storageKey, def.selectableFields, def.custom);
     unselective = !q.get("labelSelector") && (!fs || !fs.trim());
   } catch (err) {
     if (err instanceof SelectorError) throw badRequest(err.message, "watch");

@@ -4,6 +4,7 @@
  * becomes a 500 InternalError, never a crashed server.
  * @module
  */
+import { healthResponse } from "./health.ts";
 import { ApiError, failureStatus } from "../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { answerReview } from "./auth_reviews.ts";
@@ -96,7 +97,8 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext, answer: Answ
   const path = url.pathname.replace(/\/+$/, "") || "/";
   // Health answers are authorized like any path (system:public-info-viewer lets anonymous callers read them).
   const user = await admitRequest(req, url, ctx);
-  if (path === "/healthz" || path === "/livez" || path === "/readyz") return new Response("ok");
+  const health = healthResponse(url.pathname, url.searchParams);
+  if (health) return health;
   if (path === "/metrics" && ctx.metricsText && req.method === "GET") {
     return new Response(await ctx.metricsText(), { headers: { "content-type": "text/plain; version=0.0.4" } });
   }

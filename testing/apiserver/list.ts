@@ -86,7 +86,7 @@ export function listObjects(
   }
   const labels = compileSelector(() => parseLabelSelector(opts.labelSelector));
   const fieldSel = presentation.fieldSelector(opts.fieldSelector);
-  const fields = compileSelector(() => parseFieldSelector(fieldSel, storageKey, def.selectableFields));
+  const fields = compileSelector(() => parseFieldSelector(fieldSel, storageKey, def.selectableFields, def.custom));
   const namespace = def.namespaced ? opts.namespace || undefined : undefined;
   const items: KubeObject[] = [];
   const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;

@@ -150,6 +150,7 @@ export function patchObject(
   const updated = store.update(def, obj, {
     namespace,
     name,
+    patched: true,
     subresource: status,
     dryRun,
     fieldManager: opts.fieldManager,

@@ -69,7 +69,9 @@ const KIND_FIELDS: Record<string, Record<string, FieldGetter>> = {
 /**
  * Compiles a field selector (runtime/apimachinery/field_selector.ts) for objects stored under `storageKey`
  * (`group/plural`, see registry.ts): metadata.name/namespace, the kind's own selectable fields, a CRD's selectableFields.
- * Unknown fields are a {@link SelectorError} (`field label not supported: x`), as on the real server.
+ * Unknown fields are a {@link SelectorError} as on the real server: `field label not supported: x` for custom
+ * resources (`custom`) and kinds with their own field labels, `"x" is not a known field selector: only
+ * "metadata.name", "metadata.namespace"` for the others.
  *
  * @example
  * ```ts
@@ -83,6 +85,37 @@ export function parseFieldSelector(
   selector: string | null | undefined,
   storageKey: string,
   selectableFields: string[] = [],
+  custom = false,
+): Matcher {
+  try {
+    return compileFieldSelector(selector, storageKey, selectableFields);
+  } catch (err) {
+    // Kinds kube registers no field-label conversion for fall back to runtime.DefaultMetaV1FieldSelectorConversion.
+    const unknown = err instanceof SelectorError && err.message.match(/^field label not supported: (.*)$/s);
+    if (!unknown || custom || LABEL_CONVERSIONS.has(storageKey)) throw err;
+    throw new SelectorError(
+      `${JSON.stringify(unknown[1])} is not a known field selector: only "metadata.name", "metadata.namespace"`,
+    );
+  }
+}
+
+/** Storage keys of the kinds whose served version registers a field-label conversion (kube v1.37). */
+const LABEL_CONVERSIONS: ReadonlySet<string> = new Set([
+  "/pods",
+  "/nodes",
+  "/replicationcontrollers",
+  "/events",
+  "/namespaces",
+  "/secrets",
+  "/services",
+  "batch/jobs",
+  "certificates.k8s.io/certificatesigningrequests",
+]);
+
+function compileFieldSelector(
+  selector: string | null | undefined,
+  storageKey: string,
+  selectableFields: string[],
 ): Matcher {
   const extra: Record<string, FieldGetter> = { ...KIND_FIELDS[storageKey] };
   // A CRD's selectableFields (`.spec.color`): the value at that path, as text.

@@ -22,6 +22,8 @@ Deno.test("field selectors: metadata fields, per-kind fields, escapes, unknown f
   assert.equal(parseFieldSelector("involvedObject.name=a\\,b,involvedObject.kind=Pod", "/events")(ev), true);
   assert.throws(
     () => parseFieldSelector("spec.nodeName=n1", "/configmaps"),
-    /field label not supported: spec.nodeName/,
+    /"spec.nodeName" is not a known field selector: only "metadata.name", "metadata.namespace"/,
   );
+  assert.throws(() => parseFieldSelector("spec.x=1", "/pods"), /field label not supported: spec.x/);
+  assert.throws(() => parseFieldSelector("spec.x=1", "g/widgets", [], true), /field label not supported: spec.x/);
 });

@@ -8,6 +8,7 @@ import { DEFAULT_FEATURE_GATES, type FeatureGates } from "./feature_gates.ts";
 import YAML from "yaml";
 import { type Clock, RealClock } from "../../runtime/clock.ts";
 import { CrdController } from "./crd.ts";
+import { CrdFinalizer } from "./crd_finalizer.ts";
 import { FakeStore } from "./commit_path.ts";
 import { FaultHooks } from "./faults.ts";
 import { GarbageCollector } from "./gc.ts";
@@ -270,6 +271,7 @@ class Server implements FakeApiServer {
     });
     const hub = new WatchHub(objects);
     const gc = new GarbageCollector(store);
+    new CrdFinalizer(store);
     const crds = new CrdController(store, (storageKey) => {
       for (const sink of hub.sinks()) if (sink.storageKey === storageKey) sink.drop();
     });

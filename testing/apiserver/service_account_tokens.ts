@@ -12,7 +12,7 @@ import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
 import { jsonResponse, type ResourceRoute } from "./http_route.ts";
 import { rfc3339 } from "./object_rules.ts";
 import type { UserInfo } from "./rbac_authorizer.ts";
-import { badRequest, invalid, notFound } from "./status_errors.ts";
+import { invalid, methodNotAllowed, notFound } from "./status_errors.ts";
 
 /** The `iss` claim of the fake's tokens and the API server's audience. */
 export const FAKE_ISSUER = "https://kubernetes.default.svc.cluster.local";
@@ -124,7 +124,8 @@ export function tokenRequestHandler(
   clock: Clock,
 ): (req: Request, route: ResourceRoute) => Promise<Response> {
   return async (req, route) => {
-    if (req.method !== "POST") throw badRequest(`${req.method} is not supported on serviceaccounts/token`);
+    // kube registers only create on the subresource: any other method is 405 with empty details.
+    if (req.method !== "POST") throw methodNotAllowed(route.def, req.method.toLowerCase());
     const namespace = route.namespace ?? "";
     const name = route.name ?? "";
     const body = requireObject(

@@ -62,9 +62,17 @@ export function invalid(def: Def, name: string, causes: StatusCause[], verb = "c
 /** 400 BadRequest. */
 export const badRequest = (message: string, verb = "request"): ApiError => err(400, "BadRequest", message, verb);
 
-/** 403 Forbidden: `pods "x" is forbidden: <why>`. */
-export const forbidden = (def: Def, name: string, why: string, verb: string): ApiError =>
-  err(403, "Forbidden", `${qualifiedResource(def)} "${name}" is forbidden: ${why}`, verb, def, name);
+/** 403 Forbidden: `pods "x" is forbidden: <why>` (with `causes` in its details when given). */
+export const forbidden = (def: Def, name: string, why: string, verb: string, causes?: StatusCause[]): ApiError =>
+  err(
+    403,
+    "Forbidden",
+    `${qualifiedResource(def)} "${name}" is forbidden: ${why}`,
+    verb,
+    def,
+    name,
+    causes ? { causes } : {},
+  );
 
 /** 405 MethodNotAllowed, as kube-apiserver words it (empty details). */
 export const methodNotAllowed = (def: Def, verb: string): ApiError =>

@@ -112,10 +112,16 @@ export interface ResourceStrategy {
    */
   gracePeriodSeconds?(obj: KubeObject, requestedSeconds: number | undefined): number;
   /**
-   * Set for resources whose deletion their own controller completes (namespaces): a delete marks the object
-   * (deletionTimestamp, then this hook) and it stays — updates never remove it — until that controller removes it.
+   * Set for resources whose deletion their own controller completes (namespaces, CRDs): a delete marks the object
+   * (deletionTimestamp, then this hook, given the time) and it stays until that controller removes it — or, with
+   * {@link removeWhenFinalized}, until an update leaves it without finalizers.
    */
-  terminate?(obj: KubeObject): void;
+  terminate?(obj: KubeObject, nowMs: number): void;
+  /**
+   * With {@link terminate}: an update that leaves a marked object without finalizers removes it, as for any other
+   * resource (CRDs; not namespaces, whose spec.finalizers must go too: their controller removes them).
+   */
+  removeWhenFinalized?: boolean;
 }
 
 /** The generic behaviour: DNS-1123 subdomain names, no create on update, unconditional updates, no grace period. */

@@ -28,7 +28,9 @@ export interface WriteOptions {
    * This request's own admission steps, run after the chain's hooks of the same phase (kube: the webhook plugins
    * come last in each phase). The HTTP layer calls admission webhooks and policies through them.
    */
-  admission?: Partial<Record<keyof AdmissionChain, AdmissionChain["mutating"][number]>>;
+  admission?: Partial<Record<"mutating" | "validating", AdmissionChain["mutating"][number]>>;
+  /** The object is a patch's result: a changed uid is 422 immutable, not a failed uid precondition (409). */
+  patched?: boolean;
   /** Answer with the stored object itself, not a copy: for callers that only serialize it (the HTTP layer). */
   shared?: boolean;
 }

@@ -17,6 +17,7 @@ import type { EventInput } from "../../runtime/observe/events.ts";
 import { objectKey, type ResourceType, splitKey } from "../../runtime/types.ts";
 import type { Unstructured as KubeObject } from "../apiserver/unstructured.ts";
 import { CrdController } from "../apiserver/crd.ts";
+import { CrdFinalizer } from "../apiserver/crd_finalizer.ts";
 import { FakeControllerClient, type RecordedCall } from "./fake_client.ts";
 import { FakeInformers } from "./fake_informers.ts";
 import { type DeleteOptions, FakeStore } from "../apiserver/commit_path.ts";
@@ -87,6 +88,7 @@ export class FakeCluster {
     this.store = new FakeStore({ registry: new ResourceRegistry(), objects: new ObjectStore(), clock: this.clock });
     this.#gc = new GarbageCollector(this.store);
     new CrdController(this.store);
+    new CrdFinalizer(this.store);
     this.client = new FakeControllerClient({ store: this.store, fieldManager: opts.fieldManager });
     this.informers = new FakeInformers(this.store);
     for (const name of opts.namespaces ?? DEFAULT_NAMESPACES) {

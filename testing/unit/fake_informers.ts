@@ -160,6 +160,7 @@ class FakeInformer implements InformerLike {
         this.#store.storageFieldSelector(def, this.#opts.fieldSelector),
         storageKeyOf(def),
         def.selectableFields,
+        def.custom,
       );
       return (o) => labels(o) && fields(o);
     } catch (err) {

@@ -18,6 +18,7 @@ import { crdConversionCases } from "./crd_conversion.ts";
 import { crdCases } from "./crd.ts";
 import { crdCelCases } from "./crd_cel.ts";
 import { crdDefinitionCases } from "./crd_definitions.ts";
+import { crdDeletionCases } from "./crd_deletion.ts";
 import { crudCases } from "./crud.ts";
 import { defaultingCases } from "./defaulting.ts";
 import { deletionCases } from "./deletion.ts";
@@ -25,11 +26,16 @@ import { decodingCases } from "./decoding.ts";
 import { decodingBodyCases } from "./decoding_bodies.ts";
 import { deletionApiCases } from "./deletion_api.ts";
 import { discoveryCases } from "./discovery.ts";
+import { healthCases } from "./health.ts";
 import { httpCases } from "./http.ts";
 import { listCases } from "./list.ts";
+import { namespaceTerminationCases } from "./namespace_termination.ts";
 import { patchCases } from "./patch.ts";
+import { patchOptionCases } from "./patch_options.ts";
 import { podAdmissionCases } from "./pod_admission.ts";
+import { serviceAccountAdmissionCases } from "./service_account_admission.ts";
 import { shardedListWatchCases } from "./sharded_list_watch.ts";
+import { statusDetailCases } from "./status_details.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
 import { validationKindCases } from "./validation_kinds.ts";
 import { validationMetaCases } from "./validation_meta.ts";
@@ -47,6 +53,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "crd", cases: crdCases },
   { topic: "crd-cel", cases: crdCelCases },
   { topic: "crd-definitions", cases: crdDefinitionCases },
+  { topic: "crd-deletion", cases: crdDeletionCases },
   { topic: "discovery", cases: discoveryCases },
   { topic: "list", cases: listCases },
   { topic: "watch", cases: watchCases },
@@ -58,8 +65,12 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "validation", cases: validationWorkloadCases },
   { topic: "defaulting", cases: defaultingCases },
   { topic: "deletion", cases: deletionApiCases },
+  { topic: "deletion", cases: namespaceTerminationCases },
   { topic: "patch", cases: patchCases },
+  { topic: "patch", cases: patchOptionCases },
   { topic: "http", cases: httpCases },
+  { topic: "http", cases: healthCases },
+  { topic: "http", cases: statusDetailCases },
   { topic: "decoding", cases: decodingCases },
   { topic: "decoding", cases: decodingBodyCases },
   { topic: "authz", cases: authzAnonymousCases },
@@ -70,6 +81,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "crd-conversion", cases: crdConversionCases },
   { topic: "webhook-tls", cases: webhookSelfSignedCases },
   { topic: "pod-admission", cases: podAdmissionCases },
+  { topic: "pod-admission", cases: serviceAccountAdmissionCases },
 ];
 
 /**

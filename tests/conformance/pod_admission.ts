@@ -15,7 +15,8 @@ import type { Unstructured as KubeObject } from "../../testing/apiserver/unstruc
 import { expectStatus } from "./status_assert.ts";
 import { type ConformanceCase, POLL } from "./support.ts";
 
-const ServiceAccount: ResourceType = {
+/** core/v1 ServiceAccounts. */
+export const ServiceAccount: ResourceType = {
   group: "",
   version: "v1",
   plural: "serviceaccounts",
@@ -29,13 +30,14 @@ const PriorityClass: ResourceType = {
   kind: "PriorityClass",
   namespaced: false,
 };
-const SA_PATH = "/var/run/secrets/kubernetes.io/serviceaccount";
+/** Where the ServiceAccount plugin mounts the token volume. */
+export const SA_PATH = "/var/run/secrets/kubernetes.io/serviceaccount";
 const tolerationFor = (key: string) => ({ key, operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 });
 const NOT_READY = tolerationFor("node.kubernetes.io/not-ready");
 const UNREACHABLE = tolerationFor("node.kubernetes.io/unreachable");
 
 /** Creates a pod of one busybox container (plus `spec`), runs `check` on the answer, then deletes it. */
-async function withPod(
+export async function withPod(
   client: KubeClient,
   ns: string,
   name: string,
@@ -58,7 +60,7 @@ async function withPod(
  * The ServiceAccount `default` of `ns`: kube-controller-manager makes it on the real tier, nothing does on the fake's
  * conformance server (no `defaultNamespaceObjects`); made here when absent (a race with the controller is a 409).
  */
-async function ensureDefaultServiceAccount(client: KubeClient, ns: string): Promise<void> {
+export async function ensureDefaultServiceAccount(client: KubeClient, ns: string): Promise<void> {
   await eventually("ServiceAccount default exists", async () => {
     try {
       await client.get(ServiceAccount, "default", { namespace: ns });
@@ -75,7 +77,7 @@ async function ensureDefaultServiceAccount(client: KubeClient, ns: string): Prom
 }
 
 /** The projected volume ServiceAccount admission adds, under the name it drew. */
-const tokenVolume = (name: string) => ({
+export const tokenVolume = (name: string) => ({
   name,
   projected: {
     sources: [

@@ -24,7 +24,8 @@ export function patchErrorStatus(err: PatchError): ApiError {
       { verb: "patch" },
     );
   }
-  const status = failureStatus(422, "Invalid", "the server rejected our request due to an error in our request");
+  // kube's NewGenericServerResponse: an empty details object.
+  const status = failureStatus(422, "Invalid", "the server rejected our request due to an error in our request", {});
   return new ApiError(status, { verb: "patch" });
 }
 

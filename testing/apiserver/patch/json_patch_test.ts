@@ -33,14 +33,16 @@ Deno.test("json patch: move, copy, add at index, test success", () => {
   assert.deepEqual(out, { a: ["x", 1, 2, 3], b: {}, d: "x", e: null });
 });
 
-Deno.test("json patch: SSA migration patch replaces managedFields; replace of a missing key fails", () => {
+Deno.test("json patch: SSA migration patch replaces managedFields; replace of a missing key sets it (kube's v4)", () => {
   const withFields = { ...deploy(), metadata: { ...deploy().metadata, managedFields: [{ manager: "old" }] } };
   const out = applyJsonPatch(withFields, [
     { op: "replace", path: "/metadata/managedFields", value: [{ manager: "kubectl" }] },
     { op: "replace", path: "/metadata/resourceVersion", value: "5" },
   ]) as typeof withFields;
   assert.deepEqual(out.metadata.managedFields, [{ manager: "kubectl" }]);
-  assert.throws(() => applyJsonPatch({ metadata: {} }, [{ op: "replace", path: "/metadata/x", value: 1 }]));
+  assert.deepEqual(applyJsonPatch({ metadata: {} }, [{ op: "replace", path: "/metadata/x", value: 1 }]), {
+    metadata: { x: 1 },
+  });
 });
 
 Deno.test("json patch: a failed test op or missing path is 422 Invalid, a non-list 400", () => {

@@ -13,6 +13,7 @@ import { resourceId } from "../../../runtime/apimachinery/names.ts";
 import { deepEqual } from "../../../runtime/apimachinery/equality.ts";
 import { schemaAtPath, validateCrdSchema } from "../cel/crd_rules.ts";
 import { rfc3339 } from "../object_rules.ts";
+import { CRD_CLEANUP_FINALIZER, setCrdCondition } from "../crd_conditions.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
 
 function validateCrd(crd: KubeObject, ctx: StrategyContext): StatusCause[] {
@@ -169,6 +170,7 @@ export function acceptedStatus(crd: KubeObject, old: KubeObject | undefined, now
       ...(names.shortNames ? { shortNames: names.shortNames } : {}),
       ...(names.categories ? { categories: names.categories } : {}),
     },
+    // Conditions of other types (Terminating, ...) are kept after these two, as kube keeps the stored status.
     conditions: [
       {
         type: "NamesAccepted",
@@ -184,6 +186,7 @@ export function acceptedStatus(crd: KubeObject, old: KubeObject | undefined, now
         reason: "InitialNamesAccepted",
         message: "the initial names have been accepted",
       },
+      ...(conditions ?? []).filter((c) => c.type !== "NamesAccepted" && c.type !== "Established"),
     ],
     storedVersions: [...stored],
   };
@@ -203,6 +206,18 @@ export const CRDS: ResourceStrategy = {
   },
   validate: validateCrd,
   validateUpdate: (next, _old, ctx) => validateCrd(next, ctx),
+  // kube's CRD REST Delete: the first delete marks the CRD for the CRD finalizer controller (crd_finalizer.ts).
+  terminate(crd: KubeObject, nowMs: number): void {
+    const finalizers: string[] = crd.metadata.finalizers ?? [];
+    if (!finalizers.includes(CRD_CLEANUP_FINALIZER)) crd.metadata.finalizers = [...finalizers, CRD_CLEANUP_FINALIZER];
+    setCrdCondition(crd, {
+      type: "Terminating",
+      status: "True",
+      reason: "InstanceDeletionPending",
+      message: "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
+    }, rfc3339(nowMs));
+  },
+  removeWhenFinalized: true,
   canonicalize(crd: KubeObject, old: KubeObject | undefined, ctx: StrategyContext): void {
     if (ctx.subresource === "status") return;
     if (old) {

@@ -10,14 +10,28 @@
 import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { jsonEqual } from "../object_rules.ts";
 import type { ResourceStrategy } from "../strategy.ts";
+import type { StatusCause } from "../../../runtime/client/errors.ts";
+import { fieldInvalid } from "../validation/field_errors.ts";
 import { defaultPodSpec, validatePodSpec, validatePodSpecUpdate } from "../validation/pod_spec.ts";
+
+const MIRROR = "kubernetes.io/config.mirror";
+
+/** kube's ValidatePodSpecificAnnotations: a mirror pod (the kubelet's copy of a static pod) names its node. */
+function mirrorPodAnnotation(pod: KubeObject): StatusCause[] {
+  const value = pod.metadata.annotations?.[MIRROR];
+  if (value === undefined || pod.spec?.nodeName) return [];
+  return [
+    fieldInvalid(`metadata.annotations[${MIRROR}]`, value, "must set spec.nodeName if mirror pod annotation is set"),
+  ];
+}
 
 /** The strategy of core v1 pods. */
 export const PODS: ResourceStrategy = {
   returnDeletedObject: true,
   prepareForCreate(obj: KubeObject): void {
     obj.spec = obj.spec && typeof obj.spec === "object" ? obj.spec : {};
-    obj.spec.serviceAccountName ??= obj.spec.serviceAccount ?? "default";
+    // The `default` account is the ServiceAccount admission plugin's (mirror pods have none).
+    if (obj.spec.serviceAccount) obj.spec.serviceAccountName ??= obj.spec.serviceAccount;
     obj.status = { phase: "Pending", qosClass: "BestEffort" };
   },
   default(obj: KubeObject): void {
@@ -34,7 +48,7 @@ export const PODS: ResourceStrategy = {
       next.metadata.generation = old.metadata.generation;
     }
   },
-  validate: (obj) => validatePodSpec(obj.spec, "spec"),
+  validate: (obj) => [...mirrorPodAnnotation(obj), ...validatePodSpec(obj.spec, "spec")],
   validateUpdate: (next, old, ctx) => ctx.subresource === "status" ? [] : validatePodSpecUpdate(next.spec, old.spec),
   gracePeriodSeconds(pod: KubeObject, requestedSeconds: number | undefined): number {
     if (!pod.spec?.nodeName || pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return 0;
