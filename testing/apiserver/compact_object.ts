@@ -7,21 +7,13 @@
  */
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 
-/** How many distinct `fieldsV1` sets (and, apart, array elements) are kept for sharing before a table starts over. */
+/** How many distinct `fieldsV1` sets are kept for sharing before the table starts over. */
 const MAX_SHARED_FIELD_SETS = 4096;
-/** Array elements longer than this as JSON are not looked up for sharing (the lookup would cost more than it saves). */
-const MAX_SHARED_ELEMENT_JSON = 2048;
-/** How many distinct parts are kept for sharing before the table starts over. */
-const MAX_SHARED_ELEMENTS = 16_384;
 
 /**
  * Makes compact copies of objects for the store: a JSON round trip (V8 sizes parsed objects exactly), the
  * `fieldsV1` of each managedFields entry shared (deep-frozen) with every other stored object that has the same set,
- * the namespace string shared too, and the elements of arrays below the top level (a pod's tolerations, conditions,
- * projected volume sources, container ports, owner references, managedFields entries) shared, deep-frozen, with
- * every other stored object holding an equal element: objects of one workload repeat most of them, and V8 spends
- * far more on their small objects than their JSON weighs. The copy is equal to the original as JSON; the original is
- * not touched.
+ * and the namespace string shared too. The copy is equal to the original as JSON; the original is not touched.
  *
  * @example
  * ```ts
@@ -34,52 +26,15 @@ const MAX_SHARED_ELEMENTS = 16_384;
  * const fieldsOf = (o: typeof a) => (o.metadata.managedFields as typeof entry[])[0].fieldsV1;
  * assert.deepEqual(a.metadata.managedFields, [entry]);
  * assert.ok(fieldsOf(a) === fieldsOf(b) && Object.isFrozen(fieldsOf(a)));
- * // Parts equal across objects are one frozen value; each object stays equal to its original as JSON.
- * const toleration = { key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute" };
- * const pod = (name: string) => ({ metadata: { name, namespace: "ns" }, spec: { tolerations: [toleration] } });
- * const [p, q] = [compactor.copy(pod("p")), compactor.copy(pod("q"))];
- * assert.deepEqual(p, pod("p"));
- * assert.ok(p.spec.tolerations[0] === q.spec.tolerations[0] && Object.isFrozen(q.spec.tolerations));
  * ```
  */
 export class ObjectCompactor {
   #fieldSets = new Map<string, Record<string, unknown>>();
   #namespaces = new Map<string, string>();
-  #elements = new Map<string, unknown>();
 
   /** A compact copy of `obj`, equal to it as JSON. */
   copy(obj: KubeObject): KubeObject {
-    const copy = this.adopt(JSON.parse(JSON.stringify(obj)) as KubeObject, { fieldSets: true });
-    // The top-level parts (metadata, spec, status, data) are the object's own; what they hold is often not.
-    for (const value of Object.values(copy)) this.#shareElements(value);
-    return copy;
-  }
-
-  /**
-   * Replaces every object or array inside `value` (its own properties and elements, recursively) by a shared, frozen
-   * equal when one is known; `value` itself stays.
-   */
-  #shareElements(value: unknown): void {
-    if (!value || typeof value !== "object" || Object.isFrozen(value)) return;
-    const holder = value as Record<string, unknown>;
-    for (const key of Object.keys(holder)) {
-      const child = holder[key];
-      if (!child || typeof child !== "object" || Object.isFrozen(child)) continue;
-      const json = JSON.stringify(child);
-      if (json.length > MAX_SHARED_ELEMENT_JSON) {
-        this.#shareElements(child);
-        continue;
-      }
-      const known = this.#elements.get(json);
-      if (known !== undefined) {
-        holder[key] = known;
-        continue;
-      }
-      this.#shareElements(child); // its own parts may be shared already
-      if (this.#elements.size >= MAX_SHARED_ELEMENTS) this.#elements.clear();
-      deepFreeze(child);
-      this.#elements.set(json, child);
-    }
+    return this.adopt(JSON.parse(JSON.stringify(obj)) as KubeObject, { fieldSets: true });
   }
 
   /**
