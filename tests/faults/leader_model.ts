@@ -15,19 +15,11 @@ import { type Clock, VirtualClock } from "../../runtime/clock.ts";
 import { NotLeaderError } from "../../runtime/client/errors.ts";
 import { LeaderElector } from "../../runtime/leader/leader.ts";
 import { type LeaseLock, MemoryLeaseStore } from "../../runtime/leader/lease_lock.ts";
+import { seededRandom } from "../../runtime/random.ts";
 import { checkLeaderSafety, type LeaderObservation, type LeaderSafetyReport } from "./leader_checker.ts";
 
-/** mulberry32: a fixed-seed random source. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A fixed-seed random source: the runtime's mulberry32 (runtime/random.ts), under the name the fault harness uses. */
+export { seededRandom as seeded } from "../../runtime/random.ts";
 
 /**
  * One replica's view of the shared clock: its monotonic time has its own origin, its wall clock may be set wrong or
@@ -175,7 +167,7 @@ export async function runLeaderModel(opts: LeaderModelOptions): Promise<LeaderMo
   if (t.writeTransitMs >= t.leaseMs - t.renewDeadlineMs) {
     throw new RangeError("writeTransitMs must stay below leaseMs − renewDeadlineMs: the fence's stated assumption");
   }
-  const rand = seeded(opts.seed);
+  const rand = seededRandom(opts.seed);
   const base = new VirtualClock(Date.UTC(2026, 0, 1));
   const store = new MemoryLeaseStore("default/kubeop");
   const observations: LeaderObservation[] = [];
@@ -260,7 +252,7 @@ export async function runLeaderModel(opts: LeaderModelOptions): Promise<LeaderMo
       lock: lockFor(clock),
       identity,
       clock,
-      random: seeded(opts.seed * 31 + slot * 7 + incarnations[slot]),
+      random: seededRandom(opts.seed * 31 + slot * 7 + incarnations[slot]),
       leaseSeconds: t.leaseMs / 1000,
       renewDeadlineSeconds: t.renewDeadlineMs / 1000,
       retryPeriodSeconds: t.retryMs / 1000,

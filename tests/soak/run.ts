@@ -11,6 +11,7 @@ import { type SoakBounds, type SoakSample, type SoakSummary, summarize } from ".
 import { OperatorProcess } from "./operator_process.ts";
 import { SOAK_FAULTS, type SoakTarget, startFakeTarget, startRealTarget } from "./targets.ts";
 import { Workload, type WorkloadSizes } from "./workload.ts";
+import { seededRandom } from "../../runtime/random.ts";
 
 /** Options of {@link runSoak}. */
 export interface SoakOptions {
@@ -35,18 +36,6 @@ export interface SoakOptions {
 /** Waits `ms` (pacing of churn, never synchronisation). */
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** A seeded random source in [0, 1) (mulberry32). */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Runs a soak to its end and returns its summary (already appended to `opts.out`). */
 export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
   await Deno.mkdir(opts.dir, { recursive: true });
@@ -55,7 +44,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
   const samples: SoakSample[] = [];
   const faults: Record<string, number> = {};
   try {
-    const workload = new Workload(target.store, opts.sizes, seeded(opts.seed));
+    const workload = new Workload(target.store, opts.sizes, seededRandom(opts.seed));
     await workload.install();
     await workload.seed();
     await operator.start();
