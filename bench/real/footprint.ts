@@ -14,7 +14,7 @@
 
 import { median, round } from "../result.ts";
 import { createMachines, createNamespace, machineConverged, startBenchCluster, waitForMachines } from "./cluster.ts";
-import { cpuSeconds, killAll, rssBytes, smapsSummary, startOperator, waitReady } from "./operators.ts";
+import { cpuSeconds, killAll, peakRssBytes, rssBytes, smapsSummary, startOperator, waitReady } from "./operators.ts";
 
 function flag(name: string): string | undefined {
   const i = Deno.args.indexOf(`--${name}`);
@@ -28,12 +28,6 @@ const REPS = Number(flag("reps") ?? 3);
 const log = (msg: string) => console.error(`footprint: ${msg}`);
 const logDir = await Deno.makeTempDir({ prefix: "kubeop-footprint-" });
 log(`operator logs in ${logDir}`);
-
-/** VmHWM of `pid` (bytes). */
-function peakRss(pid: number): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(Deno.readTextFileSync(`/proc/${pid}/status`));
-  return m ? Number(m[1]) * 1024 : NaN;
-}
 
 const bc = await startBenchCluster(Deno.env.get("KUBEOP_K8S_BIN"));
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -85,7 +79,7 @@ try {
         const convergeMs = await watching - t0;
         const s = {
           convergeMs,
-          peak: peakRss(op.pid),
+          peak: peakRssBytes(op.pid),
           ready,
           end: rssBytes(op.pid),
           readyMs: readyAt - op.startedAt,

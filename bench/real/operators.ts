@@ -201,10 +201,20 @@ export async function waitReady(op: OperatorProcess, deadlineMs = 60_000): Promi
   throw new Error(`${op.kind} not ready within ${deadlineMs} ms`);
 }
 
+/** A memory figure of `pid` in bytes from /proc/<pid>/status: `VmRSS` (now) or `VmHWM` (peak). */
+function statusBytes(pid: number, field: "VmRSS" | "VmHWM"): number {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(Deno.readTextFileSync(`/proc/${pid}/status`));
+  return m ? Number(m[1]) * 1024 : NaN;
+}
+
 /** Resident set size of `pid` in bytes (/proc/<pid>/status VmRSS). */
 export function rssBytes(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(Deno.readTextFileSync(`/proc/${pid}/status`));
-  return m ? Number(m[1]) * 1024 : NaN;
+  return statusBytes(pid, "VmRSS");
+}
+
+/** Peak resident set size of `pid` in bytes (/proc/<pid>/status VmHWM). */
+export function peakRssBytes(pid: number): number {
+  return statusBytes(pid, "VmHWM");
 }
 
 /** User + system CPU seconds `pid` has used (/proc/<pid>/stat, clock ticks of 100 Hz). */

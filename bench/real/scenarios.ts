@@ -13,6 +13,7 @@ import {
   type OperatorArtefacts,
   type OperatorKind,
   type OperatorProcess,
+  peakRssBytes,
   rssBytes,
   startOperator,
   USER_AGENT_PREFIX,
@@ -72,11 +73,6 @@ export interface ConvergeSample {
   requests: RequestCounts;
 }
 
-function peakRss(pid: number): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(Deno.readTextFileSync(`/proc/${pid}/status`));
-  return m ? Number(m[1]) * 1024 : NaN;
-}
-
 /** Start the operator, wait for /readyz, create `n` Machines × 3 Switches at once, time until all converged. */
 export async function converge(
   env: ScenarioEnv,
@@ -93,7 +89,7 @@ export async function converge(
       const t0 = performance.now();
       await createMachines(env.bc.client, ns, n, { switches: SWITCHES });
       const end = await watching;
-      const sample = { ms: end - t0, cpuS: cpuSeconds(op.pid), peakRssBytes: peakRss(op.pid) };
+      const sample = { ms: end - t0, cpuS: cpuSeconds(op.pid), peakRssBytes: peakRssBytes(op.pid) };
       return { ...sample, requests: await quietCounts(env, kind, ns) };
     });
   } finally {
