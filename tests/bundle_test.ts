@@ -43,3 +43,16 @@ Deno.test("deno task bundle produces one ASCII-only file that runs `kubeop versi
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("every way of running the operator applies the compile tasks' V8 flags (deno task run included)", async () => {
+  const root = new URL("../", import.meta.url).pathname;
+  const tasks = JSON.parse(await Deno.readTextFile(`${root}deno.json`)).tasks as Record<string, string>;
+  const flagsOf = (text: string) => /--v8-flags=(\S+)/.exec(text)?.[1];
+  const shipped = flagsOf(tasks["compile:in-cluster"]);
+  assert.ok(shipped, "compile:in-cluster embeds V8 flags");
+  assert.equal(flagsOf(tasks.compile), shipped);
+  // `deno task run` goes through scripts/kubeop.sh, which adds them for `run` only.
+  const script = await Deno.readTextFile(`${root}scripts/kubeop.sh`);
+  const runLine = script.split("\n").find((l) => l.includes("exec deno run") && l.includes("--v8-flags="));
+  assert.equal(runLine && flagsOf(runLine), shipped, "scripts/kubeop.sh runs `run` with the shipped V8 flags");
+});
