@@ -192,7 +192,7 @@ function collectionOperations(def: ResourceDef, name: string, withWrites: boolea
 }
 
 /** The kind's schema: a CRD's openAPIV3Schema with the standard fields, or a permissive built-in schema. */
-function kindSchema(def: ResourceDef): OpenApiSchema {
+export function kindSchema(def: ResourceDef): OpenApiSchema {
   const base: OpenApiSchema = def.custom && def.schema ? structuredClone(def.schema) : {
     type: "object",
     description:

@@ -30,6 +30,7 @@ import { healthCases } from "./health.ts";
 import { httpCases } from "./http.ts";
 import { listCases } from "./list.ts";
 import { namespaceTerminationCases } from "./namespace_termination.ts";
+import { openApiV2Cases } from "./openapi_v2.ts";
 import { patchCases } from "./patch.ts";
 import { patchOptionCases } from "./patch_options.ts";
 import { podAdmissionCases } from "./pod_admission.ts";
@@ -55,6 +56,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "crd-definitions", cases: crdDefinitionCases },
   { topic: "crd-deletion", cases: crdDeletionCases },
   { topic: "discovery", cases: discoveryCases },
+  { topic: "openapi", cases: openApiV2Cases },
   { topic: "list", cases: listCases },
   { topic: "watch", cases: watchCases },
   { topic: "watch", cases: watchFidelityCases },
