@@ -136,6 +136,9 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext, answer: Answ
       }
     }
     await ctx.faults.apply(verb, qualifiedResource(route.def));
+    // Resources served by a handler of their own (bindings, componentstatuses), keyed `group/plural`.
+    const own = route.subresource ? undefined : ctx.subresources.get(`${route.def.group}/${route.def.plural}`);
+    if (own) return await own(req, route, url);
     if (isReviewResource(route.def) && verb === "create") return await handleReview(req, route, ctx, user);
     return await handleResource(req, url, route, ctx, user);
   }
@@ -287,7 +290,8 @@ function resourceRoute(
   }
   const def = registry.lookup(group, version, rest[0]);
   if (!def) throw notFoundPath(segments, ctx);
-  if (rest.length > (watch ? 2 : 3)) throw notFoundPath(segments, ctx);
+  // A proxy subresource carries the proxied path after it (`nodes/n1/proxy/metrics`).
+  if (rest.length > (watch ? 2 : 3) && (watch || rest[2] !== "proxy")) throw notFoundPath(segments, ctx);
   return { def, name: rest[1], subresource: rest[2], watch };
 }
 

@@ -37,6 +37,7 @@ import { podAdmissionCases } from "./pod_admission.ts";
 import { serviceAccountAdmissionCases } from "./service_account_admission.ts";
 import { shardedListWatchCases } from "./sharded_list_watch.ts";
 import { statusDetailCases } from "./status_details.ts";
+import { subresourceCases } from "./subresources.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
 import { validationKindCases } from "./validation_kinds.ts";
 import { validationMetaCases } from "./validation_meta.ts";
@@ -57,6 +58,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "crd-deletion", cases: crdDeletionCases },
   { topic: "discovery", cases: discoveryCases },
   { topic: "openapi", cases: openApiV2Cases },
+  { topic: "subresources", cases: subresourceCases },
   { topic: "list", cases: listCases },
   { topic: "watch", cases: watchCases },
   { topic: "watch", cases: watchFidelityCases },
