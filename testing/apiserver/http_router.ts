@@ -107,8 +107,10 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext, answer: Answ
   const groupDiscovery = segments[0] === "apis" && segments.length <= 2;
   if (req.method === "HEAD" && !path.startsWith("/openapi/") && !groupDiscovery) throw methodNotAllowedPath();
   const route = resourceRoute(segments, ctx);
-  // An aggregated server answers in its own encoding; a custom resource is never protobuf.
-  answer.jsonOnly = route !== undefined && ("proxy" in route || route.def.custom);
+  // An aggregated server answers in its own encoding; a custom resource is never protobuf (its Status errors and
+  // PartialObjectMetadata conversions are).
+  answer.jsonOnly = route !== undefined && "proxy" in route;
+  answer.custom = route !== undefined && !("proxy" in route) && route.def.custom;
   if (route && "proxy" in route) {
     await ctx.faults.apply(req.method.toLowerCase(), undefined);
     return await proxy(req, url, route.proxy, await ctx.proxyClientCert?.(), user);

@@ -34,6 +34,7 @@ import { openApiV2Cases } from "./openapi_v2.ts";
 import { patchCases } from "./patch.ts";
 import { patchOptionCases } from "./patch_options.ts";
 import { podAdmissionCases } from "./pod_admission.ts";
+import { protobufAnswerCases } from "./protobuf_answers.ts";
 import { serviceAccountAdmissionCases } from "./service_account_admission.ts";
 import { shardedListWatchCases } from "./sharded_list_watch.ts";
 import { statusDetailCases } from "./status_details.ts";
@@ -59,6 +60,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "discovery", cases: discoveryCases },
   { topic: "openapi", cases: openApiV2Cases },
   { topic: "subresources", cases: subresourceCases },
+  { topic: "protobuf", cases: protobufAnswerCases },
   { topic: "list", cases: listCases },
   { topic: "watch", cases: watchCases },
   { topic: "watch", cases: watchFidelityCases },
