@@ -156,7 +156,8 @@ function parsePointers(goText: string): Map<string, Set<string>> {
 function parseRegister(text: string): { groupVersion: string; kinds: string[] } | undefined {
   const group = /const GroupName = "([^"]*)"/.exec(text)?.[1];
   const version = /SchemeGroupVersion = schema\.GroupVersion\{Group: GroupName, Version: "([^"]+)"\}/.exec(text)?.[1];
-  const body = /func (?:addKnownTypes|AddMetaToScheme)\(scheme \*runtime\.Scheme\) error \{([\s\S]*?)\n\}/.exec(text)?.[1];
+  const body = /func (?:addKnownTypes|AddMetaToScheme)\(scheme \*runtime\.Scheme\) error \{([\s\S]*?)\n\}/.exec(text)
+    ?.[1];
   if (group === undefined || !version || !body) return undefined;
   const kinds = [...body.matchAll(/&(\w+)\{\}/g)].map((m) => m[1]);
   return { groupVersion: group ? `${group}/${version}` : version, kinds };
