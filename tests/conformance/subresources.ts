@@ -178,18 +178,21 @@ export const subresourceCases: ConformanceCase[] = [
     async run({ client, noRetry, ns }) {
       const deployments = { group: "apps", version: "v1", plural: "deployments", kind: "Deployment", namespaced: true };
       await client.create<KubeObject>(deployments, {
-        metadata: { name: "scaled", namespace: ns },
+        metadata: { name: "scale-subres", namespace: ns },
         spec: {
-          selector: { matchLabels: { app: "scaled" } },
-          template: { metadata: { labels: { app: "scaled" } }, spec: { containers: [{ name: "c", image: "nginx" }] } },
+          selector: { matchLabels: { app: "scale-subres" } },
+          template: {
+            metadata: { labels: { app: "scale-subres" } },
+            spec: { containers: [{ name: "c", image: "nginx" }] },
+          },
         },
       }, { namespace: ns });
-      const path = `/apis/apps/v1/namespaces/${ns}/deployments/scaled/scale`;
+      const path = `/apis/apps/v1/namespaces/${ns}/deployments/scale-subres/scale`;
       const got = await call(noRetry, "GET", path);
       assert.equal(got.json.apiVersion, "autoscaling/v1");
       assert.equal(got.json.kind, "Scale");
-      assert.equal(got.json.status.selector, "app=scaled");
-      const scale = (apiVersion: string, name = "scaled") => ({
+      assert.equal(got.json.status.selector, "app=scale-subres");
+      const scale = (apiVersion: string, name = "scale-subres") => ({
         apiVersion,
         kind: "Scale",
         metadata: { name, namespace: ns },
@@ -205,7 +208,7 @@ export const subresourceCases: ConformanceCase[] = [
         await call(noRetry, "PUT", path, scale("autoscaling/v1", "other")),
         400,
         "BadRequest",
-        "the name of the object (other) does not match the name on the URL (scaled)",
+        "the name of the object (other) does not match the name on the URL (scale-subres)",
       );
       const put = await call(noRetry, "PUT", path, scale("autoscaling/v1"));
       assert.equal(put.code, 200, put.text);
