@@ -9,9 +9,11 @@
  * @module
  */
 import { failureStatus } from "../../runtime/client/errors.ts";
-import type { FakeStore } from "./commit_path.ts";
+import type { Clock } from "../../runtime/clock.ts";
 import { jsonResponse, type ResourceRoute } from "./http_resources.ts";
 import { methodNotAllowed } from "./status_errors.ts";
+import { negotiateShape, shapeList, shapeObject } from "./http_negotiation.ts";
+import type { KubeObject } from "../../runtime/types.ts";
 
 type Handler = (req: Request, route: ResourceRoute, url: URL) => Promise<Response>;
 
@@ -42,22 +44,21 @@ function item(c: { name: string; healthy: boolean; message: string }) {
  * @example
  * ```ts
  * import { componentStatusHandler } from "./component_statuses.ts";
- * const handler = componentStatusHandler(() => { throw new Error("not read"); });
+ * import { RealClock } from "../../runtime/clock.ts";
+ * const handler = componentStatusHandler(new RealClock());
  * console.assert(typeof handler === "function");
  * ```
  */
-export function componentStatusHandler(_store: () => FakeStore): Handler {
+export function componentStatusHandler(clock: Clock): Handler {
   return (req, route) => {
     if (req.method !== "GET") throw methodNotAllowed(route.def, req.method.toLowerCase());
+    // kubectl get componentstatuses asks for a Table (kube's printer: Name, Status, Message, Error).
+    const shape = negotiateShape(req.headers.get("accept"));
+    const now = clock.now();
     if (!route.name) {
-      return Promise.resolve(
-        jsonResponse(200, {
-          kind: "ComponentStatusList",
-          apiVersion: "v1",
-          metadata: {},
-          items: components().map(item),
-        }, WARNING),
-      );
+      const items = components().map(item) as unknown as KubeObject[];
+      const list = { kind: "ComponentStatusList", apiVersion: "v1", metadata: {}, items };
+      return Promise.resolve(jsonResponse(200, shapeList(shape, route.def, list, now), WARNING));
     }
     const found = components().find((c) => c.name === route.name);
     if (!found) {
@@ -67,6 +68,7 @@ export function componentStatusHandler(_store: () => FakeStore): Handler {
       });
       return Promise.resolve(jsonResponse(404, status, WARNING));
     }
-    return Promise.resolve(jsonResponse(200, { kind: "ComponentStatus", apiVersion: "v1", ...item(found) }, WARNING));
+    const obj = { kind: "ComponentStatus", apiVersion: "v1", ...item(found) } as unknown as KubeObject;
+    return Promise.resolve(jsonResponse(200, shapeObject(shape, route.def, obj, now), WARNING));
   };
 }

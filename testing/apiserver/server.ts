@@ -185,7 +185,7 @@ class Server implements FakeApiServer {
     for (const [key, handler] of streamingSubresources(() => this.#state.store, () => this.kubelet)) {
       this.#subresources.set(key, handler);
     }
-    this.#subresources.set("/componentstatuses", componentStatusHandler(() => this.#state.store));
+    this.#subresources.set("/componentstatuses", componentStatusHandler(this.#clock));
     this.#subresources.set("/namespaces/finalize", namespaceFinalizeHandler(() => this.#state.store));
     this.#subresources.set("*/*/scale", scaleHandler(() => this.#state.store));
     for (const plural of ["deployments", "replicasets", "statefulsets"]) {

@@ -146,12 +146,17 @@ export const subresourceCases: ConformanceCase[] = [
   },
   {
     name:
-      "componentstatuses: scheduler, controller-manager, etcd-0 with one Healthy condition each; 404 wording; warning",
+      "componentstatuses: scheduler, controller-manager, etcd-0 with one Healthy condition each; Table; 404; warning",
     async run({ noRetry }) {
       const list = await call(noRetry, "GET", "/api/v1/componentstatuses");
       assert.equal(list.code, 200);
       assert.equal(list.json.kind, "ComponentStatusList");
-      assert.deepEqual(list.json.items.map((i: Any) => i.metadata.name), ["scheduler", "controller-manager", "etcd-0"]);
+      // kube probes the components in parallel: the order of the first two varies.
+      assert.deepEqual(list.json.items.map((i: Any) => i.metadata.name).sort(), [
+        "controller-manager",
+        "etcd-0",
+        "scheduler",
+      ]);
       for (const item of list.json.items) {
         assert.equal(item.conditions.length, 1);
         assert.equal(item.conditions[0].type, "Healthy");
@@ -164,6 +169,13 @@ export const subresourceCases: ConformanceCase[] = [
         metadata: { name: "etcd-0" },
         conditions: [{ type: "Healthy", status: "True", message: "ok" }],
       });
+      const table = await noRetry.request("GET", "/api/v1/componentstatuses/etcd-0", {
+        accept: "application/json;as=Table;v=v1;g=meta.k8s.io, application/json",
+      });
+      const t = JSON.parse(new TextDecoder().decode(table.body));
+      assert.equal(t.kind, "Table");
+      assert.deepEqual(t.columnDefinitions.map((c: Any) => c.name), ["Name", "Status", "Message", "Error"]);
+      assert.deepEqual(t.rows[0].cells, ["etcd-0", "Healthy", "ok", ""]);
       assertStatus(
         await call(noRetry, "GET", "/api/v1/componentstatuses/nope"),
         404,
