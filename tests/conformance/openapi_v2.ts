@@ -65,6 +65,14 @@ export const openApiV2Cases: ConformanceCase[] = [
       assert.equal(item.patch["x-kubernetes-action"], "patch");
       assert.deepEqual(item.patch["x-kubernetes-group-version-kind"], { group: "", kind: "ConfigMap", version: "v1" });
       assert.ok(item.patch.consumes.includes("application/merge-patch+json"));
+      // Only the verbs a resource serves: bindings are create-only, componentstatuses get and list.
+      const methods = (path: string) =>
+        Object.keys(doc.paths[path] ?? {}).filter((k) => ["get", "put", "post", "delete", "patch"].includes(k));
+      assert.deepEqual(methods("/api/v1/namespaces/{namespace}/bindings"), ["post"]);
+      assert.deepEqual(methods("/api/v1/componentstatuses"), ["get"]);
+      assert.deepEqual(methods("/api/v1/componentstatuses/{name}"), ["get"]);
+      assert.ok(!("/api/v1/namespaces/{namespace}/bindings/{name}" in doc.paths));
+      assert.deepEqual(methods("/api/v1/namespaces").sort(), ["get", "post"]);
       const collection = doc.paths["/apis/apps/v1/namespaces/{namespace}/deployments"];
       assert.equal(collection.get.operationId, "listAppsV1NamespacedDeployment");
       assert.deepEqual(collection.get.produces, [
