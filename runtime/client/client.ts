@@ -316,10 +316,8 @@ export class KubeClient {
     const signal = gate ? gate.signal : opts.signal;
     let authRetried = false;
     for (let attempt = 0;; attempt++) {
-      const headers: Record<string, string> = {
-        "Accept": opts.accept ?? "application/json",
-        "User-Agent": this.#userAgent,
-      };
+      const headers: Record<string, string> = { ...opts.headers, "User-Agent": this.#userAgent };
+      headers["Accept"] = opts.accept ?? "application/json";
       if (bodyText !== undefined) headers["Content-Type"] = opts.contentType ?? "application/json";
       await this.#wait(opts.signal);
       const auth = await this.#conn.credentials.authorization();

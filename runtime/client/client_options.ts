@@ -191,6 +191,8 @@ export interface RequestOptions {
   contentType?: string;
   /** Default application/json. */
   accept?: string;
+  /** More request headers (e.g. `If-None-Match`); Accept, Content-Type and Authorization come from the options above. */
+  headers?: Record<string, string>;
   /** Cancels the call. */
   signal?: AbortSignal;
   /** A write fence for this call (see {@link NamespaceOption.fence}). */

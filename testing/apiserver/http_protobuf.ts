@@ -3,8 +3,13 @@
  * what the client's `Accept` prefers (client-go typed clients with the protobuf content type, e.g.
  * kube-controller-manager: `Accept: application/vnd.kubernetes.protobuf, application/json`). The handlers write
  * JSON; {@link answerInNegotiatedEncoding} is the one place that re-encodes their answer — objects, lists, Status
- * errors, and watch streams frame by frame (`application/vnd.kubernetes.protobuf;stream=watch`). Custom resources,
- * Table and PartialObjectMetadata answers, and kinds kube's registry does not list stay JSON.
+ * errors, and watch streams frame by frame (`application/vnd.kubernetes.protobuf;stream=watch`); PartialObjectMetadata
+ * and PartialObjectMetadataList (also of custom resources) when the preferred clause is
+ * `application/vnd.kubernetes.protobuf;as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1` (the garbage collector's
+ * metadata informers). A custom resource itself is never protobuf, but its Status errors are (kube's CR handler
+ * negotiates errors like any other). Status errors follow the plain clauses: with
+ * `protobuf;as=PartialObjectMetadata, application/json` a 404 is JSON, as kube answers. Table answers and kinds
+ * kube's registry does not list stay JSON.
  * @module
  */
 
@@ -16,35 +21,54 @@ const PROTOBUF = "application/vnd.kubernetes.protobuf";
 export interface AnswerContext {
   /** A watch: the JSON body is a stream of `{type, object}` lines. */
   watch?: boolean;
-  /** A custom resource (never encoded as protobuf), or an answer from elsewhere (an aggregated server). */
+  /** An answer from elsewhere (an aggregated server): never re-encoded. */
   jsonOnly?: boolean;
+  /** A custom resource: only its Status errors and PartialObjectMetadata conversions are encoded. */
+  custom?: boolean;
 }
 
+const PARTIAL_KINDS = new Set(["PartialObjectMetadata", "PartialObjectMetadataList"]);
+
 /**
- * Whether `Accept` prefers protobuf: the most preferred clause (by q, then order, as kube's negotiation ranks them)
- * that names a representation the server has is protobuf without a conversion (`as=...`).
+ * Which protobuf answer `Accept` prefers: its most preferred clause (by q, then order, as kube's negotiation ranks
+ * them) that names a representation the server has — `plain` for protobuf without a conversion, `partial` for protobuf
+ * `as=PartialObjectMetadata[List]` in meta.k8s.io/v1, undefined for JSON, YAML, a wildcard or another conversion.
  *
  * @example
  * ```ts
- * import { prefersProtobuf } from "./http_protobuf.ts";
- * prefersProtobuf("application/vnd.kubernetes.protobuf, application/json"); // true
- * prefersProtobuf("application/json, application/vnd.kubernetes.protobuf"); // false
- * prefersProtobuf("application/vnd.kubernetes.protobuf;as=Table;g=meta.k8s.io;v=v1, application/json"); // false
+ * import { protobufPreference } from "./http_protobuf.ts";
+ * protobufPreference("application/vnd.kubernetes.protobuf, application/json"); // "plain"
+ * protobufPreference("application/json, application/vnd.kubernetes.protobuf"); // undefined
+ * protobufPreference("application/vnd.kubernetes.protobuf;as=Table;g=meta.k8s.io;v=v1, application/json"); // undefined
+ * protobufPreference("application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"); // "partial"
  * ```
  */
-export function prefersProtobuf(accept: string | null): boolean {
-  if (!accept) return false;
+export function protobufPreference(accept: string | null): "plain" | "partial" | undefined {
+  if (!accept) return undefined;
   const clauses = accept.split(",").map((clause, index) => {
     const [type, ...params] = clause.split(";").map((p) => p.trim());
     const named = new Map(params.map((p) => p.split("=", 2) as [string, string]).map(([k, v]) => [k.toLowerCase(), v]));
     const q = named.has("q") ? Number(named.get("q")) : 1;
-    return { type: type.toLowerCase(), as: named.get("as"), q: Number.isNaN(q) ? 0 : q, index };
+    return { type: type.toLowerCase(), named, q: Number.isNaN(q) ? 0 : q, index };
   }).filter((c) => c.q > 0).sort((a, b) => b.q - a.q || a.index - b.index);
   for (const c of clauses) {
-    if (c.type === PROTOBUF) return c.as === undefined;
-    if (["application/json", "application/yaml", "application/*", "*/*"].includes(c.type)) return false;
+    const as = c.named.get("as");
+    if (c.type === PROTOBUF) {
+      if (as === undefined) return "plain";
+      const metaV1 = c.named.get("g") === "meta.k8s.io" && c.named.get("v") === "v1";
+      return PARTIAL_KINDS.has(as) && metaV1 ? "partial" : undefined;
+    }
+    if (["application/json", "application/yaml", "application/*", "*/*"].includes(c.type)) return undefined;
   }
-  return false;
+  return undefined;
+}
+
+/** Whether an answer of `kind` goes out as protobuf for this preference (custom: a custom resource's route). */
+function encodesAs(kind: unknown, preference: "plain" | "partial" | undefined, custom: boolean): boolean {
+  if (PARTIAL_KINDS.has(String(kind))) return preference === "partial";
+  // Errors are negotiated on the plain clauses (an `as=` clause does not apply to a Status).
+  if (kind === "Status") return preference === "plain";
+  return preference === "plain" && !custom;
 }
 
 /**
@@ -52,11 +76,14 @@ export function prefersProtobuf(accept: string | null): boolean {
  * (or a Status); otherwise `res` unchanged.
  */
 export async function answerInNegotiatedEncoding(req: Request, res: Response, ctx: AnswerContext): Promise<Response> {
-  if (ctx.jsonOnly || !prefersProtobuf(req.headers.get("accept"))) return res;
+  const preference = ctx.jsonOnly ? undefined : protobufPreference(req.headers.get("accept"));
+  if (!preference) return res;
   if (res.headers.get("content-type") !== "application/json" || !res.body) return res;
   const headers = new Headers(res.headers);
   headers.delete("content-length");
   if (ctx.watch && res.status === 200) {
+    // A custom resource's watch is protobuf only as PartialObjectMetadata.
+    if (preference === "plain" && ctx.custom) return res;
     headers.set("content-type", `${PROTOBUF};stream=watch`);
     return new Response(res.body.pipeThrough(watchFramesToProtobuf()), { status: res.status, headers });
   }
@@ -67,7 +94,10 @@ export async function answerInNegotiatedEncoding(req: Request, res: Response, ct
   } catch {
     body = undefined;
   }
-  if (typeof body !== "object" || body === null || !isProtobufEncodable(body)) {
+  if (
+    typeof body !== "object" || body === null || !isProtobufEncodable(body) ||
+    !encodesAs((body as { kind?: unknown }).kind, preference, ctx.custom ?? false)
+  ) {
     return new Response(text, { status: res.status, headers });
   }
   let encoded: Uint8Array<ArrayBuffer>;

@@ -107,8 +107,10 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext, answer: Answ
   const groupDiscovery = segments[0] === "apis" && segments.length <= 2;
   if (req.method === "HEAD" && !path.startsWith("/openapi/") && !groupDiscovery) throw methodNotAllowedPath();
   const route = resourceRoute(segments, ctx);
-  // An aggregated server answers in its own encoding; a custom resource is never protobuf.
-  answer.jsonOnly = route !== undefined && ("proxy" in route || route.def.custom);
+  // An aggregated server answers in its own encoding; a custom resource is never protobuf (its Status errors and
+  // PartialObjectMetadata conversions are).
+  answer.jsonOnly = route !== undefined && "proxy" in route;
+  answer.custom = route !== undefined && !("proxy" in route) && route.def.custom;
   if (route && "proxy" in route) {
     await ctx.faults.apply(req.method.toLowerCase(), undefined);
     return await proxy(req, url, route.proxy, await ctx.proxyClientCert?.(), user);
@@ -136,6 +138,9 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext, answer: Answ
       }
     }
     await ctx.faults.apply(verb, qualifiedResource(route.def));
+    // Resources served by a handler of their own (bindings, componentstatuses), keyed `group/plural`.
+    const own = route.subresource ? undefined : ctx.subresources.get(`${route.def.group}/${route.def.plural}`);
+    if (own) return await own(req, route, url);
     if (isReviewResource(route.def) && verb === "create") return await handleReview(req, route, ctx, user);
     return await handleResource(req, url, route, ctx, user);
   }
@@ -287,7 +292,8 @@ function resourceRoute(
   }
   const def = registry.lookup(group, version, rest[0]);
   if (!def) throw notFoundPath(segments, ctx);
-  if (rest.length > (watch ? 2 : 3)) throw notFoundPath(segments, ctx);
+  // A proxy subresource carries the proxied path after it (`nodes/n1/proxy/metrics`).
+  if (rest.length > (watch ? 2 : 3) && (watch || rest[2] !== "proxy")) throw notFoundPath(segments, ctx);
   return { def, name: rest[1], subresource: rest[2], watch };
 }
 

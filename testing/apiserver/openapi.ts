@@ -192,7 +192,7 @@ function collectionOperations(def: ResourceDef, name: string, withWrites: boolea
 }
 
 /** The kind's schema: a CRD's openAPIV3Schema with the standard fields, or a permissive built-in schema. */
-function kindSchema(def: ResourceDef): OpenApiSchema {
+export function kindSchema(def: ResourceDef): OpenApiSchema {
   const base: OpenApiSchema = def.custom && def.schema ? structuredClone(def.schema) : {
     type: "object",
     description:
@@ -350,9 +350,14 @@ export function openApiV3Document(group: string, version: string, defs: Resource
     if (!real) schemas[name] = kindSchema(def);
     if (!real || recorded[`${name}List`] === undefined) schemas[`${name}List`] = listSchema(def, name);
     const base = def.namespaced ? `${prefix}/namespaces/{namespace}/${def.plural}` : `${prefix}/${def.plural}`;
-    paths[base] = collectionOperations(def, name, true);
-    paths[`${base}/{name}`] = itemOperations(def, name);
-    if (def.namespaced) paths[`${prefix}/${def.plural}`] = collectionOperations(def, name, false);
+    const add = (path: string, item: Record<string, unknown>, verbs: Record<string, string>) => {
+      // Only the operations the resource serves (bindings: create; componentstatuses: get, list), as kube lists them.
+      for (const [method, verb] of Object.entries(verbs)) if (!def.verbs.includes(verb)) delete item[method];
+      if (Object.keys(verbs).some((method) => method in item)) paths[path] = item;
+    };
+    add(base, collectionOperations(def, name, true), { get: "list", post: "create", delete: "deletecollection" });
+    add(`${base}/{name}`, itemOperations(def, name), { get: "get", put: "update", patch: "patch", delete: "delete" });
+    if (def.namespaced) add(`${prefix}/${def.plural}`, collectionOperations(def, name, false), { get: "list" });
     for (const sub of def.subresources) {
       if (sub === "status" || sub === "scale") paths[`${base}/{name}/${sub}`] = itemOperations(def, name, sub);
     }

@@ -60,6 +60,7 @@ function parseJsonTags(goTypes: string): Map<string, JsonTag> {
   for (const line of goTypes.split("\n")) {
     const t = /^type (\w+) struct \{/.exec(line);
     if (t) struct = t[1];
+    if (/^\s*\/\//.test(line)) continue; // a comment may quote a field (meta/v1's Condition doc does)
     const f = /json:"([^",]*)(,inline)?[^"]*"(?: \w+:"[^"]*")* protobuf:"\w+,(\d+),/.exec(line);
     if (f && struct) result.set(`${struct}#${f[3]}`, { name: f[1], inline: f[1] === "" });
   }
@@ -148,11 +149,15 @@ function parsePointers(goText: string): Map<string, Set<string>> {
   return result;
 }
 
-/** The group, version and kinds a `register.go` registers (`addKnownTypes`), or undefined for none. */
+/**
+ * The group, version and kinds a `register.go` registers (`addKnownTypes`; meta/v1's `AddMetaToScheme`: Table and
+ * PartialObjectMetadata(List) in meta.k8s.io/v1), or undefined for none.
+ */
 function parseRegister(text: string): { groupVersion: string; kinds: string[] } | undefined {
   const group = /const GroupName = "([^"]*)"/.exec(text)?.[1];
   const version = /SchemeGroupVersion = schema\.GroupVersion\{Group: GroupName, Version: "([^"]+)"\}/.exec(text)?.[1];
-  const body = /func addKnownTypes\(scheme \*runtime\.Scheme\) error \{([\s\S]*?)\n\}/.exec(text)?.[1];
+  const body = /func (?:addKnownTypes|AddMetaToScheme)\(scheme \*runtime\.Scheme\) error \{([\s\S]*?)\n\}/.exec(text)
+    ?.[1];
   if (group === undefined || !version || !body) return undefined;
   const kinds = [...body.matchAll(/&(\w+)\{\}/g)].map((m) => m[1]);
   return { groupVersion: group ? `${group}/${version}` : version, kinds };
@@ -178,6 +183,7 @@ function registeredPackages(root: string): string[] {
     }
   }
   dirs.push(
+    `k8s.io/apimachinery@${v}/pkg/apis/meta/v1`,
     `k8s.io/apiextensions-apiserver@${v}/pkg/apis/apiextensions/v1`,
     `k8s.io/kube-aggregator@${v}/pkg/apis/apiregistration/v1`,
   );
@@ -217,6 +223,7 @@ const short = (t: string) => {
 export function generateProtobufTypes(root: string): string {
   const messages = new Map<string, Field[]>();
   const groups: Record<string, { package: string; kinds: string[] }> = {};
+  const fullPackages = new Map<string, string>(); // group-version → proto package
   const load = (dir: string) => {
     const goTypes = [...Deno.readDirSync(`${root}/${dir}`)]
       .filter((e) => /^types.*\.go$/.test(e.name) && !e.name.endsWith("_test.go") && !e.name.includes("swagger"))
@@ -234,7 +241,10 @@ export function generateProtobufTypes(root: string): string {
     const registered = parseRegister(readOrEmpty(`${root}/${dir}/register.go`));
     if (!registered) continue;
     const kinds = registered.kinds.filter((k) => messages.has(`${pkg}.${k}`)).sort();
-    if (kinds.length) groups[registered.groupVersion] = { package: short(pkg), kinds };
+    if (!kinds.length) continue;
+    // The short package is what prefixes the kinds' short message names (meta/v1: `meta`, apps/v1: `api.apps.v1`).
+    groups[registered.groupVersion] = { package: short(`${pkg}.X`).slice(0, -2), kinds };
+    fullPackages.set(registered.groupVersion, pkg);
   }
   const needed = new Set<string>();
   const visit = (name: string) => {
@@ -242,9 +252,8 @@ export function generateProtobufTypes(root: string): string {
     needed.add(name);
     for (const f of messages.get(name)!) visit(f.type.replace(/^map:/, ""));
   };
-  for (const { package: pkg, kinds } of Object.values(groups)) {
-    const long = PREFIXES.find(([, s]) => pkg.startsWith(s))!;
-    for (const kind of kinds) visit(`${long[0]}${pkg.slice(long[1].length)}.${kind}`);
+  for (const [gv, { kinds }] of Object.entries(groups)) {
+    for (const kind of kinds) visit(`${fullPackages.get(gv)}.${kind}`);
   }
   // Request bodies (DeleteOptions, the Unknown envelope) and answers (Status errors, watch frames) of every group.
   [

@@ -105,8 +105,19 @@ export function scaleHandler(store: () => FakeStore): (req: Request, route: Reso
     let next: KubeObject;
     const type = mediaType(req.headers.get("content-type"));
     const body = decodeBody(await readBody(req), type, req.method === "PUT" ? "update" : "patch");
-    if (req.method === "PUT") next = requireObject(body, "update") as KubeObject;
-    else if (req.method === "PATCH") {
+    if (req.method === "PUT") {
+      next = requireObject(body, "update") as KubeObject;
+      // The body decodes as autoscaling/v1 Scale only (kube's scheme has no apps/v1 or autoscaling/v2 Scale).
+      const kind = String(next.kind ?? "Scale");
+      const apiVersion = String(next.apiVersion ?? "autoscaling/v1");
+      if (kind !== "Scale" || apiVersion !== "autoscaling/v1") {
+        throw badRequest(
+          `${kind} in version "${apiVersion.split("/").pop()}" cannot be handled as a Scale: no kind "${kind}" is ` +
+            `registered for version "${apiVersion}" in scheme "pkg/runtime/scheme.go:111"`,
+          "update",
+        );
+      }
+    } else if (req.method === "PATCH") {
       if (type === "application/json-patch+json") next = applyJsonPatch(scale, body) as KubeObject;
       else if (type === "application/merge-patch+json" || type === "application/strategic-merge-patch+json") {
         next = applyMergePatch(scale, requireObject(body, "patch")) as KubeObject;
@@ -123,7 +134,12 @@ export function scaleHandler(store: () => FakeStore): (req: Request, route: Reso
         field: "spec.replicas",
       }], verb);
     }
-    if (next.metadata?.name && next.metadata.name !== name) throw badRequest("name does not match the URL", verb);
+    if (next.metadata?.name && next.metadata.name !== name) {
+      throw badRequest(
+        `the name of the object (${next.metadata.name}) does not match the name on the URL (${name})`,
+        verb,
+      );
+    }
     const updated = structuredClone(current);
     writePath(updated, paths.specReplicasPath, replicas);
     const fieldManager = req.headers.get("user-agent")?.split("/")[0].trim() || "unknown";

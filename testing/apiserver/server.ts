@@ -18,6 +18,8 @@ import type { ResourceRoute } from "./http_resources.ts";
 import { ResourceRegistry } from "./registry.ts";
 import { FakeKubelet, type FakeKubeletOptions } from "./kubelet.ts";
 import { podSubresources } from "./pod_subresources.ts";
+import { streamingSubresources } from "./streaming_subresources.ts";
+import { componentStatusHandler } from "./component_statuses.ts";
 import { namespaceFinalizeHandler } from "./namespace_finalize.ts";
 import { scaleHandler } from "./scale_subresource.ts";
 import { startNamespaceDefaults } from "./namespace_defaults.ts";
@@ -179,7 +181,11 @@ class Server implements FakeApiServer {
       objects: () => this.#state.objects,
       clock: this.#clock,
     });
-    this.#subresources = podSubresources(() => this.#state.store, () => this.kubelet);
+    this.#subresources = podSubresources(() => this.#state.store, this.#clock);
+    for (const [key, handler] of streamingSubresources(() => this.#state.store, () => this.kubelet)) {
+      this.#subresources.set(key, handler);
+    }
+    this.#subresources.set("/componentstatuses", componentStatusHandler(this.#clock));
     this.#subresources.set("/namespaces/finalize", namespaceFinalizeHandler(() => this.#state.store));
     this.#subresources.set("*/*/scale", scaleHandler(() => this.#state.store));
     for (const plural of ["deployments", "replicasets", "statefulsets"]) {

@@ -198,6 +198,19 @@ const PRINTERS: Record<string, BuiltinPrinter> = {
     columns: [NAME_COLUMN, col("Status", "string", "The status of the namespace"), AGE],
     row: (ns, now) => ({ cells: [ns.metadata.name, ns.status?.phase ?? "Active", age(ns, now)] }),
   },
+  "/ComponentStatus": {
+    columns: [
+      NAME_COLUMN,
+      col("Status", "string", "Status of the component conditions"),
+      col("Message", "string", "Message of the component conditions"),
+      col("Error", "string", "Error of the component conditions"),
+    ],
+    row: (cs) => {
+      const healthy = (cs.conditions ?? []).find((c: { type?: string }) => c.type === "Healthy");
+      const status = healthy ? (healthy.status === "True" ? "Healthy" : "Unhealthy") : "Unknown";
+      return { cells: [cs.metadata.name, status, healthy?.message ?? "", healthy?.error ?? ""] };
+    },
+  },
   "/Secret": {
     columns: [
       NAME_COLUMN,

@@ -30,12 +30,15 @@ import { healthCases } from "./health.ts";
 import { httpCases } from "./http.ts";
 import { listCases } from "./list.ts";
 import { namespaceTerminationCases } from "./namespace_termination.ts";
+import { openApiV2Cases } from "./openapi_v2.ts";
 import { patchCases } from "./patch.ts";
 import { patchOptionCases } from "./patch_options.ts";
 import { podAdmissionCases } from "./pod_admission.ts";
+import { protobufAnswerCases } from "./protobuf_answers.ts";
 import { serviceAccountAdmissionCases } from "./service_account_admission.ts";
 import { shardedListWatchCases } from "./sharded_list_watch.ts";
 import { statusDetailCases } from "./status_details.ts";
+import { subresourceCases } from "./subresources.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
 import { validationKindCases } from "./validation_kinds.ts";
 import { validationMetaCases } from "./validation_meta.ts";
@@ -55,6 +58,9 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "crd-definitions", cases: crdDefinitionCases },
   { topic: "crd-deletion", cases: crdDeletionCases },
   { topic: "discovery", cases: discoveryCases },
+  { topic: "openapi", cases: openApiV2Cases },
+  { topic: "subresources", cases: subresourceCases },
+  { topic: "protobuf", cases: protobufAnswerCases },
   { topic: "list", cases: listCases },
   { topic: "watch", cases: watchCases },
   { topic: "watch", cases: watchFidelityCases },

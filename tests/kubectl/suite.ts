@@ -5,6 +5,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { eventually } from "../../testing/eventually.ts";
 
 /** A server to run kubectl against. */
 export interface KubectlTarget {
@@ -337,6 +338,20 @@ export function defineKubectlSuite(
           assert.match(explain, /How big the gadget is, in gadget units/);
           assert.match(explain, /integer/);
         });
+
+        await t.step(
+          "explain from OpenAPI v2 (client-go's gnostic protobuf): a core field and a CRD field",
+          async () => {
+            const cm = await ok(["explain", "configmap.data", "--output=plaintext-openapiv2"]);
+            assert.match(cm, /FIELD:\s+data <map\[string\]string>/);
+            // The real server adds a CRD to v2 a moment after Established: retried with a deadline.
+            const size = await eventually("gadgets.spec.size in /openapi/v2", async () => {
+              const out = await kubectl(["explain", "gadgets.spec.size", "--output=plaintext-openapiv2"]);
+              return /How big the gadget is/.test(out.stdout) ? out.stdout : undefined;
+            }, { timeoutMs: 30_000, intervalMs: 200 });
+            assert.match(size, /integer/);
+          },
+        );
 
         await t.step("describe a custom resource", async () => {
           const out = await ok(["-n", ns, "describe", "gadget", "g1"]);

@@ -11,7 +11,7 @@
  */
 import type { StatusCause } from "../../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
-import { dns1035LabelErrors } from "../../../runtime/apimachinery/names.ts";
+import { dns1123LabelErrors } from "../../../runtime/apimachinery/names.ts";
 import { validateDns1035Name } from "../object_rules.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
 import { fieldDuplicate, fieldInvalid, fieldNotSupported, fieldRequired } from "../validation/field_errors.ts";
@@ -79,7 +79,7 @@ function validatePorts(spec: Json): StatusCause[] {
     if (!name) {
       if (ports.length > 1) causes.push(fieldRequired(`${at}.name`));
     } else {
-      for (const msg of dns1035LabelErrors(name)) causes.push(fieldInvalid(`${at}.name`, name, msg));
+      for (const msg of dns1123LabelErrors(name)) causes.push(fieldInvalid(`${at}.name`, name, msg));
       if (names.has(name)) causes.push(fieldDuplicate(`${at}.name`, name));
       names.add(name);
     }
