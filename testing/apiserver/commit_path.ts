@@ -9,6 +9,7 @@
  */
 import type { Clock } from "../../runtime/clock.ts";
 import { applyFieldValidation } from "./field_validation.ts";
+import { dropUnknownGoFields, strictFieldPath } from "./go_json_unknown.ts";
 import { ApiError, failureStatus, type StatusCause } from "../../runtime/client/errors.ts";
 import { apiVersionOf, type KubeList, type ResourceType } from "../../runtime/types.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
@@ -149,11 +150,13 @@ export class FakeStore {
   #create(ref: ResourceRef, body: KubeObject, opts: WriteOptions, onUpdate: boolean): KubeObject {
     const def = this.def(ref);
     const strategy = this.strategies.for(def);
-    let obj = decodeBody(this, def, strategy, body, "create");
-    // Built-ins' duplicate JSON keys fail decoding, before anything else; custom resources' strategy reports them
-    // with the unknown fields pruning finds.
+    const decoded = decodeBody(this, def, strategy, body, "create");
+    let obj = decoded.obj;
+    // Built-ins' duplicate and unknown JSON keys fail decoding, before anything else; custom resources' strategy
+    // reports them with the unknown fields pruning finds.
     const warnings = opts.warnings ?? [];
-    if (!def.custom) applyFieldValidation({ def, verb: "create", ...opts, warnings }, []);
+    // A PUT that creates applied them already.
+    if (!def.custom && !onUpdate) applyFieldValidation({ def, verb: "create", ...opts, warnings }, decoded.unknown);
     let meta = obj.metadata;
     // kube's storage refuses it after validation and admission (500, no reason); a PUT that creates ignores it.
     const sentResourceVersion = onUpdate ? undefined : meta.resourceVersion;
@@ -216,8 +219,8 @@ export class FakeStore {
     const def = this.def(ref);
     const strategy = this.strategies.for(def);
     const verb = "update" as const;
-    const obj = decodeBody(this, def, strategy, body, verb);
-    if (!def.custom) applyFieldValidation({ def, verb, ...opts, warnings: opts.warnings ?? [] }, []);
+    const { obj, unknown } = decodeBody(this, def, strategy, body, verb);
+    if (!def.custom) applyFieldValidation({ def, verb, ...opts, warnings: opts.warnings ?? [] }, unknown);
     const name = opts.name ?? obj.metadata.name;
     if (!name) throw badRequest("name is required in the object metadata", verb);
     if (obj.metadata.name && obj.metadata.name !== name) {
@@ -392,6 +395,7 @@ export class FakeStore {
       subresource: opts.subresource,
       fieldValidation: opts.fieldValidation,
       duplicateFields: opts.duplicateFields ?? [],
+      strictErrors: opts.strictErrors,
       warnings,
       clock: this.clock,
       allocateClusterIp: () => this.#allocateIp(),
@@ -452,8 +456,9 @@ export class FakeStore {
 }
 
 /**
- * A copy of a request body in the stored form, with an object `metadata`; 400 when the body is not an object, names
- * another kind or version than the URL, or holds what the kind's codec cannot read (base64, MicroTime).
+ * A copy of a request body in the stored form, with an object `metadata`, and the paths of the fields a built-in's Go
+ * struct does not declare (dropped from the copy, as kube's decoder drops them); 400 when the body is not an object,
+ * names another kind or version than the URL, or holds what the kind's codec cannot read (base64, MicroTime).
  */
 function decodeBody(
   store: FakeStore,
@@ -461,7 +466,7 @@ function decodeBody(
   strategy: ResourceStrategy,
   body: KubeObject,
   verb: string,
-): KubeObject {
+): { obj: KubeObject; unknown: string[] } {
   if (!body || typeof body !== "object" || Array.isArray(body)) {
     throw badRequest("the request body must be a JSON object", verb);
   }
@@ -471,9 +476,10 @@ function decodeBody(
     throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${codecError}`, verb);
   }
   let obj = structuredClone(body) as KubeObject;
+  const unknown = def.custom ? [] : dropUnknownGoFields(def.group, def.version, def.kind, obj).map(strictFieldPath);
   if (strategy.conversion) obj = strategy.conversion.toStorage(obj);
   obj.metadata = obj.metadata && typeof obj.metadata === "object" ? obj.metadata : {};
-  return obj;
+  return { obj, unknown };
 }
 
 /** The etcd key kube-apiserver names in storage errors (`/registry/configmaps/ns/name`). */

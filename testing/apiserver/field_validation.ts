@@ -1,6 +1,7 @@
 /**
  * The `fieldValidation` query parameter as kube-apiserver's strict decoder applies it: duplicate JSON keys, then
- * unknown fields (custom resources: the fields pruning dropped) are refused with 400
+ * unknown fields (custom resources: the fields pruning dropped; built-ins: what their Go struct does not declare,
+ * go_json_unknown.ts) are refused with 400
  * (`<Kind> in version "v1" cannot be handled as a <Kind>: strict decoding error: duplicate field "spec.a", unknown
  * field "spec.b"`) under `Strict`, sent as `Warning` headers under `Warn`, and ignored under `Ignore`.
  * @module
@@ -9,7 +10,9 @@ import { badRequest } from "./status_errors.ts";
 import type { StrategyContext } from "./strategy.ts";
 
 /**
- * Applies `ctx.fieldValidation` to the body's duplicate keys (`ctx.duplicateFields`) and `unknown` field paths.
+ * Applies `ctx.fieldValidation` to the body's duplicate keys (`ctx.duplicateFields`) and `unknown` field paths; a JSON
+ * body's errors already put in document order (`ctx.strictErrors`: a built-in's duplicates and unknown fields, as the
+ * decoder meets them) replace the duplicates.
  *
  * @example
  * ```ts
@@ -27,12 +30,12 @@ import type { StrategyContext } from "./strategy.ts";
  * ```
  */
 export function applyFieldValidation(
-  ctx: Pick<StrategyContext, "def" | "verb" | "fieldValidation" | "duplicateFields" | "warnings">,
+  ctx: Pick<StrategyContext, "def" | "verb" | "fieldValidation" | "duplicateFields" | "warnings" | "strictErrors">,
   unknown: string[],
 ): void {
   const messages = [
-    ...(ctx.duplicateFields ?? []).map((p) => `duplicate field "${p}"`),
-    ...unknown.map((p) => `unknown field "${p}"`),
+    ...(ctx.strictErrors ?? (ctx.duplicateFields ?? []).map((p) => `duplicate field ${JSON.stringify(p)}`)),
+    ...unknown.map((p) => `unknown field ${JSON.stringify(p)}`),
   ];
   if (messages.length === 0) return;
   if (ctx.fieldValidation === "Strict") {

@@ -16,7 +16,16 @@ const QUANTITY_ERROR = `quantities must match the regular expression '${QUANTITY
 /** Parsed struct tables, by OpenAPI definition name. */
 const structs = new Map<string, Map<string, string>>();
 
-function fieldsOf(name: string): Map<string, string> {
+/** The OpenAPI definition name of a built-in `group/version/kind`'s Go type, or undefined when it is not recorded. */
+export function goTypeOf(group: string, version: string, kind: string): string | undefined {
+  return TABLE.kinds[`${group}/${version}/${kind}`];
+}
+
+/**
+ * The fields of the recorded struct `name` (JSON name → compact type: `string`, `[]#<struct>`, `map[string]string`,
+ * `any` for raw JSON, ...); empty for an empty struct.
+ */
+export function goFieldsOf(name: string): Map<string, string> {
   let fields = structs.get(name);
   if (!fields) {
     fields = new Map(
@@ -66,7 +75,7 @@ class QuantityError extends Error {}
  * ```
  */
 export function goTypeError(group: string, version: string, kind: string, body: unknown): string | undefined {
-  const root = TABLE.kinds[`${group}/${version}/${kind}`];
+  const root = goTypeOf(group, version, kind);
   if (!root || !body || typeof body !== "object" || Array.isArray(body)) return undefined;
   let first: string | undefined;
   /** Checks `value` against `type` at the struct field `field` (`Struct.path`). */
@@ -119,7 +128,7 @@ export function goTypeError(group: string, version: string, kind: string, body: 
   };
   /** The fields of a struct `name` at JSON path `path` ("" at the root). */
   const walkStruct = (obj: Record<string, unknown>, name: string, path: string) => {
-    const fields = fieldsOf(name);
+    const fields = goFieldsOf(name);
     const short = name.split(".").pop()!;
     for (const [key, value] of Object.entries(obj)) {
       const type = fields.get(key);

@@ -12,8 +12,9 @@ import { patchObject, servedPatchType } from "./patch_object.ts";
 import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { jsonResponse, type ResourceRoute } from "./http_route.ts";
-import { type DeleteOptions, type FakeStore, parseRv } from "./commit_path.ts";
-import { duplicateJsonFields } from "./json_duplicates.ts";
+import { type DeleteOptions, type FakeStore, parseRv, type WriteOptions } from "./commit_path.ts";
+import { duplicateJsonFields, strictJsonFieldErrors } from "./json_duplicates.ts";
+import { dropUnknownGoFields, strictFieldPath } from "./go_json_unknown.ts";
 import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";
 import { badRequest, expired, methodNotAllowed, noSuchResource, tooLargeResourceVersion } from "./status_errors.ts";
 import type { WatchHub } from "./watch_hub.ts";
@@ -154,7 +155,7 @@ export async function handleResource(
     }
     case "create": {
       if (name) throw methodNotAllowed(def, "create");
-      const { body, duplicateFields } = await readObject(req, route.def, verb);
+      const { body, duplicateFields, strictErrors } = await readObject(req, route.def, verb);
       const warnings: string[] = [];
       const meta = body.metadata as KubeObject["metadata"] | undefined;
       // Webhooks are awaited between replays of the write: the generated name must not change between them.
@@ -163,7 +164,8 @@ export async function handleResource(
       }
       const create = admittedWrite(
         { req, q, admission, warnings },
-        (target, sent, options) => ctx.store.create(target, sent, { namespace, dryRun, duplicateFields, ...options }),
+        (target, sent, options) =>
+          ctx.store.create(target, sent, { namespace, dryRun, duplicateFields, strictErrors, ...options }),
       );
       const created = translated
         ? await writeConverted(ctx.store, def, converting, body as KubeObject, create)
@@ -171,10 +173,13 @@ export async function handleResource(
       return jsonResponse(201, shapeObject(shape, def, created, now), warningHeaders(warnings));
     }
     case "update": {
-      const { body, duplicateFields } = await readObject(req, route.def, verb);
+      const { body, duplicateFields, strictErrors } = await readObject(req, route.def, verb);
       const existed = ctx.store.peek(def, namespace, name!) !== undefined;
       const warnings: string[] = [];
-      const update = admittedUpdate({ req, q, admission, warnings }, ctx.store, route, duplicateFields);
+      const update = admittedUpdate({ req, q, admission, warnings }, ctx.store, route, {
+        duplicateFields,
+        strictErrors,
+      });
       const updated = translated
         ? await writeConverted(ctx.store, def, converting, body as KubeObject, update)
         : await update(def, body as KubeObject);
@@ -223,7 +228,7 @@ function admittedUpdate(
   call: Parameters<typeof admittedWrite>[0],
   store: FakeStore,
   route: ResourceRoute,
-  duplicateFields?: string[],
+  strict: Pick<WriteOptions, "duplicateFields" | "strictErrors"> = {},
 ): (target: ResourceDef, sent: KubeObject) => Promise<KubeObject> {
   const { namespace, name, subresource } = route;
   return admittedWrite(call, (target, sent, options) =>
@@ -232,7 +237,7 @@ function admittedUpdate(
       name,
       subresource: subresource === "status" ? "status" : undefined,
       dryRun: call.admission.dryRun,
-      duplicateFields,
+      ...strict,
       ...options,
     }));
 }
@@ -242,17 +247,31 @@ function warningHeaders(warnings: string[]): Record<string, string> {
   return { warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(", ") };
 }
 
-/** The body of a create or update, and the duplicate keys of a JSON body (strict field validation). */
+/**
+ * The body of a create or update, the duplicate keys of a JSON body, and for a built-in's JSON body its strict
+ * decoding errors in document order (duplicates and the unknown fields, dropped from `body` here as kube's decoder
+ * drops them).
+ */
 async function readObject(
   req: Request,
   def: ResourceDef,
   verb: string,
-): Promise<{ body: Record<string, unknown>; duplicateFields: string[] }> {
+): Promise<{ body: Record<string, unknown>; duplicateFields: string[]; strictErrors?: string[] }> {
   const bytes = await readBody(req);
   const contentType = mediaType(req.headers.get("content-type"));
   const body = decodeObjectBody(bytes, contentType, def, verb);
   const json = contentType === "application/json" || contentType === "*/*" || contentType === "";
-  return { body, duplicateFields: json ? duplicateJsonFields(new TextDecoder().decode(bytes)) : [] };
+  if (!json) return { body, duplicateFields: [] };
+  const text = new TextDecoder().decode(bytes);
+  if (def.custom) return { body, duplicateFields: duplicateJsonFields(text) };
+  // Decoded as the Go type the body names (as decodeObjectBody type-checks it), else the URL's.
+  const [group, version] = typeof body.apiVersion === "string" && body.apiVersion
+    ? (body.apiVersion.includes("/") ? body.apiVersion.split("/", 2) : ["", body.apiVersion])
+    : [def.group, def.version];
+  const kind = typeof body.kind === "string" && body.kind ? body.kind : def.kind;
+  const unknown = dropUnknownGoFields(group, version, kind, body).map(strictFieldPath);
+  const strictErrors = strictJsonFieldErrors(text, new Set(unknown));
+  return { body, duplicateFields: duplicateJsonFields(text), strictErrors };
 }
 
 /** The DeleteOptions admission webhooks see (meta.k8s.io/v1 fields that were set). */

@@ -1,6 +1,7 @@
 /**
  * Duplicate object keys in a JSON text, as kube-apiserver's strict decoder reports them (`duplicate field "spec.a"`
- * under `fieldValidation=Strict`, a warning under `Warn`): JSON.parse keeps the last value silently.
+ * under `fieldValidation=Strict`, a warning under `Warn`): JSON.parse keeps the last value silently. The same scan
+ * puts a built-in's unknown fields (go_json_unknown.ts) in document order among them, as kube's decoder meets them.
  * @module
  */
 
@@ -15,7 +16,27 @@
  * ```
  */
 export function duplicateJsonFields(text: string): string[] {
+  return strictJsonFieldErrors(text, new Set()).map((m) => JSON.parse(m.slice("duplicate field ".length)));
+}
+
+/**
+ * kube's strict decoding errors of a JSON text, in document order as its decoder meets them: `duplicate field "<path>"`
+ * at a key's second appearance, and `unknown field "<path>"` at the first appearance of a path in `unknown` (paths as
+ * go_json_unknown.ts's strictFieldPath words them). Returns [] for text that is not valid JSON.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { strictJsonFieldErrors } from "./json_duplicates.ts";
+ * assert.deepEqual(strictJsonFieldErrors('{"x":1,"a":1,"a":2}', new Set(["x"])), [
+ *   'unknown field "x"',
+ *   'duplicate field "a"',
+ * ]);
+ * ```
+ */
+export function strictJsonFieldErrors(text: string, unknown: ReadonlySet<string>): string[] {
   const out: string[] = [];
+  const reported = new Set<string>();
   let i = 0;
   const ws = () => {
     while (i < text.length && " \t\n\r".includes(text[i])) i++;
@@ -43,7 +64,11 @@ export function duplicateJsonFields(text: string): string[] {
         ws();
         const key = str();
         const at = path ? `${path}.${key}` : key;
-        if (seen.has(key)) out.push(at);
+        if (seen.has(key)) out.push(`duplicate field ${JSON.stringify(at)}`);
+        else if (unknown.has(at) && !reported.has(at)) {
+          reported.add(at);
+          out.push(`unknown field ${JSON.stringify(at)}`);
+        }
         seen.add(key);
         ws();
         i++; // :

@@ -11,12 +11,13 @@ import { ApiError, failureStatus } from "../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { FakeStore, WriteOptions } from "./commit_path.ts";
 import { goTypeError } from "./go_json_types.ts";
+import { appliedUnknownFieldsError, patchedUnknownFields } from "./patch_unknown.ts";
 import { requireObject } from "./http_body.ts";
 import { rfc3339 } from "./object_rules.ts";
 import { serverSideApply } from "./patch/apply.ts";
 import { applyJsonPatch } from "./patch/json_patch.ts";
 import { patchedJson } from "./patch/patched_json.ts";
-import { applyStrategicMergePatch } from "./patch/strategic.ts";
+import { applyStrategicMergePatch, goValue } from "./patch/strategic.ts";
 import { applyMergePatch } from "../../runtime/apimachinery/merge_patch.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { badRequest, notFound, unsupportedMediaType } from "./status_errors.ts";
@@ -109,7 +110,16 @@ export function patchObject(
   if (type === "apply") {
     const fieldManager = opts.fieldManager;
     if (!fieldManager) throw applyNeedsFieldManager(name);
+    const sentMeta = isObject(patch) ? (patch as Record<string, unknown>).metadata : undefined;
+    const sentNamespace = isObject(sentMeta) ? (sentMeta as Record<string, unknown>).namespace : undefined;
     const applied = checkApplyBody(def, name, namespace, patch);
+    const unknown = appliedUnknownFieldsError(
+      def,
+      applied,
+      typeof sentNamespace === "string" ? sentNamespace : "",
+      name,
+    );
+    if (unknown) throw unknown;
     if (!current && status) throw notFound(def, name, "patch");
     const merged = serverSideApply(current, applied, {
       fieldManager,
@@ -144,7 +154,11 @@ export function patchObject(
   }
   const obj = requireObject(next, "patch") as KubeObject;
   const typeError = def.custom ? undefined : goTypeError(def.group, def.version, def.kind, obj);
-  if (typeError) throw patchedUndecodable(patchedJson(obj, patch, type), typeError);
+  // kube prints a strategic merge patch's refused object as the patch map (`%+v`), the others' as patched JSON.
+  const refused = () => type === "strategic" ? goValue(patch) : patchedJson(obj, patch, type);
+  if (typeError) throw patchedUndecodable(refused(), typeError);
+  const strictError = patchedUnknownFields(def, obj, opts.fieldValidation, warnings);
+  if (strictError) throw patchedUndecodable(refused(), strictError);
   obj.metadata = isObject(obj.metadata) ? obj.metadata : {};
   if (!obj.metadata.resourceVersion) obj.metadata.resourceVersion = current.metadata.resourceVersion;
   const updated = store.update(def, obj, {
@@ -163,7 +177,8 @@ export function patchObject(
 
 /**
  * kube's answer when the patched object does not decode into its Go type: 422 `"" is invalid: patch: Invalid value:
- * "<the patched object: patch/patched_json.ts>": json: cannot unmarshal ...`.
+ * "<the patched object: patch/patched_json.ts; a strategic merge patch: the patch as Go prints a map>": json: cannot
+ * unmarshal ...` (or `strict decoding error: ...`).
  */
 function patchedUndecodable(json: string, why: string): ApiError {
   const message = `Invalid value: ${JSON.stringify(json)}: ${why}`;

@@ -23,6 +23,11 @@ export interface StrategyContext {
   fieldValidation?: string;
   /** Keys the JSON body held twice (`spec.a`); strict field validation reports them before unknown fields. */
   duplicateFields?: string[];
+  /**
+   * A JSON body's strict decoding errors in document order (`duplicate field "a"`, `unknown field "b"`: a built-in's,
+   * found by the HTTP layer, which dropped the unknown fields); they replace {@link duplicateFields}' messages.
+   */
+  strictErrors?: string[];
   /** Append texts here to send `Warning: 299 - "..."` headers. */
   warnings: string[];
   /** The store's clock (timestamps, grace periods). */

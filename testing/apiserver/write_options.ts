@@ -25,6 +25,11 @@ export interface WriteOptions {
   /** Keys the JSON body held twice (`spec.a`): refused under Strict, warned about under Warn. */
   duplicateFields?: string[];
   /**
+   * A JSON body's strict decoding errors in document order (`duplicate field "a"`, `unknown field "b"`: a built-in's,
+   * found by the HTTP layer, which dropped the unknown fields); they replace {@link duplicateFields}' messages.
+   */
+  strictErrors?: string[];
+  /**
    * This request's own admission steps, run after the chain's hooks of the same phase (kube: the webhook plugins
    * come last in each phase). The HTTP layer calls admission webhooks and policies through them.
    */

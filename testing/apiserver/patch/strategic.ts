@@ -27,8 +27,16 @@ function unclassified(message: string): ApiError {
   return internalError(message, "patch");
 }
 
-/** A JSON value as Go's fmt prints a map[string]interface{} (`map[a:1 b:x]`), for error messages. */
-function goValue(v: unknown): string {
+/**
+ * A JSON value as Go's fmt prints a map[string]interface{} (`map[a:1 b:x]`), for error messages.
+ *
+ * @example
+ * ```ts
+ * import { goValue } from "./strategic.ts";
+ * console.assert(goValue({ b: [1, "x"], a: null }) === "map[a:<nil> b:[1 x]]");
+ * ```
+ */
+export function goValue(v: unknown): string {
   if (isPlainObject(v)) {
     return `map[${Object.keys(v).sort().map((k) => `${k}:${goValue(v[k])}`).join(" ")}]`;
   }

@@ -3,7 +3,8 @@
  * v1.37's `/openapi/v3` describes them, into testdata/openapi/go_types.json: the table ../go_json_types.ts checks
  * request bodies against, as kube's JSON decoder does (`json: cannot unmarshal number into Go struct field
  * ObjectMeta.metadata.labels of type string`). One line per struct, `field:type` pairs; types are `string`, `int32`,
- * `int64`, `bool`, `float64`, `[]byte`, `quantity`, `intstr`, `any`, `[]<type>`, `map[string]<type>` or `#<struct>`.
+ * `int64`, `bool`, `float64`, `[]byte`, `quantity`, `intstr`, `any` (raw JSON), `[]<type>`, `map[string]<type>` or
+ * `#<struct>` (an empty struct is an empty line: every field in it is unknown).
  *
  *   deno run --allow-all testing/apiserver/testdata/capture_go_types.ts                   # starts a real control plane
  *   deno run --allow-all testing/apiserver/testdata/capture_go_types.ts <kubeconfig>      # a running kube-apiserver
@@ -14,6 +15,9 @@ import { BUILTIN_RESOURCES } from "../builtin_resources.ts";
 
 // deno-lint-ignore no-explicit-any
 type Schema = any;
+/** Definitions whose Go types keep raw JSON (custom UnmarshalJSON): never checked field by field. */
+const RAW_JSON = /\.(RawExtension|FieldsV1|JSON|JSONSchemaPropsOr\w+)$/;
+
 const out = new URL("./openapi/go_types.json", import.meta.url).pathname;
 const plane = Deno.args[0] ? undefined : await startRealControlPlane();
 const kubeconfig = await Deno.readTextFile(Deno.args[0] ?? plane!.kubeconfigPath);
@@ -75,7 +79,9 @@ function typeOf(s: Schema, schemas: Record<string, Schema>, pending: string[]): 
     const target = schemas[name] ?? {};
     if (name.endsWith(".resource.Quantity")) return "quantity";
     if (target.format === "int-or-string") return "intstr";
-    if (target.properties) {
+    // A struct; an object without properties is an empty struct (its fields are all unknown) unless it holds raw
+    // JSON (RawExtension, FieldsV1, apiextensions' JSON and JSONSchemaPropsOr*): those are `any`.
+    if (target.properties || (target.type === "object" && !RAW_JSON.test(name))) {
       pending.push(name);
       return `#${name}`;
     }

@@ -1,0 +1,94 @@
+/**
+ * Unknown fields of built-in kinds, as kube-apiserver's decoder meets them: a body is decoded into the kind's Go
+ * struct, so a key no struct field names (case-sensitively) is dropped, and its path is reported by the strict
+ * decoder (`unknown field "spec.template.spec.containers[1].bogus"`: struct fields joined with dots, list indices in
+ * brackets, map keys as fields). Values of `map[string]string` fields and raw JSON fields (RawExtension, FieldsV1,
+ * apiextensions' JSON: `any` in the recorded Go type table of go_json_types.ts) hold no fields to check; an empty
+ * struct (a CRD's `subresources.status`) knows none.
+ * @module
+ */
+import { goFieldsOf, goTypeOf } from "./go_json_types.ts";
+
+/** One step of an unknown field's path: a struct or map key, or a list index with the list's element. */
+export type UnknownFieldStep = { key: string } | { index: number; item: unknown };
+
+/** Options of {@link dropUnknownGoFields}. */
+export interface UnknownGoFieldsOptions {
+  /** Visit each object's keys sorted (the order kube reports a patched object in), not in insertion order. */
+  sorted?: boolean;
+  /** Only find them: leave the object as it is. */
+  keep?: boolean;
+}
+
+/**
+ * Removes the fields of `obj` that the built-in `group/version/kind`'s Go struct does not declare, at any depth, and
+ * returns their paths (steps), in document order (or sorted, see {@link UnknownGoFieldsOptions}). A kind whose Go type
+ * is not recorded, or a value of the wrong JSON type (go_json_types.ts reports it), yields nothing.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { dropUnknownGoFields, strictFieldPath } from "./go_json_unknown.ts";
+ * const cm = { metadata: { name: "a", bogus: 1 }, data: { any: "key" }, extra: true };
+ * const unknown = dropUnknownGoFields("", "v1", "ConfigMap", cm).map(strictFieldPath);
+ * assert.deepEqual(unknown, ["metadata.bogus", "extra"]);
+ * assert.deepEqual(cm, { metadata: { name: "a" }, data: { any: "key" } });
+ * ```
+ */
+export function dropUnknownGoFields(
+  group: string,
+  version: string,
+  kind: string,
+  obj: unknown,
+  opts: UnknownGoFieldsOptions = {},
+): UnknownFieldStep[][] {
+  const root = goTypeOf(group, version, kind);
+  const found: UnknownFieldStep[][] = [];
+  if (!root) return found;
+  const walk = (value: unknown, type: string, path: UnknownFieldStep[]): void => {
+    if (value === null || typeof value !== "object") return;
+    if (type.startsWith("[]")) {
+      if (!Array.isArray(value)) return;
+      value.forEach((item, index) => walk(item, type.slice(2), [...path, { index, item }]));
+      return;
+    }
+    if (Array.isArray(value)) return;
+    const record = value as Record<string, unknown>;
+    const keys = opts.sorted ? Object.keys(record).sort() : Object.keys(record);
+    if (type.startsWith("map[string]")) {
+      for (const key of keys) walk(record[key], type.slice(11), [...path, { key }]);
+      return;
+    }
+    if (!type.startsWith("#")) return; // any (raw JSON), quantity, intstr, or a scalar of the wrong JSON type
+    const fields = goFieldsOf(type.slice(1));
+    for (const key of keys) {
+      const field = fields.get(key);
+      if (field !== undefined) {
+        walk(record[key], field, [...path, { key }]);
+        continue;
+      }
+      found.push([...path, { key }]);
+      if (!opts.keep) delete record[key];
+    }
+  };
+  walk(obj, `#${root}`, []);
+  return found;
+}
+
+/**
+ * A path as kube's strict decoder words it: `spec.template.spec.containers[0].bogus`.
+ *
+ * @example
+ * ```ts
+ * import { strictFieldPath } from "./go_json_unknown.ts";
+ * console.assert(strictFieldPath([{ key: "spec" }, { index: 0, item: {} }, { key: "x" }]) === "spec[0].x");
+ * ```
+ */
+export function strictFieldPath(steps: UnknownFieldStep[]): string {
+  let out = "";
+  for (const step of steps) {
+    if ("key" in step) out += out ? `.${step.key}` : step.key;
+    else out += `[${step.index}]`;
+  }
+  return out;
+}
