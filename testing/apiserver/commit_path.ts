@@ -73,11 +73,8 @@ export class FakeStore {
   #nextNodePort = 0;
 
   /**
-
    * Built by the fake server.
-
    * @ignore
-
    */
   constructor(
     opts: { registry: ResourceRegistry; objects: ObjectStore; clock: Clock; gracefulPodDeletion?: boolean },
