@@ -97,7 +97,8 @@ export class CrdController {
       const current = this.#store.get(ref, crd.metadata.name!);
       if (current.metadata.uid !== crd.metadata.uid) return;
       const status = acceptedStatus(current, undefined, this.#store.clock.now());
-      this.#store.update(ref, { ...current, status }, { subresource: "status" });
+      // kube-apiserver's own controllers write as manager kube-apiserver.
+      this.#store.update(ref, { ...current, status }, { subresource: "status", fieldManager: "kube-apiserver" });
     } catch {
       // Deleted or replaced meanwhile: nothing to establish.
     }

@@ -14,6 +14,8 @@ import { syncTerminatingNamespace } from "./namespace_deletion.ts";
 
 const FOREGROUND = "foregroundDeletion";
 const ORPHAN = "orphan";
+/** The field manager of kube-controller-manager's writes (its User-Agent's first word). */
+const KCM = "kube-controller-manager";
 
 /** Background garbage collector and namespace controller. */
 export class GarbageCollector {
@@ -138,7 +140,7 @@ export class GarbageCollector {
         const next = structuredClone(obj);
         next.metadata.ownerReferences = (next.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid);
         if (next.metadata.ownerReferences.length === 0) delete next.metadata.ownerReferences;
-        this.#store.update(def, next, { namespace: dep.namespace, name: dep.name });
+        this.#store.update(def, next, { namespace: dep.namespace, name: dep.name, fieldManager: KCM });
       }
       this.#removeFinalizer(ownerDef, owner, ORPHAN);
       return;
@@ -173,7 +175,7 @@ export class GarbageCollector {
       if (alive.length === refs.length) return;
       const next = structuredClone(obj);
       next.metadata.ownerReferences = alive;
-      this.#store.update(def, next, { namespace: ref.namespace, name: ref.name });
+      this.#store.update(def, next, { namespace: ref.namespace, name: ref.name, fieldManager: KCM });
       return;
     }
     this.#store.delete(def, ref.name, { namespace: ref.namespace, propagationPolicy: "Background" });
@@ -187,6 +189,6 @@ export class GarbageCollector {
     const next = structuredClone(obj);
     next.metadata.finalizers = (next.metadata.finalizers ?? []).filter((f) => f !== finalizer);
     if (isNamespaceDef(def)) return;
-    this.#store.update(def, next, { namespace: obj.metadata.namespace, name: obj.metadata.name });
+    this.#store.update(def, next, { namespace: obj.metadata.namespace, name: obj.metadata.name, fieldManager: KCM });
   }
 }

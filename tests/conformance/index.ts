@@ -29,6 +29,7 @@ import { discoveryCases } from "./discovery.ts";
 import { healthCases } from "./health.ts";
 import { httpCases } from "./http.ts";
 import { listCases } from "./list.ts";
+import { managedFieldsCases } from "./managed_fields.ts";
 import { namespaceTerminationCases } from "./namespace_termination.ts";
 import { patchCases } from "./patch.ts";
 import { patchOptionCases } from "./patch_options.ts";
@@ -68,6 +69,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "deletion", cases: namespaceTerminationCases },
   { topic: "patch", cases: patchCases },
   { topic: "patch", cases: patchOptionCases },
+  { topic: "managed-fields", cases: managedFieldsCases },
   { topic: "http", cases: httpCases },
   { topic: "http", cases: healthCases },
   { topic: "http", cases: statusDetailCases },

@@ -334,7 +334,11 @@ export function managedFieldsAfterUpdate(
   const afterSet = fieldsOf(after, meta, { status });
   const beforeSet = before ? fieldsOf(before, meta, { status }) : new FieldSet();
   const changed = new FieldSet();
+  const custom = opts.def?.custom ?? false;
   for (const p of afterSet.paths()) {
+    // An empty struct (`metadata: {}`, a built-in kind's `spec: {}`) is its Go zero value, which the new object the
+    // write is compared with has too.
+    if (isZeroStruct(p, valueAt(after, p), custom)) continue;
     if (!beforeSet.has(p) || !deepEqual(valueAt(before, p), valueAt(after, p))) {
       const last = p[p.length - 1];
       // A keyed element whose children changed is not itself a change, unless it is new.
@@ -394,6 +398,12 @@ const BUILTIN_ZERO_VALUE_FIELDS = new Set([
   "f:containers",
 ]);
 
+function isZeroStruct(path: FieldPath, value: unknown, custom: boolean): boolean {
+  if (!isPlainObject(value) || Object.keys(value).length > 0) return false;
+  const last = path[path.length - 1];
+  return (path.length === 1 && last === "f:metadata") || (!custom && BUILTIN_ZERO_VALUE_FIELDS.has(last));
+}
+
 function isAddedContainer(
   before: KubeObject | undefined,
   after: KubeObject,
@@ -408,4 +418,40 @@ function isAddedContainer(
   if (was !== undefined && was !== null) return false;
   const now = valueAt(after, path);
   return typeof now === "object" && now !== null;
+}
+
+/**
+ * The managedFields after a write of the `scale` subresource changed the replicas at `replicasPath` (kube's
+ * ScaleHandler): every entry loses the path (entries left empty go), and `manager`'s Update entry with subresource
+ * `scale` owns it — without a time, as kube records scale entries. An object without entries stays untracked.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { managedFieldsAfterScale } from "./apply.ts";
+ * const entries = managedFieldsAfterScale([{ manager: "create", operation: "Update", apiVersion: "apps/v1",
+ *   time: "2025-01-01T00:00:00Z", fieldsType: "FieldsV1", fieldsV1: { "f:spec": { "f:replicas": {} } } }],
+ *   "kubectl", ["f:spec", "f:replicas"], "apps/v1");
+ * assert.deepEqual(entries.map((e) => [e.manager, e.subresource, e.time]), [["kubectl", "scale", undefined]]);
+ * ```
+ */
+export function managedFieldsAfterScale(
+  stored: readonly unknown[] | undefined,
+  manager: string,
+  replicasPath: FieldPath,
+  apiVersion: string,
+): ManagedFieldsEntry[] {
+  const entries = readEntries({ metadata: { managedFields: [...(stored ?? [])] } });
+  if (entries.length === 0) return [];
+  for (const e of entries) e.set.delete(replicasPath, true);
+  let mine = entries.find((e) => sameEntry(e.raw, manager, "Update", "scale"));
+  if (!mine) {
+    mine = {
+      raw: { manager, operation: "Update", apiVersion, fieldsType: "FieldsV1", fieldsV1: {}, subresource: "scale" },
+      set: new FieldSet(),
+    };
+    entries.push(mine);
+  }
+  mine.set.add(replicasPath);
+  return writeEntries(entries);
 }
