@@ -18,7 +18,7 @@ import { deleteObject, type DeleteOptions } from "./commit_delete.ts";
 import type { WriteOptions } from "./write_options.ts";
 import { listObjects, type ListOptions } from "./list.ts";
 import { generateName, jsonEqual, rfc3339, specChanged } from "./object_rules.ts";
-import { managedFieldsAfterUpdate } from "./patch/apply.ts";
+import { managedFieldsAfterUpdate, updateTracksManagedFields } from "./patch/apply.ts";
 import { addsKeys, dropAdded } from "./patch/fieldset.ts";
 import { type ResourceRegistry, storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
@@ -329,7 +329,7 @@ export class FakeStore {
     next = this.#admit("validating", { ...admission, object: next }, opts);
     // Read before managedFields are recorded into a copy: a finished deletion's removed object keeps what was sent.
     const nm = next.metadata;
-    if (opts.fieldManager && tracksFields(old, next)) {
+    if (opts.fieldManager && updateTracksManagedFields(old, next)) {
       next = this.#setManagedFields(def, old, next, opts, structuredClone(next));
     }
     const comparable = { ...next, metadata: { ...next.metadata, resourceVersion: o.resourceVersion } };
@@ -476,20 +476,6 @@ function decodeBody(
   if (strategy.conversion) obj = strategy.conversion.toStorage(obj);
   obj.metadata = obj.metadata && typeof obj.metadata === "object" ? obj.metadata : {};
   return obj;
-}
-
-/**
- * Whether an update records its writer in managedFields (kube's FieldManager.Update): an object stored without any
- * entries (created with no fields to own, or reset) stays untracked by non-apply writes unless the write itself sends
- * entries. A write that sends a list without one valid entry (`[]`, `[{}]`) resets them: stored with none.
- */
-function tracksFields(old: KubeObject, next: KubeObject): boolean {
-  const sent = next.metadata.managedFields;
-  if (sent === undefined) return Array.isArray(old.metadata.managedFields) && old.metadata.managedFields.length > 0;
-  const valid = Array.isArray(sent) &&
-    sent.some((e) => e && typeof e === "object" && typeof (e as { manager?: unknown }).manager === "string");
-  if (!valid) delete next.metadata.managedFields;
-  return valid;
 }
 
 /** The etcd key kube-apiserver names in storage errors (`/registry/configmaps/ns/name`). */

@@ -455,3 +455,26 @@ export function managedFieldsAfterScale(
   mine.set.add(replicasPath);
   return writeEntries(entries);
 }
+
+/**
+ * Whether an update records its writer in managedFields (kube's FieldManager.Update): an object stored without any
+ * entries (created with no fields to own, or reset) stays untracked by non-apply writes unless the write itself sends
+ * entries. A write that sends a list without one valid entry (`[]`, `[{}]`) resets them: it deletes them from `next`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { updateTracksManagedFields } from "./apply.ts";
+ * const next = { metadata: { name: "x", managedFields: [] } };
+ * assert.equal(updateTracksManagedFields({ metadata: { name: "x" } }, next), false);
+ * assert.equal(next.metadata.managedFields, undefined);
+ * ```
+ */
+export function updateTracksManagedFields(old: KubeObject, next: KubeObject): boolean {
+  const sent = next.metadata.managedFields;
+  if (sent === undefined) return Array.isArray(old.metadata.managedFields) && old.metadata.managedFields.length > 0;
+  const valid = Array.isArray(sent) &&
+    sent.some((e) => e && typeof e === "object" && typeof (e as { manager?: unknown }).manager === "string");
+  if (!valid) delete next.metadata.managedFields;
+  return valid;
+}
