@@ -42,7 +42,22 @@ export function defsFromCrd(crd: KubeObject): ResourceDef[] {
       : undefined,
     tracksGeneration: true,
     custom: true,
+    ...(v.deprecated === true ? { deprecationWarning: deprecationWarning(spec, versions, v) } : {}),
   }));
+}
+
+/**
+ * The warning of a request to deprecated version `v` (kube's CR handler): its `deprecationWarning`, or
+ * `<group>/<version> <Kind> is deprecated; use <group>/<version> <Kind>` naming the highest-priority served version
+ * that is not deprecated (without the `use` clause when there is none).
+ */
+function deprecationWarning(spec: KubeObject, versions: KubeObject[], v: KubeObject): string {
+  if (typeof v.deprecationWarning === "string") return v.deprecationWarning;
+  const kind = String(spec.names?.kind);
+  const text = `${spec.group}/${v.name} ${kind} is deprecated`;
+  const current = versions.filter((o) => o.served !== false && o.deprecated !== true).map((o) => String(o.name));
+  const use = current.sort(versionPriority)[0];
+  return use === undefined ? text : `${text}; use ${spec.group}/${use} ${kind}`;
 }
 
 /** Kubernetes version priority: GA > beta > alpha, higher numbers first (preferred version of a group). */

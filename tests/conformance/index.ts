@@ -22,6 +22,7 @@ import { crdDeletionCases } from "./crd_deletion.ts";
 import { crudCases } from "./crud.ts";
 import { defaultingCases } from "./defaulting.ts";
 import { deletionCases } from "./deletion.ts";
+import { deprecationCases } from "./deprecation.ts";
 import { decodingCases } from "./decoding.ts";
 import { decodingBodyCases } from "./decoding_bodies.ts";
 import { deletionApiCases } from "./deletion_api.ts";
@@ -55,6 +56,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "crd-cel", cases: crdCelCases },
   { topic: "crd-definitions", cases: crdDefinitionCases },
   { topic: "crd-deletion", cases: crdDeletionCases },
+  { topic: "deprecation", cases: deprecationCases },
   { topic: "discovery", cases: discoveryCases },
   { topic: "list", cases: listCases },
   { topic: "watch", cases: watchCases },
