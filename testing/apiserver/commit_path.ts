@@ -20,7 +20,7 @@ import { listObjects, type ListOptions } from "./list.ts";
 import { generateName, jsonEqual, rfc3339, specChanged } from "./object_rules.ts";
 import { managedFieldsAfterUpdate, updateTracksManagedFields } from "./patch/apply.ts";
 import { addsKeys, dropAdded } from "./patch/fieldset.ts";
-import { type ResourceRegistry, storageKeyOf } from "./registry.ts";
+import { registryKey, type ResourceRegistry, storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { alreadyExists, badRequest, conflict, internalError, invalid, notFound } from "./status_errors.ts";
 import type { ObjectStore } from "./object_storage.ts";
@@ -169,7 +169,13 @@ export class FakeStore {
     }
     if (def.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
-    const admission = { def, verb: "create" as const, fieldValidation: opts.fieldValidation, warnings };
+    const admission = {
+      def,
+      verb: "create" as const,
+      fieldValidation: opts.fieldValidation,
+      warnings,
+      dryRun: opts.dryRun,
+    };
     obj = this.#admit("mutating", { ...admission, object: obj }, opts);
     meta = obj.metadata;
     const name = String(meta.name);
@@ -287,6 +293,7 @@ export class FakeStore {
       subresource: opts.subresource,
       fieldValidation: opts.fieldValidation,
       warnings,
+      dryRun: opts.dryRun,
     };
     next = this.#admit("mutating", { ...admission, object: next }, opts);
     // System fields an update cannot change, then the strategy (kube: rest.BeforeUpdate).
@@ -476,16 +483,6 @@ function decodeBody(
   if (strategy.conversion) obj = strategy.conversion.toStorage(obj);
   obj.metadata = obj.metadata && typeof obj.metadata === "object" ? obj.metadata : {};
   return obj;
-}
-
-/** The etcd key kube-apiserver names in storage errors (`/registry/configmaps/ns/name`). */
-function registryKey(def: ResourceDef, namespace: string | undefined, name: string): string {
-  const prefix = def.custom
-    ? `${def.group}/${def.plural}`
-    : def.group === "" && def.plural === "services"
-    ? "services/specs"
-    : def.plural;
-  return `/registry/${prefix}/${namespace ? `${namespace}/` : ""}${name}`;
 }
 
 /** A shallow copy with the definition's apiVersion and kind (first keys when new). */

@@ -29,6 +29,7 @@ import { deletionApiCases } from "./deletion_api.ts";
 import { discoveryCases } from "./discovery.ts";
 import { healthCases } from "./health.ts";
 import { httpCases } from "./http.ts";
+import { limitsQuotaCases } from "./limits_quota.ts";
 import { listCases } from "./list.ts";
 import { managedFieldsCases } from "./managed_fields.ts";
 import { namespaceTerminationCases } from "./namespace_termination.ts";
@@ -85,6 +86,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "crd-conversion", cases: crdConversionCases },
   { topic: "webhook-tls", cases: webhookSelfSignedCases },
   { topic: "pod-admission", cases: podAdmissionCases },
+  { topic: "limits-quota", cases: limitsQuotaCases },
   { topic: "pod-admission", cases: serviceAccountAdmissionCases },
 ];
 
