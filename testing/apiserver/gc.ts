@@ -23,6 +23,8 @@ export class GarbageCollector {
   #owners = new Set<string>();
   #dependents = new Map<string, ObjectRef>();
   #namespaces = new Set<string>();
+  /** Cancels of the timers that run a Terminating namespace's pass again, by namespace. */
+  #rechecks = new Map<string, () => void>();
   #scheduled = false;
   #stopped = false;
   #unsubscribe: () => void;
@@ -38,6 +40,13 @@ export class GarbageCollector {
   stop(): void {
     this.#stopped = true;
     this.#unsubscribe();
+    this.cancelTimers();
+  }
+
+  /** Cancels the namespace rechecks pending on the clock (the server stops); {@link enqueueAll} arms them again. */
+  cancelTimers(): void {
+    for (const cancel of this.#rechecks.values()) cancel();
+    this.#rechecks.clear();
   }
 
   /**
@@ -182,7 +191,19 @@ export class GarbageCollector {
   }
 
   #processNamespace(name: string): void {
-    syncTerminatingNamespace(this.#store, name, (fn) => this.#guard(fn));
+    const { recheckInMs } = syncTerminatingNamespace(this.#store, name, (fn) => this.#guard(fn));
+    this.#rechecks.get(name)?.();
+    this.#rechecks.delete(name);
+    if (recheckInMs === undefined || this.#stopped) return;
+    // kube's namespace controller requeues the namespace when its estimate of the pods' termination ends.
+    this.#rechecks.set(
+      name,
+      this.#store.clock.setTimer(recheckInMs, () => {
+        this.#rechecks.delete(name);
+        this.#namespaces.add(name);
+        this.#schedule();
+      }),
+    );
   }
 
   #removeFinalizer(def: ResourceDef, obj: KubeObject, finalizer: string): void {

@@ -143,6 +143,7 @@ interface State {
   hub: WatchHub;
   gc: GarbageCollector;
   crds: CrdController;
+  crdFinalizer: CrdFinalizer;
   persistence?: Persistence;
   apiServices: ApiServiceController;
 }
@@ -271,7 +272,7 @@ class Server implements FakeApiServer {
     });
     const hub = new WatchHub(objects);
     const gc = new GarbageCollector(store);
-    new CrdFinalizer(store);
+    const crdFinalizer = new CrdFinalizer(store);
     const crds = new CrdController(store, (storageKey) => {
       for (const sink of hub.sinks()) if (sink.storageKey === storageKey) sink.drop();
     });
@@ -296,7 +297,7 @@ class Server implements FakeApiServer {
     startClusterRoleAggregation(store);
     if (this.#pki) this.#publishAuthConfig(store, this.#pki);
     if (this.#opts.defaultNamespaceObjects) startNamespaceDefaults(store, this.#pki!.caPEM);
-    return { objects, store, hub, gc, crds, persistence, apiServices };
+    return { objects, store, hub, gc, crds, crdFinalizer, persistence, apiServices };
   }
 
   /** The PKI, generated on first call; generating it publishes the auth ConfigMap into the current store. */
@@ -378,6 +379,9 @@ class Server implements FakeApiServer {
 
   async stop(): Promise<void> {
     this.kubelet?.stop();
+    // Controllers' waits on the clock end with the server (restart arms them again).
+    this.#state.gc.cancelTimers();
+    this.#state.crdFinalizer.cancelTimers();
     await this.#state.apiServices.drain();
     for (const sink of this.#state.hub.sinks()) sink.drop();
     const listener = this.#http;
@@ -398,6 +402,8 @@ class Server implements FakeApiServer {
     }
     await this.listen(this.#port);
     this.kubelet?.start();
+    this.#state.gc.enqueueAll();
+    this.#state.crdFinalizer.resume();
   }
 }
 
