@@ -9,13 +9,13 @@
  * kube-controller-manager; without it (as on the fake) a quota with an empty status admits everything.
  * @module
  */
-import type { AdmissionContext, AdmissionHook } from "./admission.ts";
+import type { AdmissionHook } from "./admission.ts";
+import { quotaCounts, quotaMatches, quotaUsage } from "./quota_usage.ts";
 import type { ObjectStore } from "./object_storage.ts";
 import {
   addQuantities,
   compareQuantities,
   formatQuantity,
-  podResourceTotals,
   type Quantity,
   quantity,
   type ResourceList,
@@ -23,15 +23,10 @@ import {
 import { forbidden } from "./status_errors.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 
-// deno-lint-ignore no-explicit-any
-type Json = any;
-type Usage = Map<string, Quantity>;
-
 const QUOTAS = "/resourcequotas";
 const ONE: Quantity = { num: 1n, den: 1n, format: "DecimalSI" };
 /** The pod resources a quota makes every container state (kube's podEvaluator validationSet). */
 const MUST_SPECIFY = ["cpu", "memory", "requests.cpu", "requests.memory", "limits.cpu", "limits.memory"];
-const COMPUTE = ["cpu", "memory", "ephemeral-storage"];
 
 /** The ResourceQuota plugin over the store's quotas; it writes their `status.used`. */
 export function resourceQuotaAdmission(objects: ObjectStore): AdmissionHook {
@@ -42,13 +37,13 @@ export function resourceQuotaAdmission(objects: ObjectStore): AdmissionHook {
       .sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1));
     if (quotas.length === 0) return;
     const isPod = ctx.def.group === "" && ctx.def.plural === "pods";
-    const usage = usageOf(ctx, isPod);
+    const usage = quotaUsage(ctx.def, ctx.object);
     const refuse = (why: string) => forbidden(ctx.def, ctx.object.metadata.name ?? "", why, ctx.verb);
     const interesting: KubeObject[] = [];
     for (const q of quotas) {
-      if (!matches(q, ctx.object, isPod)) continue;
+      if (!quotaMatches(q, ctx.object, isPod)) continue;
       const hard: ResourceList = q.status?.hard ?? {};
-      const restricted = Object.keys(hard).filter((k) => counts(k, ctx, isPod)).sort();
+      const restricted = Object.keys(hard).filter((k) => quotaCounts(k, ctx.def)).sort();
       if (isPod) {
         const missing = mustSpecify(ctx.object, restricted);
         if (missing) throw refuse(`failed quota: ${q.metadata.name}: ${missing}`);
@@ -92,47 +87,6 @@ export function resourceQuotaAdmission(objects: ObjectStore): AdmissionHook {
   };
 }
 
-/** Whether resource name `k` of a quota counts the object being created. */
-function counts(k: string, ctx: AdmissionContext, isPod: boolean): boolean {
-  const { group, plural } = ctx.def;
-  if (k === `count/${group ? `${plural}.${group}` : plural}`) return true;
-  if (group !== "") return false;
-  if (isPod) return k === "pods" || COMPUTE.includes(k) || k.startsWith("requests.") || k.startsWith("limits.");
-  if (plural === "services") return ["services", "services.loadbalancers", "services.nodeports"].includes(k);
-  if (plural === "persistentvolumeclaims") return k === "persistentvolumeclaims" || k === "requests.storage";
-  return ["configmaps", "secrets", "resourcequotas", "replicationcontrollers"].includes(plural) && k === plural;
-}
-
-/** The object's usage by resource name (kube's evaluators' Usage). */
-function usageOf(ctx: AdmissionContext, isPod: boolean): Usage {
-  const { group, plural } = ctx.def;
-  const out: Usage = new Map([[`count/${group ? `${plural}.${group}` : plural}`, ONE]]);
-  if (group !== "") return out;
-  if (!isPod) {
-    out.set(plural, ONE);
-    const spec = ctx.object.spec ?? {};
-    if (plural === "services") {
-      const ports = Array.isArray(spec.ports) ? spec.ports.length : 0;
-      out.set("services.loadbalancers", { ...ONE, num: spec.type === "LoadBalancer" ? 1n : 0n });
-      out.set("services.nodeports", {
-        ...ONE,
-        num: ["NodePort", "LoadBalancer"].includes(spec.type) ? BigInt(ports) : 0n,
-      });
-    }
-    const storage = quantity(spec.resources?.requests?.storage);
-    if (plural === "persistentvolumeclaims" && storage) out.set("requests.storage", storage);
-    return out;
-  }
-  out.set("pods", ONE);
-  const [requests, limits] = podResourceTotals(ctx.object);
-  for (const [k, v] of requests) {
-    if (COMPUTE.includes(k)) out.set(k, v);
-    out.set(`requests.${k}`, v);
-  }
-  for (const [k, v] of limits) out.set(`limits.${k}`, v);
-  return out;
-}
-
 /** `must specify requests.cpu for: a,b; limits.memory for: c` when containers leave out what the quota limits. */
 function mustSpecify(pod: KubeObject, restricted: string[]): string | undefined {
   const required = restricted.filter((k) => MUST_SPECIFY.includes(k));
@@ -150,27 +104,4 @@ function mustSpecify(pod: KubeObject, restricted: string[]): string | undefined 
   if (missing.size === 0) return undefined;
   const parts = [...missing.keys()].sort().map((k) => `${k} for: ${[...new Set(missing.get(k))].sort().join(",")}`);
   return `must specify ${parts.join("; ")}`;
-}
-
-/** Whether quota `q` applies to `obj`: its scopes (pods only; another kind matches only an unscoped quota). */
-function matches(q: KubeObject, obj: KubeObject, isPod: boolean): boolean {
-  const scopes: string[] = [
-    ...(Array.isArray(q.spec?.scopes) ? q.spec.scopes : []),
-    ...(q.spec?.scopeSelector?.matchExpressions ?? []).filter((e: Json) => e?.operator === "Exists")
-      .map((e: Json) => e.scopeName),
-  ];
-  if (scopes.length === 0) return true;
-  if (!isPod) return false;
-  const terminating = typeof obj.spec?.activeDeadlineSeconds === "number" && obj.spec.activeDeadlineSeconds >= 0;
-  const containers = [...(obj.spec?.containers ?? []), ...(obj.spec?.initContainers ?? [])];
-  const bestEffort = containers.every((c: Json) =>
-    Object.keys(c?.resources?.requests ?? {}).length === 0 && Object.keys(c?.resources?.limits ?? {}).length === 0
-  );
-  const holds: Record<string, boolean> = {
-    Terminating: terminating,
-    NotTerminating: !terminating,
-    BestEffort: bestEffort,
-    NotBestEffort: !bestEffort,
-  };
-  return scopes.every((s) => holds[s] ?? false);
 }

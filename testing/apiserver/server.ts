@@ -12,6 +12,7 @@ import { CrdFinalizer } from "./crd_finalizer.ts";
 import { FakeStore } from "./commit_path.ts";
 import { FaultHooks } from "./faults.ts";
 import { GarbageCollector } from "./gc.ts";
+import { startQuotaController } from "./quota_controller.ts";
 import { type AggregatedTarget, proxy, type RouterContext, routeRequest } from "./http_router.ts";
 import { watchFramesMark, watchFramesSent } from "./watch_stream.ts";
 import type { ResourceRoute } from "./http_resources.ts";
@@ -83,6 +84,11 @@ export interface FakeApiServerOptions {
    * kube-controller-manager does on real clusters; default false (tests count objects), `kubeop dev` sets it.
    */
   defaultNamespaceObjects?: boolean;
+  /**
+   * Run kube-controller-manager's ResourceQuota controller (quota_controller.ts: `status.hard` from `spec.hard`,
+   * `status.used` recounted); default false, as on a cluster without it (the conformance tier's); `kubeop dev` sets it.
+   */
+  quotaController?: boolean;
   /**
    * Header-read and idle connection deadlines (defaults 20 s and 90 s; watches are never cut). Tests set small ones.
    * See docs/http_timeouts.md.
@@ -297,6 +303,7 @@ class Server implements FakeApiServer {
     startClusterRoleAggregation(store);
     if (this.#pki) this.#publishAuthConfig(store, this.#pki);
     if (this.#opts.defaultNamespaceObjects) startNamespaceDefaults(store, this.#pki!.caPEM);
+    if (this.#opts.quotaController) startQuotaController(store);
     return { objects, store, hub, gc, crds, crdFinalizer, persistence, apiServices };
   }
 
