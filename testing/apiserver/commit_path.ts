@@ -274,8 +274,11 @@ export class FakeStore {
       else next.status = obj.status;
       if (obj.metadata.labels !== undefined) next.metadata.labels = obj.metadata.labels;
       if (obj.metadata.annotations !== undefined) next.metadata.annotations = obj.metadata.annotations;
-      // An apply through /status brings the applier's entry (subresource "status").
-      if (obj.metadata.managedFields !== undefined) next.metadata.managedFields = obj.metadata.managedFields;
+      // An apply through /status brings the applier's entry (subresource "status"); other writes of a subresource
+      // keep the stored entries whatever the body sends (kube's field manager reads a subresource's from the live one).
+      if (obj.metadata.managedFields !== undefined && !opts.fieldManager) {
+        next.metadata.managedFields = obj.metadata.managedFields;
+      }
     } else {
       next = obj;
       next.apiVersion = old.apiVersion;

@@ -16,10 +16,12 @@
 import type { FakeStore } from "./commit_path.ts";
 import { CRD_CLEANUP_FINALIZER, type CrdCondition as Condition, setCrdCondition } from "./crd_conditions.ts";
 import { rfc3339 } from "./object_rules.ts";
+import { recordStatusWrite } from "./patch/apply.ts";
 import type { StoredEvent } from "./object_storage.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 
 const CRD_KEY = "apiextensions.k8s.io/customresourcedefinitions";
+const CRD_REF = { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions" };
 
 const isTrue = (crd: KubeObject, type: string) =>
   (crd.status?.conditions ?? []).some((c: Condition) => c.type === type && c.status === "True");
@@ -88,7 +90,7 @@ export class CrdFinalizer {
           reason: "InstanceDeletionInProgress",
           message: "CustomResource deletion is in progress",
         }, now);
-        objects.put(CRD_KEY, structuredClone(crd));
+        this.#putStatus(stored, structuredClone(crd));
       }
       this.#waiting.set(storageKey, name);
       const def = this.#store.registry.lookupAnyVersion(crd.spec.group, crd.spec.names.plural);
@@ -122,8 +124,14 @@ export class CrdFinalizer {
     const finalizers = (crd.metadata.finalizers ?? []).filter((f) => f !== CRD_CLEANUP_FINALIZER);
     crd.metadata.finalizers = finalizers;
     // kube's status update carries the finalizer's removal; the generic store then deletes a CRD left without any.
-    if (finalizers.length > 0) objects.put(CRD_KEY, crd);
+    if (finalizers.length > 0) this.#putStatus(objects.get(CRD_KEY, "", name) ?? stored, crd);
     else objects.remove(CRD_KEY, "", name, crd);
+  }
+
+  /** Stores `crd`'s status write, recorded in managedFields as kube-apiserver's (subresource status). */
+  #putStatus(before: KubeObject, crd: KubeObject): void {
+    recordStatusWrite(before, crd, "kube-apiserver", rfc3339(this.#store.clock.now()), this.#store.def(CRD_REF));
+    this.#store.objects.put(CRD_KEY, crd);
   }
 
   #arm(name: string, ms: number, fn: () => void): void {
@@ -154,7 +162,7 @@ export class CrdFinalizer {
       reason: "InstanceDeletionCheck",
       message: "could not confirm zero CustomResources remaining: context deadline exceeded",
     }, rfc3339(this.#store.clock.now()));
-    this.#store.objects.put(CRD_KEY, crd);
+    this.#putStatus(stored, crd);
     const failures = (this.#failures.get(name) ?? 0) + 1;
     this.#failures.set(name, failures);
     this.#arm(name, retryMs(failures), () => this.#sync(name));

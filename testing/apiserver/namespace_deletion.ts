@@ -18,11 +18,13 @@
  */
 import type { FakeStore } from "./commit_path.ts";
 import { rfc3339 } from "./object_rules.ts";
+import { recordStatusWrite } from "./patch/apply.ts";
 import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 
 const PODS = "/pods";
+const NAMESPACES = { group: "", version: "v1", plural: "namespaces" };
 const NAMESPACE_FINALIZER = "kubernetes";
 
 /** kube's condition types in the order it writes them, with the reason and message of their False ("ok") form. */
@@ -174,6 +176,8 @@ export function syncTerminatingNamespace(
   if (JSON.stringify(conditions) !== JSON.stringify(ns.status?.conditions ?? [])) {
     current = structuredClone(ns);
     current.status = { ...current.status, conditions };
+    // kube-controller-manager's UpdateStatus: its entry (subresource status) owns the conditions.
+    recordStatusWrite(ns, current, "kube-controller-manager", now, store.def(NAMESPACES));
     objects.put("/namespaces", current);
   }
   if (objects.countInNamespace(name) > 0) return pods.length > 0 && estimateMs > 0 ? { recheckInMs: estimateMs } : {};

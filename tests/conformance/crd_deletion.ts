@@ -124,6 +124,11 @@ export const crdDeletionCases: ConformanceCase[] = [
         reason: "InstanceDeletionInProgress",
         message: "CustomResource deletion is in progress",
       });
+      // The finalizer's status write is kube-apiserver's (its status entry now owns the Terminating condition too).
+      const entry = (crdObj.metadata.managedFields ?? []).find((e: Json) =>
+        e.manager === "kube-apiserver" && e.subresource === "status"
+      );
+      assert.ok(entry?.fieldsV1?.["f:status"]?.["f:conditions"]?.['k:{"type":"Terminating"}'], JSON.stringify(entry));
       await eventually("plain gadget deleted", async () => {
         const got = await call(client, "GET", `${gadgets(ns)}/plain`);
         return got.code === 404 ? true : undefined;

@@ -102,6 +102,22 @@ export const managedFieldsCases: ConformanceCase[] = [
       assert.ok(entry, JSON.stringify(patched.body.metadata.managedFields));
       assert.deepEqual(entry.fieldsV1, { "f:status": { "f:observedGeneration": {} } });
       assert.equal(typeof entry.time, "string");
+      // A subresource write's body cannot replace the entries: the stored ones are kept.
+      const bogus = {
+        manager: "bogus",
+        operation: "Update",
+        apiVersion: "apps/v1",
+        fieldsType: "FieldsV1",
+        fieldsV1: {},
+      };
+      const body = { ...patched.body, metadata: { ...patched.body.metadata, managedFields: [bogus] } };
+      body.status = { ...body.status, observedGeneration: 2 };
+      const put = await rawJson(client, "PUT", `${deployments(ns)}/mf-status/status`, {
+        body: JSON.stringify(body),
+        query: { fieldManager: "putter" },
+      });
+      assert.equal(put.code, 200, JSON.stringify(put.body));
+      assert.deepEqual(ids(put.body.metadata.managedFields), ["creator/Update/", "putter/Update/status"]);
     },
   },
   {
@@ -289,6 +305,51 @@ export const managedFieldsCases: ConformanceCase[] = [
         fieldsV1: { "f:spec": { "f:expirationSeconds": {} } },
         subresource: "token",
       }]);
+    },
+  },
+  {
+    name: "the namespace controller's conditions are kube-controller-manager's status entry",
+    async run({ client, ns }) {
+      const name = `${ns}-mf`;
+      await rawJson(client, "POST", "/api/v1/namespaces", { body: JSON.stringify({ metadata: { name } }) });
+      const held = { metadata: { name: "held", finalizers: ["conformance.kubeop.dev/hold"] } };
+      await rawJson(client, "POST", `/api/v1/namespaces/${name}/configmaps`, { body: JSON.stringify(held) });
+      await rawJson(client, "DELETE", `/api/v1/namespaces/${name}`);
+      const entry = await eventually("the controller's entry", async () => {
+        const got = await rawJson(client, "GET", `/api/v1/namespaces/${name}`);
+        const remaining = (got.body.status?.conditions ?? []).some((c: { type: string; status: string }) =>
+          c.type === "NamespaceFinalizersRemaining" && c.status === "True"
+        );
+        return remaining && entryOf(got.body.metadata.managedFields, "kube-controller-manager", "status");
+      }, { ...POLL, timeoutMs: 60_000 });
+      const condition = {
+        ".": {},
+        "f:lastTransitionTime": {},
+        "f:message": {},
+        "f:reason": {},
+        "f:status": {},
+        "f:type": {},
+      };
+      const types = [
+        "NamespaceContentRemaining",
+        "NamespaceDeletionContentFailure",
+        "NamespaceDeletionDiscoveryFailure",
+        "NamespaceDeletionGroupVersionParsingFailure",
+        "NamespaceFinalizersRemaining",
+      ];
+      assert.deepEqual(entry.fieldsV1, {
+        "f:status": {
+          "f:conditions": {
+            ".": {},
+            ...Object.fromEntries(types.map((t) => [`k:{"type":"${t}"}`, condition])),
+          },
+        },
+      });
+      assert.equal(entry.operation, "Update");
+      await rawJson(client, "PATCH", `/api/v1/namespaces/${name}/configmaps/held`, {
+        body: JSON.stringify({ metadata: { finalizers: null } }),
+        contentType: MERGE,
+      });
     },
   },
 ];

@@ -478,3 +478,27 @@ export function updateTracksManagedFields(old: KubeObject, next: KubeObject): bo
   if (!valid) delete next.metadata.managedFields;
   return valid;
 }
+
+/**
+ * Records a controller's write of `after`'s status (from `before`) in `after.metadata.managedFields`, as kube's field
+ * manager records a status update by `manager` — for controllers that store objects without the commit path: the
+ * entries are `before`'s as the write changes them (whatever `after` carries is replaced). An object without entries
+ * stays untracked.
+ */
+export function recordStatusWrite(
+  before: KubeObject,
+  after: KubeObject,
+  manager: string,
+  nowIso: string,
+  def: ResourceDef,
+): void {
+  delete after.metadata.managedFields;
+  if (!Array.isArray(before.metadata.managedFields) || before.metadata.managedFields.length === 0) return;
+  const entries = managedFieldsAfterUpdate(before, after, manager, nowIso, "Update", {
+    subresource: "status",
+    statusSubresource: true,
+    def,
+  });
+  if (entries.length > 0) after.metadata.managedFields = entries;
+  else delete after.metadata.managedFields;
+}
