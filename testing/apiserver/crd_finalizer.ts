@@ -16,7 +16,7 @@
 import type { FakeStore } from "./commit_path.ts";
 import { CRD_CLEANUP_FINALIZER, type CrdCondition as Condition, setCrdCondition } from "./crd_conditions.ts";
 import { rfc3339 } from "./object_rules.ts";
-import { recordStatusWrite } from "./patch/apply.ts";
+import { recordStatusWrite } from "./patch/managed_fields_writes.ts";
 import type { StoredEvent } from "./object_storage.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 

@@ -18,7 +18,7 @@
  */
 import type { FakeStore } from "./commit_path.ts";
 import { rfc3339 } from "./object_rules.ts";
-import { recordStatusWrite } from "./patch/apply.ts";
+import { recordStatusWrite } from "./patch/managed_fields_writes.ts";
 import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";

@@ -10,7 +10,7 @@ import type { FakeStore } from "./commit_path.ts";
 import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
 import { jsonResponse, type ResourceRoute } from "./http_resources.ts";
 import { applyJsonPatch } from "./patch/json_patch.ts";
-import { managedFieldsAfterScale } from "./patch/apply.ts";
+import { managedFieldsAfterScale } from "./patch/managed_fields_writes.ts";
 import { fieldManagerOf } from "./http_write_options.ts";
 import { applyMergePatch } from "../../runtime/apimachinery/merge_patch.ts";
 import { badRequest, conflict, invalid, methodNotAllowed, notFound, unsupportedMediaType } from "./status_errors.ts";
