@@ -292,7 +292,10 @@ class Server implements FakeApiServer {
     });
     if (!snapshot) {
       for (const name of DEFAULT_NAMESPACES) {
-        store.create({ group: "", version: "v1", plural: "namespaces" }, { metadata: { name } }, { shared: true });
+        store.create({ group: "", version: "v1", plural: "namespaces" }, { metadata: { name } }, {
+          shared: true,
+          fieldManager: "kube-apiserver",
+        });
       }
       // The watch cache starts after the bootstrap objects exist (the cacher's first list): watches from an older
       // resourceVersion get 410 Expired, as on a real server.
@@ -338,7 +341,7 @@ class Server implements FakeApiServer {
     const name = "extension-apiserver-authentication";
     const existing = store.peek(store.def(rt), "kube-system", name);
     if (existing) store.update(rt, { ...structuredClone(existing), data }, { namespace: "kube-system", name });
-    else store.create(rt, { metadata: { name, namespace: "kube-system" }, data });
+    else store.create(rt, { metadata: { name, namespace: "kube-system" }, data }, { fieldManager: "kube-apiserver" });
   }
 
   #context(): RouterContext {
