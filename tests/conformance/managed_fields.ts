@@ -352,4 +352,18 @@ export const managedFieldsCases: ConformanceCase[] = [
       });
     },
   },
+  {
+    name: "objects the server bootstraps carry kube-apiserver's Update entry (aggregated roles the controller's Apply)",
+    async run({ client }) {
+      const get = async (path: string) => ids((await rawJson(client, "GET", path)).body.metadata.managedFields);
+      assert.deepEqual(await get("/api/v1/namespaces/default"), ["kube-apiserver/Update/"]);
+      assert.deepEqual(await get("/apis/scheduling.k8s.io/v1/priorityclasses/system-node-critical"), [
+        "kube-apiserver/Update/",
+      ]);
+      assert.deepEqual(await get("/apis/rbac.authorization.k8s.io/v1/clusterroles/admin"), [
+        "clusterrole-aggregation-controller/Apply/",
+        "kube-apiserver/Update/",
+      ]);
+    },
+  },
 ];
