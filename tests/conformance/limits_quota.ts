@@ -126,6 +126,36 @@ export const limitsQuotaCases: ConformanceCase[] = [
       }),
   },
   {
+    name: "LimitRange: a PersistentVolumeClaim's storage request outside its item's min and max is 403",
+    run: (ctx) =>
+      inNamespace(ctx, "lr-pvc", async (path) => {
+        await call(ctx.client, "POST", `${path}/limitranges`, {
+          metadata: { name: "lr" },
+          spec: { limits: [{ type: "PersistentVolumeClaim", min: { storage: "1Gi" }, max: { storage: "2Gi" } }] },
+        });
+        const pvc = (name: string, storage: string) => ({
+          metadata: { name },
+          spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage } } },
+        });
+        const create = (name: string, storage: string) =>
+          call(ctx.client, "POST", `${path}/persistentvolumeclaims`, pvc(name, storage));
+        const forbidden = (name: string, why: string) => [
+          403,
+          "Forbidden",
+          `persistentvolumeclaims "${name}" is forbidden: ${why}`,
+        ];
+        assert.deepEqual(
+          refusal(await create("big", "5Gi")),
+          forbidden("big", "maximum storage usage per PersistentVolumeClaim is 2Gi, but request is 5Gi"),
+        );
+        assert.deepEqual(
+          refusal(await create("small", "500Mi")),
+          forbidden("small", "minimum storage usage per PersistentVolumeClaim is 1Gi, but request is 500Mi"),
+        );
+        assert.equal((await create("fits", "1536Mi")).code, 201);
+      }),
+  },
+  {
     name: "ResourceQuota: an empty status admits; with usage set, admission refuses over hard and raises used",
     run: (ctx) =>
       inNamespace(ctx, "quota", async (path) => {
