@@ -25,6 +25,8 @@ export function startDevApiServer(opts: Partial<FakeApiServerOptions> = {}): Pro
     port: 0,
     // like a real cluster: every namespace has the default ServiceAccount and kube-root-ca.crt
     defaultNamespaceObjects: true,
+    // like a real cluster's kube-controller-manager: quotas get their status (hard, used) without a client writing it
+    quotaController: true,
     // HTTPS like a real cluster: kubectl sends a kubeconfig's credentials (a ServiceAccount's token) only over TLS.
     // The kubeconfig carries the CA and the admin client certificate.
     tls: true,

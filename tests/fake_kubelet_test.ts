@@ -22,6 +22,14 @@ Deno.test("fake kubelet: Pending → Running with a pod IP → Succeeded, logs f
     });
     assert.match(running.status.podIP, /^10\.244\.\d+\.\d+$/);
     assert.equal(running.spec.nodeName, "fake-node");
+    // kube's kubelet writes pod status as manager "kubelet" through the status subresource.
+    const kubelet = running.metadata.managedFields.find((e: { manager: string }) => e.manager === "kubelet");
+    assert.deepEqual(
+      [kubelet?.operation, kubelet?.subresource],
+      ["Update", "status"],
+      JSON.stringify(running.metadata),
+    );
+    assert.ok(kubelet.fieldsV1["f:status"]["f:phase"], JSON.stringify(kubelet.fieldsV1));
     await clock.advance(5_000);
     const done = await eventually("succeeded", async () => {
       const p = await call(s.url, "GET", `${PODS}/ok`);

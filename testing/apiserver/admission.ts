@@ -27,6 +27,8 @@ export interface AdmissionContext {
   fieldValidation?: string;
   /** Append texts here to send `Warning: 299 - "..."` headers. */
   warnings: string[];
+  /** A dry run: a plugin keeps its own writes (quota usage) to itself. */
+  dryRun?: boolean;
 }
 
 /** One admission plugin (or webhook call): mutate `ctx.object` or throw an ApiError. */

@@ -1,13 +1,16 @@
 /**
  * The admission plugins kube-apiserver v1.37 enables by default that the fake runs, in kube's order (after the
  * custom-resource handler's refusal of creates while a CRD terminates, admission_crd_terminating.ts): NamespaceLifecycle
- * (creates in missing or Terminating namespaces, deletes of the immortal namespaces), ServiceAccount, Priority and
- * DefaultTolerationSeconds on pods. Admission webhooks and policies run after them (admission_replay.ts).
+ * (creates in missing or Terminating namespaces, deletes of the immortal namespaces), LimitRanger, ServiceAccount,
+ * Priority and DefaultTolerationSeconds on pods, and ResourceQuota (the last validating plugin here; kube runs it after
+ * the admission webhooks and policies, which the fake runs after the chain: admission_replay.ts).
  * @module
  */
 import { type AdmissionChain, namespaceDeletionLifecycle, namespaceLifecycle } from "./admission.ts";
 import { crdTerminatingAdmission } from "./admission_crd_terminating.ts";
+import { limitRangerDefaults, limitRangerValidation } from "./admission_limit_ranger.ts";
 import { priorityAdmission } from "./admission_priority.ts";
+import { resourceQuotaAdmission } from "./admission_resource_quota.ts";
 import { serviceAccountAdmission, serviceAccountValidation } from "./admission_service_account.ts";
 import { defaultTolerationSeconds } from "./admission_tolerations.ts";
 import type { ObjectStore } from "./object_storage.ts";
@@ -18,11 +21,12 @@ export function defaultAdmissionChain(objects: ObjectStore): AdmissionChain {
     mutating: [
       crdTerminatingAdmission(objects),
       namespaceLifecycle(objects),
+      limitRangerDefaults(objects),
       serviceAccountAdmission(objects),
       priorityAdmission(objects),
       defaultTolerationSeconds(),
     ],
-    validating: [serviceAccountValidation(objects)],
+    validating: [limitRangerValidation(objects), serviceAccountValidation(objects), resourceQuotaAdmission(objects)],
     deleting: [namespaceDeletionLifecycle()],
   };
 }

@@ -30,6 +30,8 @@ interface BuiltinSpec {
   tracksGeneration?: boolean;
   storedOnly?: boolean;
   verbs?: string[];
+  /** kube-apiserver's `Warning` on every request to a deprecated built-in API. */
+  deprecationWarning?: string;
 }
 
 function def(spec: BuiltinSpec): ResourceDef {
@@ -48,6 +50,7 @@ function def(spec: BuiltinSpec): ResourceDef {
     tracksGeneration: spec.tracksGeneration ?? false,
     custom: false,
     storedOnly: spec.storedOnly,
+    ...(spec.deprecationWarning ? { deprecationWarning: spec.deprecationWarning } : {}),
   };
 }
 
@@ -83,7 +86,13 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
     categories: ["all"],
     subresources: ["status", "proxy"],
   }),
-  def({ plural: "endpoints", kind: "Endpoints", singular: "endpoints", shortNames: ["ep"] }),
+  def({
+    plural: "endpoints",
+    kind: "Endpoints",
+    singular: "endpoints",
+    shortNames: ["ep"],
+    deprecationWarning: "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice",
+  }),
   def({ plural: "serviceaccounts", kind: "ServiceAccount", shortNames: ["sa"], subresources: ["token"] }),
   def({ plural: "nodes", kind: "Node", namespaced: false, shortNames: ["no"], subresources: ["status", "proxy"] }),
   // Served by their own handlers (pod_subresources.ts, component_statuses.ts), never stored.
@@ -94,6 +103,7 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
     namespaced: false,
     shortNames: ["cs"],
     verbs: ["get", "list"],
+    deprecationWarning: "v1 ComponentStatus is deprecated in v1.19+",
   }),
   def({ plural: "events", kind: "Event", shortNames: ["ev"] }),
   def({

@@ -85,6 +85,12 @@ export function deleteObject(
     strategy.terminate(next, store.clock.now());
     return { object: persist(next, opts.dryRun), deleted: false };
   }
+  const pending = old.metadata.deletionGracePeriodSeconds ?? 0;
+  if (old.metadata.deletionTimestamp && pending > 0 && (opts.gracePeriodSeconds ?? pending) >= pending) {
+    // kube's BeforeDelete: a graceful deletion is pending and not shortened — nothing changes, finalizers included
+    // (the policy's finalizer is not added once deletion has started).
+    return { object: structuredClone(store.present(def, old)), deleted: false };
+  }
   const finalizers = new Set(next.metadata.finalizers ?? []);
   // kube adds the policy's finalizer whether or not dependents exist; the garbage collector removes it.
   if (opts.propagationPolicy === "Foreground") {

@@ -20,8 +20,9 @@ import type { WriteOptions } from "./write_options.ts";
 import { listObjects, type ListOptions } from "./list.ts";
 import { generateName, jsonEqual, rfc3339, specChanged } from "./object_rules.ts";
 import { managedFieldsAfterUpdate } from "./patch/apply.ts";
+import { updateTracksManagedFields } from "./patch/managed_fields_writes.ts";
 import { addsKeys, dropAdded } from "./patch/fieldset.ts";
-import { type ResourceRegistry, storageKeyOf } from "./registry.ts";
+import { registryKey, type ResourceRegistry, storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { alreadyExists, badRequest, conflict, internalError, invalid, notFound } from "./status_errors.ts";
 import type { ObjectStore } from "./object_storage.ts";
@@ -169,7 +170,13 @@ export class FakeStore {
     }
     if (def.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
-    const admission = { def, verb: "create" as const, fieldValidation: opts.fieldValidation, warnings };
+    const admission = {
+      def,
+      verb: "create" as const,
+      fieldValidation: opts.fieldValidation,
+      warnings,
+      dryRun: opts.dryRun,
+    };
     obj = this.#admit("mutating", { ...admission, object: obj }, opts);
     meta = obj.metadata;
     const name = String(meta.name);
@@ -268,8 +275,11 @@ export class FakeStore {
       else next.status = obj.status;
       if (obj.metadata.labels !== undefined) next.metadata.labels = obj.metadata.labels;
       if (obj.metadata.annotations !== undefined) next.metadata.annotations = obj.metadata.annotations;
-      // An apply through /status brings the applier's entry (subresource "status").
-      if (obj.metadata.managedFields !== undefined) next.metadata.managedFields = obj.metadata.managedFields;
+      // An apply through /status brings the applier's entry (subresource "status"); other writes of a subresource
+      // keep the stored entries whatever the body sends (kube's field manager reads a subresource's from the live one).
+      if (obj.metadata.managedFields !== undefined && !opts.fieldManager) {
+        next.metadata.managedFields = obj.metadata.managedFields;
+      }
     } else {
       next = obj;
       next.apiVersion = old.apiVersion;
@@ -287,6 +297,7 @@ export class FakeStore {
       subresource: opts.subresource,
       fieldValidation: opts.fieldValidation,
       warnings,
+      dryRun: opts.dryRun,
     };
     next = this.#admit("mutating", { ...admission, object: next }, opts);
     // System fields an update cannot change, then the strategy (kube: rest.BeforeUpdate).
@@ -329,7 +340,9 @@ export class FakeStore {
     next = this.#admit("validating", { ...admission, object: next }, opts);
     // Read before managedFields are recorded into a copy: a finished deletion's removed object keeps what was sent.
     const nm = next.metadata;
-    if (opts.fieldManager) next = this.#setManagedFields(def, old, next, opts, structuredClone(next));
+    if (opts.fieldManager && updateTracksManagedFields(old, next)) {
+      next = this.#setManagedFields(def, old, next, opts, structuredClone(next));
+    }
     const comparable = { ...next, metadata: { ...next.metadata, resourceVersion: o.resourceVersion } };
     if (jsonEqual(comparable, old)) return structuredClone(this.present(def, old));
     if (opts.dryRun) return structuredClone(this.present(def, next));
@@ -477,16 +490,6 @@ function decodeBody(
   if (strategy.conversion) obj = strategy.conversion.toStorage(obj);
   obj.metadata = obj.metadata && typeof obj.metadata === "object" ? obj.metadata : {};
   return { obj, unknown };
-}
-
-/** The etcd key kube-apiserver names in storage errors (`/registry/configmaps/ns/name`). */
-function registryKey(def: ResourceDef, namespace: string | undefined, name: string): string {
-  const prefix = def.custom
-    ? `${def.group}/${def.plural}`
-    : def.group === "" && def.plural === "services"
-    ? "services/specs"
-    : def.plural;
-  return `/registry/${prefix}/${namespace ? `${namespace}/` : ""}${name}`;
 }
 
 /** A shallow copy with the definition's apiVersion and kind (first keys when new). */

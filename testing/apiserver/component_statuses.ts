@@ -3,7 +3,7 @@
  * (`https://127.0.0.1:10259/healthz`), kube-controller-manager (`https://127.0.0.1:10257/healthz`) and each etcd
  * server on every get or list, and answers a list of scheduler, controller-manager, etcd-0 (each with one `Healthy`
  * condition) or one of them; any other name is 404 `componentstatus "x" not found`. Every answer carries the warning
- * `299 - "v1 ComponentStatus is deprecated in v1.19+"`. The fake has no kube-scheduler or kube-controller-manager
+ * `299 - "v1 ComponentStatus is deprecated in v1.19+"` (its definition's `deprecationWarning`, sent by the router). The fake has no kube-scheduler or kube-controller-manager
  * of its own listening there and its storage is in-process: it answers what kube-apiserver answers for a control
  * plane whose scheduler and controller-manager ports are closed, with etcd healthy.
  * @module
@@ -28,8 +28,6 @@ function components(): { name: string; healthy: boolean; message: string }[] {
     { name: "etcd-0", healthy: true, message: "ok" },
   ];
 }
-
-const WARNING = { warning: '299 - "v1 ComponentStatus is deprecated in v1.19+"' };
 
 function item(c: { name: string; healthy: boolean; message: string }) {
   return {
@@ -58,7 +56,7 @@ export function componentStatusHandler(clock: Clock): Handler {
     if (!route.name) {
       const items = components().map(item) as unknown as KubeObject[];
       const list = { kind: "ComponentStatusList", apiVersion: "v1", metadata: {}, items };
-      return Promise.resolve(jsonResponse(200, shapeList(shape, route.def, list, now), WARNING));
+      return Promise.resolve(jsonResponse(200, shapeList(shape, route.def, list, now)));
     }
     const found = components().find((c) => c.name === route.name);
     if (!found) {
@@ -66,9 +64,9 @@ export function componentStatusHandler(clock: Clock): Handler {
         name: route.name,
         kind: "componentstatus",
       });
-      return Promise.resolve(jsonResponse(404, status, WARNING));
+      return Promise.resolve(jsonResponse(404, status));
     }
     const obj = { kind: "ComponentStatus", apiVersion: "v1", ...item(found) } as unknown as KubeObject;
-    return Promise.resolve(jsonResponse(200, shapeObject(shape, route.def, obj, now), WARNING));
+    return Promise.resolve(jsonResponse(200, shapeObject(shape, route.def, obj, now)));
   };
 }

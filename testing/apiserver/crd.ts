@@ -42,7 +42,22 @@ export function defsFromCrd(crd: KubeObject): ResourceDef[] {
       : undefined,
     tracksGeneration: true,
     custom: true,
+    ...(v.deprecated === true ? { deprecationWarning: deprecationWarning(spec, versions, v) } : {}),
   }));
+}
+
+/**
+ * The warning of a request to deprecated version `v` (kube's CR handler): its `deprecationWarning`, or
+ * `<group>/<version> <Kind> is deprecated; use <group>/<version> <Kind>` naming the highest-priority served version
+ * that is not deprecated (without the `use` clause when there is none).
+ */
+function deprecationWarning(spec: KubeObject, versions: KubeObject[], v: KubeObject): string {
+  if (typeof v.deprecationWarning === "string") return v.deprecationWarning;
+  const kind = String(spec.names?.kind);
+  const text = `${spec.group}/${v.name} ${kind} is deprecated`;
+  const current = versions.filter((o) => o.served !== false && o.deprecated !== true).map((o) => String(o.name));
+  const use = current.sort(versionPriority)[0];
+  return use === undefined ? text : `${text}; use ${spec.group}/${use} ${kind}`;
 }
 
 /** Kubernetes version priority: GA > beta > alpha, higher numbers first (preferred version of a group). */
@@ -97,7 +112,8 @@ export class CrdController {
       const current = this.#store.get(ref, crd.metadata.name!);
       if (current.metadata.uid !== crd.metadata.uid) return;
       const status = acceptedStatus(current, undefined, this.#store.clock.now());
-      this.#store.update(ref, { ...current, status }, { subresource: "status" });
+      // kube-apiserver's own controllers write as manager kube-apiserver.
+      this.#store.update(ref, { ...current, status }, { subresource: "status", fieldManager: "kube-apiserver" });
     } catch {
       // Deleted or replaced meanwhile: nothing to establish.
     }

@@ -14,6 +14,8 @@ import { syncTerminatingNamespace } from "./namespace_deletion.ts";
 
 const FOREGROUND = "foregroundDeletion";
 const ORPHAN = "orphan";
+/** The field manager of kube-controller-manager's writes (its User-Agent's first word). */
+const KCM = "kube-controller-manager";
 
 /** Background garbage collector and namespace controller. */
 export class GarbageCollector {
@@ -21,6 +23,8 @@ export class GarbageCollector {
   #owners = new Set<string>();
   #dependents = new Map<string, ObjectRef>();
   #namespaces = new Set<string>();
+  /** Cancels of the timers that run a Terminating namespace's pass again, by namespace. */
+  #rechecks = new Map<string, () => void>();
   #scheduled = false;
   #stopped = false;
   #unsubscribe: () => void;
@@ -36,6 +40,13 @@ export class GarbageCollector {
   stop(): void {
     this.#stopped = true;
     this.#unsubscribe();
+    this.cancelTimers();
+  }
+
+  /** Cancels the namespace rechecks pending on the clock (the server stops); {@link enqueueAll} arms them again. */
+  cancelTimers(): void {
+    for (const cancel of this.#rechecks.values()) cancel();
+    this.#rechecks.clear();
   }
 
   /**
@@ -138,7 +149,7 @@ export class GarbageCollector {
         const next = structuredClone(obj);
         next.metadata.ownerReferences = (next.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid);
         if (next.metadata.ownerReferences.length === 0) delete next.metadata.ownerReferences;
-        this.#store.update(def, next, { namespace: dep.namespace, name: dep.name });
+        this.#store.update(def, next, { namespace: dep.namespace, name: dep.name, fieldManager: KCM });
       }
       this.#removeFinalizer(ownerDef, owner, ORPHAN);
       return;
@@ -173,20 +184,32 @@ export class GarbageCollector {
       if (alive.length === refs.length) return;
       const next = structuredClone(obj);
       next.metadata.ownerReferences = alive;
-      this.#store.update(def, next, { namespace: ref.namespace, name: ref.name });
+      this.#store.update(def, next, { namespace: ref.namespace, name: ref.name, fieldManager: KCM });
       return;
     }
     this.#store.delete(def, ref.name, { namespace: ref.namespace, propagationPolicy: "Background" });
   }
 
   #processNamespace(name: string): void {
-    syncTerminatingNamespace(this.#store, name, (fn) => this.#guard(fn));
+    const { recheckInMs } = syncTerminatingNamespace(this.#store, name, (fn) => this.#guard(fn));
+    this.#rechecks.get(name)?.();
+    this.#rechecks.delete(name);
+    if (recheckInMs === undefined || this.#stopped) return;
+    // kube's namespace controller requeues the namespace when its estimate of the pods' termination ends.
+    this.#rechecks.set(
+      name,
+      this.#store.clock.setTimer(recheckInMs, () => {
+        this.#rechecks.delete(name);
+        this.#namespaces.add(name);
+        this.#schedule();
+      }),
+    );
   }
 
   #removeFinalizer(def: ResourceDef, obj: KubeObject, finalizer: string): void {
     const next = structuredClone(obj);
     next.metadata.finalizers = (next.metadata.finalizers ?? []).filter((f) => f !== finalizer);
     if (isNamespaceDef(def)) return;
-    this.#store.update(def, next, { namespace: obj.metadata.namespace, name: obj.metadata.name });
+    this.#store.update(def, next, { namespace: obj.metadata.namespace, name: obj.metadata.name, fieldManager: KCM });
   }
 }

@@ -67,11 +67,26 @@ export async function routeRequest(req: Request, ctx: RouterContext): Promise<Re
     return jsonResponse(400, failureStatus(400, "BadRequest", "malformed request URL"));
   }
   // Filled in by dispatch; answerInNegotiatedEncoding re-encodes success and error answers alike.
-  const answer: AnswerContext = {};
-  return await answerInNegotiatedEncoding(req, await answerOrStatus(req, url, ctx, answer), answer);
+  const answer: RouteAnswer = {};
+  const res = await answerInNegotiatedEncoding(req, await answerOrStatus(req, url, ctx, answer), answer);
+  return answer.deprecation ? withFirstWarning(res, answer.deprecation) : res;
 }
 
-async function answerOrStatus(req: Request, url: URL, ctx: RouterContext, answer: AnswerContext): Promise<Response> {
+/** What dispatch learns of its route for the answer: its encoding, and a deprecated version's warning. */
+interface RouteAnswer extends AnswerContext {
+  /** kube's CR handler warns on every request to a deprecated CRD version, errors and watches included. */
+  deprecation?: string;
+}
+
+/** `res` with `Warning: 299 - "<text>"` before any warnings it carries. */
+function withFirstWarning(res: Response, text: string): Response {
+  const headers = new Headers(res.headers);
+  const others = headers.get("warning");
+  headers.set("warning", [`299 - ${JSON.stringify(text)}`, ...(others ? [others] : [])].join(", "));
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+}
+
+async function answerOrStatus(req: Request, url: URL, ctx: RouterContext, answer: RouteAnswer): Promise<Response> {
   try {
     return await dispatch(req, url, ctx, answer);
   } catch (err) {
@@ -93,7 +108,7 @@ async function answerOrStatus(req: Request, url: URL, ctx: RouterContext, answer
   }
 }
 
-async function dispatch(req: Request, url: URL, ctx: RouterContext, answer: AnswerContext): Promise<Response> {
+async function dispatch(req: Request, url: URL, ctx: RouterContext, answer: RouteAnswer): Promise<Response> {
   const path = url.pathname.replace(/\/+$/, "") || "/";
   // Health answers are authorized like any path (system:public-info-viewer lets anonymous callers read them).
   const user = await admitRequest(req, url, ctx);
@@ -116,6 +131,7 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext, answer: Answ
     return await proxy(req, url, route.proxy, await ctx.proxyClientCert?.(), user);
   }
   if (route) {
+    answer.deprecation = route.def.deprecationWarning;
     const verb = verbOf(req.method, route, url);
     answer.watch = verb === "watch";
     ctx.faults.observe({

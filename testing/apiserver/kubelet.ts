@@ -43,6 +43,8 @@ export interface FakeKubeletOptions {
 export type Json = Record<string, any>;
 
 const POD = { group: "", version: "v1", plural: "pods" };
+/** The field manager of the kubelet's status writes (its User-Agent's first word). */
+const KUBELET = "kubelet";
 const NODE = { group: "", version: "v1", plural: "nodes" };
 const BACKOFF_BASE_MS = 10_000;
 const BACKOFF_MAX_MS = 300_000;
@@ -231,7 +233,7 @@ export class FakeKubelet {
       })),
       containerStatuses: containers.map((c) => this.#running(c, 0, now)),
     };
-    store.update(POD, next, { namespace, name, subresource: "status" });
+    store.update(POD, next, { namespace, name, subresource: "status", fieldManager: KUBELET });
     for (const c of containers) this.#runContainer(namespace, name, c, run);
   }
 
@@ -303,7 +305,7 @@ export class FakeKubelet {
         lastState: { terminated },
       };
       next.status.conditions = readiness(next.status.conditions, "False", now);
-      store.update(POD, next, { namespace, name, subresource: "status" });
+      store.update(POD, next, { namespace, name, subresource: "status", fieldManager: KUBELET });
       run.timers.push(this.#clock.setTimer(backoffMs, () =>
         this.#sync2(() => {
           const current = this.#pod(namespace, name);
@@ -315,7 +317,7 @@ export class FakeKubelet {
             terminated,
           });
           again.status.conditions = readiness(again.status.conditions, "True", rfc3339(this.#clock.now()));
-          store.update(POD, again, { namespace, name, subresource: "status" });
+          store.update(POD, again, { namespace, name, subresource: "status", fieldManager: KUBELET });
           this.#runContainer(namespace, name, container, run);
         })));
       return;
@@ -327,7 +329,7 @@ export class FakeKubelet {
       next.status.phase = failed ? "Failed" : "Succeeded";
       next.status.conditions = readiness(next.status.conditions, "False", now, "PodCompleted");
     }
-    store.update(POD, next, { namespace, name, subresource: "status" });
+    store.update(POD, next, { namespace, name, subresource: "status", fieldManager: KUBELET });
   }
 }
 

@@ -26,7 +26,7 @@ export function startNamespaceDefaults(store: FakeStore, caPEM: string): () => v
           annotations: { "kubernetes.io/description": ROOT_CA_DESCRIPTION },
         },
         data: { "ca.crt": caPEM },
-      });
+      }, { fieldManager: "kube-controller-manager" });
     }
   };
   const guarded = (namespace: string) => {

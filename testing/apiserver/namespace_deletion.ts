@@ -9,18 +9,22 @@
  * (`... has finalizers remaining: example.com/x in 3 resource instances`) — and once nothing is left the `kubernetes`
  * spec finalizer is removed; a namespace left with no finalizers at all is then removed.
  *
- * Difference from kube: nothing happens when a pod's grace period ends with the pod still there (no kubelet confirmed
- * it); kube's next pass then reports NamespaceDeletionContentFailure `Failed to delete all resource types, 1
- * remaining: unexpected items still remain in namespace: <ns> for gvr: /v1, Resource=pods`.
+ * Pods left after kube's estimate of their termination (the longest `terminationGracePeriodSeconds` of the namespace's
+ * running pods, counted from the namespace's deletionTimestamp) with no finalizer holding them — no kubelet confirmed
+ * their deletion — make NamespaceDeletionContentFailure True `Failed to delete all resource types, 1 remaining:
+ * unexpected items still remain in namespace: <ns> for gvr: /v1, Resource=pods`; until then the pass asks to be run
+ * again when the estimate ends ({@link NamespaceSync.recheckInMs}, on the store's clock).
  * @module
  */
 import type { FakeStore } from "./commit_path.ts";
 import { rfc3339 } from "./object_rules.ts";
+import { recordStatusWrite } from "./patch/managed_fields_writes.ts";
 import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 
 const PODS = "/pods";
+const NAMESPACES = { group: "", version: "v1", plural: "namespaces" };
 const NAMESPACE_FINALIZER = "kubernetes";
 
 /** kube's condition types in the order it writes them, with the reason and message of their False ("ok") form. */
@@ -102,14 +106,35 @@ function mergeConditions(old: Condition[], wanted: Map<string, Omit<Condition, "
   return next;
 }
 
+/** What a pass over a Terminating namespace asks of its caller. */
+export interface NamespaceSync {
+  /** Run the pass again in this many milliseconds (the end of kube's estimate for the pods' termination). */
+  recheckInMs?: number;
+}
+
+/**
+ * kube's estimateGracefulTermination for pods: the longest grace period of the namespace's running pods, or 0 once
+ * that long has passed since the namespace's deletion.
+ */
+function podEstimateMs(pods: KubeObject[], deletedAt: string, now: number): number {
+  const running = pods.filter((p) => p.status?.phase !== "Succeeded" && p.status?.phase !== "Failed");
+  const grace = Math.max(0, ...running.map((p) => Number(p.spec?.terminationGracePeriodSeconds ?? 30)));
+  return Math.max(0, Date.parse(deletedAt) + grace * 1000 - now);
+}
+
 /**
  * One sync of the Terminating namespace `name` (a no-op for any other): deletes content, writes the conditions,
  * finalizes. `guard` runs each delete, keeping the pass going when one fails.
  */
-export function syncTerminatingNamespace(store: FakeStore, name: string, guard: (fn: () => void) => void): void {
+export function syncTerminatingNamespace(
+  store: FakeStore,
+  name: string,
+  guard: (fn: () => void) => void,
+): NamespaceSync {
   const objects = store.objects;
   const ns = objects.get("/namespaces", "", name);
-  if (!ns || !ns.metadata.deletionTimestamp) return;
+  if (!ns || !ns.metadata.deletionTimestamp) return {};
+  const estimateMs = podEstimateMs(objects.list(PODS, name), ns.metadata.deletionTimestamp, store.clock.now());
   const specFinalizers: string[] = ns.spec?.finalizers ?? [];
   const servedBy = (storageKey: string) =>
     store.registry.all().filter((d) => d.namespaced && storageKeyOf(d) === storageKey && d.verbs.includes("delete"));
@@ -130,20 +155,32 @@ export function syncTerminatingNamespace(store: FakeStore, name: string, guard: 
   };
   deleteAll(PODS);
   // While pods remain nothing else is deleted, and kube writes the conditions without counting them (all "ok").
-  const podsLeft = objects.list(PODS, name).length > 0;
-  if (!podsLeft) {
+  const pods = objects.list(PODS, name);
+  const wanted = new Map<string, Omit<Condition, "type">>();
+  if (pods.length === 0) {
     for (const storageKey of objects.bucketsWithNamespace(name)) deleteAll(storageKey);
     for (const storageKey of objects.bucketsWithNamespace(name)) count(storageKey);
+    for (const [type, c] of remaining.conditions()) wanted.set(type, c);
+  } else if (estimateMs === 0 && pods.every((p) => (p.metadata.finalizers ?? []).length === 0)) {
+    wanted.set("NamespaceDeletionContentFailure", {
+      status: "True",
+      reason: "ContentDeletionFailed",
+      message:
+        `Failed to delete all resource types, 1 remaining: unexpected items still remain in namespace: ${name} ` +
+        "for gvr: /v1, Resource=pods",
+    });
   }
   const now = rfc3339(store.clock.now());
-  const conditions = mergeConditions(ns.status?.conditions ?? [], remaining.conditions(), now);
+  const conditions = mergeConditions(ns.status?.conditions ?? [], wanted, now);
   let current = ns;
   if (JSON.stringify(conditions) !== JSON.stringify(ns.status?.conditions ?? [])) {
     current = structuredClone(ns);
     current.status = { ...current.status, conditions };
+    // kube-controller-manager's UpdateStatus: its entry (subresource status) owns the conditions.
+    recordStatusWrite(ns, current, "kube-controller-manager", now, store.def(NAMESPACES));
     objects.put("/namespaces", current);
   }
-  if (objects.countInNamespace(name) > 0) return;
+  if (objects.countInNamespace(name) > 0) return pods.length > 0 && estimateMs > 0 ? { recheckInMs: estimateMs } : {};
   if (specFinalizers.includes(NAMESPACE_FINALIZER)) {
     current = structuredClone(current);
     current.spec = { ...current.spec, finalizers: specFinalizers.filter((f) => f !== NAMESPACE_FINALIZER) };
@@ -152,4 +189,5 @@ export function syncTerminatingNamespace(store: FakeStore, name: string, guard: 
   if ((current.spec?.finalizers ?? []).length === 0 && (current.metadata.finalizers ?? []).length === 0) {
     objects.remove("/namespaces", "", name, current);
   }
+  return {};
 }

@@ -9,10 +9,14 @@ import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { FakeStore } from "./commit_path.ts";
 import type { PolicyRule } from "./rbac_bootstrap.ts";
 import type { StoredEvent } from "./object_storage.ts";
+import { managedFieldsAfterUpdate } from "./patch/apply.ts";
+import { rfc3339 } from "./object_rules.ts";
 import { type LabelSelector, labelSelectorMatcher } from "../../runtime/apimachinery/label_selector.ts";
 
 const KEY = "rbac.authorization.k8s.io/clusterroles";
 const REF = { group: "rbac.authorization.k8s.io", version: "v1", plural: "clusterroles" };
+/** The field manager of kube-controller-manager's ClusterRole aggregation. */
+const MANAGER = "clusterrole-aggregation-controller";
 
 /** Whether labels match a metav1.LabelSelector (an empty selector matches everything; an invalid one nothing). */
 export function labelSelectorMatches(selector: LabelSelector, labels: Record<string, string> = {}): boolean {
@@ -54,8 +58,15 @@ export function startClusterRoleAggregation(store: FakeStore): () => void {
       const rules = aggregatedRules(role, all);
       if (JSON.stringify(rules) === JSON.stringify(role.rules ?? [])) continue;
       try {
+        // kube's controller server-side applies the rules (manager clusterrole-aggregation-controller, forced).
+        const next = { ...role, rules };
+        const at = rfc3339(store.clock.now());
+        const managedFields = managedFieldsAfterUpdate(role, next, MANAGER, at, "Apply", { def: store.def(REF) });
         // The store copies the body and its answer is not needed: no copies here.
-        store.update(REF, { ...role, rules }, { name: role.metadata.name!, shared: true });
+        store.update(REF, { ...next, metadata: { ...role.metadata, managedFields } }, {
+          name: role.metadata.name!,
+          shared: true,
+        });
       } catch {
         // Raced with a user write or a delete: the commit it made queues another sync.
       }

@@ -218,7 +218,9 @@ export function installBootstrapPolicy(store: FakeStore): void {
     const ref = { group: RBAC_GROUP, version: "v1", plural };
     const def = store.def(ref);
     for (const obj of objects) {
-      if (!store.peek(def, undefined, obj.metadata.name!)) store.create(ref, obj, { shared: true });
+      if (!store.peek(def, undefined, obj.metadata.name!)) {
+        store.create(ref, obj, { shared: true, fieldManager: "kube-apiserver" });
+      }
     }
   }
 }

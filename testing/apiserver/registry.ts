@@ -83,3 +83,13 @@ export class ResourceRegistry {
     return undefined;
   }
 }
+
+/** The etcd key kube-apiserver names in storage errors (`/registry/configmaps/ns/name`). */
+export function registryKey(def: ResourceDef, namespace: string | undefined, name: string): string {
+  const prefix = def.custom
+    ? `${def.group}/${def.plural}`
+    : def.group === "" && def.plural === "services"
+    ? "services/specs"
+    : def.plural;
+  return `/registry/${prefix}/${namespace ? `${namespace}/` : ""}${name}`;
+}

@@ -61,6 +61,8 @@ export interface ResourceDef {
   selectableFields?: string[];
   /** Stored and served but with no behaviour beyond CRUD (rbac, apps). */
   storedOnly?: boolean;
+  /** A deprecated version's `Warning` text, sent on every request to it (kube's CR handler). */
+  deprecationWarning?: string;
 }
 
 /**

@@ -10,6 +10,8 @@ import type { FakeStore } from "./commit_path.ts";
 import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
 import { jsonResponse, type ResourceRoute } from "./http_resources.ts";
 import { applyJsonPatch } from "./patch/json_patch.ts";
+import { managedFieldsAfterScale } from "./patch/managed_fields_writes.ts";
+import { fieldManagerOf } from "./http_write_options.ts";
 import { applyMergePatch } from "../../runtime/apimachinery/merge_patch.ts";
 import { badRequest, conflict, invalid, methodNotAllowed, notFound, unsupportedMediaType } from "./status_errors.ts";
 
@@ -142,8 +144,19 @@ export function scaleHandler(store: () => FakeStore): (req: Request, route: Reso
     }
     const updated = structuredClone(current);
     writePath(updated, paths.specReplicasPath, replicas);
-    const fieldManager = req.headers.get("user-agent")?.split("/")[0].trim() || "unknown";
-    const stored = s.update(def, updated, { namespace, name, fieldManager });
+    if (replicas !== readPath(current, paths.specReplicasPath)) {
+      // kube's ScaleHandler: the writer's entry (subresource "scale") takes the replicas path over.
+      const replicasPath = segments(paths.specReplicasPath).map((s) => `f:${s}`);
+      const manager = fieldManagerOf(req, new URL(req.url).searchParams);
+      const entries = managedFieldsAfterScale(
+        current.metadata.managedFields,
+        manager,
+        replicasPath,
+        current.apiVersion ?? "",
+      );
+      if (entries.length > 0) updated.metadata.managedFields = entries;
+    }
+    const stored = s.update(def, updated, { namespace, name });
     return jsonResponse(200, present(stored));
   };
 }

@@ -12,6 +12,7 @@ import { CrdFinalizer } from "./crd_finalizer.ts";
 import { FakeStore } from "./commit_path.ts";
 import { FaultHooks } from "./faults.ts";
 import { GarbageCollector } from "./gc.ts";
+import { startQuotaController } from "./quota_controller.ts";
 import { type AggregatedTarget, proxy, type RouterContext, routeRequest } from "./http_router.ts";
 import { watchFramesMark, watchFramesSent } from "./watch_stream.ts";
 import type { ResourceRoute } from "./http_resources.ts";
@@ -86,6 +87,11 @@ export interface FakeApiServerOptions {
    */
   defaultNamespaceObjects?: boolean;
   /**
+   * Run kube-controller-manager's ResourceQuota controller (quota_controller.ts: `status.hard` from `spec.hard`,
+   * `status.used` recounted); default false, as on a cluster without it (the conformance tier's); `kubeop dev` sets it.
+   */
+  quotaController?: boolean;
+  /**
    * Header-read and idle connection deadlines (defaults 20 s and 90 s; watches are never cut). Tests set small ones.
    * See docs/http_timeouts.md.
    */
@@ -145,6 +151,7 @@ interface State {
   hub: WatchHub;
   gc: GarbageCollector;
   crds: CrdController;
+  crdFinalizer: CrdFinalizer;
   persistence?: Persistence;
   apiServices: ApiServiceController;
 }
@@ -277,7 +284,7 @@ class Server implements FakeApiServer {
     });
     const hub = new WatchHub(objects);
     const gc = new GarbageCollector(store);
-    new CrdFinalizer(store);
+    const crdFinalizer = new CrdFinalizer(store);
     const crds = new CrdController(store, (storageKey) => {
       for (const sink of hub.sinks()) if (sink.storageKey === storageKey) sink.drop();
     });
@@ -291,7 +298,10 @@ class Server implements FakeApiServer {
     });
     if (!snapshot) {
       for (const name of DEFAULT_NAMESPACES) {
-        store.create({ group: "", version: "v1", plural: "namespaces" }, { metadata: { name } }, { shared: true });
+        store.create({ group: "", version: "v1", plural: "namespaces" }, { metadata: { name } }, {
+          shared: true,
+          fieldManager: "kube-apiserver",
+        });
       }
       // The watch cache starts after the bootstrap objects exist (the cacher's first list): watches from an older
       // resourceVersion get 410 Expired, as on a real server.
@@ -302,7 +312,8 @@ class Server implements FakeApiServer {
     startClusterRoleAggregation(store);
     if (this.#pki) this.#publishAuthConfig(store, this.#pki);
     if (this.#opts.defaultNamespaceObjects) startNamespaceDefaults(store, this.#pki!.caPEM);
-    return { objects, store, hub, gc, crds, persistence, apiServices };
+    if (this.#opts.quotaController) startQuotaController(store);
+    return { objects, store, hub, gc, crds, crdFinalizer, persistence, apiServices };
   }
 
   /** The PKI, generated on first call; generating it publishes the auth ConfigMap into the current store. */
@@ -336,7 +347,7 @@ class Server implements FakeApiServer {
     const name = "extension-apiserver-authentication";
     const existing = store.peek(store.def(rt), "kube-system", name);
     if (existing) store.update(rt, { ...structuredClone(existing), data }, { namespace: "kube-system", name });
-    else store.create(rt, { metadata: { name, namespace: "kube-system" }, data });
+    else store.create(rt, { metadata: { name, namespace: "kube-system" }, data }, { fieldManager: "kube-apiserver" });
   }
 
   #context(): RouterContext {
@@ -384,6 +395,9 @@ class Server implements FakeApiServer {
 
   async stop(): Promise<void> {
     this.kubelet?.stop();
+    // Controllers' waits on the clock end with the server (restart arms them again).
+    this.#state.gc.cancelTimers();
+    this.#state.crdFinalizer.cancelTimers();
     await this.#state.apiServices.drain();
     for (const sink of this.#state.hub.sinks()) sink.drop();
     const listener = this.#http;
@@ -404,6 +418,8 @@ class Server implements FakeApiServer {
     }
     await this.listen(this.#port);
     this.kubelet?.start();
+    this.#state.gc.enqueueAll();
+    this.#state.crdFinalizer.resume();
   }
 }
 

@@ -11,6 +11,8 @@ import type { FakeStore } from "./commit_path.ts";
 import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
 import { jsonResponse, type ResourceRoute } from "./http_route.ts";
 import { rfc3339 } from "./object_rules.ts";
+import { fieldManagerOf } from "./http_write_options.ts";
+import { managedFieldsAfterUpdate } from "./patch/apply.ts";
 import type { UserInfo } from "./rbac_authorizer.ts";
 import { invalid, methodNotAllowed, notFound } from "./status_errors.ts";
 
@@ -160,10 +162,22 @@ export function tokenRequestHandler(
       }]);
     }
     const { token, expiresAtMs } = tokens().issue(sa, audiences, seconds);
+    const now = rfc3339(clock.now());
+    // kube's create handler records the request (its spec as decoded, expirationSeconds defaulted) in the answer.
+    const decoded = {
+      apiVersion: "authentication.k8s.io/v1",
+      kind: "TokenRequest",
+      metadata: {},
+      spec: { ...spec, expirationSeconds: seconds },
+    };
+    const manager = fieldManagerOf(req, new URL(req.url).searchParams);
+    const managedFields = managedFieldsAfterUpdate(undefined, decoded, manager, now, "Update", {
+      subresource: "token",
+    });
     return jsonResponse(201, {
       kind: "TokenRequest",
       apiVersion: "authentication.k8s.io/v1",
-      metadata: { name, namespace, uid: sa.metadata.uid, creationTimestamp: rfc3339(clock.now()) },
+      metadata: { name, namespace, uid: sa.metadata.uid, creationTimestamp: now, managedFields },
       spec: { audiences, expirationSeconds: seconds, boundObjectRef: spec.boundObjectRef ?? null },
       status: { token, expirationTimestamp: rfc3339(expiresAtMs) },
     });

@@ -33,6 +33,8 @@ export function installSystemPriorityClasses(store: FakeStore): void {
   const ref = { group: "scheduling.k8s.io", version: "v1", plural: "priorityclasses" };
   const def = store.def(ref);
   for (const pc of SYSTEM_PRIORITY_CLASSES) {
-    if (!store.peek(def, undefined, pc.metadata.name!)) store.create(ref, structuredClone(pc));
+    if (!store.peek(def, undefined, pc.metadata.name!)) {
+      store.create(ref, structuredClone(pc), { fieldManager: "kube-apiserver" });
+    }
   }
 }

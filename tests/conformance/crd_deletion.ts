@@ -10,6 +10,8 @@
 import assert from "node:assert/strict";
 import { eventually } from "../../testing/eventually.ts";
 import { call, crd, CRD_PATH, createCrd, expectOk, expectStatus, GROUP, type Json, POLL } from "./crd_helpers.ts";
+import type { KubeClient } from "../../runtime/client/client.ts";
+import { CoreTypes } from "../../runtime/types.ts";
 import type { ConformanceCase } from "./support.ts";
 
 const NAME = `gadgets.${GROUP}`;
@@ -36,6 +38,30 @@ function awaitCrd(client: Parameters<typeof call>[0], what: string, check: (crd:
     const got = await call(client, "GET", `${CRD_PATH}/${NAME}`);
     return got.code === 200 && check(got.body) ? got.body : undefined;
   }, { ...POLL, timeoutMs: 60_000 });
+}
+
+/** The Terminating conditions (one per reason in a row) a watch on CRD `name` from `rv` sees, until `done` says. */
+async function watchTerminating(
+  client: KubeClient,
+  name: string,
+  rv: string,
+  done: (seen: Json[]) => boolean,
+): Promise<Json[]> {
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(new Error("watch deadline")), 100_000);
+  const seen: Json[] = [];
+  try {
+    const opts = { fieldSelector: `metadata.name=${name}`, resourceVersion: rv, signal: ac.signal };
+    for await (const ev of client.watch(CoreTypes.CustomResourceDefinition, opts)) {
+      const condition = terminating(ev.object);
+      if (condition && seen.at(-1)?.reason !== condition.reason) seen.push(condition);
+      if (done(seen)) break;
+    }
+  } finally {
+    clearTimeout(timer);
+    ac.abort();
+  }
+  return seen;
 }
 
 /** CRD deletion through the customresourcecleanup finalizer. */
@@ -98,6 +124,11 @@ export const crdDeletionCases: ConformanceCase[] = [
         reason: "InstanceDeletionInProgress",
         message: "CustomResource deletion is in progress",
       });
+      // The finalizer's status write is kube-apiserver's (its status entry now owns the Terminating condition too).
+      const entry = (crdObj.metadata.managedFields ?? []).find((e: Json) =>
+        e.manager === "kube-apiserver" && e.subresource === "status"
+      );
+      assert.ok(entry?.fieldsV1?.["f:status"]?.["f:conditions"]?.['k:{"type":"Terminating"}'], JSON.stringify(entry));
       await eventually("plain gadget deleted", async () => {
         const got = await call(client, "GET", `${gadgets(ns)}/plain`);
         return got.code === 404 ? true : undefined;
@@ -168,6 +199,40 @@ export const crdDeletionCases: ConformanceCase[] = [
         const res = await client.request("GET", gadgets(ns));
         return res.status === 404 ? true : undefined;
       }, POLL);
+    },
+  },
+  {
+    name: "an object held a minute after the deletes: Terminating InstanceDeletionCheck, then InProgress again",
+    only: {
+      target: "real",
+      reason: "a minute of wall time; tests/fake_termination_deadlines_test.ts asserts the fake's on a VirtualClock",
+    },
+    async run({ client, ns }) {
+      const body = crd("Sprocket", { type: "object", properties: { size: { type: "integer" } } });
+      const name = body.metadata.name;
+      const plural = await createCrd(client, body);
+      const path = `/apis/${GROUP}/v1/namespaces/${ns}/${plural}`;
+      const held = { apiVersion: `${GROUP}/v1`, kind: "Sprocket", metadata: { name: "held", finalizers: [HOLD] } };
+      expectOk("sprocket held", await call(client, "POST", path, held));
+      const rv = expectOk("CRD", await call(client, "GET", `${CRD_PATH}/${name}`)).metadata.resourceVersion;
+      // After the minute: InstanceDeletionCheck, and the work queue's retry 5 ms later sets InProgress again.
+      const watching = watchTerminating(client, name, rv, (seen) => seen.length === 4);
+      expectOk("delete CRD", await call(client, "DELETE", `${CRD_PATH}/${name}`));
+      const seen = await watching;
+      assert.deepEqual(seen.map((c) => c.reason), [
+        "InstanceDeletionPending",
+        "InstanceDeletionInProgress",
+        "InstanceDeletionCheck",
+        "InstanceDeletionInProgress",
+      ]);
+      assert.deepEqual(seen[2], {
+        type: "Terminating",
+        status: "True",
+        reason: "InstanceDeletionCheck",
+        message: "could not confirm zero CustomResources remaining: context deadline exceeded",
+      });
+      await call(client, "PATCH", `${path}/held`, { metadata: { finalizers: null } });
+      await eventually("CRD gone", async () => (await call(client, "GET", `${CRD_PATH}/${name}`)).code === 404, POLL);
     },
   },
 ];

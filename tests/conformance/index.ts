@@ -22,6 +22,7 @@ import { crdDeletionCases } from "./crd_deletion.ts";
 import { crudCases } from "./crud.ts";
 import { defaultingCases } from "./defaulting.ts";
 import { deletionCases } from "./deletion.ts";
+import { deprecationCases } from "./deprecation.ts";
 import { decodingCases } from "./decoding.ts";
 import { decodingBodyCases } from "./decoding_bodies.ts";
 import { decodingUnknownCases } from "./decoding_unknown.ts";
@@ -29,7 +30,9 @@ import { deletionApiCases } from "./deletion_api.ts";
 import { discoveryCases } from "./discovery.ts";
 import { healthCases } from "./health.ts";
 import { httpCases } from "./http.ts";
+import { limitsQuotaCases } from "./limits_quota.ts";
 import { listCases } from "./list.ts";
+import { managedFieldsCases } from "./managed_fields.ts";
 import { namespaceTerminationCases } from "./namespace_termination.ts";
 import { openApiV2Cases } from "./openapi_v2.ts";
 import { patchCases } from "./patch.ts";
@@ -58,6 +61,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "crd-cel", cases: crdCelCases },
   { topic: "crd-definitions", cases: crdDefinitionCases },
   { topic: "crd-deletion", cases: crdDeletionCases },
+  { topic: "deprecation", cases: deprecationCases },
   { topic: "discovery", cases: discoveryCases },
   { topic: "openapi", cases: openApiV2Cases },
   { topic: "subresources", cases: subresourceCases },
@@ -75,6 +79,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "deletion", cases: namespaceTerminationCases },
   { topic: "patch", cases: patchCases },
   { topic: "patch", cases: patchOptionCases },
+  { topic: "managed-fields", cases: managedFieldsCases },
   { topic: "http", cases: httpCases },
   { topic: "http", cases: healthCases },
   { topic: "http", cases: statusDetailCases },
@@ -89,6 +94,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "crd-conversion", cases: crdConversionCases },
   { topic: "webhook-tls", cases: webhookSelfSignedCases },
   { topic: "pod-admission", cases: podAdmissionCases },
+  { topic: "limits-quota", cases: limitsQuotaCases },
   { topic: "pod-admission", cases: serviceAccountAdmissionCases },
 ];
 

@@ -241,4 +241,37 @@ export const namespaceTerminationCases: ConformanceCase[] = [
       await client.delete(CoreTypes.Pod, "bound", { namespace: name, gracePeriodSeconds: 0 });
     },
   },
+  {
+    name:
+      "a pod still there once its grace period since the namespace's deletion is over: NamespaceDeletionContentFailure",
+    async run({ client, ns }) {
+      const name = `${ns}-stuck`;
+      await createNamespace(client, name);
+      await client.create(CoreTypes.ConfigMap, { metadata: { name: "later", namespace: name } }, { namespace: name });
+      await client.create(CoreTypes.Pod, {
+        metadata: { name: "stuck", namespace: name },
+        spec: {
+          nodeName: "conformance-absent-node",
+          terminationGracePeriodSeconds: 1,
+          automountServiceAccountToken: false,
+          containers: [{ name: "c", image: "busybox:1.36" }],
+        },
+      }, { namespace: name });
+      await client.delete(CoreTypes.Namespace, name);
+      // No kubelet confirms the pod's deletion: after kube's estimate (its 1 s grace period) the pass fails on it.
+      const failed = {
+        status: "True",
+        reason: "ContentDeletionFailed",
+        message:
+          `Failed to delete all resource types, 1 remaining: unexpected items still remain in namespace: ${name} ` +
+          "for gvr: /v1, Resource=pods",
+      };
+      await awaitConditions(client, name, conditions({ NamespaceDeletionContentFailure: failed }), "content failure");
+      const later = await client.get(CoreTypes.ConfigMap, "later", { namespace: name });
+      assert.equal(later.metadata.deletionTimestamp, undefined, "other content still waits for the pods");
+      // Once the pod is gone the pass goes on: the failure clears and the namespace goes.
+      await client.delete(CoreTypes.Pod, "stuck", { namespace: name, gracePeriodSeconds: 0 });
+      await gone(client, name);
+    },
+  },
 ];

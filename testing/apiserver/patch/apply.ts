@@ -37,19 +37,21 @@ export interface ServerSideApplyOptions {
   subresource?: string;
 }
 
-interface Entry {
+/** A managedFields entry and its field set. */
+export interface Entry {
   raw: ManagedFieldsEntry;
   set: FieldSet;
 }
 
-function readEntries(obj: KubeObject | undefined): Entry[] {
+/** The valid entries of `obj`'s managedFields with their field sets. */
+export function readEntries(obj: KubeObject | undefined): Entry[] {
   const list = (obj?.metadata?.managedFields ?? []) as ManagedFieldsEntry[];
   return list.filter((e) => e && typeof e.manager === "string")
     .map((raw) => ({ raw: structuredClone(raw), set: fromFieldsV1(raw.fieldsV1 ?? {}) }));
 }
 
 /** The entries with a non-empty set, in kube's order (managedfields.go sortEncodedManagedFields). */
-function writeEntries(entries: Entry[]): ManagedFieldsEntry[] {
+export function writeEntries(entries: Entry[]): ManagedFieldsEntry[] {
   const seconds = (e: Entry) => e.raw.time ? Math.floor(Date.parse(e.raw.time) / 1000) : 0;
   const order = (a: Entry, b: Entry): number =>
     compareStrings(a.raw.operation, b.raw.operation) || seconds(a) - seconds(b) ||
@@ -63,7 +65,8 @@ function writeEntries(entries: Entry[]): ManagedFieldsEntry[] {
   }));
 }
 
-function sameEntry(raw: ManagedFieldsEntry, manager: string, operation: string, subresource?: string): boolean {
+/** Whether `raw` is the entry of `manager`, `operation` and `subresource`. */
+export function sameEntry(raw: ManagedFieldsEntry, manager: string, operation: string, subresource?: string): boolean {
   return raw.manager === manager && raw.operation === operation && (raw.subresource ?? "") === (subresource ?? "");
 }
 
@@ -334,7 +337,11 @@ export function managedFieldsAfterUpdate(
   const afterSet = fieldsOf(after, meta, { status });
   const beforeSet = before ? fieldsOf(before, meta, { status }) : new FieldSet();
   const changed = new FieldSet();
+  const custom = opts.def?.custom ?? false;
   for (const p of afterSet.paths()) {
+    // An empty struct (`metadata: {}`, a built-in kind's `spec: {}`) is its Go zero value, which the new object the
+    // write is compared with has too.
+    if (isZeroStruct(p, valueAt(after, p), custom)) continue;
     if (!beforeSet.has(p) || !deepEqual(valueAt(before, p), valueAt(after, p))) {
       const last = p[p.length - 1];
       // A keyed element whose children changed is not itself a change, unless it is new.
@@ -393,6 +400,12 @@ const BUILTIN_ZERO_VALUE_FIELDS = new Set([
   "f:updateStrategy",
   "f:containers",
 ]);
+
+function isZeroStruct(path: FieldPath, value: unknown, custom: boolean): boolean {
+  if (!isPlainObject(value) || Object.keys(value).length > 0) return false;
+  const last = path[path.length - 1];
+  return (path.length === 1 && last === "f:metadata") || (!custom && BUILTIN_ZERO_VALUE_FIELDS.has(last));
+}
 
 function isAddedContainer(
   before: KubeObject | undefined,

@@ -18,6 +18,7 @@ import { CORE_EVENTS, EVENTS_V1 } from "./events.ts";
 import { LEASES } from "./leases.ts";
 import { NAMESPACES } from "./namespaces.ts";
 import { PODS } from "./pods.ts";
+import { LIMIT_RANGES, RESOURCE_QUOTAS } from "./limit_ranges.ts";
 import { PRIORITY_CLASSES } from "./priority_classes.ts";
 import { CRONJOBS, JOBS } from "./batch.ts";
 import { CLUSTER_ROLE_BINDINGS, CLUSTER_ROLES, ROLE_BINDINGS, ROLES } from "./rbac.ts";
@@ -44,7 +45,8 @@ export const BUILTIN_STRATEGIES: ReadonlyArray<[groupResource: string, strategy:
   ["scheduling.k8s.io/priorityclasses", PRIORITY_CLASSES],
   ["/serviceaccounts", RETURNS_DELETED],
   ["/persistentvolumeclaims", RETURNS_DELETED],
-  ["/resourcequotas", RETURNS_DELETED],
+  ["/resourcequotas", RESOURCE_QUOTAS],
+  ["/limitranges", LIMIT_RANGES],
   [`${RBAC_GROUP}/roles`, ROLES],
   [`${RBAC_GROUP}/rolebindings`, ROLE_BINDINGS],
   [`${RBAC_GROUP}/clusterroles`, CLUSTER_ROLES],

@@ -17,8 +17,11 @@ export const DEFAULT_NAMESPACES: readonly string[] = ["default", "kube-system", 
 export const NAMESPACES: ResourceStrategy = {
   validateName: validateLabelName,
   returnDeletedObject: true,
-  prepareForCreate(obj: KubeObject): void {
+  // kube's SetDefaults_Namespace: the label is a decoding default (on every write, owned by its writer).
+  default(obj: KubeObject): void {
     obj.metadata.labels = { ...obj.metadata.labels, "kubernetes.io/metadata.name": obj.metadata.name! };
+  },
+  prepareForCreate(obj: KubeObject): void {
     obj.spec = { finalizers: ["kubernetes"], ...obj.spec };
     obj.status = { phase: "Active" };
   },

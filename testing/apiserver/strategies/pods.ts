@@ -12,7 +12,13 @@ import { jsonEqual } from "../object_rules.ts";
 import type { ResourceStrategy } from "../strategy.ts";
 import type { StatusCause } from "../../../runtime/client/errors.ts";
 import { fieldInvalid } from "../validation/field_errors.ts";
-import { defaultPodSpec, validatePodSpec, validatePodSpecUpdate } from "../validation/pod_spec.ts";
+import { compareQuantities, quantity } from "../resource_quantity.ts";
+import {
+  defaultPodSpec,
+  defaultRequestsFromLimits,
+  validatePodSpec,
+  validatePodSpecUpdate,
+} from "../validation/pod_spec.ts";
 
 const MIRROR = "kubernetes.io/config.mirror";
 
@@ -25,6 +31,25 @@ function mirrorPodAnnotation(pod: KubeObject): StatusCause[] {
   ];
 }
 
+/**
+ * kube's GetPodQOS over cpu and memory: BestEffort without any request or limit, Guaranteed when every container
+ * limits both and requests what it limits, Burstable otherwise.
+ */
+function qosClass(spec: KubeObject["spec"]): string {
+  let any = false;
+  let guaranteed = true;
+  for (const c of [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])]) {
+    const requests = c?.resources?.requests ?? {};
+    const limits = c?.resources?.limits ?? {};
+    for (const k of ["cpu", "memory"]) {
+      const [request, limit] = [quantity(requests[k]), quantity(limits[k])];
+      if ((request && request.num !== 0n) || (limit && limit.num !== 0n)) any = true;
+      if (!limit || limit.num === 0n || (request && compareQuantities(request, limit) !== 0)) guaranteed = false;
+    }
+  }
+  return !any ? "BestEffort" : guaranteed ? "Guaranteed" : "Burstable";
+}
+
 /** The strategy of core v1 pods. */
 export const PODS: ResourceStrategy = {
   returnDeletedObject: true,
@@ -32,11 +57,13 @@ export const PODS: ResourceStrategy = {
     obj.spec = obj.spec && typeof obj.spec === "object" ? obj.spec : {};
     // The `default` account is the ServiceAccount admission plugin's (mirror pods have none).
     if (obj.spec.serviceAccount) obj.spec.serviceAccountName ??= obj.spec.serviceAccount;
-    obj.status = { phase: "Pending", qosClass: "BestEffort" };
+    defaultRequestsFromLimits(obj.spec);
+    obj.status = { phase: "Pending", qosClass: qosClass(obj.spec) };
   },
   default(obj: KubeObject): void {
     if (!obj.spec || typeof obj.spec !== "object") return;
     defaultPodSpec(obj.spec);
+    defaultRequestsFromLimits(obj.spec);
     obj.spec.enableServiceLinks ??= true;
     if (obj.spec.serviceAccountName) obj.spec.serviceAccount ??= obj.spec.serviceAccountName;
   },

@@ -5,6 +5,7 @@
  * checks (containers required, container names and images, restartPolicy, which fields a pod update may change).
  * @module
  */
+import { compareQuantities, formatQuantity, quantity } from "../resource_quantity.ts";
 import type { StatusCause } from "../../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { dns1123LabelErrors } from "../../../runtime/apimachinery/names.ts";
@@ -72,6 +73,7 @@ export function validatePodSpec(spec: Json, field: string): StatusCause[] {
         seen.add(name);
       }
       if (!c?.image || typeof c.image !== "string" || !c.image.trim()) causes.push(fieldRequired(`${at}.image`));
+      causes.push(...requestsWithinLimits(c?.resources, `${at}.resources.requests`));
     });
   check(containers, `${field}.containers`);
   check(Array.isArray(spec?.initContainers) ? spec.initContainers : [], `${field}.initContainers`);
@@ -80,6 +82,33 @@ export function validatePodSpec(spec: Json, field: string): StatusCause[] {
     causes.push(fieldNotSupported(`${field}.restartPolicy`, restart, ["Always", "OnFailure", "Never"]));
   }
   return causes;
+}
+
+/** kube's ValidateResourceRequirements: a request above its limit is invalid. */
+function requestsWithinLimits(resources: Json, field: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const limits = resources?.limits ?? {};
+  for (const [k, v] of Object.entries(resources?.requests ?? {})) {
+    const [request, limit] = [quantity(v), quantity(limits[k])];
+    if (!request || !limit || compareQuantities(request, limit) <= 0) continue;
+    const text = formatQuantity(request);
+    causes.push(fieldInvalid(field, text, `must be less than or equal to ${k} limit of ${formatQuantity(limit)}`));
+  }
+  return causes;
+}
+
+/**
+ * kube's SetDefaults_Pod (pods only, not templates): a container's limit without a request is also its request.
+ * Decoding defaults a pod before admission, so LimitRanger sees the copied requests.
+ */
+export function defaultRequestsFromLimits(spec: Json): void {
+  for (const key of ["containers", "initContainers"]) {
+    for (const c of Array.isArray(spec?.[key]) ? spec[key] : []) {
+      const limits = c?.resources?.limits;
+      if (!limits || typeof limits !== "object") continue;
+      c.resources.requests = { ...limits, ...c.resources.requests };
+    }
+  }
 }
 
 /** What ValidatePodUpdate lets change, in its message's words. */

@@ -1,0 +1,120 @@
+/**
+ * Resource quantities as kube's admission plugins use them (k8s.io/apimachinery resource.Quantity): exact values
+ * parsed from their text (cel/quantity.ts parseQuantity), the format their suffix picks (DecimalSI, BinarySI,
+ * DecimalExponent), sums that keep the first operand's format, milli-value comparisons, and `String()` — the canonical
+ * text kube prints in its messages (`0.5` → `500m`, `2048Mi` → `2Gi`, `1500` → `1500`).
+ * @module
+ */
+import { parseQuantity } from "./cel/quantity.ts";
+import type { Unstructured as KubeObject } from "./unstructured.ts";
+
+/** A quantity: an exact value (num/den) and the format of the text it came from. */
+export interface Quantity {
+  num: bigint;
+  den: bigint;
+  format: "DecimalSI" | "BinarySI" | "DecimalExponent";
+}
+
+/** A resource list as stored (`{cpu: "500m"}`). */
+export type ResourceList = Record<string, string>;
+
+/** Parses quantity text; undefined when kube would not read it. */
+export function quantity(text: unknown): Quantity | undefined {
+  if (typeof text === "number") text = String(text);
+  if (typeof text !== "string") return undefined;
+  const value = parseQuantity(text.trim());
+  if (!value) return undefined;
+  const format = /[KMGTPE]i$/.test(text) ? "BinarySI" : /[eE][-+]?\d+$/.test(text) ? "DecimalExponent" : "DecimalSI";
+  return { ...value, format };
+}
+
+/** a + b, in a's format (kube's Quantity.Add). */
+export function addQuantities(a: Quantity, b: Quantity): Quantity {
+  const num = a.num * b.den + b.num * a.den;
+  const den = a.den * b.den;
+  const g = gcd(num, den);
+  return { num: num / g, den: den / g, format: a.format };
+}
+
+/** -1, 0 or 1 as a is less than, equal to or greater than b. */
+export function compareQuantities(a: Quantity, b: Quantity): number {
+  const d = a.num * b.den - b.num * a.den;
+  return d < 0n ? -1 : d > 0n ? 1 : 0;
+}
+
+/** The value in thousandths, rounded up (kube's MilliValue). */
+export function milliValue(q: Quantity): bigint {
+  return ceilDiv(q.num * 1000n, q.den);
+}
+
+/** kube's Quantity.String(): the canonical text of the value in its format. */
+export function formatQuantity(q: Quantity): string {
+  // kube rounds up to nano precision first.
+  const nanos = ceilDiv(q.num * 1_000_000_000n, q.den);
+  const integral = nanos % 1_000_000_000n === 0n;
+  const whole = nanos / 1_000_000_000n;
+  if (q.format === "BinarySI" && integral && (whole >= 1024n || whole <= -1024n)) {
+    let n = whole;
+    let e = 0;
+    while (e < 6 && n % 1024n === 0n) [n, e] = [n / 1024n, e + 1];
+    return `${n}${["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"][e]}`;
+  }
+  if (nanos === 0n) return "0";
+  let mantissa = nanos;
+  let exponent = -9;
+  while (mantissa % 10n === 0n) [mantissa, exponent] = [mantissa / 10n, exponent + 1];
+  const mod = ((exponent % 3) + 3) % 3;
+  mantissa *= 10n ** BigInt(mod);
+  exponent -= mod;
+  if (q.format === "DecimalExponent") return exponent === 0 ? `${mantissa}` : `${mantissa}e${exponent}`;
+  const suffix: Record<number, string> = {
+    [-9]: "n",
+    [-6]: "u",
+    [-3]: "m",
+    0: "",
+    3: "k",
+    6: "M",
+    9: "G",
+    12: "T",
+    15: "P",
+    18: "E",
+  };
+  return `${mantissa}${suffix[exponent] ?? `e${exponent}`}`;
+}
+
+/**
+ * A pod's requests and limits by resource (kube's PodRequests/PodLimits): its containers' summed, an init
+ * container's taken where larger.
+ */
+export function podResourceTotals(pod: KubeObject): [Map<string, Quantity>, Map<string, Quantity>] {
+  const spec = pod.spec ?? {};
+  const total = (kind: "requests" | "limits") => {
+    const sum = new Map<string, Quantity>();
+    for (const c of Array.isArray(spec.containers) ? spec.containers : []) {
+      for (const [k, v] of Object.entries(c?.resources?.[kind] ?? {})) {
+        const q = quantity(v);
+        if (q) sum.set(k, sum.has(k) ? addQuantities(sum.get(k)!, q) : q);
+      }
+    }
+    for (const c of Array.isArray(spec.initContainers) ? spec.initContainers : []) {
+      for (const [k, v] of Object.entries(c?.resources?.[kind] ?? {})) {
+        const q = quantity(v);
+        if (q && (!sum.has(k) || compareQuantities(q, sum.get(k)!) > 0)) sum.set(k, q);
+      }
+    }
+    return sum;
+  };
+  return [total("requests"), total("limits")];
+}
+
+function ceilDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b !== 0n && (a > 0n) === (b > 0n) ? q + 1n : q;
+}
+
+function gcd(a: bigint, b: bigint): bigint {
+  a = a < 0n ? -a : a;
+  b = b < 0n ? -b : b;
+  while (b) [a, b] = [b, a % b];
+  return a || 1n;
+}

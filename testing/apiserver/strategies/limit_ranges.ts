@@ -1,0 +1,41 @@
+/**
+ * Core v1 LimitRanges and ResourceQuotas. ResourceQuotas start with an empty status (the quota controller and the
+ * ResourceQuota admission plugin write it through /status). LimitRanges: kube's SetDefaults_LimitRangeItem fills a Container item's `default` from `max` and its
+ * `defaultRequest` from `default`, then from `min` (the LimitRanger admission plugin applies them to pods).
+ * @module
+ */
+import type { Unstructured as KubeObject } from "../unstructured.ts";
+import type { ResourceStrategy } from "../strategy.ts";
+
+type List = Record<string, unknown>;
+
+/** The strategy of core v1 limitranges. */
+export const LIMIT_RANGES: ResourceStrategy = {
+  default(lr: KubeObject): void {
+    for (const item of Array.isArray(lr.spec?.limits) ? lr.spec.limits : []) {
+      if (!item || typeof item !== "object" || item.type !== "Container") continue;
+      const fill = (into: List, from: unknown) => {
+        for (const [k, v] of Object.entries(isList(from) ? from : {})) if (!(k in into)) into[k] = v;
+      };
+      const limit: List = isList(item.default) ? { ...item.default } : {};
+      fill(limit, item.max);
+      const request: List = isList(item.defaultRequest) ? { ...item.defaultRequest } : {};
+      fill(request, limit);
+      fill(request, item.min);
+      if (Object.keys(limit).length > 0) item.default = limit;
+      if (Object.keys(request).length > 0) item.defaultRequest = request;
+    }
+  },
+};
+
+function isList(v: unknown): v is List {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+/** The strategy of core v1 resourcequotas. */
+export const RESOURCE_QUOTAS: ResourceStrategy = {
+  returnDeletedObject: true,
+  prepareForCreate(q: KubeObject): void {
+    q.status = {};
+  },
+};
