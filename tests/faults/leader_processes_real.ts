@@ -146,7 +146,8 @@ export async function runLeaderProcessesReal(
           }
           case "sigstop-leader":
             result.sigstops++;
-            return await pool.stopAndResume(leader, LEASE.renewDeadlineMs + 100 + rand() * 2 * LEASE.durationMs);
+            await pool.stopAndResume(leader, LEASE.renewDeadlineMs + 100 + rand() * 2 * LEASE.durationMs);
+            return;
           case "outage":
           case "outage-state-loss": {
             const stateLoss = fault === "outage-state-loss";

@@ -38,6 +38,8 @@ export interface ProcessRoundCounts {
   rounds: number;
   sigkills: number;
   sigstops: number;
+  /** SIGSTOPs not sent because the replica never settled (a SIGKILL went instead): see ReplicaPool.stopAndResume. */
+  stopsSkippedBusy?: number;
   /** Replicas started, the first ones and every replacement. */
   spawned: number;
   /** Rounds that did not settle (no leader, buckets without a live holder) within the deadline. */
@@ -203,28 +205,48 @@ export class ReplicaPool {
   }
 
   /**
-   * SIGSTOPs `r` for `stoppedMs`, then SIGCONTs it. With `quiet`, the stop waits (up to 5 s, the churn paused) until
-   * `r` has sent nothing for `quietMs`: a stop between a passed fence check and that request's socket write is the
-   * one window the fence documents; the churn resumes during the stop, so the resumed replica finds work waiting.
+   * SIGSTOPs `r` for `stoppedMs`, then SIGCONTs it, and says whether it did. With `quiet`, the stop waits (up to
+   * 10 s, the churn paused) until no churn step is running, `settled` (when given) says the replicas have nothing left
+   * to do, and `r` has sent nothing for `quietMs`: a stop between a passed fence check and that request's socket write
+   * is the one window the fence documents (it holds only while such a pause stays below leaseDuration −
+   * renewDeadline), and a replica with work in hand can be anywhere in it. One that never settles in that time (a
+   * loaded machine, a backlog) is not stopped at all — the caller injects another fault — rather than stopped
+   * mid-write. The churn resumes during the stop, so the resumed replica finds work waiting.
    */
   async stopAndResume(
     r: Replica,
     stoppedMs: number,
-    quiet?: { churn: Churn; lastWriteAt: Map<string, number>; quietMs: number },
-  ): Promise<void> {
+    quiet?: {
+      churn: Churn;
+      lastWriteAt: Map<string, number>;
+      quietMs: number;
+      settled?: () => Promise<boolean>;
+    },
+  ): Promise<boolean> {
     if (quiet) {
       quiet.churn.paused = true;
-      const quietBy = performance.now() + 5_000;
-      while (
-        performance.now() - (quiet.lastWriteAt.get(r.identity!) ?? 0) < quiet.quietMs && performance.now() < quietBy
-      ) {
+      const by = performance.now() + 10_000;
+      // Quiet is checked again after `settled`, which may take a while: the stop must follow a quiet moment at once.
+      const ready = async () =>
+        !quiet.churn.stepping &&
+        performance.now() - (quiet.lastWriteAt.get(r.identity!) ?? 0) >= quiet.quietMs &&
+        (await quiet.settled?.() ?? true) &&
+        performance.now() - (quiet.lastWriteAt.get(r.identity!) ?? 0) >= quiet.quietMs;
+      let isReady = await ready();
+      while (!isReady && performance.now() < by) {
         await sleep(10);
+        isReady = await ready();
+      }
+      if (!isReady) {
+        quiet.churn.paused = false;
+        return false;
       }
     }
     this.signal(r, "SIGSTOP");
     if (quiet) quiet.churn.paused = false;
     await sleep(stoppedMs);
     this.signal(r, "SIGCONT");
+    return true;
   }
 
   /** Resumes every replica, SIGKILLs those still running and reaps them all (not recorded in the timeline). */
@@ -252,6 +274,8 @@ function kill(r: Replica, sig: Deno.Signal): void {
 export interface Churn {
   /** While true the loop makes no changes. */
   paused: boolean;
+  /** A step is running (pausing lets it finish). */
+  readonly stepping: boolean;
   /** Ends the loop once its current step finished. */
   stop(): Promise<void>;
 }
@@ -259,8 +283,12 @@ export interface Churn {
 /** Calls `step(1)`, `step(2)`, … every `intervalMs` until stopped (skipping steps while paused). */
 export function startChurn(step: (n: number) => void | Promise<void>, intervalMs: number): Churn {
   let running = true;
+  let stepping = false;
   const churn: Churn = {
     paused: false,
+    get stepping() {
+      return stepping;
+    },
     stop: async () => {
       running = false;
       await loop;
@@ -272,7 +300,12 @@ export function startChurn(step: (n: number) => void | Promise<void>, intervalMs
         await sleep(10);
         continue;
       }
-      await step(n);
+      stepping = true;
+      try {
+        await step(n);
+      } finally {
+        stepping = false;
+      }
       await sleep(intervalMs);
     }
   })();

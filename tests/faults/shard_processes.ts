@@ -159,9 +159,13 @@ export async function runShardProcesses(
         if (!victim) return;
         const r = rand();
         if (r < 0.4) {
-          result.sigstops++;
           const stoppedMs = LEASE.renewDeadlineMs + 100 + rand() * 2 * LEASE.durationMs;
-          await pool.stopAndResume(victim, stoppedMs, { churn, lastWriteAt, quietMs: QUIET_MS });
+          if (await pool.stopAndResume(victim, stoppedMs, { churn, lastWriteAt, quietMs: QUIET_MS })) {
+            result.sigstops++;
+          } else {
+            result.sigkills++; // it never fell quiet: a SIGKILL instead of a stop in the middle of a write
+            pool.signal(victim, "SIGKILL");
+          }
         } else if (r < 0.8) {
           result.sigkills++;
           pool.signal(victim, "SIGKILL");
