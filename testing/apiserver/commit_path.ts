@@ -9,6 +9,7 @@
  */
 import type { Clock } from "../../runtime/clock.ts";
 import { applyFieldValidation } from "./field_validation.ts";
+import { decodeBody } from "./commit_decode.ts";
 import { ApiError, failureStatus, type StatusCause } from "../../runtime/client/errors.ts";
 import { apiVersionOf, type KubeList, type ResourceType } from "../../runtime/types.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
@@ -25,8 +26,7 @@ import type { ResourceDef } from "./resource_def.ts";
 import { alreadyExists, badRequest, conflict, internalError, invalid, notFound } from "./status_errors.ts";
 import type { ObjectStore } from "./object_storage.ts";
 import { BUILTIN_STRATEGIES, CUSTOM_RESOURCES } from "./strategies/builtin.ts";
-import { type ResourceStrategy, type StrategyContext, StrategyRegistry } from "./strategy.ts";
-import { checkTypeMeta } from "./validation/type_meta.ts";
+import { type StrategyContext, StrategyRegistry } from "./strategy.ts";
 import { fieldImmutable } from "./validation/field_errors.ts";
 import { validateGenerateName, validateObjectMeta } from "./validation/object_meta.ts";
 
@@ -149,11 +149,12 @@ export class FakeStore {
   #create(ref: ResourceRef, body: KubeObject, opts: WriteOptions, onUpdate: boolean): KubeObject {
     const def = this.def(ref);
     const strategy = this.strategies.for(def);
-    let obj = decodeBody(this, def, strategy, body, "create");
-    // Built-ins' duplicate JSON keys fail decoding, before anything else; custom resources' strategy reports them
-    // with the unknown fields pruning finds.
+    const decoded = decodeBody(this.registry, def, strategy, body, "create");
+    let obj = decoded.obj;
+    // Built-ins' duplicate JSON keys and unknown fields fail decoding, before anything else; custom resources'
+    // strategy reports them with the unknown fields pruning finds.
     const warnings = opts.warnings ?? [];
-    if (!def.custom) applyFieldValidation({ def, verb: "create", ...opts, warnings }, []);
+    if (!def.custom) applyFieldValidation({ def, verb: "create", ...opts, warnings }, decoded.unknown);
     let meta = obj.metadata;
     // kube's storage refuses it after validation and admission (500, no reason); a PUT that creates ignores it.
     const sentResourceVersion = onUpdate ? undefined : meta.resourceVersion;
@@ -216,8 +217,8 @@ export class FakeStore {
     const def = this.def(ref);
     const strategy = this.strategies.for(def);
     const verb = "update" as const;
-    const obj = decodeBody(this, def, strategy, body, verb);
-    if (!def.custom) applyFieldValidation({ def, verb, ...opts, warnings: opts.warnings ?? [] }, []);
+    const { obj, unknown } = decodeBody(this.registry, def, strategy, body, verb);
+    if (!def.custom) applyFieldValidation({ def, verb, ...opts, warnings: opts.warnings ?? [] }, unknown);
     const name = opts.name ?? obj.metadata.name;
     if (!name) throw badRequest("name is required in the object metadata", verb);
     if (obj.metadata.name && obj.metadata.name !== name) {
@@ -449,31 +450,6 @@ export class FakeStore {
     const n = this.#nextIp++;
     return `10.96.${(n >> 8) & 255}.${n & 255}`;
   }
-}
-
-/**
- * A copy of a request body in the stored form, with an object `metadata`; 400 when the body is not an object, names
- * another kind or version than the URL, or holds what the kind's codec cannot read (base64, MicroTime).
- */
-function decodeBody(
-  store: FakeStore,
-  def: ResourceDef,
-  strategy: ResourceStrategy,
-  body: KubeObject,
-  verb: string,
-): KubeObject {
-  if (!body || typeof body !== "object" || Array.isArray(body)) {
-    throw badRequest("the request body must be a JSON object", verb);
-  }
-  checkTypeMeta(store.registry, def, body, verb);
-  const codecError = strategy.decodeError?.(body);
-  if (codecError) {
-    throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${codecError}`, verb);
-  }
-  let obj = structuredClone(body) as KubeObject;
-  if (strategy.conversion) obj = strategy.conversion.toStorage(obj);
-  obj.metadata = obj.metadata && typeof obj.metadata === "object" ? obj.metadata : {};
-  return obj;
 }
 
 /** The etcd key kube-apiserver names in storage errors (`/registry/configmaps/ns/name`). */

@@ -135,6 +135,54 @@ export function goTypeError(group: string, version: string, kind: string, body: 
   return first;
 }
 
+/**
+ * Drops the fields of `body` its Go type (`group/version/kind`) does not declare, as kube's JSON decoder does for
+ * built-in kinds, and returns their paths in document order (`metadata.bogus`, `spec.containers[0].bogus`) for
+ * `fieldValidation` (sigs.k8s.io/json's strict errors). Nothing is dropped when the kind is not recorded.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { dropUnknownGoFields } from "./go_json_types.ts";
+ * const body = { metadata: { name: "a", bogus: 1 }, data: { a: "1" }, extra: true };
+ * assert.deepEqual(dropUnknownGoFields("", "v1", "ConfigMap", body), ["metadata.bogus", "extra"]);
+ * assert.deepEqual(body, { metadata: { name: "a" }, data: { a: "1" } });
+ * ```
+ */
+export function dropUnknownGoFields(group: string, version: string, kind: string, body: unknown): string[] {
+  const root = TABLE.kinds[`${group}/${version}/${kind}`];
+  if (!root || !body || typeof body !== "object" || Array.isArray(body)) return [];
+  const unknown: string[] = [];
+  const visit = (value: unknown, type: string, path: string) => {
+    if (value === null || typeof value !== "object") return;
+    if (type.startsWith("[]")) {
+      if (Array.isArray(value)) value.forEach((item, i) => visit(item, type.slice(2), `${path}[${i}]`));
+      return;
+    }
+    if (type.startsWith("map[string]")) {
+      if (Array.isArray(value)) return;
+      for (const [k, v] of Object.entries(value)) visit(v, type.slice(11), `${path}.${k}`);
+      return;
+    }
+    if (type.startsWith("#") && !Array.isArray(value)) walk(value as Record<string, unknown>, type.slice(1), path);
+  };
+  const walk = (obj: Record<string, unknown>, name: string, path: string) => {
+    const fields = fieldsOf(name);
+    for (const [key, value] of Object.entries(obj)) {
+      const at = path ? `${path}.${key}` : key;
+      const type = fields.get(key);
+      // apiVersion and kind are TypeMeta's (inlined, not in the table's structs).
+      if (type) visit(value, type, at);
+      else if (!(path === "" && (key === "apiVersion" || key === "kind"))) {
+        unknown.push(at);
+        delete obj[key];
+      }
+    }
+  };
+  walk(body as Record<string, unknown>, root, "");
+  return unknown;
+}
+
 /** An int32/int64 field: a whole number in range, else encoding/json's error (`number 1.5`, `string`). */
 function checkInt(value: unknown, type: string, mismatch: (what?: string) => void): void {
   if (typeof value !== "number") return mismatch();

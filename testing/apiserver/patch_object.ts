@@ -10,7 +10,8 @@ import type { PatchType } from "../../runtime/client/client.ts";
 import { ApiError, failureStatus } from "../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { FakeStore, WriteOptions } from "./commit_path.ts";
-import { goTypeError } from "./go_json_types.ts";
+import { dropUnknownGoFields, goTypeError } from "./go_json_types.ts";
+import { applyFieldValidation } from "./field_validation.ts";
 import { requireObject } from "./http_body.ts";
 import { rfc3339 } from "./object_rules.ts";
 import { serverSideApply } from "./patch/apply.ts";
@@ -145,6 +146,16 @@ export function patchObject(
   const obj = requireObject(next, "patch") as KubeObject;
   const typeError = def.custom ? undefined : goTypeError(def.group, def.version, def.kind, obj);
   if (typeError) throw patchedUndecodable(patchedJson(obj, patch, type), typeError);
+  if (!def.custom) {
+    // Fields the Go type lacks: Strict refuses the patched object, in its words; otherwise they are dropped.
+    const unknown = dropUnknownGoFields(def.group, def.version, def.kind, structuredClone(obj));
+    if (unknown.length > 0 && opts.fieldValidation === "Strict") {
+      const why = `strict decoding error: ${unknown.map((p) => `unknown field "${p}"`).join(", ")}`;
+      throw patchedUndecodable(patchedJson(obj, patch, type), why);
+    }
+    dropUnknownGoFields(def.group, def.version, def.kind, obj);
+    applyFieldValidation({ def, verb: "update", fieldValidation: opts.fieldValidation, warnings }, unknown);
+  }
   obj.metadata = isObject(obj.metadata) ? obj.metadata : {};
   if (!obj.metadata.resourceVersion) obj.metadata.resourceVersion = current.metadata.resourceVersion;
   const updated = store.update(def, obj, {

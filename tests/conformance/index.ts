@@ -24,6 +24,7 @@ import { defaultingCases } from "./defaulting.ts";
 import { deletionCases } from "./deletion.ts";
 import { decodingCases } from "./decoding.ts";
 import { decodingBodyCases } from "./decoding_bodies.ts";
+import { decodingUnknownFieldCases } from "./decoding_unknown_fields.ts";
 import { deletionApiCases } from "./deletion_api.ts";
 import { discoveryCases } from "./discovery.ts";
 import { healthCases } from "./health.ts";
@@ -73,6 +74,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "http", cases: statusDetailCases },
   { topic: "decoding", cases: decodingCases },
   { topic: "decoding", cases: decodingBodyCases },
+  { topic: "decoding", cases: decodingUnknownFieldCases },
   { topic: "authz", cases: authzAnonymousCases },
   { topic: "admission-webhooks", cases: admissionWebhookCases },
   { topic: "admission-webhooks", cases: admissionWebhookCrdCases },
