@@ -30,6 +30,7 @@ import { discoveryCases } from "./discovery.ts";
 import { healthCases } from "./health.ts";
 import { httpCases } from "./http.ts";
 import { listCases } from "./list.ts";
+import { listEncodingCases } from "./list_encoding.ts";
 import { namespaceTerminationCases } from "./namespace_termination.ts";
 import { patchCases } from "./patch.ts";
 import { patchOptionCases } from "./patch_options.ts";
@@ -57,6 +58,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "crd-deletion", cases: crdDeletionCases },
   { topic: "discovery", cases: discoveryCases },
   { topic: "list", cases: listCases },
+  { topic: "list", cases: listEncodingCases },
   { topic: "watch", cases: watchCases },
   { topic: "watch", cases: watchFidelityCases },
   { topic: "sharded-list-watch", cases: shardedListWatchCases },
