@@ -171,7 +171,10 @@ export class FakeStore {
     if (def.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     const admission = { def, verb: "create" as const, fieldValidation: opts.fieldValidation, warnings };
+    // kube's field manager runs before mutating admission: what admission sets belongs to no manager.
+    const beforeAdmission = opts.fieldManager ? structuredClone(obj) : undefined;
     obj = this.#admit("mutating", { ...admission, object: obj }, opts);
+    const afterAdmission = beforeAdmission && addsKeys(beforeAdmission, obj) ? structuredClone(obj) : undefined;
     meta = obj.metadata;
     const name = String(meta.name);
     const storageKey = storageKeyOf(def);
@@ -205,7 +208,8 @@ export class FakeStore {
     }
     if (opts.fieldManager) {
       // kube's field manager runs before the strategy: what PrepareForCreate set belongs to no manager.
-      const view = afterPrepare ? structuredClone(obj) : obj;
+      const view = afterPrepare || afterAdmission ? structuredClone(obj) : obj;
+      if (afterAdmission) dropAdded(view, beforeAdmission, afterAdmission);
       if (afterPrepare) dropAdded(view, beforePrepare, afterPrepare);
       this.#setManagedFields(def, undefined, view, opts, obj);
     }

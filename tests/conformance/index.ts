@@ -9,6 +9,7 @@ import { KubeClient } from "../../runtime/client/client.ts";
 import { loadKubeconfigFile } from "../../runtime/client/kubeconfig.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { admissionConfigurationCases } from "./admission_configurations.ts";
+import { admissionManagedFieldCases } from "./admission_managed_fields.ts";
 import { admissionWebhookCases } from "./admission_webhooks.ts";
 import { admissionWebhookCrdCases } from "./admission_webhooks_crd.ts";
 import { admissionPolicyCases } from "./admission_policies.ts";
@@ -86,6 +87,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "webhook-tls", cases: webhookSelfSignedCases },
   { topic: "pod-admission", cases: podAdmissionCases },
   { topic: "pod-admission", cases: serviceAccountAdmissionCases },
+  { topic: "pod-admission", cases: admissionManagedFieldCases },
 ];
 
 /**

@@ -2,7 +2,8 @@
  * Conformance cases: how kube-apiserver encodes lists and Status details (found by the differential battery,
  * tests/differential/). A built-in's list — a list, a page, a deletecollection's answer — is a typed Go list whose
  * items carry no apiVersion and kind; a custom resource's list is unstructured and its items keep theirs. A Status
- * about an object without a name (a create without one, invalid ListOptions) has no `details.name` (omitempty).
+ * about an object without a name (a create without one, invalid ListOptions) has no `details.name` (omitempty); a
+ * Table row asked for without its object (`includeObject=None`) holds `object: null` (an empty RawExtension).
  * @module
  */
 import assert from "node:assert/strict";
@@ -73,6 +74,28 @@ export const listEncodingCases: ConformanceCase[] = [
           field: "resourceVersionMatch",
         }],
       });
+    },
+  },
+  {
+    name: "a Table with includeObject=None: each row's object is null (built-in and custom resource)",
+    async run({ noRetry, ns }) {
+      const table = "application/json;as=Table;v=v1;g=meta.k8s.io";
+      assert.equal(
+        (await call(noRetry, "POST", `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: "enc-t" } })).code,
+        201,
+      );
+      for (
+        const path of [
+          `/api/v1/namespaces/${ns}/configmaps/enc-t`,
+          `/apis/conformance.kubeop.dev/v1/namespaces/${ns}/widgets`,
+        ]
+      ) {
+        const res = await noRetry.request("GET", `${path}?includeObject=None`, { accept: table });
+        const body = JSON.parse(new TextDecoder().decode(res.body));
+        assert.equal(res.status, 200, JSON.stringify(body));
+        assert.ok(body.rows.length > 0);
+        for (const row of body.rows) assert.ok("object" in row && row.object === null, JSON.stringify(row));
+      }
     },
   },
 ];

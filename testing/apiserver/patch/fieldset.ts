@@ -148,11 +148,18 @@ export function removeAt(obj: unknown, path: FieldPath): boolean {
  * ```
  */
 export function dropAdded(view: unknown, before: unknown, after: unknown): void {
+  if (Array.isArray(view) && Array.isArray(after) && Array.isArray(before)) {
+    // Items at the same index (a list admission added fields to, e.g. a container's volumeMounts).
+    for (let i = 0; i < Math.min(view.length, before.length, after.length); i++) {
+      dropAdded(view[i], before[i], after[i]);
+    }
+    return;
+  }
   if (!isPlainObject(view) || !isPlainObject(after)) return;
   const was = isPlainObject(before) ? before : {};
   for (const [k, v] of Object.entries(after)) {
     if (!(k in was)) delete view[k];
-    else if (isPlainObject(v)) dropAdded(view[k], was[k], v);
+    else if (isPlainObject(v) || Array.isArray(v)) dropAdded(view[k], was[k], v);
   }
 }
 
@@ -167,10 +174,13 @@ export function dropAdded(view: unknown, before: unknown, after: unknown): void 
  * ```
  */
 export function addsKeys(before: unknown, after: unknown): boolean {
+  if (Array.isArray(after) && Array.isArray(before)) {
+    return after.some((item, i) => i < before.length && addsKeys(before[i], item));
+  }
   if (!isPlainObject(after)) return false;
   const was = isPlainObject(before) ? before : {};
   for (const [k, v] of Object.entries(after)) {
-    if (!(k in was) || (isPlainObject(v) && addsKeys(was[k], v))) return true;
+    if (!(k in was) || ((isPlainObject(v) || Array.isArray(v)) && addsKeys(was[k], v))) return true;
   }
   return false;
 }
