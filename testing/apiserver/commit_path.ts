@@ -10,6 +10,7 @@
 import type { Clock } from "../../runtime/clock.ts";
 import { applyFieldValidation } from "./field_validation.ts";
 import { decodeBody } from "./commit_decode.ts";
+import { alwaysEncodedStructs } from "./go_json_types.ts";
 import { ApiError, failureStatus, type StatusCause } from "../../runtime/client/errors.ts";
 import { apiVersionOf, type KubeList, type ResourceType } from "../../runtime/types.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
@@ -213,6 +214,7 @@ export class FakeStore {
       if (afterPrepare) dropAdded(view, beforePrepare, afterPrepare);
       this.#setManagedFields(def, undefined, view, opts, obj);
     }
+    encodeEmptyStructs(def, obj); // after the field manager: an empty struct is no one's field
     return this.#persist(def, obj, opts.dryRun, opts.shared);
   }
 
@@ -335,6 +337,7 @@ export class FakeStore {
     // Read before managedFields are recorded into a copy: a finished deletion's removed object keeps what was sent.
     const nm = next.metadata;
     if (opts.fieldManager) next = this.#setManagedFields(def, old, next, opts, structuredClone(next));
+    encodeEmptyStructs(def, next);
     const comparable = { ...next, metadata: { ...next.metadata, resourceVersion: o.resourceVersion } };
     if (jsonEqual(comparable, old)) return structuredClone(this.present(def, old));
     if (opts.dryRun) return structuredClone(this.present(def, next));
@@ -453,6 +456,14 @@ export class FakeStore {
   #allocateIp(): string {
     const n = this.#nextIp++;
     return `10.96.${(n >> 8) & 255}.${n & 255}`;
+  }
+}
+
+/** A built-in's spec and status structs as Go encodes them: present, `{}` when empty. */
+function encodeEmptyStructs(def: ResourceDef, obj: KubeObject): void {
+  if (def.custom) return;
+  for (const f of alwaysEncodedStructs(def.group, def.version, def.kind)) {
+    if (obj[f] === undefined || obj[f] === null) obj[f] = {};
   }
 }
 

@@ -39,6 +39,7 @@ import { podAdmissionCases } from "./pod_admission.ts";
 import { serviceAccountAdmissionCases } from "./service_account_admission.ts";
 import { shardedListWatchCases } from "./sharded_list_watch.ts";
 import { statusDetailCases } from "./status_details.ts";
+import { storedShapeCases } from "./stored_shape.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
 import { validationKindCases } from "./validation_kinds.ts";
 import { validationMetaCases } from "./validation_meta.ts";
@@ -68,6 +69,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "validation", cases: validationKindCases },
   { topic: "validation", cases: validationWorkloadCases },
   { topic: "defaulting", cases: defaultingCases },
+  { topic: "defaulting", cases: storedShapeCases },
   { topic: "deletion", cases: deletionApiCases },
   { topic: "deletion", cases: namespaceTerminationCases },
   { topic: "patch", cases: patchCases },

@@ -57,7 +57,7 @@ export function normaliseValue(v: Any, key = ""): Any {
   if (v && typeof v === "object") {
     const out: Record<string, Any> = {};
     for (const k of Object.keys(v).sort()) out[k] = normaliseValue(v[k], k);
-    if (key === "" && out.kind === "Table") normaliseTableAges(out);
+    if (out.kind === "Table") normaliseTableAges(out);
     return out;
   }
   return v;

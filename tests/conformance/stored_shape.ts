@@ -1,0 +1,81 @@
+/**
+ * Conformance cases: the shape kube-apiserver stores and answers for built-in kinds no controller touches (found by
+ * the differential battery, tests/differential/). A kind's `spec` and `status` are Go value structs, so an object
+ * created without them answers `"status": {}` (and `"spec": {}`) — yet no manager owns the empty struct; the kinds
+ * whose strategies count generations (PodTemplate, NetworkPolicy, PriorityClass, EndpointSlice, FlowSchema, …) start
+ * at `metadata.generation` 1, an APIService carries none.
+ * @module
+ */
+import assert from "node:assert/strict";
+import type { KubeClient } from "../../runtime/client/client.ts";
+import type { ConformanceCase } from "./support.ts";
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
+async function create(client: KubeClient, path: string, body: Any): Promise<Any> {
+  const res = await client.request("POST", path, { body: JSON.stringify(body) });
+  const json = JSON.parse(new TextDecoder().decode(res.body));
+  assert.equal(res.status, 201, JSON.stringify(json));
+  return json;
+}
+
+async function remove(client: KubeClient, path: string): Promise<void> {
+  await client.request("DELETE", path);
+}
+
+export const storedShapeCases: ConformanceCase[] = [
+  {
+    name: "a ResourceQuota created without spec and status answers both {}, which no manager owns",
+    async run({ noRetry, ns }) {
+      const quota = await create(noRetry, `/api/v1/namespaces/${ns}/resourcequotas`, {
+        metadata: { name: "shape-quota", labels: { shape: "yes" } },
+      });
+      try {
+        assert.deepEqual([quota.spec, quota.status], [{}, {}]);
+        const owned = quota.metadata.managedFields[0].fieldsV1;
+        assert.equal(owned["f:spec"], undefined, JSON.stringify(owned));
+        assert.equal(owned["f:status"], undefined, JSON.stringify(owned));
+      } finally {
+        await remove(noRetry, `/api/v1/namespaces/${ns}/resourcequotas/shape-quota`);
+      }
+    },
+  },
+  {
+    name:
+      "generations: a PodTemplate, NetworkPolicy, PriorityClass and EndpointSlice start at 1; an APIService has none",
+    async run({ noRetry, ns }) {
+      const template = await create(noRetry, `/api/v1/namespaces/${ns}/podtemplates`, {
+        metadata: { name: "shape-pt" },
+        template: { spec: { containers: [{ name: "c", image: "busybox:1.36" }] } },
+      });
+      assert.equal(template.metadata.generation, 1);
+      const policy = await create(noRetry, `/apis/networking.k8s.io/v1/namespaces/${ns}/networkpolicies`, {
+        metadata: { name: "shape-np" },
+        spec: { podSelector: {} },
+      });
+      assert.equal(policy.metadata.generation, 1);
+      const slice = await create(noRetry, `/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`, {
+        metadata: { name: "shape-eps" },
+        addressType: "IPv4",
+        endpoints: [],
+      });
+      assert.equal(slice.metadata.generation, 1);
+      const cluster = [
+        ["/apis/scheduling.k8s.io/v1/priorityclasses", { metadata: { name: `shape-pc-${ns}` }, value: 7 }, 1],
+        ["/apis/apiregistration.k8s.io/v1/apiservices", {
+          metadata: { name: `v1.${ns}.shape.example.com` },
+          spec: { group: `${ns}.shape.example.com`, version: "v1", groupPriorityMinimum: 1, versionPriority: 1 },
+        }, undefined],
+      ] as const;
+      for (const [path, body, generation] of cluster) {
+        const made = await create(noRetry, path, body);
+        try {
+          assert.equal(made.metadata.generation, generation, `${path}: ${JSON.stringify(made.metadata)}`);
+        } finally {
+          await remove(noRetry, `${path}/${body.metadata.name}`);
+        }
+      }
+    },
+  },
+];
