@@ -3,7 +3,8 @@
  * tests/differential/). A built-in's list — a list, a page, a deletecollection's answer — is a typed Go list whose
  * items carry no apiVersion and kind; a custom resource's list is unstructured and its items keep theirs. A Status
  * about an object without a name (a create without one, invalid ListOptions) has no `details.name` (omitempty); a
- * Table row asked for without its object (`includeObject=None`) holds `object: null` (an empty RawExtension).
+ * Table row asked for without its object (`includeObject=None`) holds `object: null` (an empty RawExtension). A
+ * continue token that does not decode is refused in the storage's words.
  * @module
  */
 import assert from "node:assert/strict";
@@ -95,6 +96,22 @@ export const listEncodingCases: ConformanceCase[] = [
         assert.equal(res.status, 200, JSON.stringify(body));
         assert.ok(body.rows.length > 0);
         for (const row of body.rows) assert.ok("object" in row && row.object === null, JSON.stringify(row));
+      }
+    },
+  },
+  {
+    name: "a continue token that is not one: 400 'invalid continue token: continue key is not valid:' and Go's error",
+    async run({ noRetry, ns }) {
+      const cases: Array<[string, string]> = [
+        ["not-a-token", "invalid character '\\u009e' looking for beginning of value"],
+        ["a!bc", "illegal base64 data at input byte 1"],
+        ["abcde", "illegal base64 data at input byte 4"],
+      ];
+      for (const [token, why] of cases) {
+        const res = await call(noRetry, "GET", `/api/v1/namespaces/${ns}/configmaps?limit=1&continue=${token}`);
+        assert.equal(res.code, 400, JSON.stringify(res.json));
+        assert.equal(res.json.reason, "BadRequest");
+        assert.equal(res.json.message, `invalid continue token: continue key is not valid: ${why}`);
       }
     },
   },
