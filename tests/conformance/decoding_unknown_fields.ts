@@ -110,4 +110,33 @@ export const decodingUnknownFieldCases: ConformanceCase[] = [
       assert.match(warned.warning, /unknown field \\"bogusField\\"/);
     },
   },
+  {
+    name:
+      "every built-in group decodes so: a ServiceCIDR's unknown field (Strict) and a FlowSchema's wrong type are 400",
+    async run({ noRetry }) {
+      const cidr = await send(noRetry, "POST", `/apis/networking.k8s.io/v1/servicecidrs${strict}`, {
+        apiVersion: "networking.k8s.io/v1",
+        kind: "ServiceCIDR",
+        metadata: { name: "unk-cidr" },
+        spec: { cidrs: ["10.251.0.0/24"], bogus: 1 },
+      });
+      assert.equal(cidr.code, 400, JSON.stringify(cidr.json));
+      assert.equal(
+        cidr.json.message,
+        'ServiceCIDR in version "v1" cannot be handled as a ServiceCIDR: strict decoding error: unknown field "spec.bogus"',
+      );
+      const flow = await send(noRetry, "POST", "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", {
+        apiVersion: "flowcontrol.apiserver.k8s.io/v1",
+        kind: "FlowSchema",
+        metadata: { name: "unk-flow" },
+        spec: { priorityLevelConfiguration: { name: "global-default" }, matchingPrecedence: "high" },
+      });
+      assert.equal(flow.code, 400, JSON.stringify(flow.json));
+      assert.equal(
+        flow.json.message,
+        'FlowSchema in version "v1" cannot be handled as a FlowSchema: json: cannot unmarshal string into Go struct ' +
+          "field FlowSchemaSpec.spec.matchingPrecedence of type int32",
+      );
+    },
+  },
 ];
