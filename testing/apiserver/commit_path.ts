@@ -306,10 +306,15 @@ export class FakeStore {
     else delete m.deletionTimestamp;
     if (o.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = o.deletionGracePeriodSeconds;
     else delete m.deletionGracePeriodSeconds;
+    const ctx = this.#context(def, verb, opts, warnings);
     if (def.tracksGeneration) {
       // A custom resource without a status subresource: its status is like any other field (kube's CR strategy).
       const statusIsSpec = def.custom && !def.subresources.includes("status");
-      const bump = opts.subresource !== "status" && specChanged(old, next, statusIsSpec);
+      // Compared as kube does, after defaulting (kube defaults while decoding): a PUT leaving out defaulted fields
+      // changes nothing.
+      const defaulted = strategy.default ? structuredClone(next) : next;
+      strategy.default?.(defaulted, ctx);
+      const bump = opts.subresource !== "status" && specChanged(old, defaulted, statusIsSpec);
       m.generation = (o.generation ?? 1) + (bump ? 1 : 0);
     } else delete m.generation;
     if (m.managedFields === undefined && o.managedFields !== undefined) m.managedFields = o.managedFields;
@@ -325,7 +330,6 @@ export class FakeStore {
         }], verb);
       }
     }
-    const ctx = this.#context(def, verb, opts, warnings);
     strategy.prepareForUpdate?.(next, old, ctx);
     strategy.default?.(next, ctx);
     this.#check(def, name, [

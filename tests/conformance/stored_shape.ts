@@ -78,4 +78,41 @@ export const storedShapeCases: ConformanceCase[] = [
       }
     },
   },
+  {
+    name: "a PUT or patch that leaves out only defaulted fields keeps the generation (compared after defaulting)",
+    async run({ noRetry, ns }) {
+      const path = `/apis/apps/v1/namespaces/${ns}/deployments`;
+      const sent = {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "shape-gen", labels: { a: "1" } },
+        spec: {
+          selector: { matchLabels: { app: "g" } },
+          template: {
+            metadata: { labels: { app: "g" } },
+            spec: { containers: [{ name: "c", image: "busybox:1.36" }] },
+          },
+        },
+      };
+      const made = await create(noRetry, path, sent);
+      try {
+        assert.equal(made.metadata.generation, 1);
+        const put = await noRetry.request("PUT", `${path}/shape-gen`, {
+          body: JSON.stringify({ ...sent, metadata: { ...sent.metadata, labels: { a: "2" } } }),
+        });
+        const updated = JSON.parse(new TextDecoder().decode(put.body));
+        assert.equal(put.status, 200, JSON.stringify(updated));
+        assert.equal(updated.metadata.generation, 1);
+        const patched = await noRetry.request("PATCH", `${path}/shape-gen`, {
+          body: JSON.stringify({
+            spec: { template: { spec: { containers: [{ name: "c", image: "busybox:1.36" }] } } },
+          }),
+          contentType: "application/merge-patch+json",
+        });
+        assert.equal(JSON.parse(new TextDecoder().decode(patched.body)).metadata.generation, 1);
+      } finally {
+        await remove(noRetry, `${path}/shape-gen`);
+      }
+    },
+  },
 ];
