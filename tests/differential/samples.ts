@@ -143,9 +143,9 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
   "storage.k8s.io/v1/csistoragecapacities": () => ({ storageClassName: "standard" }),
   "storage.k8s.io/v1/storageclasses": () => ({ provisioner: "example.com/diff" }),
   "storage.k8s.io/v1/volumeattachments": () => ({
-    spec: { attacher: "example.com/diff", nodeName: "node-1", source: { persistentVolumeName: "pv-1" } },
+    spec: { attacher: "diff.example.com", nodeName: "node-1", source: { persistentVolumeName: "pv-1" } },
   }),
-  "storage.k8s.io/v1/volumeattributesclasses": () => ({ driverName: "example.com/diff" }),
+  "storage.k8s.io/v1/volumeattributesclasses": () => ({ driverName: "diff.example.com", parameters: { a: "b" } }),
   "admissionregistration.k8s.io/v1/mutatingwebhookconfigurations": () => ({
     webhooks: [webhook()],
   }),
