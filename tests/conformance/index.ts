@@ -32,6 +32,7 @@ import { healthCases } from "./health.ts";
 import { httpCases } from "./http.ts";
 import { listCases } from "./list.ts";
 import { listEncodingCases } from "./list_encoding.ts";
+import { managedFieldShapeCases } from "./managed_fields_shapes.ts";
 import { namespaceTerminationCases } from "./namespace_termination.ts";
 import { patchCases } from "./patch.ts";
 import { patchOptionCases } from "./patch_options.ts";
@@ -74,6 +75,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "deletion", cases: namespaceTerminationCases },
   { topic: "patch", cases: patchCases },
   { topic: "patch", cases: patchOptionCases },
+  { topic: "patch", cases: managedFieldShapeCases },
   { topic: "http", cases: httpCases },
   { topic: "http", cases: healthCases },
   { topic: "http", cases: statusDetailCases },

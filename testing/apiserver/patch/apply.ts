@@ -392,6 +392,7 @@ const BUILTIN_ZERO_VALUE_FIELDS = new Set([
   "f:strategy",
   "f:updateStrategy",
   "f:containers",
+  "f:names",
 ]);
 
 function isAddedContainer(

@@ -57,6 +57,8 @@ function walk(value: unknown, meta: PatchMeta, path: FieldPath, set: FieldSet): 
     if (entries.length === 0 && path.length > 0) set.add(path);
     for (const [k, v] of entries) {
       if (v === null || v === undefined) continue;
+      // A template's empty ObjectMeta is Go's zero value (omitempty): it is no field of anyone's.
+      if (k === "metadata" && path.length > 0 && isPlainObject(v) && Object.keys(v).length === 0) continue;
       walk(v, childMeta(meta, k), [...path, `f:${k}`], set);
     }
     return;
