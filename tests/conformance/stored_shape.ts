@@ -115,4 +115,44 @@ export const storedShapeCases: ConformanceCase[] = [
       }
     },
   },
+  {
+    name:
+      "a PodTemplate's and an RC's template is defaulted as a pod's; an RC's selector and labels default to its template's",
+    async run({ noRetry, ns }) {
+      const template = {
+        metadata: { labels: { app: "shape-rc" } },
+        spec: { containers: [{ name: "c", image: "busybox:1.36" }] },
+      };
+      const pt = await create(noRetry, `/api/v1/namespaces/${ns}/podtemplates`, {
+        metadata: { name: "shape-pt2" },
+        template,
+      });
+      const rc = await create(noRetry, `/api/v1/namespaces/${ns}/replicationcontrollers`, {
+        metadata: { name: "shape-rc" },
+        spec: { template },
+      });
+      try {
+        for (const spec of [pt.template.spec, rc.spec.template.spec]) {
+          assert.deepEqual(
+            [
+              spec.restartPolicy,
+              spec.dnsPolicy,
+              spec.containers[0].imagePullPolicy,
+              spec.terminationGracePeriodSeconds,
+            ],
+            ["Always", "ClusterFirst", "IfNotPresent", 30],
+          );
+        }
+        assert.deepEqual([rc.spec.replicas, rc.spec.selector, rc.metadata.labels], [1, { app: "shape-rc" }, {
+          app: "shape-rc",
+        }]);
+        assert.deepEqual(rc.status, { replicas: 0 });
+      } finally {
+        await remove(noRetry, `/api/v1/namespaces/${ns}/podtemplates/shape-pt2`);
+        await noRetry.request("DELETE", `/api/v1/namespaces/${ns}/replicationcontrollers/shape-rc`, {
+          body: JSON.stringify({ propagationPolicy: "Background" }),
+        });
+      }
+    },
+  },
 ];

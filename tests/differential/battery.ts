@@ -289,7 +289,9 @@ function addDeletes(coll: string, sel: string, a: string, collection: boolean, a
   add("delete", "delete with a negative grace period", {
     method: "DELETE",
     path: () => item,
-    body: () => options({ gracePeriodSeconds: -5 }),
+    // Background: kinds whose default is to orphan (RC, Job) would keep the object until the garbage collector drops
+    // the finalizer — a race the next request would see.
+    body: () => options({ gracePeriodSeconds: -5, propagationPolicy: "Background" }),
   });
   add("delete", "delete (Background)", {
     method: "DELETE",

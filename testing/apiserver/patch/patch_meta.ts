@@ -82,7 +82,11 @@ const BUILTIN: Record<string, PatchMeta> = {
     status: { fields: { conditions, podIPs: merge("ip"), hostIPs: merge("ip") } },
   }),
   "/PodTemplate": kind({ template: POD_TEMPLATE }),
-  "/ReplicationController": kind({ spec: { fields: { template: POD_TEMPLATE } }, status: WORKLOAD_STATUS }),
+  // Its selector is a `+mapType=atomic` map.
+  "/ReplicationController": kind({
+    spec: { fields: { template: POD_TEMPLATE, selector: { atomic: true } } },
+    status: WORKLOAD_STATUS,
+  }),
   "/Service": kind({
     spec: {
       fields: {

@@ -22,7 +22,14 @@ import { PRIORITY_CLASSES } from "./priority_classes.ts";
 import { CRONJOBS, JOBS } from "./batch.ts";
 import { CLUSTER_ROLE_BINDINGS, CLUSTER_ROLES, ROLE_BINDINGS, ROLES } from "./rbac.ts";
 import { ENDPOINTS, SERVICES } from "./services.ts";
-import { DAEMONSETS, DEPLOYMENTS, REPLICASETS, STATEFULSETS } from "./workloads.ts";
+import {
+  DAEMONSETS,
+  DEPLOYMENTS,
+  PODTEMPLATES,
+  REPLICASETS,
+  REPLICATION_CONTROLLERS,
+  STATEFULSETS,
+} from "./workloads.ts";
 
 const RBAC_GROUP = "rbac.authorization.k8s.io";
 const ADMISSION_GROUP = "admissionregistration.k8s.io";
@@ -49,6 +56,8 @@ export const BUILTIN_STRATEGIES: ReadonlyArray<[groupResource: string, strategy:
   [`${RBAC_GROUP}/rolebindings`, ROLE_BINDINGS],
   [`${RBAC_GROUP}/clusterroles`, CLUSTER_ROLES],
   [`${RBAC_GROUP}/clusterrolebindings`, CLUSTER_ROLE_BINDINGS],
+  ["/podtemplates", PODTEMPLATES],
+  ["/replicationcontrollers", REPLICATION_CONTROLLERS],
   ["apps/deployments", DEPLOYMENTS],
   ["apps/statefulsets", STATEFULSETS],
   ["apps/daemonsets", DAEMONSETS],
