@@ -13,6 +13,7 @@ import {
   objectName,
   q,
   SET_LABEL,
+  setOf,
   validObject,
 } from "./battery_resources.ts";
 import { type Add, addPatches, addUpdates } from "./battery_writes.ts";
@@ -31,7 +32,7 @@ export function resourceSequence(r: BatteryResource, mainNs: string, isolatedNs:
   const coll = collectionPath(r, ns);
   const a = objectName(r, "a"), b = objectName(r, "b"), c = objectName(r, "c");
   const item = (name: string) => `${coll}/${encodeURIComponent(name)}`;
-  const sel = `${SET_LABEL}=${r.res.name}`;
+  const sel = `${SET_LABEL}=${setOf(r)}`;
   const verbs = new Set(r.res.verbs);
   const reqs: DiffRequest[] = [];
   const add = (area: string, name: string, req: Omit<DiffRequest, "area" | "name">) =>
@@ -206,7 +207,7 @@ function addReads(r: BatteryResource, coll: string, sel: string, a: string, add:
   });
   add("list", "list by label with set and inequality terms", {
     method: "GET",
-    path: () => coll + q({ labelSelector: `${SET_LABEL} in (${r.res.name}),changed!=yes` }),
+    path: () => coll + q({ labelSelector: `${SET_LABEL} in (${setOf(r)}),changed!=yes` }),
   });
   add("list", "list with an invalid label selector", {
     method: "GET",

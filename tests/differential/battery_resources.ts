@@ -25,8 +25,16 @@ export interface BatteryResource {
   sample?: Sample;
 }
 
-/** The label every battery object carries: `diff-set=<plural>`. */
+/** The label every battery object carries: `diff-set=<plural>[.<group>]` ({@link setOf}). */
 export const SET_LABEL = "diff-set";
+
+/**
+ * The value of {@link SET_LABEL} for `r`'s objects: `<plural>.<group>`, so that kinds sharing storage (core and
+ * events.k8s.io Events) do not list each other's objects.
+ */
+export function setOf(r: Pick<BatteryResource, "group" | "res">): string {
+  return r.group ? `${r.res.name}.${r.group}` : r.res.name;
+}
 
 /** The resources of a discovery document (`legacy` of testdata/real/discovery.json). */
 export function batteryResources(legacy: Record<string, { resources: DiscoveredResource[] }>): BatteryResource[] {
@@ -73,7 +81,7 @@ export function collectionPath(r: BatteryResource, ns: string): string {
 
 /** A valid object of `r` named `name` (with the battery's label). */
 export function validObject(r: BatteryResource, name: string, ns: string, extraLabels: Record<string, string> = {}) {
-  const metadata: Any = { name, labels: { [SET_LABEL]: r.res.name, ...extraLabels } };
+  const metadata: Any = { name, labels: { [SET_LABEL]: setOf(r), ...extraLabels } };
   if (r.res.namespaced) metadata.namespace = ns;
   return { apiVersion: apiVersion(r), kind: r.res.kind, metadata, ...(r.sample ? r.sample(name, ns) : {}) };
 }

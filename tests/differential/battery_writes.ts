@@ -3,7 +3,7 @@
  * unknown fields) and patches of every type (merge, JSON, strategic, apply; malformed, conflicting, dry-run).
  * @module
  */
-import { apiVersion, type BatteryResource, objectName, q, SET_LABEL, validObject } from "./battery_resources.ts";
+import { apiVersion, type BatteryResource, objectName, q, SET_LABEL, setOf, validObject } from "./battery_resources.ts";
 import type { DiffRequest, Vars } from "./request.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -128,7 +128,7 @@ export function addPatches(r: BatteryResource, coll: string, a: string, c: strin
     method: "PATCH",
     path: () => item,
     contentType: STRATEGIC,
-    body: () => ({ metadata: { labels: { $patch: "replace", [SET_LABEL]: r.res.name } } }),
+    body: () => ({ metadata: { labels: { $patch: "replace", [SET_LABEL]: setOf(r) } } }),
   });
   const applied = (value: string) => ({
     apiVersion: apiVersion(r),
