@@ -96,7 +96,10 @@ export const decodingUnknownFieldCases: ConformanceCase[] = [
   {
     name: "a patch leaving an unknown field in a built-in: 422 on patch under Strict, dropped under Warn",
     async run({ noRetry, ns }) {
-      const created = await send(noRetry, "POST", cms(ns), { metadata: { name: "unk-patch" }, data: { a: "1" } });
+      const created = await send(noRetry, "POST", cms(ns), {
+        metadata: { name: "unk-patch", labels: { b: "2", a: "1" } },
+        data: { a: "1" },
+      });
       assert.equal(created.code, 201);
       const merge = "application/merge-patch+json";
       const refused = await send(noRetry, "PATCH", `${cms(ns)}/unk-patch${strict}`, { bogusField: 1 }, merge);
@@ -104,6 +107,14 @@ export const decodingUnknownFieldCases: ConformanceCase[] = [
       assert.equal(refused.json.reason, "Invalid");
       assert.equal(refused.json.details.causes[0].field, "patch");
       assert.match(refused.json.message, /: strict decoding error: unknown field "bogusField"$/);
+      // The object as stored, untouched by the patch: its metadata in Go's ObjectMeta order.
+      assert.ok(
+        refused.json.message.includes(
+          `\\"metadata\\":{\\"name\\":\\"unk-patch\\",\\"namespace\\":\\"${ns}\\",\\"uid\\":`,
+        ),
+        refused.json.message,
+      );
+      assert.ok(refused.json.message.includes(`\\"labels\\":{\\"a\\":\\"1\\",\\"b\\":\\"2\\"}`), refused.json.message);
       const warned = await send(noRetry, "PATCH", `${cms(ns)}/unk-patch`, { bogusField: 1 }, merge);
       assert.equal(warned.code, 200, JSON.stringify(warned.json));
       assert.equal(warned.json.bogusField, undefined);

@@ -14,7 +14,7 @@ const GENERATED = /\b(d-gen-|kube-api-access-)[a-z0-9]{5}\b/g;
 const GENERATED_IP = /^x[a-z0-9]{5}$/;
 /** `too old resource version: 5 (9)` and kin: the numbers are this run's. */
 const RV_IN_MESSAGE =
-  /(resource version:? |resourceVersion[ =:]+|ResourceVersion in (?:the precondition|record) \()"?\d+"?( \(\d+\))?/gi;
+  /(resource version:? |resourceVersion[ =:]+|resourceVersion\\?":\\?|ResourceVersion in (?:the precondition|record) \()"?\d+\\?"?( \(\d+\))?/gi;
 
 /** Keys whose values are per-run wherever they appear. */
 const PER_RUN_KEYS = new Set([
