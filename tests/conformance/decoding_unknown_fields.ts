@@ -150,4 +150,31 @@ export const decodingUnknownFieldCases: ConformanceCase[] = [
       );
     },
   },
+  {
+    name: "a review (SelfSubjectAccessReview, TokenReview) is decoded like any create: wrong types and Strict 400",
+    async run({ noRetry }) {
+      const ssar = await send(noRetry, "POST", `/apis/authorization.k8s.io/v1/selfsubjectaccessreviews${strict}`, {
+        apiVersion: "authorization.k8s.io/v1",
+        kind: "SelfSubjectAccessReview",
+        spec: { resourceAttributes: { verb: "get", resource: "pods", bogus: 1 } },
+      });
+      assert.equal(ssar.code, 400, JSON.stringify(ssar.json));
+      assert.equal(
+        ssar.json.message,
+        'SelfSubjectAccessReview in version "v1" cannot be handled as a SelfSubjectAccessReview: strict decoding ' +
+          'error: unknown field "spec.resourceAttributes.bogus"',
+      );
+      const review = await send(noRetry, "POST", "/apis/authentication.k8s.io/v1/tokenreviews", {
+        apiVersion: "authentication.k8s.io/v1",
+        kind: "TokenReview",
+        spec: { token: 5 },
+      });
+      assert.equal(review.code, 400, JSON.stringify(review.json));
+      assert.equal(
+        review.json.message,
+        'TokenReview in version "v1" cannot be handled as a TokenReview: json: cannot unmarshal number into Go ' +
+          "struct field TokenReviewSpec.spec.token of type string",
+      );
+    },
+  },
 ];
