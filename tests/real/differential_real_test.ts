@@ -6,8 +6,8 @@ import { runDifferential } from "../differential/differential.ts";
 import { formatSummary } from "../differential/run.ts";
 import { realClusterBinDir } from "../support/real_cluster.ts";
 
-/** The identical share last measured, less ~0.3 points for answers that race kube-controller-manager. */
-const MIN_IDENTICAL_PERCENT = 67.5;
+/** The identical share last measured (68.4 %, 3 438 of 5 028 requests, the same on repeated runs), less 0.2 points. */
+const MIN_IDENTICAL_PERCENT = 68.2;
 
 const binDir = await realClusterBinDir();
 
