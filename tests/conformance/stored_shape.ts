@@ -155,4 +155,30 @@ export const storedShapeCases: ConformanceCase[] = [
       }
     },
   },
+  {
+    name: "a PersistentVolume and a claim start Pending with volumeMode Filesystem (a PV: Retain, hostPath type '')",
+    async run({ noRetry, ns }) {
+      const pvName = `shape-pv-${ns}`;
+      const pv = await create(noRetry, "/api/v1/persistentvolumes", {
+        metadata: { name: pvName },
+        spec: { capacity: { storage: "1Gi" }, accessModes: ["ReadWriteOnce"], hostPath: { path: "/tmp/shape" } },
+      });
+      const pvc = await create(noRetry, `/api/v1/namespaces/${ns}/persistentvolumeclaims`, {
+        metadata: { name: "shape-pvc" },
+        spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
+      });
+      try {
+        assert.deepEqual(
+          [pv.spec.persistentVolumeReclaimPolicy, pv.spec.volumeMode, pv.spec.hostPath.type, pv.status.phase],
+          ["Retain", "Filesystem", "", "Pending"],
+        );
+        assert.ok(pv.status.lastPhaseTransitionTime, JSON.stringify(pv.status));
+        assert.deepEqual([pvc.spec.volumeMode, pvc.status], ["Filesystem", { phase: "Pending" }]);
+      } finally {
+        // The real server's protection finalizers stay (no controller removes them here): gone with the namespace.
+        await remove(noRetry, `/api/v1/namespaces/${ns}/persistentvolumeclaims/shape-pvc`);
+        await remove(noRetry, `/api/v1/persistentvolumes/${pvName}`);
+      }
+    },
+  },
 ];

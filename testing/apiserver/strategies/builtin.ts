@@ -17,6 +17,7 @@ import { CUSTOM_RESOURCES } from "./custom_resources.ts";
 import { CORE_EVENTS, EVENTS_V1 } from "./events.ts";
 import { LEASES } from "./leases.ts";
 import { NAMESPACES } from "./namespaces.ts";
+import { PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES } from "./persistent_volumes.ts";
 import { PODS } from "./pods.ts";
 import { PRIORITY_CLASSES } from "./priority_classes.ts";
 import { CRONJOBS, JOBS } from "./batch.ts";
@@ -50,7 +51,8 @@ export const BUILTIN_STRATEGIES: ReadonlyArray<[groupResource: string, strategy:
   ["coordination.k8s.io/leases", LEASES],
   ["scheduling.k8s.io/priorityclasses", PRIORITY_CLASSES],
   ["/serviceaccounts", RETURNS_DELETED],
-  ["/persistentvolumeclaims", RETURNS_DELETED],
+  ["/persistentvolumeclaims", PERSISTENT_VOLUME_CLAIMS],
+  ["/persistentvolumes", PERSISTENT_VOLUMES],
   ["/resourcequotas", RETURNS_DELETED],
   [`${RBAC_GROUP}/roles`, ROLES],
   [`${RBAC_GROUP}/rolebindings`, ROLE_BINDINGS],
