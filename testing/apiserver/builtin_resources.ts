@@ -55,6 +55,24 @@ function def(spec: BuiltinSpec): ResourceDef {
 }
 
 const RBAC = "rbac.authorization.k8s.io";
+
+/** Stored-only kinds (`group/plural`) whose objects carry metadata.generation, from 1 on create. */
+const GENERATION_COUNTED = new Set([
+  "/podtemplates",
+  "/replicationcontrollers",
+  "autoscaling/horizontalpodautoscalers",
+  "networking.k8s.io/ingressclasses",
+  "networking.k8s.io/ingresses",
+  "networking.k8s.io/networkpolicies",
+  "policy/poddisruptionbudgets",
+  "scheduling.k8s.io/priorityclasses",
+  "discovery.k8s.io/endpointslices",
+  "resource.k8s.io/deviceclasses",
+  "resource.k8s.io/devicetaintrules",
+  "resource.k8s.io/resourceslices",
+  "flowcontrol.apiserver.k8s.io/flowschemas",
+  "flowcontrol.apiserver.k8s.io/prioritylevelconfigurations",
+]);
 const CREATE_ONLY = ["create"];
 
 /** Every built-in resource, core first. */
@@ -243,8 +261,8 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
       namespaced: scope !== "cluster",
       categories: plural === "replicationcontrollers" || plural === "horizontalpodautoscalers" ? ["all"] : undefined,
       storedOnly: true,
-      // The admission configuration kinds count generations (their strategies' PrepareForCreate/Update).
-      tracksGeneration: group === "admissionregistration.k8s.io",
+      // Kinds whose strategies' PrepareForCreate/Update count generations (as a v1.37 server answers).
+      tracksGeneration: group === "admissionregistration.k8s.io" || GENERATION_COUNTED.has(`${group}/${plural}`),
     });
   }),
   def({
@@ -262,7 +280,6 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
     kind: "APIService",
     namespaced: false,
     subresources: ["status"],
-    tracksGeneration: true,
   }),
   def({
     group: "authorization.k8s.io",

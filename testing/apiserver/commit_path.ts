@@ -9,7 +9,8 @@
  */
 import type { Clock } from "../../runtime/clock.ts";
 import { applyFieldValidation } from "./field_validation.ts";
-import { dropUnknownGoFields, strictFieldPath } from "./go_json_unknown.ts";
+import { decodeBody } from "./commit_decode.ts";
+import { alwaysEncodedStructs } from "./go_json_types.ts";
 import { ApiError, failureStatus, type StatusCause } from "../../runtime/client/errors.ts";
 import { apiVersionOf, type KubeList, type ResourceType } from "../../runtime/types.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
@@ -27,8 +28,7 @@ import type { ResourceDef } from "./resource_def.ts";
 import { alreadyExists, badRequest, conflict, internalError, invalid, notFound } from "./status_errors.ts";
 import type { ObjectStore } from "./object_storage.ts";
 import { BUILTIN_STRATEGIES, CUSTOM_RESOURCES } from "./strategies/builtin.ts";
-import { type ResourceStrategy, type StrategyContext, StrategyRegistry } from "./strategy.ts";
-import { checkTypeMeta } from "./validation/type_meta.ts";
+import { type StrategyContext, StrategyRegistry } from "./strategy.ts";
 import { fieldImmutable } from "./validation/field_errors.ts";
 import { validateGenerateName, validateObjectMeta } from "./validation/object_meta.ts";
 
@@ -148,7 +148,7 @@ export class FakeStore {
   #create(ref: ResourceRef, body: KubeObject, opts: WriteOptions, onUpdate: boolean): KubeObject {
     const def = this.def(ref);
     const strategy = this.strategies.for(def);
-    const decoded = decodeBody(this, def, strategy, body, "create");
+    const decoded = decodeBody(this.registry, def, strategy, body, "create");
     let obj = decoded.obj;
     // Built-ins' duplicate and unknown JSON keys fail decoding, before anything else; custom resources' strategy
     // reports them with the unknown fields pruning finds.
@@ -177,7 +177,10 @@ export class FakeStore {
       warnings,
       dryRun: opts.dryRun,
     };
+    // kube's field manager runs before mutating admission: what admission sets belongs to no manager.
+    const beforeAdmission = opts.fieldManager ? structuredClone(obj) : undefined;
     obj = this.#admit("mutating", { ...admission, object: obj }, opts);
+    const afterAdmission = beforeAdmission && addsKeys(beforeAdmission, obj) ? structuredClone(obj) : undefined;
     meta = obj.metadata;
     const name = String(meta.name);
     const storageKey = storageKeyOf(def);
@@ -211,10 +214,12 @@ export class FakeStore {
     }
     if (opts.fieldManager) {
       // kube's field manager runs before the strategy: what PrepareForCreate set belongs to no manager.
-      const view = afterPrepare ? structuredClone(obj) : obj;
+      const view = afterPrepare || afterAdmission ? structuredClone(obj) : obj;
+      if (afterAdmission) dropAdded(view, beforeAdmission, afterAdmission);
       if (afterPrepare) dropAdded(view, beforePrepare, afterPrepare);
       this.#setManagedFields(def, undefined, view, opts, obj);
     }
+    encodeEmptyStructs(def, obj); // after the field manager: an empty struct is no one's field
     return this.#persist(def, obj, opts.dryRun, opts.shared);
   }
 
@@ -223,7 +228,7 @@ export class FakeStore {
     const def = this.def(ref);
     const strategy = this.strategies.for(def);
     const verb = "update" as const;
-    const { obj, unknown } = decodeBody(this, def, strategy, body, verb);
+    const { obj, unknown } = decodeBody(this.registry, def, strategy, body, verb);
     if (!def.custom) applyFieldValidation({ def, verb, ...opts, warnings: opts.warnings ?? [] }, unknown);
     const name = opts.name ?? obj.metadata.name;
     if (!name) throw badRequest("name is required in the object metadata", verb);
@@ -310,10 +315,15 @@ export class FakeStore {
     else delete m.deletionTimestamp;
     if (o.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = o.deletionGracePeriodSeconds;
     else delete m.deletionGracePeriodSeconds;
+    const ctx = this.#context(def, verb, opts, warnings);
     if (def.tracksGeneration) {
       // A custom resource without a status subresource: its status is like any other field (kube's CR strategy).
       const statusIsSpec = def.custom && !def.subresources.includes("status");
-      const bump = opts.subresource !== "status" && specChanged(old, next, statusIsSpec);
+      // Compared as kube does, after defaulting (kube defaults while decoding): a PUT leaving out defaulted fields
+      // changes nothing.
+      const defaulted = strategy.default ? structuredClone(next) : next;
+      strategy.default?.(defaulted, ctx);
+      const bump = opts.subresource !== "status" && specChanged(old, defaulted, statusIsSpec);
       m.generation = (o.generation ?? 1) + (bump ? 1 : 0);
     } else delete m.generation;
     if (m.managedFields === undefined && o.managedFields !== undefined) m.managedFields = o.managedFields;
@@ -329,7 +339,6 @@ export class FakeStore {
         }], verb);
       }
     }
-    const ctx = this.#context(def, verb, opts, warnings);
     strategy.prepareForUpdate?.(next, old, ctx);
     strategy.default?.(next, ctx);
     this.#check(def, name, [
@@ -343,6 +352,7 @@ export class FakeStore {
     if (opts.fieldManager && updateTracksManagedFields(old, next)) {
       next = this.#setManagedFields(def, old, next, opts, structuredClone(next));
     }
+    encodeEmptyStructs(def, next);
     const comparable = { ...next, metadata: { ...next.metadata, resourceVersion: o.resourceVersion } };
     if (jsonEqual(comparable, old)) return structuredClone(this.present(def, old));
     if (opts.dryRun) return structuredClone(this.present(def, next));
@@ -465,31 +475,12 @@ export class FakeStore {
   }
 }
 
-/**
- * A copy of a request body in the stored form, with an object `metadata`, and the paths of the fields a built-in's Go
- * struct does not declare (dropped from the copy, as kube's decoder drops them); 400 when the body is not an object,
- * names another kind or version than the URL, or holds what the kind's codec cannot read (base64, MicroTime).
- */
-function decodeBody(
-  store: FakeStore,
-  def: ResourceDef,
-  strategy: ResourceStrategy,
-  body: KubeObject,
-  verb: string,
-): { obj: KubeObject; unknown: string[] } {
-  if (!body || typeof body !== "object" || Array.isArray(body)) {
-    throw badRequest("the request body must be a JSON object", verb);
+/** A built-in's spec and status structs as Go encodes them: present, `{}` when empty. */
+function encodeEmptyStructs(def: ResourceDef, obj: KubeObject): void {
+  if (def.custom) return;
+  for (const f of alwaysEncodedStructs(def.group, def.version, def.kind)) {
+    if (obj[f] === undefined || obj[f] === null) obj[f] = {};
   }
-  checkTypeMeta(store.registry, def, body, verb);
-  const codecError = strategy.decodeError?.(body);
-  if (codecError) {
-    throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${codecError}`, verb);
-  }
-  let obj = structuredClone(body) as KubeObject;
-  const unknown = def.custom ? [] : dropUnknownGoFields(def.group, def.version, def.kind, obj).map(strictFieldPath);
-  if (strategy.conversion) obj = strategy.conversion.toStorage(obj);
-  obj.metadata = obj.metadata && typeof obj.metadata === "object" ? obj.metadata : {};
-  return { obj, unknown };
 }
 
 /** A shallow copy with the definition's apiVersion and kind (first keys when new). */

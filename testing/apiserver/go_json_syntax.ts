@@ -28,6 +28,8 @@ function quoteChar(c: number): string {
   };
   if (named[c]) return `'${named[c]}'`;
   if (c < 0x20 || c === 0x7f) return `'\\x${c.toString(16).padStart(2, "0")}'`;
+  // A byte past ASCII is quoted as the rune U+00XX: the C1 controls, no-break space and soft hyphen are not printable.
+  if ((c >= 0x80 && c <= 0xa0) || c === 0xad) return `'\\u${c.toString(16).padStart(4, "0")}'`;
   return `'${String.fromCodePoint(c)}'`;
 }
 

@@ -144,6 +144,25 @@ export function goTypeError(group: string, version: string, kind: string, body: 
   return first;
 }
 
+/**
+ * The top-level `spec` and `status` of a built-in kind that are Go structs (values, never pointers in kube's API
+ * types): encoding/json writes them even when empty, so kube answers `"status": {}` for an object no one gave one.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { alwaysEncodedStructs } from "./go_json_types.ts";
+ * assert.deepEqual(alwaysEncodedStructs("", "v1", "ResourceQuota"), ["spec", "status"]);
+ * assert.deepEqual(alwaysEncodedStructs("", "v1", "ConfigMap"), []);
+ * ```
+ */
+export function alwaysEncodedStructs(group: string, version: string, kind: string): string[] {
+  const root = TABLE.kinds[`${group}/${version}/${kind}`];
+  if (!root) return [];
+  const fields = goFieldsOf(root);
+  return ["spec", "status"].filter((f) => fields.get(f)?.startsWith("#"));
+}
+
 /** An int32/int64 field: a whole number in range, else encoding/json's error (`number 1.5`, `string`). */
 function checkInt(value: unknown, type: string, mismatch: (what?: string) => void): void {
   if (typeof value !== "number") return mismatch();

@@ -101,7 +101,22 @@ export function shapeList(
     });
   }
   if (shape.as === "partial") return toPartialObjectMetadataList(list);
-  return list;
+  return typedListItems(def, list);
+}
+
+/**
+ * A list as kube encodes it: a built-in's items carry no apiVersion and kind (Go leaves a typed list's items'
+ * TypeMeta empty); a custom resource's (unstructured) items keep theirs.
+ */
+export function typedListItems(def: ResourceDef, list: KubeList): KubeList {
+  if (def.custom) return list;
+  return {
+    ...list,
+    items: list.items.map((o) => {
+      const { apiVersion: _v, kind: _k, ...rest } = o;
+      return rest as typeof o;
+    }),
+  };
 }
 
 /** A watch presenter for a shape: converts stored objects with `present` first. */

@@ -7,7 +7,7 @@ import { requestVerb } from "../../runtime/apimachinery/verbs.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { decodeBody, decodeObjectBody, decodePatchBody, mediaType, readBody, requireObject } from "./http_body.ts";
-import { negotiateShape, shapeList, shapeObject, watchPresenter } from "./http_negotiation.ts";
+import { negotiateShape, shapeList, shapeObject, typedListItems, watchPresenter } from "./http_negotiation.ts";
 import { patchObject, servedPatchType } from "./patch_object.ts";
 import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
@@ -217,7 +217,7 @@ export async function handleResource(
         await admitDelete(where, o.metadata.namespace, o.metadata.name!, deleteOptionsOf(opts), warnings);
         ctx.store.delete(def, o.metadata.name!, { ...opts, namespace: o.metadata.namespace });
       }
-      return jsonResponse(200, list, warningHeaders(warnings));
+      return jsonResponse(200, typedListItems(def, list), warningHeaders(warnings));
     }
   }
   throw methodNotAllowed(def, verb);

@@ -20,7 +20,9 @@ import {
   wantsDiscoveryV2,
 } from "./discovery_v2.ts";
 import type { FaultHooks } from "./faults.ts";
-import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
+import { decodeObjectBody, mediaType, readBody, requireObject } from "./http_body.ts";
+import { applyFieldValidation } from "./field_validation.ts";
+import { dropUnknownGoFields, strictFieldPath } from "./go_json_unknown.ts";
 import { admitRequest, type AuthContext } from "./http_auth.ts";
 import { handleResource, jsonResponse, type ResourceContext, type ResourceRoute, verbOf } from "./http_resources.ts";
 import { acceptsAny, acceptsCustomResource, OBJECT_MEDIA_TYPES, STREAM_MEDIA_TYPES } from "./http_negotiation.ts";
@@ -318,7 +320,12 @@ async function handleReview(req: Request, route: ResourceRoute, ctx: RouterConte
   const type = mediaType(req.headers.get("content-type"));
   let decoded: unknown;
   try {
-    decoded = decodeBody(bytes, type, "create");
+    // A review is created like any object: decoded into its Go type, unknown fields refused under Strict.
+    decoded = decodeObjectBody(bytes, type, route.def, "create");
+    const def = route.def;
+    const unknown = dropUnknownGoFields(def.group, def.version, def.kind, decoded).map(strictFieldPath);
+    const fieldValidation = new URL(req.url).searchParams.get("fieldValidation") ?? undefined;
+    applyFieldValidation({ def, verb: "create", fieldValidation, warnings: [] }, unknown);
   } catch (err) {
     // A kind the protobuf decoder lacks must not turn `kubectl auth can-i` into a 400.
     if (type !== "application/vnd.kubernetes.protobuf") throw err;

@@ -10,6 +10,7 @@ import {
   shardSelectorString,
 } from "../../runtime/apimachinery/shard_selector.ts";
 import { apiVersionOf, type KubeList } from "../../runtime/types.ts";
+import { goJsonSyntaxError } from "./go_json_syntax.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
@@ -154,16 +155,26 @@ interface ContinueToken {
 }
 
 function encodeContinue(token: ContinueToken): string {
-  return btoa(JSON.stringify({ v: 1, ...token })).replace(/=+$/, "");
+  return btoa(JSON.stringify({ v: 1, ...token })).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
 }
 
+/** base64.RawURLEncoding.DecodeString: the bytes, or Go's error (`illegal base64 data at input byte 3`). */
+function rawUrlBase64(value: string): Uint8Array | string {
+  const bad = value.search(/[^A-Za-z0-9_-]/);
+  if (bad >= 0) return `illegal base64 data at input byte ${bad}`;
+  if (value.length % 4 === 1) return `illegal base64 data at input byte ${value.length - 1}`;
+  const std = value.replace(/-/g, "+").replace(/_/g, "/");
+  return Uint8Array.from(atob(std + "=".repeat((4 - (std.length % 4)) % 4)), (c) => c.charCodeAt(0));
+}
+
+/** A continue token, or kube's 400 in its storage's words (`invalid continue token: continue key is not valid: …`). */
 function decodeContinue(value: string): ContinueToken {
-  try {
-    const t = JSON.parse(atob(value.replace(/-/g, "+").replace(/_/g, "/")));
-    if (typeof t.rv === "number" && typeof t.ns === "string" && typeof t.name === "string") return t;
-  } catch { /* fall through */ }
-  throw badRequest(
-    "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)",
-    "list",
-  );
+  const invalidToken = (why: string) => badRequest(`invalid continue token: continue key is not valid: ${why}`, "list");
+  const bytes = rawUrlBase64(value);
+  if (typeof bytes === "string") throw invalidToken(bytes);
+  const syntax = goJsonSyntaxError(bytes);
+  if (syntax) throw invalidToken(syntax);
+  const t = JSON.parse(new TextDecoder().decode(bytes));
+  if (t && typeof t.rv === "number" && typeof t.ns === "string" && typeof t.name === "string") return t;
+  throw invalidToken("incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
 }

@@ -11,7 +11,7 @@ type Def = Pick<ResourceDef, "group" | "plural" | "kind">;
 
 function err(code: number, reason: string, message: string, verb: string, def?: Def, name?: string, extra = {}) {
   const details = def
-    ? { name, group: def.group || undefined, kind: def.plural, ...extra }
+    ? { name: name || undefined, group: def.group || undefined, kind: def.plural, ...extra }
     : Object.keys(extra).length
     ? extra
     : undefined;
@@ -50,7 +50,7 @@ export function invalid(def: Def, name: string, causes: StatusCause[], verb = "c
   const list = parts.length === 1 ? parts[0] : `[${parts.join(", ")}]`;
   return new ApiError(
     failureStatus(422, "Invalid", `${gk} "${name}" is invalid: ${list}`, {
-      name,
+      name: name || undefined, // Go's StatusDetails.Name is omitempty
       group: def.group || undefined,
       kind: def.kind,
       causes,

@@ -190,8 +190,9 @@ function crdCells(obj: KubeObject, columns: PrintColumn[], nowMs: number): unkno
   ];
 }
 
+/** A row's object: with `includeObject=None` an empty RawExtension, which Go encodes `null` (omitempty spares structs). */
 function rowObject(obj: KubeObject, def: ResourceDef, includeObject: ToTableOptions["includeObject"]): unknown {
-  if (includeObject === "None") return undefined;
+  if (includeObject === "None") return null;
   if (includeObject === "Object") {
     return { ...obj, apiVersion: def.group ? `${def.group}/${def.version}` : def.version, kind: def.kind };
   }

@@ -9,6 +9,7 @@ import { KubeClient } from "../../runtime/client/client.ts";
 import { loadKubeconfigFile } from "../../runtime/client/kubeconfig.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { admissionConfigurationCases } from "./admission_configurations.ts";
+import { admissionManagedFieldCases } from "./admission_managed_fields.ts";
 import { admissionWebhookCases } from "./admission_webhooks.ts";
 import { admissionWebhookCrdCases } from "./admission_webhooks_crd.ts";
 import { admissionPolicyCases } from "./admission_policies.ts";
@@ -26,6 +27,7 @@ import { deprecationCases } from "./deprecation.ts";
 import { decodingCases } from "./decoding.ts";
 import { decodingBodyCases } from "./decoding_bodies.ts";
 import { decodingUnknownCases } from "./decoding_unknown.ts";
+import { decodingUnknownFieldCases } from "./decoding_unknown_fields.ts";
 import { deletionApiCases } from "./deletion_api.ts";
 import { discoveryCases } from "./discovery.ts";
 import { healthCases } from "./health.ts";
@@ -33,6 +35,8 @@ import { httpCases } from "./http.ts";
 import { limitsQuotaCases } from "./limits_quota.ts";
 import { listCases } from "./list.ts";
 import { managedFieldsCases } from "./managed_fields.ts";
+import { listEncodingCases } from "./list_encoding.ts";
+import { managedFieldShapeCases } from "./managed_fields_shapes.ts";
 import { namespaceTerminationCases } from "./namespace_termination.ts";
 import { openApiV2Cases } from "./openapi_v2.ts";
 import { patchCases } from "./patch.ts";
@@ -43,6 +47,7 @@ import { serviceAccountAdmissionCases } from "./service_account_admission.ts";
 import { shardedListWatchCases } from "./sharded_list_watch.ts";
 import { statusDetailCases } from "./status_details.ts";
 import { subresourceCases } from "./subresources.ts";
+import { storedShapeCases } from "./stored_shape.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
 import { validationKindCases } from "./validation_kinds.ts";
 import { validationMetaCases } from "./validation_meta.ts";
@@ -67,6 +72,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "subresources", cases: subresourceCases },
   { topic: "protobuf", cases: protobufAnswerCases },
   { topic: "list", cases: listCases },
+  { topic: "list", cases: listEncodingCases },
   { topic: "watch", cases: watchCases },
   { topic: "watch", cases: watchFidelityCases },
   { topic: "sharded-list-watch", cases: shardedListWatchCases },
@@ -75,17 +81,20 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "validation", cases: validationKindCases },
   { topic: "validation", cases: validationWorkloadCases },
   { topic: "defaulting", cases: defaultingCases },
+  { topic: "defaulting", cases: storedShapeCases },
   { topic: "deletion", cases: deletionApiCases },
   { topic: "deletion", cases: namespaceTerminationCases },
   { topic: "patch", cases: patchCases },
   { topic: "patch", cases: patchOptionCases },
   { topic: "managed-fields", cases: managedFieldsCases },
+  { topic: "patch", cases: managedFieldShapeCases },
   { topic: "http", cases: httpCases },
   { topic: "http", cases: healthCases },
   { topic: "http", cases: statusDetailCases },
   { topic: "decoding", cases: decodingCases },
   { topic: "decoding", cases: decodingBodyCases },
   { topic: "decoding", cases: decodingUnknownCases },
+  { topic: "decoding", cases: decodingUnknownFieldCases },
   { topic: "authz", cases: authzAnonymousCases },
   { topic: "admission-webhooks", cases: admissionWebhookCases },
   { topic: "admission-webhooks", cases: admissionWebhookCrdCases },
@@ -96,6 +105,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "pod-admission", cases: podAdmissionCases },
   { topic: "limits-quota", cases: limitsQuotaCases },
   { topic: "pod-admission", cases: serviceAccountAdmissionCases },
+  { topic: "pod-admission", cases: admissionManagedFieldCases },
 ];
 
 /**

@@ -399,6 +399,7 @@ const BUILTIN_ZERO_VALUE_FIELDS = new Set([
   "f:strategy",
   "f:updateStrategy",
   "f:containers",
+  "f:names",
 ]);
 
 function isZeroStruct(path: FieldPath, value: unknown, custom: boolean): boolean {

@@ -57,6 +57,8 @@ function walk(value: unknown, meta: PatchMeta, path: FieldPath, set: FieldSet): 
     if (entries.length === 0 && path.length > 0) set.add(path);
     for (const [k, v] of entries) {
       if (v === null || v === undefined) continue;
+      // A template's empty ObjectMeta is Go's zero value (omitempty): it is no field of anyone's.
+      if (k === "metadata" && path.length > 0 && isPlainObject(v) && Object.keys(v).length === 0) continue;
       walk(v, childMeta(meta, k), [...path, `f:${k}`], set);
     }
     return;
@@ -148,11 +150,18 @@ export function removeAt(obj: unknown, path: FieldPath): boolean {
  * ```
  */
 export function dropAdded(view: unknown, before: unknown, after: unknown): void {
+  if (Array.isArray(view) && Array.isArray(after) && Array.isArray(before)) {
+    // Items at the same index (a list admission added fields to, e.g. a container's volumeMounts).
+    for (let i = 0; i < Math.min(view.length, before.length, after.length); i++) {
+      dropAdded(view[i], before[i], after[i]);
+    }
+    return;
+  }
   if (!isPlainObject(view) || !isPlainObject(after)) return;
   const was = isPlainObject(before) ? before : {};
   for (const [k, v] of Object.entries(after)) {
     if (!(k in was)) delete view[k];
-    else if (isPlainObject(v)) dropAdded(view[k], was[k], v);
+    else if (isPlainObject(v) || Array.isArray(v)) dropAdded(view[k], was[k], v);
   }
 }
 
@@ -167,10 +176,13 @@ export function dropAdded(view: unknown, before: unknown, after: unknown): void 
  * ```
  */
 export function addsKeys(before: unknown, after: unknown): boolean {
+  if (Array.isArray(after) && Array.isArray(before)) {
+    return after.some((item, i) => i < before.length && addsKeys(before[i], item));
+  }
   if (!isPlainObject(after)) return false;
   const was = isPlainObject(before) ? before : {};
   for (const [k, v] of Object.entries(after)) {
-    if (!(k in was) || (isPlainObject(v) && addsKeys(was[k], v))) return true;
+    if (!(k in was) || ((isPlainObject(v) || Array.isArray(v)) && addsKeys(was[k], v))) return true;
   }
   return false;
 }

@@ -82,7 +82,11 @@ const BUILTIN: Record<string, PatchMeta> = {
     status: { fields: { conditions, podIPs: merge("ip"), hostIPs: merge("ip") } },
   }),
   "/PodTemplate": kind({ template: POD_TEMPLATE }),
-  "/ReplicationController": kind({ spec: { fields: { template: POD_TEMPLATE } }, status: WORKLOAD_STATUS }),
+  // Its selector is a `+mapType=atomic` map.
+  "/ReplicationController": kind({
+    spec: { fields: { template: POD_TEMPLATE, selector: { atomic: true } } },
+    status: WORKLOAD_STATUS,
+  }),
   "/Service": kind({
     spec: {
       fields: {
@@ -120,6 +124,12 @@ const BUILTIN: Record<string, PatchMeta> = {
     spec: { fields: { jobTemplate: { fields: { spec: { fields: { template: POD_TEMPLATE } } } } } },
   }),
   "apiextensions.k8s.io/CustomResourceDefinition": kind({ status: { fields: { conditions } } }),
+  // rbacv1.RoleRef and corev1.ObjectReference are `+structType=atomic`; webhooks are `+listType=map` by name.
+  "rbac.authorization.k8s.io/RoleBinding": kind({ roleRef: { atomic: true } }),
+  "rbac.authorization.k8s.io/ClusterRoleBinding": kind({ roleRef: { atomic: true } }),
+  "/Event": kind({ involvedObject: { atomic: true }, related: { atomic: true } }),
+  "admissionregistration.k8s.io/ValidatingWebhookConfiguration": kind({ webhooks: merge("name") }),
+  "admissionregistration.k8s.io/MutatingWebhookConfiguration": kind({ webhooks: merge("name") }),
 };
 
 /** Metadata for any other built-in kind: only ObjectMeta's lists merge. */

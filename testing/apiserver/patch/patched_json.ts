@@ -50,13 +50,46 @@ function sorted(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function marshal(value: unknown, reached: Reached | undefined): string {
-  if (reached === undefined) return JSON.stringify(value);
+/** ObjectMeta's fields in Go's struct order: how kube's stored JSON (and so an unreached metadata) is written. */
+const OBJECT_META_ORDER = [
+  "name",
+  "generateName",
+  "namespace",
+  "selfLink",
+  "uid",
+  "resourceVersion",
+  "generation",
+  "creationTimestamp",
+  "deletionTimestamp",
+  "deletionGracePeriodSeconds",
+  "labels",
+  "annotations",
+  "ownerReferences",
+  "finalizers",
+  "managedFields",
+];
+
+/** An object's metadata as Go marshals the stored ObjectMeta: struct order, labels and annotations sorted. */
+function storedMetadata(meta: unknown): string {
+  if (!isPlainObject(meta)) return JSON.stringify(meta);
+  const keys = [
+    ...OBJECT_META_ORDER.filter((k) => k in meta),
+    ...Object.keys(meta).filter((k) => !OBJECT_META_ORDER.includes(k)),
+  ];
+  return `{${
+    keys.map((k) =>
+      `${JSON.stringify(k)}:${k === "labels" || k === "annotations" ? sorted(meta[k]) : JSON.stringify(meta[k])}`
+    ).join(",")
+  }}`;
+}
+
+function marshal(value: unknown, reached: Reached | undefined, key = ""): string {
+  if (reached === undefined) return key === "metadata" ? storedMetadata(value) : JSON.stringify(value);
   if (reached === true) return sorted(value);
   if (Array.isArray(value)) return `[${value.map((v, i) => marshal(v, reached.get(String(i)))).join(",")}]`;
   if (!isPlainObject(value)) return JSON.stringify(value);
   return `{${
-    Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${marshal(value[k], reached.get(k))}`).join(",")
+    Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${marshal(value[k], reached.get(k), k)}`).join(",")
   }}`;
 }
 

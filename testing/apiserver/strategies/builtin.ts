@@ -17,13 +17,21 @@ import { CUSTOM_RESOURCES } from "./custom_resources.ts";
 import { CORE_EVENTS, EVENTS_V1 } from "./events.ts";
 import { LEASES } from "./leases.ts";
 import { NAMESPACES } from "./namespaces.ts";
+import { PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES } from "./persistent_volumes.ts";
 import { PODS } from "./pods.ts";
 import { LIMIT_RANGES, RESOURCE_QUOTAS } from "./limit_ranges.ts";
 import { PRIORITY_CLASSES } from "./priority_classes.ts";
 import { CRONJOBS, JOBS } from "./batch.ts";
 import { CLUSTER_ROLE_BINDINGS, CLUSTER_ROLES, ROLE_BINDINGS, ROLES } from "./rbac.ts";
 import { ENDPOINTS, SERVICES } from "./services.ts";
-import { DAEMONSETS, DEPLOYMENTS, REPLICASETS, STATEFULSETS } from "./workloads.ts";
+import {
+  DAEMONSETS,
+  DEPLOYMENTS,
+  PODTEMPLATES,
+  REPLICASETS,
+  REPLICATION_CONTROLLERS,
+  STATEFULSETS,
+} from "./workloads.ts";
 
 const RBAC_GROUP = "rbac.authorization.k8s.io";
 const ADMISSION_GROUP = "admissionregistration.k8s.io";
@@ -44,13 +52,16 @@ export const BUILTIN_STRATEGIES: ReadonlyArray<[groupResource: string, strategy:
   ["coordination.k8s.io/leases", LEASES],
   ["scheduling.k8s.io/priorityclasses", PRIORITY_CLASSES],
   ["/serviceaccounts", RETURNS_DELETED],
-  ["/persistentvolumeclaims", RETURNS_DELETED],
+  ["/persistentvolumeclaims", PERSISTENT_VOLUME_CLAIMS],
+  ["/persistentvolumes", PERSISTENT_VOLUMES],
   ["/resourcequotas", RESOURCE_QUOTAS],
   ["/limitranges", LIMIT_RANGES],
   [`${RBAC_GROUP}/roles`, ROLES],
   [`${RBAC_GROUP}/rolebindings`, ROLE_BINDINGS],
   [`${RBAC_GROUP}/clusterroles`, CLUSTER_ROLES],
   [`${RBAC_GROUP}/clusterrolebindings`, CLUSTER_ROLE_BINDINGS],
+  ["/podtemplates", PODTEMPLATES],
+  ["/replicationcontrollers", REPLICATION_CONTROLLERS],
   ["apps/deployments", DEPLOYMENTS],
   ["apps/statefulsets", STATEFULSETS],
   ["apps/daemonsets", DAEMONSETS],

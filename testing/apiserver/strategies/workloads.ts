@@ -184,3 +184,31 @@ export const DAEMONSETS: ResourceStrategy = workload((spec) => {
 export const REPLICASETS: ResourceStrategy = workload((spec) => {
   spec.replicas ??= 1;
 }, () => ({ replicas: 0 }));
+
+/** core/v1 podtemplates: the template's pod spec is defaulted as a pod's. */
+export const PODTEMPLATES: ResourceStrategy = {
+  default(obj: KubeObject): void {
+    defaultPodTemplate(obj.template);
+  },
+};
+
+/**
+ * core/v1 replicationcontrollers: replicas 1, the selector (and the object's labels, when empty) from the template's
+ * labels (SetDefaults_ReplicationController), the template defaulted as a pod's; status starts at `replicas: 0`.
+ */
+export const REPLICATION_CONTROLLERS: ResourceStrategy = {
+  prepareForCreate(obj: KubeObject): void {
+    obj.status = { replicas: 0 };
+  },
+  default(obj: KubeObject): void {
+    if (!obj.spec || typeof obj.spec !== "object") obj.spec = {};
+    const spec = obj.spec;
+    spec.replicas ??= 1;
+    const labels = spec.template?.metadata?.labels;
+    if (labels && typeof labels === "object" && Object.keys(labels).length > 0) {
+      if (!spec.selector || Object.keys(spec.selector).length === 0) spec.selector = { ...labels };
+      if (!obj.metadata.labels || Object.keys(obj.metadata.labels).length === 0) obj.metadata.labels = { ...labels };
+    }
+    defaultPodTemplate(spec.template);
+  },
+};

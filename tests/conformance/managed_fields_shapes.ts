@@ -1,0 +1,79 @@
+/**
+ * Conformance cases: the field sets kube-apiserver records for built-in kinds' structure (found by the differential
+ * battery, tests/differential/): an atomic struct (a binding's `roleRef`, `+structType=atomic`) is owned whole as
+ * `f:roleRef: {}`; a webhook configuration's `webhooks` is a map list keyed by name; an empty template ObjectMeta is
+ * Go's omitted zero value, owned by no one.
+ * @module
+ */
+import assert from "node:assert/strict";
+import type { KubeClient } from "../../runtime/client/client.ts";
+import type { ConformanceCase } from "./support.ts";
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
+/** Creates `body` at `path`, returns its only managedFields entry's set, deletes it. */
+async function ownedFields(client: KubeClient, path: string, body: Any): Promise<Any> {
+  const res = await client.request("POST", path, { body: JSON.stringify(body) });
+  const made = JSON.parse(new TextDecoder().decode(res.body));
+  assert.equal(res.status, 201, JSON.stringify(made));
+  await client.request("DELETE", `${path}/${body.metadata.name}`);
+  assert.equal(made.metadata.managedFields.length, 1, JSON.stringify(made.metadata.managedFields));
+  return made.metadata.managedFields[0].fieldsV1;
+}
+
+export const managedFieldShapeCases: ConformanceCase[] = [
+  {
+    name: "a RoleBinding owns its atomic roleRef whole; a CronJob's empty template metadata is no one's",
+    async run({ noRetry, ns }) {
+      const binding = await ownedFields(noRetry, `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
+        metadata: { name: "mfs-rb" },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "view" },
+        subjects: [{ kind: "User", apiGroup: "rbac.authorization.k8s.io", name: "someone" }],
+      });
+      assert.deepEqual([binding["f:roleRef"], binding["f:subjects"]], [{}, {}]);
+      const cron = await ownedFields(noRetry, `/apis/batch/v1/namespaces/${ns}/cronjobs`, {
+        metadata: { name: "mfs-cj" },
+        spec: {
+          schedule: "*/5 * * * *",
+          jobTemplate: {
+            spec: {
+              template: { spec: { containers: [{ name: "c", image: "busybox:1.36" }], restartPolicy: "Never" } },
+            },
+          },
+        },
+      });
+      const jobTemplate = cron["f:spec"]["f:jobTemplate"];
+      assert.equal(jobTemplate["f:metadata"], undefined, JSON.stringify(jobTemplate));
+      assert.equal(jobTemplate["f:spec"]["f:template"]["f:metadata"], undefined, JSON.stringify(jobTemplate));
+    },
+  },
+  {
+    name: "a ValidatingWebhookConfiguration's webhooks are owned one by one, keyed by name",
+    async run({ noRetry, ns }) {
+      const owned = await ownedFields(
+        noRetry,
+        "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
+        {
+          metadata: { name: `mfs-${ns}` },
+          webhooks: [{
+            name: "nothing.mfs.example.com",
+            clientConfig: { url: "https://127.0.0.1:9/none" },
+            rules: [{
+              apiGroups: ["none.mfs.example.com"],
+              apiVersions: ["v1"],
+              operations: ["CREATE"],
+              resources: ["nothings"],
+            }],
+            sideEffects: "None",
+            admissionReviewVersions: ["v1"],
+          }],
+        },
+      );
+      const hook = owned["f:webhooks"]['k:{"name":"nothing.mfs.example.com"}'];
+      assert.ok(hook, JSON.stringify(owned));
+      assert.deepEqual(hook["f:clientConfig"], { ".": {}, "f:url": {} });
+      assert.deepEqual(hook["f:rules"], {});
+    },
+  },
+];

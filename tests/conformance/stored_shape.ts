@@ -1,0 +1,184 @@
+/**
+ * Conformance cases: the shape kube-apiserver stores and answers for built-in kinds no controller touches (found by
+ * the differential battery, tests/differential/). A kind's `spec` and `status` are Go value structs, so an object
+ * created without them answers `"status": {}` (and `"spec": {}`) — yet no manager owns the empty struct; the kinds
+ * whose strategies count generations (PodTemplate, NetworkPolicy, PriorityClass, EndpointSlice, FlowSchema, …) start
+ * at `metadata.generation` 1, an APIService carries none.
+ * @module
+ */
+import assert from "node:assert/strict";
+import type { KubeClient } from "../../runtime/client/client.ts";
+import type { ConformanceCase } from "./support.ts";
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
+async function create(client: KubeClient, path: string, body: Any): Promise<Any> {
+  const res = await client.request("POST", path, { body: JSON.stringify(body) });
+  const json = JSON.parse(new TextDecoder().decode(res.body));
+  assert.equal(res.status, 201, JSON.stringify(json));
+  return json;
+}
+
+async function remove(client: KubeClient, path: string): Promise<void> {
+  await client.request("DELETE", path);
+}
+
+export const storedShapeCases: ConformanceCase[] = [
+  {
+    name: "a ResourceQuota created without spec and status answers both {}, which no manager owns",
+    async run({ noRetry, ns }) {
+      const quota = await create(noRetry, `/api/v1/namespaces/${ns}/resourcequotas`, {
+        metadata: { name: "shape-quota", labels: { shape: "yes" } },
+      });
+      try {
+        assert.deepEqual([quota.spec, quota.status], [{}, {}]);
+        const owned = quota.metadata.managedFields[0].fieldsV1;
+        assert.equal(owned["f:spec"], undefined, JSON.stringify(owned));
+        assert.equal(owned["f:status"], undefined, JSON.stringify(owned));
+      } finally {
+        await remove(noRetry, `/api/v1/namespaces/${ns}/resourcequotas/shape-quota`);
+      }
+    },
+  },
+  {
+    name:
+      "generations: a PodTemplate, NetworkPolicy, PriorityClass and EndpointSlice start at 1; an APIService has none",
+    async run({ noRetry, ns }) {
+      const template = await create(noRetry, `/api/v1/namespaces/${ns}/podtemplates`, {
+        metadata: { name: "shape-pt" },
+        template: { spec: { containers: [{ name: "c", image: "busybox:1.36" }] } },
+      });
+      assert.equal(template.metadata.generation, 1);
+      const policy = await create(noRetry, `/apis/networking.k8s.io/v1/namespaces/${ns}/networkpolicies`, {
+        metadata: { name: "shape-np" },
+        spec: { podSelector: {} },
+      });
+      assert.equal(policy.metadata.generation, 1);
+      const slice = await create(noRetry, `/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`, {
+        metadata: { name: "shape-eps" },
+        addressType: "IPv4",
+        endpoints: [],
+      });
+      assert.equal(slice.metadata.generation, 1);
+      const cluster = [
+        ["/apis/scheduling.k8s.io/v1/priorityclasses", { metadata: { name: `shape-pc-${ns}` }, value: 7 }, 1],
+        ["/apis/apiregistration.k8s.io/v1/apiservices", {
+          metadata: { name: `v1.${ns}.shape.example.com` },
+          spec: { group: `${ns}.shape.example.com`, version: "v1", groupPriorityMinimum: 1, versionPriority: 1 },
+        }, undefined],
+      ] as const;
+      for (const [path, body, generation] of cluster) {
+        const made = await create(noRetry, path, body);
+        try {
+          assert.equal(made.metadata.generation, generation, `${path}: ${JSON.stringify(made.metadata)}`);
+        } finally {
+          await remove(noRetry, `${path}/${body.metadata.name}`);
+        }
+      }
+    },
+  },
+  {
+    name: "a PUT or patch that leaves out only defaulted fields keeps the generation (compared after defaulting)",
+    async run({ noRetry, ns }) {
+      const path = `/apis/apps/v1/namespaces/${ns}/deployments`;
+      const sent = {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "shape-gen", labels: { a: "1" } },
+        spec: {
+          selector: { matchLabels: { app: "g" } },
+          template: {
+            metadata: { labels: { app: "g" } },
+            spec: { containers: [{ name: "c", image: "busybox:1.36" }] },
+          },
+        },
+      };
+      const made = await create(noRetry, path, sent);
+      try {
+        assert.equal(made.metadata.generation, 1);
+        const put = await noRetry.request("PUT", `${path}/shape-gen`, {
+          body: JSON.stringify({ ...sent, metadata: { ...sent.metadata, labels: { a: "2" } } }),
+        });
+        const updated = JSON.parse(new TextDecoder().decode(put.body));
+        assert.equal(put.status, 200, JSON.stringify(updated));
+        assert.equal(updated.metadata.generation, 1);
+        const patched = await noRetry.request("PATCH", `${path}/shape-gen`, {
+          body: JSON.stringify({
+            spec: { template: { spec: { containers: [{ name: "c", image: "busybox:1.36" }] } } },
+          }),
+          contentType: "application/merge-patch+json",
+        });
+        assert.equal(JSON.parse(new TextDecoder().decode(patched.body)).metadata.generation, 1);
+      } finally {
+        await remove(noRetry, `${path}/shape-gen`);
+      }
+    },
+  },
+  {
+    name:
+      "a PodTemplate's and an RC's template is defaulted as a pod's; an RC's selector and labels default to its template's",
+    async run({ noRetry, ns }) {
+      const template = {
+        metadata: { labels: { app: "shape-rc" } },
+        spec: { containers: [{ name: "c", image: "busybox:1.36" }] },
+      };
+      const pt = await create(noRetry, `/api/v1/namespaces/${ns}/podtemplates`, {
+        metadata: { name: "shape-pt2" },
+        template,
+      });
+      const rc = await create(noRetry, `/api/v1/namespaces/${ns}/replicationcontrollers`, {
+        metadata: { name: "shape-rc" },
+        spec: { template },
+      });
+      try {
+        for (const spec of [pt.template.spec, rc.spec.template.spec]) {
+          assert.deepEqual(
+            [
+              spec.restartPolicy,
+              spec.dnsPolicy,
+              spec.containers[0].imagePullPolicy,
+              spec.terminationGracePeriodSeconds,
+            ],
+            ["Always", "ClusterFirst", "IfNotPresent", 30],
+          );
+        }
+        assert.deepEqual([rc.spec.replicas, rc.spec.selector, rc.metadata.labels], [1, { app: "shape-rc" }, {
+          app: "shape-rc",
+        }]);
+        assert.deepEqual(rc.status, { replicas: 0 });
+      } finally {
+        await remove(noRetry, `/api/v1/namespaces/${ns}/podtemplates/shape-pt2`);
+        await noRetry.request("DELETE", `/api/v1/namespaces/${ns}/replicationcontrollers/shape-rc`, {
+          body: JSON.stringify({ propagationPolicy: "Background" }),
+        });
+      }
+    },
+  },
+  {
+    name: "a PersistentVolume and a claim start Pending with volumeMode Filesystem (a PV: Retain, hostPath type '')",
+    async run({ noRetry, ns }) {
+      const pvName = `shape-pv-${ns}`;
+      const pv = await create(noRetry, "/api/v1/persistentvolumes", {
+        metadata: { name: pvName },
+        spec: { capacity: { storage: "1Gi" }, accessModes: ["ReadWriteOnce"], hostPath: { path: "/tmp/shape" } },
+      });
+      const pvc = await create(noRetry, `/api/v1/namespaces/${ns}/persistentvolumeclaims`, {
+        metadata: { name: "shape-pvc" },
+        spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
+      });
+      try {
+        assert.deepEqual(
+          [pv.spec.persistentVolumeReclaimPolicy, pv.spec.volumeMode, pv.spec.hostPath.type, pv.status.phase],
+          ["Retain", "Filesystem", "", "Pending"],
+        );
+        assert.ok(pv.status.lastPhaseTransitionTime, JSON.stringify(pv.status));
+        assert.deepEqual([pvc.spec.volumeMode, pvc.status], ["Filesystem", { phase: "Pending" }]);
+      } finally {
+        // The real server's protection finalizers stay (no controller removes them here): gone with the namespace.
+        await remove(noRetry, `/api/v1/namespaces/${ns}/persistentvolumeclaims/shape-pvc`);
+        await remove(noRetry, `/api/v1/persistentvolumes/${pvName}`);
+      }
+    },
+  },
+];
