@@ -8,26 +8,10 @@
  * @module
  */
 import assert from "node:assert/strict";
-import type { KubeClient } from "../../runtime/client/client.ts";
-import type { ConformanceCase } from "./support.ts";
+import { type ConformanceCase, sendBody as send } from "./support.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
-
-/** A raw write: `body` sent as is (a string) or as JSON. */
-async function send(
-  client: KubeClient,
-  method: string,
-  path: string,
-  body: unknown,
-  contentType = "application/json",
-): Promise<{ code: number; json: Any }> {
-  const res = await client.request(method, path, {
-    body: typeof body === "string" ? body : JSON.stringify(body),
-    contentType,
-  });
-  return { code: res.status, json: JSON.parse(new TextDecoder().decode(res.body)) };
-}
 
 /** Asserts a 400 BadRequest (or `code`/`reason`) with exactly `message` and no details. */
 function assertBad(res: { code: number; json: Any }, message: string, code = 400, reason = "BadRequest"): void {

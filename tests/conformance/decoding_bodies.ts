@@ -9,21 +9,10 @@ import type { KubeClient } from "../../runtime/client/client.ts";
 import { eventually } from "../../testing/eventually.ts";
 import { withObjects } from "./admission_webhooks_support.ts";
 import { CRD_PATH } from "./crd_helpers.ts";
-import { type ConformanceCase, POLL } from "./support.ts";
+import { type ConformanceCase, POLL, sendBody as send } from "./support.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
-
-async function send(
-  client: KubeClient,
-  method: string,
-  path: string,
-  body: string,
-  contentType = "application/json",
-): Promise<{ code: number; json: Any }> {
-  const res = await client.request(method, path, { body, contentType });
-  return { code: res.status, json: JSON.parse(new TextDecoder().decode(res.body)) };
-}
 
 function assertStatus(res: { code: number; json: Any }, code: number, reason: string, message: string): void {
   assert.equal(res.code, code, JSON.stringify(res.json));

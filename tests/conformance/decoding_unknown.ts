@@ -9,40 +9,16 @@
  */
 import assert from "node:assert/strict";
 import type { KubeClient } from "../../runtime/client/client.ts";
-import type { ConformanceCase } from "./support.ts";
+import { type ConformanceCase, type RawAnswer, sendBody as send } from "./support.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
-
-interface Answer {
-  code: number;
-  json: Any;
-  warnings: string[];
-}
-
-/** A raw write of `body` (sent as is when a string) with `contentType`; the answer and its Warning headers. */
-async function send(
-  client: KubeClient,
-  method: string,
-  path: string,
-  body: unknown,
-  contentType = "application/json",
-): Promise<Answer> {
-  const res = await client.request(method, path, {
-    body: typeof body === "string" ? body : JSON.stringify(body),
-    contentType,
-  });
-  const warnings = (res.headers.get("warning") ?? "").split(/,\s*(?=299 )/).filter((w) => w).map((w) =>
-    JSON.parse(w.replace(/^299 - /, ""))
-  );
-  return { code: res.status, json: JSON.parse(new TextDecoder().decode(res.body)), warnings };
-}
 
 async function get(client: KubeClient, path: string): Promise<Any> {
   return JSON.parse(new TextDecoder().decode((await client.request("GET", path)).body));
 }
 
-function assertStatus(res: Answer, code: number, reason: string | undefined, message: string): void {
+function assertStatus(res: RawAnswer, code: number, reason: string | undefined, message: string): void {
   assert.equal(res.code, code, JSON.stringify(res.json));
   assert.equal(res.json.reason, reason);
   assert.equal(res.json.message, message);

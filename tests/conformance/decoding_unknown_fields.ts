@@ -7,26 +7,10 @@
  * @module
  */
 import assert from "node:assert/strict";
-import type { KubeClient } from "../../runtime/client/client.ts";
-import type { ConformanceCase } from "./support.ts";
+import { type ConformanceCase, sendBody as send } from "./support.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
-
-async function send(
-  client: KubeClient,
-  method: string,
-  path: string,
-  body: unknown,
-  contentType = "application/json",
-): Promise<{ code: number; json: Any; warning: string }> {
-  const res = await client.request(method, path, { body: JSON.stringify(body), contentType });
-  return {
-    code: res.status,
-    json: JSON.parse(new TextDecoder().decode(res.body)),
-    warning: res.headers.get("warning") ?? "",
-  };
-}
 
 const cms = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
 const strict = "?fieldValidation=Strict";

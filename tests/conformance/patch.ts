@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import type { KubeClient } from "../../runtime/client/client.ts";
 import { CoreTypes, type KubeObject } from "../../runtime/types.ts";
 import { eventually } from "../../testing/eventually.ts";
-import { type ConformanceCase, POLL, Widget } from "./support.ts";
+import { type ConformanceCase, POLL, type RawAnswer, sendBody, Widget } from "./support.ts";
 
 const JSON_PATCH = "application/json-patch+json";
 const MERGE = "application/merge-patch+json";
@@ -18,20 +18,15 @@ const APPLY = "application/apply-patch+yaml";
 type Any = any;
 
 /** A raw write: the HTTP code and the decoded JSON answer. */
-async function send(
+function send(
   client: KubeClient,
   method: string,
   path: string,
   contentType: string,
   body: unknown,
   query: Record<string, string> = {},
-): Promise<{ code: number; json: Any }> {
-  const res = await client.request(method, path, {
-    body: typeof body === "string" ? body : JSON.stringify(body),
-    contentType,
-    query,
-  });
-  return { code: res.status, json: JSON.parse(new TextDecoder().decode(res.body)) };
+): Promise<RawAnswer> {
+  return sendBody(client, method, path, body, contentType, query);
 }
 
 /** Asserts a Failure Status: code, reason (undefined: none, as kube sends for unclassified errors) and message. */

@@ -171,3 +171,33 @@ export async function rawStatus(
   assert.equal(status.code, code);
   return status;
 }
+
+/** What {@link sendBody} answers: the code, the JSON body, and the Warning header (raw, and each warning's text). */
+export interface RawAnswer {
+  code: number;
+  // deno-lint-ignore no-explicit-any
+  json: any;
+  /** The `Warning` header as sent (empty when none). */
+  warning: string;
+  /** Each `299 - "<text>"` warning's text, in order. */
+  warnings: string[];
+}
+
+/** A raw write: `body` sent as is (a string) or as JSON, with `contentType` and `query`; the answer as {@link RawAnswer}. */
+export async function sendBody(
+  client: KubeClient,
+  method: string,
+  path: string,
+  body: unknown,
+  contentType = "application/json",
+  query: Record<string, string> = {},
+): Promise<RawAnswer> {
+  const res = await client.request(method, path, {
+    body: typeof body === "string" ? body : JSON.stringify(body),
+    contentType,
+    query,
+  });
+  const warning = res.headers.get("warning") ?? "";
+  const warnings = warning.split(/,\s*(?=299 )/).filter((w) => w).map((w) => JSON.parse(w.replace(/^299 - /, "")));
+  return { code: res.status, json: JSON.parse(new TextDecoder().decode(res.body)), warning, warnings };
+}
