@@ -16,6 +16,7 @@ import type { ResourceDef } from "./resource_def.ts";
 import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";
 import { badRequest, expired, internalError, tooLargeResourceVersion } from "./status_errors.ts";
 import { type ObjectStore, rvString } from "./object_storage.ts";
+import type { StoredRecord } from "./stored_record.ts";
 
 /** List options (query parameters of a list call). */
 export interface ListOptions {
@@ -51,6 +52,12 @@ export interface ListPresentation {
 /** kube's 410 for a list at a resourceVersion etcd has compacted (an Exact list, a limit with a resourceVersion). */
 const LIST_TOO_OLD = "The resourceVersion for the provided list is too old.";
 
+/** The records a list selected, with the list's metadata (what {@link listObjects} and a raw JSON answer share). */
+export interface SelectedRecords {
+  metadata: KubeList["metadata"];
+  records: StoredRecord[];
+}
+
 /** LIST of `def` (items share values with the store). */
 export function listObjects(
   objects: ObjectStore,
@@ -58,6 +65,22 @@ export function listObjects(
   opts: ListOptions,
   presentation: ListPresentation,
 ): KubeList {
+  const { metadata, records } = selectRecords(objects, def, opts, presentation);
+  const items = records.map((r) => presentation.present(r.parsed ?? r.parse()));
+  return { apiVersion: apiVersionOf(def), kind: def.listKind, metadata, items };
+}
+
+/**
+ * The records a LIST of `def` answers with, in order, and the list's metadata. Label selectors, shard selectors and
+ * field selectors on `metadata.name`/`metadata.namespace` are decided on the records' index fields; other field
+ * selectors parse each candidate.
+ */
+export function selectRecords(
+  objects: ObjectStore,
+  def: ResourceDef,
+  opts: ListOptions,
+  presentation: Pick<ListPresentation, "fieldSelector">,
+): SelectedRecords {
   const storageKey = storageKeyOf(def);
   const current = objects.rv;
   let listRv = current;
@@ -87,41 +110,56 @@ export function listObjects(
   const labels = compileSelector(() => parseLabelSelector(opts.labelSelector));
   const fieldSel = presentation.fieldSelector(opts.fieldSelector);
   const fields = compileSelector(() => parseFieldSelector(fieldSel, storageKey, def.selectableFields, def.custom));
+  const fieldsOnIndex = !fieldSel || fieldSel.split(",").every((t) => METADATA_FIELD_TERM.test(t));
   const namespace = def.namespaced ? opts.namespace || undefined : undefined;
-  const items: KubeObject[] = [];
+  const records: StoredRecord[] = [];
   const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
   const shard = opts.shardSelector;
   // remainingItemCount is only given for an empty predicate (storage.PrepareContinueToken): a shard selector counts.
   const filtered = Boolean(opts.labelSelector || opts.fieldSelector || shard);
   let more = false;
   // A continue token or an Exact resourceVersion lists the state at that RV (etcd serves it from its revision).
-  const past = listRv < current ? objects.iterateAt(storageKey, namespace, listRv, after) : undefined;
+  const past = listRv < current ? objects.iterateRecordsAt(storageKey, namespace, listRv, after) : undefined;
   if (past === "expired") throw expired(LIST_TOO_OLD, "list");
-  const iterator = (past ?? objects.iterate(storageKey, namespace, after))[Symbol.iterator]();
-  for (let step = iterator.next(); !step.done; step = iterator.next()) {
-    const obj = step.value;
-    if (!labels(obj) || !fields(obj) || (shard && !matchesShardSelector(shard, obj))) continue;
-    if (items.length >= limit) {
+  // What the selectors read of a record without parsing it (one holder, refilled per record).
+  const meta: { name: string; namespace: string; uid?: string; labels?: Readonly<Record<string, string>> } = {
+    name: "",
+    namespace: "",
+  };
+  const held = { metadata: meta } as unknown as KubeObject;
+  for (const record of past ?? objects.iterateRecords(storageKey, namespace, after)) {
+    if (filtered) {
+      meta.name = record.name;
+      meta.namespace = record.namespace;
+      meta.uid = record.uid;
+      meta.labels = record.labels;
+      if (!labels(held) || (shard && !matchesShardSelector(shard, held))) continue;
+      if (!fields(fieldsOnIndex ? held : record.parsed ?? record.parse())) continue;
+    }
+    if (records.length >= limit) {
       more = true;
       break;
     }
-    items.push(obj);
+    records.push(record);
   }
   const metadata: KubeList["metadata"] = { resourceVersion: rvString(listRv) };
   if (more) {
-    const last = items[items.length - 1].metadata;
-    metadata.continue = encodeContinue({ rv: listRv, ns: last.namespace ?? "", name: last.name ?? "" });
+    const last = records[records.length - 1];
+    metadata.continue = encodeContinue({ rv: listRv, ns: last.namespace, name: last.name });
     // Objects after the last one returned, at listRv (binary search in the sorted names, not a walk).
     if (!filtered) {
-      const at = { ns: last.namespace ?? "", name: last.name ?? "" };
+      const at = { ns: last.namespace, name: last.name };
       metadata.remainingItemCount = objects.countAfter(storageKey, namespace, at, past ? listRv : undefined);
     }
   }
   // kube-apiserver v1.37.2 filters a custom resource's list by the shard selector too, but its unstructured list
   // carries no `metadata.shardInfo` echo (clients then filter client-side, which is a no-op on a filtered list).
   if (shard && !def.custom) metadata.shardInfo = { selector: shardSelectorString(shard) };
-  return { apiVersion: apiVersionOf(def), kind: def.listKind, metadata, items: items.map(presentation.present) };
+  return { metadata, records };
 }
+
+/** A field selector term on a field every record indexes (decided without parsing the object). */
+const METADATA_FIELD_TERM = /^\s*metadata\.(name|namespace)\s*(=|==|!=)/;
 
 function compileSelector<T>(fn: () => T): T {
   try {
