@@ -13,7 +13,13 @@ import { apiVersionOf, type KubeList } from "../../runtime/types.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
-import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";
+import {
+  hasKindFields,
+  indexedFieldSelector,
+  parseFieldSelector,
+  parseLabelSelector,
+  SelectorError,
+} from "./selectors.ts";
 import { badRequest, expired, internalError, tooLargeResourceVersion } from "./status_errors.ts";
 import { type ObjectStore, rvString } from "./object_storage.ts";
 import type { StoredRecord } from "./stored_record.ts";
@@ -110,7 +116,9 @@ export function selectRecords(
   const labels = compileSelector(() => parseLabelSelector(opts.labelSelector));
   const fieldSel = presentation.fieldSelector(opts.fieldSelector);
   const fields = compileSelector(() => parseFieldSelector(fieldSel, storageKey, def.selectableFields, def.custom));
-  const fieldsOnIndex = !fieldSel || fieldSel.split(",").every((t) => METADATA_FIELD_TERM.test(t));
+  // Decided on the records' index unless a field is not indexed (a CRD's selectableFields) or a record predates it.
+  const indexed = indexedFieldSelector(fieldSel, storageKey);
+  const kindFields = hasKindFields(storageKey);
   const namespace = def.namespaced ? opts.namespace || undefined : undefined;
   const records: StoredRecord[] = [];
   const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
@@ -134,7 +142,8 @@ export function selectRecords(
       meta.uid = record.uid;
       meta.labels = record.labels;
       if (!labels(held) || (shard && !matchesShardSelector(shard, held))) continue;
-      if (!fields(fieldsOnIndex ? held : record.parsed ?? record.parse())) continue;
+      const onIndex = indexed && (record.fields || !kindFields);
+      if (!(onIndex ? indexed(record) : fields(record.parsed ?? record.parse()))) continue;
     }
     if (records.length >= limit) {
       more = true;
@@ -157,9 +166,6 @@ export function selectRecords(
   if (shard && !def.custom) metadata.shardInfo = { selector: shardSelectorString(shard) };
   return { metadata, records };
 }
-
-/** A field selector term on a field every record indexes (decided without parsing the object). */
-const METADATA_FIELD_TERM = /^\s*metadata\.(name|namespace)\s*(=|==|!=)/;
 
 function compileSelector<T>(fn: () => T): T {
   try {

@@ -93,7 +93,7 @@ export class ObjectStore {
       this.#rv = Math.max(1, opts.snapshot.rv);
       for (const [key, objects] of Object.entries(opts.snapshot.buckets)) {
         for (const obj of objects) {
-          this.#insert(key, obj instanceof StoredRecord ? obj : recordOf(obj, this.#strings));
+          this.#insert(key, obj instanceof StoredRecord ? obj : recordOf(key, obj, this.#strings));
         }
       }
     }
@@ -327,7 +327,7 @@ export class ObjectStore {
     const prev = this.record(storageKey, namespace, name);
     const rv = ++this.#rv;
     obj.metadata.resourceVersion = rvString(rv);
-    const stored = recordOf(obj, this.#strings);
+    const stored = recordOf(storageKey, obj, this.#strings);
     if (prev) this.#unindex(storageKey, prev);
     this.#insert(storageKey, stored);
     return this.#commit(
@@ -350,7 +350,7 @@ export class ObjectStore {
     }
     const object = final ?? prev.parse();
     object.metadata.resourceVersion = rvString(rv);
-    const record = recordOf(object, this.#strings);
+    const record = recordOf(storageKey, object, this.#strings);
     return this.#commit(new StoredEvent(rv, storageKey, "DELETED", record, prev, this.#parseShared));
   }
 

@@ -75,7 +75,9 @@ function readSnapshot(
     }
     for (const [key, objects] of Object.entries(legacy.buckets)) {
       const bucket = bucketOf(key);
-      for (const o of objects) bucket.set(`${o.metadata.namespace ?? ""}/${o.metadata.name}`, recordOf(o, strings));
+      for (const o of objects) {
+        bucket.set(`${o.metadata.namespace ?? ""}/${o.metadata.name}`, recordOf(key, o, strings));
+      }
     }
     return legacy.rv;
   }
@@ -105,7 +107,7 @@ function parseLogLine(
   if (text[0] === "{") {
     try {
       const line = JSON.parse(text) as LegacyLogLine;
-      return { rv: line.rv, key: line.k, type: line.t, record: recordOf(line.o, strings) };
+      return { rv: line.rv, key: line.k, type: line.t, record: recordOf(line.k, line.o, strings) };
     } catch {
       return undefined;
     }

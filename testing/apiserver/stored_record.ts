@@ -8,6 +8,7 @@
  * @module
  */
 import type { Unstructured as KubeObject } from "./unstructured.ts";
+import { kindFieldValues } from "./selectors.ts";
 
 /** A stored object: its JSON and what the indexes need without parsing it. */
 export class StoredRecord {
@@ -26,6 +27,8 @@ export class StoredRecord {
     readonly ownerUids: readonly string[] | undefined,
     /** `metadata.labels` (a copy), when there are labels. */
     readonly labels: Readonly<Record<string, string>> | undefined,
+    /** The values of the kind's selectable fields (selectors.ts `kindFieldValues`), for kinds that have them. */
+    readonly fields?: readonly string[],
   ) {
     this.#text = text;
   }
@@ -43,7 +46,8 @@ export class StoredRecord {
 
   /** The index fields of this record as JSON (a snapshot or log line's head: restarts parse only these). */
   headJson(): string {
-    return asciiJson([this.namespace, this.name, this.uid ?? null, this.ownerUids ?? null, this.labels ?? null]);
+    const { namespace, name, uid, ownerUids, labels, fields } = this;
+    return asciiJson([namespace, name, uid ?? null, ownerUids ?? null, labels ?? null, ...(fields ? [fields] : [])]);
   }
 }
 
@@ -51,12 +55,18 @@ export class StoredRecord {
 export class SharedStrings {
   #names = new Map<string, string>();
   #fieldSets = new Map<string, string>();
+  #values = new Map<string, string>();
   /** Stands in for a `fieldsV1` value while an object is serialised (a nonce: no object's data holds it). */
   readonly fieldsMark = `\u0000kubeop-fieldsV1-${crypto.randomUUID()}`;
 
   /** The one copy of `s` (a namespace). */
   intern(s: string): string {
     return shared(this.#names, s, 65_536);
+  }
+
+  /** The one copy of a selectable field's value (few kept: a table that fills up starts over). */
+  internValue(s: string): string {
+    return shared(this.#values, s, 4096);
   }
 
   /** The one copy of a `fieldsV1` text (fewer kept: a table that fills up starts over). */
@@ -94,8 +104,11 @@ export function asciiJson(obj: unknown): string {
   return text.replace(NON_ASCII, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-/** A record of `obj` (which is not kept: the record holds its JSON and copies of the indexed fields). */
-export function recordOf(obj: KubeObject, strings: SharedStrings): StoredRecord {
+/**
+ * A record of `obj`, stored under `storageKey` (which is not kept: the record holds its JSON and copies of the
+ * indexed fields, its kind's selectable fields included).
+ */
+export function recordOf(storageKey: string, obj: KubeObject, strings: SharedStrings): StoredRecord {
   const meta = obj.metadata ?? {};
   const owners = meta.ownerReferences as { uid?: unknown }[] | undefined;
   const ownerUids = Array.isArray(owners) && owners.length
@@ -111,6 +124,7 @@ export function recordOf(obj: KubeObject, strings: SharedStrings): StoredRecord 
     meta.uid || undefined,
     ownerUids?.length ? ownerUids : undefined,
     labels,
+    kindFieldValues(storageKey, obj)?.map((v) => strings.internValue(v)),
   );
 }
 
@@ -150,8 +164,23 @@ export function recordFromHead(head: string, json: string, strings: SharedString
   } catch {
     return undefined;
   }
-  if (!Array.isArray(fields) || fields.length !== 5) return undefined;
-  const [ns, name, uid, owners, labels] = fields as [string, string, string | null, string[] | null, null];
+  if (!Array.isArray(fields) || fields.length < 5 || fields.length > 6) return undefined;
+  const [ns, name, uid, owners, labels, values] = fields as [
+    string,
+    string,
+    string | null,
+    string[] | null,
+    Record<string, string> | null,
+    string[] | undefined,
+  ];
   if (typeof ns !== "string" || typeof name !== "string") return undefined;
-  return new StoredRecord(json, strings.intern(ns), name, uid ?? undefined, owners ?? undefined, labels ?? undefined);
+  return new StoredRecord(
+    json,
+    strings.intern(ns),
+    name,
+    uid ?? undefined,
+    owners ?? undefined,
+    labels ?? undefined,
+    values?.map((v) => strings.internValue(v)),
+  );
 }
