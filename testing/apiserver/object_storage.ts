@@ -10,8 +10,11 @@ import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { compareStrings } from "../../runtime/apimachinery/string_order.ts";
 import { recordOf, SharedStrings, StoredRecord } from "./stored_record.ts";
 
-/** How many recent parses the store keeps (objects just written or read are read again by the commit's listeners). */
-const RECENT_PARSES = 1024;
+/**
+ * How many recent parses the store keeps: a commit's listeners and the next reads of an object just written share one.
+ * Few, so they die young: 1 024 kept parses long enough to be promoted, and the old generation's churn grew RSS.
+ */
+const RECENT_PARSES = 64;
 
 /** One committed change; `object` and `prev` are parsed from the records when read. */
 export class StoredEvent {

@@ -56,12 +56,27 @@ export class SharedStrings {
   #names = new Map<string, string>();
   #fieldSets = new Map<string, string>();
   #values = new Map<string, string>();
+  #labels = new Map<string, Readonly<Record<string, string>>>();
   /** Stands in for a `fieldsV1` value while an object is serialised (a nonce: no object's data holds it). */
   readonly fieldsMark = `\u0000kubeop-fieldsV1-${crypto.randomUUID()}`;
 
   /** The one copy of `s` (a namespace). */
   intern(s: string): string {
     return shared(this.#names, s, 65_536);
+  }
+
+  /**
+   * A frozen copy of `labels`, one for every record with equal labels (the pods of one ReplicaSet): records' labels
+   * are an index, never part of an object a reader gets.
+   */
+  internLabels(labels: Record<string, string>): Readonly<Record<string, string>> {
+    const key = JSON.stringify(labels);
+    const known = this.#labels.get(key);
+    if (known) return known;
+    if (this.#labels.size >= 4096) this.#labels.clear();
+    const copy = Object.freeze({ ...labels });
+    this.#labels.set(key, copy);
+    return copy;
   }
 
   /** The one copy of a selectable field's value (few kept: a table that fills up starts over). */
@@ -115,7 +130,7 @@ export function recordOf(storageKey: string, obj: KubeObject, strings: SharedStr
     ? owners.map((o) => String(o?.uid ?? "")).filter((u) => u !== "")
     : undefined;
   const labels = meta.labels && typeof meta.labels === "object" && Object.keys(meta.labels).length
-    ? { ...(meta.labels as Record<string, string>) }
+    ? strings.internLabels(meta.labels as Record<string, string>)
     : undefined;
   return new StoredRecord(
     textOf(obj, strings),
@@ -180,7 +195,7 @@ export function recordFromHead(head: string, json: string, strings: SharedString
     name,
     uid ?? undefined,
     owners ?? undefined,
-    labels ?? undefined,
+    labels ? strings.internLabels(labels) : undefined,
     values?.map((v) => strings.internValue(v)),
   );
 }
