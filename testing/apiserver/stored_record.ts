@@ -1,14 +1,16 @@
 /**
  * One stored object in the fake server's smallest form: its JSON text (a one-byte string: non-ASCII characters are
  * written as `\uXXXX` escapes, equal as JSON) plus the few parsed fields the store's indexes and list filters read
- * (namespace, name, uid, owner uids, labels). The text of each managedFields entry's `fieldsV1` is one string shared
- * by every record with the same set (the objects of a kind written by one manager), so a record holds its JSON in
- * pieces. A Pod of 3.4 KB as JSON takes ~6.4 KB of heap parsed and ~2.5 KB as a record. Sharing is of text only: every
- * reader gets its own parse, so no two parts of one object (or of two objects) are ever one value.
+ * (namespace, name, uid, owner uids, labels, the kind's selectable fields). Parts of the JSON that other records hold
+ * too are one shared string (shared_text.ts: `fieldsV1` sets, a workload's tolerations, containers, conditions...), so
+ * a record may hold its JSON in pieces. A Pod of 3.4 KB as JSON takes ~6.4 KB of heap parsed and ~2 KB as a record.
+ * Sharing is of text only: every reader gets its own parse, so no two parts of one object (or of two) are one value.
  * @module
  */
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { kindFieldValues } from "./selectors.ts";
+import { asciiJson } from "./ascii_json.ts";
+import { SharedParts } from "./shared_text.ts";
 
 /** A stored object: its JSON and what the indexes need without parsing it. */
 export class StoredRecord {
@@ -51,14 +53,13 @@ export class StoredRecord {
   }
 }
 
-/** Strings that recur across records (namespaces, `fieldsV1` texts) kept once. */
+/** Values that recur across records (namespaces, labels, field values, parts of the JSON) kept once. */
 export class SharedStrings {
   #names = new Map<string, string>();
-  #fieldSets = new Map<string, string>();
   #values = new Map<string, string>();
   #labels = new Map<string, Readonly<Record<string, string>>>();
-  /** Stands in for a `fieldsV1` value while an object is serialised (a nonce: no object's data holds it). */
-  readonly fieldsMark = `\u0000kubeop-fieldsV1-${crypto.randomUUID()}`;
+  /** Parts of objects' JSON shared between records. */
+  readonly parts: SharedParts = new SharedParts();
 
   /** The one copy of `s` (a namespace). */
   intern(s: string): string {
@@ -83,11 +84,6 @@ export class SharedStrings {
   internValue(s: string): string {
     return shared(this.#values, s, 4096);
   }
-
-  /** The one copy of a `fieldsV1` text (fewer kept: a table that fills up starts over). */
-  internFieldSet(s: string): string {
-    return shared(this.#fieldSets, s, 4096);
-  }
 }
 
 function shared(table: Map<string, string>, s: string, max: number): string {
@@ -96,27 +92,6 @@ function shared(table: Map<string, string>, s: string, max: number): string {
   if (table.size >= max) table.clear();
   table.set(s, s);
   return s;
-}
-
-const NON_ASCII = /[\u0080-\uffff]/g;
-
-/**
- * JSON text of `obj` in ASCII: characters past U+007F as `\uXXXX` (JSON.parse reads them back the same), so the text
- * is a one-byte string (half the memory of a two-byte one) in memory and in a snapshot read back.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { asciiJson } from "./stored_record.ts";
- * assert.equal(asciiJson({ a: "é" }), '{"a":"\\u00e9"}');
- * assert.deepEqual(JSON.parse(asciiJson({ a: "é😀" })), { a: "é😀" });
- * ```
- */
-export function asciiJson(obj: unknown): string {
-  const text = JSON.stringify(obj);
-  NON_ASCII.lastIndex = 0;
-  if (!NON_ASCII.test(text)) return text;
-  return text.replace(NON_ASCII, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /**
@@ -133,7 +108,7 @@ export function recordOf(storageKey: string, obj: KubeObject, strings: SharedStr
     ? strings.internLabels(meta.labels as Record<string, string>)
     : undefined;
   return new StoredRecord(
-    textOf(obj, strings),
+    strings.parts.textOf(obj),
     strings.intern(meta.namespace ?? ""),
     meta.name ?? "",
     meta.uid || undefined,
@@ -141,34 +116,6 @@ export function recordOf(storageKey: string, obj: KubeObject, strings: SharedStr
     labels,
     kindFieldValues(storageKey, obj)?.map((v) => strings.internValue(v)),
   );
-}
-
-/** `obj` as ASCII JSON; with managedFields, in pieces whose `fieldsV1` texts are shared (see {@link SharedStrings}). */
-function textOf(obj: KubeObject, strings: SharedStrings): string | string[] {
-  const managed: unknown = obj.metadata?.managedFields;
-  if (!Array.isArray(managed) || !managed.some((e) => e && typeof e === "object" && "fieldsV1" in e)) {
-    return asciiJson(obj);
-  }
-  const sets: string[] = [];
-  const marked = managed.map((e) => {
-    if (!e || typeof e !== "object" || !("fieldsV1" in e) || e.fieldsV1 === undefined) return e;
-    sets.push(strings.internFieldSet(asciiJson(e.fieldsV1)));
-    return { ...e, fieldsV1: strings.fieldsMark };
-  });
-  const text = asciiJson({ ...obj, metadata: { ...obj.metadata, managedFields: marked } });
-  const pieces = text.split(JSON.stringify(strings.fieldsMark));
-  if (pieces.length !== sets.length + 1) return asciiJson(obj); // cannot happen: the mark is a nonce
-  const out: string[] = [flatCopy(pieces[0])];
-  for (let i = 0; i < sets.length; i++) out.push(sets[i], flatCopy(pieces[i + 1]));
-  return out;
-}
-
-/**
- * A string of its own equal to `s`: V8 makes a long substring a view that keeps the whole string it was cut from
- * alive (here the text with the marks, which would double the record).
- */
-function flatCopy(s: string): string {
-  return s.length < 13 ? s : JSON.parse(JSON.stringify(s));
 }
 
 /** A record from a line's head (see {@link StoredRecord.headJson}) and its JSON text; undefined when malformed. */
