@@ -156,11 +156,11 @@ async function get(target: Target, path: string): Promise<{ bytes: number; body?
 async function lists(target: Target, nodes: number, pods: number): Promise<Record<string, number>> {
   const t0 = performance.now();
   const res = await fetch(`${target.url}/api/v1/pods`, target.init);
-  // Count the items without parsing ~340 MB: each starts with the Pod's apiVersion and kind.
+  // Count the items without parsing ~400 MB: each names its pod once (kube-apiserver's items carry no kind).
   let items = 0;
   let bytes = 0;
   let carry = "";
-  const marker = `"kind":"Pod"`;
+  const marker = `"name":"pod-`;
   for await (const chunk of res.body!.pipeThrough(new TextDecoderStream())) {
     const text = carry + chunk;
     for (let at = text.indexOf(marker); at >= 0; at = text.indexOf(marker, at + 1)) items++;
