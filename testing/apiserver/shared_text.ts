@@ -25,7 +25,7 @@ export class SharedParts {
   readonly #split = new RegExp(`"\\\\u0000kubeop-part-${this.#nonce}-(\\d+)"`);
 
   /**
-   * `obj` as ASCII JSON: one string, or pieces that joined are that string.
+   * `obj` as ASCII JSON, `apiVersion` and `kind` first: one string, or pieces that joined are that string.
    *
    * @example
    * ```ts
@@ -49,7 +49,8 @@ export class SharedParts {
       texts.push(text);
       return `${this.#mark}${texts.length - 1}`;
     };
-    const marked: Record<string, unknown> = {};
+    // apiVersion and kind first, as every answer serves an object: a list can then send the text as it is.
+    const marked: Record<string, unknown> = { apiVersion: obj.apiVersion, kind: obj.kind };
     for (const [key, value] of Object.entries(obj)) {
       if (key === "metadata" && value && typeof value === "object") {
         const managed = (value as KubeObject["metadata"]).managedFields;
@@ -69,7 +70,8 @@ export class SharedParts {
     if (texts.length === 0) return whole;
     // [text, index, text, index, ..., text]
     const split = whole.split(this.#split);
-    if (split.length !== 2 * texts.length + 1) return asciiJson(obj); // cannot happen: the mark is a nonce
+    // Cannot happen (the mark is a nonce); if it did, the text unshared.
+    if (split.length !== 2 * texts.length + 1) return asciiJson({ apiVersion: obj.apiVersion, kind: obj.kind, ...obj });
     const out: string[] = [];
     let inline = split[0];
     for (let i = 1; i < split.length; i += 2) {

@@ -22,7 +22,6 @@ Deno.test("shared parts: the pieces joined are the object's ASCII JSON, whatever
   };
   for (let n = 0; n < 400; n++) {
     const obj = {
-      apiVersion: "v1",
       metadata: {
         name: `o${n % 5}`,
         managedFields: [{ manager: "m", fieldsV1: value(2) }, { manager: "n" }, null],
@@ -30,9 +29,11 @@ Deno.test("shared parts: the pieces joined are the object's ASCII JSON, whatever
       spec: value(1),
       status: value(1),
       data: { "2": value(2), x: value(2) },
+      ...(n % 2 ? { kind: "K", apiVersion: "v1" } : {}),
     } as unknown as Unstructured;
     const text = parts.textOf(obj);
-    assert.equal(typeof text === "string" ? text : text.join(""), asciiJson(obj));
+    const ordered = { apiVersion: obj.apiVersion, kind: obj.kind, ...obj };
+    assert.equal(typeof text === "string" ? text : text.join(""), asciiJson(ordered));
   }
 });
 
@@ -46,4 +47,9 @@ Deno.test("shared parts: a part two objects hold is one string from the second o
   assert.equal(b[1], JSON.stringify(tolerations));
   assert.ok(b[1] === c[1]);
   assert.ok(b[2].includes('"nodeName":"b"') && c[2].includes('"nodeName":"c"'));
+});
+
+Deno.test("shared parts: apiVersion and kind come first (a list sends the text as served)", () => {
+  const text = new SharedParts().textOf({ metadata: { name: "a" }, spec: {}, kind: "Pod", apiVersion: "v1" });
+  assert.equal(text, '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"spec":{}}');
 });
