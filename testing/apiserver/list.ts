@@ -13,7 +13,10 @@ import { apiVersionOf, type KubeList } from "../../runtime/types.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
+import { parseFieldSelector as parseFieldTerms } from "../../runtime/apimachinery/field_selector.ts";
+import { compareStrings } from "../../runtime/apimachinery/string_order.ts";
 import {
+  firstKindField,
   hasKindFields,
   indexedFieldSelector,
   parseFieldSelector,
@@ -135,7 +138,10 @@ export function selectRecords(
     namespace: "",
   };
   const held = { metadata: meta } as unknown as KubeObject;
-  for (const record of past ?? objects.iterateRecords(storageKey, namespace, after)) {
+  for (
+    const record of past ?? byFirstField(objects, storageKey, namespace, fieldSel, after) ??
+      objects.iterateRecords(storageKey, namespace, after)
+  ) {
     if (filtered) {
       meta.name = record.name;
       meta.namespace = record.namespace;
@@ -165,6 +171,32 @@ export function selectRecords(
   // carries no `metadata.shardInfo` echo (clients then filter client-side, which is a no-op on a filtered list).
   if (shard && !def.custom) metadata.shardInfo = { selector: shardSelectorString(shard) };
   return { metadata, records };
+}
+
+/**
+ * A first page whose field selector pins the kind's indexed field (`spec.nodeName=node-7`): that value's records in
+ * list order, the other selectors still to apply; undefined when the index cannot answer.
+ */
+function byFirstField(
+  objects: ObjectStore,
+  storageKey: string,
+  namespace: string | undefined,
+  selector: string | undefined,
+  after: unknown,
+): StoredRecord[] | undefined {
+  const field = firstKindField(storageKey);
+  if (!field || !selector || after) return undefined;
+  let terms;
+  try {
+    terms = parseFieldTerms(selector);
+  } catch {
+    return undefined;
+  }
+  const pinned = terms.find((t) => t.field === field && t.op === "=");
+  const records = pinned && objects.withFirstField(storageKey, pinned.value);
+  if (!records) return undefined;
+  const out = [...records].filter((r) => namespace === undefined || r.namespace === namespace);
+  return out.sort((a, b) => compareStrings(a.namespace, b.namespace) || compareStrings(a.name, b.name));
 }
 
 function compileSelector<T>(fn: () => T): T {

@@ -68,3 +68,31 @@ Deno.test("fake list: a record without the kind's field values (read from an old
   const got = selectRecords(store, PODS, { fieldSelector: "spec.nodeName=node-1" }, { fieldSelector: (s) => s });
   assert.deepEqual(got.records.map((r) => r.name), ["old"]);
 });
+
+Deno.test("fake list: a node's pods come from the node index, in list order, through moves, deletes and pages", () => {
+  const store = pods(300, 5);
+  const first = store.list("/pods")[0];
+  store.put("/pods", { ...first, spec: { ...first.spec, nodeName: "node-1" } });
+  store.remove("/pods", store.list("/pods")[1].metadata.namespace!, store.list("/pods")[1].metadata.name!);
+  const fields = parseFieldSelector("spec.nodeName=node-1", "/pods");
+  const expected = store.list("/pods").filter(fields).map((o) => o.metadata.name);
+  const all = selectRecords(store, PODS, { fieldSelector: "spec.nodeName=node-1" }, { fieldSelector: (s) => s });
+  assert.deepEqual(all.records.map((r) => r.name), expected);
+  const paged: string[] = [];
+  let cont: string | undefined;
+  do {
+    const page = selectRecords(store, PODS, { fieldSelector: "spec.nodeName=node-1", limit: 7, continue: cont }, {
+      fieldSelector: (s) => s,
+    });
+    paged.push(...page.records.map((r) => r.name));
+    cont = page.metadata.continue;
+  } while (cont);
+  assert.deepEqual(paged, expected);
+  const inNs = selectRecords(store, PODS, { namespace: "ns1", fieldSelector: "spec.nodeName=node-1" }, {
+    fieldSelector: (s) => s,
+  });
+  assert.deepEqual(
+    inNs.records.map((r) => r.name),
+    store.list("/pods").filter((o) => fields(o) && o.metadata.namespace === "ns1").map((o) => o.metadata.name),
+  );
+});

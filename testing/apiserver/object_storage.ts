@@ -9,6 +9,7 @@
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { compareStrings } from "../../runtime/apimachinery/string_order.ts";
 import { recordOf, SharedStrings, StoredRecord } from "./stored_record.ts";
+import { FirstFieldIndex } from "./field_index.ts";
 
 /**
  * How many recent parses the store keeps: a commit's listeners and the next reads of an object just written share one.
@@ -68,6 +69,7 @@ export class ObjectStore {
   #buckets = new Map<string, Bucket>();
   #uids = new Map<string, ObjectRef>();
   #dependents = new Map<string, Set<string>>();
+  #firstField = new FirstFieldIndex();
   #history: StoredEvent[] = [];
   #historyStart = 0;
   #compactedRv: number;
@@ -130,6 +132,14 @@ export class ObjectStore {
   /** The stored record (JSON and index fields), or undefined. */
   record(storageKey: string, namespace: string, name: string): StoredRecord | undefined {
     return this.#buckets.get(storageKey)?.get(namespace)?.get(name);
+  }
+
+  /**
+   * Records whose kind's first selectable field is `value` (pods on node `value`), unordered; undefined when the
+   * bucket holds records without field values.
+   */
+  withFirstField(storageKey: string, value: string): Iterable<StoredRecord> | undefined {
+    return this.#firstField.get(storageKey, value);
   }
 
   /** The buckets that hold objects. */
@@ -411,6 +421,7 @@ export class ObjectStore {
     const name = record.name;
     if (!names.has(name)) this.#sortedNames.delete(names);
     names.set(name, record);
+    this.#firstField.add(storageKey, record);
     if (record.uid) this.#uids.set(record.uid, { storageKey, namespace: ns, name });
     const owners = record.ownerUids;
     if (!owners) return;
@@ -424,6 +435,7 @@ export class ObjectStore {
 
   #unindex(storageKey: string, record: StoredRecord): void {
     const ref = formatRef({ storageKey, namespace: record.namespace, name: record.name });
+    this.#firstField.delete(storageKey, record);
     if (record.uid) this.#uids.delete(record.uid);
     for (const owner of record.ownerUids ?? []) {
       const set = this.#dependents.get(owner);

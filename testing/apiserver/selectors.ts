@@ -149,6 +149,11 @@ export function hasKindFields(storageKey: string): boolean {
   return Object.hasOwn(KIND_FIELDS, storageKey);
 }
 
+/** The first of `storageKey`'s kind fields (pods: `spec.nodeName`), which the store indexes. */
+export function firstKindField(storageKey: string): string | undefined {
+  return Object.keys(KIND_FIELDS[storageKey] ?? {})[0];
+}
+
 /** What {@link indexedFieldSelector} reads of a stored object. */
 export interface IndexedFields {
   readonly name: string;
