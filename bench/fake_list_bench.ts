@@ -110,7 +110,7 @@ if (import.meta.main) {
   const full = fullMode();
   const count = full ? 100_000 : 20_000;
   const reps = 5;
-  const server = await startFakeApiServer();
+  const server = await startFakeApiServer({ anonymousAdmin: true });
   try {
     const loaded = load(server, count);
     const all = server.store.listShared(CONFIGMAPS, { namespace: NAMESPACE });

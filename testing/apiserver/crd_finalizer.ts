@@ -57,7 +57,7 @@ export class CrdFinalizer {
     }
   }
 
-  #observe(ev: Pick<StoredEvent, "type" | "storageKey" | "object" | "prev">): void {
+  #observe(ev: Pick<StoredEvent, "type" | "storageKey" | "object"> & { prev?: KubeObject }): void {
     const name = ev.storageKey === CRD_KEY ? ev.object.metadata.name : this.#waiting.get(ev.storageKey);
     if (!name || (ev.storageKey === CRD_KEY && ev.type === "DELETED")) return;
     if (ev.storageKey !== CRD_KEY && ev.type !== "DELETED") return;

@@ -20,6 +20,8 @@ import { badRequest, expired, methodNotAllowed, noSuchResource, tooLargeResource
 import type { WatchHub } from "./watch_hub.ts";
 import { WatchStream } from "./watch_stream.ts";
 import { type ListQuery, parseListQuery, shardSelectorParam } from "./list_options.ts";
+import { selectRecords } from "./list.ts";
+import { listJsonResponse } from "./list_json.ts";
 import { matchesShardSelector } from "../../runtime/apimachinery/shard_selector.ts";
 import type { FeatureGates } from "./feature_gates.ts";
 import { checkDeleteOptions, checkWriteOptions } from "./validation/request_options.ts";
@@ -143,6 +145,13 @@ export async function handleResource(
           (rv && rv !== "0" && opts.limit && opts.limit > 0 ? "Exact" : undefined),
         shardSelector: shardSelectorParam(q, sharded(ctx), "list"),
       };
+      if (
+        !converting && shape.as === "object" && !shape.dropManagedFields && !ctx.store.strategies.for(def).conversion
+      ) {
+        // Served as stored: the items' stored JSON, not parsed and serialised again.
+        const selected = selectRecords(ctx.store.objects, def, listOptions, { fieldSelector: (s) => s });
+        return listJsonResponse(def, selected, (o) => ctx.store.present(def, o));
+      }
       const served = converting
         ? await listConverted(ctx.store, def, converting, listStored(ctx.store, def, listOptions))
         : ctx.store.listShared(def, listOptions);

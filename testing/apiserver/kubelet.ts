@@ -76,10 +76,11 @@ export function interpretCommand(container: Json): ContainerOutcome {
   return { exitCode, log, runMs };
 }
 
+/** Per running pod (created on demand: a pod that runs for ever with no output holds none of them). */
 interface PodRun {
-  timers: Array<() => void>;
-  logs: Map<string, string>;
-  restarts: Map<string, number>;
+  timers?: Array<() => void>;
+  logs?: Map<string, string>;
+  restarts?: Map<string, number>;
 }
 
 /** The fake kubelet. */
@@ -147,13 +148,13 @@ export class FakeKubelet {
   /** Stops handling pods and cancels running containers' timers. */
   stop(): void {
     this.#unsubscribe?.();
-    for (const run of this.#runs.values()) for (const cancel of run.timers) cancel();
+    for (const run of this.#runs.values()) for (const cancel of run.timers ?? []) cancel();
     this.#runs.clear();
   }
 
   /** The log text of a container (pods/log). */
   logs(namespace: string, name: string, container: string): string {
-    return this.#runs.get(`${namespace}/${name}`)?.logs.get(container) ?? "";
+    return this.#runs.get(`${namespace}/${name}`)?.logs?.get(container) ?? "";
   }
 
   #observe(ev: StoredEvent): void {
@@ -207,7 +208,7 @@ export class FakeKubelet {
     if (pod.spec.nodeName !== this.nodeName) return;
     const key = `${namespace}/${name}`;
     if (this.#runs.has(key) || pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return;
-    const run: PodRun = { timers: [], logs: new Map(), restarts: new Map() };
+    const run: PodRun = {};
     this.#runs.set(key, run);
     if (pod.status?.phase === "Running") {
       // Resumed after a restart: keep the pod's IP and statuses, run the containers again from now.
@@ -256,13 +257,15 @@ export class FakeKubelet {
     if (!pod) return;
     const outcome = this.#opts.behaviour?.(pod, container) ?? interpretCommand(container);
     const startedAt = rfc3339(this.#clock.now());
-    run.logs.set(container.name, (run.logs.get(container.name) ?? "") + (outcome.log ?? ""));
+    if (outcome.log) {
+      run.logs = (run.logs ?? new Map()).set(container.name, (run.logs?.get(container.name) ?? "") + outcome.log);
+    }
     const runMs = outcome.runMs ?? 0;
     if (runMs === Infinity) return;
     const exit = () => this.#sync2(() => this.#exited(namespace, name, container, outcome, startedAt, run));
     // Zero-length runs finish without waiting for the clock (a VirtualClock would otherwise need an advance).
     if (runMs <= 0) queueMicrotask(exit);
-    else run.timers.push(this.#clock.setTimer(runMs, exit));
+    else (run.timers ??= []).push(this.#clock.setTimer(runMs, exit));
   }
 
   #sync2(fn: () => void): void {
@@ -291,8 +294,8 @@ export class FakeKubelet {
     const i = statuses.findIndex((s) => s.name === container.name);
     if (i < 0) return;
     if (restart) {
-      const restarts = (run.restarts.get(container.name) ?? 0) + 1;
-      run.restarts.set(container.name, restarts);
+      const restarts = (run.restarts?.get(container.name) ?? 0) + 1;
+      (run.restarts ??= new Map()).set(container.name, restarts);
       const backoffMs = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** (restarts - 1));
       statuses[i] = {
         ...statuses[i],
@@ -306,7 +309,7 @@ export class FakeKubelet {
       };
       next.status.conditions = readiness(next.status.conditions, "False", now);
       store.update(POD, next, { namespace, name, subresource: "status", fieldManager: KUBELET });
-      run.timers.push(this.#clock.setTimer(backoffMs, () =>
+      (run.timers ??= []).push(this.#clock.setTimer(backoffMs, () =>
         this.#sync2(() => {
           const current = this.#pod(namespace, name);
           if (!current) return;

@@ -14,9 +14,19 @@ import { goJsonSyntaxError } from "./go_json_syntax.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
-import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";
+import { parseFieldSelector as parseFieldTerms } from "../../runtime/apimachinery/field_selector.ts";
+import { compareStrings } from "../../runtime/apimachinery/string_order.ts";
+import {
+  firstKindField,
+  hasKindFields,
+  indexedFieldSelector,
+  parseFieldSelector,
+  parseLabelSelector,
+  SelectorError,
+} from "./selectors.ts";
 import { badRequest, expired, internalError, tooLargeResourceVersion } from "./status_errors.ts";
 import { type ObjectStore, rvString } from "./object_storage.ts";
+import type { StoredRecord } from "./stored_record.ts";
 
 /** List options (query parameters of a list call). */
 export interface ListOptions {
@@ -52,6 +62,12 @@ export interface ListPresentation {
 /** kube's 410 for a list at a resourceVersion etcd has compacted (an Exact list, a limit with a resourceVersion). */
 const LIST_TOO_OLD = "The resourceVersion for the provided list is too old.";
 
+/** The records a list selected, with the list's metadata (what {@link listObjects} and a raw JSON answer share). */
+export interface SelectedRecords {
+  metadata: KubeList["metadata"];
+  records: StoredRecord[];
+}
+
 /** LIST of `def` (items share values with the store). */
 export function listObjects(
   objects: ObjectStore,
@@ -59,6 +75,22 @@ export function listObjects(
   opts: ListOptions,
   presentation: ListPresentation,
 ): KubeList {
+  const { metadata, records } = selectRecords(objects, def, opts, presentation);
+  const items = records.map((r) => presentation.present(r.parsed ?? r.parse()));
+  return { apiVersion: apiVersionOf(def), kind: def.listKind, metadata, items };
+}
+
+/**
+ * The records a LIST of `def` answers with, in order, and the list's metadata. Label selectors, shard selectors and
+ * field selectors on `metadata.name`/`metadata.namespace` are decided on the records' index fields; other field
+ * selectors parse each candidate.
+ */
+export function selectRecords(
+  objects: ObjectStore,
+  def: ResourceDef,
+  opts: ListOptions,
+  presentation: Pick<ListPresentation, "fieldSelector">,
+): SelectedRecords {
   const storageKey = storageKeyOf(def);
   const current = objects.rv;
   let listRv = current;
@@ -88,40 +120,84 @@ export function listObjects(
   const labels = compileSelector(() => parseLabelSelector(opts.labelSelector));
   const fieldSel = presentation.fieldSelector(opts.fieldSelector);
   const fields = compileSelector(() => parseFieldSelector(fieldSel, storageKey, def.selectableFields, def.custom));
+  // Decided on the records' index unless a field is not indexed (a CRD's selectableFields) or a record predates it.
+  const indexed = indexedFieldSelector(fieldSel, storageKey);
+  const kindFields = hasKindFields(storageKey);
   const namespace = def.namespaced ? opts.namespace || undefined : undefined;
-  const items: KubeObject[] = [];
+  const records: StoredRecord[] = [];
   const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
   const shard = opts.shardSelector;
   // remainingItemCount is only given for an empty predicate (storage.PrepareContinueToken): a shard selector counts.
   const filtered = Boolean(opts.labelSelector || opts.fieldSelector || shard);
   let more = false;
   // A continue token or an Exact resourceVersion lists the state at that RV (etcd serves it from its revision).
-  const past = listRv < current ? objects.iterateAt(storageKey, namespace, listRv, after) : undefined;
+  const past = listRv < current ? objects.iterateRecordsAt(storageKey, namespace, listRv, after) : undefined;
   if (past === "expired") throw expired(LIST_TOO_OLD, "list");
-  const iterator = (past ?? objects.iterate(storageKey, namespace, after))[Symbol.iterator]();
-  for (let step = iterator.next(); !step.done; step = iterator.next()) {
-    const obj = step.value;
-    if (!labels(obj) || !fields(obj) || (shard && !matchesShardSelector(shard, obj))) continue;
-    if (items.length >= limit) {
+  // What the selectors read of a record without parsing it (one holder, refilled per record).
+  const meta: { name: string; namespace: string; uid?: string; labels?: Readonly<Record<string, string>> } = {
+    name: "",
+    namespace: "",
+  };
+  const held = { metadata: meta } as unknown as KubeObject;
+  for (
+    const record of past ?? byFirstField(objects, storageKey, namespace, fieldSel, after) ??
+      objects.iterateRecords(storageKey, namespace, after)
+  ) {
+    if (filtered) {
+      meta.name = record.name;
+      meta.namespace = record.namespace;
+      meta.uid = record.uid;
+      meta.labels = record.labels;
+      if (!labels(held) || (shard && !matchesShardSelector(shard, held))) continue;
+      const onIndex = indexed && (record.fields || !kindFields);
+      if (!(onIndex ? indexed(record) : fields(record.parsed ?? record.parse()))) continue;
+    }
+    if (records.length >= limit) {
       more = true;
       break;
     }
-    items.push(obj);
+    records.push(record);
   }
   const metadata: KubeList["metadata"] = { resourceVersion: rvString(listRv) };
   if (more) {
-    const last = items[items.length - 1].metadata;
-    metadata.continue = encodeContinue({ rv: listRv, ns: last.namespace ?? "", name: last.name ?? "" });
+    const last = records[records.length - 1];
+    metadata.continue = encodeContinue({ rv: listRv, ns: last.namespace, name: last.name });
     // Objects after the last one returned, at listRv (binary search in the sorted names, not a walk).
     if (!filtered) {
-      const at = { ns: last.namespace ?? "", name: last.name ?? "" };
+      const at = { ns: last.namespace, name: last.name };
       metadata.remainingItemCount = objects.countAfter(storageKey, namespace, at, past ? listRv : undefined);
     }
   }
   // kube-apiserver v1.37.2 filters a custom resource's list by the shard selector too, but its unstructured list
   // carries no `metadata.shardInfo` echo (clients then filter client-side, which is a no-op on a filtered list).
   if (shard && !def.custom) metadata.shardInfo = { selector: shardSelectorString(shard) };
-  return { apiVersion: apiVersionOf(def), kind: def.listKind, metadata, items: items.map(presentation.present) };
+  return { metadata, records };
+}
+
+/**
+ * A first page whose field selector pins the kind's indexed field (`spec.nodeName=node-7`): that value's records in
+ * list order, the other selectors still to apply; undefined when the index cannot answer.
+ */
+function byFirstField(
+  objects: ObjectStore,
+  storageKey: string,
+  namespace: string | undefined,
+  selector: string | undefined,
+  after: unknown,
+): StoredRecord[] | undefined {
+  const field = firstKindField(storageKey);
+  if (!field || !selector || after) return undefined;
+  let terms;
+  try {
+    terms = parseFieldTerms(selector);
+  } catch {
+    return undefined;
+  }
+  const pinned = terms.find((t) => t.field === field && t.op === "=");
+  const records = pinned && objects.withFirstField(storageKey, pinned.value);
+  if (!records) return undefined;
+  const out = [...records].filter((r) => namespace === undefined || r.namespace === namespace);
+  return out.sort((a, b) => compareStrings(a.namespace, b.namespace) || compareStrings(a.name, b.name));
 }
 
 function compileSelector<T>(fn: () => T): T {

@@ -1,21 +1,48 @@
 /**
  * The fake server's storage: objects per bucket (`group/plural`) and namespace, one global monotonically increasing
  * resourceVersion, a bounded history of changes for watch resumption (older RVs are "compacted" → 410), and indexes
- * by uid and by owner uid for garbage collection. Objects handed in are owned by the store and never mutated again.
+ * by uid and by owner uid for garbage collection. Objects are held as {@link StoredRecord}s (their JSON plus the
+ * indexed fields) and parsed when read: what a reader gets is its own parse or one of a bounded number of recent
+ * parses shared between readers, which nobody mutates.
  * @module
  */
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { compareStrings } from "../../runtime/apimachinery/string_order.ts";
-import { ObjectCompactor } from "./compact_object.ts";
+import { recordOf, SharedStrings, StoredRecord } from "./stored_record.ts";
+import { FirstFieldIndex } from "./field_index.ts";
 
-/** One committed change. */
-export interface StoredEvent {
-  rv: number;
-  storageKey: string;
-  type: "ADDED" | "MODIFIED" | "DELETED";
-  object: KubeObject;
+/**
+ * How many recent parses the store keeps: a commit's listeners and the next reads of an object just written share one.
+ * Few, so they die young: 1 024 kept parses long enough to be promoted, and the old generation's churn grew RSS.
+ */
+const RECENT_PARSES = 64;
+
+/** One committed change; `object` and `prev` are parsed from the records when read. */
+export class StoredEvent {
+  readonly #parse: (record: StoredRecord) => KubeObject;
+
+  constructor(
+    readonly rv: number,
+    readonly storageKey: string,
+    readonly type: "ADDED" | "MODIFIED" | "DELETED",
+    /** The object after the change (for DELETED, its last state under this change's resourceVersion). */
+    readonly record: StoredRecord,
+    /** The object before the change (MODIFIED/DELETED). */
+    readonly prevRecord: StoredRecord | undefined,
+    parse: (record: StoredRecord) => KubeObject,
+  ) {
+    this.#parse = parse;
+  }
+
+  /** The object after the change (shared between readers: read it, never change it). */
+  get object(): KubeObject {
+    return this.#parse(this.record);
+  }
+
   /** The object before the change (MODIFIED/DELETED). */
-  prev?: KubeObject;
+  get prev(): KubeObject | undefined {
+    return this.prevRecord && this.#parse(this.prevRecord);
+  }
 }
 
 /** Where an object lives. */
@@ -25,13 +52,13 @@ export interface ObjectRef {
   name: string;
 }
 
-/** A serialisable copy of the store (persistence and restart with state). */
+/** The store's content (persistence and restart with state): objects, or records read back from a snapshot. */
 export interface StoreSnapshot {
   rv: number;
-  buckets: Record<string, KubeObject[]>;
+  buckets: Record<string, Array<KubeObject | StoredRecord>>;
 }
 
-type Bucket = Map<string, Map<string, KubeObject>>;
+type Bucket = Map<string, Map<string, StoredRecord>>;
 
 /** The resourceVersion string for a counter value. */
 export const rvString = (rv: number): string => String(rv);
@@ -42,6 +69,7 @@ export class ObjectStore {
   #buckets = new Map<string, Bucket>();
   #uids = new Map<string, ObjectRef>();
   #dependents = new Map<string, Set<string>>();
+  #firstField = new FirstFieldIndex();
   #history: StoredEvent[] = [];
   #historyStart = 0;
   #compactedRv: number;
@@ -50,11 +78,14 @@ export class ObjectStore {
   /** Sorted key caches, invalidated when names come or go (not on modification). */
   #sortedNamespaces = new Map<string, string[]>();
   /** Per namespace's name map (so no key string is built per write). */
-  #sortedNames = new WeakMap<Map<string, KubeObject>, string[]>();
+  #sortedNames = new WeakMap<Map<string, StoredRecord>, string[]>();
   /** Per bucket, the resourceVersion of its last committed change. */
   #lastChangeRv = new Map<string, number>();
-  /** Stored objects are compact copies (see {@link ObjectCompactor}): ~25 % less heap per object. */
-  #compactor = new ObjectCompactor();
+  #strings = new SharedStrings();
+  /** Records whose `parsed` is set, oldest first (a ring: the next one to drop its parse is at #recentAt). */
+  #recent: (StoredRecord | undefined)[] = new Array(RECENT_PARSES);
+  #recentAt = 0;
+  readonly #parseShared = (record: StoredRecord): KubeObject => this.#parsed(record);
 
   /**
    * @param opts.compactionWindow how many changes of history are kept for watches.
@@ -66,7 +97,9 @@ export class ObjectStore {
     if (opts.snapshot) {
       this.#rv = Math.max(1, opts.snapshot.rv);
       for (const [key, objects] of Object.entries(opts.snapshot.buckets)) {
-        for (const obj of objects) this.#insert(key, this.#compactor.adopt(obj, { fieldSets: false }));
+        for (const obj of objects) {
+          this.#insert(key, obj instanceof StoredRecord ? obj : recordOf(key, obj, this.#strings));
+        }
       }
     }
     this.#compactedRv = this.#rv;
@@ -90,9 +123,38 @@ export class ObjectStore {
     };
   }
 
-  /** The stored object, or undefined. */
+  /** The stored object, or undefined (shared with other readers: read it, never change it). */
   get(storageKey: string, namespace: string, name: string): KubeObject | undefined {
+    const record = this.record(storageKey, namespace, name);
+    return record && this.#parsed(record);
+  }
+
+  /** The stored record (JSON and index fields), or undefined. */
+  record(storageKey: string, namespace: string, name: string): StoredRecord | undefined {
     return this.#buckets.get(storageKey)?.get(namespace)?.get(name);
+  }
+
+  /**
+   * Records whose kind's first selectable field is `value` (pods on node `value`), unordered; undefined when the
+   * bucket holds records without field values.
+   */
+  withFirstField(storageKey: string, value: string): Iterable<StoredRecord> | undefined {
+    return this.#firstField.get(storageKey, value);
+  }
+
+  /** The buckets that hold objects. */
+  storageKeys(): string[] {
+    return [...this.#buckets.keys()];
+  }
+
+  /** A parse of `record`, kept among the recent ones. */
+  #parsed(record: StoredRecord): KubeObject {
+    if (record.parsed) return record.parsed;
+    const dropped = this.#recent[this.#recentAt];
+    if (dropped) dropped.parsed = undefined;
+    this.#recent[this.#recentAt] = record;
+    this.#recentAt = (this.#recentAt + 1) % RECENT_PARSES;
+    return record.parsed = record.parse();
   }
 
   /** Where the object with this uid lives. */
@@ -147,14 +209,13 @@ export class ObjectStore {
     const start = after ? `${after.ns}\u0000${after.name}` : undefined;
     const seen = new Set<string>();
     for (const ev of changes) {
-      const key = positionKey(ev.object);
+      const key = positionKey(ev.record);
       if (seen.has(key)) continue;
       seen.add(key);
-      if ((start !== undefined && key <= start) || !inNamespace(ev.object, namespace)) continue;
+      if ((start !== undefined && key <= start) || !inNamespace(ev.record, namespace)) continue;
       // Undo the net effect: the first change's `prev` is the state then; the object present now is counted above.
-      if (ev.type !== "ADDED" && ev.prev) n++;
-      const { namespace: ns = "", name = "" } = ev.object.metadata;
-      if (this.get(storageKey, ns, name)) n--;
+      if (ev.type !== "ADDED" && ev.prevRecord) n++;
+      if (this.record(storageKey, ev.record.namespace, ev.record.name)) n--;
     }
     return n;
   }
@@ -170,7 +231,7 @@ export class ObjectStore {
     return namespaces;
   }
 
-  #namesOf(names: Map<string, KubeObject>): string[] {
+  #namesOf(names: Map<string, StoredRecord>): string[] {
     let sorted = this.#sortedNames.get(names);
     if (!sorted) this.#sortedNames.set(names, sorted = [...names.keys()].sort());
     return sorted;
@@ -178,6 +239,15 @@ export class ObjectStore {
 
   /** Objects in key order, starting strictly after `after` (a continue position) when given. */
   *iterate(storageKey: string, namespace?: string, after?: { ns: string; name: string }): Generator<KubeObject> {
+    for (const record of this.iterateRecords(storageKey, namespace, after)) yield record.parsed ?? record.parse();
+  }
+
+  /** {@link iterate}'s records (nothing parsed). */
+  *iterateRecords(
+    storageKey: string,
+    namespace?: string,
+    after?: { ns: string; name: string },
+  ): Generator<StoredRecord> {
     const bucket = this.#buckets.get(storageKey);
     if (!bucket) return;
     const namespaces = namespace !== undefined ? [namespace] : this.#namespacesOf(storageKey, bucket);
@@ -188,8 +258,8 @@ export class ObjectStore {
       const sorted = this.#namesOf(names);
       const start = after && ns === after.ns ? upperBound(sorted, after.name) : 0;
       for (let i = start; i < sorted.length; i++) {
-        const obj = names.get(sorted[i]);
-        if (obj) yield obj;
+        const record = names.get(sorted[i]);
+        if (record) yield record;
       }
     }
   }
@@ -205,31 +275,45 @@ export class ObjectStore {
     atRv: number,
     after?: { ns: string; name: string },
   ): Iterable<KubeObject> | "expired" {
+    const records = this.iterateRecordsAt(storageKey, namespace, atRv, after);
+    if (records === "expired") return "expired";
+    return (function* () {
+      for (const record of records) yield record.parsed ?? record.parse();
+    })();
+  }
+
+  /** {@link iterateAt}'s records (nothing parsed). */
+  iterateRecordsAt(
+    storageKey: string,
+    namespace: string | undefined,
+    atRv: number,
+    after?: { ns: string; name: string },
+  ): Iterable<StoredRecord> | "expired" {
     if (atRv < this.#compactedRv) return "expired";
     // Nothing changed in this bucket since atRv (the usual case between pages): the current state is the state then.
-    if (this.lastChangeRv(storageKey) <= atRv) return this.iterate(storageKey, namespace, after);
+    if (this.lastChangeRv(storageKey) <= atRv) return this.iterateRecords(storageKey, namespace, after);
     const changes = this.since(storageKey, atRv);
     if (changes === "expired") return "expired";
-    if (changes === "too-large" || changes.length === 0) return this.iterate(storageKey, namespace, after);
-    const then = new Map<string, KubeObject | undefined>();
+    if (changes === "too-large" || changes.length === 0) return this.iterateRecords(storageKey, namespace, after);
+    const then = new Map<string, StoredRecord | undefined>();
     for (const ev of changes) {
-      const key = positionKey(ev.object);
-      if (!then.has(key)) then.set(key, ev.type === "ADDED" ? undefined : ev.prev);
+      const key = positionKey(ev.record);
+      if (!then.has(key)) then.set(key, ev.type === "ADDED" ? undefined : ev.prevRecord);
     }
     const start = after ? `${after.ns}\u0000${after.name}` : undefined;
     const restored = [...then.entries()]
-      .filter(([key, obj]) =>
-        obj && inNamespace(obj, namespace) &&
+      .filter(([key, record]) =>
+        record && inNamespace(record, namespace) &&
         (start === undefined || key > start)
       )
       .sort(([a], [b]) => compareStrings(a, b));
-    const current = this.iterate(storageKey, namespace, after);
+    const current = this.iterateRecords(storageKey, namespace, after);
     return (function* () {
       let i = 0;
-      for (const obj of current) {
-        const key = positionKey(obj);
+      for (const record of current) {
+        const key = positionKey(record);
         while (i < restored.length && restored[i][0] < key) yield restored[i++][1]!;
-        if (!then.has(key)) yield obj;
+        if (!then.has(key)) yield record;
       }
       while (i < restored.length) yield restored[i++][1]!;
     })();
@@ -248,23 +332,25 @@ export class ObjectStore {
   }
 
   /**
-   * Stores a new or changed object under a fresh resourceVersion (set on `obj`) and notifies. What is stored (and the
-   * event's `object`) is a compact copy equal to `obj` as JSON; `obj` stays the caller's.
+   * Stores a new or changed object under a fresh resourceVersion (set on `obj`) and notifies. What is stored is a
+   * record of `obj` as JSON; `obj` stays the caller's.
    */
   put(storageKey: string, obj: KubeObject): StoredEvent {
     const { namespace = "", name = "" } = obj.metadata;
-    const prev = this.get(storageKey, namespace, name);
+    const prev = this.record(storageKey, namespace, name);
     const rv = ++this.#rv;
     obj.metadata.resourceVersion = rvString(rv);
-    const stored = this.#compactor.copy(obj);
+    const stored = recordOf(storageKey, obj, this.#strings);
     if (prev) this.#unindex(storageKey, prev);
     this.#insert(storageKey, stored);
-    return this.#commit({ rv, storageKey, type: prev ? "MODIFIED" : "ADDED", object: stored, prev });
+    return this.#commit(
+      new StoredEvent(rv, storageKey, prev ? "MODIFIED" : "ADDED", stored, prev, this.#parseShared),
+    );
   }
 
   /** Removes an object; the DELETED event carries `final` (the last state) under a fresh resourceVersion. */
   remove(storageKey: string, namespace: string, name: string, final?: KubeObject): StoredEvent | undefined {
-    const prev = this.get(storageKey, namespace, name);
+    const prev = this.record(storageKey, namespace, name);
     if (!prev) return undefined;
     const rv = ++this.#rv;
     this.#unindex(storageKey, prev);
@@ -275,9 +361,10 @@ export class ObjectStore {
       this.#buckets.get(storageKey)!.delete(namespace);
       this.#sortedNamespaces.delete(storageKey);
     }
-    const object = final ?? structuredClone(prev);
+    const object = final ?? prev.parse();
     object.metadata.resourceVersion = rvString(rv);
-    return this.#commit({ rv, storageKey, type: "DELETED", object, prev });
+    const record = recordOf(storageKey, object, this.#strings);
+    return this.#commit(new StoredEvent(rv, storageKey, "DELETED", record, prev, this.#parseShared));
   }
 
   /** Removes a whole bucket without events (a CRD's kind going away is announced by the CRD's own deletion). */
@@ -285,7 +372,7 @@ export class ObjectStore {
     const bucket = this.#buckets.get(storageKey);
     if (!bucket) return;
     for (const names of bucket.values()) {
-      for (const obj of names.values()) this.#unindex(storageKey, obj);
+      for (const record of names.values()) this.#unindex(storageKey, record);
       this.#sortedNames.delete(names);
     }
     this.#buckets.delete(storageKey);
@@ -322,46 +409,38 @@ export class ObjectStore {
     this.#compactedRv = this.#rv;
   }
 
-  /**
-   * Every object, for persistence: shared with the store, not copied (stored objects are never mutated), so read it
-   * or serialise it at once, never change it.
-   */
-  snapshot(): StoreSnapshot {
-    const buckets: Record<string, KubeObject[]> = {};
-    for (const key of this.#buckets.keys()) buckets[key] = this.list(key);
-    return { rv: this.#rv, buckets };
-  }
-
-  #insert(storageKey: string, obj: KubeObject): void {
+  #insert(storageKey: string, record: StoredRecord): void {
     let bucket = this.#buckets.get(storageKey);
     if (!bucket) this.#buckets.set(storageKey, bucket = new Map());
-    const ns = obj.metadata.namespace ?? "";
+    const ns = record.namespace;
     let names = bucket.get(ns);
     if (!names) {
       bucket.set(ns, names = new Map());
       this.#sortedNamespaces.delete(storageKey);
     }
-    const name = obj.metadata.name ?? "";
+    const name = record.name;
     if (!names.has(name)) this.#sortedNames.delete(names);
-    names.set(name, obj);
-    if (obj.metadata.uid) this.#uids.set(obj.metadata.uid, { storageKey, namespace: ns, name });
-    const owners = obj.metadata.ownerReferences;
-    if (!owners?.length) return;
+    names.set(name, record);
+    this.#firstField.add(storageKey, record);
+    if (record.uid) this.#uids.set(record.uid, { storageKey, namespace: ns, name });
+    const owners = record.ownerUids;
+    if (!owners) return;
     const ref = formatRef({ storageKey, namespace: ns, name });
     for (const owner of owners) {
-      let set = this.#dependents.get(owner.uid);
-      if (!set) this.#dependents.set(owner.uid, set = new Set());
+      let set = this.#dependents.get(owner);
+      if (!set) this.#dependents.set(owner, set = new Set());
       set.add(ref);
     }
   }
 
-  #unindex(storageKey: string, obj: KubeObject): void {
-    const ref = formatRef({ storageKey, namespace: obj.metadata.namespace ?? "", name: obj.metadata.name ?? "" });
-    if (obj.metadata.uid) this.#uids.delete(obj.metadata.uid);
-    for (const owner of obj.metadata.ownerReferences ?? []) {
-      const set = this.#dependents.get(owner.uid);
+  #unindex(storageKey: string, record: StoredRecord): void {
+    const ref = formatRef({ storageKey, namespace: record.namespace, name: record.name });
+    this.#firstField.delete(storageKey, record);
+    if (record.uid) this.#uids.delete(record.uid);
+    for (const owner of record.ownerUids ?? []) {
+      const set = this.#dependents.get(owner);
       set?.delete(ref);
-      if (set?.size === 0) this.#dependents.delete(owner.uid);
+      if (set?.size === 0) this.#dependents.delete(owner);
     }
   }
 
@@ -393,14 +472,14 @@ function upperBound(sorted: string[], name: string): number {
   return lo;
 }
 
-/** Whether an object is in `namespace` (every object when undefined). */
-function inNamespace(obj: KubeObject, namespace: string | undefined): boolean {
-  return namespace === undefined || (obj.metadata.namespace ?? "") === namespace;
+/** Whether a record is in `namespace` (every record when undefined). */
+function inNamespace(record: StoredRecord, namespace: string | undefined): boolean {
+  return namespace === undefined || record.namespace === namespace;
 }
 
 /** `namespace NUL name`: sorts like {@link ObjectStore.iterate} (namespace, then name). */
-function positionKey(obj: KubeObject): string {
-  return `${obj.metadata.namespace ?? ""}\u0000${obj.metadata.name ?? ""}`;
+function positionKey(record: StoredRecord): string {
+  return `${record.namespace}\u0000${record.name}`;
 }
 
 function formatRef(ref: ObjectRef): string {

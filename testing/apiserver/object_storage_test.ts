@@ -129,32 +129,37 @@ Deno.test("countAfter counts objects after a position, now and as of an earlier 
   assert.deepEqual(names(store.iterateAt("/configmaps", "a", then, after)), ["a/x3", "a/x4"]);
 });
 
-Deno.test("put stores a compact copy: equal as JSON, the caller's object stays the caller's, field sets shared", () => {
+Deno.test("put stores a record of the object: equal as JSON, the caller's object stays the caller's, parts never aliased", () => {
   const store = new ObjectStore();
-  const fieldsV1 = { "f:data": { ".": {}, "f:k": {} } };
-  const managed = (name: string): Unstructured => ({
-    metadata: {
-      ...cm(name).metadata,
-      managedFields: [{
-        manager: "m",
-        operation: "Update",
-        fieldsType: "FieldsV1",
-        fieldsV1: structuredClone(fieldsV1),
-      }],
-    },
-    data: { k: name },
-  });
-  const a = managed("a");
+  const labels = { app: "web" };
+  const a: Unstructured = {
+    metadata: { ...cm("a").metadata, labels },
+    spec: { selector: { matchLabels: labels }, template: { metadata: { labels } } },
+    data: { k: "a", u: "é😀" },
+  };
   const ev = store.put("/configmaps", a);
   assert.deepEqual(ev.object, a, "equal, resourceVersion included");
   assert.equal(a.metadata.resourceVersion, ev.object.metadata.resourceVersion);
-  assert.equal(store.get("/configmaps", "default", "a"), ev.object, "the event's object is the stored one");
+  assert.equal(store.get("/configmaps", "default", "a"), ev.object, "a recent parse is shared between readers");
+  assert.ok(!/[\u0080-\uffff]/.test(ev.record.json), "stored as ASCII JSON");
   (a.data as { k: string }).k = "changed by the caller";
-  assert.equal((store.get("/configmaps", "default", "a")?.data as { k: string }).k, "a");
-  const b = store.put("/configmaps", managed("b")).object;
-  const fieldsOf = (o: typeof b) => (o.metadata.managedFields as { fieldsV1: unknown }[])[0].fieldsV1;
-  assert.equal(fieldsOf(b), fieldsOf(ev.object), "one shared field set");
-  assert.ok(Object.isFrozen(fieldsOf(b)));
-  assert.deepEqual(fieldsOf(b), fieldsV1);
+  labels.app = "changed by the caller";
+  const stored = store.get("/configmaps", "default", "a")!;
+  assert.equal((stored.data as { k: string }).k, "a");
+  assert.deepEqual(ev.record.labels, { app: "web" });
+  const spec = stored.spec as { selector: { matchLabels: object }; template: { metadata: { labels: object } } };
+  assert.notEqual(spec.selector.matchLabels, spec.template.metadata.labels, "equal parts of one object stay apart");
+  assert.notEqual(stored.metadata.labels, spec.template.metadata.labels);
   assert.deepEqual(store.byUid("uid-default-a"), { storageKey: "/configmaps", namespace: "default", name: "a" });
+});
+
+Deno.test("recent parses are bounded: an object read long ago is parsed again (equal, not the same value)", () => {
+  const store = new ObjectStore();
+  store.put("/configmaps", cm("first"));
+  const first = store.get("/configmaps", "default", "first");
+  for (let i = 0; i < 2000; i++) store.get("/configmaps", "default", "first") && store.put("/configmaps", cm(`x${i}`));
+  for (let i = 0; i < 2000; i++) store.get("/configmaps", "default", `x${i}`);
+  const again = store.get("/configmaps", "default", "first");
+  assert.deepEqual(again, first);
+  assert.notEqual(again, first);
 });

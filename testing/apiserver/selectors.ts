@@ -134,4 +134,63 @@ function compileFieldSelector(
   });
 }
 
+/**
+ * The values of the selectable fields `storageKey`'s kind has beyond metadata.name/namespace (pods: spec.nodeName,
+ * status.phase, ...), in a fixed order: what a stored record keeps so that {@link indexedFieldSelector} decides
+ * without parsing the object. Undefined for kinds without such fields.
+ */
+export function kindFieldValues(storageKey: string, obj: KubeObject): string[] | undefined {
+  const getters = KIND_FIELDS[storageKey];
+  return getters && Object.values(getters).map((get) => get(obj) ?? "");
+}
+
+/** Whether `storageKey`'s kind has selectable fields beyond metadata.name/namespace ({@link kindFieldValues}). */
+export function hasKindFields(storageKey: string): boolean {
+  return Object.hasOwn(KIND_FIELDS, storageKey);
+}
+
+/** The first of `storageKey`'s kind fields (pods: `spec.nodeName`), which the store indexes. */
+export function firstKindField(storageKey: string): string | undefined {
+  return Object.keys(KIND_FIELDS[storageKey] ?? {})[0];
+}
+
+/** What {@link indexedFieldSelector} reads of a stored object. */
+export interface IndexedFields {
+  readonly name: string;
+  readonly namespace: string;
+  /** {@link kindFieldValues} of the object. */
+  readonly fields?: readonly string[];
+}
+
+/**
+ * A field selector over stored records' index ({@link IndexedFields}), or undefined when it names a field the index
+ * lacks (a CRD's selectableFields) or does not parse (the caller compiles it with {@link parseFieldSelector} too,
+ * for the error).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { indexedFieldSelector, kindFieldValues } from "./selectors.ts";
+ * const pod = { metadata: { name: "p", namespace: "ns" }, spec: { nodeName: "node-7" } };
+ * const m = indexedFieldSelector("spec.nodeName=node-7", "/pods")!;
+ * assert.ok(m({ name: "p", namespace: "ns", fields: kindFieldValues("/pods", pod) }));
+ * ```
+ */
+export function indexedFieldSelector(
+  selector: string | null | undefined,
+  storageKey: string,
+): ((record: IndexedFields) => boolean) | undefined {
+  const getters: Record<string, Getter<IndexedFields>> = {
+    "metadata.name": (r) => r.name,
+    "metadata.namespace": (r) => r.namespace,
+  };
+  Object.keys(KIND_FIELDS[storageKey] ?? {}).forEach((field, i) => getters[field] = (r) => r.fields?.[i] ?? "");
+  try {
+    return fieldSelectorMatcher<IndexedFields>(selector, getters);
+  } catch (err) {
+    if (err instanceof SelectorError) return undefined;
+    throw err;
+  }
+}
+
 export { pinnedName };

@@ -61,7 +61,7 @@ export class WatchHub {
     const all = byNs.get(ALL);
     // Set iteration tolerates the current sink removing itself (a stream closing while delivering): no copy needed.
     if (all) { for (const sink of all) sink.deliver(ev); }
-    const ns = ev.object.metadata.namespace;
+    const ns = ev.record.namespace;
     if (ns) {
       const set = byNs.get(ns);
       if (set) { for (const sink of set) sink.deliver(ev); }

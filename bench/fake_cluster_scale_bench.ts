@@ -1,0 +1,323 @@
+/**
+ * The fake API server at KWOK's stated scale (issue 26): 1 000 Nodes and 100 000 Pods held and listed. A child
+ * process runs the server alone and fills it in-process (store.create, then a status write per pod, as the fake
+ * kubelet runs them: bound to a node, Running with an IP and conditions); RSS and V8 heap after a forced GC, before
+ * and after. Then this process lists over HTTP as a cluster's clients do:
+ * - every pod in one unpaginated list (kube-controller-manager's and kube-scheduler's informers),
+ * - every pod in pages of 500 (`limit` + `continue`, the reflector's paged list),
+ * - one node's pods (`fieldSelector=spec.nodeName=…`, what each kubelet lists), 20 nodes.
+ *
+ * Rows: `fake-cluster-memory-per-pod` (RSS bytes per pod, goal ≤ 5 KB), `fake-cluster-list-all`,
+ * `fake-cluster-list-paged` and `fake-cluster-list-node` (ms). With `--real`, the same population is written to
+ * etcd + kube-apiserver v1.37.2 (testing/envtest, over HTTP: slow) and the list rows get it as their peer.
+ *
+ * Run: deno run --allow-all bench/fake_cluster_scale_bench.ts [--full] [--nodes N] [--pods N] [--real]
+ * @module
+ */
+
+import { startFakeApiServer } from "../testing/apiserver/server.ts";
+import { fullMode, lowerIsBetter, median, recordResult, round } from "./result.ts";
+
+const GOAL_BYTES_PER_POD = 5 * 1024;
+const NAMESPACES = 10;
+const PAGE = 500;
+const NODE_LISTS = 20;
+const PODS = { group: "", version: "v1", plural: "pods" } as const;
+const NODES = { group: "", version: "v1", plural: "nodes" } as const;
+const NAMESPACE = { group: "", version: "v1", plural: "namespaces" } as const;
+
+/** Node `i` as a kubelet registers it (trimmed to the fields that make a Node's size). */
+export function nodeObject(i: number): Record<string, unknown> {
+  const name = nodeName(i);
+  return {
+    metadata: { name, labels: { "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", type: "kwok" } },
+    spec: {},
+    status: {
+      conditions: [{
+        type: "Ready",
+        status: "True",
+        reason: "KubeletReady",
+        message: "kubelet is posting ready status",
+      }],
+      addresses: [{ type: "InternalIP", address: `10.0.${i >> 8}.${i & 255}` }, { type: "Hostname", address: name }],
+      capacity: { cpu: "32", memory: "256Gi", pods: "110" },
+      allocatable: { cpu: "32", memory: "256Gi", pods: "110" },
+      nodeInfo: { kubeletVersion: "v1.37.2", operatingSystem: "linux", architecture: "amd64" },
+    },
+  };
+}
+
+const nodeName = (i: number) => `node-${String(i).padStart(4, "0")}`;
+
+/** Pod `i`, bound to its node (pods spread round-robin over the nodes and the namespaces). */
+export function boundPod(i: number, nodes: number): { namespace: string; body: Record<string, unknown> } {
+  return {
+    namespace: `ns-${i % NAMESPACES}`,
+    body: {
+      metadata: { name: `pod-${String(i).padStart(6, "0")}`, labels: { app: `app-${i % 17}` } },
+      spec: {
+        nodeName: nodeName(i % nodes),
+        containers: [{ name: "app", image: `registry.example/app:${i % 1000}`, ports: [{ containerPort: 8080 }] }],
+      },
+    },
+  };
+}
+
+/** The status the fake kubelet writes for a running pod (kubelet.ts). */
+function runningStatus(i: number, pod: Record<string, unknown>, now: string): Record<string, unknown> {
+  const ip = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+  const spec = pod.spec as { containers: { name: string; image: string }[] };
+  return {
+    phase: "Running",
+    hostIP: "10.0.0.1",
+    podIP: ip,
+    podIPs: [{ ip }],
+    startTime: now,
+    conditions: ["PodScheduled", "Initialized", "ContainersReady", "Ready"].map((type) => ({
+      type,
+      status: "True",
+      lastProbeTime: null,
+      lastTransitionTime: now,
+    })),
+    containerStatuses: spec.containers.map((c) => ({
+      name: c.name,
+      image: c.image,
+      imageID: `fake://${c.image}`,
+      containerID: `fake://${crypto.randomUUID()}`,
+      ready: true,
+      started: true,
+      restartCount: 0,
+      state: { running: { startedAt: now } },
+      lastState: {},
+    })),
+  };
+}
+
+interface ChildReport {
+  url: string;
+  pods: number;
+  rssBefore: number;
+  rssAfter: number;
+  heapBefore: number;
+  heapAfter: number;
+  fillMs: number;
+}
+
+/** The child: a fake API server filled in-process, then serving until stdin closes. */
+async function child(nodes: number, pods: number): Promise<void> {
+  const server = await startFakeApiServer({ anonymousAdmin: true });
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error("the child needs --v8-flags=--expose-gc");
+  const measure = () => (gc(), gc(), Deno.memoryUsage());
+  const s = server.store;
+  for (let n = 0; n < NAMESPACES; n++) s.create(NAMESPACE, { metadata: { name: `ns-${n}` } });
+  for (let i = 0; i < nodes; i++) s.create(NODES, nodeObject(i) as never, { fieldManager: "kubelet" });
+  const before = measure();
+  const t0 = performance.now();
+  const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+  for (let i = 0; i < pods; i++) {
+    const { namespace, body } = boundPod(i, nodes);
+    const created = s.create(PODS, body as never, { namespace, fieldManager: "kube-controller-manager" });
+    const next = { ...created, status: runningStatus(i, created, now) };
+    s.update(PODS, next, { namespace, name: created.metadata.name!, subresource: "status", fieldManager: "kubelet" });
+    if (i % 5000 === 4999) await new Promise((r) => setTimeout(r, 0)); // let the server's timers run
+  }
+  const fillMs = performance.now() - t0;
+  const after = measure();
+  const report: ChildReport = {
+    url: server.url,
+    pods,
+    rssBefore: before.rss,
+    rssAfter: after.rss,
+    heapBefore: before.heapUsed,
+    heapAfter: after.heapUsed,
+    fillMs,
+  };
+  console.log(JSON.stringify(report));
+  for await (const _ of Deno.stdin.readable) { /* until the parent closes stdin */ }
+  await server.stop();
+}
+
+/** Where lists go: a base URL and how to reach it. */
+interface Target {
+  url: string;
+  init: RequestInit & { client?: Deno.HttpClient };
+}
+
+/** GET `path`; returns the bytes read and, when `items`, the items of the list (a page). */
+async function get(target: Target, path: string): Promise<{ bytes: number; body?: Record<string, unknown> }> {
+  const res = await fetch(`${target.url}${path}`, target.init);
+  if (res.status !== 200) throw new Error(`GET ${path} → ${res.status}: ${(await res.text()).slice(0, 300)}`);
+  const text = await res.text();
+  return { bytes: text.length, body: text.length < 64 << 20 ? JSON.parse(text) : undefined };
+}
+
+/** Times the three lists; checks the counts. */
+async function lists(target: Target, nodes: number, pods: number): Promise<Record<string, number>> {
+  const t0 = performance.now();
+  const res = await fetch(`${target.url}/api/v1/pods`, target.init);
+  // Count the items without parsing ~400 MB: each names its pod once (kube-apiserver's items carry no kind).
+  let items = 0;
+  let bytes = 0;
+  let carry = "";
+  const marker = `"name":"pod-`;
+  for await (const chunk of res.body!.pipeThrough(new TextDecoderStream())) {
+    const text = carry + chunk;
+    for (let at = text.indexOf(marker); at >= 0; at = text.indexOf(marker, at + 1)) items++;
+    carry = text.slice(-(marker.length - 1));
+    bytes += chunk.length;
+  }
+  const allMs = performance.now() - t0;
+  if (items !== pods) throw new Error(`the full list had ${items} pods, expected ${pods}`);
+  const t1 = performance.now();
+  let paged = 0;
+  let cont = "";
+  do {
+    const page = (await get(target, `/api/v1/pods?limit=${PAGE}${cont ? `&continue=${cont}` : ""}`)).body!;
+    paged += (page.items as unknown[]).length;
+    cont = encodeURIComponent(((page.metadata as { continue?: string }).continue) ?? "");
+  } while (cont);
+  const pagedMs = performance.now() - t1;
+  if (paged !== pods) throw new Error(`the paged list had ${paged} pods, expected ${pods}`);
+  const nodeMs: number[] = [];
+  for (let k = 0; k < NODE_LISTS; k++) {
+    const node = nodeName((k * 7919) % nodes);
+    const t = performance.now();
+    const list = (await get(target, `/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${node}`)}`))
+      .body!;
+    nodeMs.push(performance.now() - t);
+    const expect = Math.floor(pods / nodes) + (((k * 7919) % nodes) < pods % nodes ? 1 : 0);
+    if ((list.items as unknown[]).length !== expect) throw new Error(`${node}: ${(list.items as unknown[]).length}`);
+  }
+  return { allMs, allMiB: bytes / 2 ** 20, pagedMs, nodeMs: median(nodeMs) };
+}
+
+/** Writes the same population to a real control plane (over HTTP, 16 in flight); returns its target. */
+async function realTarget(nodes: number, pods: number): Promise<{ target: Target; stop: () => Promise<void> }> {
+  const { startRealControlPlane } = await import("../testing/envtest/real_control_plane.ts");
+  const plane = await startRealControlPlane();
+  const yaml = await Deno.readTextFile(plane.kubeconfigPath);
+  const token = yaml.match(/token: (\S+)/)![1].replace(/^["']|["']$/g, "");
+  const ca = atob(yaml.match(/certificate-authority-data: (\S+)/)![1]);
+  const client = Deno.createHttpClient({ caCerts: [ca] });
+  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  const target: Target = { url: plane.url, init: { client, headers } };
+  const send = async (method: string, path: string, body: unknown) => {
+    const res = await fetch(`${plane.url}${path}`, { method, client, headers, body: JSON.stringify(body) });
+    if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status}: ${await res.text()}`);
+    return await res.json();
+  };
+  for (let n = 0; n < NAMESPACES; n++) await send("POST", "/api/v1/namespaces", { metadata: { name: `ns-${n}` } });
+  const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+  let next = 0;
+  const worker = async (make: (i: number) => Promise<void>, count: number) => {
+    for (let i = next++; i < count; i = next++) await make(i);
+  };
+  await Promise.all(
+    Array.from({ length: 16 }, () => worker((i) => send("POST", "/api/v1/nodes", nodeObject(i)), nodes)),
+  );
+  next = 0;
+  await Promise.all(Array.from({ length: 16 }, () =>
+    worker(async (i) => {
+      const { namespace, body } = boundPod(i, nodes);
+      const created = await send("POST", `/api/v1/namespaces/${namespace}/pods`, body);
+      created.status = runningStatus(i, created, now);
+      await send("PUT", `/api/v1/namespaces/${namespace}/pods/${created.metadata.name}/status`, created);
+    }, pods)));
+  return {
+    target,
+    stop: async () => {
+      client.close();
+      await plane.stop();
+    },
+  };
+}
+
+if (import.meta.main && Deno.args[0] === "--child") {
+  await child(Number(Deno.args[1]), Number(Deno.args[2]));
+} else if (import.meta.main) {
+  const full = fullMode();
+  const arg = (flag: string, fallback: number) => {
+    const at = Deno.args.indexOf(flag);
+    return at >= 0 ? Number(Deno.args[at + 1]) : fallback;
+  };
+  const nodes = arg("--nodes", full ? 1000 : 200);
+  const pods = arg("--pods", full ? 100_000 : 20_000);
+  const proc = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-all",
+      "--v8-flags=--expose-gc",
+      new URL(import.meta.url).pathname,
+      "--child",
+      String(nodes),
+      String(pods),
+    ],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  try {
+    const reader = proc.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let line = "";
+    while (!line.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error("the server process exited");
+      line += value;
+    }
+    const report = JSON.parse(line.slice(0, line.indexOf("\n"))) as ChildReport;
+    const fake = await lists({ url: report.url, init: {} }, nodes, pods);
+    let real: Record<string, number> | undefined;
+    if (Deno.args.includes("--real")) {
+      const plane = await realTarget(nodes, pods);
+      try {
+        real = await lists(plane.target, nodes, pods);
+      } finally {
+        await plane.stop();
+      }
+    }
+    const params = { nodes, pods, namespaces: NAMESPACES, mode: full ? "full" : "quick" };
+    const perPod = round((report.rssAfter - report.rssBefore) / pods);
+    await recordResult({
+      name: "fake-cluster-memory-per-pod",
+      params,
+      unit: "B/object",
+      kubeop: perPod,
+      peer: GOAL_BYTES_PER_POD,
+      peerName: "goal",
+      ratio: lowerIsBetter(perPod, GOAL_BYTES_PER_POD),
+      extra: {
+        heapPerPod: round((report.heapAfter - report.heapBefore) / pods),
+        rssMiBAfter: round(report.rssAfter / 2 ** 20),
+        heapMiBAfter: round(report.heapAfter / 2 ** 20),
+        fillMs: round(report.fillMs),
+      },
+    });
+    for (
+      const [name, key, what] of [
+        ["fake-cluster-list-all", "allMs", "every pod, one unpaginated list"],
+        ["fake-cluster-list-paged", "pagedMs", `every pod, pages of ${PAGE}`],
+        ["fake-cluster-list-node", "nodeMs", `one node's pods (fieldSelector spec.nodeName), median of ${NODE_LISTS}`],
+      ] as const
+    ) {
+      const ms = round(fake[key]);
+      await recordResult({
+        name,
+        params: { ...params, list: what },
+        unit: "ms",
+        kubeop: ms,
+        ...(real
+          ? {
+            peer: round(real[key]),
+            peerName: "etcd + kube-apiserver v1.37.2",
+            ratio: lowerIsBetter(ms, real[key]),
+          }
+          : { peer: null, peerName: null, ratio: null }),
+        extra: { listMiB: round(fake.allMiB), note: "wall time over HTTP on a shared box: read the load beside it" },
+      });
+    }
+  } finally {
+    await proc.stdin.close();
+    await proc.status;
+  }
+}
