@@ -2,11 +2,13 @@
  * A LIST answered from the stored JSON: the list's head, then each selected record's text as stored, streamed in
  * chunks. No object is parsed or serialised again (a 100 000-Pod list is ~340 MB of JSON; built whole it would be one
  * string that size), and the bytes are what `JSON.stringify` of the parsed list gives, apart from non-ASCII characters
- * that the store keeps as `\uXXXX` escapes. An object stored without its kind's `apiVersion`/`kind` first is parsed
- * and presented instead.
+ * that the store keeps as `\uXXXX` escapes. A built-in's items carry no `apiVersion`/`kind` (kube's typed lists leave
+ * their items' TypeMeta empty: the stored text's first two members are cut), a custom resource's keep theirs. An
+ * object stored without its kind's `apiVersion`/`kind` first is parsed and presented instead.
  * @module
  */
-import { apiVersionOf } from "../../runtime/types.ts";
+import { apiVersionOf, type KubeList } from "../../runtime/types.ts";
+import { typedListItems } from "./http_negotiation.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import type { SelectedRecords } from "./list.ts";
 import type { StoredRecord } from "./stored_record.ts";
@@ -33,7 +35,7 @@ const RECORDS_PER_CHUNK = 256;
  *   apiVersion: "v1",
  *   kind: "ConfigMapList",
  *   metadata: { resourceVersion: "7" },
- *   items: [JSON.parse(json)],
+ *   items: [{ metadata: { name: "a" } }], // a built-in's items: no apiVersion/kind
  * });
  * ```
  */
@@ -47,8 +49,11 @@ export function listJsonResponse(
     JSON.stringify(selected.metadata)
   },"items":[`;
   const served = `{"apiVersion":${apiVersion},"kind":${JSON.stringify(def.kind)},`;
+  const typed = (text: string) => def.custom ? text : `{${text.slice(served.length)}`;
   const itemJson = (r: StoredRecord) =>
-    r.json.startsWith(served) ? r.json : JSON.stringify(present(r.parsed ?? r.parse()));
+    r.json.startsWith(served)
+      ? typed(r.json)
+      : JSON.stringify(typedListItems(def, { items: [present(r.parsed ?? r.parse())] } as KubeList).items[0]);
   const { records } = selected;
   const headers = { "content-type": "application/json" };
   const chunk = (from: number) => records.slice(from, from + RECORDS_PER_CHUNK).map(itemJson).join(",");
