@@ -310,4 +310,49 @@ export const storedShapeCases: ConformanceCase[] = [
       );
     },
   },
+  {
+    name: "a DaemonSet's template generation annotation: 1 on create, bumped by a template change, not by labels",
+    async run({ noRetry, ns }) {
+      const path = `/apis/apps/v1/namespaces/${ns}/daemonsets`;
+      const template = (image: string) => ({
+        metadata: { labels: { app: "shape-ds" } },
+        spec: { containers: [{ name: "c", image }] },
+      });
+      const ds = await create(noRetry, path, {
+        metadata: { name: "shape-ds" },
+        spec: { selector: { matchLabels: { app: "shape-ds" } }, template: template("busybox:1.36") },
+      });
+      const annotation = (obj: Any) => obj.metadata.annotations?.["deprecated.daemonset.template.generation"];
+      assert.equal(annotation(ds), "1");
+      const patch = async (body: Any) => {
+        const res = await noRetry.request("PATCH", `${path}/shape-ds`, {
+          body: JSON.stringify(body),
+          contentType: "application/merge-patch+json",
+        });
+        return JSON.parse(new TextDecoder().decode(res.body));
+      };
+      assert.equal(annotation(await patch({ metadata: { labels: { x: "1" } } })), "1");
+      assert.equal(annotation(await patch({ spec: { template: template("busybox:1.37") } })), "2");
+    },
+  },
+  {
+    name: "a LimitRange without limits answers `limits: null`; an IPAddress drops an empty parentRef.group",
+    async run({ noRetry, ns }) {
+      const range = await create(noRetry, `/api/v1/namespaces/${ns}/limitranges`, {
+        metadata: { name: "shape-lr" },
+        spec: { limits: [] },
+      });
+      assert.deepEqual(range.spec, { limits: null });
+      const name = "10.96.250.77";
+      const address = await create(noRetry, "/apis/networking.k8s.io/v1/ipaddresses", {
+        metadata: { name },
+        spec: { parentRef: { group: "", resource: "services", namespace: ns, name: "svc" } },
+      });
+      try {
+        assert.deepEqual(address.spec.parentRef, { resource: "services", namespace: ns, name: "svc" });
+      } finally {
+        await remove(noRetry, `/apis/networking.k8s.io/v1/ipaddresses/${name}`);
+      }
+    },
+  },
 ];

@@ -11,7 +11,8 @@
  * - storage.k8s.io/v1 CSIDriver: attachRequired true, podInfoOnMount, requiresRepublish, storageCapacity, seLinuxMount
  *   and preventPodSchedulingIfMissing false, fsGroupPolicy ReadWriteOnceWithFSType, volumeLifecycleModes Persistent;
  *   CSINode: an empty `drivers` list is stored as `null`; VolumeAttachment: status `attached: false`;
- * - flowcontrol.apiserver.k8s.io/v1 PriorityLevelConfiguration: a Limited level's lendablePercent 0.
+ * - flowcontrol.apiserver.k8s.io/v1 PriorityLevelConfiguration: a Limited level's lendablePercent 0;
+ * - networking.k8s.io/v1 IPAddress: an empty `parentRef.group` (omitempty) is not kept.
  * @module
  */
 import type { ResourceStrategy } from "../strategy.ts";
@@ -103,5 +104,13 @@ export const PRIORITY_LEVEL_CONFIGURATIONS: ResourceStrategy = {
   default(level: KubeObject): void {
     const limited = level.spec?.limited;
     if (limited && typeof limited === "object") limited.lendablePercent ??= 0;
+  },
+};
+
+/** networking.k8s.io/v1 ipaddresses. */
+export const IP_ADDRESSES: ResourceStrategy = {
+  default(address: KubeObject): void {
+    const ref = address.spec?.parentRef;
+    if (ref && typeof ref === "object" && ref.group === "") delete ref.group;
   },
 };
