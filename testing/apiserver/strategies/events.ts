@@ -49,7 +49,7 @@ export function coreToEventsV1(obj: KubeObject): KubeObject {
 }
 
 /** The stored core Event's fields Go serialises although unset: the times as null, reporting strings "", source {}. */
-function defaultStoredEvent(ev: KubeObject): void {
+function encodeStoredEvent(ev: KubeObject): void {
   ev.eventTime ??= null;
   ev.firstTimestamp ??= null;
   ev.lastTimestamp ??= null;
@@ -127,7 +127,7 @@ const eventTimeError = (body: KubeObject) =>
 export const CORE_EVENTS: ResourceStrategy = {
   allowCreateOnUpdate: true,
   decodeError: eventTimeError,
-  default: defaultStoredEvent,
+  encode: encodeStoredEvent,
   validate: (ev) => legacyCauses(ev, "reportingComponent"),
   validateUpdate: (ev) => legacyCauses(ev, "reportingComponent"),
 };
@@ -137,7 +137,7 @@ export const EVENTS_V1: ResourceStrategy = {
   allowCreateOnUpdate: true,
   conversion: EVENTS_V1_CONVERSION,
   decodeError: eventTimeError,
-  default: defaultStoredEvent,
+  encode: encodeStoredEvent,
   validate: (
     ev: KubeObject,
     _ctx: StrategyContext,

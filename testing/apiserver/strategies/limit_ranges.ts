@@ -11,11 +11,13 @@ type List = Record<string, unknown>;
 
 /** The strategy of core v1 limitranges. */
 export const LIMIT_RANGES: ResourceStrategy = {
-  default(lr: KubeObject): void {
-    // spec.limits has no omitempty: an empty list is stored (protobuf) and answered as null.
+  // spec.limits has no omitempty: an empty list is stored (protobuf) and answered as null.
+  encode(lr: KubeObject): void {
     if (lr.spec && typeof lr.spec === "object" && !(Array.isArray(lr.spec.limits) && lr.spec.limits.length)) {
       lr.spec.limits = null;
     }
+  },
+  default(lr: KubeObject): void {
     for (const item of Array.isArray(lr.spec?.limits) ? lr.spec.limits : []) {
       if (!item || typeof item !== "object" || item.type !== "Container") continue;
       const fill = (into: List, from: unknown) => {

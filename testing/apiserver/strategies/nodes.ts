@@ -37,6 +37,8 @@ export const NODES: ResourceStrategy = {
     if (spec && typeof spec === "object" && spec.podCIDR && !(Array.isArray(spec.podCIDRs) && spec.podCIDRs.length)) {
       spec.podCIDRs = [spec.podCIDR];
     }
+  },
+  encode(node: KubeObject): void {
     if (!node.status || typeof node.status !== "object") node.status = {};
     const status = node.status;
     status.daemonEndpoints ??= {};

@@ -1,7 +1,7 @@
 /**
  * Built-in kinds kube-apiserver v1.37 only stores (their controllers do not run here), with the defaults its
- * SetDefaults_* functions fill in on every write and the fields Go serialises although nobody set them (non-omitempty
- * numbers, booleans and structs of the status, nil slices as `null`):
+ * SetDefaults_* functions fill in on every write (`default`) and the fields Go serialises although nobody set them
+ * (`encode`, owned by no manager: non-omitempty numbers, booleans and structs of the status, empty lists as `null`):
  *
  * - policy/v1 PodDisruptionBudget: status `currentHealthy`, `desiredHealthy`, `disruptionsAllowed`, `expectedPods` 0;
  * - autoscaling/v2 HorizontalPodAutoscaler: minReplicas 1, the 80 % CPU utilisation metric when none is given, status
@@ -26,7 +26,7 @@ function objectAt(obj: KubeObject, key: string): KubeObject {
 
 /** policy/v1 poddisruptionbudgets. */
 export const POD_DISRUPTION_BUDGETS: ResourceStrategy = {
-  default(pdb: KubeObject): void {
+  encode(pdb: KubeObject): void {
     const status = objectAt(pdb, "status");
     for (const field of ["currentHealthy", "desiredHealthy", "disruptionsAllowed", "expectedPods"]) {
       status[field] ??= 0;
@@ -45,6 +45,8 @@ export const HORIZONTAL_POD_AUTOSCALERS: ResourceStrategy = {
         resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 80 } },
       }];
     }
+  },
+  encode(hpa: KubeObject): void {
     const status = objectAt(hpa, "status");
     status.currentMetrics ??= null;
     status.desiredReplicas ??= 0;
@@ -53,7 +55,7 @@ export const HORIZONTAL_POD_AUTOSCALERS: ResourceStrategy = {
 
 /** networking.k8s.io/v1 ingresses. */
 export const INGRESSES: ResourceStrategy = {
-  default(ingress: KubeObject): void {
+  encode(ingress: KubeObject): void {
     objectAt(objectAt(ingress, "status"), "loadBalancer");
   },
 };
@@ -86,7 +88,7 @@ export const CSI_DRIVERS: ResourceStrategy = {
 
 /** storage.k8s.io/v1 csinodes. */
 export const CSI_NODES: ResourceStrategy = {
-  default(node: KubeObject): void {
+  encode(node: KubeObject): void {
     const spec = objectAt(node, "spec");
     if (!Array.isArray(spec.drivers) || spec.drivers.length === 0) spec.drivers = null;
   },
@@ -94,7 +96,7 @@ export const CSI_NODES: ResourceStrategy = {
 
 /** storage.k8s.io/v1 volumeattachments. */
 export const VOLUME_ATTACHMENTS: ResourceStrategy = {
-  default(attachment: KubeObject): void {
+  encode(attachment: KubeObject): void {
     objectAt(attachment, "status").attached ??= false;
   },
 };

@@ -198,16 +198,17 @@ function setTemplateGeneration(obj: KubeObject, generation: number): void {
  */
 export const DAEMONSETS: ResourceStrategy = {
   ...DAEMONSET_BASE,
-  prepareForCreate(obj: KubeObject, ctx: StrategyContext): void {
-    DAEMONSET_BASE.prepareForCreate?.(obj, ctx);
-    setTemplateGeneration(obj, 1);
+  // Set where kube's v1 conversion writes it (at decode, before the field manager): the writer owns it.
+  default(obj: KubeObject, ctx: StrategyContext): void {
+    DAEMONSET_BASE.default?.(obj, ctx);
+    if (ctx.verb === "create") setTemplateGeneration(obj, 1);
   },
   prepareForUpdate(next: KubeObject, old: KubeObject, ctx: StrategyContext): void {
-    let generation = templateGeneration(ctx.subresource === "status" ? old : next);
+    let generation = templateGeneration(old);
     if (ctx.subresource !== "status") {
       const template = structuredClone(next.spec?.template);
       defaultPodTemplate(template);
-      if (!jsonEqual(template, old.spec?.template)) generation = templateGeneration(old) + 1;
+      if (!jsonEqual(template, old.spec?.template)) generation++;
     }
     setTemplateGeneration(next, generation);
   },
