@@ -359,4 +359,27 @@ export const storedShapeCases: ConformanceCase[] = [
       }
     },
   },
+  {
+    name: "a StorageClass defaults to Delete and Immediate; an EndpointSlice's ports get name '' and TCP, endpoints {}",
+    async run({ noRetry, ns }) {
+      const name = `shape-sc-${ns}`;
+      const storageClass = await create(noRetry, "/apis/storage.k8s.io/v1/storageclasses", {
+        metadata: { name },
+        provisioner: "example.com/shape",
+      });
+      try {
+        assert.deepEqual([storageClass.reclaimPolicy, storageClass.volumeBindingMode], ["Delete", "Immediate"]);
+      } finally {
+        await remove(noRetry, `/apis/storage.k8s.io/v1/storageclasses/${name}`);
+      }
+      const slice = await create(noRetry, `/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`, {
+        metadata: { name: "shape-eps-ports" },
+        addressType: "IPv4",
+        endpoints: [{ addresses: ["10.1.2.3"] }],
+        ports: [{ port: 80 }],
+      });
+      assert.deepEqual(slice.ports, [{ name: "", port: 80, protocol: "TCP" }]);
+      assert.deepEqual(slice.endpoints, [{ addresses: ["10.1.2.3"], conditions: {} }]);
+    },
+  },
 ];

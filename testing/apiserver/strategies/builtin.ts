@@ -21,12 +21,14 @@ import { DEVICE_TAINT_RULES, RESOURCE_CLAIM_TEMPLATES, RESOURCE_CLAIMS } from ".
 import {
   CSI_DRIVERS,
   CSI_NODES,
+  ENDPOINT_SLICES,
   HORIZONTAL_POD_AUTOSCALERS,
   INGRESSES,
   IP_ADDRESSES,
   NETWORK_POLICIES,
   POD_DISRUPTION_BUDGETS,
   PRIORITY_LEVEL_CONFIGURATIONS,
+  STORAGE_CLASSES,
   VOLUME_ATTACHMENTS,
 } from "./stored_kinds.ts";
 import { NAMESPACES } from "./namespaces.ts";
@@ -95,6 +97,8 @@ export const BUILTIN_STRATEGIES: ReadonlyArray<[groupResource: string, strategy:
   ["networking.k8s.io/networkpolicies", NETWORK_POLICIES],
   ["networking.k8s.io/ipaddresses", IP_ADDRESSES],
   ["storage.k8s.io/csidrivers", CSI_DRIVERS],
+  ["storage.k8s.io/storageclasses", STORAGE_CLASSES],
+  ["discovery.k8s.io/endpointslices", ENDPOINT_SLICES],
   ["storage.k8s.io/csinodes", CSI_NODES],
   ["storage.k8s.io/volumeattachments", VOLUME_ATTACHMENTS],
   ["flowcontrol.apiserver.k8s.io/prioritylevelconfigurations", PRIORITY_LEVEL_CONFIGURATIONS],

@@ -12,7 +12,9 @@
  *   and preventPodSchedulingIfMissing false, fsGroupPolicy ReadWriteOnceWithFSType, volumeLifecycleModes Persistent;
  *   CSINode: an empty `drivers` list is stored as `null`; VolumeAttachment: status `attached: false`;
  * - flowcontrol.apiserver.k8s.io/v1 PriorityLevelConfiguration: a Limited level's lendablePercent 0;
- * - networking.k8s.io/v1 IPAddress: an empty `parentRef.group` (omitempty) is not kept.
+ * - networking.k8s.io/v1 IPAddress: an empty `parentRef.group` (omitempty) is not kept;
+ * - storage.k8s.io/v1 StorageClass: reclaimPolicy Delete, volumeBindingMode Immediate;
+ * - discovery.k8s.io/v1 EndpointSlice: each port's name "" and protocol TCP, each endpoint's `conditions: {}`.
  * @module
  */
 import type { ResourceStrategy } from "../strategy.ts";
@@ -114,5 +116,29 @@ export const IP_ADDRESSES: ResourceStrategy = {
   default(address: KubeObject): void {
     const ref = address.spec?.parentRef;
     if (ref && typeof ref === "object" && ref.group === "") delete ref.group;
+  },
+};
+
+/** storage.k8s.io/v1 storageclasses. */
+export const STORAGE_CLASSES: ResourceStrategy = {
+  default(storageClass: KubeObject): void {
+    storageClass.reclaimPolicy ??= "Delete";
+    storageClass.volumeBindingMode ??= "Immediate";
+  },
+};
+
+/** discovery.k8s.io/v1 endpointslices. */
+export const ENDPOINT_SLICES: ResourceStrategy = {
+  default(slice: KubeObject): void {
+    for (const port of Array.isArray(slice.ports) ? slice.ports : []) {
+      if (!port || typeof port !== "object") continue;
+      port.name ??= "";
+      port.protocol ??= "TCP";
+    }
+  },
+  encode(slice: KubeObject): void {
+    for (const endpoint of Array.isArray(slice.endpoints) ? slice.endpoints : []) {
+      if (endpoint && typeof endpoint === "object") objectAt(endpoint, "conditions");
+    }
   },
 };
