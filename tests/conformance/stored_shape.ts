@@ -239,6 +239,14 @@ export const storedShapeCases: ConformanceCase[] = [
         spec: { spec: { devices: {} } },
       });
       assert.deepEqual(template.spec, { metadata: {}, spec: { devices: { requests: null } } });
+      const bare = await create(noRetry, at("resource.k8s.io/v1/namespaces/NS/resourceclaims"), {
+        metadata: { name: "shape-claim-bare" },
+      });
+      assert.deepEqual(bare.spec, { devices: { requests: null } });
+      const bareNp = await create(noRetry, at("networking.k8s.io/v1/namespaces/NS/networkpolicies"), {
+        metadata: { name: "shape-np-bare" },
+      });
+      assert.deepEqual(bareNp.spec, { podSelector: {}, policyTypes: ["Ingress"] });
     },
   },
   {

@@ -1,7 +1,7 @@
 /**
  * resource.k8s.io/v1 (dynamic resource allocation) kinds as kube-apiserver v1.37 stores them with no scheduler or
- * DRA controller running: a claim's `devices.requests` is serialised as `null` when empty (a nil slice without
- * omitempty), a ResourceClaimTemplate's `spec.metadata` is always present, and a DeviceTaintRule's taint gets its
+ * DRA controller running: a claim's `devices` is always present and its `requests` serialised as `null` when empty
+ * (a nil slice without omitempty), a ResourceClaimTemplate's `spec.metadata` is always present, and a DeviceTaintRule's taint gets its
  * `timeAdded` when written without one (kept from the stored object on updates, else now).
  * @module
  */
@@ -21,6 +21,11 @@ function defaultClaimSpec(spec: KubeObject | undefined): void {
 export const RESOURCE_CLAIMS: ResourceStrategy = {
   default(claim: KubeObject): void {
     defaultClaimSpec(claim.spec);
+  },
+  // spec.devices is a struct: answered even when the claim was created without it.
+  encode(claim: KubeObject): void {
+    if (!claim.spec || typeof claim.spec !== "object") return;
+    claim.spec.devices ??= { requests: null };
   },
 };
 

@@ -7,7 +7,7 @@
  * - autoscaling/v2 HorizontalPodAutoscaler: minReplicas 1, the 80 % CPU utilisation metric when none is given, status
  *   `currentMetrics: null` and `desiredReplicas` 0;
  * - networking.k8s.io/v1 Ingress: status `loadBalancer: {}`; NetworkPolicy: policyTypes `Ingress` (and `Egress` when
- *   egress rules are given);
+ *   egress rules are given) and `podSelector: {}` when none is given;
  * - storage.k8s.io/v1 CSIDriver: attachRequired true, podInfoOnMount, requiresRepublish, storageCapacity, seLinuxMount
  *   and preventPodSchedulingIfMissing false, fsGroupPolicy ReadWriteOnceWithFSType, volumeLifecycleModes Persistent;
  *   CSINode: an empty `drivers` list is stored as `null`; VolumeAttachment: status `attached: false`;
@@ -64,6 +64,10 @@ export const INGRESSES: ResourceStrategy = {
 
 /** networking.k8s.io/v1 networkpolicies. */
 export const NETWORK_POLICIES: ResourceStrategy = {
+  // spec.podSelector is a struct: answered as {} when not given.
+  encode(policy: KubeObject): void {
+    objectAt(objectAt(policy, "spec"), "podSelector");
+  },
   default(policy: KubeObject): void {
     const spec = objectAt(policy, "spec");
     if (Array.isArray(spec.policyTypes) && spec.policyTypes.length) return;
