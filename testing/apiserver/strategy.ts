@@ -59,8 +59,8 @@ export interface StorageConversion {
  * field validation).
  *
  * Create: validateName → mutating admission → prepareForCreate → default → validate → canonicalize → validating
- * admission → storage. Update: prepareForUpdate → default → validateUpdate → canonicalize (between mutating and
- * validating admission, as on create).
+ * admission → field manager → encode → storage. Update: prepareForUpdate → default → validateUpdate → canonicalize
+ * (between mutating and validating admission, as on create), then field manager → encode.
  *
  * @example
  * ```ts
