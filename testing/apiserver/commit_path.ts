@@ -220,6 +220,7 @@ export class FakeStore {
       this.#setManagedFields(def, undefined, view, opts, obj);
     }
     encodeEmptyStructs(def, obj); // after the field manager: an empty struct is no one's field
+    strategy.encode?.(obj);
     return this.#persist(def, obj, opts.dryRun, opts.shared);
   }
 
@@ -353,6 +354,7 @@ export class FakeStore {
       next = this.#setManagedFields(def, old, next, opts, structuredClone(next));
     }
     encodeEmptyStructs(def, next);
+    strategy.encode?.(next);
     const comparable = { ...next, metadata: { ...next.metadata, resourceVersion: o.resourceVersion } };
     if (jsonEqual(comparable, old)) return structuredClone(this.present(def, old));
     if (opts.dryRun) return structuredClone(this.present(def, next));

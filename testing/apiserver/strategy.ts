@@ -59,8 +59,8 @@ export interface StorageConversion {
  * field validation).
  *
  * Create: validateName → mutating admission → prepareForCreate → default → validate → canonicalize → validating
- * admission → storage. Update: prepareForUpdate → default → validateUpdate → canonicalize (between mutating and
- * validating admission, as on create).
+ * admission → field manager → encode → storage. Update: prepareForUpdate → default → validateUpdate → canonicalize
+ * (between mutating and validating admission, as on create), then field manager → encode.
  *
  * @example
  * ```ts
@@ -108,6 +108,12 @@ export interface ResourceStrategy {
   validate?(obj: KubeObject, ctx: StrategyContext): StatusCause[];
   /** Field errors of an update (immutability, transitions); as {@link validate} it may rewrite custom resources. */
   validateUpdate?(next: KubeObject, old: KubeObject, ctx: StrategyContext): StatusCause[];
+  /**
+   * Go's encoding of the object about to be stored: fields no one set that kube-apiserver answers anyway
+   * (non-omitempty zero values such as an Event's `eventTime: null`, empty lists as `null`). Runs after the field
+   * manager, so no manager owns them, on every create and update.
+   */
+  encode?(obj: KubeObject): void;
   /** After validation succeeded, before storage: server-computed fields (a CRD's status). `old` on updates. */
   canonicalize?(obj: KubeObject, old: KubeObject | undefined, ctx: StrategyContext): void;
   /**

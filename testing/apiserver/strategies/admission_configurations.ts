@@ -2,7 +2,7 @@
  * The admissionregistration.k8s.io/v1 kinds: Mutating/ValidatingWebhookConfigurations, ValidatingAdmissionPolicies
  * and their bindings, with the defaults kube-apiserver's SetDefaults_* fill in on create and update (failurePolicy
  * Fail, matchPolicy Equivalent, empty namespace and object selectors, timeoutSeconds 10, rule scope `*`, service port
- * 443, reinvocationPolicy Never for mutating webhooks). Webhook configurations are validated as
+ * 443, reinvocationPolicy Never for mutating webhooks); MutatingAdmissionPolicies default as ValidatingAdmissionPolicies. Webhook configurations are validated as
  * pkg/apis/admissionregistration/validation does for v1 (names, sideEffects, admissionReviewVersions, timeoutSeconds,
  * the enums, clientConfig url/service); policies are not validated beyond the generic checks.
  * @module
@@ -129,7 +129,7 @@ export const MUTATING_WEBHOOK_CONFIGURATIONS: ResourceStrategy = webhookDefaults
 /** ValidatingWebhookConfigurations. */
 export const VALIDATING_WEBHOOK_CONFIGURATIONS: ResourceStrategy = webhookDefaults(false);
 
-/** ValidatingAdmissionPolicies. */
+/** Validating- and MutatingAdmissionPolicies: failurePolicy Fail and the match defaults. */
 export const VALIDATING_ADMISSION_POLICIES: ResourceStrategy = {
   default(obj) {
     if (!obj.spec) return;

@@ -16,6 +16,21 @@ import { CRDS } from "./crds.ts";
 import { CUSTOM_RESOURCES } from "./custom_resources.ts";
 import { CORE_EVENTS, EVENTS_V1 } from "./events.ts";
 import { LEASES } from "./leases.ts";
+import { NODES } from "./nodes.ts";
+import { DEVICE_TAINT_RULES, RESOURCE_CLAIM_TEMPLATES, RESOURCE_CLAIMS } from "./dynamic_resources.ts";
+import {
+  CSI_DRIVERS,
+  CSI_NODES,
+  ENDPOINT_SLICES,
+  HORIZONTAL_POD_AUTOSCALERS,
+  INGRESSES,
+  IP_ADDRESSES,
+  NETWORK_POLICIES,
+  POD_DISRUPTION_BUDGETS,
+  PRIORITY_LEVEL_CONFIGURATIONS,
+  STORAGE_CLASSES,
+  VOLUME_ATTACHMENTS,
+} from "./stored_kinds.ts";
 import { NAMESPACES } from "./namespaces.ts";
 import { PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES } from "./persistent_volumes.ts";
 import { PODS } from "./pods.ts";
@@ -74,6 +89,22 @@ export const BUILTIN_STRATEGIES: ReadonlyArray<[groupResource: string, strategy:
   [`${ADMISSION_GROUP}/validatingwebhookconfigurations`, VALIDATING_WEBHOOK_CONFIGURATIONS],
   [`${ADMISSION_GROUP}/validatingadmissionpolicies`, VALIDATING_ADMISSION_POLICIES],
   [`${ADMISSION_GROUP}/validatingadmissionpolicybindings`, VALIDATING_ADMISSION_POLICY_BINDINGS],
+  [`${ADMISSION_GROUP}/mutatingadmissionpolicies`, VALIDATING_ADMISSION_POLICIES],
+  ["/nodes", NODES],
+  ["policy/poddisruptionbudgets", POD_DISRUPTION_BUDGETS],
+  ["autoscaling/horizontalpodautoscalers", HORIZONTAL_POD_AUTOSCALERS],
+  ["networking.k8s.io/ingresses", INGRESSES],
+  ["networking.k8s.io/networkpolicies", NETWORK_POLICIES],
+  ["networking.k8s.io/ipaddresses", IP_ADDRESSES],
+  ["storage.k8s.io/csidrivers", CSI_DRIVERS],
+  ["storage.k8s.io/storageclasses", STORAGE_CLASSES],
+  ["discovery.k8s.io/endpointslices", ENDPOINT_SLICES],
+  ["storage.k8s.io/csinodes", CSI_NODES],
+  ["storage.k8s.io/volumeattachments", VOLUME_ATTACHMENTS],
+  ["flowcontrol.apiserver.k8s.io/prioritylevelconfigurations", PRIORITY_LEVEL_CONFIGURATIONS],
+  ["resource.k8s.io/resourceclaims", RESOURCE_CLAIMS],
+  ["resource.k8s.io/resourceclaimtemplates", RESOURCE_CLAIM_TEMPLATES],
+  ["resource.k8s.io/devicetaintrules", DEVICE_TAINT_RULES],
 ];
 
 /** The strategy of CRD-defined resources. */

@@ -40,9 +40,22 @@ export function eventsV1ToCore(obj: KubeObject): KubeObject {
   return rename(obj, 0, 1, "v1");
 }
 
-/** Stored core v1 Event → events.k8s.io/v1 Event. */
+/** Stored core v1 Event → events.k8s.io/v1 Event (whose reporting fields are omitempty, unlike core's). */
 export function coreToEventsV1(obj: KubeObject): KubeObject {
-  return rename(obj, 1, 0, "events.k8s.io/v1");
+  const out = rename(obj, 1, 0, "events.k8s.io/v1");
+  if (out.reportingController === "") delete out.reportingController;
+  if (out.reportingInstance === "") delete out.reportingInstance;
+  return out;
+}
+
+/** The stored core Event's fields Go serialises although unset: the times as null, reporting strings "", source {}. */
+function encodeStoredEvent(ev: KubeObject): void {
+  ev.eventTime ??= null;
+  ev.firstTimestamp ??= null;
+  ev.lastTimestamp ??= null;
+  ev.reportingComponent ??= "";
+  ev.reportingInstance ??= "";
+  if (!ev.source || typeof ev.source !== "object") ev.source = {};
 }
 
 /** Maps an events.k8s.io field selector onto the stored core fields (`regarding.name` → `involvedObject.name`). */
@@ -114,6 +127,7 @@ const eventTimeError = (body: KubeObject) =>
 export const CORE_EVENTS: ResourceStrategy = {
   allowCreateOnUpdate: true,
   decodeError: eventTimeError,
+  encode: encodeStoredEvent,
   validate: (ev) => legacyCauses(ev, "reportingComponent"),
   validateUpdate: (ev) => legacyCauses(ev, "reportingComponent"),
 };
@@ -123,6 +137,7 @@ export const EVENTS_V1: ResourceStrategy = {
   allowCreateOnUpdate: true,
   conversion: EVENTS_V1_CONVERSION,
   decodeError: eventTimeError,
+  encode: encodeStoredEvent,
   validate: (
     ev: KubeObject,
     _ctx: StrategyContext,

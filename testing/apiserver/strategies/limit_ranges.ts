@@ -11,6 +11,12 @@ type List = Record<string, unknown>;
 
 /** The strategy of core v1 limitranges. */
 export const LIMIT_RANGES: ResourceStrategy = {
+  // spec.limits has no omitempty: an empty list is stored (protobuf) and answered as null.
+  encode(lr: KubeObject): void {
+    if (lr.spec && typeof lr.spec === "object" && !(Array.isArray(lr.spec.limits) && lr.spec.limits.length)) {
+      lr.spec.limits = null;
+    }
+  },
   default(lr: KubeObject): void {
     for (const item of Array.isArray(lr.spec?.limits) ? lr.spec.limits : []) {
       if (!item || typeof item !== "object" || item.type !== "Container") continue;

@@ -168,8 +168,7 @@ export const STATEFULSETS: ResourceStrategy = workload(
   ["serviceName", "podManagementPolicy"],
 );
 
-/** apps/v1 daemonsets. */
-export const DAEMONSETS: ResourceStrategy = workload((spec) => {
+const DAEMONSET_BASE: ResourceStrategy = workload((spec) => {
   spec.updateStrategy ??= {};
   spec.updateStrategy.type ??= "RollingUpdate";
   if (spec.updateStrategy.type === "RollingUpdate") {
@@ -179,6 +178,41 @@ export const DAEMONSETS: ResourceStrategy = workload((spec) => {
   }
   spec.revisionHistoryLimit ??= 10;
 }, () => ({ currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 }));
+
+/** The annotation apps/v1 carries a DaemonSet's template generation in (kube's internal spec.templateGeneration). */
+const TEMPLATE_GENERATION = "deprecated.daemonset.template.generation";
+
+function templateGeneration(obj: KubeObject): number {
+  const n = Number.parseInt(obj.metadata?.annotations?.[TEMPLATE_GENERATION] ?? "", 10);
+  return Number.isFinite(n) ? n : 0;
+}
+
+function setTemplateGeneration(obj: KubeObject, generation: number): void {
+  obj.metadata.annotations = { ...obj.metadata.annotations, [TEMPLATE_GENERATION]: String(generation) };
+}
+
+/**
+ * apps/v1 daemonsets: as the other workloads, and the template generation kube's strategy keeps — 1 on create, the
+ * stored one plus 1 when an update changes the (defaulted) template, shown as the
+ * `deprecated.daemonset.template.generation` annotation.
+ */
+export const DAEMONSETS: ResourceStrategy = {
+  ...DAEMONSET_BASE,
+  // Set where kube's v1 conversion writes it (at decode, before the field manager): the writer owns it.
+  default(obj: KubeObject, ctx: StrategyContext): void {
+    DAEMONSET_BASE.default?.(obj, ctx);
+    if (ctx.verb === "create") setTemplateGeneration(obj, 1);
+  },
+  prepareForUpdate(next: KubeObject, old: KubeObject, ctx: StrategyContext): void {
+    let generation = templateGeneration(old);
+    if (ctx.subresource !== "status") {
+      const template = structuredClone(next.spec?.template);
+      defaultPodTemplate(template);
+      if (!jsonEqual(template, old.spec?.template)) generation++;
+    }
+    setTemplateGeneration(next, generation);
+  },
+};
 
 /** apps/v1 replicasets. */
 export const REPLICASETS: ResourceStrategy = workload((spec) => {

@@ -1,0 +1,148 @@
+/**
+ * Built-in kinds kube-apiserver v1.37 only stores (their controllers do not run here), with the defaults its
+ * SetDefaults_* functions fill in on every write (`default`) and the fields Go serialises although nobody set them
+ * (`encode`, owned by no manager: non-omitempty numbers, booleans and structs of the status, empty lists as `null`):
+ *
+ * - policy/v1 PodDisruptionBudget: status `currentHealthy`, `desiredHealthy`, `disruptionsAllowed`, `expectedPods` 0;
+ * - autoscaling/v2 HorizontalPodAutoscaler: minReplicas 1, the 80 % CPU utilisation metric when none is given, status
+ *   `currentMetrics: null` and `desiredReplicas` 0;
+ * - networking.k8s.io/v1 Ingress: status `loadBalancer: {}`; NetworkPolicy: policyTypes `Ingress` (and `Egress` when
+ *   egress rules are given) and `podSelector: {}` when none is given;
+ * - storage.k8s.io/v1 CSIDriver: attachRequired true, podInfoOnMount, requiresRepublish, storageCapacity, seLinuxMount
+ *   and preventPodSchedulingIfMissing false, fsGroupPolicy ReadWriteOnceWithFSType, volumeLifecycleModes Persistent;
+ *   CSINode: an empty `drivers` list is stored as `null`; VolumeAttachment: status `attached: false`;
+ * - flowcontrol.apiserver.k8s.io/v1 PriorityLevelConfiguration: a Limited level's lendablePercent 0;
+ * - networking.k8s.io/v1 IPAddress: an empty `parentRef.group` (omitempty) is not kept;
+ * - storage.k8s.io/v1 StorageClass: reclaimPolicy Delete, volumeBindingMode Immediate;
+ * - discovery.k8s.io/v1 EndpointSlice: each port's name "" and protocol TCP, each endpoint's `conditions: {}`.
+ * @module
+ */
+import type { ResourceStrategy } from "../strategy.ts";
+import type { Unstructured as KubeObject } from "../unstructured.ts";
+
+/** `obj[key]` as an object, set to `{}` when absent or not an object. */
+function objectAt(obj: KubeObject, key: string): KubeObject {
+  if (!obj[key] || typeof obj[key] !== "object" || Array.isArray(obj[key])) obj[key] = {};
+  return obj[key];
+}
+
+/** policy/v1 poddisruptionbudgets. */
+export const POD_DISRUPTION_BUDGETS: ResourceStrategy = {
+  encode(pdb: KubeObject): void {
+    const status = objectAt(pdb, "status");
+    for (const field of ["currentHealthy", "desiredHealthy", "disruptionsAllowed", "expectedPods"]) {
+      status[field] ??= 0;
+    }
+  },
+};
+
+/** autoscaling horizontalpodautoscalers (stored as autoscaling/v2). */
+export const HORIZONTAL_POD_AUTOSCALERS: ResourceStrategy = {
+  default(hpa: KubeObject): void {
+    const spec = objectAt(hpa, "spec");
+    spec.minReplicas ??= 1;
+    if (!Array.isArray(spec.metrics) || spec.metrics.length === 0) {
+      spec.metrics = [{
+        type: "Resource",
+        resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 80 } },
+      }];
+    }
+  },
+  encode(hpa: KubeObject): void {
+    const status = objectAt(hpa, "status");
+    status.currentMetrics ??= null;
+    status.desiredReplicas ??= 0;
+  },
+};
+
+/** networking.k8s.io/v1 ingresses. */
+export const INGRESSES: ResourceStrategy = {
+  encode(ingress: KubeObject): void {
+    objectAt(objectAt(ingress, "status"), "loadBalancer");
+  },
+};
+
+/** networking.k8s.io/v1 networkpolicies. */
+export const NETWORK_POLICIES: ResourceStrategy = {
+  // spec.podSelector is a struct: answered as {} when not given.
+  encode(policy: KubeObject): void {
+    objectAt(objectAt(policy, "spec"), "podSelector");
+  },
+  default(policy: KubeObject): void {
+    const spec = objectAt(policy, "spec");
+    if (Array.isArray(spec.policyTypes) && spec.policyTypes.length) return;
+    spec.policyTypes = Array.isArray(spec.egress) && spec.egress.length ? ["Ingress", "Egress"] : ["Ingress"];
+  },
+};
+
+/** storage.k8s.io/v1 csidrivers. */
+export const CSI_DRIVERS: ResourceStrategy = {
+  default(driver: KubeObject): void {
+    const spec = objectAt(driver, "spec");
+    spec.attachRequired ??= true;
+    spec.podInfoOnMount ??= false;
+    spec.requiresRepublish ??= false;
+    spec.storageCapacity ??= false;
+    spec.seLinuxMount ??= false;
+    spec.preventPodSchedulingIfMissing ??= false;
+    spec.fsGroupPolicy ??= "ReadWriteOnceWithFSType";
+    if (!Array.isArray(spec.volumeLifecycleModes) || spec.volumeLifecycleModes.length === 0) {
+      spec.volumeLifecycleModes = ["Persistent"];
+    }
+  },
+};
+
+/** storage.k8s.io/v1 csinodes. */
+export const CSI_NODES: ResourceStrategy = {
+  encode(node: KubeObject): void {
+    const spec = objectAt(node, "spec");
+    if (!Array.isArray(spec.drivers) || spec.drivers.length === 0) spec.drivers = null;
+  },
+};
+
+/** storage.k8s.io/v1 volumeattachments. */
+export const VOLUME_ATTACHMENTS: ResourceStrategy = {
+  encode(attachment: KubeObject): void {
+    objectAt(attachment, "status").attached ??= false;
+  },
+};
+
+/** flowcontrol.apiserver.k8s.io/v1 prioritylevelconfigurations. */
+export const PRIORITY_LEVEL_CONFIGURATIONS: ResourceStrategy = {
+  default(level: KubeObject): void {
+    const limited = level.spec?.limited;
+    if (limited && typeof limited === "object") limited.lendablePercent ??= 0;
+  },
+};
+
+/** networking.k8s.io/v1 ipaddresses. */
+export const IP_ADDRESSES: ResourceStrategy = {
+  default(address: KubeObject): void {
+    const ref = address.spec?.parentRef;
+    if (ref && typeof ref === "object" && ref.group === "") delete ref.group;
+  },
+};
+
+/** storage.k8s.io/v1 storageclasses. */
+export const STORAGE_CLASSES: ResourceStrategy = {
+  default(storageClass: KubeObject): void {
+    storageClass.reclaimPolicy ??= "Delete";
+    storageClass.volumeBindingMode ??= "Immediate";
+  },
+};
+
+/** discovery.k8s.io/v1 endpointslices. */
+export const ENDPOINT_SLICES: ResourceStrategy = {
+  default(slice: KubeObject): void {
+    for (const port of Array.isArray(slice.ports) ? slice.ports : []) {
+      if (!port || typeof port !== "object") continue;
+      port.name ??= "";
+      port.protocol ??= "TCP";
+    }
+  },
+  encode(slice: KubeObject): void {
+    for (const endpoint of Array.isArray(slice.endpoints) ? slice.endpoints : []) {
+      if (endpoint && typeof endpoint === "object") objectAt(endpoint, "conditions");
+    }
+  },
+};
