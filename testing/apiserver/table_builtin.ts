@@ -12,6 +12,9 @@ import type { ResourceDef } from "./resource_def.ts";
 import { COLUMN_DESCRIPTIONS } from "./table_descriptions.ts";
 import { compareStrings } from "../../runtime/apimachinery/string_order.ts";
 import { NAME_COLUMN, type TableColumn, type TableRow } from "../../runtime/apimachinery/table.ts";
+import { RECORDED_COLUMNS } from "./table_columns_recorded.ts";
+import { WORKLOAD_ROWS } from "./table_printers_workloads.ts";
+import { CLUSTER_ROWS } from "./table_printers_cluster.ts";
 
 export { NAME_COLUMN, type TableColumn, type TableRow };
 
@@ -427,6 +430,16 @@ for (const [key, printer] of Object.entries(PRINTERS)) {
   );
 }
 PRINTERS["events.k8s.io/Event"] = PRINTERS["/Event"];
+for (const [key, row] of Object.entries({ ...WORKLOAD_ROWS, ...CLUSTER_ROWS })) {
+  const columns = RECORDED_COLUMNS[key].map(([name, type, format, priority, description]) => ({
+    name,
+    type,
+    format,
+    description,
+    priority,
+  }));
+  PRINTERS[key] = { columns, row: (obj, nowMs) => ({ cells: row(obj, nowMs) }) };
+}
 
 /** The server printer of a built-in kind, or undefined (the server then prints Name + Created At). */
 export function builtinPrinter(def: Pick<ResourceDef, "group" | "kind">): BuiltinPrinter | undefined {

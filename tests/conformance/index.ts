@@ -49,6 +49,7 @@ import { statusDetailCases } from "./status_details.ts";
 import { subresourceCases } from "./subresources.ts";
 import { storedShapeCases } from "./stored_shape.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
+import { tablePrinterCases } from "./table_printers.ts";
 import { validationKindCases } from "./validation_kinds.ts";
 import { validationMetaCases } from "./validation_meta.ts";
 import { validationWorkloadCases } from "./validation_workloads.ts";
@@ -73,6 +74,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "protobuf", cases: protobufAnswerCases },
   { topic: "list", cases: listCases },
   { topic: "list", cases: listEncodingCases },
+  { topic: "list", cases: tablePrinterCases },
   { topic: "watch", cases: watchCases },
   { topic: "watch", cases: watchFidelityCases },
   { topic: "sharded-list-watch", cases: shardedListWatchCases },
