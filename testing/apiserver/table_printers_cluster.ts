@@ -2,7 +2,7 @@
  * Row functions of kube-apiserver v1.37's table printers for the cluster-level kinds the fake serves without a
  * hand-written printer in table_builtin.ts (networking, RBAC bindings, storage, admission, scheduling, node, discovery,
  * resource, flowcontrol, certificates, apiregistration, storagemigration), after
- * `pkg/printers/internalversion/printers.go`. Their columns are recorded in table_columns_recorded.ts.
+ * `pkg/printers/internalversion/printers.go`. Their columns are recorded in testdata/real/table_columns.json.
  * @module
  */
 

@@ -2,7 +2,7 @@
  * Row functions of kube-apiserver v1.37's table printers for the core, apps, batch, autoscaling and policy kinds the
  * fake serves without a hand-written printer in table_builtin.ts (PVs and claims, pod templates, replication
  * controllers, quotas, ReplicaSets, DaemonSets, StatefulSets, ControllerRevisions, Jobs, CronJobs, HPAs, PDBs), after
- * `pkg/printers/internalversion/printers.go`. Their columns are recorded in table_columns_recorded.ts.
+ * `pkg/printers/internalversion/printers.go`. Their columns are recorded in testdata/real/table_columns.json.
  * @module
  */
 
