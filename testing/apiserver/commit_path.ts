@@ -29,6 +29,7 @@ import { alreadyExists, badRequest, conflict, internalError, invalid, notFound }
 import type { ObjectStore } from "./object_storage.ts";
 import { BUILTIN_STRATEGIES, CUSTOM_RESOURCES } from "./strategies/builtin.ts";
 import { withConditionalUpdates } from "./strategies/conditional_updates.ts";
+import { withRequiredFields } from "./validation/required_fields.ts";
 import { type StrategyContext, StrategyRegistry } from "./strategy.ts";
 import { fieldImmutable } from "./validation/field_errors.ts";
 import { validateGenerateName, validateObjectMeta } from "./validation/object_meta.ts";
@@ -85,7 +86,10 @@ export class FakeStore {
     this.objects = opts.objects;
     this.clock = opts.clock;
     this.gracefulPodDeletion = opts.gracefulPodDeletion ?? false;
-    this.strategies = new StrategyRegistry(withConditionalUpdates(BUILTIN_STRATEGIES), CUSTOM_RESOURCES);
+    this.strategies = new StrategyRegistry(
+      withRequiredFields(withConditionalUpdates(BUILTIN_STRATEGIES)),
+      CUSTOM_RESOURCES,
+    );
     this.admission = defaultAdmissionChain(this.objects);
   }
 

@@ -50,6 +50,7 @@ import { subresourceCases } from "./subresources.ts";
 import { storedShapeCases } from "./stored_shape.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
 import { conditionalUpdateCases } from "./conditional_updates.ts";
+import { requiredFieldCases } from "./required_fields.ts";
 import { tablePrinterCases } from "./table_printers.ts";
 import { validationKindCases } from "./validation_kinds.ts";
 import { validationMetaCases } from "./validation_meta.ts";
@@ -84,6 +85,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "validation", cases: validationKindCases },
   { topic: "validation", cases: validationWorkloadCases },
   { topic: "validation", cases: conditionalUpdateCases },
+  { topic: "validation", cases: requiredFieldCases },
   { topic: "defaulting", cases: defaultingCases },
   { topic: "defaulting", cases: storedShapeCases },
   { topic: "deletion", cases: deletionApiCases },
