@@ -51,6 +51,7 @@ import { storedShapeCases } from "./stored_shape.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
 import { conditionalUpdateCases } from "./conditional_updates.ts";
 import { requiredFieldCases } from "./required_fields.ts";
+import { reviewMetadataCases } from "./review_metadata.ts";
 import { tablePrinterCases } from "./table_printers.ts";
 import { validationKindCases } from "./validation_kinds.ts";
 import { validationMetaCases } from "./validation_meta.ts";
@@ -86,6 +87,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "validation", cases: validationWorkloadCases },
   { topic: "validation", cases: conditionalUpdateCases },
   { topic: "validation", cases: requiredFieldCases },
+  { topic: "validation", cases: reviewMetadataCases },
   { topic: "defaulting", cases: defaultingCases },
   { topic: "defaulting", cases: storedShapeCases },
   { topic: "deletion", cases: deletionApiCases },
