@@ -52,6 +52,7 @@ import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.t
 import { conditionalUpdateCases } from "./conditional_updates.ts";
 import { requiredFieldCases } from "./required_fields.ts";
 import { reviewMetadataCases } from "./review_metadata.ts";
+import { replicationControllerScaleCases } from "./replication_controller_scale.ts";
 import { tablePrinterCases } from "./table_printers.ts";
 import { validationKindCases } from "./validation_kinds.ts";
 import { validationMetaCases } from "./validation_meta.ts";
@@ -74,6 +75,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "discovery", cases: discoveryCases },
   { topic: "openapi", cases: openApiV2Cases },
   { topic: "subresources", cases: subresourceCases },
+  { topic: "subresources", cases: replicationControllerScaleCases },
   { topic: "protobuf", cases: protobufAnswerCases },
   { topic: "list", cases: listCases },
   { topic: "list", cases: listEncodingCases },
