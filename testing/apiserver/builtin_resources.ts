@@ -188,7 +188,7 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
   ...[
     ["limitranges", "LimitRange", "limits"],
     ["podtemplates", "PodTemplate"],
-    ["replicationcontrollers", "ReplicationController", "rc", "status"],
+    ["replicationcontrollers", "ReplicationController", "rc", "status,scale"],
     ["persistentvolumes", "PersistentVolume", "pv", "status", "cluster"],
     ["apps:controllerrevisions", "ControllerRevision"],
     ["autoscaling/v2:horizontalpodautoscalers", "HorizontalPodAutoscaler", "hpa", "status"],
@@ -257,7 +257,7 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
       plural,
       kind,
       shortNames: short ? [short] : undefined,
-      subresources: sub ? [sub] : [],
+      subresources: sub ? sub.split(",") : [],
       namespaced: scope !== "cluster",
       categories: plural === "replicationcontrollers" || plural === "horizontalpodautoscalers" ? ["all"] : undefined,
       storedOnly: true,

@@ -28,6 +28,8 @@ import type { ResourceDef } from "./resource_def.ts";
 import { alreadyExists, badRequest, conflict, internalError, invalid, notFound } from "./status_errors.ts";
 import type { ObjectStore } from "./object_storage.ts";
 import { BUILTIN_STRATEGIES, CUSTOM_RESOURCES } from "./strategies/builtin.ts";
+import { withConditionalUpdates } from "./strategies/conditional_updates.ts";
+import { withRequiredFields } from "./validation/required_fields.ts";
 import { type StrategyContext, StrategyRegistry } from "./strategy.ts";
 import { fieldImmutable } from "./validation/field_errors.ts";
 import { validateGenerateName, validateObjectMeta } from "./validation/object_meta.ts";
@@ -84,7 +86,10 @@ export class FakeStore {
     this.objects = opts.objects;
     this.clock = opts.clock;
     this.gracefulPodDeletion = opts.gracefulPodDeletion ?? false;
-    this.strategies = new StrategyRegistry(BUILTIN_STRATEGIES, CUSTOM_RESOURCES);
+    this.strategies = new StrategyRegistry(
+      withRequiredFields(withConditionalUpdates(BUILTIN_STRATEGIES)),
+      CUSTOM_RESOURCES,
+    );
     this.admission = defaultAdmissionChain(this.objects);
   }
 
@@ -268,9 +273,10 @@ export class FakeStore {
     }
     if (givenRv && givenRv !== old.metadata.resourceVersion) throw conflict(def, name, verb);
     if (!givenRv && !strategy.allowUnconditionalUpdate) {
-      throw invalid(def, name, [{
+      // The store's error names the resource (`gadgets.example.com "x" is invalid`), not the kind.
+      throw invalid({ ...def, kind: def.plural }, name, [{
         reason: "FieldValueInvalid",
-        message: "Invalid value: 0x0: must be specified for an update",
+        message: "Invalid value: 0: must be specified for an update",
         field: "metadata.resourceVersion",
       }], verb);
     }

@@ -8,6 +8,7 @@ import { healthResponse } from "./health.ts";
 import { ApiError, failureStatus } from "../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { answerReview } from "./auth_reviews.ts";
+import { reviewMetadataCause } from "./review_metadata.ts";
 import { ADMIN_USER } from "./authn.ts";
 import { isReviewResource } from "./builtin_resources.ts";
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, discoveryGroups, versionInfo } from "./discovery.ts";
@@ -27,7 +28,14 @@ import { admitRequest, type AuthContext } from "./http_auth.ts";
 import { handleResource, jsonResponse, type ResourceContext, type ResourceRoute, verbOf } from "./http_resources.ts";
 import { acceptsAny, acceptsCustomResource, OBJECT_MEDIA_TYPES, STREAM_MEDIA_TYPES } from "./http_negotiation.ts";
 import { type AnswerContext, answerInNegotiatedEncoding } from "./http_protobuf.ts";
-import { methodNotAllowedPath, noSuchResource, notAcceptable, notAcceptableDiscovery } from "./status_errors.ts";
+import {
+  invalid,
+  methodNotAllowedPath,
+  noSuchResource,
+  notAcceptable,
+  notAcceptableDiscovery,
+} from "./status_errors.ts";
+import { fieldManagerOf } from "./http_write_options.ts";
 import { qualifiedResource } from "./registry.ts";
 import { nodeHttpsFetch } from "./node_https_fetch.ts";
 import type { RbacAuthorizer, UserInfo } from "./rbac_authorizer.ts";
@@ -339,6 +347,9 @@ async function handleReview(req: Request, route: ResourceRoute, ctx: RouterConte
     adminToken: ctx.authn.token,
     faults: ctx.faults,
   });
+  const manager = fieldManagerOf(req, new URL(req.url).searchParams);
+  const metadataCause = reviewMetadataCause(body, route.def, manager, ctx.clock.now(), route.namespace);
+  if (metadataCause) throw invalid({ group: route.def.group, kind: "", plural: "" }, "", [metadataCause]);
   return jsonResponse(201, out);
 }
 

@@ -78,12 +78,18 @@ export function scaleOf(obj: KubeObject, paths: ScalePaths): KubeObject {
   };
 }
 
-/** Built-in workloads (apps deployments, replicasets, statefulsets) scale `.spec.replicas`. */
+/** Built-in workloads (apps deployments, replicasets, statefulsets; replication controllers) scale `.spec.replicas`. */
 const BUILTIN_PATHS: ScalePaths = { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas" };
 
-/** A built-in workload's `spec.selector.matchLabels` as a selector string (Scale's `status.selector`). */
+/**
+ * A built-in workload's `spec.selector.matchLabels` (a ReplicationController's `spec.selector` map) as a selector
+ * string (Scale's `status.selector`).
+ */
 function builtinSelector(obj: KubeObject): string | undefined {
-  const labels = obj.spec?.selector?.matchLabels as Record<string, string> | undefined;
+  const selector = obj.spec?.selector;
+  const labels = (obj.kind === "ReplicationController" ? selector : selector?.matchLabels) as
+    | Record<string, string>
+    | undefined;
   if (!labels) return undefined;
   return Object.keys(labels).sort().map((k) => `${k}=${labels[k]}`).join(",");
 }

@@ -195,8 +195,8 @@ class Server implements FakeApiServer {
     this.#subresources.set("/componentstatuses", componentStatusHandler(this.#clock));
     this.#subresources.set("/namespaces/finalize", namespaceFinalizeHandler(() => this.#state.store));
     this.#subresources.set("*/*/scale", scaleHandler(() => this.#state.store));
-    for (const plural of ["deployments", "replicasets", "statefulsets"]) {
-      this.#subresources.set(`apps/${plural}/scale`, scaleHandler(() => this.#state.store));
+    for (const key of ["apps/deployments", "apps/replicasets", "apps/statefulsets", "/replicationcontrollers"]) {
+      this.#subresources.set(`${key}/scale`, scaleHandler(() => this.#state.store));
     }
     this.#tokens = new ServiceAccountTokens(() => this.#state.store, this.#clock);
     this.#rbac = opts.rbac === false ? undefined : new RbacAuthorizer(() => this.#state.store);

@@ -52,7 +52,7 @@ export function invalid(def: Def, name: string, causes: StatusCause[], verb = "c
     failureStatus(422, "Invalid", `${gk} "${name}" is invalid: ${list}`, {
       name: name || undefined, // Go's StatusDetails.Name is omitempty
       group: def.group || undefined,
-      kind: def.kind,
+      kind: def.kind || undefined, // omitempty too
       causes,
     }),
     { verb, resource: qualifiedResource(def), name },

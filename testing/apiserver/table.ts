@@ -48,7 +48,10 @@ const CREATED_AT_COLUMN: TableColumn = {
   priority: 0,
 };
 
-const DEFAULT_CRD_COLUMNS: PrintColumn[] = [{ name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" }];
+/** A CRD without printer columns gets Age, described as kube describes metadata.creationTimestamp. */
+const DEFAULT_CRD_COLUMNS: PrintColumn[] = [
+  { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp", description: CREATED_AT_COLUMN.description },
+];
 
 // ---------------------------------------------------------------------------------------------------------------
 // JSONPath (the subset CRD printer columns use: `.a.b`, `['a.b']`, `[0]`, `[*]`, `[?(@.k=="v")]`)

@@ -49,6 +49,11 @@ import { statusDetailCases } from "./status_details.ts";
 import { subresourceCases } from "./subresources.ts";
 import { storedShapeCases } from "./stored_shape.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
+import { conditionalUpdateCases } from "./conditional_updates.ts";
+import { requiredFieldCases } from "./required_fields.ts";
+import { reviewMetadataCases } from "./review_metadata.ts";
+import { replicationControllerScaleCases } from "./replication_controller_scale.ts";
+import { tablePrinterCases } from "./table_printers.ts";
 import { validationKindCases } from "./validation_kinds.ts";
 import { validationMetaCases } from "./validation_meta.ts";
 import { validationWorkloadCases } from "./validation_workloads.ts";
@@ -70,9 +75,11 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "discovery", cases: discoveryCases },
   { topic: "openapi", cases: openApiV2Cases },
   { topic: "subresources", cases: subresourceCases },
+  { topic: "subresources", cases: replicationControllerScaleCases },
   { topic: "protobuf", cases: protobufAnswerCases },
   { topic: "list", cases: listCases },
   { topic: "list", cases: listEncodingCases },
+  { topic: "list", cases: tablePrinterCases },
   { topic: "watch", cases: watchCases },
   { topic: "watch", cases: watchFidelityCases },
   { topic: "sharded-list-watch", cases: shardedListWatchCases },
@@ -80,6 +87,9 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "validation", cases: validationMetaCases },
   { topic: "validation", cases: validationKindCases },
   { topic: "validation", cases: validationWorkloadCases },
+  { topic: "validation", cases: conditionalUpdateCases },
+  { topic: "validation", cases: requiredFieldCases },
+  { topic: "validation", cases: reviewMetadataCases },
   { topic: "defaulting", cases: defaultingCases },
   { topic: "defaulting", cases: storedShapeCases },
   { topic: "deletion", cases: deletionApiCases },
