@@ -7,6 +7,7 @@
  */
 import type { StatusCause } from "../../runtime/client/errors.ts";
 import type { KubeObject } from "../../runtime/types.ts";
+import { OBJECT_META_ORDER, sortedJson } from "./go_marshal.ts";
 import { rfc3339 } from "./object_rules.ts";
 import { managedFieldsAfterUpdate } from "./patch/apply.ts";
 import type { ResourceDef } from "./resource_def.ts";
@@ -15,37 +16,10 @@ import { fieldInvalid } from "./validation/field_errors.ts";
 // deno-lint-ignore no-explicit-any
 type Any = any;
 
-const OBJECT_META_ORDER = [
-  "name",
-  "generateName",
-  "namespace",
-  "selfLink",
-  "uid",
-  "resourceVersion",
-  "generation",
-  "creationTimestamp",
-  "deletionTimestamp",
-  "deletionGracePeriodSeconds",
-  "labels",
-  "annotations",
-  "ownerReferences",
-  "finalizers",
-  "managedFields",
-];
-
-function sortedJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(sortedJson).join(",")}]`;
-  if (value && typeof value === "object") {
-    const o = value as Record<string, unknown>;
-    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${sortedJson(o[k])}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
-
 const ENTRY_ORDER = ["manager", "operation", "apiVersion", "time", "fieldsType", "fieldsV1", "subresource"];
 
 /** A struct as Go marshals it: `order`'s fields that are set, each value with its maps sorted. */
-function goStruct(value: Any, order: string[], field = (_k: string, v: unknown) => sortedJson(v)): string {
+function goStruct(value: Any, order: readonly string[], field = (_k: string, v: unknown) => sortedJson(v)): string {
   const keys = order.filter((k) => value[k] !== undefined && value[k] !== null && value[k] !== "");
   return `{${keys.map((k) => `${JSON.stringify(k)}:${field(k, value[k])}`).join(",")}}`;
 }

@@ -5,6 +5,7 @@
  * it was stored (here: the stored key order).
  * @module
  */
+import { OBJECT_META_ORDER, sortedJson } from "../go_marshal.ts";
 
 /** Which parts of the document the patch reached: `true` for a value the patch supplied whole. */
 type Reached = true | Map<string, Reached>;
@@ -41,34 +42,6 @@ function reachedByJsonPatch(ops: unknown): Reached {
   return root;
 }
 
-/** `value` with Go's map order (keys sorted) at every level. */
-function sorted(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(sorted).join(",")}]`;
-  if (isPlainObject(value)) {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${sorted(value[k])}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
-
-/** ObjectMeta's fields in Go's struct order: how kube's stored JSON (and so an unreached metadata) is written. */
-const OBJECT_META_ORDER = [
-  "name",
-  "generateName",
-  "namespace",
-  "selfLink",
-  "uid",
-  "resourceVersion",
-  "generation",
-  "creationTimestamp",
-  "deletionTimestamp",
-  "deletionGracePeriodSeconds",
-  "labels",
-  "annotations",
-  "ownerReferences",
-  "finalizers",
-  "managedFields",
-];
-
 /** An object's metadata as Go marshals the stored ObjectMeta: struct order, labels and annotations sorted. */
 function storedMetadata(meta: unknown): string {
   if (!isPlainObject(meta)) return JSON.stringify(meta);
@@ -78,14 +51,14 @@ function storedMetadata(meta: unknown): string {
   ];
   return `{${
     keys.map((k) =>
-      `${JSON.stringify(k)}:${k === "labels" || k === "annotations" ? sorted(meta[k]) : JSON.stringify(meta[k])}`
+      `${JSON.stringify(k)}:${k === "labels" || k === "annotations" ? sortedJson(meta[k]) : JSON.stringify(meta[k])}`
     ).join(",")
   }}`;
 }
 
 function marshal(value: unknown, reached: Reached | undefined, key = ""): string {
   if (reached === undefined) return key === "metadata" ? storedMetadata(value) : JSON.stringify(value);
-  if (reached === true) return sorted(value);
+  if (reached === true) return sortedJson(value);
   if (Array.isArray(value)) return `[${value.map((v, i) => marshal(v, reached.get(String(i)))).join(",")}]`;
   if (!isPlainObject(value)) return JSON.stringify(value);
   return `{${
