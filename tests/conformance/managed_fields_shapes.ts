@@ -2,7 +2,9 @@
  * Conformance cases: the field sets kube-apiserver records for built-in kinds' structure (found by the differential
  * battery, tests/differential/): an atomic struct (a binding's `roleRef`, `+structType=atomic`) is owned whole as
  * `f:roleRef: {}`; a webhook configuration's `webhooks` is a map list keyed by name; an empty template ObjectMeta is
- * Go's omitted zero value, owned by no one.
+ * Go's omitted zero value, owned by no one. A value (non-pointer) struct is in the Go zero value the write is compared
+ * with, so filling it adds no FieldsV1 "." (a PVC's `resources`); a pointer struct is added with everything in it (a
+ * ReplicationController's `*PodTemplateSpec`: its metadata, spec and containers all get ".").
  * @module
  */
 import assert from "node:assert/strict";
@@ -74,6 +76,33 @@ export const managedFieldShapeCases: ConformanceCase[] = [
       assert.ok(hook, JSON.stringify(owned));
       assert.deepEqual(hook["f:clientConfig"], { ".": {}, "f:url": {} });
       assert.deepEqual(hook["f:rules"], {});
+    },
+  },
+  {
+    name: "value structs are not marked '.' when filled, a pointer struct's whole subtree is",
+    async run({ noRetry, ns }) {
+      const pvc = await ownedFields(noRetry, `/api/v1/namespaces/${ns}/persistentvolumeclaims`, {
+        metadata: { name: "mfs-pvc" },
+        spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
+      });
+      assert.deepEqual(pvc["f:spec"]["f:resources"], { "f:requests": { ".": {}, "f:storage": {} } });
+      const rc = await ownedFields(noRetry, `/api/v1/namespaces/${ns}/replicationcontrollers`, {
+        metadata: { name: "mfs-rc" },
+        spec: {
+          replicas: 0,
+          selector: { app: "mfs" },
+          template: {
+            metadata: { labels: { app: "mfs" } },
+            spec: { containers: [{ name: "c", image: "busybox:1.36" }] },
+          },
+        },
+      });
+      const template = rc["f:spec"]["f:template"];
+      assert.deepEqual(
+        [template["."], template["f:metadata"]["."], template["f:spec"]["."], template["f:spec"]["f:containers"]["."]],
+        [{}, {}, {}, {}],
+        JSON.stringify(template),
+      );
     },
   },
 ];

@@ -25,6 +25,7 @@ import { fieldsOf, removeAt, valueAt } from "./fieldset.ts";
 import { deepEqual, isPlainObject } from "../../../runtime/apimachinery/equality.ts";
 import { childMeta, type PatchMeta, patchMetaFor } from "./patch_meta.ts";
 import { compareStrings } from "../../../runtime/apimachinery/string_order.ts";
+import { inGoZeroValue } from "./zero_value_structs.ts";
 
 /** Options of {@link serverSideApply}. */
 export interface ServerSideApplyOptions {
@@ -338,10 +339,11 @@ export function managedFieldsAfterUpdate(
   const beforeSet = before ? fieldsOf(before, meta, { status }) : new FieldSet();
   const changed = new FieldSet();
   const custom = opts.def?.custom ?? false;
+  const kind = after.kind ?? opts.def?.kind ?? "";
   for (const p of afterSet.paths()) {
     // An empty struct (`metadata: {}`, a built-in kind's `spec: {}`) is its Go zero value, which the new object the
     // write is compared with has too.
-    if (isZeroStruct(p, valueAt(after, p), custom)) continue;
+    if (isZeroStruct(p, valueAt(after, p), kind, custom)) continue;
     if (!beforeSet.has(p) || !deepEqual(valueAt(before, p), valueAt(after, p))) {
       const last = p[p.length - 1];
       // A keyed element whose children changed is not itself a change, unless it is new.
@@ -353,7 +355,7 @@ export function managedFieldsAfterUpdate(
   for (const p of [...changed.paths()]) {
     for (let i = 1; i < p.length; i++) {
       const q = p.slice(0, i);
-      if (!changed.has(q) && isAddedContainer(before, after, q, opts.def?.custom ?? false)) changed.add(q);
+      if (!changed.has(q) && isAddedContainer(before, after, q, kind, custom)) changed.add(q);
     }
   }
   // A write that sends managedFields replaces them (kubectl's SSA migration does); one without keeps the old ones.
@@ -387,37 +389,21 @@ export function managedFieldsAfterUpdate(
   return writeEntries(entries);
 }
 
-/**
- * Struct fields a built-in kind's zero value already holds (Go structs without omitempty), so a write that fills
- * them does not add the node itself; custom resources start from an empty object and have none.
- */
-const BUILTIN_ZERO_VALUE_FIELDS = new Set([
-  "f:spec",
-  "f:status",
-  "f:template",
-  "f:jobTemplate",
-  "f:strategy",
-  "f:updateStrategy",
-  "f:containers",
-  "f:names",
-]);
-
-function isZeroStruct(path: FieldPath, value: unknown, custom: boolean): boolean {
+function isZeroStruct(path: FieldPath, value: unknown, kind: string, custom: boolean): boolean {
   if (!isPlainObject(value) || Object.keys(value).length > 0) return false;
-  const last = path[path.length - 1];
-  return (path.length === 1 && last === "f:metadata") || (!custom && BUILTIN_ZERO_VALUE_FIELDS.has(last));
+  return inGoZeroValue(path, kind, custom);
 }
 
 function isAddedContainer(
   before: KubeObject | undefined,
   after: KubeObject,
   path: FieldPath,
+  kind: string,
   custom: boolean,
 ): boolean {
   const last = path[path.length - 1];
-  if (path.length === 1 && last === "f:metadata") return false;
   if (!last.startsWith("f:")) return false;
-  if (!custom && (BUILTIN_ZERO_VALUE_FIELDS.has(last) || (last === "f:metadata" && path.length > 1))) return false;
+  if (inGoZeroValue(path, kind, custom)) return false;
   const was = valueAt(before, path);
   if (was !== undefined && was !== null) return false;
   const now = valueAt(after, path);

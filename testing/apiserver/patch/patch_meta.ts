@@ -70,6 +70,7 @@ const POD_TEMPLATE: PatchMeta = { fields: { metadata: OBJECT_META, spec: POD_SPE
 const WORKLOAD_STATUS: PatchMeta = { fields: { conditions } };
 /** metav1.LabelSelector is `+structType=atomic`: SSA owns it as one field. */
 const SELECTOR: PatchMeta = { atomic: true };
+const ATOMIC: PatchMeta = { atomic: true };
 
 function kind(spec: Record<string, PatchMeta>): PatchMeta {
   return { fields: { metadata: OBJECT_META, ...spec } };
@@ -129,6 +130,13 @@ const BUILTIN: Record<string, PatchMeta> = {
   "rbac.authorization.k8s.io/ClusterRoleBinding": kind({ roleRef: { atomic: true } }),
   "/Event": kind({ involvedObject: { atomic: true }, related: { atomic: true } }),
   "admissionregistration.k8s.io/ValidatingWebhookConfiguration": kind({ webhooks: merge("name") }),
+  // MatchResources and ServiceBackendPort are `+structType=atomic`; a ControllerRevision's data is raw JSON.
+  "admissionregistration.k8s.io/ValidatingAdmissionPolicy": kind({ spec: { fields: { matchConstraints: ATOMIC } } }),
+  "admissionregistration.k8s.io/MutatingAdmissionPolicy": kind({ spec: { fields: { matchConstraints: ATOMIC } } }),
+  "apps/ControllerRevision": kind({ data: ATOMIC }),
+  "networking.k8s.io/Ingress": kind({
+    spec: { fields: { defaultBackend: { fields: { service: { fields: { port: ATOMIC } } } } } },
+  }),
   "admissionregistration.k8s.io/MutatingWebhookConfiguration": kind({ webhooks: merge("name") }),
 };
 
