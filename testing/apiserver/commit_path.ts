@@ -212,16 +212,20 @@ export class FakeStore {
       ...validateObjectMeta(obj.metadata, { builtin: !def.custom }),
       ...(strategy.validate?.(obj, ctx) ?? []),
     ], "create");
+    const beforeCanonical = opts.fieldManager && strategy.canonicalize ? structuredClone(obj) : undefined;
     strategy.canonicalize?.(obj, undefined, ctx);
+    // What the REST create allocates (a Service's clusterIPs, IP families) is set after kube's field manager too.
+    const afterCanonical = beforeCanonical && addsKeys(beforeCanonical, obj) ? structuredClone(obj) : undefined;
     obj = this.#admit("validating", { ...admission, object: obj }, opts);
     if (sentResourceVersion) {
       throw internalError("resourceVersion should not be set on objects to be created", "create");
     }
     if (opts.fieldManager) {
       // kube's field manager runs before the strategy: what PrepareForCreate set belongs to no manager.
-      const view = afterPrepare || afterAdmission ? structuredClone(obj) : obj;
+      const view = afterPrepare || afterAdmission || afterCanonical ? structuredClone(obj) : obj;
       if (afterAdmission) dropAdded(view, beforeAdmission, afterAdmission);
       if (afterPrepare) dropAdded(view, beforePrepare, afterPrepare);
+      if (afterCanonical) dropAdded(view, beforeCanonical, afterCanonical);
       this.#setManagedFields(def, undefined, view, opts, obj);
     }
     encodeEmptyStructs(def, obj); // after the field manager: an empty struct is no one's field

@@ -4,7 +4,10 @@
  * `f:roleRef: {}`; a webhook configuration's `webhooks` is a map list keyed by name; an empty template ObjectMeta is
  * Go's omitted zero value, owned by no one. A value (non-pointer) struct is in the Go zero value the write is compared
  * with, so filling it adds no FieldsV1 "." (a PVC's `resources`); a pointer struct is added with everything in it (a
- * ReplicationController's `*PodTemplateSpec`: its metadata, spec and containers all get ".").
+ * ReplicationController's `*PodTemplateSpec`: its metadata, spec and containers all get "."). Defaults of the decoder
+ * are the writer's (a Job's `manualSelector`), what the REST create allocates is no one's (a Service's `clusterIPs`,
+ * `ipFamilies`, `ipFamilyPolicy`); `+listType=set` string lists own their members (a CSIDriver's
+ * `volumeLifecycleModes`), and a PDB's LabelSelector is atomic.
  * @module
  */
 import assert from "node:assert/strict";
@@ -103,6 +106,39 @@ export const managedFieldShapeCases: ConformanceCase[] = [
         [{}, {}, {}, {}],
         JSON.stringify(template),
       );
+    },
+  },
+  {
+    name:
+      "decoder defaults are the writer's, REST allocations no one's; set lists own members; a PDB selector is atomic",
+    async run({ noRetry, ns }) {
+      const job = await ownedFields(noRetry, `/apis/batch/v1/namespaces/${ns}/jobs`, {
+        metadata: { name: "mfs-job" },
+        spec: {
+          suspend: true,
+          template: { spec: { containers: [{ name: "c", image: "busybox:1.36" }], restartPolicy: "Never" } },
+        },
+      });
+      assert.deepEqual(job["f:spec"]["f:manualSelector"], {}, JSON.stringify(job));
+      const svc = await ownedFields(noRetry, `/api/v1/namespaces/${ns}/services`, {
+        metadata: { name: "mfs-svc" },
+        spec: { ports: [{ port: 80 }], selector: { app: "mfs" } },
+      });
+      assert.deepEqual(
+        ["f:clusterIP", "f:clusterIPs", "f:ipFamilies", "f:ipFamilyPolicy"].filter((f) => f in svc["f:spec"]),
+        [],
+        JSON.stringify(svc),
+      );
+      const pdb = await ownedFields(noRetry, `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`, {
+        metadata: { name: "mfs-pdb" },
+        spec: { minAvailable: 1, selector: { matchLabels: { app: "mfs" } } },
+      });
+      assert.deepEqual(pdb["f:spec"]["f:selector"], {});
+      const driver = await ownedFields(noRetry, "/apis/storage.k8s.io/v1/csidrivers", {
+        metadata: { name: `mfs-${ns}.example.com` },
+        spec: {},
+      });
+      assert.deepEqual(driver["f:spec"]["f:volumeLifecycleModes"], { ".": {}, 'v:"Persistent"': {} });
     },
   },
 ];

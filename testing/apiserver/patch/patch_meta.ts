@@ -134,6 +134,12 @@ const BUILTIN: Record<string, PatchMeta> = {
   "admissionregistration.k8s.io/ValidatingAdmissionPolicy": kind({ spec: { fields: { matchConstraints: ATOMIC } } }),
   "admissionregistration.k8s.io/MutatingAdmissionPolicy": kind({ spec: { fields: { matchConstraints: ATOMIC } } }),
   "apps/ControllerRevision": kind({ data: ATOMIC }),
+  // `+listType=set` lists of strings; a PDB's selector is a LabelSelector (`+structType=atomic`).
+  "storage.k8s.io/CSIDriver": kind({ spec: { fields: { volumeLifecycleModes: primitiveSet } } }),
+  "admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding": kind({
+    spec: { fields: { validationActions: primitiveSet } },
+  }),
+  "policy/PodDisruptionBudget": kind({ spec: { fields: { selector: SELECTOR } } }),
   "networking.k8s.io/Ingress": kind({
     spec: { fields: { defaultBackend: { fields: { service: { fields: { port: ATOMIC } } } } } },
   }),

@@ -36,6 +36,7 @@ function defaultJobSpec(spec: Json): void {
   spec.completionMode ??= "NonIndexed";
   spec.suspend ??= false;
   spec.podReplacementPolicy ??= spec.podFailurePolicy ? "Failed" : "TerminatingOrFailed";
+  spec.manualSelector ??= false;
   defaultPodTemplate(spec.template ??= {});
 }
 
@@ -45,8 +46,8 @@ export const JOBS: ResourceStrategy = {
     job.status = {};
     job.spec = job.spec && typeof job.spec === "object" ? job.spec : {};
     const spec = job.spec;
+    // manualSelector is SetDefaults_Job's (the writer owns it): `default`.
     if (spec.manualSelector === true) return;
-    spec.manualSelector = false;
     const uid = job.metadata.uid!;
     const name = job.metadata.name!;
     spec.template ??= {};

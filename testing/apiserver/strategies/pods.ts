@@ -57,6 +57,8 @@ export const PODS: ResourceStrategy = {
     obj.spec = obj.spec && typeof obj.spec === "object" ? obj.spec : {};
     // The `default` account is the ServiceAccount admission plugin's (mirror pods have none).
     if (obj.spec.serviceAccount) obj.spec.serviceAccountName ??= obj.spec.serviceAccount;
+    // The deprecated mirror of the account admission set is no manager's (kube mirrors it after the field manager).
+    if (obj.spec.serviceAccountName) obj.spec.serviceAccount ??= obj.spec.serviceAccountName;
     defaultRequestsFromLimits(obj.spec);
     obj.status = { phase: "Pending", qosClass: qosClass(obj.spec) };
   },
