@@ -7,7 +7,8 @@
  * ReplicationController's `*PodTemplateSpec`: its metadata, spec and containers all get "."). Defaults of the decoder
  * are the writer's (a Job's `manualSelector`), what the REST create allocates is no one's (a Service's `clusterIPs`,
  * `ipFamilies`, `ipFamilyPolicy`); `+listType=set` string lists own their members (a CSIDriver's
- * `volumeLifecycleModes`), and a PDB's LabelSelector is atomic.
+ * `volumeLifecycleModes`), and a PDB's LabelSelector is atomic. A DeviceTaintRule's `timeAdded`, stamped on create when
+ * the taint has none, is the creator's.
  * @module
  */
 import assert from "node:assert/strict";
@@ -139,6 +140,11 @@ export const managedFieldShapeCases: ConformanceCase[] = [
         spec: {},
       });
       assert.deepEqual(driver["f:spec"]["f:volumeLifecycleModes"], { ".": {}, 'v:"Persistent"': {} });
+      const rule = await ownedFields(noRetry, "/apis/resource.k8s.io/v1/devicetaintrules", {
+        metadata: { name: `mfs-${ns}` },
+        spec: { taint: { key: "example.com/mfs", effect: "NoSchedule" } },
+      });
+      assert.deepEqual(rule["f:spec"]["f:taint"]["f:timeAdded"], {}, JSON.stringify(rule));
     },
   },
 ];

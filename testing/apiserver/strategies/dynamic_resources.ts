@@ -46,6 +46,9 @@ function stampTaint(rule: KubeObject, old: KubeObject | undefined, ctx: Strategy
 
 /** resource.k8s.io/v1 devicetaintrules. */
 export const DEVICE_TAINT_RULES: ResourceStrategy = {
-  prepareForCreate: (rule, ctx) => stampTaint(rule, undefined, ctx),
+  // A create's stamp is the decoder's (the writer owns it in managedFields); an update keeps the stored one.
+  default: (rule, ctx) => {
+    if (ctx.verb === "create") stampTaint(rule, undefined, ctx);
+  },
   prepareForUpdate: (next, old, ctx) => stampTaint(next, old, ctx),
 };
