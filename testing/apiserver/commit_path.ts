@@ -182,10 +182,15 @@ export class FakeStore {
       warnings,
       dryRun: opts.dryRun,
     };
-    // kube's field manager runs before mutating admission: what admission sets belongs to no manager.
-    const beforeAdmission = opts.fieldManager ? structuredClone(obj) : undefined;
-    obj = this.#admit("mutating", { ...admission, object: obj }, opts);
-    const afterAdmission = beforeAdmission && addsKeys(beforeAdmission, obj) ? structuredClone(obj) : undefined;
+    // kube's field manager runs before mutating admission, the strategy (PrepareForCreate) and the REST create's
+    // allocations (a Service's clusterIPs): what they add belongs to no manager. Copies only when a step added fields.
+    const unowned: Array<[KubeObject, KubeObject]> = [];
+    const unownedStep = (step: () => void) => {
+      const before = opts.fieldManager ? structuredClone(obj) : undefined;
+      step();
+      if (before && addsKeys(before, obj)) unowned.push([before, structuredClone(obj)]);
+    };
+    unownedStep(() => obj = this.#admit("mutating", { ...admission, object: obj }, opts));
     meta = obj.metadata;
     const name = String(meta.name);
     const storageKey = storageKeyOf(def);
@@ -201,10 +206,7 @@ export class FakeStore {
     if (def.tracksGeneration) meta.generation = 1;
     else delete meta.generation;
     const ctx = this.#context(def, "create", opts, warnings);
-    const beforePrepare = opts.fieldManager && strategy.prepareForCreate ? structuredClone(obj) : undefined;
-    strategy.prepareForCreate?.(obj, ctx);
-    // A copy only when it added fields (custom resources' drops status): the field manager must not see those.
-    const afterPrepare = beforePrepare && addsKeys(beforePrepare, obj) ? structuredClone(obj) : undefined;
+    if (strategy.prepareForCreate) unownedStep(() => strategy.prepareForCreate!(obj, ctx));
     strategy.default?.(obj, ctx);
     this.#check(def, name, [
       ...(prefix !== undefined ? validateGenerateName(prefix, strategy.validateName!) : []),
@@ -212,20 +214,14 @@ export class FakeStore {
       ...validateObjectMeta(obj.metadata, { builtin: !def.custom }),
       ...(strategy.validate?.(obj, ctx) ?? []),
     ], "create");
-    const beforeCanonical = opts.fieldManager && strategy.canonicalize ? structuredClone(obj) : undefined;
-    strategy.canonicalize?.(obj, undefined, ctx);
-    // What the REST create allocates (a Service's clusterIPs, IP families) is set after kube's field manager too.
-    const afterCanonical = beforeCanonical && addsKeys(beforeCanonical, obj) ? structuredClone(obj) : undefined;
+    if (strategy.canonicalize) unownedStep(() => strategy.canonicalize!(obj, undefined, ctx));
     obj = this.#admit("validating", { ...admission, object: obj }, opts);
     if (sentResourceVersion) {
       throw internalError("resourceVersion should not be set on objects to be created", "create");
     }
     if (opts.fieldManager) {
-      // kube's field manager runs before the strategy: what PrepareForCreate set belongs to no manager.
-      const view = afterPrepare || afterAdmission || afterCanonical ? structuredClone(obj) : obj;
-      if (afterAdmission) dropAdded(view, beforeAdmission, afterAdmission);
-      if (afterPrepare) dropAdded(view, beforePrepare, afterPrepare);
-      if (afterCanonical) dropAdded(view, beforeCanonical, afterCanonical);
+      const view = unowned.length > 0 ? structuredClone(obj) : obj;
+      for (const [before, after] of unowned) dropAdded(view, before, after);
       this.#setManagedFields(def, undefined, view, opts, obj);
     }
     encodeEmptyStructs(def, obj); // after the field manager: an empty struct is no one's field
