@@ -13,7 +13,7 @@
 
 import { startFakeApiServer } from "../testing/apiserver/server.ts";
 import { eventually } from "../testing/eventually.ts";
-import { sampleConfigMap } from "./fake_bench_util.ts";
+import { sampleConfigMap, serverV8Flags } from "./fake_bench_util.ts";
 import { fullMode, lowerIsBetter, recordResult, round } from "./result.ts";
 
 const GOAL_BYTES_PER_OBJECT = 5 * 1024;
@@ -119,7 +119,13 @@ if (import.meta.main && Deno.args.includes("--child")) {
   const count = n >= 0 ? Number(Deno.args[n + 1]) : full ? 100_000 : 20_000;
   const childArgs = ["--child", ...(kind === "pods" ? ["--kubelet"] : [])];
   const proc = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "--v8-flags=--expose-gc", new URL(import.meta.url).pathname, ...childArgs],
+    args: [
+      "run",
+      "--allow-all",
+      `--v8-flags=${serverV8Flags("--expose-gc")}`,
+      new URL(import.meta.url).pathname,
+      ...childArgs,
+    ],
     stdin: "piped",
     stdout: "piped",
     stderr: "inherit",
@@ -171,6 +177,7 @@ if (import.meta.main && Deno.args.includes("--child")) {
         objectJsonBytes: sample.length,
         clients: CLIENTS,
         mode: full ? "full" : "quick",
+        serverV8Flags: serverV8Flags("--expose-gc"),
       },
       unit: "B/object",
       kubeop: perObject,
