@@ -29,6 +29,15 @@ export function memoryAfterGc(): MemorySample {
   return { heapUsedBytes: m.heapUsed, rssBytes: m.rss };
 }
 
+/**
+ * The `--v8-flags` value for a bench's server child: `base` plus `KUBEOP_BENCH_V8_FLAGS` (comma-separated, for A/B
+ * runs of V8 settings without editing the bench).
+ */
+export function serverV8Flags(base = ""): string {
+  const extra = Deno.env.get("KUBEOP_BENCH_V8_FLAGS") ?? "";
+  return [base, extra].filter((f) => f !== "").join(",");
+}
+
 /** Milliseconds since the Unix epoch with sub-millisecond resolution; comparable between processes on one host. */
 export function epochMs(): number {
   return performance.timeOrigin + performance.now();

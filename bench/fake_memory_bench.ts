@@ -7,13 +7,16 @@
  * `--pods`: Pods instead, run by the fake kubelet (bound, then Running) before the second measurement; row
  * `fake-memory-per-pod`.
  *
- * Run: deno run --allow-all bench/fake_memory_bench.ts [--full] [--objects N] [--pods]
+ * `--settle S`: both measurements wait S seconds of idle first (V8's memory reducer returns the pages the write
+ * churn grew only after ~8 s without allocation; a forced GC does not); the row's params say so.
+ *
+ * Run: deno run --allow-all bench/fake_memory_bench.ts [--full] [--objects N] [--pods] [--settle S]
  * @module
  */
 
 import { startFakeApiServer } from "../testing/apiserver/server.ts";
 import { eventually } from "../testing/eventually.ts";
-import { sampleConfigMap } from "./fake_bench_util.ts";
+import { sampleConfigMap, serverV8Flags } from "./fake_bench_util.ts";
 import { fullMode, lowerIsBetter, recordResult, round } from "./result.ts";
 
 const GOAL_BYTES_PER_OBJECT = 5 * 1024;
@@ -74,6 +77,11 @@ export function runningPod(i: number): Record<string, unknown> {
 
 type Kind = "configmaps" | "pods";
 
+/** Leaves the server idle for `seconds` (the memory reducer's time; a measurement of the settled state, not a sync). */
+function idle(seconds: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+}
+
 /** Creates objects `from` … `to − 1` with {@link CLIENTS} requests in flight; returns the milliseconds taken. */
 async function createAll(url: string, kind: Kind, from: number, to: number): Promise<number> {
   const base = `${url}/api/v1/namespaces/${NAMESPACE}/${kind}`;
@@ -117,9 +125,17 @@ if (import.meta.main && Deno.args.includes("--child")) {
   const n = Deno.args.indexOf("--objects");
   const kind: Kind = Deno.args.includes("--pods") ? "pods" : "configmaps";
   const count = n >= 0 ? Number(Deno.args[n + 1]) : full ? 100_000 : 20_000;
+  const s = Deno.args.indexOf("--settle");
+  const settleS = s >= 0 ? Number(Deno.args[s + 1]) : 0;
   const childArgs = ["--child", ...(kind === "pods" ? ["--kubelet"] : [])];
   const proc = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "--v8-flags=--expose-gc", new URL(import.meta.url).pathname, ...childArgs],
+    args: [
+      "run",
+      "--allow-all",
+      `--v8-flags=${serverV8Flags("--expose-gc")}`,
+      new URL(import.meta.url).pathname,
+      ...childArgs,
+    ],
     stdin: "piped",
     stdout: "piped",
     stderr: "inherit",
@@ -155,9 +171,11 @@ if (import.meta.main && Deno.args.includes("--child")) {
     const warmup = 1000;
     await createAll(url, kind, 0, warmup); // JIT, pools; these objects stay and are not counted
     if (kind === "pods") await allRunning(url, warmup, 600_000);
+    await idle(settleS);
     const before = await measure();
     const ms = await createAll(url, kind, warmup, warmup + count);
     if (kind === "pods") await allRunning(url, warmup + count, 1_800_000);
+    await idle(settleS);
     const after = await measure();
     const objects = count;
     const sampleName = kind === "pods" ? "pod-000001" : "cm-000001";
@@ -171,6 +189,8 @@ if (import.meta.main && Deno.args.includes("--child")) {
         objectJsonBytes: sample.length,
         clients: CLIENTS,
         mode: full ? "full" : "quick",
+        serverV8Flags: serverV8Flags("--expose-gc"),
+        ...(settleS > 0 ? { idleSecondsBeforeMeasure: settleS } : {}),
       },
       unit: "B/object",
       kubeop: perObject,

@@ -13,7 +13,7 @@
 import process from "node:process";
 import { startFakeApiServer } from "../testing/apiserver/server.ts";
 import { configMapOfAboutOneKb } from "./fake_memory_bench.ts";
-import { CONFIGMAPS } from "./fake_bench_util.ts";
+import { CONFIGMAPS, serverV8Flags } from "./fake_bench_util.ts";
 import { fullMode, lowerIsBetter, median, recordResult, round } from "./result.ts";
 
 const GOAL_MS = 2000;
@@ -54,7 +54,15 @@ async function restart(
   count: number,
 ): Promise<{ servingMs: number; startMs: number; importMs: number; cpuMs: number; stopMs: number }> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", new URL(import.meta.url).pathname, "--child", dir, String(count)],
+    args: [
+      "run",
+      "--allow-all",
+      ...(serverV8Flags() ? [`--v8-flags=${serverV8Flags()}`] : []),
+      new URL(import.meta.url).pathname,
+      "--child",
+      dir,
+      String(count),
+    ],
     stdout: "piped",
     stderr: "inherit",
   }).output();

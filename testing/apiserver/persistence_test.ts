@@ -97,3 +97,23 @@ Deno.test("persistence: a torn last log line is cut off before appending, so lat
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("persistence: a log read in pieces brings back lines across piece ends and a line longer than a piece", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const store = new ObjectStore();
+    const persistence = new Persistence(dir, store);
+    // ~3 MiB objects cross the 8 MiB read pieces at arbitrary points; one of 17 MiB is longer than two pieces.
+    const sizes = [3, 3, 3, 17, 3, 1].map((mib, i) => ({ name: `cm-${i}`, data: `${i}`.repeat(mib << 20) }));
+    for (const { name, data } of sizes) store.put("/configmaps", obj(name, data));
+    const loaded = parsed(loadSnapshot(dir))?.buckets["/configmaps"] ?? [];
+    assert.deepEqual(
+      loaded.map((o) => [o.metadata.name, (o.data as { k: string }).k.length]),
+      sizes.map((s) => [s.name, s.data.length]),
+    );
+    assert.ok(loaded.every((o, i) => (o.data as { k: string }).k === sizes[i].data));
+    persistence.discard();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
