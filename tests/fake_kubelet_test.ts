@@ -43,6 +43,20 @@ Deno.test("fake kubelet: Pending → Running with a pod IP → Succeeded, logs f
   }
 });
 
+Deno.test("fake kubelet: its Ready node loses the not-ready taint new Nodes get, as the node lifecycle controller does", async () => {
+  const s = await startFakeApiServer({ anonymousAdmin: true, kubelet: true });
+  try {
+    const node = (await call(s.url, "GET", "/api/v1/nodes/fake-node")).body;
+    // TaintNodesByCondition tainted it on create; a node nothing untaints takes no pod from a scheduler or a DaemonSet.
+    assert.deepEqual(node.spec.taints ?? [], [], JSON.stringify(node.spec));
+    // A Node created by anyone else keeps the taint until a controller takes it off.
+    const other = await call(s.url, "POST", "/api/v1/nodes", { metadata: { name: "other" } });
+    assert.deepEqual(other.body.spec.taints, [{ key: "node.kubernetes.io/not-ready", effect: "NoSchedule" }]);
+  } finally {
+    await s.stop();
+  }
+});
+
 Deno.test("fake kubelet: a scripted failure with a termination message fails a Never pod", async () => {
   const clock = new VirtualClock();
   const s = await startFakeApiServer({

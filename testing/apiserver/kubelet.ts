@@ -45,6 +45,9 @@ export type Json = Record<string, any>;
 const POD = { group: "", version: "v1", plural: "pods" };
 /** The field manager of the kubelet's status writes (its User-Agent's first word). */
 const KUBELET = "kubelet";
+/** Who takes the not-ready taint off a Ready node in kube (kube-controller-manager's node lifecycle controller). */
+const NODE_LIFECYCLE_MANAGER = "kube-controller-manager";
+const NOT_READY = "node.kubernetes.io/not-ready";
 const NODE = { group: "", version: "v1", plural: "nodes" };
 const BACKOFF_BASE_MS = 10_000;
 const BACKOFF_MAX_MS = 300_000;
@@ -109,6 +112,22 @@ export class FakeKubelet {
   }
 
   /** Registers the node and starts handling pods (existing ones included). */
+  /**
+   * The node is created Ready, but kube-apiserver's TaintNodesByCondition admission gives every new Node the
+   * `node.kubernetes.io/not-ready:NoSchedule` taint; kube-controller-manager's node lifecycle controller takes it off
+   * once the node reports Ready. No such controller runs here, so the fake kubelet does it, as that controller's manager
+   * (schedulers and the DaemonSet controller would otherwise see a node no pod may land on).
+   */
+  #untaintReadyNode(): void {
+    const store = this.#store();
+    const node = store.peek(store.def(NODE), undefined, this.nodeName);
+    const taints: Array<{ key?: string }> = node?.spec?.taints ?? [];
+    if (!node || !taints.some((t) => t.key === NOT_READY)) return;
+    const rest = taints.filter((t) => t.key !== NOT_READY);
+    const spec = { ...node.spec, taints: rest.length > 0 ? rest : undefined };
+    store.update(NODE, { ...node, spec }, { name: this.nodeName, fieldManager: NODE_LIFECYCLE_MANAGER });
+  }
+
   start(): void {
     const store = this.#store();
     if (!store.peek(store.def(NODE), undefined, this.nodeName)) {
@@ -137,7 +156,8 @@ export class FakeKubelet {
             architecture: "amd64",
           },
         },
-      });
+      }, { fieldManager: KUBELET });
+      this.#untaintReadyNode();
     }
     this.#unsubscribe = store.objects.onCommit((ev) => this.#observe(ev));
     for (const pod of store.objects.list("/pods")) {

@@ -206,6 +206,10 @@ Deno.test({
           metadata: { name: "node-2", labels: { "kubernetes.io/hostname": "node-2", "kubernetes.io/os": "linux" } },
           status: { conditions: [{ type: "Ready", status: "True", reason: "KubeletReady" }] },
         });
+        // TaintNodesByCondition gave it node.kubernetes.io/not-ready:NoSchedule, which the node lifecycle controller
+        // (not among the controllers run here) takes off a Ready node: do what it does, or no DaemonSet pod fits.
+        const untainted = await call(s.url, "PATCH", "/api/v1/nodes/node-2", { spec: { taints: null } }, MERGE);
+        assert.equal(untainted.status, 200, JSON.stringify(untainted.body));
         await create(`${APPS}/daemonsets`, {
           metadata: { name: "agent" },
           spec: { selector: { matchLabels: { app: "agent" } }, template: podTemplate("agent") },
