@@ -111,7 +111,6 @@ export class FakeKubelet {
     this.nodeName = this.#opts.nodeName ?? "fake-node";
   }
 
-  /** Registers the node and starts handling pods (existing ones included). */
   /**
    * The node is created Ready, but kube-apiserver's TaintNodesByCondition admission gives every new Node the
    * `node.kubernetes.io/not-ready:NoSchedule` taint; kube-controller-manager's node lifecycle controller takes it off
@@ -128,6 +127,7 @@ export class FakeKubelet {
     store.update(NODE, { ...node, spec }, { name: this.nodeName, fieldManager: NODE_LIFECYCLE_MANAGER });
   }
 
+  /** Registers the node and starts handling pods (existing ones included). */
   start(): void {
     const store = this.#store();
     if (!store.peek(store.def(NODE), undefined, this.nodeName)) {
