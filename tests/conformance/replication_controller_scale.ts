@@ -28,11 +28,11 @@ export const replicationControllerScaleCases: ConformanceCase[] = [
       };
       const created = await noRetry.request("POST", rcs, { body: JSON.stringify(rc) });
       assert.equal(created.status, 201, new TextDecoder().decode(created.body));
-      const read = async (res: { status: number; body: Uint8Array }): Promise<[number, Any]> => [
+      const read = (res: { status: number; body: Uint8Array }): [number, Any] => [
         res.status,
         JSON.parse(new TextDecoder().decode(res.body)),
       ];
-      const [code, scale] = await read(await noRetry.request("GET", `${rcs}/rc-scale/scale`));
+      const [code, scale] = read(await noRetry.request("GET", `${rcs}/rc-scale/scale`));
       assert.equal(code, 200, JSON.stringify(scale));
       assert.deepEqual([scale.apiVersion, scale.kind, scale.spec, scale.status.selector], [
         "autoscaling/v1",
@@ -45,10 +45,10 @@ export const replicationControllerScaleCases: ConformanceCase[] = [
           body: JSON.stringify({ spec: { replicas } }),
           contentType: "application/merge-patch+json",
         });
-      const [patchedCode, patched] = await read(await patch(2));
+      const [patchedCode, patched] = read(await patch(2));
       assert.equal(patchedCode, 200, JSON.stringify(patched));
       assert.equal(patched.spec.replicas, 2);
-      const [badCode, bad] = await read(await patch(-1));
+      const [badCode, bad] = read(await patch(-1));
       assert.equal(badCode, 422, JSON.stringify(bad));
       assert.equal(
         bad.message,
