@@ -8,21 +8,10 @@
  * @module
  */
 import assert from "node:assert/strict";
-import type { KubeClient } from "../../runtime/client/client.ts";
-import type { ConformanceCase } from "./support.ts";
+import { type ConformanceCase, sendBody as call } from "./support.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
-
-async function call(
-  client: KubeClient,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ code: number; json: Any }> {
-  const res = await client.request(method, path, { body: body === undefined ? undefined : JSON.stringify(body) });
-  return { code: res.status, json: JSON.parse(new TextDecoder().decode(res.body)) };
-}
 
 export const listEncodingCases: ConformanceCase[] = [
   {

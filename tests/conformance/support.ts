@@ -183,17 +183,20 @@ export interface RawAnswer {
   warnings: string[];
 }
 
-/** A raw write: `body` sent as is (a string) or as JSON, with `contentType` and `query`; the answer as {@link RawAnswer}. */
+/**
+ * A raw request: `body` (none when undefined) sent as is (a string) or as JSON, with `contentType` and `query`; the
+ * answer as {@link RawAnswer}.
+ */
 export async function sendBody(
   client: KubeClient,
   method: string,
   path: string,
-  body: unknown,
+  body?: unknown,
   contentType = "application/json",
   query: Record<string, string> = {},
 ): Promise<RawAnswer> {
   const res = await client.request(method, path, {
-    body: typeof body === "string" ? body : JSON.stringify(body),
+    body: body === undefined || typeof body === "string" ? body : JSON.stringify(body),
     contentType,
     query,
   });
