@@ -110,13 +110,14 @@ export function shapeList(
  */
 export function typedListItems(def: ResourceDef, list: KubeList): KubeList {
   if (def.custom) return list;
-  return {
-    ...list,
-    items: list.items.map((o) => {
-      const { apiVersion: _v, kind: _k, ...rest } = o;
-      return rest as typeof o;
-    }),
-  };
+  return { ...list, items: list.items.map((o) => typedListItem(def, o)) };
+}
+
+/** One item of {@link typedListItems}: a built-in's without apiVersion and kind, a custom resource's as it is. */
+export function typedListItem<T extends KubeObject>(def: ResourceDef, obj: T): T {
+  if (def.custom) return obj;
+  const { apiVersion: _v, kind: _k, ...rest } = obj;
+  return rest as T;
 }
 
 /** A watch presenter for a shape: converts stored objects with `present` first. */

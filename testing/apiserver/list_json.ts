@@ -7,8 +7,8 @@
  * object stored without its kind's `apiVersion`/`kind` first is parsed and presented instead.
  * @module
  */
-import { apiVersionOf, type KubeList } from "../../runtime/types.ts";
-import { typedListItems } from "./http_negotiation.ts";
+import { apiVersionOf } from "../../runtime/types.ts";
+import { typedListItem } from "./http_negotiation.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import type { SelectedRecords } from "./list.ts";
 import type { StoredRecord } from "./stored_record.ts";
@@ -51,9 +51,7 @@ export function listJsonResponse(
   const served = `{"apiVersion":${apiVersion},"kind":${JSON.stringify(def.kind)},`;
   const typed = (text: string) => def.custom ? text : `{${text.slice(served.length)}`;
   const itemJson = (r: StoredRecord) =>
-    r.json.startsWith(served)
-      ? typed(r.json)
-      : JSON.stringify(typedListItems(def, { items: [present(r.parsed ?? r.parse())] } as KubeList).items[0]);
+    r.json.startsWith(served) ? typed(r.json) : JSON.stringify(typedListItem(def, present(r.parsed ?? r.parse())));
   const { records } = selected;
   const headers = { "content-type": "application/json" };
   const chunk = (from: number) => records.slice(from, from + RECORDS_PER_CHUNK).map(itemJson).join(",");
