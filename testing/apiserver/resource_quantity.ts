@@ -5,7 +5,7 @@
  * text kube prints in its messages (`0.5` → `500m`, `2048Mi` → `2Gi`, `1500` → `1500`).
  * @module
  */
-import { parseQuantity } from "./cel/quantity.ts";
+import { fraction, parseQuantity } from "./cel/quantity.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 
 /** A quantity: an exact value (num/den) and the format of the text it came from. */
@@ -30,10 +30,7 @@ export function quantity(text: unknown): Quantity | undefined {
 
 /** a + b, in a's format (kube's Quantity.Add). */
 export function addQuantities(a: Quantity, b: Quantity): Quantity {
-  const num = a.num * b.den + b.num * a.den;
-  const den = a.den * b.den;
-  const g = gcd(num, den);
-  return { num: num / g, den: den / g, format: a.format };
+  return { ...fraction(a.num * b.den + b.num * a.den, a.den * b.den), format: a.format };
 }
 
 /** -1, 0 or 1 as a is less than, equal to or greater than b. */
@@ -110,11 +107,4 @@ export function podResourceTotals(pod: KubeObject): [Map<string, Quantity>, Map<
 function ceilDiv(a: bigint, b: bigint): bigint {
   const q = a / b;
   return a % b !== 0n && (a > 0n) === (b > 0n) ? q + 1n : q;
-}
-
-function gcd(a: bigint, b: bigint): bigint {
-  a = a < 0n ? -a : a;
-  b = b < 0n ? -b : b;
-  while (b) [a, b] = [b, a % b];
-  return a || 1n;
 }

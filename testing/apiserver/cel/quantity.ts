@@ -28,7 +28,8 @@ function gcd(a: bigint, b: bigint): bigint {
   return a || 1n;
 }
 
-function fraction(num: bigint, den: bigint): Fraction {
+/** num/den in lowest terms, the denominator positive. */
+export function fraction(num: bigint, den: bigint): Fraction {
   if (den < 0n) [num, den] = [-num, -den];
   const g = gcd(num, den);
   return { num: num / g, den: den / g };
