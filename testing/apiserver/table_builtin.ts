@@ -15,6 +15,7 @@ import { NAME_COLUMN, type TableColumn, type TableRow } from "../../runtime/apim
 import recordedColumns from "./testdata/real/table_columns.json" with { type: "json" };
 import { WORKLOAD_ROWS } from "./table_printers_workloads.ts";
 import { CLUSTER_ROWS } from "./table_printers_cluster.ts";
+import { containersAndImages, formatLabels, listWithMore } from "./table_cells.ts";
 
 export { NAME_COLUMN, type TableColumn, type TableRow };
 
@@ -41,11 +42,6 @@ const age = (obj: KubeObject, nowMs: number) => ageOf(obj.metadata.creationTimes
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
-
-function selectorString(selector: Record<string, string> | undefined): string {
-  const entries = Object.entries(selector ?? {}).sort(([a], [b]) => compareStrings(a, b));
-  return entries.length === 0 ? "<none>" : entries.map(([k, v]) => `${k}=${v}`).join(",");
-}
 
 function podRow(pod: Any, nowMs: number) {
   const spec = pod.spec ?? {};
@@ -175,8 +171,7 @@ function endpointsText(ep: Any): string {
       for (const port of ports) all.push(port.port ? `${address.ip}:${port.port}` : address.ip);
     }
   }
-  if (all.length === 0) return "<none>";
-  return all.length > 3 ? `${all.slice(0, 3).join(",")} + ${all.length - 3} more...` : all.join(",");
+  return all.length === 0 ? "<none>" : listWithMore(all);
 }
 
 const PRINTERS: Record<string, BuiltinPrinter> = {
@@ -258,7 +253,7 @@ const PRINTERS: Record<string, BuiltinPrinter> = {
         externalIp(s),
         servicePorts(s.spec ?? {}),
         age(s, now),
-        selectorString(s.spec?.selector),
+        formatLabels(s.spec?.selector),
       ],
     }),
   },
@@ -408,7 +403,6 @@ const PRINTERS: Record<string, BuiltinPrinter> = {
       ),
     ],
     row: (d, now) => {
-      const containers: Any[] = d.spec?.template?.spec?.containers ?? [];
       return {
         cells: [
           d.metadata.name,
@@ -416,9 +410,8 @@ const PRINTERS: Record<string, BuiltinPrinter> = {
           d.status?.updatedReplicas ?? 0,
           d.status?.availableReplicas ?? 0,
           age(d, now),
-          containers.map((c) => c.name).join(","),
-          containers.map((c) => c.image).join(","),
-          selectorString(d.spec?.selector?.matchLabels),
+          ...containersAndImages(d.spec?.template?.spec),
+          formatLabels(d.spec?.selector?.matchLabels),
         ],
       };
     },
