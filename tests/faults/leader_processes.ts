@@ -42,7 +42,14 @@ import {
   recoverAfterOutage,
   slower,
 } from "./leader_rounds.ts";
-import { identityFromUserAgent, ReplicaPool, runProcessRounds, sleep, startChurn } from "./process_rounds.ts";
+import {
+  identityFromUserAgent,
+  ReplicaPool,
+  runProcessRounds,
+  sleep,
+  startChurn,
+  STOP_QUIET_MS,
+} from "./process_rounds.ts";
 
 export { type LeaderProcessesResult, leaderRow } from "./leader_rounds.ts";
 
@@ -50,7 +57,6 @@ const LEASE = { durationMs: 1_000, renewDeadlineMs: 600, retryMs: 200 };
 /** MultiSecrets the run churns (its fault row's `objects`). */
 export const LEADER_OBJECTS = 20;
 /** How long a leader must have sent nothing before the harness SIGSTOPs it. */
-const QUIET_MS = 150;
 /** Longest wait for the desired state after an outage round. */
 const RECOVERY_MS = 60_000;
 
@@ -156,11 +162,11 @@ export async function runLeaderProcesses(
         const r = rand();
         if (r < 0.45) {
           // SIGSTOP past the renew deadline (up to 2.5 leases), then SIGCONT: it must not write once resumed. The stop
-          // comes once the churn is paused, the desired state reached and the leader quiet for QUIET_MS (see the
+          // comes once the churn is paused, the desired state reached and the leader quiet for STOP_QUIET_MS (see the
           // module doc); a leader that does not settle within 10 s is SIGKILLed instead.
           const stoppedMs = LEASE.renewDeadlineMs + 100 + rand() * 2 * LEASE.durationMs;
           const settled = async () => (await desired.check().catch(() => undefined))?.notConverged.size === 0;
-          if (await pool.stopAndResume(leader, stoppedMs, { churn, lastWriteAt, quietMs: QUIET_MS, settled })) {
+          if (await pool.stopAndResume(leader, stoppedMs, { churn, lastWriteAt, quietMs: STOP_QUIET_MS, settled })) {
             result.sigstops++;
           } else {
             result.stopsSkippedBusy = (result.stopsSkippedBusy ?? 0) + 1;

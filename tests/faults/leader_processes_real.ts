@@ -15,9 +15,10 @@
  * the old processes' last answer and the new ones' first) as the Lease naming nobody. Each replica's trace log says
  * where its reconciles began and ended (tests/faults/reconcile_overlap.ts).
  *
- * The SIGSTOPs are not timed to a quiet leader, as they are on `fake` (no per-request hook here): with these timings
- * the fence's documented window (a pause between a passed check and the socket write, leaseDuration − renewDeadline =
- * 800 ms) is narrow against two stops.
+ * A SIGSTOP waits for a quiet leader, as on `fake`: the churn paused, the desired state reached and no write from the
+ * leader for STOP_QUIET_MS, its writes read from the growing audit log (tests/faults/audit_write_times.ts); a stop
+ * elsewhere could fall in the fence's documented window (a pause between a passed check and the socket write longer
+ * than leaseDuration − renewDeadline = 800 ms). A leader that does not settle within 10 s is SIGKILLed instead.
  * @module
  */
 import { KubeClient } from "../../runtime/client/client.ts";
@@ -39,7 +40,8 @@ import {
   recoverAfterOutage,
   slower,
 } from "./leader_rounds.ts";
-import { type Churn, ReplicaPool, runProcessRounds, sleep, startChurn } from "./process_rounds.ts";
+import { type Churn, ReplicaPool, runProcessRounds, sleep, startChurn, STOP_QUIET_MS } from "./process_rounds.ts";
+import { AuditWriteTimes } from "./audit_write_times.ts";
 import { realStore } from "./real_target.ts";
 
 const LEASE = { durationMs: 2_000, renewDeadlineMs: 1_200, retryMs: 300 };
@@ -81,12 +83,14 @@ export async function runLeaderProcessesReal(
   const admin = new KubeClient({ config: await loadKubeconfigFile(plane.kubeconfigPath), userAgent: "leader-harness" });
   const desired = new Desired(realStore(admin), LEADER_SCOPE);
   const names = leaderObjectNames(REAL_LEADER_OBJECTS);
+  const writes = new AuditWriteTimes(`${plane.dir}/audit.log`);
   /** Epoch ms of each state loss: the Lease names nobody from then on. */
   const stateLost: number[] = [];
   const result = {
     rounds: FAULTS.length,
     sigkills: 0,
     sigstops: 0,
+    stopsSkippedBusy: 0,
     outages: 0,
     stateLossOutages: 0,
     spawned: 0,
@@ -144,10 +148,22 @@ export async function runLeaderProcessesReal(
             }
             return;
           }
-          case "sigstop-leader":
-            result.sigstops++;
-            await pool.stopAndResume(leader, LEASE.renewDeadlineMs + 100 + rand() * 2 * LEASE.durationMs);
+          case "sigstop-leader": {
+            const stoppedMs = LEASE.renewDeadlineMs + 100 + rand() * 2 * LEASE.durationMs;
+            const settled = async () => {
+              await writes.refresh();
+              return (await desired.check().catch(() => undefined))?.notConverged.size === 0;
+            };
+            const quiet = { churn: running, lastWriteAt: writes.lastWriteAt, quietMs: STOP_QUIET_MS, settled };
+            if (await pool.stopAndResume(leader, stoppedMs, quiet)) {
+              result.sigstops++;
+            } else {
+              result.stopsSkippedBusy++;
+              result.sigkills++;
+              await pool.killAndWait(leader);
+            }
             return;
+          }
           case "outage":
           case "outage-state-loss": {
             const stateLoss = fault === "outage-state-loss";

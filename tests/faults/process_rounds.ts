@@ -270,6 +270,12 @@ function kill(r: Replica, sig: Deno.Signal): void {
   }
 }
 
+/**
+ * How long a replica must have sent no write before a SIGSTOP may hit it (with the churn paused and nothing left to
+ * do): a request that passed the fence check is on the wire well within this (see {@link ReplicaPool.stopAndResume}).
+ */
+export const STOP_QUIET_MS = 150;
+
 /** A running churn loop ({@link startChurn}). */
 export interface Churn {
   /** While true the loop makes no changes. */

@@ -38,6 +38,8 @@ export interface AuditEvent {
   verb: string;
   userAgent?: string;
   requestReceivedTimestamp: string;
+  /** When the event's stage was reached (ResponseComplete: the answer was sent). */
+  stageTimestamp?: string;
   objectRef?: { resource?: string; namespace?: string; name?: string; subresource?: string };
   responseStatus?: { code?: number };
   responseObject?: { metadata?: { name?: string }; spec?: { holderIdentity?: string } };

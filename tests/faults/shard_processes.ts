@@ -25,6 +25,7 @@ import {
   seedFakeMultiSecrets,
   sleep,
   startChurn,
+  STOP_QUIET_MS,
   waitFor,
 } from "./process_rounds.ts";
 import { checkShardSafety, type ShardObservation, type ShardSafetyReport } from "./shard_checker.ts";
@@ -33,7 +34,6 @@ const LEASE = { durationMs: 1_000, renewDeadlineMs: 600, retryMs: 200 };
 const BUCKETS = 8;
 const NS = "shards";
 const OBJECTS = 40;
-const QUIET_MS = 150;
 
 /** What {@link runShardProcesses} measured. */
 export interface ShardProcessesResult extends ShardSafetyReport, ProcessRoundCounts {
@@ -160,7 +160,7 @@ export async function runShardProcesses(
         const r = rand();
         if (r < 0.4) {
           const stoppedMs = LEASE.renewDeadlineMs + 100 + rand() * 2 * LEASE.durationMs;
-          if (await pool.stopAndResume(victim, stoppedMs, { churn, lastWriteAt, quietMs: QUIET_MS })) {
+          if (await pool.stopAndResume(victim, stoppedMs, { churn, lastWriteAt, quietMs: STOP_QUIET_MS })) {
             result.sigstops++;
           } else {
             result.sigkills++; // it never fell quiet: a SIGKILL instead of a stop in the middle of a write

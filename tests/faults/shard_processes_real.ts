@@ -10,6 +10,10 @@
  * the User-Agent, which names the replica (`kubeop/<version> (<identity>)`). Ordering both by receive time is sound
  * for the checker: a replica writes for a bucket only after its acquiring Lease write returned, and releases it only
  * after its last write for it returned. The same checker (tests/faults/shard_checker.ts) replays them.
+ *
+ * A SIGSTOP waits, as on `fake`, for a quiet victim (the churn paused, no write from it for STOP_QUIET_MS, read from
+ * the growing audit log: tests/faults/audit_write_times.ts); one that does not fall quiet within 10 s gets a SIGKILL
+ * instead (counted in `faults.SIGSTOP-skipped`).
  * @module
  */
 import { multiSecretCrds, MultiSecretType } from "../../controllers/multisecret/schema.ts";
@@ -24,8 +28,10 @@ import {
   runProcessRounds,
   sleep,
   startChurn,
+  STOP_QUIET_MS,
   waitFor,
 } from "./process_rounds.ts";
+import { AuditWriteTimes } from "./audit_write_times.ts";
 import { auditObservations, LEASE_NS, SHARD_AUDIT_POLICY } from "./shard_audit.ts";
 import { checkShardSafety, type ShardSafetyReport } from "./shard_checker.ts";
 
@@ -72,6 +78,7 @@ export async function runShardProcessesReal(opts: { log?: (line: string) => void
   });
   const admin = new KubeClient({ config: await loadKubeconfigFile(plane.kubeconfigPath), userAgent: "shard-harness" });
   const uids = new Map<string, string>();
+  const writes = new AuditWriteTimes(`${plane.dir}/audit.log`);
   const faults: Record<string, number> = {};
   let maxHolders = 0;
   let churn: Churn | undefined;
@@ -140,6 +147,7 @@ export async function runShardProcessesReal(opts: { log?: (line: string) => void
         type: "merge",
       }).catch(() => {});
     }, 100);
+    const running = churn;
 
     const stuckRounds = await runProcessRounds({
       pool,
@@ -162,8 +170,13 @@ export async function runShardProcessesReal(opts: { log?: (line: string) => void
         const fault = FAULTS[round];
         faults[fault] = (faults[fault] ?? 0) + 1;
         log(`round ${round + 1}: ${fault} ${victim.identity}`);
-        if (fault === "SIGSTOP") await pool.stopAndResume(victim, LEASE.renewDeadlineMs + LEASE.durationMs);
-        else pool.signal(victim, fault);
+        if (fault !== "SIGSTOP") return pool.signal(victim, fault);
+        const settled = () => writes.refresh().then(() => true);
+        const quiet = { churn: running, lastWriteAt: writes.lastWriteAt, quietMs: STOP_QUIET_MS, settled };
+        if (!await pool.stopAndResume(victim, LEASE.renewDeadlineMs + LEASE.durationMs, quiet)) {
+          faults["SIGSTOP-skipped"] = (faults["SIGSTOP-skipped"] ?? 0) + 1;
+          pool.signal(victim, "SIGKILL"); // it never fell quiet: a SIGKILL instead of a stop in the middle of a write
+        }
       },
     });
     await churn.stop();
