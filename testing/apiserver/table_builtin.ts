@@ -15,7 +15,7 @@ import { NAME_COLUMN, type TableColumn, type TableRow } from "../../runtime/apim
 import recordedColumns from "./testdata/real/table_columns.json" with { type: "json" };
 import { WORKLOAD_ROWS } from "./table_printers_workloads.ts";
 import { CLUSTER_ROWS } from "./table_printers_cluster.ts";
-import { containersAndImages, formatLabels, listWithMore } from "./table_cells.ts";
+import { containersAndImages, formatLabels, formatLabelSelector, listWithMore } from "./table_cells.ts";
 
 export { NAME_COLUMN, type TableColumn, type TableRow };
 
@@ -411,7 +411,7 @@ const PRINTERS: Record<string, BuiltinPrinter> = {
           d.status?.availableReplicas ?? 0,
           age(d, now),
           ...containersAndImages(d.spec?.template?.spec),
-          formatLabels(d.spec?.selector?.matchLabels),
+          formatLabelSelector(d.spec?.selector),
         ],
       };
     },

@@ -1,6 +1,7 @@
 /**
  * Conformance cases: kube-apiserver's table printers for kinds beyond the common ones (found by the differential
- * battery, tests/differential/): a PodTemplate, a RoleBinding, a NetworkPolicy and an Ingress asked for as a Table get
+ * battery, tests/differential/): a PodTemplate, a RoleBinding, a NetworkPolicy, an Ingress and a Deployment (its selector with
+ * expressions) asked for as a Table get
  * kube's columns (names, types, priorities) and cells formatted as `pkg/printers/internalversion` formats them.
  * @module
  */
@@ -14,7 +15,8 @@ const TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io";
 
 export const tablePrinterCases: ConformanceCase[] = [
   {
-    name: "Tables of PodTemplates, RoleBindings, NetworkPolicies and Ingresses have kube's columns and cells",
+    name:
+      "Tables of PodTemplates, RoleBindings, NetworkPolicies, Ingresses and Deployments have kube's columns and cells",
     async run({ noRetry, ns }) {
       const podSpec = { containers: [{ name: "a", image: "busybox:1.36" }, { name: "b", image: "nginx" }] };
       const objects: Array<[string, Any, Array<[string, string, number]>, unknown[]]> = [
@@ -78,6 +80,34 @@ export const tablePrinterCases: ConformanceCase[] = [
             ["Age", "string", 0],
           ],
           ["tbl-ing", "<none>", "a.example.com,b.example.com", "", "80, 443", null],
+        ],
+        [
+          `/apis/apps/v1/namespaces/${ns}/deployments`,
+          {
+            metadata: { name: "tbl-dep" },
+            spec: {
+              replicas: 0,
+              selector: {
+                matchLabels: { tier: "web" },
+                matchExpressions: [{ key: "app", operator: "In", values: ["y", "x"] }, {
+                  key: "canary",
+                  operator: "DoesNotExist",
+                }],
+              },
+              template: { metadata: { labels: { tier: "web", app: "x" } }, spec: podSpec },
+            },
+          },
+          [
+            ["Name", "string", 0],
+            ["Ready", "string", 0],
+            ["Up-to-date", "string", 0],
+            ["Available", "string", 0],
+            ["Age", "string", 0],
+            ["Containers", "string", 1],
+            ["Images", "string", 1],
+            ["Selector", "string", 1],
+          ],
+          ["tbl-dep", "0/0", 0, 0, null, "a,b", "busybox:1.36,nginx", "app in (x,y),!canary,tier=web"],
         ],
       ];
       for (const [collection, body, columns, cells] of objects) {
