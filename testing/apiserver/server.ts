@@ -13,7 +13,7 @@ import { FakeStore } from "./commit_path.ts";
 import { FaultHooks } from "./faults.ts";
 import { GarbageCollector } from "./gc.ts";
 import { startQuotaController } from "./quota_controller.ts";
-import { startStorageProtection } from "./storage_protection_controller.ts";
+import { StorageProtection } from "./storage_protection_controller.ts";
 import { type AggregatedTarget, proxy, type RouterContext, routeRequest } from "./http_router.ts";
 import { watchFramesMark, watchFramesSent } from "./watch_stream.ts";
 import type { ResourceRoute } from "./http_resources.ts";
@@ -324,7 +324,7 @@ class Server implements FakeApiServer {
     if (this.#pki) this.#publishAuthConfig(store, this.#pki);
     if (this.#opts.defaultNamespaceObjects) startNamespaceDefaults(store, this.#pki!.caPEM);
     if (this.#opts.quotaController) startQuotaController(store);
-    if (this.#opts.storageProtection ?? true) startStorageProtection(store);
+    if (this.#opts.storageProtection ?? true) new StorageProtection(store);
     return { objects, store, hub, gc, crds, crdFinalizer, persistence, apiServices };
   }
 

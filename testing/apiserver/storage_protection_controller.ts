@@ -35,76 +35,105 @@ const VAC_FINALIZER = "kubernetes.io/vac-protection";
 /** The field manager of kube-controller-manager's writes (its User-Agent's first word). */
 const KCM = "kube-controller-manager";
 
-/** Starts the three controllers over `store`; returns the function that stops them. */
-export function startStorageProtection(store: FakeStore): () => void {
-  const claims = new Set<string>(); // `namespace/name`
-  const volumes = new Set<string>();
-  const classes = new Set<string>();
-  let scheduled = false;
-  const schedule = () => {
-    if (scheduled) return;
-    scheduled = true;
+/** The three controllers over one store. */
+export class StorageProtection {
+  readonly #store: FakeStore;
+  readonly #claims = new Set<string>(); // `namespace/name`
+  readonly #volumes = new Set<string>();
+  readonly #classes = new Set<string>();
+  #scheduled = false;
+  readonly #unsubscribe: () => void;
+
+  /** Starts reacting to commits, after queueing what the controllers' first list would find. */
+  constructor(store: FakeStore) {
+    this.#store = store;
+    // A restored store, or objects made before the plugin ran.
+    for (const o of store.objects.list(PVCS.key)) {
+      if (needsWork(o, PVC_FINALIZER)) this.#claims.add(`${o.metadata.namespace}/${o.metadata.name}`);
+    }
+    for (const o of store.objects.list(PVS.key)) if (needsWork(o, PV_FINALIZER)) this.#volumes.add(o.metadata.name!);
+    for (const o of store.objects.list(VACS.key)) if (needsWork(o, VAC_FINALIZER)) this.#classes.add(o.metadata.name!);
+    this.#schedule();
+    this.#unsubscribe = store.objects.onCommit((ev) => this.#observe(ev));
+  }
+
+  /** Stops reacting to commits. */
+  stop(): void {
+    this.#unsubscribe();
+  }
+
+  /**
+   * Does the pending work now instead of at the end of the microtask turn (testing/unit/fake_cluster.ts); answers
+   * whether there was any.
+   */
+  flush(): boolean {
+    if (this.#pending() === 0) return false;
+    this.#sync();
+    return true;
+  }
+
+  #pending(): number {
+    return this.#claims.size + this.#volumes.size + this.#classes.size;
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#pending() === 0) return;
+    this.#scheduled = true;
     queueMicrotask(() => {
-      scheduled = false;
-      sync(store, claims, volumes, classes);
+      this.#scheduled = false;
+      this.#sync();
     });
-  };
-  const observe = (ev: StoredEvent) => {
+  }
+
+  #observe(ev: StoredEvent): void {
     switch (ev.storageKey) {
       case PVCS.key:
         if (ev.type !== "DELETED" && needsWork(ev.object, PVC_FINALIZER)) {
-          claims.add(`${ev.object.metadata.namespace}/${ev.object.metadata.name}`);
+          this.#claims.add(`${ev.object.metadata.namespace}/${ev.object.metadata.name}`);
         }
-        releasedClasses(ev, claimClasses).forEach((c) => classes.add(c));
+        for (const c of releasedClasses(ev, claimClasses)) this.#classes.add(c);
         break;
       case PVS.key:
-        if (ev.type !== "DELETED" && needsWork(ev.object, PV_FINALIZER)) volumes.add(ev.object.metadata.name!);
-        releasedClasses(ev, volumeClasses).forEach((c) => classes.add(c));
+        if (ev.type !== "DELETED" && needsWork(ev.object, PV_FINALIZER)) this.#volumes.add(ev.object.metadata.name!);
+        for (const c of releasedClasses(ev, volumeClasses)) this.#classes.add(c);
         break;
       case VACS.key:
-        if (ev.type !== "DELETED" && needsWork(ev.object, VAC_FINALIZER)) classes.add(ev.object.metadata.name!);
+        if (ev.type !== "DELETED" && needsWork(ev.object, VAC_FINALIZER)) this.#classes.add(ev.object.metadata.name!);
         break;
       case PODS_KEY:
-        for (const claim of claimsFreedBy(ev)) claims.add(`${ev.object.metadata.namespace}/${claim}`);
+        for (const claim of claimsFreedBy(ev)) this.#claims.add(`${ev.object.metadata.namespace}/${claim}`);
         break;
       default:
         return;
     }
-    if (claims.size + volumes.size + classes.size > 0) schedule();
-  };
-  // What the controllers' first list finds (a restored store, objects made before the plugin ran).
-  for (const o of store.objects.list(PVCS.key)) {
-    if (needsWork(o, PVC_FINALIZER)) claims.add(`${o.metadata.namespace}/${o.metadata.name}`);
+    this.#schedule();
   }
-  for (const o of store.objects.list(PVS.key)) if (needsWork(o, PV_FINALIZER)) volumes.add(o.metadata.name!);
-  for (const o of store.objects.list(VACS.key)) if (needsWork(o, VAC_FINALIZER)) classes.add(o.metadata.name!);
-  if (claims.size + volumes.size + classes.size > 0) schedule();
-  return store.objects.onCommit(observe);
+
+  #sync(): void {
+    const store = this.#store;
+    for (const key of this.#claims) {
+      this.#claims.delete(key);
+      const [namespace, name] = key.split("/");
+      const pvc = store.objects.get(PVCS.key, namespace, name);
+      if (pvc) reconcile(store, PVCS, pvc, PVC_FINALIZER, () => claimInUse(store, pvc));
+    }
+    for (const name of this.#volumes) {
+      this.#volumes.delete(name);
+      const pv = store.objects.get(PVS.key, "", name);
+      if (pv) reconcile(store, PVS, pv, PV_FINALIZER, () => (pv.status as Any)?.phase === "Bound");
+    }
+    for (const name of this.#classes) {
+      this.#classes.delete(name);
+      const vac = store.objects.get(VACS.key, "", name);
+      if (vac) reconcile(store, VACS, vac, VAC_FINALIZER, () => classInUse(store, name));
+    }
+  }
 }
 
 /** kube's protectionutil: a deletion candidate (being deleted, finalizer present) or an object missing it. */
 function needsWork(obj: KubeObject, finalizer: string): boolean {
   const has = (obj.metadata.finalizers ?? []).includes(finalizer);
   return obj.metadata.deletionTimestamp ? has : !has;
-}
-
-function sync(store: FakeStore, claims: Set<string>, volumes: Set<string>, classes: Set<string>): void {
-  for (const key of claims) {
-    claims.delete(key);
-    const [namespace, name] = key.split("/");
-    const pvc = store.objects.get(PVCS.key, namespace, name);
-    if (pvc) reconcile(store, PVCS, pvc, PVC_FINALIZER, () => claimInUse(store, pvc));
-  }
-  for (const name of volumes) {
-    volumes.delete(name);
-    const pv = store.objects.get(PVS.key, "", name);
-    if (pv) reconcile(store, PVS, pv, PV_FINALIZER, () => (pv.status as Any)?.phase === "Bound");
-  }
-  for (const name of classes) {
-    classes.delete(name);
-    const vac = store.objects.get(VACS.key, "", name);
-    if (vac) reconcile(store, VACS, vac, VAC_FINALIZER, () => classInUse(store, name));
-  }
 }
 
 /** processPVC / processPV / processVAC: remove the finalizer from an unused object being deleted, add a missing one. */
