@@ -107,7 +107,7 @@ export const storageProtectionCases: ConformanceCase[] = [
     },
   },
   {
-    name: "a claim named by a scheduled pod stays Terminating until the pod is gone",
+    name: "a claim named by a scheduled pod, even a Succeeded one, stays Terminating until the pod is gone",
     async run({ client, noRetry, ns }) {
       await ensureDefaultServiceAccount(client, ns);
       const used = `${pvcs(ns)}/protect-used`;
@@ -124,6 +124,8 @@ export const storageProtectionCases: ConformanceCase[] = [
             volumes: [{ name: "data", persistentVolumeClaim: { claimName: "protect-used" } }],
           },
         });
+        const done = await sendBody(noRetry, "PATCH", `${pod}/status`, { status: { phase: "Succeeded" } }, MERGE);
+        assert.equal(done.code, 200, JSON.stringify(done.json));
         await deleteTerminating(noRetry, used, PVC_FINALIZER);
         await deleteTerminating(noRetry, spare, PVC_FINALIZER);
         await gone(noRetry, spare);
