@@ -10,11 +10,18 @@
 import type { AdmissionHook } from "./admission.ts";
 import type { ResourceDef } from "./resource_def.ts";
 
+/** A PersistentVolume's protection finalizer. */
+export const PV_PROTECTION = "kubernetes.io/pv-protection";
+/** A PersistentVolumeClaim's protection finalizer. */
+export const PVC_PROTECTION = "kubernetes.io/pvc-protection";
+/** A VolumeAttributesClass's protection finalizer. */
+export const VAC_PROTECTION = "kubernetes.io/vac-protection";
+
 /** The protection finalizer StorageObjectInUseProtection adds to objects of `def`, if any. */
 export function protectionFinalizerOf(def: Pick<ResourceDef, "group" | "plural">): string | undefined {
-  if (def.group === "" && def.plural === "persistentvolumes") return "kubernetes.io/pv-protection";
-  if (def.group === "" && def.plural === "persistentvolumeclaims") return "kubernetes.io/pvc-protection";
-  if (def.group === "storage.k8s.io" && def.plural === "volumeattributesclasses") return "kubernetes.io/vac-protection";
+  if (def.group === "" && def.plural === "persistentvolumes") return PV_PROTECTION;
+  if (def.group === "" && def.plural === "persistentvolumeclaims") return PVC_PROTECTION;
+  if (def.group === "storage.k8s.io" && def.plural === "volumeattributesclasses") return VAC_PROTECTION;
   return undefined;
 }
 

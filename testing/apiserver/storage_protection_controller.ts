@@ -13,6 +13,7 @@
  * Writes are updates as `kube-controller-manager`. Work is coalesced per microtask turn, as the garbage collector's.
  * @module
  */
+import { PV_PROTECTION, PVC_PROTECTION, VAC_PROTECTION } from "./admission_storage_protection.ts";
 import type { FakeStore } from "./commit_path.ts";
 import type { StoredEvent } from "./object_storage.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
@@ -29,9 +30,6 @@ const VACS = {
   key: "storage.k8s.io/volumeattributesclasses",
 };
 const PODS_KEY = "/pods";
-const PVC_FINALIZER = "kubernetes.io/pvc-protection";
-const PV_FINALIZER = "kubernetes.io/pv-protection";
-const VAC_FINALIZER = "kubernetes.io/vac-protection";
 /** The field manager of kube-controller-manager's writes (its User-Agent's first word). */
 const KCM = "kube-controller-manager";
 
@@ -49,10 +47,10 @@ export class StorageProtection {
     this.#store = store;
     // A restored store, or objects made before the plugin ran.
     for (const o of store.objects.list(PVCS.key)) {
-      if (needsWork(o, PVC_FINALIZER)) this.#claims.add(`${o.metadata.namespace}/${o.metadata.name}`);
+      if (needsWork(o, PVC_PROTECTION)) this.#claims.add(`${o.metadata.namespace}/${o.metadata.name}`);
     }
-    for (const o of store.objects.list(PVS.key)) if (needsWork(o, PV_FINALIZER)) this.#volumes.add(o.metadata.name!);
-    for (const o of store.objects.list(VACS.key)) if (needsWork(o, VAC_FINALIZER)) this.#classes.add(o.metadata.name!);
+    for (const o of store.objects.list(PVS.key)) if (needsWork(o, PV_PROTECTION)) this.#volumes.add(o.metadata.name!);
+    for (const o of store.objects.list(VACS.key)) if (needsWork(o, VAC_PROTECTION)) this.#classes.add(o.metadata.name!);
     this.#schedule();
     this.#unsubscribe = store.objects.onCommit((ev) => this.#observe(ev));
   }
@@ -88,17 +86,17 @@ export class StorageProtection {
   #observe(ev: StoredEvent): void {
     switch (ev.storageKey) {
       case PVCS.key:
-        if (ev.type !== "DELETED" && needsWork(ev.object, PVC_FINALIZER)) {
+        if (ev.type !== "DELETED" && needsWork(ev.object, PVC_PROTECTION)) {
           this.#claims.add(`${ev.object.metadata.namespace}/${ev.object.metadata.name}`);
         }
         for (const c of releasedClasses(ev, claimClasses)) this.#classes.add(c);
         break;
       case PVS.key:
-        if (ev.type !== "DELETED" && needsWork(ev.object, PV_FINALIZER)) this.#volumes.add(ev.object.metadata.name!);
+        if (ev.type !== "DELETED" && needsWork(ev.object, PV_PROTECTION)) this.#volumes.add(ev.object.metadata.name!);
         for (const c of releasedClasses(ev, volumeClasses)) this.#classes.add(c);
         break;
       case VACS.key:
-        if (ev.type !== "DELETED" && needsWork(ev.object, VAC_FINALIZER)) this.#classes.add(ev.object.metadata.name!);
+        if (ev.type !== "DELETED" && needsWork(ev.object, VAC_PROTECTION)) this.#classes.add(ev.object.metadata.name!);
         break;
       case PODS_KEY:
         for (const claim of claimsFreedBy(ev)) this.#claims.add(`${ev.object.metadata.namespace}/${claim}`);
@@ -115,17 +113,17 @@ export class StorageProtection {
       this.#claims.delete(key);
       const [namespace, name] = key.split("/");
       const pvc = store.objects.get(PVCS.key, namespace, name);
-      if (pvc) reconcile(store, PVCS, pvc, PVC_FINALIZER, () => claimInUse(store, pvc));
+      if (pvc) reconcile(store, PVCS, pvc, PVC_PROTECTION, () => claimInUse(store, pvc));
     }
     for (const name of this.#volumes) {
       this.#volumes.delete(name);
       const pv = store.objects.get(PVS.key, "", name);
-      if (pv) reconcile(store, PVS, pv, PV_FINALIZER, () => (pv.status as Any)?.phase === "Bound");
+      if (pv) reconcile(store, PVS, pv, PV_PROTECTION, () => (pv.status as Any)?.phase === "Bound");
     }
     for (const name of this.#classes) {
       this.#classes.delete(name);
       const vac = store.objects.get(VACS.key, "", name);
-      if (vac) reconcile(store, VACS, vac, VAC_FINALIZER, () => classInUse(store, name));
+      if (vac) reconcile(store, VACS, vac, VAC_PROTECTION, () => classInUse(store, name));
     }
   }
 }
