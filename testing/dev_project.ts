@@ -27,6 +27,8 @@ export function startDevApiServer(opts: Partial<FakeApiServerOptions> = {}): Pro
     defaultNamespaceObjects: true,
     // like a real cluster's kube-controller-manager: quotas get their status (hard, used) without a client writing it
     quotaController: true,
+    // like a real cluster's kube-controller-manager: a deleted claim, volume or VolumeAttributesClass goes once unused
+    storageProtection: true,
     // HTTPS like a real cluster: kubectl sends a kubeconfig's credentials (a ServiceAccount's token) only over TLS.
     // The kubeconfig carries the CA and the admin client certificate.
     tls: true,

@@ -13,6 +13,7 @@ import { FakeStore } from "./commit_path.ts";
 import { FaultHooks } from "./faults.ts";
 import { GarbageCollector } from "./gc.ts";
 import { startQuotaController } from "./quota_controller.ts";
+import { StorageProtection } from "./storage_protection_controller.ts";
 import { type AggregatedTarget, proxy, type RouterContext, routeRequest } from "./http_router.ts";
 import { watchFramesMark, watchFramesSent } from "./watch_stream.ts";
 import type { ResourceRoute } from "./http_resources.ts";
@@ -91,6 +92,16 @@ export interface FakeApiServerOptions {
    * `status.used` recounted); default false, as on a cluster without it (the conformance tier's); `kubeop dev` sets it.
    */
   quotaController?: boolean;
+  /**
+   * Run kube-controller-manager's pvc-protection, pv-protection and vac-protection controllers
+   * (storage_protection_controller.ts): the finalizers kube-apiserver's StorageObjectInUseProtection admission adds to
+   * every PersistentVolume, claim and VolumeAttributesClass are removed once the object is being deleted and unused
+   * (a claim no scheduled pod names, a volume not Bound, a class nothing names), so a deleted claim does not stay
+   * Terminating. Default true, as the garbage collector and namespace controller always run: every cluster's
+   * kube-controller-manager runs them, and so does the test tiers' real control plane. `false`: the finalizers stay
+   * until a client removes them, as on a cluster whose kube-controller-manager does not run these controllers.
+   */
+  storageProtection?: boolean;
   /**
    * Header-read and idle connection deadlines (defaults 20 s and 90 s; watches are never cut). Tests set small ones.
    * See docs/http_timeouts.md.
@@ -313,6 +324,7 @@ class Server implements FakeApiServer {
     if (this.#pki) this.#publishAuthConfig(store, this.#pki);
     if (this.#opts.defaultNamespaceObjects) startNamespaceDefaults(store, this.#pki!.caPEM);
     if (this.#opts.quotaController) startQuotaController(store);
+    if (this.#opts.storageProtection ?? true) new StorageProtection(store);
     return { objects, store, hub, gc, crds, crdFinalizer, persistence, apiServices };
   }
 

@@ -1,6 +1,7 @@
 /**
  * An envtest-style real control plane for tests that want a real server: etcd, kube-apiserver and
- * kube-controller-manager (garbage collector, namespace and serviceaccount controllers), all on 127.0.0.1 with
+ * kube-controller-manager (garbage collector, namespace, serviceaccount, clusterrole-aggregation and the storage
+ * protection controllers: a deleted claim, volume or VolumeAttributesClass goes once unused), all on 127.0.0.1 with
  * throwaway certificates (made with `openssl`, which must be on PATH). The apiserver runs with a static admin token,
  * RBAC, ServiceAccount token signing, and the front-proxy (requestheader) options an aggregated API server needs.
  *
@@ -390,7 +391,9 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
   };
   const kcmArgs = [
     `--kubeconfig=${kubeconfigPath}`,
-    "--controllers=garbagecollector,namespace,serviceaccount,clusterrole-aggregation",
+    "--controllers=garbagecollector,namespace,serviceaccount,clusterrole-aggregation," +
+    "persistentvolumeclaim-protection-controller,persistentvolume-protection-controller," +
+    "volumeattributesclass-protection-controller",
     "--leader-elect=false",
     `--service-account-private-key-file=${dir}/sa.key`,
     "--use-service-account-credentials=false",

@@ -6,8 +6,9 @@
  * reconcile function the {@link ReconcileContext} a controller would; the test drives it step by step.
  *
  * Test-side helpers (`create`, `get`, `list`, `patch`, `update`, `delete`) act as another user of the cluster: they
- * are not recorded, and after each write the garbage collector and namespace controller finish their work, so the
- * test looks at a settled cluster (on a real server they finish a moment later).
+ * are not recorded, and after each write the garbage collector, namespace controller and storage protection
+ * controllers (a deleted claim or volume goes once unused) finish their work, so the test looks at a settled cluster
+ * (on a real server they finish a moment later).
  * @module
  */
 import { getLogger } from "@logtape/logtape";
@@ -22,6 +23,7 @@ import { FakeControllerClient, type RecordedCall } from "./fake_client.ts";
 import { FakeInformers } from "./fake_informers.ts";
 import { type DeleteOptions, FakeStore } from "../apiserver/commit_path.ts";
 import { GarbageCollector } from "../apiserver/gc.ts";
+import { StorageProtection } from "../apiserver/storage_protection_controller.ts";
 import { patchObject } from "../apiserver/patch_object.ts";
 import { ResourceRegistry } from "../apiserver/registry.ts";
 import { ObjectStore } from "../apiserver/object_storage.ts";
@@ -81,12 +83,14 @@ export class FakeCluster {
   /** Events recorded through the contexts' recorder. */
   readonly events: RecordedEvent[] = [];
   readonly #gc: GarbageCollector;
+  readonly #storageProtection: StorageProtection;
 
   /** A cluster with the default namespaces (or `opts.namespaces`) and `opts.crds` installed. */
   constructor(opts: FakeClusterOptions = {}) {
     this.clock = new VirtualClock(opts.startMs);
     this.store = new FakeStore({ registry: new ResourceRegistry(), objects: new ObjectStore(), clock: this.clock });
     this.#gc = new GarbageCollector(this.store);
+    this.#storageProtection = new StorageProtection(this.store);
     new CrdController(this.store);
     new CrdFinalizer(this.store);
     this.client = new FakeControllerClient({ store: this.store, fieldManager: opts.fieldManager });
@@ -157,7 +161,7 @@ export class FakeCluster {
 
   /** A ReconcileContext for `key` of `rt`, with the object as the informer has it (frozen). */
   context<T extends KubeObject = KubeObject>(rt: ResourceType, key: string): ReconcileContext<T> {
-    this.#gc.flush();
+    this.#settle();
     const { namespace, name } = splitKey(key);
     return {
       key,
@@ -178,10 +182,15 @@ export class FakeCluster {
     };
   }
 
-  /** Runs a test-side write, then lets the in-cluster controllers (garbage collector, namespaces) finish. */
+  /** Runs a test-side write, then lets the in-cluster controllers (garbage collector, namespaces, storage protection) finish. */
   #settled<R>(write: () => R): R {
     const out = write();
-    this.#gc.flush();
+    this.#settle();
     return out;
+  }
+
+  /** The in-cluster controllers' pending work, until none queues more (a claim released by a pod's collection). */
+  #settle(): void {
+    do this.#gc.flush(); while (this.#storageProtection.flush());
   }
 }

@@ -48,6 +48,7 @@ import { shardedListWatchCases } from "./sharded_list_watch.ts";
 import { statusDetailCases } from "./status_details.ts";
 import { subresourceCases } from "./subresources.ts";
 import { storedShapeCases } from "./stored_shape.ts";
+import { storageProtectionCases } from "./storage_protection.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
 import { conditionalUpdateCases } from "./conditional_updates.ts";
 import { requiredFieldCases } from "./required_fields.ts";
@@ -114,6 +115,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "webhook-tls", cases: webhookSelfSignedCases },
   { topic: "pod-admission", cases: podAdmissionCases },
   { topic: "limits-quota", cases: limitsQuotaCases },
+  { topic: "storage-protection", cases: storageProtectionCases },
   { topic: "pod-admission", cases: serviceAccountAdmissionCases },
   { topic: "pod-admission", cases: admissionManagedFieldCases },
 ];

@@ -175,7 +175,7 @@ export const storedShapeCases: ConformanceCase[] = [
         assert.ok(pv.status.lastPhaseTransitionTime, JSON.stringify(pv.status));
         assert.deepEqual([pvc.spec.volumeMode, pvc.status], ["Filesystem", { phase: "Pending" }]);
       } finally {
-        // The real server's protection finalizers stay (no controller removes them here): gone with the namespace.
+        // Both go once the protection controllers remove their finalizers (tests/conformance/storage_protection.ts).
         await remove(noRetry, `/api/v1/namespaces/${ns}/persistentvolumeclaims/shape-pvc`);
         await remove(noRetry, `/api/v1/persistentvolumes/${pvName}`);
       }
