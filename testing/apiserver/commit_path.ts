@@ -29,7 +29,7 @@ import { alreadyExists, badRequest, conflict, internalError, invalid, notFound }
 import type { ObjectStore } from "./object_storage.ts";
 import { BUILTIN_STRATEGIES, CUSTOM_RESOURCES } from "./strategies/builtin.ts";
 import { withConditionalUpdates } from "./strategies/conditional_updates.ts";
-import { withStatusMetadataResets } from "./strategies/status_metadata.ts";
+import { statusWrite, withStatusMetadataResets } from "./strategies/status_metadata.ts";
 import { withRequiredFields } from "./validation/required_fields.ts";
 import { type StrategyContext, StrategyRegistry } from "./strategy.ts";
 import { fieldImmutable } from "./validation/field_errors.ts";
@@ -283,14 +283,7 @@ export class FakeStore {
     }
     let next: KubeObject;
     if (opts.subresource === "status") {
-      next = structuredClone(old);
-      if (obj.status === undefined) delete next.status;
-      else next.status = obj.status;
-      for (const key of ["labels", "annotations"] as const) {
-        if (obj.metadata[key] !== undefined && !strategy.statusKeepsMetadata?.includes(key)) {
-          next.metadata[key] = obj.metadata[key];
-        }
-      }
+      next = statusWrite(old, obj, strategy);
       // An apply through /status brings the applier's entry (subresource "status"); other writes of a subresource
       // keep the stored entries whatever the body sends (kube's field manager reads a subresource's from the live one).
       if (obj.metadata.managedFields !== undefined && !opts.fieldManager) {

@@ -4,10 +4,11 @@
  * Deployment's keeps its labels; the kinds that call metav1.ResetObjectMetaForStatus (or copy the whole ObjectMeta)
  * keep labels and annotations. Every other kind lets a status write change both, and records its writer as their
  * owner. Kept apart from the strategies, which say how each kind is defaulted and validated;
- * {@link withStatusMetadataResets} applies the table.
+ * {@link withStatusMetadataResets} applies the table, {@link statusWrite} makes a status write's object.
  * @module
  */
 import { RESET_OBJECT_META_FOR_STATUS, type ResourceStrategy, type StatusWritableMeta } from "../strategy.ts";
+import type { Unstructured as KubeObject } from "../unstructured.ts";
 
 const ADMISSION_GROUP = "admissionregistration.k8s.io";
 
@@ -50,4 +51,29 @@ export function withStatusMetadataResets(
     if (!listed.has(gr)) out.push([gr, { statusKeepsMetadata: keeps }]);
   }
   return out;
+}
+
+/**
+ * What a write of the status subresource makes of `old`: the body's status, and the body's labels and annotations
+ * unless the kind's status strategy keeps them (`statusKeepsMetadata`); the rest stays as stored.
+ *
+ * @example
+ * ```ts
+ * import { statusWrite } from "./status_metadata.ts";
+ * const old = { metadata: { name: "d", labels: { a: "1" } }, spec: { x: 1 } };
+ * const body = { metadata: { name: "d", labels: { a: "2" } }, spec: { x: 2 }, status: { ready: true } };
+ * const next = statusWrite(old, body, { statusKeepsMetadata: ["labels"] });
+ * console.assert(next.metadata.labels?.a === "1" && next.spec.x === 1 && next.status.ready);
+ * ```
+ */
+export function statusWrite(old: KubeObject, body: KubeObject, strategy: ResourceStrategy): KubeObject {
+  const next = structuredClone(old);
+  if (body.status === undefined) delete next.status;
+  else next.status = body.status;
+  for (const key of ["labels", "annotations"] as const) {
+    if (body.metadata[key] !== undefined && !strategy.statusKeepsMetadata?.includes(key)) {
+      next.metadata[key] = body.metadata[key];
+    }
+  }
+  return next;
 }
