@@ -278,10 +278,21 @@ export function serverSideApply(
   return result;
 }
 
-/** Whether two objects are equal but for their managedFields. */
+/**
+ * Whether two objects are equal but for their managedFields, compared as Go's typed objects are: a null or empty
+ * struct is the zero value the other side may leave out (a template's `metadata: {}`, `requests: null`).
+ */
 function sameObject(a: KubeObject, b: KubeObject): boolean {
-  const strip = (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, managedFields: undefined } });
+  const strip = (o: KubeObject) => withoutZeroes({ ...o, metadata: { ...o.metadata, managedFields: undefined } });
   return deepEqual(strip(a), strip(b));
+}
+
+function withoutZeroes(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutZeroes);
+  if (!isPlainObject(value)) return value;
+  const kept = Object.entries(value).map(([k, v]) => [k, withoutZeroes(v)] as const)
+    .filter(([, v]) => v !== null && v !== undefined && !(isPlainObject(v) && Object.keys(v).length === 0));
+  return Object.fromEntries(kept);
 }
 
 /** Options of {@link recordUpdateManagedFields}. */
