@@ -94,6 +94,8 @@ export const writePathCases: ConformanceCase[] = [
         assert.equal(entryOf(cidr, "wp-status", "status"), undefined, JSON.stringify(cidr.metadata.managedFields));
       } finally {
         await noRetry.request("DELETE", `${cidrs}/${name}`);
+        await noRetry.request("DELETE", `${services}/wp-svc`);
+        await noRetry.request("DELETE", `${deployments}/wp-deploy`);
       }
     },
   },
@@ -110,7 +112,7 @@ export const writePathCases: ConformanceCase[] = [
         const made = await write(noRetry, "PUT", path, body, 201);
         assert.equal(made.metadata.name, body.metadata.name, path);
       }
-      await noRetry.request("DELETE", creates[3][0]);
+      for (const [path] of creates) await noRetry.request("DELETE", path);
       const missing = await write(noRetry, "PUT", `/api/v1/namespaces/${ns}/configmaps/wp-cm`, {
         metadata: { name: "wp-cm" },
       }, 404);
@@ -133,6 +135,7 @@ export const writePathCases: ConformanceCase[] = [
         fieldManager: "wp-a",
       });
       assert.equal(typeof entryOf(changed, "wp-a")?.time, "string", "a change stamps the time");
+      await noRetry.request("DELETE", `${policies}/wp-np`);
 
       const nodes = "/apis/storage.k8s.io/v1/csinodes";
       const [created, appliedName] = [`wp-b-${ns}`, `wp-c-${ns}`];
@@ -186,6 +189,7 @@ export const writePathCases: ConformanceCase[] = [
           fieldValidation: "Strict",
         });
         assert.ok(String(refused.message).includes(JSON.stringify(text).slice(1, -1)), refused.message);
+        await noRetry.request("DELETE", path);
       }
     },
   },
