@@ -7,11 +7,11 @@
  */
 import type { Clock } from "../../runtime/clock.ts";
 import type { ObjectStore } from "./object_storage.ts";
-import { DEFAULT_STRATEGY, type StrategyRegistry } from "./strategy.ts";
+import { DEFAULT_STRATEGY, type ResourceStrategy, type StrategyRegistry } from "./strategy.ts";
 import { rfc3339 } from "./object_rules.ts";
 import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
-import { notFound, preconditionFailed } from "./status_errors.ts";
+import { conflict, notFound, preconditionFailed } from "./status_errors.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 
 /** Delete options (DeleteOptions body fields). */
@@ -62,21 +62,7 @@ export function deleteObject(
   const storageKey = storageKeyOf(def);
   const old = store.objects.get(storageKey, namespace, name);
   if (!old) throw notFound(def, name, "delete");
-  const pre = opts.preconditions;
-  if (pre?.uid && pre.uid !== old.metadata.uid) {
-    throw preconditionFailed(
-      def,
-      name,
-      `the UID in the precondition (${pre.uid}) does not match the UID in record (${old.metadata.uid}). The object might have been deleted and then recreated`,
-    );
-  }
-  if (pre?.resourceVersion && pre.resourceVersion !== old.metadata.resourceVersion) {
-    throw preconditionFailed(
-      def,
-      name,
-      `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${old.metadata.resourceVersion}). The object might have been modified`,
-    );
-  }
+  checkPreconditions(def, strategy, name, old, opts.preconditions);
   const next = structuredClone(old);
   if (strategy.terminate) {
     // Deleted by its own controller once terminated: the delete only marks it.
@@ -144,4 +130,43 @@ export function deleteObject(
 /** kube's rest.BeforeDelete: marking an object for deletion bumps a generation it tracks. */
 function bumpGeneration(obj: KubeObject): void {
   if ((obj.metadata.generation ?? 0) > 0) obj.metadata.generation! += 1;
+}
+
+/**
+ * Throws the Conflict of a failed uid or resourceVersion precondition: the storage layer's (naming the stored kind —
+ * an events.k8s.io Event is a core `Event`), or the resource's own delete's (strategy.deletePreconditionsFailed:
+ * naming the resource).
+ */
+function checkPreconditions(
+  def: ResourceDef,
+  strategy: ResourceStrategy,
+  name: string,
+  old: KubeObject,
+  pre: DeleteOptions["preconditions"],
+): void {
+  const uid = pre?.uid && pre.uid !== old.metadata.uid;
+  const rv = !uid && pre?.resourceVersion && pre.resourceVersion !== old.metadata.resourceVersion;
+  if (!uid && !rv) return;
+  const own = strategy.deletePreconditionsFailed;
+  if (own) {
+    const why = uid
+      ? `UID in precondition: ${pre!.uid}, UID in object meta: ${old.metadata.uid}`
+      : `ResourceVersion in precondition: ${
+        pre!.resourceVersion
+      }, ResourceVersion in object meta: ${old.metadata.resourceVersion}`;
+    throw conflict(def, name, "delete", `${own}: ${why}`);
+  }
+  const storage = strategy.conversion?.storageApiVersion;
+  const group = storage === undefined ? def.group : storage.includes("/") ? storage.split("/")[0] : "";
+  throw preconditionFailed(
+    { ...def, group },
+    name,
+    uid
+      ? `the UID in the precondition (${
+        pre!.uid
+      }) does not match the UID in record (${old.metadata.uid}). The object might have been deleted and then recreated`
+      : `the ResourceVersion in the precondition (${
+        pre!.resourceVersion
+      }) does not match the ResourceVersion in record (${old.metadata.resourceVersion}). The object might have been modified`,
+  );
 }

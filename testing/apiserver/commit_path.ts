@@ -29,6 +29,7 @@ import { alreadyExists, badRequest, conflict, internalError, invalid, notFound }
 import type { ObjectStore } from "./object_storage.ts";
 import { BUILTIN_STRATEGIES, CUSTOM_RESOURCES } from "./strategies/builtin.ts";
 import { withConditionalUpdates } from "./strategies/conditional_updates.ts";
+import { statusWrite, withStatusMetadataResets } from "./strategies/status_metadata.ts";
 import { withRequiredFields } from "./validation/required_fields.ts";
 import { type StrategyContext, StrategyRegistry } from "./strategy.ts";
 import { fieldImmutable } from "./validation/field_errors.ts";
@@ -87,7 +88,7 @@ export class FakeStore {
     this.clock = opts.clock;
     this.gracefulPodDeletion = opts.gracefulPodDeletion ?? false;
     this.strategies = new StrategyRegistry(
-      withRequiredFields(withConditionalUpdates(BUILTIN_STRATEGIES)),
+      withRequiredFields(withStatusMetadataResets(withConditionalUpdates(BUILTIN_STRATEGIES))),
       CUSTOM_RESOURCES,
     );
     this.admission = defaultAdmissionChain(this.objects);
@@ -282,11 +283,7 @@ export class FakeStore {
     }
     let next: KubeObject;
     if (opts.subresource === "status") {
-      next = structuredClone(old);
-      if (obj.status === undefined) delete next.status;
-      else next.status = obj.status;
-      if (obj.metadata.labels !== undefined) next.metadata.labels = obj.metadata.labels;
-      if (obj.metadata.annotations !== undefined) next.metadata.annotations = obj.metadata.annotations;
+      next = statusWrite(old, obj, strategy);
       // An apply through /status brings the applier's entry (subresource "status"); other writes of a subresource
       // keep the stored entries whatever the body sends (kube's field manager reads a subresource's from the live one).
       if (obj.metadata.managedFields !== undefined && !opts.fieldManager) {

@@ -32,6 +32,8 @@ export interface FieldDesc {
 export interface MessageFields {
   byNumber: Map<number, FieldDesc>;
   ordered: FieldDesc[];
+  /** The fields in the Go struct's order (how encoding/json writes them; the registry lists them so). */
+  declared: FieldDesc[];
   /** The message is a Go slice type (ExtraValue): its JSON form is this one field's array. */
   sliceOf?: FieldDesc;
 }
@@ -74,13 +76,14 @@ export function messageFields(message: string): MessageFields {
   const spec = MESSAGES[message];
   if (spec === undefined) throw protobufBadRequest(`no protobuf definition for ${message}`);
   const byNumber = new Map<number, FieldDesc>();
+  const declared: FieldDesc[] = [];
   let slice = false;
   for (const entry of spec.split(" ").filter(Boolean)) {
     const parts = entry.split(":");
     const map = parts[2] === "map";
     const flags = (map ? parts[4] : parts[3]) ?? "";
     slice ||= flags.includes("l");
-    byNumber.set(Number(parts[0]), {
+    const field: FieldDesc = {
       number: Number(parts[0]),
       name: parts[1],
       type: map ? parts[3] : parts[2],
@@ -88,10 +91,12 @@ export function messageFields(message: string): MessageFields {
       repeated: flags.includes("r"),
       pointer: flags.includes("p"),
       inline: flags.includes("i"),
-    });
+    };
+    byNumber.set(field.number, field);
+    declared.push(field);
   }
   const ordered = [...byNumber.values()].sort((a, b) => a.number - b.number);
-  table = { byNumber, ordered, sliceOf: slice ? ordered[0] : undefined };
+  table = { byNumber, ordered, declared, sliceOf: slice ? ordered[0] : undefined };
   tables.set(message, table);
   return table;
 }

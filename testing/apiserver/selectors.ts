@@ -62,6 +62,17 @@ const KIND_FIELDS: Record<string, Record<string, FieldGetter>> = {
     "type": (o) => str(o.type) ?? "",
   },
   "/secrets": { "type": (o) => str(o.type) ?? "" },
+  "batch/jobs": { "status.successful": (o) => String(o.status?.succeeded ?? 0) },
+  "certificates.k8s.io/clustertrustbundles": { "spec.signerName": (o) => str(o.spec?.signerName) ?? "" },
+  "certificates.k8s.io/podcertificaterequests": {
+    "spec.signerName": (o) => str(o.spec?.signerName) ?? "",
+    "spec.podName": (o) => str(o.spec?.podName) ?? "",
+    "spec.nodeName": (o) => str(o.spec?.nodeName) ?? "",
+  },
+  "resource.k8s.io/resourceslices": {
+    "spec.nodeName": (o) => str(o.spec?.nodeName) ?? "",
+    "spec.driver": (o) => str(o.spec?.driver) ?? "",
+  },
   "/namespaces": { "status.phase": (o) => str(o.status?.phase) ?? "" },
   "/nodes": { "spec.unschedulable": (o) => String(Boolean(o.spec?.unschedulable)) },
 };
@@ -92,24 +103,39 @@ export function parseFieldSelector(
   } catch (err) {
     // Kinds kube registers no field-label conversion for fall back to runtime.DefaultMetaV1FieldSelectorConversion.
     const unknown = err instanceof SelectorError && err.message.match(/^field label not supported: (.*)$/s);
-    if (!unknown || custom || LABEL_CONVERSIONS.has(storageKey)) throw err;
+    if (!unknown || custom) throw err;
+    const refuse = LABEL_CONVERSIONS.get(storageKey);
     throw new SelectorError(
-      `${JSON.stringify(unknown[1])} is not a known field selector: only "metadata.name", "metadata.namespace"`,
+      refuse
+        ? refuse(unknown[1])
+        : `${JSON.stringify(unknown[1])} is not a known field selector: only "metadata.name", "metadata.namespace"`,
     );
   }
 }
 
-/** Storage keys of the kinds whose served version registers a field-label conversion (kube v1.37). */
-const LABEL_CONVERSIONS: ReadonlySet<string> = new Set([
-  "/pods",
-  "/nodes",
-  "/replicationcontrollers",
-  "/events",
-  "/namespaces",
-  "/secrets",
-  "/services",
-  "batch/jobs",
-  "certificates.k8s.io/certificatesigningrequests",
+/** The usual refusal of a field-label conversion (kube's per-kind conversion functions). */
+const NOT_SUPPORTED = (label: string) => `field label not supported: ${label}`;
+
+/**
+ * The kinds whose served version registers a field-label conversion (kube v1.37), by storage key, and how it refuses
+ * a label it does not know.
+ */
+const LABEL_CONVERSIONS: ReadonlyMap<string, (label: string) => string> = new Map([
+  ["/pods", NOT_SUPPORTED],
+  ["/nodes", NOT_SUPPORTED],
+  ["/replicationcontrollers", NOT_SUPPORTED],
+  ["/events", NOT_SUPPORTED],
+  ["/namespaces", NOT_SUPPORTED],
+  ["/secrets", NOT_SUPPORTED],
+  ["/services", NOT_SUPPORTED],
+  ["batch/jobs", (label: string) => `field label ${JSON.stringify(label)} not supported for Job`],
+  ["certificates.k8s.io/certificatesigningrequests", NOT_SUPPORTED],
+  ["certificates.k8s.io/clustertrustbundles", NOT_SUPPORTED],
+  ["certificates.k8s.io/podcertificaterequests", NOT_SUPPORTED],
+  [
+    "resource.k8s.io/resourceslices",
+    (label: string) => `field label not supported for resource.k8s.io/v1, Kind=ResourceSlice: ${label}`,
+  ],
 ]);
 
 function compileFieldSelector(

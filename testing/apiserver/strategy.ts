@@ -91,8 +91,18 @@ export interface ResourceStrategy {
    * namespaces, serviceaccounts, ...) rather than a `Status` of kind Success when the object went at once.
    */
   returnDeletedObject?: boolean;
-  /** Whether PUT of a missing object creates it (leases, events, endpoints). */
+  /**
+   * Whether PUT of a missing object creates it (kube: the strategy's AllowCreateOnUpdate — events, endpoints, leases,
+   * services, limitranges, RBAC roles and bindings, runtimeclasses).
+   */
   allowCreateOnUpdate?: boolean;
+  /**
+   * The metadata a write of the status subresource may not change: kube's status strategy puts the stored values back
+   * in PrepareForUpdate (deployments: labels; {@link RESET_OBJECT_META_FOR_STATUS} where it calls
+   * metav1.ResetObjectMetaForStatus). Unset: a status write may change labels and annotations, and its writer owns
+   * them (managedFields entry with `subresource: status`).
+   */
+  statusKeepsMetadata?: ReadonlyArray<StatusWritableMeta>;
   /** Whether an update without metadata.resourceVersion is accepted (false for custom resources: 422). */
   allowUnconditionalUpdate?: boolean;
   /** Normalises a new object: clears what users may not set, fills the kind's create-time defaults. */
@@ -117,6 +127,12 @@ export interface ResourceStrategy {
   /** After validation succeeded, before storage: server-computed fields (a CRD's status). `old` on updates. */
   canonicalize?(obj: KubeObject, old: KubeObject | undefined, ctx: StrategyContext): void;
   /**
+   * Set for resources whose REST delete checks the uid and resourceVersion preconditions itself (namespaces:
+   * "Precondition failed", CRDs: "precondition failed"): a failed one is a Conflict on the resource
+   * (`namespaces "x"`) whose reason starts with this text, then `UID in precondition: a, UID in object meta: b`.
+   */
+  deletePreconditionsFailed?: string;
+  /**
    * Seconds a delete without finalizers waits before the object goes (0: at once), given the request's
    * DeleteOptions.gracePeriodSeconds. Consulted only when the store's graceful deletion is on (something — the
    * kubelet — acknowledges the deletion by deleting again with grace 0).
@@ -134,6 +150,12 @@ export interface ResourceStrategy {
    */
   removeWhenFinalized?: boolean;
 }
+
+/** The metadata fields a status write may change unless the kind's status strategy resets them. */
+export type StatusWritableMeta = "labels" | "annotations";
+
+/** What metav1.ResetObjectMetaForStatus resets of the metadata a status write could change (labels, annotations). */
+export const RESET_OBJECT_META_FOR_STATUS: ReadonlyArray<StatusWritableMeta> = Object.freeze(["labels", "annotations"]);
 
 /** The generic behaviour: DNS-1123 subdomain names, no create on update, unconditional updates, no grace period. */
 export const DEFAULT_STRATEGY: Readonly<ResourceStrategy> = Object.freeze({

@@ -61,6 +61,7 @@ import { validationWorkloadCases } from "./validation_workloads.ts";
 import { watchCases } from "./watch.ts";
 import { watchFidelityCases } from "./watch_fidelity.ts";
 import { webhookSelfSignedCases } from "./webhook_self_signed.ts";
+import { writePathCases } from "./write_paths.ts";
 
 export type { ConformanceCase, ConformanceContext, ConformanceTarget, TargetName } from "./support.ts";
 export { POLL } from "./support.ts";
@@ -98,6 +99,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "patch", cases: patchCases },
   { topic: "patch", cases: patchOptionCases },
   { topic: "managed-fields", cases: managedFieldsCases },
+  { topic: "write-paths", cases: writePathCases },
   { topic: "patch", cases: managedFieldShapeCases },
   { topic: "http", cases: httpCases },
   { topic: "http", cases: healthCases },

@@ -194,7 +194,7 @@ export function serverSideApply(
     delete appliedClean.metadata.managedFields;
     delete appliedClean.metadata.resourceVersion;
   }
-  const newSet = fieldsOf(appliedClean, meta, { status });
+  const newSet = fieldsOf(appliedClean, meta, { status, applied: true });
   const entries = readEntries(current);
   const mine = entries.find((e) => sameEntry(e.raw, opts.fieldManager, "Apply", opts.subresource));
   const others = entries.filter((e) => e !== mine);
@@ -249,12 +249,15 @@ export function serverSideApply(
   }
   const apiVersion = applied.apiVersion ??
     (opts.def.group ? `${opts.def.group}/${opts.def.version}` : opts.def.version);
+  // managedfieldsupdater.go: an apply that leaves the object as it was (structured-merge-diff answers no object) does
+  // not stamp the applier's time — a new applier's entry has none.
+  const time = current && sameObject(current, result) ? mine?.raw.time : opts.nowIso;
   const entry: Entry = {
     raw: {
       manager: opts.fieldManager,
       operation: "Apply",
       apiVersion,
-      time: opts.nowIso,
+      ...(time !== undefined ? { time } : {}),
       fieldsType: "FieldsV1",
       fieldsV1: {},
       ...(opts.subresource ? { subresource: opts.subresource } : {}),
@@ -273,6 +276,23 @@ export function serverSideApply(
   }
   result.metadata = { ...result.metadata, managedFields: writeEntries(next) };
   return result;
+}
+
+/**
+ * Whether two objects are equal but for their managedFields, compared as Go's typed objects are: a null or empty
+ * struct is the zero value the other side may leave out (a template's `metadata: {}`, `requests: null`).
+ */
+function sameObject(a: KubeObject, b: KubeObject): boolean {
+  const strip = (o: KubeObject) => withoutZeroes({ ...o, metadata: { ...o.metadata, managedFields: undefined } });
+  return deepEqual(strip(a), strip(b));
+}
+
+function withoutZeroes(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutZeroes);
+  if (!isPlainObject(value)) return value;
+  const kept = Object.entries(value).map(([k, v]) => [k, withoutZeroes(v)] as const)
+    .filter(([, v]) => v !== null && v !== undefined && !(isPlainObject(v) && Object.keys(v).length === 0));
+  return Object.fromEntries(kept);
 }
 
 /** Options of {@link recordUpdateManagedFields}. */
@@ -334,7 +354,9 @@ export function managedFieldsAfterUpdate(
       custom: false,
     },
   );
-  const status = opts.subresource === "status" ? "only" : opts.statusSubresource ? "exclude" : "include";
+  // A status write changes the status and what metadata the kind's status strategy lets through (labels,
+  // annotations); its writer owns both. The spec was put back, so it shows no change.
+  const status = opts.statusSubresource && opts.subresource !== "status" ? "exclude" : "include";
   const afterSet = fieldsOf(after, meta, { status });
   const beforeSet = before ? fieldsOf(before, meta, { status }) : new FieldSet();
   const changed = new FieldSet();

@@ -36,6 +36,11 @@ const IGNORED: FieldPath[] = [
 export interface FieldsOfOptions {
   /** Leave `status` out (main resource of a kind with a status subresource), or keep only status ("status"). */
   status?: "exclude" | "only" | "include";
+  /**
+   * The set an applied configuration names (structured-merge-diff's ToFieldSet): an empty keyed list is no field.
+   * Otherwise the set a write's result is compared by, where an empty list that Go keeps is a leaf.
+   */
+  applied?: boolean;
 }
 
 /**
@@ -44,14 +49,14 @@ export interface FieldsOfOptions {
  */
 export function fieldsOf(obj: unknown, meta: PatchMeta, opts: FieldsOfOptions = {}): FieldSet {
   const set = new FieldSet();
-  walk(obj, meta, [], set);
+  walk(obj, meta, [], set, opts.applied ?? false);
   for (const p of IGNORED) set.delete(p);
   if (opts.status === "exclude") set.delete(["f:status"], true);
   if (opts.status === "only") { for (const p of set.paths()) if (p[0] !== "f:status") set.delete(p); }
   return set;
 }
 
-function walk(value: unknown, meta: PatchMeta, path: FieldPath, set: FieldSet): void {
+function walk(value: unknown, meta: PatchMeta, path: FieldPath, set: FieldSet, applied: boolean): void {
   if (isPlainObject(value) && !meta.atomic) {
     const entries = Object.entries(value);
     if (entries.length === 0 && path.length > 0) set.add(path);
@@ -59,11 +64,12 @@ function walk(value: unknown, meta: PatchMeta, path: FieldPath, set: FieldSet): 
       if (v === null || v === undefined) continue;
       // A template's empty ObjectMeta is Go's zero value (omitempty): it is no field of anyone's.
       if (k === "metadata" && path.length > 0 && isPlainObject(v) && Object.keys(v).length === 0) continue;
-      walk(v, childMeta(meta, k), [...path, `f:${k}`], set);
+      walk(v, childMeta(meta, k), [...path, `f:${k}`], set, applied);
     }
     return;
   }
   if (Array.isArray(value) && !meta.atomic && meta.strategy?.includes("merge")) {
+    if (value.length === 0 && meta.keepsEmpty && !applied && path.length > 0) set.add(path);
     if (meta.mergeKeys?.length) {
       for (const item of value) {
         if (!isPlainObject(item)) continue;
@@ -72,7 +78,7 @@ function walk(value: unknown, meta: PatchMeta, path: FieldPath, set: FieldSet): 
         const itemMeta = meta.itemAtomic
           ? { atomic: true }
           : { ...meta, mergeKeys: undefined, strategy: undefined, set: undefined };
-        walk(item, itemMeta, element, set);
+        walk(item, itemMeta, element, set, applied);
         set.add(element);
       }
       return;

@@ -26,6 +26,11 @@ export interface PatchMeta {
   values?: PatchMeta;
   /** Elements of a keyed list are atomic structs (`+structType=atomic`, OwnerReference): SSA owns each whole. */
   itemAtomic?: boolean;
+  /**
+   * A keyed list whose Go field has no `omitempty`: an empty one stays in the object, and a non-apply write that sets
+   * it owns it as a leaf (structured-merge-diff compares empty lists as leaves); an applied empty one names no field.
+   */
+  keepsEmpty?: boolean;
 }
 
 const merge = (key: string, fields?: Record<string, PatchMeta>): PatchMeta => ({
@@ -136,6 +141,7 @@ const BUILTIN: Record<string, PatchMeta> = {
   "apps/ControllerRevision": kind({ data: ATOMIC }),
   // `+listType=set` lists of strings; a PDB's selector is a LabelSelector (`+structType=atomic`).
   "storage.k8s.io/CSIDriver": kind({ spec: { fields: { volumeLifecycleModes: primitiveSet } } }),
+  "storage.k8s.io/CSINode": kind({ spec: { fields: { drivers: { ...merge("name"), keepsEmpty: true } } } }),
   "admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding": kind({
     spec: { fields: { validationActions: primitiveSet } },
   }),

@@ -2,10 +2,12 @@
  * A patched object's JSON as kube-apiserver prints it when the result does not decode (`patch: Invalid value:
  * "<json>"`): the patch library (evanphx/json-patch) re-marshals only what it parsed — the top level and every object
  * the patch reaches, keys sorted as Go marshals maps, and whatever the patch supplied — and keeps every other value as
- * it was stored (here: the stored key order).
+ * it was stored: as Go marshalled the typed object (go_struct_json.ts: struct order, maps sorted).
  * @module
  */
-import { OBJECT_META_ORDER, sortedJson } from "../go_marshal.ts";
+import { sortedJson } from "../go_marshal.ts";
+import { goFieldNamed, goItemSlot, goJson, type GoSlot } from "../go_struct_json.ts";
+import { registeredMessage } from "../protobuf_fields.ts";
 
 /** Which parts of the document the patch reached: `true` for a value the patch supplied whole. */
 type Reached = true | Map<string, Reached>;
@@ -42,27 +44,21 @@ function reachedByJsonPatch(ops: unknown): Reached {
   return root;
 }
 
-/** An object's metadata as Go marshals the stored ObjectMeta: struct order, labels and annotations sorted. */
-function storedMetadata(meta: unknown): string {
-  if (!isPlainObject(meta)) return JSON.stringify(meta);
-  const keys = [
-    ...OBJECT_META_ORDER.filter((k) => k in meta),
-    ...Object.keys(meta).filter((k) => !OBJECT_META_ORDER.includes(k)),
-  ];
-  return `{${
-    keys.map((k) =>
-      `${JSON.stringify(k)}:${k === "labels" || k === "annotations" ? sortedJson(meta[k]) : JSON.stringify(meta[k])}`
-    ).join(",")
-  }}`;
-}
+/** ObjectMeta's slot: a custom resource's metadata is typed too (struct order, labels and annotations sorted). */
+const OBJECT_META: GoSlot = { type: "meta.ObjectMeta", map: false, repeated: false };
 
-function marshal(value: unknown, reached: Reached | undefined, key = ""): string {
-  if (reached === undefined) return key === "metadata" ? storedMetadata(value) : JSON.stringify(value);
+function marshal(value: unknown, reached: Reached | undefined, slot: GoSlot | undefined, root = false): string {
+  if (reached === undefined) return goJson(value, slot);
   if (reached === true) return sortedJson(value);
-  if (Array.isArray(value)) return `[${value.map((v, i) => marshal(v, reached.get(String(i)))).join(",")}]`;
+  const item = goItemSlot(slot);
+  if (Array.isArray(value)) return `[${value.map((v, i) => marshal(v, reached.get(String(i)), item)).join(",")}]`;
   if (!isPlainObject(value)) return JSON.stringify(value);
+  const child = (k: string) =>
+    slot?.map ? item : goFieldNamed(slot?.type, k) ?? (root && k === "metadata" ? OBJECT_META : undefined);
   return `{${
-    Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${marshal(value[k], reached.get(k), k)}`).join(",")
+    Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${marshal(value[k], reached.get(k), child(k))}`).join(
+      ",",
+    )
   }}`;
 }
 
@@ -82,5 +78,10 @@ function marshal(value: unknown, reached: Reached | undefined, key = ""): string
  */
 export function patchedJson(obj: unknown, patch: unknown, type: "merge" | "json" | "strategic"): string {
   const reached = type === "json" ? reachedByJsonPatch(patch) : reachedByMerge(patch);
-  return marshal(obj, reached === true ? new Map() : reached);
+  const o = isPlainObject(obj) ? obj : {};
+  const message = typeof o.apiVersion === "string" && typeof o.kind === "string"
+    ? registeredMessage(o.apiVersion, o.kind)
+    : undefined;
+  const slot = message === undefined ? undefined : { type: message, map: false, repeated: false };
+  return marshal(obj, reached === true ? new Map() : reached, slot, true);
 }

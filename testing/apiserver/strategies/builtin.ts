@@ -105,6 +105,7 @@ export const BUILTIN_STRATEGIES: ReadonlyArray<[groupResource: string, strategy:
   ["resource.k8s.io/resourceclaims", RESOURCE_CLAIMS],
   ["resource.k8s.io/resourceclaimtemplates", RESOURCE_CLAIM_TEMPLATES],
   ["resource.k8s.io/devicetaintrules", DEVICE_TAINT_RULES],
+  ["node.k8s.io/runtimeclasses", { allowCreateOnUpdate: true }],
 ];
 
 /** The strategy of CRD-defined resources. */

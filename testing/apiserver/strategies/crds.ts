@@ -194,6 +194,8 @@ export function acceptedStatus(crd: KubeObject, old: KubeObject | undefined, now
 
 /** The strategy of apiextensions.k8s.io/v1 customresourcedefinitions. */
 export const CRDS: ResourceStrategy = {
+  // The CRD REST's Delete checks the preconditions before the store does.
+  deletePreconditionsFailed: "precondition failed",
   default(crd: KubeObject): void {
     const spec = crd.spec;
     if (!spec || typeof spec !== "object") return;

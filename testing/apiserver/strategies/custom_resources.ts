@@ -14,7 +14,7 @@ import { hasValidationRules, validateCel } from "../cel/validate.ts";
 import { validateAndDefault, validateListSetsAndMaps } from "../schema.ts";
 import { ratchetSchemaCauses } from "../schema_ratcheting.ts";
 import { applyFieldValidation } from "../field_validation.ts";
-import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
+import { RESET_OBJECT_META_FOR_STATUS, type ResourceStrategy, type StrategyContext } from "../strategy.ts";
 
 /** Errors after which kube skips the CEL rules (hasBlockingErr: the object is too broken to evaluate them on). */
 const BLOCKING = new Set([
@@ -70,13 +70,8 @@ export const CUSTOM_RESOURCES: ResourceStrategy = {
   prepareForCreate(obj: KubeObject, ctx: StrategyContext): void {
     if (ctx.def.subresources.includes("status")) delete obj.status;
   },
-  prepareForUpdate(next: KubeObject, old: KubeObject, ctx: StrategyContext): void {
-    if (ctx.subresource !== "status") return;
-    next.metadata.labels = structuredClone(old.metadata.labels);
-    next.metadata.annotations = structuredClone(old.metadata.annotations);
-    if (next.metadata.labels === undefined) delete next.metadata.labels;
-    if (next.metadata.annotations === undefined) delete next.metadata.annotations;
-  },
+  // The custom resource status strategy keeps everything but the status.
+  statusKeepsMetadata: RESET_OBJECT_META_FOR_STATUS,
   validate: (obj, ctx) => applySchema(obj, ctx),
   validateUpdate: (next, old, ctx) => applySchema(next, ctx, old),
 };

@@ -11,6 +11,7 @@ type List = Record<string, unknown>;
 
 /** The strategy of core v1 limitranges. */
 export const LIMIT_RANGES: ResourceStrategy = {
+  allowCreateOnUpdate: true,
   // spec.limits has no omitempty: an empty list is stored (protobuf) and answered as null.
   encode(lr: KubeObject): void {
     if (lr.spec && typeof lr.spec === "object" && !(Array.isArray(lr.spec.limits) && lr.spec.limits.length)) {

@@ -17,6 +17,8 @@ export const DEFAULT_NAMESPACES: readonly string[] = ["default", "kube-system", 
 export const NAMESPACES: ResourceStrategy = {
   validateName: validateLabelName,
   returnDeletedObject: true,
+  // The namespace REST's Delete checks the preconditions before the store does.
+  deletePreconditionsFailed: "Precondition failed",
   // kube's SetDefaults_Namespace: the label is a decoding default (on every write, owned by its writer).
   default(obj: KubeObject): void {
     obj.metadata.labels = { ...obj.metadata.labels, "kubernetes.io/metadata.name": obj.metadata.name! };

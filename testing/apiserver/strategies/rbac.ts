@@ -101,12 +101,13 @@ function defaultSubjects(binding: KubeObject): void {
 
 function role(namespaced: boolean): ResourceStrategy {
   const validate = (obj: KubeObject) => validateRules(obj, namespaced);
-  return { validateName: validatePathSegmentName, validate, validateUpdate: validate };
+  return { validateName: validatePathSegmentName, allowCreateOnUpdate: true, validate, validateUpdate: validate };
 }
 
 function binding(namespaced: boolean): ResourceStrategy {
   return {
     validateName: validatePathSegmentName,
+    allowCreateOnUpdate: true,
     default: defaultSubjects,
     validate: (obj: KubeObject) => validateBinding(obj, namespaced),
     validateUpdate(next: KubeObject, old: KubeObject, _ctx: StrategyContext): StatusCause[] {

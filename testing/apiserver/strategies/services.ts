@@ -122,6 +122,7 @@ function validateService(obj: KubeObject, ctx: StrategyContext): StatusCause[] {
 export const SERVICES: ResourceStrategy = {
   validateName: validateDns1035Name,
   returnDeletedObject: true,
+  allowCreateOnUpdate: true,
   prepareForCreate(obj: KubeObject): void {
     obj.status = { loadBalancer: {} };
   },
