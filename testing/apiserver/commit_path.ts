@@ -417,15 +417,10 @@ export class FakeStore {
   }
 
   #context(def: ResourceDef, verb: "create" | "update", opts: WriteOptions, warnings: string[]): StrategyContext {
+    const { subresource, fieldValidation, strictErrors, user } = opts;
     return {
-      def,
-      verb,
-      subresource: opts.subresource,
-      fieldValidation: opts.fieldValidation,
+      ...{ def, verb, subresource, fieldValidation, strictErrors, user, warnings, clock: this.clock },
       duplicateFields: opts.duplicateFields ?? [],
-      strictErrors: opts.strictErrors,
-      warnings,
-      clock: this.clock,
       allocateClusterIp: () => this.#allocateIp(),
       allocateNodePort: () => this.#allocateNodePort(),
     };

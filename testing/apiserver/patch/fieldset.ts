@@ -36,6 +36,8 @@ const IGNORED: FieldPath[] = [
 export interface FieldsOfOptions {
   /** Leave `status` out (main resource of a kind with a status subresource), or keep only status ("status"). */
   status?: "exclude" | "only" | "include";
+  /** Paths left out with everything below them (the fields a kind's strategy resets: reset_fields.ts). */
+  reset?: FieldPath[];
 }
 
 /**
@@ -48,6 +50,7 @@ export function fieldsOf(obj: unknown, meta: PatchMeta, opts: FieldsOfOptions = 
   for (const p of IGNORED) set.delete(p);
   if (opts.status === "exclude") set.delete(["f:status"], true);
   if (opts.status === "only") { for (const p of set.paths()) if (p[0] !== "f:status") set.delete(p); }
+  for (const p of opts.reset ?? []) set.delete(p, true);
   return set;
 }
 
