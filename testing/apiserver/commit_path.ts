@@ -31,7 +31,7 @@ import { BUILTIN_STRATEGIES, CUSTOM_RESOURCES } from "./strategies/builtin.ts";
 import { withConditionalUpdates } from "./strategies/conditional_updates.ts";
 import { withRequiredFields } from "./validation/required_fields.ts";
 import { type StrategyContext, StrategyRegistry } from "./strategy.ts";
-import { fieldImmutable } from "./validation/field_errors.ts";
+import { fieldImmutable, fieldRequired } from "./validation/field_errors.ts";
 import { validateGenerateName, validateObjectMeta } from "./validation/object_meta.ts";
 
 export type { AdmissionContext, AdmissionHook } from "./admission.ts";
@@ -166,13 +166,6 @@ export class FakeStore {
     const namespace = this.#bodyNamespace(def, meta.namespace, opts.namespace, "create");
     const prefix = !meta.name && meta.generateName ? String(meta.generateName) : undefined;
     if (prefix !== undefined) meta.name = generateName(prefix);
-    if (!meta.name) {
-      throw invalid(def, "", [{
-        reason: "FieldValueRequired",
-        message: "Required value: name or generateName is required",
-        field: "metadata.name",
-      }]);
-    }
     if (def.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     const admission = {
@@ -192,7 +185,8 @@ export class FakeStore {
     };
     unownedStep(() => obj = this.#admit("mutating", { ...admission, object: obj }, opts));
     meta = obj.metadata;
-    const name = String(meta.name);
+    // A missing name is one cause among the strategy's (kube: ValidateObjectMeta inside the strategy's Validate).
+    const name = String(meta.name ?? "");
     const storageKey = storageKeyOf(def);
     if (this.objects.get(storageKey, namespace ?? "", name)) throw alreadyExists(def, name);
     // System fields (kube: FillObjectMetaSystemFields), then the strategy (kube: rest.BeforeCreate).
@@ -210,7 +204,7 @@ export class FakeStore {
     strategy.default?.(obj, ctx);
     this.#check(def, name, [
       ...(prefix !== undefined ? validateGenerateName(prefix, strategy.validateName!) : []),
-      ...strategy.validateName!(name),
+      ...(name ? strategy.validateName!(name) : [fieldRequired("metadata.name", "name or generateName is required")]),
       ...validateObjectMeta(obj.metadata, { builtin: !def.custom }),
       ...(strategy.validate?.(obj, ctx) ?? []),
     ], "create");

@@ -126,6 +126,14 @@ export const serverFilledCases: ConformanceCase[] = [
           "spec.groupPriorityMinimum",
           "spec.versionPriority",
         ]);
+        // A missing name is one cause among the others (kube: ValidateObjectMeta inside ValidateAPIService).
+        const { version: _, ...noVersion } = spec;
+        const nameless = await sendBody(noRetry, "POST", APISERVICES, { ...body("", noVersion), metadata: {} });
+        assert.equal(nameless.code, 422);
+        assert.deepEqual(nameless.json.details.causes.map((x: Any) => [x.field, x.reason]), [
+          ["metadata.name", "FieldValueRequired"],
+          ["spec.version", "FieldValueInvalid"],
+        ]);
       } finally {
         await noRetry.request("DELETE", `${APISERVICES}/v1.${group}`);
       }
