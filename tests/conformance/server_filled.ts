@@ -3,7 +3,8 @@
  * CertificateSigningRequest records its requester (the authenticated user, whatever the body said) in a spec no
  * manager owns, and its name is not validated; a local APIService is Available (`Local`) from its create on, and its
  * name must be `<version>.<group>`; kube-apiserver's API Priority and Fairness consumer writes each FlowSchema's
- * `Dangling` condition through the status subresource by server-side apply.
+ * `Dangling` condition through the status subresource by server-side apply. A write through /status of either keeps the
+ * stored metadata.
  * @module
  */
 import assert from "node:assert/strict";
@@ -110,6 +111,11 @@ export const serverFilledCases: ConformanceCase[] = [
           "Local APIServices are always available",
         ]);
         assert.equal(typeof c.lastTransitionTime, "string");
+        const labelled = await sendBody(noRetry, "PATCH", `${APISERVICES}/v1.${group}/status`, {
+          metadata: { labels: { "via-status": "yes" } },
+        }, "application/merge-patch+json");
+        assert.equal(labelled.code, 200, JSON.stringify(labelled.json));
+        assert.equal(labelled.json.metadata.labels?.["via-status"], undefined);
         const wrong = await sendBody(noRetry, "POST", APISERVICES, body(`v2.${group}`, spec));
         assert.equal(wrong.code, 422);
         assert.deepEqual(wrong.json.details.causes, [{
@@ -187,6 +193,12 @@ export const serverFilledCases: ConformanceCase[] = [
         assert.equal(pl.code, 201, JSON.stringify(pl.json));
         const now = await dangling(client, names[1], "False");
         assert.equal(now.c.reason, "Found");
+        // A status write keeps the stored metadata (kube: the status strategy copies the old ObjectMeta).
+        const labelled = await sendBody(noRetry, "PATCH", `${FLOWCONTROL}/flowschemas/${names[0]}/status`, {
+          metadata: { labels: { "via-status": "yes" } },
+        }, "application/merge-patch+json");
+        assert.equal(labelled.code, 200, JSON.stringify(labelled.json));
+        assert.equal(labelled.json.metadata.labels?.["via-status"], undefined);
       } finally {
         for (const name of names) await noRetry.request("DELETE", `${FLOWCONTROL}/flowschemas/${name}`);
         await noRetry.request("DELETE", `${FLOWCONTROL}/prioritylevelconfigurations/${level}`);

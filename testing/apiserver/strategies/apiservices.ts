@@ -13,6 +13,7 @@ import { dns1035LabelErrors, dns1123SubdomainErrors } from "../../../runtime/api
 import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { rfc3339, validatePathSegmentName } from "../object_rules.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
+import { keepMetadataOnStatusWrite } from "./status_metadata.ts";
 import { fieldInvalid, fieldNotSupported, fieldRequired } from "../validation/field_errors.ts";
 
 /** The condition kube's PrepareForCreate gives a local APIService (NewLocalAvailableAPIServiceCondition). */
@@ -107,6 +108,7 @@ export const APISERVICES: ResourceStrategy = {
     const lastTransitionTime = rfc3339(ctx.clock.now());
     obj.status.conditions = [{ type: "Available", status: "True", lastTransitionTime, ...LOCAL_AVAILABLE }];
   },
+  prepareForUpdate: keepMetadataOnStatusWrite,
   validate: validateApiService,
   validateUpdate: (next, _old, ctx) => validateApiService(next, ctx),
 };

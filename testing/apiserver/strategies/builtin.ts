@@ -12,6 +12,7 @@ import {
 } from "./admission_configurations.ts";
 import { APISERVICES } from "./apiservices.ts";
 import { CERTIFICATE_SIGNING_REQUESTS } from "./certificates.ts";
+import { FLOW_SCHEMAS } from "./flowcontrol.ts";
 import { CONFIGMAPS, SECRETS } from "./configmaps_secrets.ts";
 import { CRDS } from "./crds.ts";
 import { CUSTOM_RESOURCES } from "./custom_resources.ts";
@@ -104,6 +105,7 @@ export const BUILTIN_STRATEGIES: ReadonlyArray<[groupResource: string, strategy:
   ["storage.k8s.io/csinodes", CSI_NODES],
   ["storage.k8s.io/volumeattachments", VOLUME_ATTACHMENTS],
   ["flowcontrol.apiserver.k8s.io/prioritylevelconfigurations", PRIORITY_LEVEL_CONFIGURATIONS],
+  ["flowcontrol.apiserver.k8s.io/flowschemas", FLOW_SCHEMAS],
   ["resource.k8s.io/resourceclaims", RESOURCE_CLAIMS],
   ["resource.k8s.io/resourceclaimtemplates", RESOURCE_CLAIM_TEMPLATES],
   ["resource.k8s.io/devicetaintrules", DEVICE_TAINT_RULES],

@@ -19,6 +19,7 @@
  */
 import type { ResourceStrategy } from "../strategy.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
+import { keepMetadataOnStatusWrite } from "./status_metadata.ts";
 
 /** `obj[key]` as an object, set to `{}` when absent or not an object. */
 function objectAt(obj: KubeObject, key: string): KubeObject {
@@ -109,6 +110,7 @@ export const VOLUME_ATTACHMENTS: ResourceStrategy = {
 
 /** flowcontrol.apiserver.k8s.io/v1 prioritylevelconfigurations. */
 export const PRIORITY_LEVEL_CONFIGURATIONS: ResourceStrategy = {
+  prepareForUpdate: keepMetadataOnStatusWrite,
   default(level: KubeObject): void {
     const limited = level.spec?.limited;
     if (limited && typeof limited === "object") limited.lendablePercent ??= 0;
