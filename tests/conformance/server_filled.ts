@@ -81,6 +81,15 @@ export const serverFilledCases: ConformanceCase[] = [
         assert.equal(patched.code, 200, JSON.stringify(patched.json));
         assert.equal(patched.json.spec.username, me.username);
         assert.equal(patched.json.metadata.labels.patched, "yes");
+        // A condition written through /status gets its timestamps (kube: populateConditionTimestamps).
+        const failed = await sendBody(noRetry, "PUT", `${CSRS}/${name}/status`, {
+          ...patched.json,
+          status: { conditions: [{ type: "Failed", status: "True", reason: "Conformance", message: "no" }] },
+        });
+        assert.equal(failed.code, 200, JSON.stringify(failed.json));
+        const [condition] = failed.json.status.conditions;
+        assert.equal(typeof condition.lastUpdateTime, "string");
+        assert.equal(condition.lastTransitionTime, condition.lastUpdateTime);
         const table = await getJson(client, `${CSRS}/${name}`, TABLE);
         const column = table.columnDefinitions.findIndex((c: Any) => c.name === "Requestor");
         assert.equal(table.rows[0].cells[column], me.username);
