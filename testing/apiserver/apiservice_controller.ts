@@ -8,6 +8,7 @@
  * @module
  */
 import { rfc3339 } from "./object_rules.ts";
+import { LOCAL_AVAILABLE } from "./strategies/apiservices.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { FakeStore } from "./commit_path.ts";
 import type { AggregatedTarget } from "./http_route.ts";
@@ -28,7 +29,7 @@ export interface Unresolved {
 /** Resolves an APIService's backend URL from the store, or explains why not. */
 export function resolveService(store: FakeStore, apiService: KubeObject): { url: string } | Unresolved {
   const svc = apiService.spec?.service;
-  if (!svc?.name || !svc?.namespace) return { reason: "Local", message: "Local APIServices are always available" };
+  if (!svc?.name || !svc?.namespace) return { ...LOCAL_AVAILABLE };
   const where = `service/${svc.name} in ${JSON.stringify(svc.namespace)}`;
   const port = Number(svc.port ?? 443);
   const service = store.objects.get("/services", svc.namespace, svc.name);

@@ -32,7 +32,7 @@ import { withConditionalUpdates } from "./strategies/conditional_updates.ts";
 import { statusWrite, withStatusMetadataResets } from "./strategies/status_metadata.ts";
 import { withRequiredFields } from "./validation/required_fields.ts";
 import { type StrategyContext, StrategyRegistry } from "./strategy.ts";
-import { fieldImmutable } from "./validation/field_errors.ts";
+import { fieldImmutable, fieldRequired } from "./validation/field_errors.ts";
 import { validateGenerateName, validateObjectMeta } from "./validation/object_meta.ts";
 
 export type { AdmissionContext, AdmissionHook } from "./admission.ts";
@@ -167,13 +167,6 @@ export class FakeStore {
     const namespace = this.#bodyNamespace(def, meta.namespace, opts.namespace, "create");
     const prefix = !meta.name && meta.generateName ? String(meta.generateName) : undefined;
     if (prefix !== undefined) meta.name = generateName(prefix);
-    if (!meta.name) {
-      throw invalid(def, "", [{
-        reason: "FieldValueRequired",
-        message: "Required value: name or generateName is required",
-        field: "metadata.name",
-      }]);
-    }
     if (def.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     const admission = {
@@ -193,7 +186,8 @@ export class FakeStore {
     };
     unownedStep(() => obj = this.#admit("mutating", { ...admission, object: obj }, opts));
     meta = obj.metadata;
-    const name = String(meta.name);
+    // A missing name is one cause among the strategy's (kube: ValidateObjectMeta inside the strategy's Validate).
+    const name = String(meta.name ?? "");
     const storageKey = storageKeyOf(def);
     if (this.objects.get(storageKey, namespace ?? "", name)) throw alreadyExists(def, name);
     // System fields (kube: FillObjectMetaSystemFields), then the strategy (kube: rest.BeforeCreate).
@@ -211,7 +205,7 @@ export class FakeStore {
     strategy.default?.(obj, ctx);
     this.#check(def, name, [
       ...(prefix !== undefined ? validateGenerateName(prefix, strategy.validateName!) : []),
-      ...strategy.validateName!(name),
+      ...(name ? strategy.validateName!(name) : [fieldRequired("metadata.name", "name or generateName is required")]),
       ...validateObjectMeta(obj.metadata, { builtin: !def.custom }),
       ...(strategy.validate?.(obj, ctx) ?? []),
     ], "create");
@@ -414,15 +408,10 @@ export class FakeStore {
   }
 
   #context(def: ResourceDef, verb: "create" | "update", opts: WriteOptions, warnings: string[]): StrategyContext {
+    const { subresource, fieldValidation, strictErrors, user } = opts;
     return {
-      def,
-      verb,
-      subresource: opts.subresource,
-      fieldValidation: opts.fieldValidation,
+      ...{ def, verb, subresource, fieldValidation, strictErrors, user, warnings, clock: this.clock },
       duplicateFields: opts.duplicateFields ?? [],
-      strictErrors: opts.strictErrors,
-      warnings,
-      clock: this.clock,
       allocateClusterIp: () => this.#allocateIp(),
       allocateNodePort: () => this.#allocateNodePort(),
     };

@@ -371,6 +371,7 @@ async function handlePatch(
         fieldValidation: q.get("fieldValidation") ?? "Warn",
         warnings: w,
         admission: steps,
+        user: admission.user,
       }),
   );
   return jsonResponse(created ? 201 : 200, shapeObject(shape, def, object, ctx.clock.now()), warningHeaders(warnings));

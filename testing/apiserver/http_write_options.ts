@@ -6,6 +6,7 @@
  */
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { ResourceDef } from "./resource_def.ts";
+import type { UserInfo } from "./user_info.ts";
 import { type AdmissionRequestInfo, type RequestAdmission, writeWithAdmission } from "./admission_replay.ts";
 
 /** The default field manager kube-apiserver derives from the User-Agent (`kubectl/v1.32 ...` → `kubectl`). */
@@ -36,7 +37,7 @@ export function admittedWrite<T>(
   write: (
     target: ResourceDef,
     sent: KubeObject,
-    options: ReturnType<typeof writeOptions> & { admission: RequestAdmission | undefined },
+    options: ReturnType<typeof writeOptions> & { admission: RequestAdmission | undefined; user: UserInfo },
   ) => T,
 ): (target: ResourceDef, sent: KubeObject) => Promise<T> {
   const { req, q, admission, warnings } = call;
@@ -44,6 +45,6 @@ export function admittedWrite<T>(
     writeWithAdmission(
       { ...admission, def: target },
       warnings,
-      (steps, w) => write(target, sent, { ...writeOptions(req, q, w), admission: steps }),
+      (steps, w) => write(target, sent, { ...writeOptions(req, q, w), admission: steps, user: admission.user }),
     );
 }

@@ -66,6 +66,8 @@ export interface PatchObjectOptions {
   warnings?: string[];
   /** The request's own admission steps (webhooks), passed to the write (see {@link WriteOptions.admission}). */
   admission?: WriteOptions["admission"];
+  /** Whom the write is made for (see {@link WriteOptions.user}). */
+  user?: WriteOptions["user"];
 }
 
 /** What a patch did: the object as stored (and served) and whether an apply created it. */
@@ -135,6 +137,7 @@ export function patchObject(
       fieldValidation: opts.fieldValidation,
       warnings,
       admission: opts.admission,
+      user: opts.user,
     };
     if (!current) return { object: store.create(def, merged, writeOpts), created: true };
     merged.metadata.resourceVersion = current.metadata.resourceVersion;
@@ -171,6 +174,7 @@ export function patchObject(
     fieldValidation: opts.fieldValidation,
     warnings,
     admission: opts.admission,
+    user: opts.user,
   });
   return { object: updated, created: false };
 }

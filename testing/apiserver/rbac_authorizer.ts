@@ -10,14 +10,9 @@ import { failureStatus, type Status } from "../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { FakeStore } from "./commit_path.ts";
 import type { PolicyRule } from "./rbac_bootstrap.ts";
+import type { UserInfo } from "./user_info.ts";
 
-/** Who makes a request (authentication's answer). */
-export interface UserInfo {
-  username: string;
-  uid?: string;
-  groups: string[];
-  extra?: Record<string, string[]>;
-}
+export type { UserInfo } from "./user_info.ts";
 
 /** What a request does, as kube's RequestInfo and authorizer.Attributes describe it. */
 export interface RequestAttributes {

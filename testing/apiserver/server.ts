@@ -32,6 +32,8 @@ import { RbacAuthorizer } from "./rbac_authorizer.ts";
 import type { AnonymousMode } from "./authn.ts";
 import { installBootstrapPolicy } from "./rbac_bootstrap.ts";
 import { installSystemPriorityClasses } from "./system_priority_classes.ts";
+import { installFlowControlBootstrap } from "./flowcontrol_bootstrap.ts";
+import { startFlowSchemaStatus } from "./flowschema_status.ts";
 import { startClusterRoleAggregation } from "./rbac_aggregation.ts";
 import { ServiceAccountTokens, tokenRequestHandler } from "./service_account_tokens.ts";
 import type { ConnectionDeadlines } from "../../runtime/http/http_deadlines.ts";
@@ -320,6 +322,8 @@ class Server implements FakeApiServer {
     } else gc.enqueueAll();
     installBootstrapPolicy(store);
     installSystemPriorityClasses(store);
+    installFlowControlBootstrap(store);
+    startFlowSchemaStatus(store);
     startClusterRoleAggregation(store);
     if (this.#pki) this.#publishAuthConfig(store, this.#pki);
     if (this.#opts.defaultNamespaceObjects) startNamespaceDefaults(store, this.#pki!.caPEM);

@@ -10,6 +10,7 @@ import type { StatusCause } from "../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { validateSubdomainName } from "./object_rules.ts";
 import type { ResourceDef } from "./resource_def.ts";
+import type { UserInfo } from "./user_info.ts";
 
 /** What a strategy hook sees besides the object: the resource, the request and the store's services. */
 export interface StrategyContext {
@@ -30,6 +31,8 @@ export interface StrategyContext {
   strictErrors?: string[];
   /** Append texts here to send `Warning: 299 - "..."` headers. */
   warnings: string[];
+  /** The authenticated user of the request (kube: `genericapirequest.UserFrom(ctx)`); absent for in-process writers. */
+  user?: UserInfo;
   /** The store's clock (timestamps, grace periods). */
   clock: Clock;
   /** The next free Service cluster IP (10.96.x.y). */

@@ -5,6 +5,7 @@
  * @module
  */
 import type { AdmissionChain } from "./admission.ts";
+import type { UserInfo } from "./user_info.ts";
 
 /** Write options of FakeStore create/update. */
 export interface WriteOptions {
@@ -36,6 +37,11 @@ export interface WriteOptions {
   admission?: Partial<Record<"mutating" | "validating", AdmissionChain["mutating"][number]>>;
   /** The object is a patch's result: a changed uid is 422 immutable, not a failed uid precondition (409). */
   patched?: boolean;
+  /**
+   * Whom the write is made for (kube: the request context's user.Info): strategies that record the requester read it,
+   * as a CertificateSigningRequest's spec.username. Absent for the fake's own writers.
+   */
+  user?: UserInfo;
   /** Answer with the stored object itself, not a copy: for callers that only serialize it (the HTTP layer). */
   shared?: boolean;
 }

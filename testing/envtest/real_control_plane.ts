@@ -2,8 +2,9 @@
  * An envtest-style real control plane for tests that want a real server: etcd, kube-apiserver and
  * kube-controller-manager (garbage collector, namespace, serviceaccount, clusterrole-aggregation and the storage
  * protection controllers: a deleted claim, volume or VolumeAttributesClass goes once unused), all on 127.0.0.1 with
- * throwaway certificates (made with `openssl`, which must be on PATH). The apiserver runs with a static admin token,
- * RBAC, ServiceAccount token signing, and the front-proxy (requestheader) options an aggregated API server needs.
+ * throwaway certificates (made with `openssl`, which must be on PATH). The apiserver runs with a static admin token
+ * (the fake's admin identity: `kubeop-dev` in system:masters), RBAC, ServiceAccount token signing, and the
+ * front-proxy (requestheader) options an aggregated API server needs.
  *
  * The binaries come from `$KUBEOP_K8S_BIN` (a directory holding etcd, kube-apiserver, kube-controller-manager and
  * kubectl), else `~/.cache/kubeop/k8s-bin/<$KUBEOP_K8S_VERSION or DEFAULT_K8S_VERSION>`, where the repository's
@@ -12,6 +13,7 @@
  */
 
 import { eventually } from "../eventually.ts";
+import { ADMIN_USER } from "../apiserver/authn.ts";
 import { freePort } from "./free_port.ts";
 
 /** A running real control plane. */
@@ -267,7 +269,10 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
   await makeCerts(dir);
   for (const [name, text] of Object.entries(opts.files ?? {})) await Deno.writeTextFile(`${dir}/${name}`, text);
   const token = crypto.randomUUID();
-  await Deno.writeTextFile(`${dir}/tokens.csv`, `${token},admin,admin-uid,"system:masters"\n`);
+  // The fake's admin identity, so answers that name the requester (a CSR's spec.username, a SelfSubjectReview)
+  // compare equal between the two servers.
+  const { username, uid } = ADMIN_USER;
+  await Deno.writeTextFile(`${dir}/tokens.csv`, `${token},${username},${uid},"system:masters"\n`);
   const [etcdClient, etcdPeer, apiPort] = [freePort(), freePort(), freePort()];
   const procs = new Map<string, Deno.ChildProcess>();
   // How each process that is still meant to run ended, if it did: a wait for /readyz fails at once on an exited

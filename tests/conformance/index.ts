@@ -44,6 +44,7 @@ import { patchOptionCases } from "./patch_options.ts";
 import { podAdmissionCases } from "./pod_admission.ts";
 import { protobufAnswerCases } from "./protobuf_answers.ts";
 import { serviceAccountAdmissionCases } from "./service_account_admission.ts";
+import { serverFilledCases } from "./server_filled.ts";
 import { shardedListWatchCases } from "./sharded_list_watch.ts";
 import { statusDetailCases } from "./status_details.ts";
 import { subresourceCases } from "./subresources.ts";
@@ -94,6 +95,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "validation", cases: reviewMetadataCases },
   { topic: "defaulting", cases: defaultingCases },
   { topic: "defaulting", cases: storedShapeCases },
+  { topic: "server-filled", cases: serverFilledCases },
   { topic: "deletion", cases: deletionApiCases },
   { topic: "deletion", cases: namespaceTerminationCases },
   { topic: "patch", cases: patchCases },

@@ -21,7 +21,8 @@ import {
   type ManagedFieldsEntry,
   toFieldsV1,
 } from "../../../runtime/apimachinery/managed_fields.ts";
-import { fieldsOf, removeAt, valueAt } from "./fieldset.ts";
+import { fieldsOf, type FieldsOfOptions, removeAt, valueAt } from "./fieldset.ts";
+import { resetFieldsOptions } from "./reset_fields.ts";
 import { deepEqual, isPlainObject } from "../../../runtime/apimachinery/equality.ts";
 import { childMeta, type PatchMeta, patchMetaFor } from "./patch_meta.ts";
 import { compareStrings } from "../../../runtime/apimachinery/string_order.ts";
@@ -142,7 +143,7 @@ function sortedJson(value: unknown): string {
 function allowedFromLastApplied(
   current: KubeObject,
   meta: PatchMeta,
-  status: "exclude" | "only" | "include",
+  fields: FieldsOfOptions,
 ): FieldSet {
   const text = current.metadata.annotations?.[LAST_APPLIED];
   if (!text) return new FieldSet();
@@ -153,16 +154,11 @@ function allowedFromLastApplied(
     return new FieldSet();
   }
   if (!isPlainObject(lastApplied) || lastApplied.apiVersion !== current.apiVersion) return new FieldSet();
-  const set = fieldsOf(lastApplied, meta, { status });
+  const set = fieldsOf(lastApplied, meta, fields);
   for (const p of set.paths()) {
     if (!deepEqual(valueAt(lastApplied, p), valueAt(current, p))) set.delete(p);
   }
   return set;
-}
-
-function statusMode(def: ResourceDef, subresource?: string): "exclude" | "only" | "include" {
-  if (subresource === "status") return "only";
-  return def.subresources.includes("status") ? "exclude" : "include";
 }
 
 /**
@@ -188,13 +184,13 @@ export function serverSideApply(
   opts: ServerSideApplyOptions,
 ): KubeObject {
   const meta = patchMetaFor(opts.def);
-  const status = statusMode(opts.def, opts.subresource);
+  const fields = resetFieldsOptions(opts.def, opts.subresource);
   const appliedClean = structuredClone(applied);
   if (appliedClean.metadata) {
     delete appliedClean.metadata.managedFields;
     delete appliedClean.metadata.resourceVersion;
   }
-  const newSet = fieldsOf(appliedClean, meta, { status, applied: true });
+  const newSet = fieldsOf(appliedClean, meta, { ...fields, applied: true });
   const entries = readEntries(current);
   const mine = entries.find((e) => sameEntry(e.raw, opts.fieldManager, "Apply", opts.subresource));
   const others = entries.filter((e) => e !== mine);
@@ -216,7 +212,7 @@ export function serverSideApply(
   if (conflicts.length > 0 && !opts.force && opts.fieldManager === "kubectl" && current) {
     // lastappliedmanager.go: kubectl's server-side apply may take over fields a client-side apply set, as long as
     // the live value still equals the last-applied-configuration.
-    const allowed = allowedFromLastApplied(current, meta, status);
+    const allowed = allowedFromLastApplied(current, meta, fields);
     blocking = conflicts.filter((c) => !allowed.has(c.path));
   }
   if (blocking.length > 0 && !opts.force) throw conflictError(blocking, opts);
@@ -354,14 +350,19 @@ export function managedFieldsAfterUpdate(
       custom: false,
     },
   );
-  // A status write changes the status and what metadata the kind's status strategy lets through (labels,
-  // annotations); its writer owns both. The spec was put back, so it shows no change.
-  const status = opts.statusSubresource && opts.subresource !== "status" ? "exclude" : "include";
-  const afterSet = fieldsOf(after, meta, { status });
-  const beforeSet = before ? fieldsOf(before, meta, { status }) : new FieldSet();
-  const changed = new FieldSet();
   const custom = opts.def?.custom ?? false;
   const kind = after.kind ?? opts.def?.kind ?? "";
+  const fields = resetFieldsOptions(
+    { group: opts.def?.group ?? "", kind, subresources: [] },
+    opts.subresource,
+    opts.statusSubresource ?? false,
+  );
+  // A status write changes the status and what metadata the kind's status strategy lets through (labels,
+  // annotations); its writer owns both. The spec was put back, so it shows no change.
+  if (opts.subresource === "status" && fields.status === "only") fields.status = "include";
+  const afterSet = fieldsOf(after, meta, fields);
+  const beforeSet = before ? fieldsOf(before, meta, fields) : new FieldSet();
+  const changed = new FieldSet();
   for (const p of afterSet.paths()) {
     // An empty struct (`metadata: {}`, a built-in kind's `spec: {}`) is its Go zero value, which the new object the
     // write is compared with has too.

@@ -41,6 +41,8 @@ export interface FieldsOfOptions {
    * Otherwise the set a write's result is compared by, where an empty list that Go keeps is a leaf.
    */
   applied?: boolean;
+  /** Paths left out with everything below them (the fields a kind's strategy resets: reset_fields.ts). */
+  reset?: FieldPath[];
 }
 
 /**
@@ -53,6 +55,7 @@ export function fieldsOf(obj: unknown, meta: PatchMeta, opts: FieldsOfOptions = 
   for (const p of IGNORED) set.delete(p);
   if (opts.status === "exclude") set.delete(["f:status"], true);
   if (opts.status === "only") { for (const p of set.paths()) if (p[0] !== "f:status") set.delete(p); }
+  for (const p of opts.reset ?? []) set.delete(p, true);
   return set;
 }
 

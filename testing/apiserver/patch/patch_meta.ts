@@ -130,6 +130,10 @@ const BUILTIN: Record<string, PatchMeta> = {
     spec: { fields: { jobTemplate: { fields: { spec: { fields: { template: POD_TEMPLATE } } } } } },
   }),
   "apiextensions.k8s.io/CustomResourceDefinition": kind({ status: { fields: { conditions } } }),
+  "apiregistration.k8s.io/APIService": kind({ status: { fields: { conditions } } }),
+  "certificates.k8s.io/CertificateSigningRequest": kind({ status: { fields: { conditions } } }),
+  "flowcontrol.apiserver.k8s.io/FlowSchema": kind({ status: { fields: { conditions } } }),
+  "flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration": kind({ status: { fields: { conditions } } }),
   // rbacv1.RoleRef and corev1.ObjectReference are `+structType=atomic`; webhooks are `+listType=map` by name.
   "rbac.authorization.k8s.io/RoleBinding": kind({ roleRef: { atomic: true } }),
   "rbac.authorization.k8s.io/ClusterRoleBinding": kind({ roleRef: { atomic: true } }),

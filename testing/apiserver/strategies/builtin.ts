@@ -11,6 +11,7 @@ import {
   VALIDATING_WEBHOOK_CONFIGURATIONS,
 } from "./admission_configurations.ts";
 import { APISERVICES } from "./apiservices.ts";
+import { CERTIFICATE_SIGNING_REQUESTS } from "./certificates.ts";
 import { CONFIGMAPS, SECRETS } from "./configmaps_secrets.ts";
 import { CRDS } from "./crds.ts";
 import { CUSTOM_RESOURCES } from "./custom_resources.ts";
@@ -85,6 +86,7 @@ export const BUILTIN_STRATEGIES: ReadonlyArray<[groupResource: string, strategy:
   ["batch/cronjobs", CRONJOBS],
   ["apiextensions.k8s.io/customresourcedefinitions", CRDS],
   ["apiregistration.k8s.io/apiservices", APISERVICES],
+  ["certificates.k8s.io/certificatesigningrequests", CERTIFICATE_SIGNING_REQUESTS],
   [`${ADMISSION_GROUP}/mutatingwebhookconfigurations`, MUTATING_WEBHOOK_CONFIGURATIONS],
   [`${ADMISSION_GROUP}/validatingwebhookconfigurations`, VALIDATING_WEBHOOK_CONFIGURATIONS],
   [`${ADMISSION_GROUP}/validatingadmissionpolicies`, VALIDATING_ADMISSION_POLICIES],
