@@ -328,8 +328,9 @@ export class FakeStore {
       const statusIsSpec = def.custom && !def.subresources.includes("status");
       // Compared as kube does, after defaulting (kube defaults while decoding): a PUT leaving out defaulted fields
       // changes nothing.
-      const defaulted = strategy.default ? structuredClone(next) : next;
-      strategy.default?.(defaulted, ctx);
+      let defaulted = next;
+      if (strategy.decoded) defaulted = strategy.decoded(next, ctx);
+      else if (strategy.default) strategy.default(defaulted = structuredClone(next), ctx);
       const bump = opts.subresource !== "status" && specChanged(old, defaulted, statusIsSpec);
       m.generation = (o.generation ?? 1) + (bump ? 1 : 0);
     } else delete m.generation;

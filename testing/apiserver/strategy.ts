@@ -99,6 +99,12 @@ export interface ResourceStrategy {
   prepareForCreate?(obj: KubeObject, ctx: StrategyContext): void;
   /** Carries over from `old` what an update may not change (server-owned fields). */
   prepareForUpdate?(next: KubeObject, old: KubeObject, ctx: StrategyContext): void;
+  /**
+   * The object as kube's decoder leaves it, which an update compares with the stored one to decide whether
+   * metadata.generation moves (custom resources: pruned and defaulted from the schema). Without it: a copy with
+   * {@link default} applied. Must not change `obj`.
+   */
+  decoded?(obj: KubeObject, ctx: StrategyContext): KubeObject;
   /** Defaulting applied on every create and update (kube: SetDefaults_<Kind> at decode). */
   default?(obj: KubeObject, ctx: StrategyContext): void;
   /**

@@ -227,6 +227,6 @@ export const CRDS: ResourceStrategy = {
     // kube answers a create before its naming and establishing controllers ran; CrdController writes the accepted
     // status right after the commit.
     const storage = crd.spec.versions.find((v: KubeObject) => v.storage) ?? crd.spec.versions[0];
-    crd.status = { conditions: [], acceptedNames: { plural: "", kind: "" }, storedVersions: [storage.name] };
+    crd.status = { conditions: null, acceptedNames: { plural: "", kind: "" }, storedVersions: [storage.name] };
   },
 };

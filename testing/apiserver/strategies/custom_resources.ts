@@ -14,6 +14,7 @@ import { hasValidationRules, validateCel } from "../cel/validate.ts";
 import { validateAndDefault, validateListSetsAndMaps } from "../schema.ts";
 import { ratchetSchemaCauses } from "../schema_ratcheting.ts";
 import { applyFieldValidation } from "../field_validation.ts";
+import { customResourceUnknownFields, dropUnknownMetadata } from "../custom_resource_decoding.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
 
 /** Errors after which kube skips the CEL rules (hasBlockingErr: the object is too broken to evaluate them on). */
@@ -39,13 +40,11 @@ const CEL_SKIPPED: StatusCause = {
  */
 function applySchema(obj: KubeObject, ctx: StrategyContext, old?: KubeObject): StatusCause[] {
   const { def } = ctx;
-  if (!def.schema) {
-    applyFieldValidation(ctx, []);
-    return [];
-  }
+  // A JSON body's decoder found them already (ctx.strictErrors: duplicates and unknown fields, in kube's order).
+  applyFieldValidation(ctx, ctx.strictErrors ? [] : customResourceUnknownFields(def, obj));
+  dropUnknownMetadata(obj);
+  if (!def.schema) return [];
   const result = validateAndDefault(obj, def.schema, { kind: def.kind, name: obj.metadata?.name });
-  const pruned = result.pruned.filter((p) => !p.startsWith("metadata.") && p !== "apiVersion" && p !== "kind");
-  applyFieldValidation(ctx, pruned);
   const validated = result.object as KubeObject;
   const causes = old ? ratchetSchemaCauses(result.causes, validated, old, def.schema) : [...result.causes];
   if (!old || validateListSetsAndMaps(old, def.schema).length === 0) causes.push(...result.listCauses);
@@ -77,6 +76,9 @@ export const CUSTOM_RESOURCES: ResourceStrategy = {
     if (next.metadata.labels === undefined) delete next.metadata.labels;
     if (next.metadata.annotations === undefined) delete next.metadata.annotations;
   },
+  // kube's PrepareForUpdate compares everything but metadata as decoded: pruned and defaulted (a PUT leaving out a
+  // defaulted field changes nothing).
+  decoded: (obj, ctx) => ctx.def.schema ? validateAndDefault(obj, ctx.def.schema).object as KubeObject : obj,
   validate: (obj, ctx) => applySchema(obj, ctx),
   validateUpdate: (next, old, ctx) => applySchema(next, ctx, old),
 };

@@ -1,0 +1,77 @@
+/**
+ * What apiextensions-apiserver's decoder does to a custom resource body before anything else runs (its
+ * schemaCoercingDecoder and unstructuredSchemaCoercer): `metadata` is decoded alone into the Go ObjectMeta — a value
+ * of the wrong JSON type is a decoding error (`json: cannot unmarshal string into Go struct field ObjectMeta.labels of
+ * type map[string]string`, answered 400), a key ObjectMeta does not declare is an unknown field
+ * (`metadata.bogusMeta`) — then the rest is pruned against the version's structural schema, whose dropped paths are
+ * unknown fields too, sorted as the pruning sorts them. The strict decoder reports the metadata's first, then the
+ * pruned ones.
+ * @module
+ */
+import { compareStrings } from "../../runtime/apimachinery/string_order.ts";
+import { goStructTypeError } from "./go_json_types.ts";
+import { dropUnknownStructFields, strictFieldPath } from "./go_json_unknown.ts";
+import type { ResourceDef } from "./resource_def.ts";
+import { validateAndDefault } from "./schema.ts";
+
+/** The recorded Go struct a custom resource's metadata decodes into. */
+const OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+
+/**
+ * The decoding error of a custom resource body's metadata (undefined when it decodes): what kube answers 400
+ * `<Kind> in version "<version>" cannot be handled as a <Kind>: <error>` with.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { customResourceDecodeError } from "./custom_resource_decoding.ts";
+ * assert.equal(
+ *   customResourceDecodeError({ metadata: { name: "a", labels: "x" } }),
+ *   "json: cannot unmarshal string into Go struct field ObjectMeta.labels of type map[string]string",
+ * );
+ * assert.equal(customResourceDecodeError({ metadata: { name: "a" }, spec: 1 }), undefined);
+ * ```
+ */
+export function customResourceDecodeError(body: Record<string, unknown>): string | undefined {
+  return goStructTypeError(OBJECT_META, body.metadata);
+}
+
+/**
+ * The unknown field paths of a custom resource body as kube's strict decoder lists them: ObjectMeta's (keys sorted, as
+ * the decoder re-marshals the metadata map), then what pruning against `def`'s schema drops (sorted). The body is not
+ * changed.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { customResourceUnknownFields } from "./custom_resource_decoding.ts";
+ * const schema = { type: "object", properties: { spec: { type: "object", properties: { a: { type: "string" } } } } };
+ * const body = { metadata: { name: "x", zz: 1 }, spec: { b: 1, a: "" }, bogus: true };
+ * assert.deepEqual(customResourceUnknownFields({ schema }, body), ["metadata.zz", "bogus", "spec.b"]);
+ * ```
+ */
+export function customResourceUnknownFields(def: Pick<ResourceDef, "schema">, body: Record<string, unknown>): string[] {
+  const meta = dropUnknownStructFields(OBJECT_META, body.metadata, { sorted: true, keep: true })
+    .map((steps) => `metadata.${strictFieldPath(steps)}`);
+  if (!def.schema) return meta;
+  const pruned = validateAndDefault(body, def.schema).pruned
+    .filter((p) => !p.startsWith("metadata.") && p !== "apiVersion" && p !== "kind");
+  return [...meta, ...pruned.sort(compareStrings)];
+}
+
+/**
+ * Drops the keys of a custom resource's metadata that ObjectMeta does not declare (kube's decoder rebuilds the
+ * metadata from the decoded ObjectMeta, so they are never stored).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { dropUnknownMetadata } from "./custom_resource_decoding.ts";
+ * const obj = { metadata: { name: "a", bogus: 1 } };
+ * dropUnknownMetadata(obj);
+ * assert.deepEqual(obj, { metadata: { name: "a" } });
+ * ```
+ */
+export function dropUnknownMetadata(obj: Record<string, unknown>): void {
+  dropUnknownStructFields(OBJECT_META, obj.metadata);
+}
