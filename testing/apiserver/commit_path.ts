@@ -167,11 +167,16 @@ export class FakeStore {
     const prefix = !meta.name && meta.generateName ? String(meta.generateName) : undefined;
     if (prefix !== undefined) meta.name = generateName(prefix);
     if (!meta.name) {
+      // kube validates the whole object: the name's cause, then the kind's (a CRD without a group).
+      const probe = structuredClone(obj);
+      probe.metadata.name = "";
+      const ctx = this.#context(def, "create", opts, []);
+      strategy.default?.(probe, ctx);
       throw invalid(def, "", [{
         reason: "FieldValueRequired",
         message: "Required value: name or generateName is required",
         field: "metadata.name",
-      }]);
+      }, ...(strategy.validate?.(probe, ctx) ?? [])]);
     }
     if (def.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
@@ -209,8 +214,8 @@ export class FakeStore {
     if (strategy.prepareForCreate) unownedStep(() => strategy.prepareForCreate!(obj, ctx));
     strategy.default?.(obj, ctx);
     this.#check(def, name, [
-      ...(prefix !== undefined ? validateGenerateName(prefix, strategy.validateName!) : []),
-      ...strategy.validateName!(name),
+      ...(prefix !== undefined ? validateGenerateName(prefix, (n) => strategy.validateName!(n, obj)) : []),
+      ...strategy.validateName!(name, obj),
       ...validateObjectMeta(obj.metadata, { builtin: !def.custom }),
       ...(strategy.validate?.(obj, ctx) ?? []),
     ], "create");

@@ -75,3 +75,25 @@ export function customResourceUnknownFields(def: Pick<ResourceDef, "schema">, bo
 export function dropUnknownMetadata(obj: Record<string, unknown>): void {
   dropUnknownStructFields(OBJECT_META, obj.metadata);
 }
+
+/**
+ * Prunes and defaults a custom resource in place as its decoder does: ObjectMeta's unknown keys and the fields the
+ * schema does not know go, the schema's defaults are set.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { pruneCustomResource } from "./custom_resource_decoding.ts";
+ * const schema = { type: "object", properties: { spec: { type: "object", properties: { a: { type: "string", default: "x" } } } } };
+ * const obj = { metadata: { name: "n", bogus: 1 }, spec: { b: 1 } };
+ * pruneCustomResource({ schema }, obj);
+ * assert.deepEqual(obj, { metadata: { name: "n" }, spec: { a: "x" } });
+ * ```
+ */
+export function pruneCustomResource(def: Pick<ResourceDef, "schema">, obj: Record<string, unknown>): void {
+  dropUnknownMetadata(obj);
+  if (!def.schema) return;
+  const decoded = validateAndDefault(obj, def.schema).object as Record<string, unknown>;
+  for (const key of Object.keys(obj)) if (key !== "metadata" && !(key in decoded)) delete obj[key];
+  for (const [key, value] of Object.entries(decoded)) if (key !== "metadata") obj[key] = value;
+}

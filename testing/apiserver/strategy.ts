@@ -77,8 +77,11 @@ export interface StorageConversion {
  * ```
  */
 export interface ResourceStrategy {
-  /** Causes for a bad metadata.name (kube: the kind's name validation in ValidateObjectMeta). */
-  validateName?(name: string): StatusCause[];
+  /**
+   * Causes for a bad metadata.name (kube: the kind's name validation in ValidateObjectMeta), given the object being
+   * created (after defaulting) for kinds whose name follows from it (a CRD's `<plural>.<group>`).
+   */
+  validateName?(name: string, obj?: KubeObject): StatusCause[];
   /** Set when the served version is stored in another form (see {@link StorageConversion}). */
   conversion?: StorageConversion;
   /**

@@ -13,6 +13,7 @@ import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { hasValidationRules, validateCel } from "../cel/validate.ts";
 import { validateAndDefault, validateListSetsAndMaps } from "../schema.ts";
 import { ratchetSchemaCauses } from "../schema_ratcheting.ts";
+import { scaleCauses } from "../validation/custom_resource_scale.ts";
 import { applyFieldValidation } from "../field_validation.ts";
 import { customResourceUnknownFields, dropUnknownMetadata } from "../custom_resource_decoding.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
@@ -47,6 +48,7 @@ function applySchema(obj: KubeObject, ctx: StrategyContext, old?: KubeObject): S
   const result = validateAndDefault(obj, def.schema, { kind: def.kind, name: obj.metadata?.name });
   const validated = result.object as KubeObject;
   const causes = old ? ratchetSchemaCauses(result.causes, validated, old, def.schema) : [...result.causes];
+  if (def.scale) causes.push(...scaleCauses(validated, def.scale, ctx.subresource === "status"));
   if (!old || validateListSetsAndMaps(old, def.schema).length === 0) causes.push(...result.listCauses);
   // kube builds a CEL validator only for schemas with rules, and skips it after a blocking error.
   if (hasValidationRules(def.schema)) {
