@@ -214,7 +214,10 @@ export class FakeStore {
     if (strategy.prepareForCreate) unownedStep(() => strategy.prepareForCreate!(obj, ctx));
     strategy.default?.(obj, ctx);
     this.#check(def, name, [
-      ...(prefix !== undefined ? validateGenerateName(prefix, (n) => strategy.validateName!(n, obj)) : []),
+      // kube checks a generateName whenever one is sent (also when the name was generated before admission).
+      ...(obj.metadata.generateName
+        ? validateGenerateName(String(obj.metadata.generateName), (n) => strategy.validateName!(n, obj))
+        : []),
       ...strategy.validateName!(name, obj),
       ...validateObjectMeta(obj.metadata, { builtin: !def.custom }),
       ...(strategy.validate?.(obj, ctx) ?? []),

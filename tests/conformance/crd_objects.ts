@@ -41,6 +41,7 @@ const DIAL_CRD = {
                 replicas: { type: "integer", minimum: 0 },
                 size: { type: "integer" },
                 color: { type: "string", default: "red" },
+                extra: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
               },
             },
             status: { type: "object", properties: { replicas: { type: "integer" } } },
@@ -297,6 +298,34 @@ export const crdObjectCases: ConformanceCase[] = [
         causes: scaleCauses,
       });
       assert.equal(scaled.json.details.kind, KIND);
+    },
+  },
+  {
+    name:
+      "managedFields: an applied preserve-unknown-fields map's nested objects are fields themselves; a new CRD's conditions list is no added container",
+    async run({ client, noRetry, ns }) {
+      const applied = await sendBody(
+        noRetry,
+        "PATCH",
+        `${dials(ns)}/dial-applied`,
+        dial("dial-applied", { spec: { size: 3, extra: { anything: { nested: [1, "two"] } } } }),
+        "application/apply-patch+yaml",
+        { fieldManager: "crd-objects" },
+      );
+      assert.equal(applied.code, 201, JSON.stringify(applied.json));
+      const entry = applied.json.metadata.managedFields.find((e: Json) => e.manager === "crd-objects");
+      assert.deepEqual(entry.fieldsV1["f:spec"], {
+        "f:extra": { "f:anything": { ".": {}, "f:nested": {} } },
+        "f:size": {},
+      });
+      const crd: Json = await eventually("Established", async () => {
+        const got = await call(client, "GET", `${CRD_PATH}/${PLURAL}.${GROUP}`);
+        const conditions: Json[] = got.body.status?.conditions ?? [];
+        return conditions.some((c) => c.type === "Established" && c.status === "True") ? got.body : undefined;
+      }, POLL);
+      const status: Json = crd.metadata.managedFields.find((e: Json) => e.subresource === "status");
+      assert.ok(status?.fieldsV1?.["f:status"]?.["f:conditions"], JSON.stringify(crd.metadata.managedFields));
+      assert.equal(status.fieldsV1["f:status"]["f:conditions"]["."], undefined);
     },
   },
   {
