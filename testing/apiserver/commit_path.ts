@@ -168,9 +168,13 @@ export class FakeStore {
     if (prefix !== undefined) meta.name = generateName(prefix);
     if (!meta.name) {
       // kube validates the whole object: the name's cause, then the kind's (a CRD without a group).
+      // As rest.BeforeCreate gets there: system fields, PrepareForCreate (a Job's generated selector), defaults.
       const probe = structuredClone(obj);
       probe.metadata.name = "";
+      probe.metadata.uid = crypto.randomUUID();
+      probe.metadata.creationTimestamp = rfc3339(this.clock.now());
       const ctx = this.#context(def, "create", opts, []);
+      strategy.prepareForCreate?.(probe, ctx);
       strategy.default?.(probe, ctx);
       throw invalid(def, "", [{
         reason: "FieldValueRequired",
