@@ -32,6 +32,7 @@ import { withConditionalUpdates } from "./strategies/conditional_updates.ts";
 import { withRequiredFields } from "./validation/required_fields.ts";
 import { type StrategyContext, StrategyRegistry } from "./strategy.ts";
 import { fieldImmutable } from "./validation/field_errors.ts";
+import { namelessCreate } from "./validation/nameless_create.ts";
 import { validateGenerateName, validateObjectMeta } from "./validation/object_meta.ts";
 
 export type { AdmissionContext, AdmissionHook } from "./admission.ts";
@@ -166,22 +167,7 @@ export class FakeStore {
     const namespace = this.#bodyNamespace(def, meta.namespace, opts.namespace, "create");
     const prefix = !meta.name && meta.generateName ? String(meta.generateName) : undefined;
     if (prefix !== undefined) meta.name = generateName(prefix);
-    if (!meta.name) {
-      // kube validates the whole object: the name's cause, then the kind's (a CRD without a group).
-      // As rest.BeforeCreate gets there: system fields, PrepareForCreate (a Job's generated selector), defaults.
-      const probe = structuredClone(obj);
-      probe.metadata.name = "";
-      probe.metadata.uid = crypto.randomUUID();
-      probe.metadata.creationTimestamp = rfc3339(this.clock.now());
-      const ctx = this.#context(def, "create", opts, []);
-      strategy.prepareForCreate?.(probe, ctx);
-      strategy.default?.(probe, ctx);
-      throw invalid(def, "", [{
-        reason: "FieldValueRequired",
-        message: "Required value: name or generateName is required",
-        field: "metadata.name",
-      }, ...(strategy.validate?.(probe, ctx) ?? [])]);
-    }
+    if (!meta.name) throw namelessCreate(def, obj, strategy, this.#context(def, "create", opts, []), this.clock);
     if (def.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     const admission = {

@@ -9,7 +9,9 @@
  * @module
  */
 import { compareStrings } from "../../runtime/apimachinery/string_order.ts";
+import { applyFieldValidation } from "./field_validation.ts";
 import { goStructTypeError } from "./go_json_types.ts";
+import { duplicateJsonFields } from "./json_duplicates.ts";
 import { dropUnknownStructFields, strictFieldPath } from "./go_json_unknown.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { validateAndDefault } from "./schema.ts";
@@ -96,4 +98,38 @@ export function pruneCustomResource(def: Pick<ResourceDef, "schema">, obj: Recor
   const decoded = validateAndDefault(obj, def.schema).object as Record<string, unknown>;
   for (const key of Object.keys(obj)) if (key !== "metadata" && !(key in decoded)) delete obj[key];
   for (const [key, value] of Object.entries(decoded)) if (key !== "metadata") obj[key] = value;
+}
+
+/**
+ * A custom resource JSON body's strict decoding errors in kube's order — duplicate keys, then
+ * {@link customResourceUnknownFields} — refused at once (400) under `fieldValidation=Strict`, before admission and the
+ * store (an existing name's 409 included); else returned for the strategy to warn about.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { customResourceStrictErrors } from "./custom_resource_decoding.ts";
+ * const def = { kind: "Dial", version: "v1" } as Parameters<typeof customResourceStrictErrors>[0];
+ * const text = '{"metadata":{"name":"a","name":"a"},"x":1}';
+ * const { strictErrors } = customResourceStrictErrors(def, JSON.parse(text), text, "create", "Warn");
+ * assert.deepEqual(strictErrors, ['duplicate field "metadata.name"']);
+ * assert.throws(() => customResourceStrictErrors(def, JSON.parse(text), text, "create", "Strict"), /strict decoding error/);
+ * ```
+ */
+export function customResourceStrictErrors(
+  def: ResourceDef,
+  body: Record<string, unknown>,
+  text: string,
+  verb: "create" | "update",
+  fieldValidation: string | undefined,
+): { duplicateFields: string[]; strictErrors: string[] } {
+  const duplicateFields = duplicateJsonFields(text);
+  const strictErrors = [
+    ...duplicateFields.map((p) => `duplicate field ${JSON.stringify(p)}`),
+    ...customResourceUnknownFields(def, body).map((p) => `unknown field ${JSON.stringify(p)}`),
+  ];
+  if (fieldValidation === "Strict") {
+    applyFieldValidation({ def, verb, fieldValidation, strictErrors, warnings: [] }, []);
+  }
+  return { duplicateFields, strictErrors };
 }

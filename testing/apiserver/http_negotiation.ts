@@ -7,7 +7,7 @@
  * (http_protobuf.ts).
  * @module
  */
-import type { KubeList, WatchEventType } from "../../runtime/types.ts";
+import type { KubeList, ListMeta, WatchEventType } from "../../runtime/types.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { toPartialObjectMetadata, toPartialObjectMetadataList } from "./partial_metadata.ts";
 import type { ResourceDef } from "./resource_def.ts";
@@ -126,7 +126,7 @@ export function typedListItems(def: ResourceDef, list: KubeList): KubeList {
  * assert.deepEqual(unstructuredListMeta({ custom: false }, { resourceVersion: "7" }), { resourceVersion: "7" });
  * ```
  */
-export function unstructuredListMeta<M extends { continue?: string }>(def: Pick<ResourceDef, "custom">, meta: M): M {
+export function unstructuredListMeta(def: Pick<ResourceDef, "custom">, meta: ListMeta): ListMeta {
   return def.custom ? { continue: "", ...meta } : meta;
 }
 

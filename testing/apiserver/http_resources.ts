@@ -15,8 +15,7 @@ import { jsonResponse, type ResourceRoute } from "./http_route.ts";
 import { type DeleteOptions, type FakeStore, parseRv, type WriteOptions } from "./commit_path.ts";
 import { duplicateJsonFields, strictJsonFieldErrors } from "./json_duplicates.ts";
 import { dropUnknownGoFields, strictFieldPath } from "./go_json_unknown.ts";
-import { customResourceUnknownFields } from "./custom_resource_decoding.ts";
-import { applyFieldValidation } from "./field_validation.ts";
+import { customResourceStrictErrors } from "./custom_resource_decoding.ts";
 import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";
 import { badRequest, expired, methodNotAllowed, noSuchResource, tooLargeResourceVersion } from "./status_errors.ts";
 import type { WatchHub } from "./watch_hub.ts";
@@ -285,19 +284,7 @@ async function readObject(
   const json = contentType === "application/json" || contentType === "*/*" || contentType === "";
   if (!json) return { body, duplicateFields: [] };
   const text = new TextDecoder().decode(bytes);
-  if (def.custom) {
-    // kube's CR decoder: duplicates, then ObjectMeta's unknown fields, then what pruning drops; Strict refuses them
-    // here, before admission and the store (an existing name's 409 included).
-    const duplicateFields = duplicateJsonFields(text);
-    const strictErrors = [
-      ...duplicateFields.map((p) => `duplicate field ${JSON.stringify(p)}`),
-      ...customResourceUnknownFields(def, body).map((p) => `unknown field ${JSON.stringify(p)}`),
-    ];
-    if (fieldValidation === "Strict") {
-      applyFieldValidation({ def, verb, fieldValidation, strictErrors, warnings: [] }, []);
-    }
-    return { body, duplicateFields, strictErrors };
-  }
+  if (def.custom) return { body, ...customResourceStrictErrors(def, body, text, verb, fieldValidation) };
   // Decoded as the Go type the body names (as decodeObjectBody type-checks it), else the URL's.
   const [group, version] = typeof body.apiVersion === "string" && body.apiVersion
     ? (body.apiVersion.includes("/") ? body.apiVersion.split("/", 2) : ["", body.apiVersion])
