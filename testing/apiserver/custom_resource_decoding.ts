@@ -52,11 +52,16 @@ export function customResourceDecodeError(body: Record<string, unknown>): string
  * assert.deepEqual(customResourceUnknownFields({ schema }, body), ["metadata.zz", "bogus", "spec.b"]);
  * ```
  */
-export function customResourceUnknownFields(def: Pick<ResourceDef, "schema">, body: Record<string, unknown>): string[] {
+export function customResourceUnknownFields(
+  def: Pick<ResourceDef, "schema">,
+  body: Record<string, unknown>,
+  prunedBySchema?: string[],
+): string[] {
   const meta = dropUnknownStructFields(OBJECT_META, body.metadata, { sorted: true, keep: true })
     .map((steps) => `metadata.${strictFieldPath(steps)}`);
   if (!def.schema) return meta;
-  const pruned = validateAndDefault(body, def.schema).pruned
+  // The paths schema.ts's validateAndDefault reports pruned, when the caller has them already.
+  const pruned = (prunedBySchema ?? validateAndDefault(body, def.schema).pruned)
     .filter((p) => !p.startsWith("metadata.") && p !== "apiVersion" && p !== "kind");
   return [...meta, ...pruned.sort(compareStrings)];
 }

@@ -42,10 +42,12 @@ const CEL_SKIPPED: StatusCause = {
 function applySchema(obj: KubeObject, ctx: StrategyContext, old?: KubeObject): StatusCause[] {
   const { def } = ctx;
   // A JSON body's decoder found them already (ctx.strictErrors: duplicates and unknown fields, in kube's order).
-  applyFieldValidation(ctx, ctx.strictErrors ? [] : customResourceUnknownFields(def, obj));
+  const result = def.schema
+    ? validateAndDefault(obj, def.schema, { kind: def.kind, name: obj.metadata?.name })
+    : undefined;
+  applyFieldValidation(ctx, ctx.strictErrors ? [] : customResourceUnknownFields(def, obj, result?.pruned));
   dropUnknownMetadata(obj);
-  if (!def.schema) return [];
-  const result = validateAndDefault(obj, def.schema, { kind: def.kind, name: obj.metadata?.name });
+  if (!def.schema || !result) return [];
   const validated = result.object as KubeObject;
   const causes = old ? ratchetSchemaCauses(result.causes, validated, old, def.schema) : [...result.causes];
   if (def.scale) causes.push(...scaleCauses(validated, def.scale, ctx.subresource === "status"));
