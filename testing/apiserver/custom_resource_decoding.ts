@@ -31,11 +31,17 @@ const OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
  *   customResourceDecodeError({ metadata: { name: "a", labels: "x" } }),
  *   "json: cannot unmarshal string into Go struct field ObjectMeta.labels of type map[string]string",
  * );
+ * assert.equal(customResourceDecodeError({ metadata: "a" }), "json: cannot unmarshal string into Go value of type v1.ObjectMeta");
  * assert.equal(customResourceDecodeError({ metadata: { name: "a" }, spec: 1 }), undefined);
  * ```
  */
 export function customResourceDecodeError(body: Record<string, unknown>): string | undefined {
-  return goStructTypeError(OBJECT_META, body.metadata);
+  const meta = body.metadata;
+  if (meta !== undefined && meta !== null && (typeof meta !== "object" || Array.isArray(meta))) {
+    const what = Array.isArray(meta) ? "array" : typeof meta === "boolean" ? "bool" : typeof meta;
+    return `json: cannot unmarshal ${what} into Go value of type v1.ObjectMeta`;
+  }
+  return goStructTypeError(OBJECT_META, meta);
 }
 
 /**

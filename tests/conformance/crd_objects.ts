@@ -144,6 +144,12 @@ export const crdObjectCases: ConformanceCase[] = [
         labels.json.message,
         `${cannot}json: cannot unmarshal string into Go struct field ObjectMeta.labels of type map[string]string`,
       );
+      const notObject = await sendBody(noRetry, "POST", dials(ns), dial("dial-bad", { metadata: "x" }));
+      assert.equal(notObject.code, 400, JSON.stringify(notObject.json));
+      assert.equal(
+        notObject.json.message,
+        `${cannot}json: cannot unmarshal string into Go value of type v1.ObjectMeta`,
+      );
       const body = dial("dial-strict", { bogusField: 1 });
       body.metadata = { ...body.metadata, zzMeta: "x", bogusMeta: "x" } as Json;
       (body.spec as Json).zz = 1;
