@@ -336,6 +336,39 @@ export const crdObjectCases: ConformanceCase[] = [
   },
   {
     name:
+      "a CRD update: an established CRD's scope and kind, any CRD's group and plural are immutable; a stored version stays in spec.versions",
+    async run({ client }) {
+      const path = `${CRD_PATH}/${PLURAL}.${GROUP}`;
+      const current = (await call(client, "GET", path)).body;
+      const moved = structuredClone(current);
+      moved.spec.scope = "Cluster";
+      moved.spec.group = `moved.${GROUP}`;
+      moved.spec.names = { ...moved.spec.names, plural: "dialz", kind: "Dialz", listKind: "DialzList" };
+      const immutable = (field: string, value: string) =>
+        invalid(field, `Invalid value: "${value}": field is immutable`);
+      expectStatus(
+        "immutable fields",
+        await call(client, "PUT", path, moved),
+        crdInvalid(`${PLURAL}.${GROUP}`, [
+          immutable("spec.scope", "Cluster"),
+          immutable("spec.names.kind", "Dialz"),
+          immutable("spec.group", `moved.${GROUP}`),
+          immutable("spec.names.plural", "dialz"),
+        ]),
+      );
+      const renamed = structuredClone(current);
+      renamed.spec.versions[0].name = "v2";
+      const detail =
+        "missing from spec.versions; v1 was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in v1 and removes v1 from status.storedVersions";
+      expectStatus(
+        "a stored version removed",
+        await call(client, "PUT", path, renamed),
+        crdInvalid(`${PLURAL}.${GROUP}`, [invalid("status.storedVersions[0]", `Invalid value: "v1": ${detail}`)]),
+      );
+    },
+  },
+  {
+    name:
       "CRD validation in kube's order: the name <plural>.<group> rule, group, scope, versions, names, stored versions",
     async run({ noRetry }) {
       const post = async (body: Json) => {

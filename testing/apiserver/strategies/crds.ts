@@ -13,7 +13,7 @@ import { deepEqual } from "../../../runtime/apimachinery/equality.ts";
 import { schemaAtPath, validateCrdSchema } from "../cel/crd_rules.ts";
 import { rfc3339, validateSubdomainName } from "../object_rules.ts";
 import { dns1035LabelErrors, dns1123SubdomainErrors } from "../../../runtime/apimachinery/names.ts";
-import { fieldInvalid, fieldNotSupported, fieldRequired } from "../validation/field_errors.ts";
+import { fieldImmutable, fieldInvalid, fieldNotSupported, fieldRequired } from "../validation/field_errors.ts";
 import { CRD_CLEANUP_FINALIZER, setCrdCondition } from "../crd_conditions.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
 
@@ -51,6 +51,38 @@ function validateCrd(crd: KubeObject, ctx: StrategyContext): StatusCause[] {
   causes.push(...nameCauses(names, "spec.names"));
   causes.push(...sharedCauses(versions));
   if (ctx.verb === "create") causes.push(...storedVersionCauses(versions));
+  return causes;
+}
+
+/**
+ * What only an update checks, after the spec (validateCustomResourceDefinitionSpecUpdate and the stored versions): an
+ * Established CRD's scope and kind, any CRD's group and plural are immutable; a stored version may not leave
+ * spec.versions.
+ */
+function updateCauses(next: KubeObject, old: KubeObject, ctx: StrategyContext): StatusCause[] {
+  if (ctx.subresource === "status") return [];
+  const [spec, was] = [next.spec ?? {}, old.spec ?? {}];
+  const causes: StatusCause[] = [];
+  const immutable = (field: string, now: unknown, before: unknown) => {
+    if (!deepEqual(now, before)) causes.push(fieldImmutable(field, now));
+  };
+  const established = (old.status?.conditions ?? []).some((c: KubeObject) =>
+    c.type === "Established" && c.status === "True"
+  );
+  if (established) {
+    immutable("spec.scope", spec.scope, was.scope);
+    immutable("spec.names.kind", spec.names?.kind, was.names?.kind);
+  }
+  immutable("spec.group", spec.group, was.group);
+  immutable("spec.names.plural", spec.names?.plural, was.names?.plural);
+  const served = new Set((Array.isArray(spec.versions) ? spec.versions : []).map((v: KubeObject) => v.name));
+  (old.status?.storedVersions ?? []).forEach((v: string, i: number) => {
+    if (served.has(v)) return;
+    const detail = `missing from spec.versions; ${v} was previously a storage version, and must remain in ` +
+      `spec.versions until a storage migration ensures no data remains persisted in ${v} and removes ${v} from ` +
+      "status.storedVersions";
+    causes.push(fieldInvalid(`status.storedVersions[${i}]`, v, detail));
+  });
   return causes;
 }
 
@@ -281,7 +313,7 @@ export const CRDS: ResourceStrategy = {
   },
   validateName: validateCrdName,
   validate: validateCrd,
-  validateUpdate: (next, _old, ctx) => validateCrd(next, ctx),
+  validateUpdate: (next, old, ctx) => [...validateCrd(next, ctx), ...updateCauses(next, old, ctx)],
   // kube's CRD REST Delete: the first delete marks the CRD for the CRD finalizer controller (crd_finalizer.ts).
   terminate(crd: KubeObject, nowMs: number): void {
     const finalizers: string[] = crd.metadata.finalizers ?? [];
