@@ -1,9 +1,10 @@
 /**
- * CustomResourceDefinitions: the required fields and the `<plural>.<group>` name are validated, and — because the
- * fake serves a CRD's kinds at once (testing/apiserver/crd.ts) — the status kube-apiserver's naming and establishing
- * controllers would write follows every update of the main resource: acceptedNames, NamesAccepted and Established
- * and storedVersions. A create answers without conditions, as kube does; CrdController establishes the CRD right
- * after. Schemas are checked as apiextensions validation does (testing/apiserver/cel/crd_rules.ts: structural rules, CEL
+ * CustomResourceDefinitions: validated as apiextensions' ValidateCustomResourceDefinition(Update) does, in its order
+ * and words (the `<plural>.<group>` name and generateName, group, scope, versions, names, stored versions; on updates
+ * the immutable group, plural, and once Established scope and kind), and — because the fake serves a CRD's kinds at
+ * once (testing/apiserver/crd.ts) — the status kube-apiserver's naming and establishing controllers would write follows
+ * every update of the main resource: acceptedNames, NamesAccepted and Established and storedVersions. A create answers
+ * with `conditions: null`, as kube does; CrdController establishes the CRD right after. Schemas are checked as apiextensions validation does (testing/apiserver/cel/crd_rules.ts: structural rules, CEL
  * rules and their estimated cost); singular, listKind and conversion are defaulted.
  * @module
  */

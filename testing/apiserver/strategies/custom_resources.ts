@@ -3,9 +3,11 @@
  * create drops any status sent; every write (status included) is pruned, defaulted and validated against the
  * version's openAPIV3Schema (testing/apiserver/schema.ts; on updates errors on unchanged values are ratcheted,
  * testing/apiserver/schema_ratcheting.ts), then its CEL `x-kubernetes-validations` run (testing/apiserver/cel/: transition rules with
- * oldSelf on updates, ratcheted errors as warnings) unless a blocking schema error makes kube skip them. Unknown fields are dropped silently, warned about with
- * `fieldValidation=Warn` and refused (400 `strict decoding error`) with `Strict`. A write of the status subresource
- * changes nothing but status (kube's statusStrategy copies the old object and sets status).
+ * oldSelf on updates, ratcheted errors as warnings) unless a blocking schema error makes kube skip them; the CRD's
+ * scale paths are validated too (validation/custom_resource_scale.ts). Unknown fields (ObjectMeta's, then the pruned
+ * ones: custom_resource_decoding.ts) are dropped silently, warned about with `fieldValidation=Warn` and refused (400
+ * `strict decoding error`) with `Strict`. A write of the status subresource changes nothing but status (kube's
+ * statusStrategy copies the old object and sets status); an update's generation is compared as decoded.
  * @module
  */
 import type { StatusCause } from "../../../runtime/client/errors.ts";
