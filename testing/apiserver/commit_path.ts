@@ -204,8 +204,13 @@ export class FakeStore {
     if (strategy.prepareForCreate) unownedStep(() => strategy.prepareForCreate!(obj, ctx));
     strategy.default?.(obj, ctx);
     this.#check(def, name, [
-      ...(prefix !== undefined ? validateGenerateName(prefix, strategy.validateName!) : []),
-      ...(name ? strategy.validateName!(name) : [fieldRequired("metadata.name", "name or generateName is required")]),
+      // kube checks a generateName whenever one is sent (also when the name was generated before admission).
+      ...(obj.metadata.generateName
+        ? validateGenerateName(String(obj.metadata.generateName), (n) => strategy.validateName!(n, obj))
+        : []),
+      ...(name
+        ? strategy.validateName!(name, obj)
+        : [fieldRequired("metadata.name", "name or generateName is required")]),
       ...validateObjectMeta(obj.metadata, { builtin: !def.custom }),
       ...(strategy.validate?.(obj, ctx) ?? []),
     ], "create");
@@ -319,8 +324,9 @@ export class FakeStore {
       const statusIsSpec = def.custom && !def.subresources.includes("status");
       // Compared as kube does, after defaulting (kube defaults while decoding): a PUT leaving out defaulted fields
       // changes nothing.
-      const defaulted = strategy.default ? structuredClone(next) : next;
-      strategy.default?.(defaulted, ctx);
+      let defaulted = next;
+      if (strategy.decoded) defaulted = strategy.decoded(next, ctx);
+      else if (strategy.default) strategy.default(defaulted = structuredClone(next), ctx);
       const bump = opts.subresource !== "status" && specChanged(old, defaulted, statusIsSpec);
       m.generation = (o.generation ?? 1) + (bump ? 1 : 0);
     } else delete m.generation;

@@ -35,6 +35,7 @@ export function defsFromCrd(crd: KubeObject): ResourceDef[] {
       ...(v.subresources?.status !== undefined ? ["status"] : []),
       ...(v.subresources?.scale !== undefined ? ["scale"] : []),
     ],
+    ...(v.subresources?.scale ? { scale: v.subresources.scale } : {}),
     printColumns: v.additionalPrinterColumns,
     schema: v.schema?.openAPIV3Schema,
     selectableFields: Array.isArray(v.selectableFields)

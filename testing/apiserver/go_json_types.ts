@@ -76,7 +76,27 @@ class QuantityError extends Error {}
  */
 export function goTypeError(group: string, version: string, kind: string, body: unknown): string | undefined {
   const root = goTypeOf(group, version, kind);
-  if (!root || !body || typeof body !== "object" || Array.isArray(body)) return undefined;
+  return root ? goStructTypeError(root, body) : undefined;
+}
+
+/**
+ * The decode error of `body` decoded alone into the recorded Go struct `name` (an OpenAPI definition name), worded as
+ * encoding/json words it (`json: cannot unmarshal string into Go struct field ObjectMeta.labels of type
+ * map[string]string`), or undefined when every typed field holds its JSON type.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { goStructTypeError } from "./go_json_types.ts";
+ * assert.equal(
+ *   goStructTypeError("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", { labels: "x" }),
+ *   "json: cannot unmarshal string into Go struct field ObjectMeta.labels of type map[string]string",
+ * );
+ * ```
+ */
+export function goStructTypeError(name: string, body: unknown): string | undefined {
+  const root = name;
+  if (!body || typeof body !== "object" || Array.isArray(body)) return undefined;
   let first: string | undefined;
   /** Checks `value` against `type` at the struct field `field` (`Struct.path`). */
   const check = (value: unknown, type: string, field: string) => {

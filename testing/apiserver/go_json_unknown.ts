@@ -43,8 +43,29 @@ export function dropUnknownGoFields(
   opts: UnknownGoFieldsOptions = {},
 ): UnknownFieldStep[][] {
   const root = goTypeOf(group, version, kind);
+  return root ? dropUnknownStructFields(root, obj, opts) : [];
+}
+
+/**
+ * {@link dropUnknownGoFields} for a value decoded alone into the recorded Go struct `name` (an OpenAPI definition name,
+ * e.g. a custom resource's metadata into `io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta`).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { dropUnknownStructFields, strictFieldPath } from "./go_json_unknown.ts";
+ * const meta = { name: "a", bogus: 1 };
+ * const found = dropUnknownStructFields("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", meta, { keep: true });
+ * assert.deepEqual(found.map(strictFieldPath), ["bogus"]);
+ * ```
+ */
+export function dropUnknownStructFields(
+  name: string,
+  obj: unknown,
+  opts: UnknownGoFieldsOptions = {},
+): UnknownFieldStep[][] {
+  const root = name;
   const found: UnknownFieldStep[][] = [];
-  if (!root) return found;
   const walk = (value: unknown, type: string, path: UnknownFieldStep[]): void => {
     if (value === null || typeof value !== "object") return;
     if (type.startsWith("[]")) {

@@ -8,6 +8,7 @@ import { ApiError, failureStatus } from "../../runtime/client/errors.ts";
 import { parseJsonBody, parseYamlBody } from "../../runtime/http/body_decode.ts";
 import { readBytesUpTo } from "../../runtime/http/bounded_body.ts";
 import { goJsonSyntaxError } from "./go_json_syntax.ts";
+import { customResourceDecodeError } from "./custom_resource_decoding.ts";
 import { goTypeError } from "./go_json_types.ts";
 import { decodeKubernetesProtobuf } from "./protobuf.ts";
 import type { ResourceDef } from "./resource_def.ts";
@@ -138,6 +139,10 @@ export function decodeObjectBody(
   }
   if (def.custom) {
     checkCustomTypeMeta(def, body, bytes, verb);
+    const why = customResourceDecodeError(body);
+    if (why) {
+      throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${why}`, verb);
+    }
   } else {
     // Decoded into the Go type the body names (kube converts to the URL's kind afterwards), else the URL's.
     const [group, version] = typeof body.apiVersion === "string" && body.apiVersion

@@ -7,7 +7,7 @@
  * (http_protobuf.ts).
  * @module
  */
-import type { KubeList, WatchEventType } from "../../runtime/types.ts";
+import type { KubeList, ListMeta, WatchEventType } from "../../runtime/types.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { toPartialObjectMetadata, toPartialObjectMetadataList } from "./partial_metadata.ts";
 import type { ResourceDef } from "./resource_def.ts";
@@ -106,11 +106,28 @@ export function shapeList(
 
 /**
  * A list as kube encodes it: a built-in's items carry no apiVersion and kind (Go leaves a typed list's items'
- * TypeMeta empty); a custom resource's (unstructured) items keep theirs.
+ * TypeMeta empty); a custom resource's (unstructured) items keep theirs, and its metadata carries `continue` even when
+ * empty ({@link unstructuredListMeta}).
  */
 export function typedListItems(def: ResourceDef, list: KubeList): KubeList {
-  if (def.custom) return list;
+  if (def.custom) return { ...list, metadata: unstructuredListMeta(def, list.metadata) };
   return { ...list, items: list.items.map((o) => typedListItem(def, o)) };
+}
+
+/**
+ * A list's metadata as kube encodes it for `def`: the storage sets `continue` on every list (UpdateList), which a
+ * typed ListMeta omits when empty (omitempty) but an UnstructuredList — a custom resource's — keeps as `""`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { unstructuredListMeta } from "./http_negotiation.ts";
+ * assert.deepEqual(unstructuredListMeta({ custom: true }, { resourceVersion: "7" }), { continue: "", resourceVersion: "7" });
+ * assert.deepEqual(unstructuredListMeta({ custom: false }, { resourceVersion: "7" }), { resourceVersion: "7" });
+ * ```
+ */
+export function unstructuredListMeta(def: Pick<ResourceDef, "custom">, meta: ListMeta): ListMeta {
+  return def.custom ? { continue: "", ...meta } : meta;
 }
 
 /** One item of {@link typedListItems}: a built-in's without apiVersion and kind, a custom resource's as it is. */

@@ -15,6 +15,7 @@ import { jsonResponse, type ResourceRoute } from "./http_route.ts";
 import { type DeleteOptions, type FakeStore, parseRv, type WriteOptions } from "./commit_path.ts";
 import { duplicateJsonFields, strictJsonFieldErrors } from "./json_duplicates.ts";
 import { dropUnknownGoFields, strictFieldPath } from "./go_json_unknown.ts";
+import { customResourceStrictErrors } from "./custom_resource_decoding.ts";
 import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";
 import { badRequest, expired, methodNotAllowed, noSuchResource, tooLargeResourceVersion } from "./status_errors.ts";
 import type { WatchHub } from "./watch_hub.ts";
@@ -164,7 +165,12 @@ export async function handleResource(
     }
     case "create": {
       if (name) throw methodNotAllowed(def, "create");
-      const { body, duplicateFields, strictErrors } = await readObject(req, route.def, verb);
+      const { body, duplicateFields, strictErrors } = await readObject(
+        req,
+        route.def,
+        verb,
+        q.get("fieldValidation") ?? undefined,
+      );
       const warnings: string[] = [];
       const meta = body.metadata as KubeObject["metadata"] | undefined;
       // Webhooks are awaited between replays of the write: the generated name must not change between them.
@@ -182,7 +188,12 @@ export async function handleResource(
       return jsonResponse(201, shapeObject(shape, def, created, now), warningHeaders(warnings));
     }
     case "update": {
-      const { body, duplicateFields, strictErrors } = await readObject(req, route.def, verb);
+      const { body, duplicateFields, strictErrors } = await readObject(
+        req,
+        route.def,
+        verb,
+        q.get("fieldValidation") ?? undefined,
+      );
       const existed = ctx.store.peek(def, namespace, name!) !== undefined;
       const warnings: string[] = [];
       const update = admittedUpdate({ req, q, admission, warnings }, ctx.store, route, {
@@ -264,7 +275,8 @@ function warningHeaders(warnings: string[]): Record<string, string> {
 async function readObject(
   req: Request,
   def: ResourceDef,
-  verb: string,
+  verb: "create" | "update",
+  fieldValidation: string | undefined,
 ): Promise<{ body: Record<string, unknown>; duplicateFields: string[]; strictErrors?: string[] }> {
   const bytes = await readBody(req);
   const contentType = mediaType(req.headers.get("content-type"));
@@ -272,7 +284,7 @@ async function readObject(
   const json = contentType === "application/json" || contentType === "*/*" || contentType === "";
   if (!json) return { body, duplicateFields: [] };
   const text = new TextDecoder().decode(bytes);
-  if (def.custom) return { body, duplicateFields: duplicateJsonFields(text) };
+  if (def.custom) return { body, ...customResourceStrictErrors(def, body, text, verb, fieldValidation) };
   // Decoded as the Go type the body names (as decodeObjectBody type-checks it), else the URL's.
   const [group, version] = typeof body.apiVersion === "string" && body.apiVersion
     ? (body.apiVersion.includes("/") ? body.apiVersion.split("/", 2) : ["", body.apiVersion])

@@ -8,7 +8,7 @@
  * @module
  */
 import { apiVersionOf } from "../../runtime/types.ts";
-import { typedListItem } from "./http_negotiation.ts";
+import { typedListItem, unstructuredListMeta } from "./http_negotiation.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import type { SelectedRecords } from "./list.ts";
 import type { StoredRecord } from "./stored_record.ts";
@@ -46,7 +46,7 @@ export function listJsonResponse(
 ): Response {
   const apiVersion = JSON.stringify(apiVersionOf(def));
   const head = `{"apiVersion":${apiVersion},"kind":${JSON.stringify(def.listKind)},"metadata":${
-    JSON.stringify(selected.metadata)
+    JSON.stringify(unstructuredListMeta(def, selected.metadata))
   },"items":[`;
   const served = `{"apiVersion":${apiVersion},"kind":${JSON.stringify(def.kind)},`;
   const typed = (text: string) => def.custom ? text : `{${text.slice(served.length)}`;

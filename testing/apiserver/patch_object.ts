@@ -11,6 +11,7 @@ import { ApiError, failureStatus } from "../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { FakeStore, WriteOptions } from "./commit_path.ts";
 import { goTypeError } from "./go_json_types.ts";
+import { sortedJson } from "./go_marshal.ts";
 import { appliedUnknownFieldsError, patchedUnknownFields } from "./patch_unknown.ts";
 import { requireObject } from "./http_body.ts";
 import { rfc3339 } from "./object_rules.ts";
@@ -158,7 +159,9 @@ export function patchObject(
   const obj = requireObject(next, "patch") as KubeObject;
   const typeError = def.custom ? undefined : goTypeError(def.group, def.version, def.kind, obj);
   // kube prints a strategic merge patch's refused object as the patch map (`%+v`), the others' as patched JSON.
-  const refused = () => type === "strategic" ? goValue(patch) : patchedJson(obj, patch, type);
+  // A custom resource's patched JSON is an unstructured map's: every key sorted.
+  const refused = () =>
+    type === "strategic" ? goValue(patch) : def.custom ? sortedJson(obj) : patchedJson(obj, patch, type);
   if (typeError) throw patchedUndecodable(refused(), typeError);
   const strictError = patchedUnknownFields(def, obj, opts.fieldValidation, warnings);
   if (strictError) throw patchedUndecodable(refused(), strictError);

@@ -10,13 +10,14 @@
  */
 import { ApiError, failureStatus } from "../../runtime/client/errors.ts";
 import { dropUnknownGoFields, strictFieldPath, type UnknownFieldStep } from "./go_json_unknown.ts";
+import { customResourceUnknownFields, pruneCustomResource } from "./custom_resource_decoding.ts";
 import { childMeta, type PatchMeta, patchMetaFor } from "./patch/patch_meta.ts";
 import type { ResourceDef } from "./resource_def.ts";
 
 /**
  * Applies `fieldValidation` to the unknown fields of a built-in's patched object `obj`: the strict decoding error
  * (for the caller to answer as its 422 on `patch`) under Strict, else undefined after dropping them (and warning
- * under Warn). Custom resources: undefined (pruning drops theirs).
+ * under Warn). Custom resources: their decoder's unknown fields (custom_resource_decoding.ts), dropped by pruning.
  *
  * @example
  * ```ts
@@ -36,15 +37,17 @@ import type { ResourceDef } from "./resource_def.ts";
  * ```
  */
 export function patchedUnknownFields(
-  def: Pick<ResourceDef, "group" | "version" | "kind" | "custom">,
+  def: Pick<ResourceDef, "group" | "version" | "kind" | "custom" | "schema">,
   obj: Record<string, unknown>,
   fieldValidation: string | undefined,
   warnings: string[],
 ): string | undefined {
-  if (def.custom) return undefined;
   const strict = fieldValidation === "Strict";
-  const found = dropUnknownGoFields(def.group, def.version, def.kind, obj, { sorted: true, keep: strict });
-  const messages = found.map((steps) => `unknown field ${JSON.stringify(strictFieldPath(steps))}`);
+  const unknown = def.custom
+    ? customResourceUnknownFields(def, obj)
+    : dropUnknownGoFields(def.group, def.version, def.kind, obj, { sorted: true, keep: strict }).map(strictFieldPath);
+  const messages = unknown.map((path) => `unknown field ${JSON.stringify(path)}`);
+  if (def.custom && messages.length > 0 && !strict) pruneCustomResource(def, obj);
   if (messages.length === 0) return undefined;
   if (strict) return `strict decoding error: ${messages.join(", ")}`;
   if (fieldValidation === "Warn") warnings.push(...messages);

@@ -61,6 +61,8 @@ export interface ResourceDef {
   selectableFields?: string[];
   /** Stored and served but with no behaviour beyond CRUD (rbac, apps). */
   storedOnly?: boolean;
+  /** A CRD version's `subresources.scale` paths (the replicas and selector its scale subresource reads and writes). */
+  scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
   /** A deprecated version's `Warning` text, sent on every request to it (kube's CR handler). */
   deprecationWarning?: string;
 }

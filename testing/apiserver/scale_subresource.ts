@@ -4,7 +4,7 @@
  * `specReplicasPath` of the custom resource (what `kubectl scale` and HPAs do).
  * @module
  */
-import { resourceId } from "../../runtime/apimachinery/names.ts";
+import type { ScalePaths } from "./validation/custom_resource_scale.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { FakeStore } from "./commit_path.ts";
 import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
@@ -14,21 +14,6 @@ import { managedFieldsAfterScale } from "./patch/managed_fields_writes.ts";
 import { fieldManagerOf } from "./http_write_options.ts";
 import { applyMergePatch } from "../../runtime/apimachinery/merge_patch.ts";
 import { badRequest, conflict, invalid, methodNotAllowed, notFound, unsupportedMediaType } from "./status_errors.ts";
-
-const CRD_KEY = "apiextensions.k8s.io/customresourcedefinitions";
-
-interface ScalePaths {
-  specReplicasPath: string;
-  statusReplicasPath: string;
-  labelSelectorPath?: string;
-}
-
-/** The CRD's `subresources.scale` paths for the version a route serves. */
-function scalePaths(store: FakeStore, route: ResourceRoute): ScalePaths | undefined {
-  const crd = store.objects.get(CRD_KEY, "", resourceId(route.def));
-  const version = (crd?.spec?.versions ?? []).find((v: KubeObject) => v.name === route.def.version);
-  return version?.subresources?.scale;
-}
 
 function segments(path: string): string[] {
   return path.replace(/^\./, "").split(".").filter(Boolean);
@@ -99,7 +84,7 @@ export function scaleHandler(store: () => FakeStore): (req: Request, route: Reso
   return async (req, route) => {
     const s = store();
     const { def, namespace, name } = route;
-    const paths = def.custom ? scalePaths(s, route) : BUILTIN_PATHS;
+    const paths = def.custom ? def.scale : BUILTIN_PATHS;
     if (!paths || !name) throw notFound(def, `${name}/scale`);
     const current = s.get(def, name, { namespace });
     const present = (obj: KubeObject) => {
@@ -135,7 +120,8 @@ export function scaleHandler(store: () => FakeStore): (req: Request, route: Reso
     const rv = next.metadata?.resourceVersion;
     if (rv && rv !== current.metadata.resourceVersion) throw conflict(def, name, verb);
     const replicas = next.spec?.replicas;
-    if (!Number.isInteger(replicas) || replicas < 0) {
+    // A custom resource's replicas are validated as the custom resource (its schema, then ValidateScaleSpec).
+    if (!Number.isInteger(replicas) || (replicas < 0 && !def.custom)) {
       throw invalid({ ...def, group: "autoscaling", kind: "Scale" }, name, [{
         reason: "FieldValueInvalid",
         message: `Invalid value: ${JSON.stringify(replicas ?? null)}: must be greater than or equal to 0`,

@@ -80,8 +80,11 @@ export interface StorageConversion {
  * ```
  */
 export interface ResourceStrategy {
-  /** Causes for a bad metadata.name (kube: the kind's name validation in ValidateObjectMeta). */
-  validateName?(name: string): StatusCause[];
+  /**
+   * Causes for a bad metadata.name (kube: the kind's name validation in ValidateObjectMeta), given the object being
+   * created (after defaulting) for kinds whose name follows from it (a CRD's `<plural>.<group>`).
+   */
+  validateName?(name: string, obj?: KubeObject): StatusCause[];
   /** Set when the served version is stored in another form (see {@link StorageConversion}). */
   conversion?: StorageConversion;
   /**
@@ -112,6 +115,12 @@ export interface ResourceStrategy {
   prepareForCreate?(obj: KubeObject, ctx: StrategyContext): void;
   /** Carries over from `old` what an update may not change (server-owned fields). */
   prepareForUpdate?(next: KubeObject, old: KubeObject, ctx: StrategyContext): void;
+  /**
+   * The object as kube's decoder leaves it, which an update compares with the stored one to decide whether
+   * metadata.generation moves (custom resources: pruned and defaulted from the schema). Without it: a copy with
+   * {@link default} applied. Must not change `obj`.
+   */
+  decoded?(obj: KubeObject, ctx: StrategyContext): KubeObject;
   /** Defaulting applied on every create and update (kube: SetDefaults_<Kind> at decode). */
   default?(obj: KubeObject, ctx: StrategyContext): void;
   /**

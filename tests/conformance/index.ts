@@ -20,6 +20,7 @@ import { crdCases } from "./crd.ts";
 import { crdCelCases } from "./crd_cel.ts";
 import { crdDefinitionCases } from "./crd_definitions.ts";
 import { crdDeletionCases } from "./crd_deletion.ts";
+import { crdObjectCases } from "./crd_objects.ts";
 import { crudCases } from "./crud.ts";
 import { defaultingCases } from "./defaulting.ts";
 import { deletionCases } from "./deletion.ts";
@@ -74,6 +75,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "crd-cel", cases: crdCelCases },
   { topic: "crd-definitions", cases: crdDefinitionCases },
   { topic: "crd-deletion", cases: crdDeletionCases },
+  { topic: "crd-objects", cases: crdObjectCases },
   { topic: "deprecation", cases: deprecationCases },
   { topic: "discovery", cases: discoveryCases },
   { topic: "openapi", cases: openApiV2Cases },

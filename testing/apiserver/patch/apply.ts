@@ -369,8 +369,10 @@ export function managedFieldsAfterUpdate(
     if (isZeroStruct(p, valueAt(after, p), kind, custom)) continue;
     if (!beforeSet.has(p) || !deepEqual(valueAt(before, p), valueAt(after, p))) {
       const last = p[p.length - 1];
-      // A keyed element whose children changed is not itself a change, unless it is new.
-      if ((last.startsWith("k:") || last.startsWith("v:")) && beforeSet.has(p)) continue;
+      // A keyed element (or a map's element holding fields) whose children changed is not itself a change, unless
+      // it is new.
+      const element = last.startsWith("k:") || last.startsWith("v:") || isNonEmptyObject(valueAt(after, p));
+      if (element && beforeSet.has(p)) continue;
       changed.add(p);
     }
   }
@@ -412,6 +414,10 @@ export function managedFieldsAfterUpdate(
   return writeEntries(entries);
 }
 
+function isNonEmptyObject(value: unknown): boolean {
+  return isPlainObject(value) && Object.keys(value).length > 0;
+}
+
 function isZeroStruct(path: FieldPath, value: unknown, kind: string, custom: boolean): boolean {
   if (!isPlainObject(value) || Object.keys(value).length > 0) return false;
   return inGoZeroValue(path, kind, custom);
@@ -430,5 +436,8 @@ function isAddedContainer(
   const was = valueAt(before, path);
   if (was !== undefined && was !== null) return false;
   const now = valueAt(after, path);
+  // A list stored as null (Go's nil slice, e.g. a new CRD's status.conditions) was there already: filling it is
+  // no added container (kube's establishing controller owns no "." of the conditions it writes).
+  if (was === null && Array.isArray(now)) return false;
   return typeof now === "object" && now !== null;
 }

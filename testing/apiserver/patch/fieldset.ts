@@ -67,7 +67,10 @@ function walk(value: unknown, meta: PatchMeta, path: FieldPath, set: FieldSet, a
       if (v === null || v === undefined) continue;
       // A template's empty ObjectMeta is Go's zero value (omitempty): it is no field of anyone's.
       if (k === "metadata" && path.length > 0 && isPlainObject(v) && Object.keys(v).length === 0) continue;
-      walk(v, childMeta(meta, k), [...path, `f:${k}`], set, applied);
+      const child = [...path, `f:${k}`];
+      walk(v, childMeta(meta, k), child, set, applied);
+      // structured-merge-diff: a map's element (a key no struct field declares) is a field itself (FieldsV1 ".").
+      if (meta.values && !meta.fields?.[k] && isPlainObject(v)) set.add(child);
     }
     return;
   }

@@ -159,6 +159,13 @@ const BUILTIN: Record<string, PatchMeta> = {
 /** Metadata for any other built-in kind: only ObjectMeta's lists merge. */
 const DEFAULT_BUILTIN: PatchMeta = kind({});
 
+/**
+ * structured-merge-diff's deduced type, what a schema's `x-kubernetes-preserve-unknown-fields` holds: maps whose
+ * every key is an element (itself deduced), lists atomic.
+ */
+const DEDUCED: PatchMeta = {};
+DEDUCED.values = DEDUCED;
+
 /** Reads list/map metadata from a structural schema (CRDs). */
 export function patchMetaFromSchema(schema: OpenApiSchema | undefined): PatchMeta {
   if (!schema || typeof schema !== "object") return {};
@@ -187,7 +194,7 @@ export function patchMetaFromSchema(schema: OpenApiSchema | undefined): PatchMet
   }
   if (schema.additionalProperties && typeof schema.additionalProperties === "object") {
     meta.values = patchMetaFromSchema(schema.additionalProperties);
-  }
+  } else if (schema["x-kubernetes-preserve-unknown-fields"] === true) meta.values = DEDUCED;
   return meta;
 }
 
