@@ -48,6 +48,7 @@ import { shardedListWatchCases } from "./sharded_list_watch.ts";
 import { statusDetailCases } from "./status_details.ts";
 import { subresourceCases } from "./subresources.ts";
 import { storedShapeCases } from "./stored_shape.ts";
+import { hpaVersionCases } from "./hpa_versions.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
 import { conditionalUpdateCases } from "./conditional_updates.ts";
 import { requiredFieldCases } from "./required_fields.ts";
@@ -92,6 +93,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "validation", cases: reviewMetadataCases },
   { topic: "defaulting", cases: defaultingCases },
   { topic: "defaulting", cases: storedShapeCases },
+  { topic: "hpa-versions", cases: hpaVersionCases },
   { topic: "deletion", cases: deletionApiCases },
   { topic: "deletion", cases: namespaceTerminationCases },
   { topic: "patch", cases: patchCases },

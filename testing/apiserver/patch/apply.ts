@@ -283,6 +283,11 @@ export interface RecordUpdateOptions {
   statusSubresource?: boolean;
   /** The resource, so lists are tracked with the same keys apply uses (CRD schemas); default: built-in table. */
   def?: ResourceDef;
+  /**
+   * The write's objects in another served version (an entry's apiVersion), for entries recorded in another version
+   * than the write's; undefined when that version is not served. Without it every entry is compared in the write's.
+   */
+  inVersion?(apiVersion: string): { before?: KubeObject; after: KubeObject } | undefined;
 }
 
 /**
@@ -335,34 +340,31 @@ export function managedFieldsAfterUpdate(
     },
   );
   const status = opts.subresource === "status" ? "only" : opts.statusSubresource ? "exclude" : "include";
-  const afterSet = fieldsOf(after, meta, { status });
-  const beforeSet = before ? fieldsOf(before, meta, { status }) : new FieldSet();
-  const changed = new FieldSet();
   const custom = opts.def?.custom ?? false;
   const kind = after.kind ?? opts.def?.kind ?? "";
-  for (const p of afterSet.paths()) {
-    // An empty struct (`metadata: {}`, a built-in kind's `spec: {}`) is its Go zero value, which the new object the
-    // write is compared with has too.
-    if (isZeroStruct(p, valueAt(after, p), kind, custom)) continue;
-    if (!beforeSet.has(p) || !deepEqual(valueAt(before, p), valueAt(after, p))) {
-      const last = p[p.length - 1];
-      // A keyed element whose children changed is not itself a change, unless it is new.
-      if ((last.startsWith("k:") || last.startsWith("v:")) && beforeSet.has(p)) continue;
-      changed.add(p);
+  const changed = changedFields(before, after, meta, status, kind, custom);
+  // structured-merge-diff compares in each manager's own version: the objects converted to an entry's apiVersion.
+  const byVersion = new Map<string, { changed: FieldSet; after: KubeObject }>();
+  const inVersionOf = (apiVersion: string | undefined) => {
+    if (!apiVersion || !opts.inVersion || apiVersion === after.apiVersion) return { changed, after };
+    let seen = byVersion.get(apiVersion);
+    if (!seen) {
+      const converted = opts.inVersion(apiVersion);
+      const version = apiVersion.split("/").pop();
+      const metaThere = opts.def ? patchMetaFor({ ...opts.def, version }) : meta;
+      seen = converted
+        ? { changed: changedFields(converted.before, converted.after, metaThere, status, kind, custom), ...converted }
+        : { changed, after };
+      byVersion.set(apiVersion, seen);
     }
-  }
-  // structured-merge-diff's compare marks every node the write added, containers included (FieldsV1 ".").
-  for (const p of [...changed.paths()]) {
-    for (let i = 1; i < p.length; i++) {
-      const q = p.slice(0, i);
-      if (!changed.has(q) && isAddedContainer(before, after, q, kind, custom)) changed.add(q);
-    }
-  }
+    return seen;
+  };
   // A write that sends managedFields replaces them (kubectl's SSA migration does); one without keeps the old ones.
   const entries = readEntries(Array.isArray(after.metadata?.managedFields) ? after : before);
   for (const e of entries) {
+    const view = inVersionOf(e.raw.apiVersion);
     for (const p of e.set.paths()) {
-      if (changed.has(p) || valueAt(after, p) === undefined) e.set.delete(p);
+      if (view.changed.has(p) || valueAt(view.after, p) === undefined) e.set.delete(p);
     }
   }
   let mine = entries.find((e) => sameEntry(e.raw, manager, operation, opts.subresource));
@@ -387,6 +389,39 @@ export function managedFieldsAfterUpdate(
     mine.raw.apiVersion = after.apiVersion ?? mine.raw.apiVersion;
   }
   return writeEntries(entries);
+}
+
+/** The fields a write from `before` to `after` added or changed, with the containers it added (FieldsV1 "."). */
+function changedFields(
+  before: KubeObject | undefined,
+  after: KubeObject,
+  meta: PatchMeta,
+  status: "exclude" | "only" | "include",
+  kind: string,
+  custom: boolean,
+): FieldSet {
+  const afterSet = fieldsOf(after, meta, { status });
+  const beforeSet = before ? fieldsOf(before, meta, { status }) : new FieldSet();
+  const changed = new FieldSet();
+  for (const p of afterSet.paths()) {
+    // An empty struct (`metadata: {}`, a built-in kind's `spec: {}`) is its Go zero value, which the new object the
+    // write is compared with has too.
+    if (isZeroStruct(p, valueAt(after, p), kind, custom)) continue;
+    if (!beforeSet.has(p) || !deepEqual(valueAt(before, p), valueAt(after, p))) {
+      const last = p[p.length - 1];
+      // A keyed element whose children changed is not itself a change, unless it is new.
+      if ((last.startsWith("k:") || last.startsWith("v:")) && beforeSet.has(p)) continue;
+      changed.add(p);
+    }
+  }
+  // structured-merge-diff's compare marks every node the write added, containers included (FieldsV1 ".").
+  for (const p of [...changed.paths()]) {
+    for (let i = 1; i < p.length; i++) {
+      const q = p.slice(0, i);
+      if (!changed.has(q) && isAddedContainer(before, after, q, kind, custom)) changed.add(q);
+    }
+  }
+  return changed;
 }
 
 function isZeroStruct(path: FieldPath, value: unknown, kind: string, custom: boolean): boolean {
