@@ -21,7 +21,7 @@ import {
   type ManagedFieldsEntry,
   toFieldsV1,
 } from "../../../runtime/apimachinery/managed_fields.ts";
-import { fieldsOf, removeAt, valueAt } from "./fieldset.ts";
+import { fieldsOf, removeAt, type StatusFields, valueAt } from "./fieldset.ts";
 import { deepEqual, isPlainObject } from "../../../runtime/apimachinery/equality.ts";
 import { childMeta, type PatchMeta, patchMetaFor } from "./patch_meta.ts";
 import { compareStrings } from "../../../runtime/apimachinery/string_order.ts";
@@ -142,7 +142,7 @@ function sortedJson(value: unknown): string {
 function allowedFromLastApplied(
   current: KubeObject,
   meta: PatchMeta,
-  status: "exclude" | "only" | "include",
+  status: StatusFields,
 ): FieldSet {
   const text = current.metadata.annotations?.[LAST_APPLIED];
   if (!text) return new FieldSet();
@@ -160,7 +160,7 @@ function allowedFromLastApplied(
   return set;
 }
 
-function statusMode(def: ResourceDef, subresource?: string): "exclude" | "only" | "include" {
+function statusMode(def: ResourceDef, subresource?: string): StatusFields {
   if (subresource === "status") return "only";
   return def.subresources.includes("status") ? "exclude" : "include";
 }
@@ -339,8 +339,13 @@ export function managedFieldsAfterUpdate(
       custom: false,
     },
   );
-  const status = opts.subresource === "status" ? "only" : opts.statusSubresource ? "exclude" : "include";
   const custom = opts.def?.custom ?? false;
+  // A built-in's status write owns the metadata it changes (labels, annotations) too; a custom resource's does not.
+  const status: StatusFields = opts.subresource === "status"
+    ? (custom ? "only" : "metadata")
+    : opts.statusSubresource
+    ? "exclude"
+    : "include";
   const kind = after.kind ?? opts.def?.kind ?? "";
   const changed = changedFields(before, after, meta, status, kind, custom);
   // structured-merge-diff compares in each manager's own version: the objects converted to an entry's apiVersion.
@@ -396,7 +401,7 @@ function changedFields(
   before: KubeObject | undefined,
   after: KubeObject,
   meta: PatchMeta,
-  status: "exclude" | "only" | "include",
+  status: StatusFields,
   kind: string,
   custom: boolean,
 ): FieldSet {

@@ -32,10 +32,16 @@ const IGNORED: FieldPath[] = [
     .map((f) => ["f:metadata", `f:${f}`]),
 ];
 
+/** Which of an object's fields a write through the main resource or the status subresource sets. */
+export type StatusFields = "exclude" | "only" | "metadata" | "include";
+
 /** Options of {@link fieldsOf}. */
 export interface FieldsOfOptions {
-  /** Leave `status` out (main resource of a kind with a status subresource), or keep only status ("status"). */
-  status?: "exclude" | "only" | "include";
+  /**
+   * Leave `status` out (main resource of a kind with a status subresource), keep only status (`only`), or status and
+   * metadata (`metadata`: a built-in's status subresource, whose strategy resets only the spec).
+   */
+  status?: StatusFields;
 }
 
 /**
@@ -47,7 +53,10 @@ export function fieldsOf(obj: unknown, meta: PatchMeta, opts: FieldsOfOptions = 
   walk(obj, meta, [], set);
   for (const p of IGNORED) set.delete(p);
   if (opts.status === "exclude") set.delete(["f:status"], true);
-  if (opts.status === "only") { for (const p of set.paths()) if (p[0] !== "f:status") set.delete(p); }
+  if (opts.status === "only" || opts.status === "metadata") {
+    const kept = opts.status === "only" ? ["f:status"] : ["f:status", "f:metadata"];
+    for (const p of set.paths()) if (!kept.includes(p[0])) set.delete(p);
+  }
   return set;
 }
 
