@@ -4,8 +4,8 @@
  * written in one version reads in the other: v1's `targetCPUUtilizationPercentage` is v2's CPU Utilization metric,
  * the metrics, current metrics, conditions and behavior v1 cannot express travel in `autoscaling.alpha.kubernetes.io/*`
  * annotations (and are not stored as annotations), v1 writes are recorded in managedFields as autoscaling/v1, a v1
- * status write reaches v2's currentMetrics, Tables print the same row through both, and an HPA without spec is 422
- * in kube's words through both.
+ * status write reaches v2's currentMetrics, Tables print the same row through both, a strict patch quotes the stored
+ * object in Go's field order, and an HPA without spec is 422 in kube's words through both.
  * @module
  */
 import assert from "node:assert/strict";
@@ -193,6 +193,34 @@ export const hpaVersionCases: ConformanceCase[] = [
       }
       assert.deepEqual(rows[0], ["hpa-v2", "Deployment/api", "memory: <unknown>/100Mi, cpu: <unknown>/65%", "1", 6, 0]);
       assert.deepEqual(rows[1], rows[0]);
+    },
+  },
+  {
+    name: "a strict merge patch of an HPA quotes the stored object with spec and status in Go's field order",
+    async run({ noRetry, ns }) {
+      const created = await sendBody(noRetry, "POST", collection("v2", ns), {
+        apiVersion: "autoscaling/v2",
+        kind: "HorizontalPodAutoscaler",
+        metadata: { name: "hpa-strict" },
+        spec: { maxReplicas: 3, scaleTargetRef: { name: "db", apiVersion: "apps/v1", kind: "StatefulSet" } },
+      });
+      assert.equal(created.code, 201, JSON.stringify(created.json));
+      const res = await sendBody(
+        noRetry,
+        "PATCH",
+        `${collection("v2", ns)}/hpa-strict`,
+        { bogusField: 1 },
+        "application/merge-patch+json",
+        { fieldValidation: "Strict" },
+      );
+      assert.equal(res.code, 422, JSON.stringify(res.json));
+      const quoted = JSON.parse(
+        res.json.message.slice(res.json.message.indexOf('"{'), res.json.message.lastIndexOf('}"') + 2),
+      );
+      const stored = JSON.parse(quoted);
+      assert.deepEqual(Object.keys(stored.spec), ["scaleTargetRef", "minReplicas", "maxReplicas", "metrics"]);
+      assert.deepEqual(Object.keys(stored.spec.scaleTargetRef), ["kind", "name", "apiVersion"]);
+      assert.deepEqual(Object.keys(stored.status), ["desiredReplicas", "currentMetrics"]);
     },
   },
   {
