@@ -3,13 +3,13 @@
  * the differential battery, tests/differential/: the fake answered 404 for every autoscaling/v1 request). An object
  * written in one version reads in the other: v1's `targetCPUUtilizationPercentage` is v2's CPU Utilization metric,
  * the metrics, current metrics, conditions and behavior v1 cannot express travel in `autoscaling.alpha.kubernetes.io/*`
- * annotations (and are not stored as annotations), v1 writes are recorded in managedFields as autoscaling/v1, a v1
+ * annotations (and are not stored as annotations; a v1 watch sees the same), v1 writes are recorded in managedFields as autoscaling/v1, a v1
  * status write reaches v2's currentMetrics, Tables print the same row through both, a strict patch quotes the stored
  * object in Go's field order, and an HPA without spec is 422 in kube's words through both.
  * @module
  */
 import assert from "node:assert/strict";
-import { sendBody } from "./support.ts";
+import { boundedWatch, sendBody } from "./support.ts";
 import type { ConformanceCase } from "./support.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -97,6 +97,17 @@ export const hpaVersionCases: ConformanceCase[] = [
         spec: { scaleTargetRef: ref("api"), maxReplicas: 5, metrics: [memory, cpu(50)], behavior },
       });
       assert.equal(created.code, 201, JSON.stringify(created.json));
+      // A v1 watch sees it converted too.
+      const watched = await boundedWatch(noRetry, collection("v1", ns), {
+        watch: "true",
+        resourceVersion: "0",
+        fieldSelector: "metadata.name=hpa-v2",
+        timeoutSeconds: 1,
+      });
+      assert.deepEqual(
+        watched.events.map((e) => [e.type, e.object.apiVersion, e.object.spec.targetCPUUtilizationPercentage]),
+        [["ADDED", "autoscaling/v1", 50]],
+      );
       const v1 = await sendBody(noRetry, "GET", `${collection("v1", ns)}/hpa-v2`);
       assert.equal(v1.code, 200, JSON.stringify(v1.json));
       assert.equal(v1.json.apiVersion, "autoscaling/v1");
