@@ -30,7 +30,8 @@ import type { ObjectStore } from "./object_storage.ts";
 import { BUILTIN_STRATEGIES, CUSTOM_RESOURCES } from "./strategies/builtin.ts";
 import { withConditionalUpdates } from "./strategies/conditional_updates.ts";
 import { withRequiredFields } from "./validation/required_fields.ts";
-import { type StrategyContext, StrategyRegistry } from "./strategy.ts";
+import { groupResourceOf, type StrategyContext, StrategyRegistry } from "./strategy.ts";
+import { statusWrite } from "./strategies/status_writes.ts";
 import { fieldImmutable } from "./validation/field_errors.ts";
 import { validateGenerateName, validateObjectMeta } from "./validation/object_meta.ts";
 
@@ -282,16 +283,8 @@ export class FakeStore {
     }
     let next: KubeObject;
     if (opts.subresource === "status") {
-      next = structuredClone(old);
-      if (obj.status === undefined) delete next.status;
-      else next.status = obj.status;
-      if (obj.metadata.labels !== undefined) next.metadata.labels = obj.metadata.labels;
-      if (obj.metadata.annotations !== undefined) next.metadata.annotations = obj.metadata.annotations;
-      // An apply through /status brings the applier's entry (subresource "status"); other writes of a subresource
-      // keep the stored entries whatever the body sends (kube's field manager reads a subresource's from the live one).
-      if (obj.metadata.managedFields !== undefined && !opts.fieldManager) {
-        next.metadata.managedFields = obj.metadata.managedFields;
-      }
+      // An apply through /status brings the applier's entry (subresource "status"), sent without a fieldManager.
+      next = statusWrite(groupResourceOf(def), old, obj, opts.fieldManager !== undefined);
     } else {
       next = obj;
       next.apiVersion = old.apiVersion;
