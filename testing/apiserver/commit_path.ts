@@ -435,9 +435,8 @@ export class FakeStore {
 
   /** Sets `into`'s managedFields as they stand after a non-apply write by `opts.fieldManager`; returns `into`. */
   #setManagedFields(def: ResourceDef, old: KubeObject | undefined, next: KubeObject, opts: WriteOptions, into = next) {
-    const views = { registry: this.registry, strategies: this.strategies, present: this.present.bind(this) };
     const write = { manager: opts.fieldManager!, nowIso: rfc3339(this.clock.now()), subresource: opts.subresource };
-    const entries = managedFieldsOfWrite(views, def, old, next, write);
+    const entries = managedFieldsOfWrite(this, def, old, next, write);
     if (entries.length > 0) into.metadata.managedFields = entries;
     else delete into.metadata.managedFields;
     return into;

@@ -5,7 +5,7 @@
  * the metrics, current metrics, conditions and behavior v1 cannot express travel in `autoscaling.alpha.kubernetes.io/*`
  * annotations (and are not stored as annotations; a v1 watch sees the same), v1 writes are recorded in managedFields as autoscaling/v1, a v1
  * status write reaches v2's currentMetrics, Tables print the same row through both, a strict patch quotes the stored
- * object in Go's field order, and an HPA without spec is 422 in kube's words through both.
+ * object in Go's field order, a v1 apply conflicts with a v2 manager as compared in the v2 form, and an HPA without spec is 422 in kube's words through both.
  * @module
  */
 import assert from "node:assert/strict";
@@ -232,6 +232,48 @@ export const hpaVersionCases: ConformanceCase[] = [
       assert.deepEqual(Object.keys(stored.spec), ["scaleTargetRef", "minReplicas", "maxReplicas", "metrics"]);
       assert.deepEqual(Object.keys(stored.spec.scaleTargetRef), ["kind", "name", "apiVersion"]);
       assert.deepEqual(Object.keys(stored.status), ["desiredReplicas", "currentMetrics"]);
+    },
+  },
+  {
+    name: "a v1 apply of the CPU target conflicts with the v2 manager of spec.metrics (compared in its version)",
+    async run({ noRetry, ns }) {
+      const created = await sendBody(
+        noRetry,
+        "POST",
+        collection("v2", ns),
+        {
+          apiVersion: "autoscaling/v2",
+          kind: "HorizontalPodAutoscaler",
+          metadata: { name: "hpa-apply" },
+          spec: { scaleTargetRef: ref("apply"), maxReplicas: 3, metrics: [cpu(50)] },
+        },
+        "application/json",
+        { fieldManager: "v2-writer" },
+      );
+      assert.equal(created.code, 201, JSON.stringify(created.json));
+      const applied = {
+        apiVersion: "autoscaling/v1",
+        kind: "HorizontalPodAutoscaler",
+        metadata: { name: "hpa-apply" },
+        spec: { scaleTargetRef: ref("apply"), maxReplicas: 3, targetCPUUtilizationPercentage: 60 },
+      };
+      const path = `${collection("v1", ns)}/hpa-apply`;
+      const apply = (force: boolean) =>
+        sendBody(noRetry, "PATCH", path, applied, "application/apply-patch+yaml", {
+          fieldManager: "v1-applier",
+          ...(force ? { force: "true" } : {}),
+        });
+      const refused = await apply(false);
+      assert.equal(refused.code, 409, JSON.stringify(refused.json));
+      assert.equal(
+        refused.json.message,
+        'Apply failed with 1 conflict: conflict with "v2-writer" using autoscaling/v2: .spec.metrics',
+      );
+      const forced = await apply(true);
+      assert.equal(forced.code, 200, JSON.stringify(forced.json));
+      assert.equal(forced.json.spec.targetCPUUtilizationPercentage, 60);
+      const writer = forced.json.metadata.managedFields.find((e: Any) => e.manager === "v2-writer");
+      assert.equal(writer.fieldsV1["f:spec"]["f:metrics"], undefined, JSON.stringify(writer));
     },
   },
   {

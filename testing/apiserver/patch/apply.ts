@@ -36,6 +36,11 @@ export interface ServerSideApplyOptions {
   def: ResourceDef;
   /** "status" when applied through the status subresource. */
   subresource?: string;
+  /**
+   * An object of the applied version in another served version of the resource (a manager's entry's apiVersion), or
+   * undefined when not served there: conflicts with such a manager are found comparing in its version.
+   */
+  inVersion?(apiVersion: string, obj: KubeObject): KubeObject | undefined;
 }
 
 /** A managedFields entry and its field set. */
@@ -199,8 +204,13 @@ export function serverSideApply(
   const mine = entries.find((e) => sameEntry(e.raw, opts.fieldManager, "Apply", opts.subresource));
   const others = entries.filter((e) => e !== mine);
 
-  // Conflicts: fields the applier sets to a different value than live, owned by another manager.
-  const conflicts: { entry: ManagedFieldsEntry; path: FieldPath; owner: Entry }[] = [];
+  // Merge (the live object with the applied configuration); fields this manager stops applying are removed below.
+  const result = mergeApplied(current ?? {}, appliedClean, meta) as KubeObject;
+  // Conflicts: fields the applier sets to a different value than live, owned by another manager (one recorded in
+  // another version: fields the merge changes in that version).
+  const version = applied.apiVersion;
+  const elsewhere = (o: Entry) => opts.inVersion !== undefined && !!o.raw.apiVersion && o.raw.apiVersion !== version;
+  const conflicts: Conflict[] = current ? otherVersionConflicts(current, result, others.filter(elsewhere), opts) : [];
   if (current) {
     for (const path of newSet.paths()) {
       if (path[path.length - 1].startsWith("k:") || path[path.length - 1].startsWith("v:")) continue;
@@ -208,7 +218,7 @@ export function serverSideApply(
       if (live === undefined || deepEqual(live, valueAt(appliedClean, path))) continue;
       for (const owner of others) {
         if (owner.raw.manager === opts.fieldManager && owner.raw.operation === "Update") continue;
-        if (owner.set.has(path)) conflicts.push({ entry: owner.raw, path, owner });
+        if (!elsewhere(owner) && owner.set.has(path)) conflicts.push({ entry: owner.raw, path, owner });
       }
     }
   }
@@ -222,13 +232,7 @@ export function serverSideApply(
   if (blocking.length > 0 && !opts.force) throw conflictError(blocking, opts);
   for (const c of conflicts) c.owner.set.delete(c.path);
 
-  // Merge, then remove what this manager applied before, no longer applies, and nobody else owns.
-  let result: KubeObject;
-  if (current) {
-    result = mergeApplied(current, appliedClean, meta) as KubeObject;
-  } else {
-    result = mergeApplied({}, appliedClean, meta) as KubeObject;
-  }
+  // Remove what this manager applied before, no longer applies, and nobody else owns.
   const ownedByOthers = (p: FieldPath) => others.some((o) => o.set.has(p) || o.set.paths().some((q) => isPrefix(p, q)));
   if (mine && current) {
     const dropped = mine.set.paths().filter((p) => !newSet.has(p) && !ownedByOthers(p))
@@ -273,6 +277,34 @@ export function serverSideApply(
   }
   result.metadata = { ...result.metadata, managedFields: writeEntries(next) };
   return result;
+}
+
+type Conflict = { entry: ManagedFieldsEntry; path: FieldPath; owner: Entry };
+
+/** Conflicts with `owners` recorded in other versions: the fields the merge changes, compared in each one's version. */
+function otherVersionConflicts(
+  current: KubeObject,
+  merged: KubeObject,
+  owners: Entry[],
+  opts: ServerSideApplyOptions,
+): Conflict[] {
+  const out: Conflict[] = [];
+  const byVersion = new Map<string, FieldSet | undefined>();
+  for (const owner of owners) {
+    if (owner.raw.manager === opts.fieldManager && owner.raw.operation === "Update") continue;
+    const apiVersion = owner.raw.apiVersion!;
+    if (!byVersion.has(apiVersion)) {
+      const before = opts.inVersion!(apiVersion, current);
+      const after = before && opts.inVersion!(apiVersion, merged);
+      const meta = patchMetaFor({ ...opts.def, version: apiVersion.split("/").pop() });
+      const status = statusMode(opts.def, opts.subresource);
+      byVersion.set(apiVersion, after && changedFields(before, after, meta, status, opts.def.kind, opts.def.custom));
+    }
+    for (const path of byVersion.get(apiVersion)?.paths() ?? []) {
+      if (owner.set.has(path)) out.push({ entry: owner.raw, path, owner });
+    }
+  }
+  return out;
 }
 
 /** Options of {@link recordUpdateManagedFields}. */
