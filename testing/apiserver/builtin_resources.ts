@@ -192,6 +192,7 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
     ["persistentvolumes", "PersistentVolume", "pv", "status", "cluster"],
     ["apps:controllerrevisions", "ControllerRevision"],
     ["autoscaling/v2:horizontalpodautoscalers", "HorizontalPodAutoscaler", "hpa", "status"],
+    ["autoscaling/v1:horizontalpodautoscalers", "HorizontalPodAutoscaler", "hpa", "status"],
     ["networking.k8s.io:ingresses", "Ingress", "ing", "status"],
     ["networking.k8s.io:ingressclasses", "IngressClass", "", "", "cluster"],
     ["networking.k8s.io:networkpolicies", "NetworkPolicy", "netpol"],

@@ -20,7 +20,7 @@ import { deleteObject, type DeleteOptions } from "./commit_delete.ts";
 import type { WriteOptions } from "./write_options.ts";
 import { listObjects, type ListOptions } from "./list.ts";
 import { generateName, jsonEqual, rfc3339, specChanged } from "./object_rules.ts";
-import { managedFieldsAfterUpdate } from "./patch/apply.ts";
+import { managedFieldsOfWrite } from "./commit_managed_fields.ts";
 import { updateTracksManagedFields } from "./patch/managed_fields_writes.ts";
 import { addsKeys, dropAdded } from "./patch/fieldset.ts";
 import { registryKey, type ResourceRegistry, storageKeyOf } from "./registry.ts";
@@ -434,9 +434,8 @@ export class FakeStore {
 
   /** Sets `into`'s managedFields as they stand after a non-apply write by `opts.fieldManager`; returns `into`. */
   #setManagedFields(def: ResourceDef, old: KubeObject | undefined, next: KubeObject, opts: WriteOptions, into = next) {
-    const record = { subresource: opts.subresource, statusSubresource: def.subresources.includes("status"), def };
-    const time = rfc3339(this.clock.now());
-    const entries = managedFieldsAfterUpdate(old, next, opts.fieldManager!, time, "Update", record);
+    const write = { manager: opts.fieldManager!, nowIso: rfc3339(this.clock.now()), subresource: opts.subresource };
+    const entries = managedFieldsOfWrite(this, def, old, next, write);
     if (entries.length > 0) into.metadata.managedFields = entries;
     else delete into.metadata.managedFields;
     return into;

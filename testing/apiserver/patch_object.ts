@@ -16,6 +16,7 @@ import { appliedUnknownFieldsError, patchedUnknownFields } from "./patch_unknown
 import { requireObject } from "./http_body.ts";
 import { rfc3339 } from "./object_rules.ts";
 import { serverSideApply } from "./patch/apply.ts";
+import { servedIn } from "./commit_managed_fields.ts";
 import { applyJsonPatch } from "./patch/json_patch.ts";
 import { patchedJson } from "./patch/patched_json.ts";
 import { applyStrategicMergePatch, goValue } from "./patch/strategic.ts";
@@ -130,6 +131,7 @@ export function patchObject(
       nowIso: rfc3339(store.clock.now()),
       def,
       subresource: status,
+      inVersion: (apiVersion, obj) => servedIn(store, def, obj, apiVersion),
     });
     const writeOpts = {
       namespace,

@@ -183,14 +183,24 @@ export function groupResourceOf(def: Pick<ResourceDef, "group" | "plural">): str
 }
 
 /**
+ * `group/version/plural`: how the registry keys what one served version of a group-resource adds to its strategy
+ * (autoscaling/v1 HorizontalPodAutoscalers: their conversion to the stored autoscaling/v2 form).
+ */
+export function groupVersionResourceOf(def: Pick<ResourceDef, "group" | "version" | "plural">): string {
+  return `${def.group}/${def.version}/${def.plural}`;
+}
+
+/**
  * Maps resources to strategies: an entry per group-resource, else the custom-resource strategy for CRD-defined
- * resources, else {@link DEFAULT_STRATEGY}. Lookups return the entry merged over the default (cached).
+ * resources, else {@link DEFAULT_STRATEGY}; an entry per group-version-resource ({@link groupVersionResourceOf}) is
+ * merged over its group-resource's (a served version's conversion). Lookups return the entries merged over the
+ * default (cached).
  *
  * @example
  * ```ts
  * import { StrategyRegistry } from "./strategy.ts";
  * const registry = new StrategyRegistry([["example.com/widgets", { allowCreateOnUpdate: true }]], {});
- * const widgets = { group: "example.com", plural: "widgets", custom: false };
+ * const widgets = { group: "example.com", version: "v1", plural: "widgets", custom: false };
  * console.assert(registry.for(widgets).allowCreateOnUpdate === true);
  * ```
  */
@@ -205,19 +215,23 @@ export class StrategyRegistry {
     this.#custom = custom;
   }
 
-  /** Adds or replaces the strategy of a group-resource (`"apps/deployments"`, `"/pods"`). */
+  /**
+   * Adds or replaces the strategy of a group-resource (`"apps/deployments"`, `"/pods"`), or what one served version
+   * adds to it (`"autoscaling/v1/horizontalpodautoscalers"`).
+   */
   set(groupResource: string, strategy: ResourceStrategy): void {
     this.#entries.set(groupResource, strategy);
     this.#resolved.clear();
   }
 
   /** The strategy of a resource, merged over {@link DEFAULT_STRATEGY}. */
-  for(def: Pick<ResourceDef, "group" | "plural" | "custom">): ResourceStrategy {
-    const key = `${def.custom ? "custom:" : ""}${groupResourceOf(def)}`;
+  for(def: Pick<ResourceDef, "group" | "version" | "plural" | "custom">): ResourceStrategy {
+    const key = `${def.custom ? "custom:" : ""}${groupVersionResourceOf(def)}`;
     let out = this.#resolved.get(key);
     if (!out) {
       const own = this.#entries.get(groupResourceOf(def)) ?? (def.custom ? this.#custom : {});
-      out = { ...DEFAULT_STRATEGY, ...own };
+      const version = def.custom ? undefined : this.#entries.get(groupVersionResourceOf(def));
+      out = { ...DEFAULT_STRATEGY, ...own, ...version };
       this.#resolved.set(key, out);
     }
     return out;

@@ -16,6 +16,7 @@ import {
   type RowCells,
   since,
 } from "./table_cells.ts";
+import { hpaV1ToV2 } from "./strategies/hpa_v1_conversion.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -204,15 +205,19 @@ export const WORKLOAD_ROWS: Record<string, RowCells> = {
     ...containersAndImages(cj.spec?.jobTemplate?.spec?.template?.spec),
     formatLabelSelector(cj.spec?.jobTemplate?.spec?.selector),
   ],
-  "autoscaling/HorizontalPodAutoscaler": (hpa, now) => [
-    hpa.metadata.name,
-    `${hpa.spec?.scaleTargetRef?.kind ?? ""}/${hpa.spec?.scaleTargetRef?.name ?? ""}`,
-    hpaTargets(hpa),
-    hpa.spec?.minReplicas == null ? "<unset>" : String(hpa.spec.minReplicas),
-    hpa.spec?.maxReplicas ?? 0,
-    hpa.status?.currentReplicas ?? 0,
-    ageCell(hpa, now),
-  ],
+  // kube prints the internal (v2) form: an autoscaling/v1 object is converted back first.
+  "autoscaling/HorizontalPodAutoscaler": (served, now) => {
+    const hpa = served.apiVersion === "autoscaling/v1" ? hpaV1ToV2(served) : served;
+    return [
+      hpa.metadata.name,
+      `${hpa.spec?.scaleTargetRef?.kind ?? ""}/${hpa.spec?.scaleTargetRef?.name ?? ""}`,
+      hpaTargets(hpa),
+      hpa.spec?.minReplicas == null ? "<unset>" : String(hpa.spec.minReplicas),
+      hpa.spec?.maxReplicas ?? 0,
+      hpa.status?.currentReplicas ?? 0,
+      ageCell(hpa, now),
+    ];
+  },
   "policy/PodDisruptionBudget": (pdb, now) => [
     pdb.metadata.name,
     intOrString(pdb.spec?.minAvailable),

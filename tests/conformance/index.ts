@@ -51,6 +51,7 @@ import { statusDetailCases } from "./status_details.ts";
 import { subresourceCases } from "./subresources.ts";
 import { storedShapeCases } from "./stored_shape.ts";
 import { storageProtectionCases } from "./storage_protection.ts";
+import { hpaVersionCases } from "./hpa_versions.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
 import { conditionalUpdateCases } from "./conditional_updates.ts";
 import { requiredFieldCases } from "./required_fields.ts";
@@ -98,6 +99,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "defaulting", cases: defaultingCases },
   { topic: "defaulting", cases: storedShapeCases },
   { topic: "server-filled", cases: serverFilledCases },
+  { topic: "hpa-versions", cases: hpaVersionCases },
   { topic: "deletion", cases: deletionApiCases },
   { topic: "deletion", cases: namespaceTerminationCases },
   { topic: "patch", cases: patchCases },

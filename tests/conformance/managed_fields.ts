@@ -121,6 +121,27 @@ export const managedFieldsCases: ConformanceCase[] = [
     },
   },
   {
+    name: "a status write that changes labels owns them in its status entry (a built-in whose status keeps labels)",
+    async run({ client, ns }) {
+      const services = `/api/v1/namespaces/${ns}/services`;
+      const created = await rawJson(client, "POST", services, {
+        body: JSON.stringify({ metadata: { name: "mf-status-labels" }, spec: { ports: [{ port: 80 }] } }),
+        query: { fieldManager: "creator" },
+      });
+      assert.equal(created.code, 201, JSON.stringify(created.body));
+      const patched = await rawJson(client, "PATCH", `${services}/mf-status-labels/status`, {
+        body: JSON.stringify({ metadata: { labels: { status: "patched" } } }),
+        contentType: MERGE,
+        query: { fieldManager: "statuser" },
+      });
+      assert.equal(patched.code, 200, JSON.stringify(patched.body));
+      assert.equal(patched.body.metadata.labels?.status, "patched");
+      const entry = entryOf(patched.body.metadata.managedFields, "statuser", "status");
+      assert.ok(entry, JSON.stringify(patched.body.metadata.managedFields));
+      assert.deepEqual(entry.fieldsV1, { "f:metadata": { "f:labels": { ".": {}, "f:status": {} } } });
+    },
+  },
+  {
     name: "an object stored without managedFields stays untracked: later updates and patches record none",
     async run({ client, ns }) {
       // A ConfigMap with no fields to own is stored without entries.

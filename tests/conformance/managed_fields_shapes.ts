@@ -8,7 +8,8 @@
  * are the writer's (a Job's `manualSelector`), what the REST create allocates is no one's (a Service's `clusterIPs`,
  * `ipFamilies`, `ipFamilyPolicy`); `+listType=set` string lists own their members (a CSIDriver's
  * `volumeLifecycleModes`), and a PDB's LabelSelector is atomic. A DeviceTaintRule's `timeAdded`, stamped on create when
- * the taint has none, is the creator's.
+ * the taint has none, is the creator's. An events.k8s.io Event (stored as a core Event) is recorded in events.k8s.io's
+ * own field names, its `regarding` atomic.
  * @module
  */
 import assert from "node:assert/strict";
@@ -29,6 +30,33 @@ async function ownedFields(client: KubeClient, path: string, body: Any): Promise
 }
 
 export const managedFieldShapeCases: ConformanceCase[] = [
+  {
+    name: "an events.k8s.io Event is recorded in its own fields (note, an atomic regarding), not the stored core ones",
+    async run({ noRetry, ns }) {
+      const owned = await ownedFields(noRetry, `/apis/events.k8s.io/v1/namespaces/${ns}/events`, {
+        metadata: { name: "mfs-ev" },
+        eventTime: "2026-01-02T03:04:05.000000Z",
+        regarding: { apiVersion: "v1", kind: "ConfigMap", name: "x", namespace: ns },
+        reportingController: "example.com/conformance",
+        reportingInstance: "i-1",
+        action: "Tested",
+        reason: "Tested",
+        note: "a note",
+        type: "Normal",
+      });
+      assert.deepEqual(Object.keys(owned).sort(), [
+        "f:action",
+        "f:eventTime",
+        "f:note",
+        "f:reason",
+        "f:regarding",
+        "f:reportingController",
+        "f:reportingInstance",
+        "f:type",
+      ]);
+      assert.deepEqual(owned["f:regarding"], {});
+    },
+  },
   {
     name: "a RoleBinding owns its atomic roleRef whole; a CronJob's empty template metadata is no one's",
     async run({ noRetry, ns }) {

@@ -1,7 +1,8 @@
 /**
  * Conformance cases: the resources and subresources kube-apiserver lists in discovery beyond CRUD — `bindings` and
  * pods/binding, componentstatuses, autoscaling/v1 Scale of apps workloads, and the connect subresources (pods/exec,
- * attach, portforward, log, proxy; nodes/proxy; services/proxy) as a control plane with no kubelet answers them.
+ * attach, portforward, log, proxy; nodes/proxy; services/proxy) as a control plane with no kubelet answers them; what
+ * a status write takes from its body's metadata.
  * @module
  */
 import assert from "node:assert/strict";
@@ -361,6 +362,67 @@ export const subresourceCases: ConformanceCase[] = [
             `no endpoints available for service "${name.split(":")[0]}"`,
           );
         }
+      }
+    },
+  },
+  {
+    name: "a status write takes the body's labels and annotations, except where the status strategy keeps them",
+    async run({ noRetry, ns }) {
+      const labels = { app: "st-meta" };
+      const objects: Array<[string, Any, Record<string, string>, Record<string, string> | undefined]> = [
+        // A Deployment's status strategy keeps its labels (not its annotations).
+        [
+          `/apis/apps/v1/namespaces/${ns}/deployments`,
+          {
+            metadata: { name: "st-meta", labels: { keep: "1" } },
+            spec: {
+              replicas: 0,
+              selector: { matchLabels: labels },
+              template: { metadata: { labels }, spec: { containers: [{ name: "c", image: "busybox:1.36" }] } },
+            },
+          },
+          { keep: "1" },
+          { status: "patched" },
+        ],
+        // A ReplicaSet's takes both.
+        [
+          `/apis/apps/v1/namespaces/${ns}/replicasets`,
+          {
+            metadata: { name: "st-meta", labels: { keep: "1" } },
+            spec: {
+              replicas: 0,
+              selector: { matchLabels: labels },
+              template: { metadata: { labels }, spec: { containers: [{ name: "c", image: "busybox:1.36" }] } },
+            },
+          },
+          { keep: "1", status: "patched" },
+          { status: "patched" },
+        ],
+        // A FlowSchema's keeps its whole metadata (metav1.ResetObjectMetaForStatus).
+        [
+          "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas",
+          {
+            metadata: { name: `st-meta-${ns}`, labels: { keep: "1" } },
+            spec: { priorityLevelConfiguration: { name: "global-default" }, matchingPrecedence: 9000 },
+          },
+          { keep: "1" },
+          undefined,
+        ],
+      ];
+      for (const [collection, body, wantLabels, wantAnnotations] of objects) {
+        const created = await call(noRetry, "POST", collection, JSON.stringify(body));
+        assert.equal(created.code, 201, created.text);
+        const patch = { metadata: { labels: { status: "patched" }, annotations: { status: "patched" } } };
+        const res = await noRetry.request("PATCH", `${collection}/${body.metadata.name}/status`, {
+          body: JSON.stringify(patch),
+          contentType: "application/merge-patch+json",
+        });
+        const patched = { code: res.status, text: new TextDecoder().decode(res.body) };
+        const json = JSON.parse(patched.text);
+        assert.equal(patched.code, 200, patched.text);
+        assert.deepEqual(json.metadata.labels, wantLabels, collection);
+        assert.deepEqual(json.metadata.annotations, wantAnnotations, collection);
+        await call(noRetry, "DELETE", `${collection}/${body.metadata.name}`);
       }
     },
   },

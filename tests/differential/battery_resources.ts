@@ -23,16 +23,20 @@ export interface BatteryResource {
   /** Subresources discovery lists for it (status, scale, …). */
   subresources: string[];
   sample?: Sample;
+  /** The same group-resource is served in another version too (autoscaling/v1 and v2 HPAs). */
+  severalVersions?: boolean;
 }
 
-/** The label every battery object carries: `diff-set=<plural>[.<group>]` ({@link setOf}). */
+/** The label every battery object carries: `diff-set=<plural>[.<version>][.<group>]` ({@link setOf}). */
 export const SET_LABEL = "diff-set";
 
 /**
- * The value of {@link SET_LABEL} for `r`'s objects: `<plural>.<group>`, so that kinds sharing storage (core and
- * events.k8s.io Events) do not list each other's objects.
+ * The value of {@link SET_LABEL} for `r`'s objects: `<plural>.<group>` (`<plural>.<version>.<group>` for a resource
+ * served in several versions), so that kinds sharing storage (core and events.k8s.io Events, autoscaling/v1 and v2
+ * HorizontalPodAutoscalers) do not list or delete each other's objects: their sequences run concurrently.
  */
-export function setOf(r: Pick<BatteryResource, "group" | "res">): string {
+export function setOf(r: Pick<BatteryResource, "group" | "version" | "res" | "severalVersions">): string {
+  if (r.severalVersions) return `${r.res.name}.${r.version}.${r.group}`;
   return r.group ? `${r.res.name}.${r.group}` : r.res.name;
 }
 
@@ -48,6 +52,8 @@ export function batteryResources(legacy: Record<string, { resources: DiscoveredR
       out.push({ group, version, res, subresources, sample: SAMPLES[`${group}/${version}/${res.name}`] });
     }
   }
+  const versions = (r: BatteryResource) => out.filter((o) => o.group === r.group && o.res.name === r.res.name);
+  for (const r of out) if (versions(r).length > 1) r.severalVersions = true;
   return out;
 }
 

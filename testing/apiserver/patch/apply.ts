@@ -23,10 +23,10 @@ import {
 } from "../../../runtime/apimachinery/managed_fields.ts";
 import { fieldsOf, type FieldsOfOptions, removeAt, valueAt } from "./fieldset.ts";
 import { resetFieldsOptions } from "./reset_fields.ts";
+import { changedFields } from "./changed_fields.ts";
 import { deepEqual, isPlainObject } from "../../../runtime/apimachinery/equality.ts";
 import { childMeta, type PatchMeta, patchMetaFor } from "./patch_meta.ts";
 import { compareStrings } from "../../../runtime/apimachinery/string_order.ts";
-import { inGoZeroValue } from "./zero_value_structs.ts";
 
 /** Options of {@link serverSideApply}. */
 export interface ServerSideApplyOptions {
@@ -37,6 +37,11 @@ export interface ServerSideApplyOptions {
   def: ResourceDef;
   /** "status" when applied through the status subresource. */
   subresource?: string;
+  /**
+   * An object of the applied version in another served version of the resource (a manager's entry's apiVersion), or
+   * undefined when not served there: conflicts with such a manager are found comparing in its version.
+   */
+  inVersion?(apiVersion: string, obj: KubeObject): KubeObject | undefined;
 }
 
 /** A managedFields entry and its field set. */
@@ -195,8 +200,13 @@ export function serverSideApply(
   const mine = entries.find((e) => sameEntry(e.raw, opts.fieldManager, "Apply", opts.subresource));
   const others = entries.filter((e) => e !== mine);
 
-  // Conflicts: fields the applier sets to a different value than live, owned by another manager.
-  const conflicts: { entry: ManagedFieldsEntry; path: FieldPath; owner: Entry }[] = [];
+  // Merge (the live object with the applied configuration); fields this manager stops applying are removed below.
+  const result = mergeApplied(current ?? {}, appliedClean, meta) as KubeObject;
+  // Conflicts: fields the applier sets to a different value than live, owned by another manager (one recorded in
+  // another version: fields the merge changes in that version).
+  const version = applied.apiVersion;
+  const elsewhere = (o: Entry) => opts.inVersion !== undefined && !!o.raw.apiVersion && o.raw.apiVersion !== version;
+  const conflicts: Conflict[] = current ? otherVersionConflicts(current, result, others.filter(elsewhere), opts) : [];
   if (current) {
     for (const path of newSet.paths()) {
       if (path[path.length - 1].startsWith("k:") || path[path.length - 1].startsWith("v:")) continue;
@@ -204,7 +214,7 @@ export function serverSideApply(
       if (live === undefined || deepEqual(live, valueAt(appliedClean, path))) continue;
       for (const owner of others) {
         if (owner.raw.manager === opts.fieldManager && owner.raw.operation === "Update") continue;
-        if (owner.set.has(path)) conflicts.push({ entry: owner.raw, path, owner });
+        if (!elsewhere(owner) && owner.set.has(path)) conflicts.push({ entry: owner.raw, path, owner });
       }
     }
   }
@@ -218,13 +228,7 @@ export function serverSideApply(
   if (blocking.length > 0 && !opts.force) throw conflictError(blocking, opts);
   for (const c of conflicts) c.owner.set.delete(c.path);
 
-  // Merge, then remove what this manager applied before, no longer applies, and nobody else owns.
-  let result: KubeObject;
-  if (current) {
-    result = mergeApplied(current, appliedClean, meta) as KubeObject;
-  } else {
-    result = mergeApplied({}, appliedClean, meta) as KubeObject;
-  }
+  // Remove what this manager applied before, no longer applies, and nobody else owns.
   const ownedByOthers = (p: FieldPath) => others.some((o) => o.set.has(p) || o.set.paths().some((q) => isPrefix(p, q)));
   if (mine && current) {
     const dropped = mine.set.paths().filter((p) => !newSet.has(p) && !ownedByOthers(p))
@@ -274,6 +278,34 @@ export function serverSideApply(
   return result;
 }
 
+type Conflict = { entry: ManagedFieldsEntry; path: FieldPath; owner: Entry };
+
+/** Conflicts with `owners` recorded in other versions: the fields the merge changes, compared in each one's version. */
+function otherVersionConflicts(
+  current: KubeObject,
+  merged: KubeObject,
+  owners: Entry[],
+  opts: ServerSideApplyOptions,
+): Conflict[] {
+  const out: Conflict[] = [];
+  const byVersion = new Map<string, FieldSet | undefined>();
+  const fields = resetFieldsOptions(opts.def, opts.subresource);
+  for (const owner of owners) {
+    if (owner.raw.manager === opts.fieldManager && owner.raw.operation === "Update") continue;
+    const apiVersion = owner.raw.apiVersion!;
+    if (!byVersion.has(apiVersion)) {
+      const before = opts.inVersion!(apiVersion, current);
+      const after = before && opts.inVersion!(apiVersion, merged);
+      const meta = patchMetaFor({ ...opts.def, version: apiVersion.split("/").pop() });
+      byVersion.set(apiVersion, after && changedFields(before, after, meta, fields, opts.def.kind, opts.def.custom));
+    }
+    for (const path of byVersion.get(apiVersion)?.paths() ?? []) {
+      if (owner.set.has(path)) out.push({ entry: owner.raw, path, owner });
+    }
+  }
+  return out;
+}
+
 /**
  * Whether two objects are equal but for their managedFields, compared as Go's typed objects are: a null or empty
  * struct is the zero value the other side may leave out (a template's `metadata: {}`, `requests: null`).
@@ -299,6 +331,11 @@ export interface RecordUpdateOptions {
   statusSubresource?: boolean;
   /** The resource, so lists are tracked with the same keys apply uses (CRD schemas); default: built-in table. */
   def?: ResourceDef;
+  /**
+   * The write's objects in another served version (an entry's apiVersion), for entries recorded in another version
+   * than the write's; undefined when that version is not served. Without it every entry is compared in the write's.
+   */
+  inVersion?(apiVersion: string): { before?: KubeObject; after: KubeObject } | undefined;
 }
 
 /**
@@ -360,34 +397,29 @@ export function managedFieldsAfterUpdate(
   // A status write changes the status and what metadata the kind's status strategy lets through (labels,
   // annotations); its writer owns both. The spec was put back, so it shows no change.
   if (opts.subresource === "status" && fields.status === "only") fields.status = "include";
-  const afterSet = fieldsOf(after, meta, fields);
-  const beforeSet = before ? fieldsOf(before, meta, fields) : new FieldSet();
-  const changed = new FieldSet();
-  for (const p of afterSet.paths()) {
-    // An empty struct (`metadata: {}`, a built-in kind's `spec: {}`) is its Go zero value, which the new object the
-    // write is compared with has too.
-    if (isZeroStruct(p, valueAt(after, p), kind, custom)) continue;
-    if (!beforeSet.has(p) || !deepEqual(valueAt(before, p), valueAt(after, p))) {
-      const last = p[p.length - 1];
-      // A keyed element (or a map's element holding fields) whose children changed is not itself a change, unless
-      // it is new.
-      const element = last.startsWith("k:") || last.startsWith("v:") || isNonEmptyObject(valueAt(after, p));
-      if (element && beforeSet.has(p)) continue;
-      changed.add(p);
+  const changed = changedFields(before, after, meta, fields, kind, custom);
+  // structured-merge-diff compares in each manager's own version: the objects converted to an entry's apiVersion.
+  const byVersion = new Map<string, { changed: FieldSet; after: KubeObject }>();
+  const inVersionOf = (apiVersion: string | undefined) => {
+    if (!apiVersion || !opts.inVersion || apiVersion === after.apiVersion) return { changed, after };
+    let seen = byVersion.get(apiVersion);
+    if (!seen) {
+      const converted = opts.inVersion(apiVersion);
+      const version = apiVersion.split("/").pop();
+      const metaThere = opts.def ? patchMetaFor({ ...opts.def, version }) : meta;
+      seen = converted
+        ? { changed: changedFields(converted.before, converted.after, metaThere, fields, kind, custom), ...converted }
+        : { changed, after };
+      byVersion.set(apiVersion, seen);
     }
-  }
-  // structured-merge-diff's compare marks every node the write added, containers included (FieldsV1 ".").
-  for (const p of [...changed.paths()]) {
-    for (let i = 1; i < p.length; i++) {
-      const q = p.slice(0, i);
-      if (!changed.has(q) && isAddedContainer(before, after, q, kind, custom)) changed.add(q);
-    }
-  }
+    return seen;
+  };
   // A write that sends managedFields replaces them (kubectl's SSA migration does); one without keeps the old ones.
   const entries = readEntries(Array.isArray(after.metadata?.managedFields) ? after : before);
   for (const e of entries) {
+    const view = inVersionOf(e.raw.apiVersion);
     for (const p of e.set.paths()) {
-      if (changed.has(p) || valueAt(after, p) === undefined) e.set.delete(p);
+      if (view.changed.has(p) || valueAt(view.after, p) === undefined) e.set.delete(p);
     }
   }
   let mine = entries.find((e) => sameEntry(e.raw, manager, operation, opts.subresource));
@@ -412,32 +444,4 @@ export function managedFieldsAfterUpdate(
     mine.raw.apiVersion = after.apiVersion ?? mine.raw.apiVersion;
   }
   return writeEntries(entries);
-}
-
-function isNonEmptyObject(value: unknown): boolean {
-  return isPlainObject(value) && Object.keys(value).length > 0;
-}
-
-function isZeroStruct(path: FieldPath, value: unknown, kind: string, custom: boolean): boolean {
-  if (!isPlainObject(value) || Object.keys(value).length > 0) return false;
-  return inGoZeroValue(path, kind, custom);
-}
-
-function isAddedContainer(
-  before: KubeObject | undefined,
-  after: KubeObject,
-  path: FieldPath,
-  kind: string,
-  custom: boolean,
-): boolean {
-  const last = path[path.length - 1];
-  if (!last.startsWith("f:")) return false;
-  if (inGoZeroValue(path, kind, custom)) return false;
-  const was = valueAt(before, path);
-  if (was !== undefined && was !== null) return false;
-  const now = valueAt(after, path);
-  // A list stored as null (Go's nil slice, e.g. a new CRD's status.conditions) was there already: filling it is
-  // no added container (kube's establishing controller owns no "." of the conditions it writes).
-  if (was === null && Array.isArray(now)) return false;
-  return typeof now === "object" && now !== null;
 }

@@ -138,6 +138,7 @@ const BUILTIN: Record<string, PatchMeta> = {
   "rbac.authorization.k8s.io/RoleBinding": kind({ roleRef: { atomic: true } }),
   "rbac.authorization.k8s.io/ClusterRoleBinding": kind({ roleRef: { atomic: true } }),
   "/Event": kind({ involvedObject: { atomic: true }, related: { atomic: true } }),
+  "events.k8s.io/Event": kind({ regarding: { atomic: true }, related: { atomic: true } }),
   "admissionregistration.k8s.io/ValidatingWebhookConfiguration": kind({ webhooks: merge("name") }),
   // MatchResources and ServiceBackendPort are `+structType=atomic`; a ControllerRevision's data is raw JSON.
   "admissionregistration.k8s.io/ValidatingAdmissionPolicy": kind({ spec: { fields: { matchConstraints: ATOMIC } } }),
@@ -154,6 +155,9 @@ const BUILTIN: Record<string, PatchMeta> = {
     spec: { fields: { defaultBackend: { fields: { service: { fields: { port: ATOMIC } } } } } },
   }),
   "admissionregistration.k8s.io/MutatingWebhookConfiguration": kind({ webhooks: merge("name") }),
+  // Keyed `group/version/kind` where one served version differs: autoscaling/v1's CrossVersionObjectReference is
+  // `+structType=atomic`, v2's is not.
+  "autoscaling/v1/HorizontalPodAutoscaler": kind({ spec: { fields: { scaleTargetRef: ATOMIC } } }),
 };
 
 /** Metadata for any other built-in kind: only ObjectMeta's lists merge. */
@@ -199,7 +203,7 @@ export function patchMetaFromSchema(schema: OpenApiSchema | undefined): PatchMet
 }
 
 /**
- * The root merge metadata of a resource: from the built-in table, or from the CRD schema (with ObjectMeta's
+ * The root merge metadata of a resource: from the built-in table (its served version's entry first), or from the CRD schema (with ObjectMeta's
  * finalizers/ownerReferences added, as the real server's schema has them).
  *
  * @example
@@ -209,8 +213,12 @@ export function patchMetaFromSchema(schema: OpenApiSchema | undefined): PatchMet
  * // meta.fields.spec.fields.template.fields.spec.fields.containers.mergeKeys is ["name"]
  * ```
  */
-export function patchMetaFor(def: Pick<ResourceDef, "group" | "kind" | "custom" | "schema">): PatchMeta {
-  if (!def.custom) return BUILTIN[`${def.group}/${def.kind}`] ?? DEFAULT_BUILTIN;
+export function patchMetaFor(
+  def: Pick<ResourceDef, "group" | "kind" | "custom" | "schema"> & { version?: string },
+): PatchMeta {
+  if (!def.custom) {
+    return BUILTIN[`${def.group}/${def.version}/${def.kind}`] ?? BUILTIN[`${def.group}/${def.kind}`] ?? DEFAULT_BUILTIN;
+  }
   const fromSchema = patchMetaFromSchema(def.schema);
   return { ...fromSchema, fields: { ...fromSchema.fields, metadata: OBJECT_META } };
 }

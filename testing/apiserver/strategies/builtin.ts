@@ -1,6 +1,6 @@
 /**
- * Which strategy each built-in resource uses (keys: `group/plural`), and the one CRD-defined resources use. A
- * resource not listed behaves as {@link DEFAULT_STRATEGY}.
+ * Which strategy each built-in resource uses (keys: `group/plural`; `group/version/plural` for what one served
+ * version adds), and the one CRD-defined resources use. A resource not listed behaves as {@link DEFAULT_STRATEGY}.
  * @module
  */
 import type { ResourceStrategy } from "../strategy.ts";
@@ -16,6 +16,7 @@ import { CONFIGMAPS, SECRETS } from "./configmaps_secrets.ts";
 import { CRDS } from "./crds.ts";
 import { CUSTOM_RESOURCES } from "./custom_resources.ts";
 import { CORE_EVENTS, EVENTS_V1 } from "./events.ts";
+import { HPA_V1_CONVERSION } from "./hpa_v1_conversion.ts";
 import { LEASES } from "./leases.ts";
 import { NODES } from "./nodes.ts";
 import { DEVICE_TAINT_RULES, RESOURCE_CLAIM_TEMPLATES, RESOURCE_CLAIMS } from "./dynamic_resources.ts";
@@ -95,6 +96,8 @@ export const BUILTIN_STRATEGIES: ReadonlyArray<[groupResource: string, strategy:
   ["/nodes", NODES],
   ["policy/poddisruptionbudgets", POD_DISRUPTION_BUDGETS],
   ["autoscaling/horizontalpodautoscalers", HORIZONTAL_POD_AUTOSCALERS],
+  // Served as autoscaling/v1 too: merged over the group-resource's strategy (see StrategyRegistry).
+  ["autoscaling/v1/horizontalpodautoscalers", { conversion: HPA_V1_CONVERSION }],
   ["networking.k8s.io/ingresses", INGRESSES],
   ["networking.k8s.io/networkpolicies", NETWORK_POLICIES],
   ["networking.k8s.io/ipaddresses", IP_ADDRESSES],

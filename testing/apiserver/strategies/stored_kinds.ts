@@ -5,7 +5,7 @@
  *
  * - policy/v1 PodDisruptionBudget: status `currentHealthy`, `desiredHealthy`, `disruptionsAllowed`, `expectedPods` 0;
  * - autoscaling/v2 HorizontalPodAutoscaler: minReplicas 1, the 80 % CPU utilisation metric when none is given, status
- *   `currentMetrics: null` and `desiredReplicas` 0;
+ *   `currentMetrics: null` and `desiredReplicas` 0, spec and status in Go's field order;
  * - networking.k8s.io/v1 Ingress: status `loadBalancer: {}`; NetworkPolicy: policyTypes `Ingress` (and `Egress` when
  *   egress rules are given) and `podSelector: {}` when none is given;
  * - storage.k8s.io/v1 CSIDriver: attachRequired true, podInfoOnMount, requiresRepublish, storageCapacity, seLinuxMount
@@ -52,8 +52,33 @@ export const HORIZONTAL_POD_AUTOSCALERS: ResourceStrategy = {
     const status = objectAt(hpa, "status");
     status.currentMetrics ??= null;
     status.desiredReplicas ??= 0;
+    // Stored in Go's struct order (what a strict patch's refused object quotes).
+    const spec = objectAt(hpa, "spec");
+    if (spec.scaleTargetRef && typeof spec.scaleTargetRef === "object") {
+      inGoOrder(spec.scaleTargetRef, ["kind", "name", "apiVersion"]);
+    }
+    inGoOrder(spec, ["scaleTargetRef", "minReplicas", "maxReplicas", "metrics", "behavior"]);
+    inGoOrder(status, [
+      "observedGeneration",
+      "lastScaleTime",
+      "currentReplicas",
+      "desiredReplicas",
+      "currentMetrics",
+      "conditions",
+    ]);
   },
 };
+
+/** Puts `obj`'s keys listed in `order` first, in that order (Go's struct field order), the others after them. */
+function inGoOrder(obj: KubeObject, order: readonly string[]): void {
+  const entries = Object.entries(obj);
+  for (const [key] of entries) delete obj[key];
+  for (const key of order) {
+    const found = entries.find(([k]) => k === key);
+    if (found) obj[key] = found[1];
+  }
+  for (const [key, value] of entries) if (!order.includes(key)) obj[key] = value;
+}
 
 /** networking.k8s.io/v1 ingresses. */
 export const INGRESSES: ResourceStrategy = {
