@@ -10,6 +10,7 @@ import type { ObjectStore } from "./object_storage.ts";
 import { DEFAULT_STRATEGY, type StrategyRegistry } from "./strategy.ts";
 import { rfc3339 } from "./object_rules.ts";
 import { storageKeyOf } from "./registry.ts";
+import { internalKindDef } from "./served_form.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { notFound, preconditionFailed } from "./status_errors.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
@@ -65,14 +66,14 @@ export function deleteObject(
   const pre = opts.preconditions;
   if (pre?.uid && pre.uid !== old.metadata.uid) {
     throw preconditionFailed(
-      def,
+      internalKindDef(def, strategy),
       name,
       `the UID in the precondition (${pre.uid}) does not match the UID in record (${old.metadata.uid}). The object might have been deleted and then recreated`,
     );
   }
   if (pre?.resourceVersion && pre.resourceVersion !== old.metadata.resourceVersion) {
     throw preconditionFailed(
-      def,
+      internalKindDef(def, strategy),
       name,
       `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${old.metadata.resourceVersion}). The object might have been modified`,
     );

@@ -31,6 +31,7 @@ import { BUILTIN_STRATEGIES, CUSTOM_RESOURCES } from "./strategies/builtin.ts";
 import { withConditionalUpdates } from "./strategies/conditional_updates.ts";
 import { withRequiredFields } from "./validation/required_fields.ts";
 import { type StrategyContext, StrategyRegistry } from "./strategy.ts";
+import { internalKindDef, servedForm, servedVersion } from "./served_form.ts";
 import { fieldImmutable } from "./validation/field_errors.ts";
 import { validateGenerateName, validateObjectMeta } from "./validation/object_meta.ts";
 
@@ -107,8 +108,7 @@ export class FakeStore {
 
   /** The object as served by `def` (kind/apiVersion set, versions converted); shares nested values with the store. */
   present(def: ResourceDef, obj: KubeObject): KubeObject {
-    const conversion = this.strategies.for(def).conversion;
-    return conversion ? conversion.fromStorage(obj) : withType(def, obj);
+    return servedForm(def, this.strategies.for(def), obj);
   }
 
   /** A field selector of `def`'s served version in the stored object's field names (watches and lists). */
@@ -135,7 +135,7 @@ export class FakeStore {
     const def = this.def(ref);
     const conversion = this.strategies.for(def).conversion;
     return listObjects(this.objects, def, opts, {
-      present: conversion ? (o) => conversion.fromStorage(o) : (o) => withType(def, o),
+      present: (o) => this.present(def, o),
       fieldSelector: conversion ? (s) => conversion.fieldSelector(s) : (s) => s,
     });
   }
@@ -166,13 +166,6 @@ export class FakeStore {
     const namespace = this.#bodyNamespace(def, meta.namespace, opts.namespace, "create");
     const prefix = !meta.name && meta.generateName ? String(meta.generateName) : undefined;
     if (prefix !== undefined) meta.name = generateName(prefix);
-    if (!meta.name) {
-      throw invalid(def, "", [{
-        reason: "FieldValueRequired",
-        message: "Required value: name or generateName is required",
-        field: "metadata.name",
-      }]);
-    }
     if (def.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     const admission = {
@@ -192,9 +185,6 @@ export class FakeStore {
     };
     unownedStep(() => obj = this.#admit("mutating", { ...admission, object: obj }, opts));
     meta = obj.metadata;
-    const name = String(meta.name);
-    const storageKey = storageKeyOf(def);
-    if (this.objects.get(storageKey, namespace ?? "", name)) throw alreadyExists(def, name);
     // System fields (kube: FillObjectMetaSystemFields), then the strategy (kube: rest.BeforeCreate).
     obj.apiVersion = strategy.conversion?.storageApiVersion ?? apiVersionOf(def);
     obj.kind = def.kind;
@@ -205,15 +195,22 @@ export class FakeStore {
     delete meta.deletionGracePeriodSeconds;
     if (def.tracksGeneration) meta.generation = 1;
     else delete meta.generation;
-    const ctx = this.#context(def, "create", opts, warnings);
+    const ctx = { ...this.#context(def, "create", opts, warnings), generatedName: prefix !== undefined };
     if (strategy.prepareForCreate) unownedStep(() => strategy.prepareForCreate!(obj, ctx));
     strategy.default?.(obj, ctx);
+    // ValidateObjectMeta runs after PrepareForCreate (which names a LimitRange sent without a name).
+    const required = { reason: "FieldValueRequired", message: "Required value: name or generateName is required" };
+    if (!meta.name) this.#check(def, "", [{ ...required, field: "metadata.name" }], "create");
+    const name = String(meta.name);
     this.#check(def, name, [
       ...(prefix !== undefined ? validateGenerateName(prefix, strategy.validateName!) : []),
       ...strategy.validateName!(name),
       ...validateObjectMeta(obj.metadata, { builtin: !def.custom }),
       ...(strategy.validate?.(obj, ctx) ?? []),
     ], "create");
+    // The storage refuses a duplicate after validation: an invalid one is 422 first.
+    const storageKey = storageKeyOf(def);
+    if (this.objects.get(storageKey, namespace ?? "", name)) throw alreadyExists(def, name);
     if (strategy.canonicalize) unownedStep(() => strategy.canonicalize!(obj, undefined, ctx));
     obj = this.#admit("validating", { ...admission, object: obj }, opts);
     if (sentResourceVersion) {
@@ -434,17 +431,23 @@ export class FakeStore {
   /** Throws 422 Invalid when a strategy reported causes. */
   #check(def: ResourceDef, name: string, causes: StatusCause[] | undefined, verb: string): void {
     if (!causes || causes.length === 0) return;
-    // kube names the internal (storage) group's kind: events.k8s.io Events are invalid as core `Event`s.
-    const storage = this.strategies.for(def).conversion?.storageApiVersion;
-    const group = storage === undefined ? def.group : storage.includes("/") ? storage.split("/")[0] : "";
-    throw invalid({ ...def, group }, name, causes, verb);
+    throw invalid(internalKindDef(def, this.strategies.for(def)), name, causes, verb);
   }
 
-  /** Sets `into`'s managedFields as they stand after a non-apply write by `opts.fieldManager`; returns `into`. */
+  /**
+   * Sets `into`'s managedFields as they stand after a non-apply write by `opts.fieldManager`; returns `into`. The
+   * field manager sees the objects in the request's version (and each other manager's in its entry's version).
+   */
   #setManagedFields(def: ResourceDef, old: KubeObject | undefined, next: KubeObject, opts: WriteOptions, into = next) {
-    const record = { subresource: opts.subresource, statusSubresource: def.subresources.includes("status"), def };
-    const time = rfc3339(this.clock.now());
-    const entries = managedFieldsAfterUpdate(old, next, opts.fieldManager!, time, "Update", record);
+    const inVersion = (apiVersion: string) => {
+      const served = servedVersion(this.registry, def, apiVersion);
+      if (served?.group !== def.group) return undefined; // kube's type converter has the request group's types only
+      return served && { before: old && this.present(served, old), after: this.present(served, next) };
+    };
+    const statusSubresource = def.subresources.includes("status");
+    const record = { subresource: opts.subresource, statusSubresource, def, inVersion };
+    const [before, after, time] = [old && this.present(def, old), this.present(def, next), rfc3339(this.clock.now())];
+    const entries = managedFieldsAfterUpdate(before, after, opts.fieldManager!, time, "Update", record);
     if (entries.length > 0) into.metadata.managedFields = entries;
     else delete into.metadata.managedFields;
     return into;
@@ -489,12 +492,4 @@ function encodeEmptyStructs(def: ResourceDef, obj: KubeObject): void {
   for (const f of alwaysEncodedStructs(def.group, def.version, def.kind)) {
     if (obj[f] === undefined || obj[f] === null) obj[f] = {};
   }
-}
-
-/** A shallow copy with the definition's apiVersion and kind (first keys when new). */
-function withType(def: ResourceDef, obj: KubeObject): KubeObject {
-  const out: KubeObject = { apiVersion: apiVersionOf(def), kind: def.kind, ...obj };
-  out.apiVersion = apiVersionOf(def);
-  out.kind = def.kind;
-  return out;
 }

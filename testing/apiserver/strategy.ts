@@ -30,6 +30,8 @@ export interface StrategyContext {
   strictErrors?: string[];
   /** Append texts here to send `Warning: 299 - "..."` headers. */
   warnings: string[];
+  /** A create whose name metadata.generateName made (kube makes it after decoding: its defaults saw no name). */
+  generatedName?: boolean;
   /** The store's clock (timestamps, grace periods). */
   clock: Clock;
   /** The next free Service cluster IP (10.96.x.y). */

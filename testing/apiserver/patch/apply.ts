@@ -25,7 +25,7 @@ import { fieldsOf, removeAt, valueAt } from "./fieldset.ts";
 import { deepEqual, isPlainObject } from "../../../runtime/apimachinery/equality.ts";
 import { childMeta, type PatchMeta, patchMetaFor } from "./patch_meta.ts";
 import { compareStrings } from "../../../runtime/apimachinery/string_order.ts";
-import { inGoZeroValue } from "./zero_value_structs.ts";
+import { inGoZeroValue, isGoZeroScalar } from "./zero_value_structs.ts";
 
 /** Options of {@link serverSideApply}. */
 export interface ServerSideApplyOptions {
@@ -283,6 +283,14 @@ export interface RecordUpdateOptions {
   statusSubresource?: boolean;
   /** The resource, so lists are tracked with the same keys apply uses (CRD schemas); default: built-in table. */
   def?: ResourceDef;
+  /**
+   * The write's objects in another version, for the entries recorded in it: kube's field manager compares each other
+   * manager's fields in its entry's version (structured-merge-diff's Updater converts both objects to it). Undefined
+   * when kube's converter cannot reach that version — its type converter holds the request group's types only, so an
+   * events.k8s.io/v1 entry of an Event written through core v1 — and the entry goes (IsMissingVersionError). Without
+   * this option every entry is compared in the write's version.
+   */
+  inVersion?: (apiVersion: string) => { before: KubeObject | undefined; after: KubeObject } | undefined;
 }
 
 /**
@@ -326,43 +334,31 @@ export function managedFieldsAfterUpdate(
   operation: "Update" | "Apply" = "Update",
   opts: RecordUpdateOptions = {},
 ): ManagedFieldsEntry[] {
-  // Lists are tracked with the merge keys of the built-in table when the kind is known; atomic otherwise.
-  const meta: PatchMeta = patchMetaFor(
-    opts.def ?? {
-      group: (after.apiVersion ?? "").includes("/") ? after.apiVersion!.split("/")[0] : "",
-      kind: after.kind ?? "",
-      custom: false,
-    },
-  );
-  const status = opts.subresource === "status" ? "only" : opts.statusSubresource ? "exclude" : "include";
-  const afterSet = fieldsOf(after, meta, { status });
-  const beforeSet = before ? fieldsOf(before, meta, { status }) : new FieldSet();
-  const changed = new FieldSet();
-  const custom = opts.def?.custom ?? false;
-  const kind = after.kind ?? opts.def?.kind ?? "";
-  for (const p of afterSet.paths()) {
-    // An empty struct (`metadata: {}`, a built-in kind's `spec: {}`) is its Go zero value, which the new object the
-    // write is compared with has too.
-    if (isZeroStruct(p, valueAt(after, p), kind, custom)) continue;
-    if (!beforeSet.has(p) || !deepEqual(valueAt(before, p), valueAt(after, p))) {
-      const last = p[p.length - 1];
-      // A keyed element whose children changed is not itself a change, unless it is new.
-      if ((last.startsWith("k:") || last.startsWith("v:")) && beforeSet.has(p)) continue;
-      changed.add(p);
+  const version = after.apiVersion ?? "v1";
+  const changed = changedFields(before, after, opts);
+  // Other managers' fields are compared in their entries' versions (one comparison per version).
+  type Comparison = { changed: FieldSet; after: KubeObject } | undefined;
+  const comparisons = new Map<string, Comparison>([[version, { changed, after }]]);
+  const comparisonIn = (apiVersion: string): Comparison => {
+    if (!opts.inVersion) return comparisons.get(version);
+    if (!comparisons.has(apiVersion)) {
+      const other = opts.inVersion(apiVersion);
+      const compared = other && { changed: changedFields(other.before, other.after, opts), after: other.after };
+      comparisons.set(apiVersion, compared);
     }
-  }
-  // structured-merge-diff's compare marks every node the write added, containers included (FieldsV1 ".").
-  for (const p of [...changed.paths()]) {
-    for (let i = 1; i < p.length; i++) {
-      const q = p.slice(0, i);
-      if (!changed.has(q) && isAddedContainer(before, after, q, kind, custom)) changed.add(q);
-    }
-  }
+    return comparisons.get(apiVersion);
+  };
   // A write that sends managedFields replaces them (kubectl's SSA migration does); one without keeps the old ones.
-  const entries = readEntries(Array.isArray(after.metadata?.managedFields) ? after : before);
-  for (const e of entries) {
+  const all = readEntries(Array.isArray(after.metadata?.managedFields) ? after : before);
+  const entries: Entry[] = [];
+  for (const e of all) {
+    // The writer's own entry loses what the write removed in the write's version (its set moves to that version).
+    const own = sameEntry(e.raw, manager, operation, opts.subresource);
+    const compared = comparisonIn(own ? version : e.raw.apiVersion ?? version);
+    if (!compared) continue;
+    entries.push(e);
     for (const p of e.set.paths()) {
-      if (changed.has(p) || valueAt(after, p) === undefined) e.set.delete(p);
+      if (compared.changed.has(p) || valueAt(compared.after, p) === undefined) e.set.delete(p);
     }
   }
   let mine = entries.find((e) => sameEntry(e.raw, manager, operation, opts.subresource));
@@ -371,7 +367,7 @@ export function managedFieldsAfterUpdate(
       raw: {
         manager,
         operation,
-        apiVersion: after.apiVersion ?? "v1",
+        apiVersion: version,
         time: nowIso,
         fieldsType: "FieldsV1",
         fieldsV1: {},
@@ -387,6 +383,44 @@ export function managedFieldsAfterUpdate(
     mine.raw.apiVersion = after.apiVersion ?? mine.raw.apiVersion;
   }
   return writeEntries(entries);
+}
+
+/** The fields a write from `before` (undefined: a create) to `after` set or changed, as structured-merge-diff's compare. */
+function changedFields(before: KubeObject | undefined, after: KubeObject, opts: RecordUpdateOptions): FieldSet {
+  // Lists are tracked with the merge keys of the built-in table when the kind is known; atomic otherwise.
+  const group = (after.apiVersion ?? "").includes("/") ? after.apiVersion!.split("/")[0] : "";
+  const custom = opts.def?.custom ?? false;
+  const kind = after.kind ?? opts.def?.kind ?? "";
+  // The def names the request's version; another version's object is read with its own group's table.
+  const meta: PatchMeta = patchMetaFor(
+    opts.def && (custom || opts.def.group === group) ? opts.def : { group, kind, custom: false },
+  );
+  const status = opts.subresource === "status" ? "only" : opts.statusSubresource ? "exclude" : "include";
+  const afterSet = fieldsOf(after, meta, { status });
+  const beforeSet = before ? fieldsOf(before, meta, { status }) : new FieldSet();
+  const changed = new FieldSet();
+  for (const p of afterSet.paths()) {
+    // An empty struct (`metadata: {}`, a built-in kind's `spec: {}`) is its Go zero value, which the new object the
+    // write is compared with has too.
+    if (isZeroStruct(p, valueAt(after, p), kind, custom)) continue;
+    // So is a scalar without omitempty holding its zero (`group: ""`).
+    const was = valueAt(before, p);
+    if (!custom && was === undefined && isGoZeroScalar(p, valueAt(after, p), after.apiVersion ?? "", kind)) continue;
+    if (!beforeSet.has(p) || !deepEqual(valueAt(before, p), valueAt(after, p))) {
+      const last = p[p.length - 1];
+      // A keyed element whose children changed is not itself a change, unless it is new.
+      if ((last.startsWith("k:") || last.startsWith("v:")) && beforeSet.has(p)) continue;
+      changed.add(p);
+    }
+  }
+  // structured-merge-diff's compare marks every node the write added, containers included (FieldsV1 ".").
+  for (const p of [...changed.paths()]) {
+    for (let i = 1; i < p.length; i++) {
+      const q = p.slice(0, i);
+      if (!changed.has(q) && isAddedContainer(before, after, q, kind, custom)) changed.add(q);
+    }
+  }
+  return changed;
 }
 
 function isZeroStruct(path: FieldPath, value: unknown, kind: string, custom: boolean): boolean {

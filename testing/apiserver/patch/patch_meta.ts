@@ -129,6 +129,7 @@ const BUILTIN: Record<string, PatchMeta> = {
   "rbac.authorization.k8s.io/RoleBinding": kind({ roleRef: { atomic: true } }),
   "rbac.authorization.k8s.io/ClusterRoleBinding": kind({ roleRef: { atomic: true } }),
   "/Event": kind({ involvedObject: { atomic: true }, related: { atomic: true } }),
+  "events.k8s.io/Event": kind({ regarding: { atomic: true }, related: { atomic: true } }),
   "admissionregistration.k8s.io/ValidatingWebhookConfiguration": kind({ webhooks: merge("name") }),
   // MatchResources and ServiceBackendPort are `+structType=atomic`; a ControllerRevision's data is raw JSON.
   "admissionregistration.k8s.io/ValidatingAdmissionPolicy": kind({ spec: { fields: { matchConstraints: ATOMIC } } }),
