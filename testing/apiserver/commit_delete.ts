@@ -127,17 +127,19 @@ export function deleteObject(
     next.metadata.deletionGracePeriodSeconds = grace;
     return { object: persist(next, opts.dryRun), deleted: false };
   }
-  if (opts.dryRun) return { object: structuredClone(store.present(def, old)), deleted: true };
   // A graceful kind (pods) deleted with grace 0 is first marked (deletionTimestamp now, grace 0: a MODIFIED event),
-  // then removed; its DELETED event, like any kind's, carries the last stored state (kube: etcd's previous value).
+  // then removed; its DELETED event, like any kind's, carries the last stored state (kube: etcd's previous value). A
+  // dry run answers it as marked.
   const graceful = strategy.gracePeriodSeconds !== undefined &&
     strategy.gracePeriodSeconds !== DEFAULT_STRATEGY.gracePeriodSeconds;
-  if (graceful && (!old.metadata.deletionTimestamp || (old.metadata.deletionGracePeriodSeconds ?? 0) > 0)) {
+  const marked = graceful && (!old.metadata.deletionTimestamp || (old.metadata.deletionGracePeriodSeconds ?? 0) > 0);
+  if (marked) {
     if (!next.metadata.deletionTimestamp) bumpGeneration(next);
     next.metadata.deletionTimestamp = rfc3339(store.clock.now());
     next.metadata.deletionGracePeriodSeconds = 0;
-    persist(next, false);
   }
+  if (opts.dryRun) return { object: structuredClone(store.present(def, marked ? next : old)), deleted: true };
+  if (marked) persist(next, false);
   const ev = store.objects.remove(storageKey, namespace, name)!;
   return { object: structuredClone(store.present(def, ev.object)), deleted: true };
 }

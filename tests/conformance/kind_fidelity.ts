@@ -187,4 +187,111 @@ export const kindFidelityCases: ConformanceCase[] = [
       );
     },
   },
+  {
+    name: "a LimitRange sent without a name is named by a UUID (its PrepareForCreate), other kinds need one",
+    async run({ noRetry, ns }) {
+      const lr = await created(noRetry, `/api/v1/namespaces/${ns}/limitranges`, {
+        metadata: { labels: { kf: "yes" } },
+      });
+      await noRetry.request("DELETE", `/api/v1/namespaces/${ns}/limitranges/${lr.metadata.name}`);
+      assert.match(lr.metadata.name, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      assert.notEqual(lr.metadata.name, lr.metadata.uid);
+      assert.equal(lr.spec.limits, null);
+      const cm = await sendBody(noRetry, "POST", `/api/v1/namespaces/${ns}/configmaps`, { metadata: {} });
+      assert.equal(cm.code, 422, JSON.stringify(cm.json));
+    },
+  },
+  {
+    name: "an invalid create of an existing name is 422, not 409 (validation comes before the storage)",
+    async run({ noRetry, ns }) {
+      const path = `/apis/apps/v1/namespaces/${ns}/controllerrevisions`;
+      await created(noRetry, path, { metadata: { name: "kf-cr" }, data: { a: 1 }, revision: 1 });
+      const again = await sendBody(noRetry, "POST", path, { metadata: { name: "kf-cr" } });
+      assert.equal(again.code, 422, JSON.stringify(again.json));
+      assert.equal(
+        again.json.message,
+        'ControllerRevision.apps "kf-cr" is invalid: data: Required value: data is mandatory',
+      );
+      const duplicate = await sendBody(noRetry, "POST", path, { metadata: { name: "kf-cr" }, data: {}, revision: 2 });
+      assert.equal(duplicate.code, 409, JSON.stringify(duplicate.json));
+      await noRetry.request("DELETE", `${path}/kf-cr`);
+    },
+  },
+  {
+    name: "RBAC: a role without rules has `rules: null`; a binding's roleRef.apiGroup defaults to rbac's",
+    async run({ noRetry, ns }) {
+      const group = "/apis/rbac.authorization.k8s.io/v1";
+      const role = await created(noRetry, `${group}/namespaces/${ns}/roles`, { metadata: { name: "kf-role" } });
+      assert.equal(role.rules, null);
+      assert.ok("rules" in role);
+      const bad = await sendBody(noRetry, "POST", `${group}/namespaces/${ns}/rolebindings`, {
+        metadata: { name: "kf-rb" },
+      });
+      assert.equal(bad.code, 422, JSON.stringify(bad.json));
+      assert.deepEqual(bad.json.details.causes.map((c: Any) => c.field), ["roleRef.kind", "roleRef.name"]);
+      const binding = await created(noRetry, `${group}/namespaces/${ns}/rolebindings`, {
+        metadata: { name: "kf-rb" },
+        roleRef: { kind: "Role", name: "kf-role" },
+      });
+      assert.equal(binding.roleRef.apiGroup, "rbac.authorization.k8s.io");
+    },
+  },
+  {
+    name: "a Service name is a DNS-1123 label (a leading digit is fine), worded as one",
+    async run({ noRetry, ns }) {
+      const path = `/api/v1/namespaces/${ns}/services`;
+      const spec = { ports: [{ port: 80 }] };
+      const bad = await sendBody(noRetry, "POST", path, { metadata: { name: "Bad_Name" }, spec });
+      assert.equal(bad.code, 422, JSON.stringify(bad.json));
+      assert.match(bad.json.details.causes[0].message, /^Invalid value: "Bad_Name": a lowercase RFC 1123 label must/);
+      const digit = await created(noRetry, path, { metadata: { name: "1kf-svc" }, spec });
+      await noRetry.request("DELETE", `${path}/${digit.metadata.name}`);
+    },
+  },
+  {
+    name: "a dry-run delete of an unscheduled pod answers it marked (deletionTimestamp, grace 0, generation + 1)",
+    async run({ noRetry, ns }) {
+      const path = `/api/v1/namespaces/${ns}/pods`;
+      const pod = await created(noRetry, path, {
+        metadata: { name: "kf-pod" },
+        spec: { containers: [{ name: "c", image: "busybox:1.36" }], schedulerName: "kf-no-such-scheduler" },
+      });
+      const res = await sendBody(noRetry, "DELETE", `${path}/kf-pod`, undefined, "application/json", {
+        dryRun: "All",
+      });
+      assert.equal(res.code, 200, JSON.stringify(res.json));
+      assert.equal(res.json.metadata.deletionGracePeriodSeconds, 0);
+      assert.ok(res.json.metadata.deletionTimestamp);
+      assert.equal(res.json.metadata.generation, pod.metadata.generation + 1);
+      const after = await sendBody(noRetry, "GET", `${path}/kf-pod`);
+      assert.equal(after.json.metadata.deletionTimestamp, undefined);
+      await noRetry.request("DELETE", `${path}/kf-pod`, { query: { gracePeriodSeconds: 0 } });
+    },
+  },
+  {
+    name: "a Node without nodeInfo prints <unknown> for its OS image, kernel and container runtime",
+    async run({ noRetry, ns }) {
+      const path = "/api/v1/nodes";
+      await created(noRetry, path, { metadata: { name: `${ns}-kf-node` } });
+      const res = await noRetry.request("GET", `${path}/${ns}-kf-node`, {
+        accept: "application/json;as=Table;v=v1;g=meta.k8s.io",
+      });
+      const table = JSON.parse(new TextDecoder().decode(res.body));
+      await noRetry.request("DELETE", `${path}/${ns}-kf-node`);
+      assert.deepEqual(table.rows[0].cells.slice(7), ["<unknown>", "<unknown>", "<unknown>"]);
+    },
+  },
+  {
+    name: "an empty PartialObjectMetadataList has `items: null` (componentstatuses and stored kinds alike)",
+    async run({ noRetry, ns }) {
+      const accept = "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io";
+      for (const path of ["/api/v1/componentstatuses", `/api/v1/namespaces/${ns}/configmaps`]) {
+        const res = await noRetry.request("GET", path, { accept, query: { labelSelector: "kf=none" } });
+        const list = JSON.parse(new TextDecoder().decode(res.body));
+        assert.equal(res.status, 200, JSON.stringify(list));
+        assert.equal(list.kind, "PartialObjectMetadataList");
+        assert.equal(list.items, null, `${path}: ${JSON.stringify(list)}`);
+      }
+    },
+  },
 ];
