@@ -294,4 +294,20 @@ export const kindFidelityCases: ConformanceCase[] = [
       }
     },
   },
+  {
+    name: "a core v1 Event's name is any path segment (`Bad_Name`); an events.k8s.io/v1 one is a DNS subdomain",
+    async run({ noRetry, ns }) {
+      const core = await created(noRetry, `/api/v1/namespaces/${ns}/events`, {
+        metadata: { name: "Kf_Bad_Name" },
+        involvedObject: { apiVersion: "v1", kind: "ConfigMap", name: "x", namespace: ns },
+        reason: "Tested",
+        type: "Normal",
+      });
+      assert.equal(core.metadata.name, "Kf_Bad_Name");
+      const path = `/apis/events.k8s.io/v1/namespaces/${ns}/events`;
+      const strict = await sendBody(noRetry, "POST", path, eventsV1Event(ns, "Kf_Bad_Name2"));
+      assert.equal(strict.code, 422, JSON.stringify(strict.json));
+      assert.deepEqual(strict.json.details.causes.map((c: Any) => c.field), ["metadata.name"]);
+    },
+  },
 ];

@@ -2,7 +2,8 @@
  * Events: one store, two APIs. Core v1 Events are the storage version; events.k8s.io/v1 Events are converted on the
  * way in and out with the field mapping kube-apiserver uses (regarding ↔ involvedObject, note ↔ message,
  * reportingController ↔ reportingComponent, deprecated* ↔ source/firstTimestamp/lastTimestamp/count), field
- * selectors included. Both may be created by PUT, as in kube. Validated as kube-apiserver v1.37 does
+ * selectors included. Both may be created by PUT, as in kube; a core Event's name need only be a path segment.
+ * Validated as kube-apiserver v1.37 does
  * (pkg/apis/core/validation/events.go): the involved object's namespace must match the Event's (legacy rules), an
  * Event with an eventTime needs its reporting controller, instance, action and reason; events.k8s.io/v1 writes also
  * need eventTime and a type of Normal or Warning and may not set the deprecated fields, and their updates may change
@@ -12,6 +13,7 @@
 import type { StatusCause } from "../../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { qualifiedNameErrors } from "../../../runtime/apimachinery/names.ts";
+import { validatePathSegmentName } from "../object_rules.ts";
 import type { ResourceStrategy, StorageConversion, StrategyContext } from "../strategy.ts";
 import { fieldImmutable, fieldInvalid, fieldRequired } from "../validation/field_errors.ts";
 import { deepEqual } from "../../../runtime/apimachinery/equality.ts";
@@ -166,6 +168,8 @@ const eventTimeError = (body: KubeObject) =>
 
 /** The strategy of core v1 events. */
 export const CORE_EVENTS: ResourceStrategy = {
+  // Legacy validation checks no DNS name: any path segment will do (`Bad_Name`); events.k8s.io/v1 checks a subdomain.
+  validateName: validatePathSegmentName,
   allowCreateOnUpdate: true,
   decodeError: eventTimeError,
   encode: encodeStoredEvent,
