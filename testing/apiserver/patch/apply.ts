@@ -392,9 +392,8 @@ function changedFields(before: KubeObject | undefined, after: KubeObject, opts: 
   const custom = opts.def?.custom ?? false;
   const kind = after.kind ?? opts.def?.kind ?? "";
   // The def names the request's version; another version's object is read with its own group's table.
-  const meta: PatchMeta = patchMetaFor(
-    opts.def && (custom || opts.def.group === group) ? opts.def : { group, kind, custom: false },
-  );
+  const ownGroup = opts.def && (custom || !after.apiVersion || opts.def.group === group);
+  const meta: PatchMeta = patchMetaFor(ownGroup ? opts.def! : { group, kind, custom: false });
   const status = opts.subresource === "status" ? "only" : opts.statusSubresource ? "exclude" : "include";
   const afterSet = fieldsOf(after, meta, { status });
   const beforeSet = before ? fieldsOf(before, meta, { status }) : new FieldSet();
@@ -403,7 +402,7 @@ function changedFields(before: KubeObject | undefined, after: KubeObject, opts: 
     // An empty struct (`metadata: {}`, a built-in kind's `spec: {}`) is its Go zero value, which the new object the
     // write is compared with has too.
     if (isZeroStruct(p, valueAt(after, p), kind, custom)) continue;
-    // So is a scalar without omitempty holding its zero (`group: ""`).
+    // So is a value scalar holding its zero (`group: ""`, `count: 0`), which a create's zero object has (or drops).
     const was = valueAt(before, p);
     if (!custom && was === undefined && isGoZeroScalar(p, valueAt(after, p), after.apiVersion ?? "", kind)) continue;
     if (!beforeSet.has(p) || !deepEqual(valueAt(before, p), valueAt(after, p))) {
