@@ -10,6 +10,7 @@ import type { ObjectStore } from "./object_storage.ts";
 import { DEFAULT_STRATEGY, type ResourceStrategy, type StrategyRegistry } from "./strategy.ts";
 import { rfc3339 } from "./object_rules.ts";
 import { storageKeyOf } from "./registry.ts";
+import { internalKindDef } from "./served_form.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { conflict, notFound, preconditionFailed } from "./status_errors.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
@@ -112,17 +113,19 @@ export function deleteObject(
     next.metadata.deletionGracePeriodSeconds = grace;
     return { object: persist(next, opts.dryRun), deleted: false };
   }
-  if (opts.dryRun) return { object: structuredClone(store.present(def, old)), deleted: true };
   // A graceful kind (pods) deleted with grace 0 is first marked (deletionTimestamp now, grace 0: a MODIFIED event),
-  // then removed; its DELETED event, like any kind's, carries the last stored state (kube: etcd's previous value).
+  // then removed; its DELETED event, like any kind's, carries the last stored state (kube: etcd's previous value). A
+  // dry run answers it as marked.
   const graceful = strategy.gracePeriodSeconds !== undefined &&
     strategy.gracePeriodSeconds !== DEFAULT_STRATEGY.gracePeriodSeconds;
-  if (graceful && (!old.metadata.deletionTimestamp || (old.metadata.deletionGracePeriodSeconds ?? 0) > 0)) {
+  const marked = graceful && (!old.metadata.deletionTimestamp || (old.metadata.deletionGracePeriodSeconds ?? 0) > 0);
+  if (marked) {
     if (!next.metadata.deletionTimestamp) bumpGeneration(next);
     next.metadata.deletionTimestamp = rfc3339(store.clock.now());
     next.metadata.deletionGracePeriodSeconds = 0;
-    persist(next, false);
   }
+  if (opts.dryRun) return { object: structuredClone(store.present(def, marked ? next : old)), deleted: true };
+  if (marked) persist(next, false);
   const ev = store.objects.remove(storageKey, namespace, name)!;
   return { object: structuredClone(store.present(def, ev.object)), deleted: true };
 }
@@ -156,10 +159,8 @@ function checkPreconditions(
       }, ResourceVersion in object meta: ${old.metadata.resourceVersion}`;
     throw conflict(def, name, "delete", `${own}: ${why}`);
   }
-  const storage = strategy.conversion?.storageApiVersion;
-  const group = storage === undefined ? def.group : storage.includes("/") ? storage.split("/")[0] : "";
   throw preconditionFailed(
-    { ...def, group },
+    internalKindDef(def, strategy),
     name,
     uid
       ? `the UID in the precondition (${

@@ -33,6 +33,7 @@ import { statusWrite, withStatusMetadataResets } from "./strategies/status_metad
 import { withRequiredFields } from "./validation/required_fields.ts";
 import { type StrategyContext, StrategyRegistry } from "./strategy.ts";
 import { fieldImmutable, fieldRequired } from "./validation/field_errors.ts";
+import { internalKindDef, servedForm } from "./served_form.ts";
 import { validateGenerateName, validateObjectMeta } from "./validation/object_meta.ts";
 
 export type { AdmissionContext, AdmissionHook } from "./admission.ts";
@@ -108,8 +109,7 @@ export class FakeStore {
 
   /** The object as served by `def` (kind/apiVersion set, versions converted); shares nested values with the store. */
   present(def: ResourceDef, obj: KubeObject): KubeObject {
-    const conversion = this.strategies.for(def).conversion;
-    return conversion ? conversion.fromStorage(obj) : withType(def, obj);
+    return servedForm(def, this.strategies.for(def), obj);
   }
 
   /** A field selector of `def`'s served version in the stored object's field names (watches and lists). */
@@ -136,7 +136,7 @@ export class FakeStore {
     const def = this.def(ref);
     const conversion = this.strategies.for(def).conversion;
     return listObjects(this.objects, def, opts, {
-      present: conversion ? (o) => conversion.fromStorage(o) : (o) => withType(def, o),
+      present: (o) => this.present(def, o),
       fieldSelector: conversion ? (s) => conversion.fieldSelector(s) : (s) => s,
     });
   }
@@ -186,10 +186,6 @@ export class FakeStore {
     };
     unownedStep(() => obj = this.#admit("mutating", { ...admission, object: obj }, opts));
     meta = obj.metadata;
-    // A missing name is one cause among the strategy's (kube: ValidateObjectMeta inside the strategy's Validate).
-    const name = String(meta.name ?? "");
-    const storageKey = storageKeyOf(def);
-    if (this.objects.get(storageKey, namespace ?? "", name)) throw alreadyExists(def, name);
     // System fields (kube: FillObjectMetaSystemFields), then the strategy (kube: rest.BeforeCreate).
     obj.apiVersion = strategy.conversion?.storageApiVersion ?? apiVersionOf(def);
     obj.kind = def.kind;
@@ -200,9 +196,12 @@ export class FakeStore {
     delete meta.deletionGracePeriodSeconds;
     if (def.tracksGeneration) meta.generation = 1;
     else delete meta.generation;
-    const ctx = this.#context(def, "create", opts, warnings);
+    const ctx = { ...this.#context(def, "create", opts, warnings), generatedName: prefix !== undefined };
     if (strategy.prepareForCreate) unownedStep(() => strategy.prepareForCreate!(obj, ctx));
     strategy.default?.(obj, ctx);
+    // ValidateObjectMeta runs after PrepareForCreate (which names a LimitRange sent without a name); a missing name is
+    // one cause among the strategy's (kube: ValidateObjectMeta inside the strategy's Validate).
+    const name = String(meta.name ?? "");
     this.#check(def, name, [
       // kube checks a generateName whenever one is sent (also when the name was generated before admission).
       ...(obj.metadata.generateName
@@ -214,6 +213,9 @@ export class FakeStore {
       ...validateObjectMeta(obj.metadata, { builtin: !def.custom }),
       ...(strategy.validate?.(obj, ctx) ?? []),
     ], "create");
+    // The storage refuses a duplicate after validation: an invalid one is 422 first.
+    const storageKey = storageKeyOf(def);
+    if (this.objects.get(storageKey, namespace ?? "", name)) throw alreadyExists(def, name);
     if (strategy.canonicalize) unownedStep(() => strategy.canonicalize!(obj, undefined, ctx));
     obj = this.#admit("validating", { ...admission, object: obj }, opts);
     if (sentResourceVersion) {
@@ -426,13 +428,13 @@ export class FakeStore {
   /** Throws 422 Invalid when a strategy reported causes. */
   #check(def: ResourceDef, name: string, causes: StatusCause[] | undefined, verb: string): void {
     if (!causes || causes.length === 0) return;
-    // kube names the internal (storage) group's kind: events.k8s.io Events are invalid as core `Event`s.
-    const storage = this.strategies.for(def).conversion?.storageApiVersion;
-    const group = storage === undefined ? def.group : storage.includes("/") ? storage.split("/")[0] : "";
-    throw invalid({ ...def, group }, name, causes, verb);
+    throw invalid(internalKindDef(def, this.strategies.for(def)), name, causes, verb);
   }
 
-  /** Sets `into`'s managedFields as they stand after a non-apply write by `opts.fieldManager`; returns `into`. */
+  /**
+   * Sets `into`'s managedFields as they stand after a non-apply write by `opts.fieldManager`; returns `into`. The
+   * field manager sees the objects in the request's version (and each other manager's in its entry's version).
+   */
   #setManagedFields(def: ResourceDef, old: KubeObject | undefined, next: KubeObject, opts: WriteOptions, into = next) {
     const write = { manager: opts.fieldManager!, nowIso: rfc3339(this.clock.now()), subresource: opts.subresource };
     const entries = managedFieldsOfWrite(this, def, old, next, write);
@@ -480,12 +482,4 @@ function encodeEmptyStructs(def: ResourceDef, obj: KubeObject): void {
   for (const f of alwaysEncodedStructs(def.group, def.version, def.kind)) {
     if (obj[f] === undefined || obj[f] === null) obj[f] = {};
   }
-}
-
-/** A shallow copy with the definition's apiVersion and kind (first keys when new). */
-function withType(def: ResourceDef, obj: KubeObject): KubeObject {
-  const out: KubeObject = { apiVersion: apiVersionOf(def), kind: def.kind, ...obj };
-  out.apiVersion = apiVersionOf(def);
-  out.kind = def.kind;
-  return out;
 }

@@ -100,7 +100,11 @@ export function shapeList(
       includeObject: includeObject as "None" | "Metadata" | "Object",
     });
   }
-  if (shape.as === "partial") return toPartialObjectMetadataList(list);
+  if (shape.as === "partial") {
+    // kube's asPartialObjectMetadataList appends to a nil slice: no items is `items: null` (no omitempty).
+    const partial = toPartialObjectMetadataList(list);
+    return partial.items.length > 0 ? partial : { ...partial, items: null };
+  }
   return typedListItems(def, list);
 }
 

@@ -7,7 +7,7 @@
 import type { StatusCause } from "../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { deepEqual } from "../../runtime/apimachinery/equality.ts";
-import { dns1035LabelErrors, dns1123LabelErrors, dns1123SubdomainErrors } from "../../runtime/apimachinery/names.ts";
+import { dns1123LabelErrors, dns1123SubdomainErrors } from "../../runtime/apimachinery/names.ts";
 
 /** Kubernetes metav1.Time: RFC 3339 in UTC with whole seconds (`2026-01-01T00:00:00Z`). */
 export function rfc3339(ms: number): string {
@@ -41,14 +41,9 @@ export function validateSubdomainName(name: string): StatusCause[] {
   return firstProblem(name, dns1123SubdomainErrors(name));
 }
 
-/** Causes for a name that is not a DNS-1123 label of at most 63 characters (Namespace). */
+/** Causes for a name that is not a DNS-1123 label of at most 63 characters (Namespace, Service). */
 export function validateLabelName(name: string): StatusCause[] {
   return firstProblem(name, dns1123LabelErrors(name));
-}
-
-/** Causes for a name that is not a DNS-1035 label of at most 63 characters (Service). */
-export function validateDns1035Name(name: string): StatusCause[] {
-  return firstProblem(name, dns1035LabelErrors(name));
 }
 
 /** Causes for a name that is not a valid path segment (rbac, apiregistration: `:` allowed, `/` and `%` not). */

@@ -33,6 +33,8 @@ export interface StrategyContext {
   warnings: string[];
   /** The authenticated user of the request (kube: `genericapirequest.UserFrom(ctx)`); absent for in-process writers. */
   user?: UserInfo;
+  /** A create whose name metadata.generateName made (kube makes it after decoding: its defaults saw no name). */
+  generatedName?: boolean;
   /** The store's clock (timestamps, grace periods). */
   clock: Clock;
   /** The next free Service cluster IP (10.96.x.y). */

@@ -32,6 +32,7 @@ import { decodingUnknownFieldCases } from "./decoding_unknown_fields.ts";
 import { deletionApiCases } from "./deletion_api.ts";
 import { discoveryCases } from "./discovery.ts";
 import { healthCases } from "./health.ts";
+import { kindFidelityCases } from "./kind_fidelity.ts";
 import { httpCases } from "./http.ts";
 import { limitsQuotaCases } from "./limits_quota.ts";
 import { listCases } from "./list.ts";
@@ -126,6 +127,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "storage-protection", cases: storageProtectionCases },
   { topic: "pod-admission", cases: serviceAccountAdmissionCases },
   { topic: "pod-admission", cases: admissionManagedFieldCases },
+  { topic: "kind-fidelity", cases: kindFidelityCases },
 ];
 
 /**

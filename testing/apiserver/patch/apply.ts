@@ -332,8 +332,11 @@ export interface RecordUpdateOptions {
   /** The resource, so lists are tracked with the same keys apply uses (CRD schemas); default: built-in table. */
   def?: ResourceDef;
   /**
-   * The write's objects in another served version (an entry's apiVersion), for entries recorded in another version
-   * than the write's; undefined when that version is not served. Without it every entry is compared in the write's.
+   * The write's objects in another version, for the entries recorded in it: kube's field manager compares each other
+   * manager's fields in its entry's version (structured-merge-diff's Updater converts both objects to it). Undefined
+   * when kube's converter cannot reach that version — its type converter holds the request group's types only, so an
+   * events.k8s.io/v1 entry of an Event written through core v1 — and the entry goes (IsMissingVersionError). Without
+   * this option every entry is compared in the write's version.
    */
   inVersion?(apiVersion: string): { before?: KubeObject; after: KubeObject } | undefined;
 }
@@ -389,6 +392,7 @@ export function managedFieldsAfterUpdate(
   );
   const custom = opts.def?.custom ?? false;
   const kind = after.kind ?? opts.def?.kind ?? "";
+  const version = after.apiVersion ?? "v1";
   const fields = resetFieldsOptions(
     { group: opts.def?.group ?? "", kind, subresources: [] },
     opts.subresource,
@@ -398,28 +402,32 @@ export function managedFieldsAfterUpdate(
   // annotations); its writer owns both. The spec was put back, so it shows no change.
   if (opts.subresource === "status" && fields.status === "only") fields.status = "include";
   const changed = changedFields(before, after, meta, fields, kind, custom);
-  // structured-merge-diff compares in each manager's own version: the objects converted to an entry's apiVersion.
-  const byVersion = new Map<string, { changed: FieldSet; after: KubeObject }>();
-  const inVersionOf = (apiVersion: string | undefined) => {
-    if (!apiVersion || !opts.inVersion || apiVersion === after.apiVersion) return { changed, after };
-    let seen = byVersion.get(apiVersion);
-    if (!seen) {
-      const converted = opts.inVersion(apiVersion);
-      const version = apiVersion.split("/").pop();
-      const metaThere = opts.def ? patchMetaFor({ ...opts.def, version }) : meta;
-      seen = converted
-        ? { changed: changedFields(converted.before, converted.after, metaThere, fields, kind, custom), ...converted }
-        : { changed, after };
-      byVersion.set(apiVersion, seen);
+  // Other managers' fields are compared in their entries' versions (one comparison per version); an entry of a
+  // version the write's converter cannot reach goes.
+  type Comparison = { changed: FieldSet; after: KubeObject } | undefined;
+  const comparisons = new Map<string, Comparison>([[version, { changed, after }]]);
+  const comparisonIn = (apiVersion: string): Comparison => {
+    if (!opts.inVersion) return comparisons.get(version);
+    if (!comparisons.has(apiVersion)) {
+      const other = opts.inVersion(apiVersion);
+      const metaThere = opts.def ? patchMetaFor({ ...opts.def, version: apiVersion.split("/").pop() }) : meta;
+      const compared = other &&
+        { changed: changedFields(other.before, other.after, metaThere, fields, kind, custom), after: other.after };
+      comparisons.set(apiVersion, compared);
     }
-    return seen;
+    return comparisons.get(apiVersion);
   };
   // A write that sends managedFields replaces them (kubectl's SSA migration does); one without keeps the old ones.
-  const entries = readEntries(Array.isArray(after.metadata?.managedFields) ? after : before);
-  for (const e of entries) {
-    const view = inVersionOf(e.raw.apiVersion);
+  const all = readEntries(Array.isArray(after.metadata?.managedFields) ? after : before);
+  const entries: Entry[] = [];
+  for (const e of all) {
+    // The writer's own entry loses what the write removed in the write's version (its set moves to that version).
+    const own = sameEntry(e.raw, manager, operation, opts.subresource);
+    const compared = comparisonIn(own ? version : e.raw.apiVersion ?? version);
+    if (!compared) continue;
+    entries.push(e);
     for (const p of e.set.paths()) {
-      if (view.changed.has(p) || valueAt(view.after, p) === undefined) e.set.delete(p);
+      if (compared.changed.has(p) || valueAt(compared.after, p) === undefined) e.set.delete(p);
     }
   }
   let mine = entries.find((e) => sameEntry(e.raw, manager, operation, opts.subresource));
@@ -428,7 +436,7 @@ export function managedFieldsAfterUpdate(
       raw: {
         manager,
         operation,
-        apiVersion: after.apiVersion ?? "v1",
+        apiVersion: version,
         time: nowIso,
         fieldsType: "FieldsV1",
         fieldsV1: {},

@@ -9,7 +9,7 @@ import { deepEqual, isPlainObject } from "../../../runtime/apimachinery/equality
 import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { fieldsOf, type FieldsOfOptions, valueAt } from "./fieldset.ts";
 import type { PatchMeta } from "./patch_meta.ts";
-import { inGoZeroValue } from "./zero_value_structs.ts";
+import { inGoZeroValue, isGoZeroScalar } from "./zero_value_structs.ts";
 
 /**
  * The fields a write from `before` to `after` added or changed, with the containers it added (FieldsV1 "."), as
@@ -41,6 +41,9 @@ export function changedFields(
     // An empty struct (`metadata: {}`, a built-in kind's `spec: {}`) is its Go zero value, which the new object the
     // write is compared with has too.
     if (isZeroStruct(p, valueAt(after, p), kind, custom)) continue;
+    // So is a value scalar holding its zero (`group: ""`, `count: 0`), which a create's zero object has (or drops).
+    const was = valueAt(before, p);
+    if (!custom && was === undefined && isGoZeroScalar(p, valueAt(after, p), after.apiVersion ?? "", kind)) continue;
     if (!beforeSet.has(p) || !deepEqual(valueAt(before, p), valueAt(after, p))) {
       const last = p[p.length - 1];
       // A keyed element (or a map's element holding fields) whose children changed is not itself a change, unless

@@ -42,6 +42,7 @@ import { CRONJOBS, JOBS } from "./batch.ts";
 import { CLUSTER_ROLE_BINDINGS, CLUSTER_ROLES, ROLE_BINDINGS, ROLES } from "./rbac.ts";
 import { ENDPOINTS, SERVICES } from "./services.ts";
 import {
+  CONTROLLER_REVISIONS,
   DAEMONSETS,
   DEPLOYMENTS,
   PODTEMPLATES,
@@ -83,6 +84,7 @@ export const BUILTIN_STRATEGIES: ReadonlyArray<[groupResource: string, strategy:
   ["apps/statefulsets", STATEFULSETS],
   ["apps/daemonsets", DAEMONSETS],
   ["apps/replicasets", REPLICASETS],
+  ["apps/controllerrevisions", CONTROLLER_REVISIONS],
   ["batch/jobs", JOBS],
   ["batch/cronjobs", CRONJOBS],
   ["apiextensions.k8s.io/customresourcedefinitions", CRDS],

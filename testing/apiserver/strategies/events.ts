@@ -2,17 +2,21 @@
  * Events: one store, two APIs. Core v1 Events are the storage version; events.k8s.io/v1 Events are converted on the
  * way in and out with the field mapping kube-apiserver uses (regarding ↔ involvedObject, note ↔ message,
  * reportingController ↔ reportingComponent, deprecated* ↔ source/firstTimestamp/lastTimestamp/count), field
- * selectors included. Both may be created by PUT, as in kube. Validated as kube-apiserver v1.37 does
+ * selectors included. Both may be created by PUT, as in kube; a core Event's name need only be a path segment.
+ * Validated as kube-apiserver v1.37 does
  * (pkg/apis/core/validation/events.go): the involved object's namespace must match the Event's (legacy rules), an
  * Event with an eventTime needs its reporting controller, instance, action and reason; events.k8s.io/v1 writes also
- * need eventTime and a type of Normal or Warning and may not set the deprecated fields. eventTime is a MicroTime.
+ * need eventTime and a type of Normal or Warning and may not set the deprecated fields, and their updates may change
+ * little more than metadata and the series (the rest is immutable). eventTime is a MicroTime.
  * @module
  */
 import type { StatusCause } from "../../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { qualifiedNameErrors } from "../../../runtime/apimachinery/names.ts";
+import { validatePathSegmentName } from "../object_rules.ts";
 import type { ResourceStrategy, StorageConversion, StrategyContext } from "../strategy.ts";
-import { fieldInvalid, fieldRequired } from "../validation/field_errors.ts";
+import { fieldImmutable, fieldInvalid, fieldRequired } from "../validation/field_errors.ts";
+import { deepEqual } from "../../../runtime/apimachinery/equality.ts";
 import { microTimeError } from "../validation/micro_time.ts";
 
 const PAIRS: Array<[events: string, core: string]> = [
@@ -102,13 +106,18 @@ function legacyCauses(ev: KubeObject, reportingField: string): StatusCause[] {
   return causes;
 }
 
+/** validateV1EventSeries: a series counts at least 2 and has a lastObservedTime. */
+function seriesCauses(ev: KubeObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (!ev.series) return causes;
+  if (!(ev.series.count >= 2)) causes.push(fieldInvalid("series.count", "", "should be at least 2"));
+  if (!ev.series.lastObservedTime) causes.push(fieldRequired("series.lastObservedTime"));
+  return causes;
+}
+
 /** The strict rules events.k8s.io/v1 adds on create (the stored core field names, the API's paths). */
 function strictCauses(ev: KubeObject): StatusCause[] {
-  const causes: StatusCause[] = [];
-  if (ev.series) {
-    if (!(ev.series.count >= 2)) causes.push(fieldInvalid("series.count", "", "should be at least 2"));
-    if (!ev.series.lastObservedTime) causes.push(fieldRequired("series.lastObservedTime"));
-  }
+  const causes = seriesCauses(ev);
   if (!ev.eventTime) causes.push(fieldRequired("eventTime"));
   if (ev.type !== "Normal" && ev.type !== "Warning") {
     causes.push(fieldInvalid("type", "", `has invalid value: ${ev.type ?? ""}`));
@@ -120,11 +129,47 @@ function strictCauses(ev: KubeObject): StatusCause[] {
   return causes;
 }
 
+/** Whether a field is its Go zero value (absent, null, "", 0, false, or a struct of zeros such as `source: {}`). */
+function isZero(v: unknown): boolean {
+  if (v === undefined || v === null || v === "" || v === 0 || v === false) return true;
+  return typeof v === "object" && !Array.isArray(v) && Object.values(v as object).every(isZero);
+}
+
+/** The stored (core) fields an events.k8s.io/v1 update may not change, with the paths kube names them by. */
+const IMMUTABLE: Array<[core: string, path: string]> = [
+  ["involvedObject", "involvedObject"],
+  ["reason", "reason"],
+  ["message", "message"],
+  ["source", "source"],
+  ["firstTimestamp", "firstTimestamp"],
+  ["lastTimestamp", "lastTimestamp"],
+  ["count", "count"],
+  ["reason", "reason"], // kube checks it twice
+  ["type", "type"],
+  ["eventTime", "eventTime"],
+  ["action", "action"],
+  ["related", "related"],
+  ["reportingComponent", "reportingController"],
+  ["reportingInstance", "reportingInstance"],
+];
+
+/** ValidateEventUpdate's strict part (events.k8s.io/v1): a changed series is validated, the rest is immutable. */
+function strictUpdateCauses(ev: KubeObject, old: KubeObject): StatusCause[] {
+  const causes = deepEqual(ev.series, old.series) ? [] : seriesCauses(ev);
+  for (const [core, path] of IMMUTABLE) {
+    const [now, was] = [ev[core], old[core]];
+    if (!(isZero(now) && isZero(was)) && !deepEqual(now, was)) causes.push(fieldImmutable(path, now ?? null));
+  }
+  return causes;
+}
+
 const eventTimeError = (body: KubeObject) =>
   microTimeError(body.eventTime) ?? microTimeError(body.series?.lastObservedTime);
 
 /** The strategy of core v1 events. */
 export const CORE_EVENTS: ResourceStrategy = {
+  // Legacy validation checks no DNS name: any path segment will do (`Bad_Name`); events.k8s.io/v1 checks a subdomain.
+  validateName: validatePathSegmentName,
   allowCreateOnUpdate: true,
   decodeError: eventTimeError,
   encode: encodeStoredEvent,
@@ -142,5 +187,5 @@ export const EVENTS_V1: ResourceStrategy = {
     ev: KubeObject,
     _ctx: StrategyContext,
   ) => [...legacyCauses(ev, "reportingController"), ...strictCauses(ev)],
-  validateUpdate: (ev) => legacyCauses(ev, "reportingController"),
+  validateUpdate: (ev, old) => [...legacyCauses(ev, "reportingController"), ...strictUpdateCauses(ev, old)],
 };

@@ -1,6 +1,7 @@
 /**
  * Core v1 LimitRanges and ResourceQuotas. ResourceQuotas start with an empty status (the quota controller and the
- * ResourceQuota admission plugin write it through /status). LimitRanges: kube's SetDefaults_LimitRangeItem fills a Container item's `default` from `max` and its
+ * ResourceQuota admission plugin write it through /status). LimitRanges: one sent without a name gets a UUID for one;
+ * kube's SetDefaults_LimitRangeItem fills a Container item's `default` from `max` and its
  * `defaultRequest` from `default`, then from `min` (the LimitRanger admission plugin applies them to pods).
  * @module
  */
@@ -12,6 +13,10 @@ type List = Record<string, unknown>;
 /** The strategy of core v1 limitranges. */
 export const LIMIT_RANGES: ResourceStrategy = {
   allowCreateOnUpdate: true,
+  // kube's limitrange PrepareForCreate: a LimitRange sent without a name (nor generateName) is named by a new UUID.
+  prepareForCreate(lr: KubeObject): void {
+    if (!lr.metadata.name) lr.metadata.name = crypto.randomUUID();
+  },
   // spec.limits has no omitempty: an empty list is stored (protobuf) and answered as null.
   encode(lr: KubeObject): void {
     if (lr.spec && typeof lr.spec === "object" && !(Array.isArray(lr.spec.limits) && lr.spec.limits.length)) {

@@ -19,10 +19,12 @@ export const NAMESPACES: ResourceStrategy = {
   returnDeletedObject: true,
   // The namespace REST's Delete checks the preconditions before the store does.
   deletePreconditionsFailed: "Precondition failed",
-  // kube's SetDefaults_Namespace: the label is a decoding default (on every write, owned by its writer).
-  default(obj: KubeObject): void {
-    obj.metadata.labels = { ...obj.metadata.labels, "kubernetes.io/metadata.name": obj.metadata.name! };
+  // kube's SetDefaults_Namespace: the label is a decoding default (on every write, owned by its writer) — unless the
+  // name is generated, which happens after decoding; the strategy's Canonicalize sets it then, owned by no one.
+  default(obj: KubeObject, ctx): void {
+    if (!ctx.generatedName) nameLabel(obj);
   },
+  canonicalize: nameLabel,
   prepareForCreate(obj: KubeObject): void {
     obj.spec = { finalizers: ["kubernetes"], ...obj.spec };
     obj.status = { phase: "Active" };
@@ -37,6 +39,11 @@ export const NAMESPACES: ResourceStrategy = {
     obj.status = { ...obj.status, phase: "Terminating" };
   },
 };
+
+/** The `kubernetes.io/metadata.name` label, the namespace's name. */
+function nameLabel(obj: KubeObject): void {
+  obj.metadata.labels = { ...obj.metadata.labels, "kubernetes.io/metadata.name": obj.metadata.name! };
+}
 
 /** True for the core namespaces resource. */
 export function isNamespaceDef(def: Pick<ResourceDef, "group" | "plural">): boolean {

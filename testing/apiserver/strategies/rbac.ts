@@ -2,9 +2,10 @@
  * rbac.authorization.k8s.io: Role, RoleBinding, ClusterRole and ClusterRoleBinding names are path segments
  * (`system:controller:foo` is valid), not DNS subdomains. Validated as kube-apiserver v1.37 does
  * (pkg/apis/rbac/validation; the checks v1.37 moved to declarative validation come last, as there): rules need verbs,
- * and api groups and resources unless they name non-resource URLs (which namespaced Roles may not); a binding's roleRef
- * names a Role or ClusterRole of this group and never changes; subjects are ServiceAccounts (ClusterRoleBindings: with
- * a namespace), Users or Groups, whose apiGroup defaults to this group.
+ * and api groups and resources unless they name non-resource URLs (which namespaced Roles may not), and a role without
+ * any has `rules: null`; a binding's roleRef names a Role or ClusterRole of this group (its apiGroup defaults to it)
+ * and never changes; subjects are ServiceAccounts (ClusterRoleBindings: with a namespace), Users or Groups, whose
+ * apiGroup defaults to this group.
  * @module
  */
 import type { StatusCause } from "../../../runtime/client/errors.ts";
@@ -93,7 +94,12 @@ function roleRefValue(ref: Json): string {
   return JSON.stringify({ APIGroup: ref?.apiGroup ?? "", Kind: ref?.kind ?? "", Name: ref?.name ?? "" });
 }
 
-function defaultSubjects(binding: KubeObject): void {
+/** SetDefaults_(Cluster)RoleBinding and SetDefaults_Subject: the roleRef's and users' and groups' apiGroup. */
+function defaultBinding(binding: KubeObject): void {
+  const ref = binding.roleRef;
+  if (ref === undefined || ref === null || (typeof ref === "object" && !Array.isArray(ref) && !ref.apiGroup)) {
+    binding.roleRef = { ...ref, apiGroup: GROUP };
+  }
   for (const s of Array.isArray(binding.subjects) ? binding.subjects : []) {
     if (s && typeof s === "object" && (s.kind === "User" || s.kind === "Group")) s.apiGroup ??= GROUP;
   }
@@ -101,14 +107,24 @@ function defaultSubjects(binding: KubeObject): void {
 
 function role(namespaced: boolean): ResourceStrategy {
   const validate = (obj: KubeObject) => validateRules(obj, namespaced);
-  return { validateName: validatePathSegmentName, allowCreateOnUpdate: true, validate, validateUpdate: validate };
+  // `rules` has no omitempty and is stored in protobuf: none (or an empty list) is answered as null.
+  const encode = (obj: KubeObject) => {
+    if (!Array.isArray(obj.rules) || obj.rules.length === 0) obj.rules = null;
+  };
+  return {
+    validateName: validatePathSegmentName,
+    allowCreateOnUpdate: true,
+    validate,
+    validateUpdate: validate,
+    encode,
+  };
 }
 
 function binding(namespaced: boolean): ResourceStrategy {
   return {
     validateName: validatePathSegmentName,
     allowCreateOnUpdate: true,
-    default: defaultSubjects,
+    default: defaultBinding,
     validate: (obj: KubeObject) => validateBinding(obj, namespaced),
     validateUpdate(next: KubeObject, old: KubeObject, _ctx: StrategyContext): StatusCause[] {
       const causes = validateBinding(next, namespaced);

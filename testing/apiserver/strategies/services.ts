@@ -1,5 +1,6 @@
 /**
- * Services and their Endpoints. Service names are DNS-1035 labels. Defaults as kube-apiserver v1.37 fills them
+ * Services and their Endpoints. Service names are DNS-1123 labels (v1.37's relaxed service names: a leading digit is
+ * fine). Defaults as kube-apiserver v1.37 fills them
  * (pkg/apis/core/v1/defaults.go and the service REST allocators): type ClusterIP, sessionAffinity None, TCP ports with
  * targetPort = port, a cluster IP (clusterIPs, ipFamilies [IPv4], ipFamilyPolicy SingleStack — a headless Service
  * without selector: both families, RequireDualStack), internalTrafficPolicy Cluster; NodePort and LoadBalancer
@@ -12,7 +13,7 @@
 import type { StatusCause } from "../../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { dns1123LabelErrors } from "../../../runtime/apimachinery/names.ts";
-import { validateDns1035Name } from "../object_rules.ts";
+import { validateLabelName } from "../object_rules.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
 import { fieldDuplicate, fieldInvalid, fieldNotSupported, fieldRequired } from "../validation/field_errors.ts";
 
@@ -120,7 +121,7 @@ function validateService(obj: KubeObject, ctx: StrategyContext): StatusCause[] {
 
 /** The strategy of core v1 services. */
 export const SERVICES: ResourceStrategy = {
-  validateName: validateDns1035Name,
+  validateName: validateLabelName,
   returnDeletedObject: true,
   allowCreateOnUpdate: true,
   prepareForCreate(obj: KubeObject): void {

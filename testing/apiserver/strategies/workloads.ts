@@ -3,6 +3,7 @@
  * (pkg/apis/apps/v1/defaults.go, pkg/apis/apps/validation, pkg/registry/apps/*\/strategy.go): each kind's spec
  * defaults and pod-template defaults, the zero status a create starts with; a selector is required, must match the
  * template's labels and may not change; the template's pod spec is validated and its restartPolicy must be Always.
+ * ControllerRevisions need their data, which never changes.
  * @module
  */
 import type { StatusCause } from "../../../runtime/client/errors.ts";
@@ -245,4 +246,23 @@ export const REPLICATION_CONTROLLERS: ResourceStrategy = {
     }
     defaultPodTemplate(spec.template);
   },
+};
+
+/** ValidateControllerRevision: data is mandatory, revision is not negative; an update may not change data. */
+function controllerRevisionCauses(rev: KubeObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (rev.data === undefined || rev.data === null) causes.push(fieldRequired("data", "data is mandatory"));
+  if (typeof rev.revision === "number" && rev.revision < 0) {
+    causes.push(fieldInvalid("revision", rev.revision, "must be greater than or equal to 0"));
+  }
+  return causes;
+}
+
+/** The strategy of apps/v1 controllerrevisions. */
+export const CONTROLLER_REVISIONS: ResourceStrategy = {
+  validate: controllerRevisionCauses,
+  validateUpdate: (next, old) => [
+    ...controllerRevisionCauses(next),
+    ...(jsonEqual(next.data, old.data) ? [] : [fieldImmutable("data", next.data)]),
+  ],
 };

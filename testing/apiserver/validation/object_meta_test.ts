@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { validateDns1035Name } from "../object_rules.ts";
+import { validateLabelName } from "../object_rules.ts";
 import { validateGenerateName, validateObjectMeta } from "./object_meta.ts";
 
 Deno.test("ObjectMeta: labels, annotation size, owners and finalizers in kube's order", () => {
@@ -26,8 +26,8 @@ Deno.test("ObjectMeta: standard finalizers pass; custom resources accept unquali
 });
 
 Deno.test("generateName is checked as a prefix: a trailing dash is allowed, the message quotes the prefix", () => {
-  assert.deepEqual(validateGenerateName("web-", validateDns1035Name), []);
-  const [cause] = validateGenerateName("Web-", validateDns1035Name);
+  assert.deepEqual(validateGenerateName("web-", validateLabelName), []);
+  const [cause] = validateGenerateName("Web-", validateLabelName);
   assert.equal(cause.field, "metadata.generateName");
-  assert.match(cause.message!, /^Invalid value: "Web-": a DNS-1035 label/);
+  assert.match(cause.message!, /^Invalid value: "Web-": a lowercase RFC 1123 label/);
 });
