@@ -20,6 +20,8 @@ export interface DeleteOptions {
   namespace?: string;
   /** What happens to dependents. */
   propagationPolicy?: "Background" | "Foreground" | "Orphan";
+  /** The deprecated DeleteOptions.orphanDependents (`false`: not orphaned, whatever the kind's default). */
+  orphanDependents?: boolean;
   /** Delete only if the object still has this uid / resourceVersion. */
   preconditions?: { uid?: string; resourceVersion?: string };
   /** Validate, but do not delete. */
@@ -92,12 +94,13 @@ export function deleteObject(
     return { object: structuredClone(store.present(def, old)), deleted: false };
   }
   const finalizers = new Set(next.metadata.finalizers ?? []);
+  const policy = opts.propagationPolicy ?? defaultPolicy(strategy.defaultPropagationPolicy, finalizers, opts);
   // kube adds the policy's finalizer whether or not dependents exist; the garbage collector removes it.
-  if (opts.propagationPolicy === "Foreground") {
+  if (policy === "Foreground") {
     finalizers.delete(ORPHAN);
     finalizers.add(FOREGROUND);
   }
-  if (opts.propagationPolicy === "Orphan") {
+  if (policy === "Orphan") {
     finalizers.delete(FOREGROUND);
     finalizers.add(ORPHAN);
   }
@@ -144,4 +147,17 @@ export function deleteObject(
 /** kube's rest.BeforeDelete: marking an object for deletion bumps a generation it tracks. */
 function bumpGeneration(obj: KubeObject): void {
   if ((obj.metadata.generation ?? 0) > 0) obj.metadata.generation! += 1;
+}
+
+/**
+ * kube's shouldOrphanDependents without an explicit policy: `orphanDependents` when sent, else a finalizer the object
+ * already has, else the kind's default.
+ */
+function defaultPolicy(
+  kindDefault: "Orphan" | undefined,
+  finalizers: ReadonlySet<string>,
+  opts: DeleteOptions,
+): DeleteOptions["propagationPolicy"] {
+  if (opts.orphanDependents !== undefined || finalizers.has(FOREGROUND) || finalizers.has(ORPHAN)) return undefined;
+  return kindDefault;
 }

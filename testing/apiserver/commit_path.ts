@@ -165,7 +165,7 @@ export class FakeStore {
     const sentResourceVersion = onUpdate ? undefined : meta.resourceVersion;
     const namespace = this.#bodyNamespace(def, meta.namespace, opts.namespace, "create");
     const prefix = !meta.name && meta.generateName ? String(meta.generateName) : undefined;
-    if (prefix !== undefined) meta.name = generateName(prefix);
+    if (prefix !== undefined) meta.name = (strategy.generateName ?? generateName)(prefix);
     if (!meta.name) {
       throw invalid(def, "", [{
         reason: "FieldValueRequired",
@@ -285,8 +285,11 @@ export class FakeStore {
       next = structuredClone(old);
       if (obj.status === undefined) delete next.status;
       else next.status = obj.status;
-      if (obj.metadata.labels !== undefined) next.metadata.labels = obj.metadata.labels;
-      if (obj.metadata.annotations !== undefined) next.metadata.annotations = obj.metadata.annotations;
+      const reset = strategy.statusResetsMetadata;
+      if (obj.metadata.labels !== undefined && reset === undefined) next.metadata.labels = obj.metadata.labels;
+      if (obj.metadata.annotations !== undefined && reset !== "all") {
+        next.metadata.annotations = obj.metadata.annotations;
+      }
       // An apply through /status brings the applier's entry (subresource "status"); other writes of a subresource
       // keep the stored entries whatever the body sends (kube's field manager reads a subresource's from the live one).
       if (obj.metadata.managedFields !== undefined && !opts.fieldManager) {
@@ -328,9 +331,12 @@ export class FakeStore {
       const statusIsSpec = def.custom && !def.subresources.includes("status");
       // Compared as kube does, after defaulting (kube defaults while decoding): a PUT leaving out defaulted fields
       // changes nothing.
-      const defaulted = strategy.default ? structuredClone(next) : next;
+      // Encoded too: a zero value Go serialises (stored) equals the same field left out (sent).
+      const defaulted = strategy.default || strategy.encode ? structuredClone(next) : next;
       strategy.default?.(defaulted, ctx);
-      const bump = opts.subresource !== "status" && specChanged(old, defaulted, statusIsSpec);
+      strategy.encode?.(defaulted);
+      const changed = strategy.generationChanged?.(defaulted, old) ?? specChanged(old, defaulted, statusIsSpec);
+      const bump = opts.subresource !== "status" && changed;
       m.generation = (o.generation ?? 1) + (bump ? 1 : 0);
     } else delete m.generation;
     if (m.managedFields === undefined && o.managedFields !== undefined) m.managedFields = o.managedFields;

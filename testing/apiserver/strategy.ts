@@ -79,6 +79,11 @@ export interface StorageConversion {
 export interface ResourceStrategy {
   /** Causes for a bad metadata.name (kube: the kind's name validation in ValidateObjectMeta). */
   validateName?(name: string): StatusCause[];
+  /**
+   * The name a create with only `generateName` gets (kube: the strategy's NameGenerator); unset: the prefix and five
+   * random characters. IPAddresses keep the prefix as it is (their names are addresses).
+   */
+  generateName?(prefix: string): string;
   /** Set when the served version is stored in another form (see {@link StorageConversion}). */
   conversion?: StorageConversion;
   /**
@@ -91,10 +96,29 @@ export interface ResourceStrategy {
    * namespaces, serviceaccounts, ...) rather than a `Status` of kind Success when the object went at once.
    */
   returnDeletedObject?: boolean;
+  /**
+   * What a DELETE that names no propagation policy does to dependents (kube: DefaultGarbageCollectionPolicy):
+   * "Orphan" for batch/v1 Jobs and v1 ReplicationControllers, which then get the `orphan` finalizer; otherwise
+   * dependents are deleted in the background.
+   */
+  defaultPropagationPolicy?: "Orphan";
+  /**
+   * Metadata a write of the status subresource keeps from the stored object whatever the body sends (kube: the
+   * status strategy's PrepareForUpdate): "all" — labels and annotations too (metav1.ResetObjectMetaForStatus:
+   * ResourceClaims, DeviceTaintRules, ServiceCIDRs, VolumeAttachments, ValidatingAdmissionPolicies, ...); "labels" —
+   * the labels (Deployments). Unset: a status write may change labels and annotations.
+   */
+  statusResetsMetadata?: "all" | "labels";
   /** Whether PUT of a missing object creates it (leases, events, endpoints). */
   allowCreateOnUpdate?: boolean;
   /** Whether an update without metadata.resourceVersion is accepted (false for custom resources: 422). */
   allowUnconditionalUpdate?: boolean;
+  /**
+   * Whether an update from `old` to `next` (both defaulted and encoded) bumps a generation-tracking kind's
+   * metadata.generation; unset: when anything outside metadata and status changed. EndpointSlices count their labels
+   * too (kube's endpointSliceStrategy.PrepareForUpdate).
+   */
+  generationChanged?(next: KubeObject, old: KubeObject): boolean;
   /** Normalises a new object: clears what users may not set, fills the kind's create-time defaults. */
   prepareForCreate?(obj: KubeObject, ctx: StrategyContext): void;
   /** Carries over from `old` what an update may not change (server-owned fields). */

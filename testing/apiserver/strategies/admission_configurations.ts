@@ -131,6 +131,7 @@ export const VALIDATING_WEBHOOK_CONFIGURATIONS: ResourceStrategy = webhookDefaul
 
 /** Validating- and MutatingAdmissionPolicies: failurePolicy Fail and the match defaults. */
 export const VALIDATING_ADMISSION_POLICIES: ResourceStrategy = {
+  statusResetsMetadata: "all",
   default(obj) {
     if (!obj.spec) return;
     obj.spec.failurePolicy ??= "Fail";

@@ -42,6 +42,8 @@ function defaultJobSpec(spec: Json): void {
 
 /** The strategy of batch/v1 jobs. */
 export const JOBS: ResourceStrategy = {
+  // batch/v1 keeps a Job's pods when a delete names no policy (kube: DefaultGarbageCollectionPolicy).
+  defaultPropagationPolicy: "Orphan",
   prepareForCreate(job: KubeObject): void {
     job.status = {};
     job.spec = job.spec && typeof job.spec === "object" ? job.spec : {};

@@ -17,7 +17,12 @@ import { CUSTOM_RESOURCES } from "./custom_resources.ts";
 import { CORE_EVENTS, EVENTS_V1 } from "./events.ts";
 import { LEASES } from "./leases.ts";
 import { NODES } from "./nodes.ts";
-import { DEVICE_TAINT_RULES, RESOURCE_CLAIM_TEMPLATES, RESOURCE_CLAIMS } from "./dynamic_resources.ts";
+import {
+  DEVICE_TAINT_RULES,
+  RESOURCE_CLAIM_TEMPLATES,
+  RESOURCE_CLAIMS,
+  RESOURCE_SLICES_AND_CLASSES,
+} from "./dynamic_resources.ts";
 import {
   CSI_DRIVERS,
   CSI_NODES,
@@ -28,6 +33,7 @@ import {
   NETWORK_POLICIES,
   POD_DISRUPTION_BUDGETS,
   PRIORITY_LEVEL_CONFIGURATIONS,
+  SERVICE_CIDRS,
   STORAGE_CLASSES,
   VOLUME_ATTACHMENTS,
 } from "./stored_kinds.ts";
@@ -96,6 +102,7 @@ export const BUILTIN_STRATEGIES: ReadonlyArray<[groupResource: string, strategy:
   ["networking.k8s.io/ingresses", INGRESSES],
   ["networking.k8s.io/networkpolicies", NETWORK_POLICIES],
   ["networking.k8s.io/ipaddresses", IP_ADDRESSES],
+  ["networking.k8s.io/servicecidrs", SERVICE_CIDRS],
   ["storage.k8s.io/csidrivers", CSI_DRIVERS],
   ["storage.k8s.io/storageclasses", STORAGE_CLASSES],
   ["discovery.k8s.io/endpointslices", ENDPOINT_SLICES],
@@ -105,6 +112,8 @@ export const BUILTIN_STRATEGIES: ReadonlyArray<[groupResource: string, strategy:
   ["resource.k8s.io/resourceclaims", RESOURCE_CLAIMS],
   ["resource.k8s.io/resourceclaimtemplates", RESOURCE_CLAIM_TEMPLATES],
   ["resource.k8s.io/devicetaintrules", DEVICE_TAINT_RULES],
+  ["resource.k8s.io/resourceslices", RESOURCE_SLICES_AND_CLASSES],
+  ["resource.k8s.io/deviceclasses", RESOURCE_SLICES_AND_CLASSES],
 ];
 
 /** The strategy of CRD-defined resources. */

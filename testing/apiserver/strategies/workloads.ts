@@ -8,7 +8,8 @@
 import type { StatusCause } from "../../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { labelSelectorMatcher, SelectorError } from "../../../runtime/apimachinery/label_selector.ts";
-import { jsonEqual } from "../object_rules.ts";
+import { dns1123LabelErrors } from "../../../runtime/apimachinery/names.ts";
+import { jsonEqual, validateLabelName } from "../object_rules.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
 import { fieldImmutable, fieldInvalid, fieldNotSupported, fieldRequired } from "../validation/field_errors.ts";
 import { validateLabels } from "../validation/object_meta.ts";
@@ -133,8 +134,7 @@ function workload(
   };
 }
 
-/** apps/v1 deployments. */
-export const DEPLOYMENTS: ResourceStrategy = workload((spec) => {
+const DEPLOYMENT_BASE: ResourceStrategy = workload((spec) => {
   spec.replicas ??= 1;
   spec.strategy ??= {};
   spec.strategy.type ??= "RollingUpdate";
@@ -147,8 +147,10 @@ export const DEPLOYMENTS: ResourceStrategy = workload((spec) => {
   spec.progressDeadlineSeconds ??= 600;
 }, () => ({}));
 
-/** apps/v1 statefulsets. */
-export const STATEFULSETS: ResourceStrategy = workload(
+/** apps/v1 deployments: a status write keeps the stored labels (kube's deploymentStatusStrategy). */
+export const DEPLOYMENTS: ResourceStrategy = { ...DEPLOYMENT_BASE, statusResetsMetadata: "labels" };
+
+const STATEFULSET_BASE: ResourceStrategy = workload(
   (spec) => {
     spec.replicas ??= 1;
     spec.podManagementPolicy ??= "OrderedReady";
@@ -167,6 +169,23 @@ export const STATEFULSETS: ResourceStrategy = workload(
   () => ({ replicas: 0, availableReplicas: 0 }),
   ["serviceName", "podManagementPolicy"],
 );
+
+/** A StatefulSet's spec.serviceName, when set, must be a DNS-1123 label (it names the pods' governing Service). */
+function validateServiceName(obj: KubeObject): StatusCause[] {
+  const name = obj.spec?.serviceName;
+  if (typeof name !== "string" || name === "") return [];
+  return dns1123LabelErrors(name).map((msg) => fieldInvalid("spec.serviceName", name, msg));
+}
+
+/** apps/v1 statefulsets: names are DNS-1123 labels (they prefix the pods' hostnames), as is spec.serviceName. */
+export const STATEFULSETS: ResourceStrategy = {
+  ...STATEFULSET_BASE,
+  validateName: validateLabelName,
+  validate: (obj, ctx) => [
+    ...(ctx.subresource !== "status" ? validateServiceName(obj) : []),
+    ...STATEFULSET_BASE.validate!(obj, ctx),
+  ],
+};
 
 const DAEMONSET_BASE: ResourceStrategy = workload((spec) => {
   spec.updateStrategy ??= {};
@@ -219,8 +238,9 @@ export const REPLICASETS: ResourceStrategy = workload((spec) => {
   spec.replicas ??= 1;
 }, () => ({ replicas: 0 }));
 
-/** core/v1 podtemplates: the template's pod spec is defaulted as a pod's. */
+/** core/v1 podtemplates: the template's pod spec is defaulted as a pod's; a DELETE answers with the object. */
 export const PODTEMPLATES: ResourceStrategy = {
+  returnDeletedObject: true,
   default(obj: KubeObject): void {
     defaultPodTemplate(obj.template);
   },
@@ -228,9 +248,12 @@ export const PODTEMPLATES: ResourceStrategy = {
 
 /**
  * core/v1 replicationcontrollers: replicas 1, the selector (and the object's labels, when empty) from the template's
- * labels (SetDefaults_ReplicationController), the template defaulted as a pod's; status starts at `replicas: 0`.
+ * labels (SetDefaults_ReplicationController), the template defaulted as a pod's; status starts at `replicas: 0`; a
+ * delete without a propagation policy orphans its pods.
  */
 export const REPLICATION_CONTROLLERS: ResourceStrategy = {
+  // v1 keeps a controller's pods when a delete names no policy (kube: DefaultGarbageCollectionPolicy).
+  defaultPropagationPolicy: "Orphan",
   prepareForCreate(obj: KubeObject): void {
     obj.status = { replicas: 0 };
   },
