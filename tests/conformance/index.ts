@@ -31,6 +31,7 @@ import { decodingUnknownFieldCases } from "./decoding_unknown_fields.ts";
 import { deletionApiCases } from "./deletion_api.ts";
 import { discoveryCases } from "./discovery.ts";
 import { healthCases } from "./health.ts";
+import { kindStrategyCases } from "./kind_strategies.ts";
 import { httpCases } from "./http.ts";
 import { limitsQuotaCases } from "./limits_quota.ts";
 import { listCases } from "./list.ts";
@@ -116,6 +117,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "limits-quota", cases: limitsQuotaCases },
   { topic: "pod-admission", cases: serviceAccountAdmissionCases },
   { topic: "pod-admission", cases: admissionManagedFieldCases },
+  { topic: "kind-strategies", cases: kindStrategyCases },
 ];
 
 /**
