@@ -32,6 +32,7 @@ import { deletionApiCases } from "./deletion_api.ts";
 import { discoveryCases } from "./discovery.ts";
 import { healthCases } from "./health.ts";
 import { kindStrategyCases } from "./kind_strategies.ts";
+import { kindValidationCases } from "./kind_validation.ts";
 import { httpCases } from "./http.ts";
 import { limitsQuotaCases } from "./limits_quota.ts";
 import { listCases } from "./list.ts";
@@ -118,6 +119,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "pod-admission", cases: serviceAccountAdmissionCases },
   { topic: "pod-admission", cases: admissionManagedFieldCases },
   { topic: "kind-strategies", cases: kindStrategyCases },
+  { topic: "kind-strategies", cases: kindValidationCases },
 ];
 
 /**
