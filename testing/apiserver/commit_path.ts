@@ -19,7 +19,7 @@ import { defaultAdmissionChain } from "./admission_defaults.ts";
 import { deleteObject, type DeleteOptions } from "./commit_delete.ts";
 import type { WriteOptions } from "./write_options.ts";
 import { listObjects, type ListOptions } from "./list.ts";
-import { generateName, jsonEqual, rfc3339, specChanged } from "./object_rules.ts";
+import { generateName, jsonEqual, rfc3339 } from "./object_rules.ts";
 import { managedFieldsAfterUpdate } from "./patch/apply.ts";
 import { updateTracksManagedFields } from "./patch/managed_fields_writes.ts";
 import { addsKeys, dropAdded } from "./patch/fieldset.ts";
@@ -30,7 +30,7 @@ import type { ObjectStore } from "./object_storage.ts";
 import { BUILTIN_STRATEGIES, CUSTOM_RESOURCES } from "./strategies/builtin.ts";
 import { withConditionalUpdates } from "./strategies/conditional_updates.ts";
 import { withRequiredFields } from "./validation/required_fields.ts";
-import { type StrategyContext, StrategyRegistry } from "./strategy.ts";
+import { type StrategyContext, StrategyRegistry, updatedGeneration } from "./strategy.ts";
 import { fieldImmutable } from "./validation/field_errors.ts";
 import { validateGenerateName, validateObjectMeta } from "./validation/object_meta.ts";
 
@@ -326,19 +326,8 @@ export class FakeStore {
     if (o.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = o.deletionGracePeriodSeconds;
     else delete m.deletionGracePeriodSeconds;
     const ctx = this.#context(def, verb, opts, warnings);
-    if (def.tracksGeneration) {
-      // A custom resource without a status subresource: its status is like any other field (kube's CR strategy).
-      const statusIsSpec = def.custom && !def.subresources.includes("status");
-      // Compared as kube does, after defaulting (kube defaults while decoding): a PUT leaving out defaulted fields
-      // changes nothing.
-      // Encoded too: a zero value Go serialises (stored) equals the same field left out (sent).
-      const defaulted = strategy.default || strategy.encode ? structuredClone(next) : next;
-      strategy.default?.(defaulted, ctx);
-      strategy.encode?.(defaulted);
-      const changed = strategy.generationChanged?.(defaulted, old) ?? specChanged(old, defaulted, statusIsSpec);
-      const bump = opts.subresource !== "status" && changed;
-      m.generation = (o.generation ?? 1) + (bump ? 1 : 0);
-    } else delete m.generation;
+    if (def.tracksGeneration) m.generation = updatedGeneration(strategy, def, old, next, ctx);
+    else delete m.generation;
     if (m.managedFields === undefined && o.managedFields !== undefined) m.managedFields = o.managedFields;
     if (o.deletionTimestamp) {
       const added = (m.finalizers ?? []).filter((f) => !(o.finalizers ?? []).includes(f));

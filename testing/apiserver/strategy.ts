@@ -8,7 +8,7 @@
 import type { Clock } from "../../runtime/clock.ts";
 import type { StatusCause } from "../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
-import { validateSubdomainName } from "./object_rules.ts";
+import { specChanged, validateSubdomainName } from "./object_rules.ts";
 import type { ResourceDef } from "./resource_def.ts";
 
 /** What a strategy hook sees besides the object: the resource, the request and the store's services. */
@@ -166,6 +166,30 @@ export const DEFAULT_STRATEGY: Readonly<ResourceStrategy> = Object.freeze({
   allowUnconditionalUpdate: true,
   gracePeriodSeconds: () => 0,
 });
+
+/**
+ * The metadata.generation an update of a generation-tracking kind stores: the stored one, plus 1 when the write (not
+ * of the status subresource) changes the object — compared as kube does, after defaulting (kube defaults while
+ * decoding) and encoding (a zero value Go serialises equals the field left out), by the strategy's
+ * {@link ResourceStrategy.generationChanged} or else anything outside metadata and status (a custom resource without
+ * a status subresource: status too).
+ */
+export function updatedGeneration(
+  strategy: ResourceStrategy,
+  def: Pick<ResourceDef, "custom" | "subresources">,
+  old: KubeObject,
+  next: KubeObject,
+  ctx: StrategyContext,
+): number {
+  const stored = old.metadata.generation ?? 1;
+  if (ctx.subresource === "status") return stored;
+  const statusIsSpec = def.custom && !def.subresources.includes("status");
+  const compared = strategy.default || strategy.encode ? structuredClone(next) : next;
+  strategy.default?.(compared, ctx);
+  strategy.encode?.(compared);
+  const changed = strategy.generationChanged?.(compared, old) ?? specChanged(old, compared, statusIsSpec);
+  return stored + (changed ? 1 : 0);
+}
 
 /** `group/plural` (the group-resource, any version): how the registry keys strategies. */
 export function groupResourceOf(def: Pick<ResourceDef, "group" | "plural">): string {

@@ -1,10 +1,11 @@
 /**
  * resource.k8s.io/v1 (dynamic resource allocation) kinds as kube-apiserver v1.37 stores them with no scheduler or
  * DRA controller running: a claim's `devices` is always present and its `requests` serialised as `null` when empty
- * (a nil slice without omitempty), a ResourceClaimTemplate's `spec.metadata` is always present, and a DeviceTaintRule's taint gets its
- * `timeAdded` when written without one (the current second, on updates too: kube defaults it while decoding); the taint's key, value and
- * effect are validated. A DELETE of a
- * ResourceClaim, ResourceClaimTemplate, ResourceSlice or DeviceClass answers with the object (ReturnDeletedObject).
+ * (a nil slice without omitempty), a ResourceClaimTemplate's `spec.metadata` is always present, and a
+ * DeviceTaintRule's taint gets its `timeAdded` when written without one (the current second, on updates too: kube
+ * defaults it while decoding); the taint's key, value and effect are validated. A DELETE of a ResourceClaim,
+ * ResourceClaimTemplate, ResourceSlice or DeviceClass answers with the object (ReturnDeletedObject); a write of a
+ * claim's or a DeviceTaintRule's status keeps the stored labels and annotations.
  * @module
  */
 import type { StatusCause } from "../../../runtime/client/errors.ts";

@@ -7,8 +7,9 @@
  *   any path segment is a valid name (kube has no PDB name rule);
  * - autoscaling/v2 HorizontalPodAutoscaler: minReplicas 1, the 80 % CPU utilisation metric when none is given, status
  *   `currentMetrics: null` and `desiredReplicas` 0;
- * - networking.k8s.io/v1 Ingress: status `loadBalancer: {}`, backends' Service names DNS-1123 labels; NetworkPolicy: policyTypes `Ingress` (and `Egress` when
- *   egress rules are given) and `podSelector: {}` when none is given;
+ * - networking.k8s.io/v1 Ingress: status `loadBalancer: {}`, its backends' Service names DNS-1123 labels;
+ *   NetworkPolicy: policyTypes `Ingress` (and `Egress` when egress rules are given) and `podSelector: {}` when none is
+ *   given;
  * - storage.k8s.io/v1 CSIDriver: attachRequired true, podInfoOnMount, requiresRepublish, storageCapacity, seLinuxMount
  *   and preventPodSchedulingIfMissing false, fsGroupPolicy ReadWriteOnceWithFSType, volumeLifecycleModes Persistent;
  *   CSINode: an empty `drivers` list is stored as `null`; VolumeAttachment: status `attached: false`;
@@ -16,7 +17,8 @@
  * - networking.k8s.io/v1 IPAddress: an empty `parentRef.group` (omitempty) is not kept; its name must be an IP
  *   address, and generateName is used as the name as it is;
  * - storage.k8s.io/v1 StorageClass: reclaimPolicy Delete, volumeBindingMode Immediate;
- * - discovery.k8s.io/v1 EndpointSlice: each port's name "" and protocol TCP, each endpoint's `conditions: {}`.
+ * - discovery.k8s.io/v1 EndpointSlice: each port's name "" and protocol TCP, each endpoint's `conditions: {}`; a
+ *   change of its labels bumps the generation too.
  *
  * A DELETE of a CSIDriver, CSINode, VolumeAttachment or StorageClass answers with the object (kube's stores set
  * ReturnDeletedObject), not a Status. A write of a CSINode's, VolumeAttachment's or ServiceCIDR's status keeps the
