@@ -100,7 +100,11 @@ export function shapeList(
       includeObject: includeObject as "None" | "Metadata" | "Object",
     });
   }
-  if (shape.as === "partial") return toPartialObjectMetadataList(list);
+  if (shape.as === "partial") {
+    // kube appends each item to a nil slice: an empty PartialObjectMetadataList answers `"items": null`.
+    const partial = toPartialObjectMetadataList(list);
+    return partial.items.length ? partial : { ...partial, items: null };
+  }
   return typedListItems(def, list);
 }
 

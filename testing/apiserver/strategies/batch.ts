@@ -151,14 +151,15 @@ function validateCronJob(cj: KubeObject, ctx: StrategyContext): StatusCause[] {
   const spec = cj.spec ?? {};
   const causes: StatusCause[] = [];
   const schedule = typeof spec.schedule === "string" ? spec.schedule : "";
-  if (!schedule) causes.push(fieldRequired("spec.schedule"));
-  else {
+  if (schedule) {
     const err = cronScheduleError(schedule);
     if (err) causes.push(fieldInvalid("spec.schedule", schedule, err));
   }
   const podSpec = spec.jobTemplate?.spec?.template?.spec;
   causes.push(...validatePodSpec(podSpec, "spec.jobTemplate.spec.template.spec"));
   causes.push(...restartCauses(podSpec, "spec.jobTemplate.spec.template.spec.restartPolicy"));
+  // v1.37 checks a missing schedule declaratively: its error comes after the handwritten ones.
+  if (!schedule) causes.push(fieldRequired("spec.schedule"));
   return causes;
 }
 

@@ -57,14 +57,19 @@ function matches(selector: Json, labels: Record<string, string>): boolean {
 }
 
 /** Selector and template rules shared by the four kinds (and Jobs with a manual selector). */
-export function validateSelectorAndTemplate(obj: KubeObject, opts: { restartAlways: boolean }): StatusCause[] {
+export function validateSelectorAndTemplate(
+  obj: KubeObject,
+  opts: { restartAlways: boolean; selectorRequired?: boolean },
+): StatusCause[] {
   const spec = obj.spec ?? {};
   const causes: StatusCause[] = [];
   if (typeof spec.replicas === "number" && spec.replicas < 0) {
     causes.push(fieldInvalid("spec.replicas", spec.replicas, "must be greater than or equal to 0"));
   }
-  if (!spec.selector) causes.push(fieldRequired("spec.selector"));
-  else if (Object.keys(selectorJson(spec.selector)).length === 0) {
+  // A DaemonSet's nil selector is not reported as such: it selects nothing, so the template's labels do not match.
+  if (!spec.selector) {
+    if (opts.selectorRequired !== false) causes.push(fieldRequired("spec.selector"));
+  } else if (Object.keys(selectorJson(spec.selector)).length === 0) {
     causes.push(
       fieldInvalid(
         "spec.selector",
@@ -111,8 +116,10 @@ function workload(
   defaults: (spec: Json) => void,
   initialStatus: () => Record<string, unknown>,
   immutable: readonly string[] = [],
+  selectorRequired = true,
 ): ResourceStrategy {
   const main = (ctx: StrategyContext) => ctx.subresource !== "status";
+  const rules = { restartAlways: true, selectorRequired };
   return {
     prepareForCreate(obj: KubeObject): void {
       obj.status = initialStatus();
@@ -122,11 +129,11 @@ function workload(
       defaults(obj.spec);
       defaultPodTemplate(obj.spec.template);
     },
-    validate: (obj, ctx) => main(ctx) ? validateSelectorAndTemplate(obj, { restartAlways: true }) : [],
+    validate: (obj, ctx) => main(ctx) ? validateSelectorAndTemplate(obj, rules) : [],
     validateUpdate: (next, old, ctx) =>
       main(ctx)
         ? [
-          ...validateSelectorAndTemplate(next, { restartAlways: true }),
+          ...validateSelectorAndTemplate(next, rules),
           ...selectorImmutable(next, old),
           ...immutableSpecFields(next, old, immutable),
         ]
@@ -187,16 +194,21 @@ export const STATEFULSETS: ResourceStrategy = {
   ],
 };
 
-const DAEMONSET_BASE: ResourceStrategy = workload((spec) => {
-  spec.updateStrategy ??= {};
-  spec.updateStrategy.type ??= "RollingUpdate";
-  if (spec.updateStrategy.type === "RollingUpdate") {
-    spec.updateStrategy.rollingUpdate ??= {};
-    spec.updateStrategy.rollingUpdate.maxUnavailable ??= 1;
-    spec.updateStrategy.rollingUpdate.maxSurge ??= 0;
-  }
-  spec.revisionHistoryLimit ??= 10;
-}, () => ({ currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 }));
+const DAEMONSET_BASE: ResourceStrategy = workload(
+  (spec) => {
+    spec.updateStrategy ??= {};
+    spec.updateStrategy.type ??= "RollingUpdate";
+    if (spec.updateStrategy.type === "RollingUpdate") {
+      spec.updateStrategy.rollingUpdate ??= {};
+      spec.updateStrategy.rollingUpdate.maxUnavailable ??= 1;
+      spec.updateStrategy.rollingUpdate.maxSurge ??= 0;
+    }
+    spec.revisionHistoryLimit ??= 10;
+  },
+  () => ({ currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 }),
+  [],
+  false,
+);
 
 /** The annotation apps/v1 carries a DaemonSet's template generation in (kube's internal spec.templateGeneration). */
 const TEMPLATE_GENERATION = "deprecated.daemonset.template.generation";
