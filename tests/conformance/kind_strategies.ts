@@ -3,7 +3,8 @@
  * by the differential battery, tests/differential/) — which DELETEs answer with the object (ReturnDeletedObject),
  * which kinds orphan dependents when a delete names no policy (DefaultGarbageCollectionPolicy), which status writes
  * keep the stored labels and annotations (ResetObjectMetaForStatus), when an EndpointSlice's generation moves, what a
- * DaemonSet's metadata-only views show, and the structs a ResourceClaimTemplate is answered with.
+ * DaemonSet's metadata-only views show, the structs a ResourceClaimTemplate is answered with, the
+ * PodCertificateRequest printer, an empty metadata-only list's `items: null`, and how the reviews are answered.
  * @module
  */
 import assert from "node:assert/strict";
@@ -213,6 +214,57 @@ export const kindStrategyCases: ConformanceCase[] = [
       } finally {
         await remove(noRetry, `${path}/ks-rct`);
       }
+    },
+  },
+  {
+    name:
+      "PodCertificateRequests: an empty list as Table has the printer's columns, as PartialObjectMetadataList null items",
+    async run({ noRetry, ns }) {
+      const path = `/apis/certificates.k8s.io/v1/namespaces/${ns}/podcertificaterequests`;
+      const get = async (accept: string) =>
+        JSON.parse(new TextDecoder().decode((await noRetry.request("GET", path, { accept })).body));
+      const table = await get("application/json;as=Table;v=v1;g=meta.k8s.io");
+      assert.deepEqual(table.columnDefinitions.map((c: Any) => c.name), [
+        "Name",
+        "PodName",
+        "ServiceAccountName",
+        "NodeName",
+        "SignerName",
+        "State",
+        "UnverifiedUserAnnotations",
+      ]);
+      const partial = await get("application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io");
+      assert.equal(partial.items, null, JSON.stringify(partial));
+    },
+  },
+  {
+    name:
+      "reviews: a TokenReview answers its metadata and managedFields, a SelfSubjectRulesReview neither metadata nor spec",
+    async run({ noRetry, ns }) {
+      const token = await rawJson(noRetry, "POST", "/apis/authentication.k8s.io/v1/tokenreviews", {
+        body: { metadata: { name: "ks-tr", labels: { a: "b" } }, spec: { token: "not-a-token" } },
+        query: { fieldManager: "ks" },
+      });
+      assert.equal(token.code, 201, JSON.stringify(token.body));
+      const meta = token.body.metadata;
+      assert.deepEqual([meta.name, meta.labels, meta.creationTimestamp], ["ks-tr", { a: "b" }, undefined]);
+      assert.deepEqual(meta.managedFields.map((e: Any) => [e.manager, e.operation, e.fieldsV1]), [[
+        "ks",
+        "Update",
+        { "f:metadata": { "f:labels": { ".": {}, "f:a": {} } }, "f:spec": { "f:token": {} } },
+      ]]);
+      const rules = await rawJson(noRetry, "POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", {
+        body: { metadata: { name: "ks-ssrr", labels: { a: "b" } }, spec: { namespace: ns } },
+      });
+      assert.equal(rules.code, 201, JSON.stringify(rules.body));
+      assert.deepEqual([rules.body.metadata, rules.body.spec], [{}, {}]);
+      assert.equal(rules.body.status.incomplete, false);
+      const self = await rawJson(noRetry, "POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", {
+        body: { metadata: { name: "ks-ssr", labels: { a: "b" } } },
+      });
+      assert.equal(self.code, 201, JSON.stringify(self.body));
+      assert.deepEqual(Object.keys(self.body.metadata), ["creationTimestamp"]);
+      assert.match(self.body.metadata.creationTimestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     },
   },
 ];

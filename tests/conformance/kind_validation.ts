@@ -2,7 +2,8 @@
  * Conformance cases: per-kind validation kube-apiserver v1.37 answers that the generic rules do not cover (found by
  * the differential battery, tests/differential/) — a kind's own name rule (none for a PodDisruptionBudget, an IP
  * address for an IPAddress, whose generateName is not extended, a DNS-1123 label for a StatefulSet), the Service names
- * a StatefulSet and an Ingress refer to, and a DeviceTaintRule's taint.
+ * a StatefulSet and an Ingress refer to, a DeviceTaintRule's taint, and the causes of a DaemonSet and a CronJob sent
+ * without spec (no nil-selector cause; a missing schedule, checked declaratively, last).
  * @module
  */
 import assert from "node:assert/strict";
@@ -124,6 +125,30 @@ export const kindValidationCases: ConformanceCase[] = [
           "spec.taint.effect",
           'Unsupported value: "Sometimes": supported values: "NoExecute", "NoSchedule", "None"',
         ),
+      ]);
+    },
+  },
+  {
+    name: "a DaemonSet without spec: no 'selector required', the template's labels mismatch; a CronJob's schedule last",
+    async run({ noRetry, ns }) {
+      const ds = await post(noRetry, `/apis/apps/v1/namespaces/${ns}/daemonsets`, { metadata: { name: "kv-ds" } });
+      assert.deepEqual(causesOf(ds), [
+        cause(
+          "FieldValueInvalid",
+          "spec.template.metadata.labels",
+          "Invalid value: null: `selector` does not match template `labels`",
+        ),
+        cause("FieldValueRequired", "spec.template.spec.containers", "Required value"),
+      ]);
+      const cj = await post(noRetry, `/apis/batch/v1/namespaces/${ns}/cronjobs`, { metadata: { name: "kv-cj" } });
+      assert.deepEqual(causesOf(cj), [
+        cause("FieldValueRequired", "spec.jobTemplate.spec.template.spec.containers", "Required value"),
+        cause(
+          "FieldValueRequired",
+          "spec.jobTemplate.spec.template.spec.restartPolicy",
+          'Required value: valid values: "OnFailure", "Never"',
+        ),
+        cause("FieldValueRequired", "spec.schedule", "Required value"),
       ]);
     },
   },
