@@ -13,6 +13,7 @@ import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { jsonResponse, type ResourceRoute } from "./http_route.ts";
 import { type DeleteOptions, type FakeStore, parseRv, type WriteOptions } from "./commit_path.ts";
+import type { ResourceStrategy } from "./strategy.ts";
 import { duplicateJsonFields, strictJsonFieldErrors } from "./json_duplicates.ts";
 import { dropUnknownGoFields, strictFieldPath } from "./go_json_unknown.ts";
 import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";
@@ -199,7 +200,7 @@ export async function handleResource(
       return await handlePatch(req, url, route, ctx, admission, shape);
     case "delete": {
       const opts = await readDeleteOptions(req, q, verb);
-      const warnings: string[] = [];
+      const warnings = defaultPolicyWarnings(ctx.store.strategies.for(def), opts);
       await admitDelete({ ...admission, dryRun: opts.dryRun }, namespace, name!, deleteOptionsOf(opts), warnings);
       const { object, deleted } = ctx.store.deleteWithOutcome(def, name!, { ...opts, namespace });
       // kube-apiserver answers 202 only when orphanDependents=false was sent and the object is still there.
@@ -220,7 +221,7 @@ export async function handleResource(
         shardSelector: shardSelectorParam(q, sharded(ctx), verb),
       });
       // kube answers with the items as listed before it deleted them.
-      const warnings: string[] = [];
+      const warnings = defaultPolicyWarnings(ctx.store.strategies.for(def), opts);
       for (const o of list.items) {
         const where = { ...admission, dryRun: opts.dryRun };
         await admitDelete(where, o.metadata.namespace, o.metadata.name!, deleteOptionsOf(opts), warnings);
@@ -249,6 +250,12 @@ function admittedUpdate(
       ...strict,
       ...options,
     }));
+}
+
+/** The strategy's warning for a delete that leaves the propagation to the kind's default (Jobs), else none. */
+function defaultPolicyWarnings(strategy: ResourceStrategy, opts: DeleteOptions): string[] {
+  const leftDefault = !opts.propagationPolicy && opts.orphanDependents === undefined;
+  return leftDefault && strategy.defaultPropagationWarning ? [strategy.defaultPropagationWarning] : [];
 }
 
 function warningHeaders(warnings: string[]): Record<string, string> {

@@ -103,6 +103,11 @@ export interface ResourceStrategy {
    */
   defaultPropagationPolicy?: "Orphan";
   /**
+   * A warning a DELETE or deletecollection that names no propagation policy (nor orphanDependents) answers with
+   * (kube's Job REST: its pods are orphaned by default).
+   */
+  defaultPropagationWarning?: string;
+  /**
    * Metadata a write of the status subresource keeps from the stored object whatever the body sends (kube: the
    * status strategy's PrepareForUpdate): "all" — labels and annotations too (metav1.ResetObjectMetaForStatus:
    * ResourceClaims, DeviceTaintRules, ServiceCIDRs, VolumeAttachments, ValidatingAdmissionPolicies, ...); "labels" —

@@ -9,12 +9,14 @@
  */
 import assert from "node:assert/strict";
 import type { KubeClient } from "../../runtime/client/client.ts";
-import type { ConformanceCase } from "./support.ts";
+import { type ConformanceCase, sendBody } from "./support.ts";
 import { rawJson } from "./status_assert.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
 
+const JOB_WARNING = "child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to " +
+  "remove them or set propagationPolicy=Orphan to suppress this warning";
 const podSpec = { containers: [{ name: "c", image: "busybox:1.36" }] };
 const template = (app: string) => ({ metadata: { labels: { app } }, spec: podSpec });
 
@@ -72,7 +74,7 @@ export const kindStrategyCases: ConformanceCase[] = [
     },
   },
   {
-    name: "a Job or ReplicationController deleted without a policy gets the orphan finalizer; a Deployment does not",
+    name: "a Job or RC deleted without a policy gets the orphan finalizer (a Job warns); a Deployment does not",
     async run({ noRetry, ns }) {
       const job = `/apis/batch/v1/namespaces/${ns}/jobs`;
       const rc = `/api/v1/namespaces/${ns}/replicationcontrollers`;
@@ -99,6 +101,18 @@ export const kindStrategyCases: ConformanceCase[] = [
         const notOrphaned = await remove(noRetry, path, { dryRun: ["All"], orphanDependents: false });
         assert.deepEqual([notOrphaned.body.kind, notOrphaned.body.status], ["Status", "Success"], path);
       }
+      // The Job's REST warns when a delete leaves its pods to the orphaning default.
+      const options = (extra: Any) => ({ kind: "DeleteOptions", apiVersion: "v1", dryRun: ["All"], ...extra });
+      const warned = await sendBody(noRetry, "DELETE", `${job}/ks-job`, options({}));
+      assert.deepEqual(warned.warnings, [JOB_WARNING]);
+      assert.deepEqual((await sendBody(noRetry, "DELETE", `${rc}/ks-rc`, options({}))).warnings, []);
+      const background = await sendBody(
+        noRetry,
+        "DELETE",
+        `${job}/ks-job`,
+        options({ propagationPolicy: "Background" }),
+      );
+      assert.deepEqual(background.warnings, []);
       const deployment = await remove(noRetry, `${deploy}/ks-deploy`, { dryRun: ["All"] });
       assert.deepEqual([deployment.body.kind, deployment.body.status], ["Status", "Success"]);
       for (const path of [`${job}/ks-job`, `${rc}/ks-rc`, `${deploy}/ks-deploy`]) {

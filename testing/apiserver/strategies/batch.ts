@@ -44,6 +44,8 @@ function defaultJobSpec(spec: Json): void {
 export const JOBS: ResourceStrategy = {
   // batch/v1 keeps a Job's pods when a delete names no policy (kube: DefaultGarbageCollectionPolicy).
   defaultPropagationPolicy: "Orphan",
+  defaultPropagationWarning: "child pods are preserved by default when jobs are deleted; set " +
+    "propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning",
   prepareForCreate(job: KubeObject): void {
     job.status = {};
     job.spec = job.spec && typeof job.spec === "object" ? job.spec : {};
