@@ -2,7 +2,9 @@
  * The review resources, answered from the fake's authenticator and RBAC authorizer as kube-apiserver answers them:
  * SubjectAccessReview, LocalSubjectAccessReview, SelfSubjectAccessReview, SelfSubjectRulesReview (authorization.k8s.io)
  * and TokenReview, SelfSubjectReview (authentication.k8s.io). A SubjectAccessReview RBAC allows can still be denied by
- * the test hook `faults.denySubjectAccess`.
+ * the test hook `faults.denySubjectAccess`. As kube, a TokenReview is answered with the metadata sent and the writer's
+ * managedFields entry, a SelfSubjectReview with only a creationTimestamp, a SelfSubjectRulesReview with neither
+ * metadata nor spec.
  * @module
  */
 import type { Unstructured as KubeObject } from "./unstructured.ts";
@@ -12,6 +14,7 @@ import type { PolicyRule } from "./rbac_bootstrap.ts";
 import type { RbacAuthorizer, RequestAttributes, UserInfo } from "./rbac_authorizer.ts";
 import type { ResourceRoute } from "./http_route.ts";
 import type { ServiceAccountTokens } from "./service_account_tokens.ts";
+import { rfc3339 } from "./object_rules.ts";
 import { badRequest, invalid } from "./status_errors.ts";
 
 /** What the review handlers need. */
@@ -23,6 +26,10 @@ export interface ReviewContext {
   /** The admin bearer token, when configured. */
   adminToken?: string;
   faults: FaultHooks;
+  /** The server's time (a SelfSubjectReview's creationTimestamp). */
+  nowMs: number;
+  /** The writer's managedFields entries for a review kube answers as sent (a TokenReview). */
+  managedFields(review: KubeObject): unknown[];
 }
 
 interface ResourceAttributes {
@@ -121,6 +128,11 @@ export function answerReview(body: KubeObject, route: ResourceRoute, ctx: Review
       if (typeof token !== "string" || token === "") {
         throw badRequest("token is required for TokenReview in authentication", "create");
       }
+      // kube answers the review as sent (recorded by the field manager, never stored: no creationTimestamp).
+      out.metadata = { ...(body.metadata ?? {}) };
+      delete out.metadata.creationTimestamp;
+      const entries = ctx.managedFields(out);
+      if (entries.length) out.metadata.managedFields = entries as typeof out.metadata.managedFields;
       const asked: string[] = Array.isArray(spec.audiences) ? spec.audiences : [];
       if (ctx.adminToken !== undefined && token === ctx.adminToken) {
         out.status = { authenticated: true, user: { ...ADMIN_USER }, audiences: asked };
@@ -141,6 +153,8 @@ export function answerReview(body: KubeObject, route: ResourceRoute, ctx: Review
       break;
     }
     case "selfsubjectreviews":
+      // kube answers a new review: created now, the request's metadata not kept.
+      out.metadata = { creationTimestamp: rfc3339(ctx.nowMs) };
       out.status = {
         userInfo: {
           username: ctx.user.username,
@@ -198,8 +212,14 @@ export function answerReview(body: KubeObject, route: ResourceRoute, ctx: Review
       break;
     case "selfsubjectrulesreviews":
       if (!spec.namespace) throw badRequest("no namespace on request", "create");
-      out.status = rulesReviewStatus(ctx, spec.namespace);
-      break;
+      // kube answers a new review holding only the status.
+      return {
+        apiVersion: out.apiVersion,
+        kind: out.kind,
+        metadata: {},
+        spec: {},
+        status: rulesReviewStatus(ctx, spec.namespace),
+      };
   }
   return out;
 }

@@ -21,6 +21,8 @@ export interface DeleteOptions {
   namespace?: string;
   /** What happens to dependents. */
   propagationPolicy?: "Background" | "Foreground" | "Orphan";
+  /** The deprecated DeleteOptions.orphanDependents (`false`: not orphaned, whatever the kind's default). */
+  orphanDependents?: boolean;
   /** Delete only if the object still has this uid / resourceVersion. */
   preconditions?: { uid?: string; resourceVersion?: string };
   /** Validate, but do not delete. */
@@ -79,12 +81,13 @@ export function deleteObject(
     return { object: structuredClone(store.present(def, old)), deleted: false };
   }
   const finalizers = new Set(next.metadata.finalizers ?? []);
+  const policy = opts.propagationPolicy ?? defaultPolicy(strategy.defaultPropagationPolicy, finalizers, opts);
   // kube adds the policy's finalizer whether or not dependents exist; the garbage collector removes it.
-  if (opts.propagationPolicy === "Foreground") {
+  if (policy === "Foreground") {
     finalizers.delete(ORPHAN);
     finalizers.add(FOREGROUND);
   }
-  if (opts.propagationPolicy === "Orphan") {
+  if (policy === "Orphan") {
     finalizers.delete(FOREGROUND);
     finalizers.add(ORPHAN);
   }
@@ -170,4 +173,34 @@ function checkPreconditions(
         pre!.resourceVersion
       }) does not match the ResourceVersion in record (${old.metadata.resourceVersion}). The object might have been modified`,
   );
+}
+
+/**
+ * kube's shouldOrphanDependents without an explicit policy: `orphanDependents` when sent, else a finalizer the object
+ * already has, else the kind's default.
+ */
+function defaultPolicy(
+  kindDefault: "Orphan" | undefined,
+  finalizers: ReadonlySet<string>,
+  opts: DeleteOptions,
+): DeleteOptions["propagationPolicy"] {
+  if (opts.orphanDependents !== undefined || finalizers.has(FOREGROUND) || finalizers.has(ORPHAN)) return undefined;
+  return kindDefault;
+}
+
+/**
+ * The warning a delete answers when it leaves the propagation to the kind's default (kube's Job REST: its pods are
+ * orphaned), else none.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defaultPolicyWarnings } from "./commit_delete.ts";
+ * assert.deepEqual(defaultPolicyWarnings({ defaultPropagationWarning: "orphaned" }, {}), ["orphaned"]);
+ * assert.deepEqual(defaultPolicyWarnings({ defaultPropagationWarning: "orphaned" }, { propagationPolicy: "Background" }), []);
+ * ```
+ */
+export function defaultPolicyWarnings(strategy: ResourceStrategy, opts: DeleteOptions): string[] {
+  const leftDefault = !opts.propagationPolicy && opts.orphanDependents === undefined;
+  return leftDefault && strategy.defaultPropagationWarning ? [strategy.defaultPropagationWarning] : [];
 }

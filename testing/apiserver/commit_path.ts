@@ -19,7 +19,7 @@ import { defaultAdmissionChain } from "./admission_defaults.ts";
 import { deleteObject, type DeleteOptions } from "./commit_delete.ts";
 import type { WriteOptions } from "./write_options.ts";
 import { listObjects, type ListOptions } from "./list.ts";
-import { generateName, jsonEqual, rfc3339, specChanged } from "./object_rules.ts";
+import { generateName, jsonEqual, rfc3339 } from "./object_rules.ts";
 import { managedFieldsOfWrite } from "./commit_managed_fields.ts";
 import { updateTracksManagedFields } from "./patch/managed_fields_writes.ts";
 import { addsKeys, dropAdded } from "./patch/fieldset.ts";
@@ -31,7 +31,7 @@ import { BUILTIN_STRATEGIES, CUSTOM_RESOURCES } from "./strategies/builtin.ts";
 import { withConditionalUpdates } from "./strategies/conditional_updates.ts";
 import { statusWrite, withStatusMetadataResets } from "./strategies/status_metadata.ts";
 import { withRequiredFields } from "./validation/required_fields.ts";
-import { type StrategyContext, StrategyRegistry } from "./strategy.ts";
+import { type StrategyContext, StrategyRegistry, updatedGeneration } from "./strategy.ts";
 import { fieldImmutable, fieldRequired } from "./validation/field_errors.ts";
 import { internalKindDef, servedForm } from "./served_form.ts";
 import { validateGenerateName, validateObjectMeta } from "./validation/object_meta.ts";
@@ -166,7 +166,7 @@ export class FakeStore {
     const sentResourceVersion = onUpdate ? undefined : meta.resourceVersion;
     const namespace = this.#bodyNamespace(def, meta.namespace, opts.namespace, "create");
     const prefix = !meta.name && meta.generateName ? String(meta.generateName) : undefined;
-    if (prefix !== undefined) meta.name = generateName(prefix);
+    if (prefix !== undefined) meta.name = (strategy.generateName ?? generateName)(prefix);
     if (def.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     const admission = {
@@ -321,17 +321,8 @@ export class FakeStore {
     if (o.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = o.deletionGracePeriodSeconds;
     else delete m.deletionGracePeriodSeconds;
     const ctx = this.#context(def, verb, opts, warnings);
-    if (def.tracksGeneration) {
-      // A custom resource without a status subresource: its status is like any other field (kube's CR strategy).
-      const statusIsSpec = def.custom && !def.subresources.includes("status");
-      // Compared as kube does, after defaulting (kube defaults while decoding): a PUT leaving out defaulted fields
-      // changes nothing.
-      let defaulted = next;
-      if (strategy.decoded) defaulted = strategy.decoded(next, ctx);
-      else if (strategy.default) strategy.default(defaulted = structuredClone(next), ctx);
-      const bump = opts.subresource !== "status" && specChanged(old, defaulted, statusIsSpec);
-      m.generation = (o.generation ?? 1) + (bump ? 1 : 0);
-    } else delete m.generation;
+    if (def.tracksGeneration) m.generation = updatedGeneration(strategy, def, old, next, ctx);
+    else delete m.generation;
     if (m.managedFields === undefined && o.managedFields !== undefined) m.managedFields = o.managedFields;
     if (o.deletionTimestamp) {
       const added = (m.finalizers ?? []).filter((f) => !(o.finalizers ?? []).includes(f));

@@ -13,6 +13,7 @@ import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { jsonResponse, type ResourceRoute } from "./http_route.ts";
 import { type DeleteOptions, type FakeStore, parseRv, type WriteOptions } from "./commit_path.ts";
+import { defaultPolicyWarnings } from "./commit_delete.ts";
 import { duplicateJsonFields, strictJsonFieldErrors } from "./json_duplicates.ts";
 import { dropUnknownGoFields, strictFieldPath } from "./go_json_unknown.ts";
 import { customResourceStrictErrors } from "./custom_resource_decoding.ts";
@@ -210,7 +211,7 @@ export async function handleResource(
       return await handlePatch(req, url, route, ctx, admission, shape);
     case "delete": {
       const opts = await readDeleteOptions(req, q, verb);
-      const warnings: string[] = [];
+      const warnings = defaultPolicyWarnings(ctx.store.strategies.for(def), opts);
       await admitDelete({ ...admission, dryRun: opts.dryRun }, namespace, name!, deleteOptionsOf(opts), warnings);
       const { object, deleted } = ctx.store.deleteWithOutcome(def, name!, { ...opts, namespace });
       // kube-apiserver answers 202 only when orphanDependents=false was sent and the object is still there.
@@ -230,14 +231,13 @@ export async function handleResource(
         fieldSelector: q.get("fieldSelector") ?? undefined,
         shardSelector: shardSelectorParam(q, sharded(ctx), verb),
       });
-      // kube answers with the items as listed before it deleted them.
-      const warnings: string[] = [];
+      const warnings = defaultPolicyWarnings(ctx.store.strategies.for(def), opts);
+      const where = { ...admission, dryRun: opts.dryRun };
       for (const o of list.items) {
-        const where = { ...admission, dryRun: opts.dryRun };
         await admitDelete(where, o.metadata.namespace, o.metadata.name!, deleteOptionsOf(opts), warnings);
         ctx.store.delete(def, o.metadata.name!, { ...opts, namespace: o.metadata.namespace });
       }
-      return jsonResponse(200, typedListItems(def, list), warningHeaders(warnings));
+      return jsonResponse(200, typedListItems(def, list), warningHeaders(warnings)); // the items as listed before
     }
   }
   throw methodNotAllowed(def, verb);

@@ -8,7 +8,7 @@ import { healthResponse } from "./health.ts";
 import { ApiError, failureStatus } from "../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { answerReview } from "./auth_reviews.ts";
-import { reviewMetadataCause } from "./review_metadata.ts";
+import { reviewManagedFields, reviewMetadataCause } from "./review_metadata.ts";
 import { ADMIN_USER } from "./authn.ts";
 import { isReviewResource } from "./builtin_resources.ts";
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, discoveryGroups, versionInfo } from "./discovery.ts";
@@ -340,15 +340,18 @@ async function handleReview(req: Request, route: ResourceRoute, ctx: RouterConte
     decoded = { metadata: {}, spec: {} };
   }
   const body = requireObject(decoded, "create") as KubeObject;
+  const manager = fieldManagerOf(req, new URL(req.url).searchParams);
+  const nowMs = ctx.clock.now();
   const out = answerReview(body, route, {
     user,
     authorizer: ctx.authorizer ?? ALLOW_ALL,
     tokens: ctx.authn.tokens,
     adminToken: ctx.authn.token,
     faults: ctx.faults,
+    nowMs,
+    managedFields: (review) => reviewManagedFields(review, route.def, manager, nowMs),
   });
-  const manager = fieldManagerOf(req, new URL(req.url).searchParams);
-  const metadataCause = reviewMetadataCause(body, route.def, manager, ctx.clock.now(), route.namespace);
+  const metadataCause = reviewMetadataCause(body, route.def, manager, nowMs, route.namespace);
   if (metadataCause) throw invalid({ group: route.def.group, kind: "", plural: "" }, "", [metadataCause]);
   return jsonResponse(201, out);
 }

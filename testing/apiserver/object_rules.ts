@@ -6,6 +6,7 @@
  */
 import type { StatusCause } from "../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
+import { isIP } from "node:net";
 import { deepEqual } from "../../runtime/apimachinery/equality.ts";
 import { dns1123LabelErrors, dns1123SubdomainErrors } from "../../runtime/apimachinery/names.ts";
 
@@ -51,6 +52,11 @@ export function validatePathSegmentName(name: string): StatusCause[] {
   return name && !name.includes("/") && !name.includes("%") && name !== "." && name !== ".."
     ? []
     : nameInvalid(name, "may not contain '/' or '%'");
+}
+
+/** Causes for a name that is not an IP address (IPAddress: kube's ValidateIPAddressName, netutils.ParseIPSloppy). */
+export function validateIpAddressName(name: string): StatusCause[] {
+  return isIP(name) ? [] : nameInvalid(name, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)");
 }
 
 const GENERATE_CHARS = "bcdfghjklmnpqrstvwxz2456789";

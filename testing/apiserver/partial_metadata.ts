@@ -24,7 +24,8 @@ export interface PartialObjectMetadataList {
 }
 
 /**
- * Keeps only `metadata` (a deep copy), with kind PartialObjectMetadata.
+ * Keeps only `metadata` (a deep copy), with kind PartialObjectMetadata, less the annotations that stand for a field of
+ * kube's internal type (a DaemonSet's template generation).
  *
  * @example
  * ```ts
@@ -34,8 +35,22 @@ export interface PartialObjectMetadataList {
  * ```
  */
 export function toPartialObjectMetadata(obj: KubeObject): PartialObjectMetadata {
-  return { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: structuredClone(obj.metadata ?? {}) };
+  const metadata: ObjectMeta = structuredClone(obj.metadata ?? {});
+  const moved = FIELD_ANNOTATIONS.get(`${obj.apiVersion}/${obj.kind}`);
+  if (moved && metadata.annotations) {
+    for (const key of moved) delete metadata.annotations[key];
+    if (Object.keys(metadata.annotations).length === 0) delete metadata.annotations;
+  }
+  return { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata };
 }
+
+/**
+ * Annotations a kind's served version carries for a field of kube's internal type (its conversion moves them): the
+ * metadata-only views, made from the internal object, do not show them. apps/v1 DaemonSets: spec.templateGeneration.
+ */
+const FIELD_ANNOTATIONS: ReadonlyMap<string, readonly string[]> = new Map([
+  ["apps/v1/DaemonSet", ["deprecated.daemonset.template.generation"]],
+]);
 
 /**
  * Converts a list (any `FooList`), keeping resourceVersion, continue and remainingItemCount of its ListMeta — what

@@ -66,9 +66,19 @@ export function reviewMetadataCause(
   delete meta.creationTimestamp; // a zero time: Go leaves it out
   const rest = Object.entries(meta).filter(([k, v]) => k !== rule.except && v !== undefined && v !== null && v !== "");
   if (rest.length === 0) return undefined;
-  const written = { ...body, apiVersion: `${def.group}/${def.version}`, kind: def.kind, metadata: meta };
-  const entries = managedFieldsAfterUpdate(undefined, written, fieldManager, rfc3339(nowMs), "Update", { def });
+  const entries = reviewManagedFields({ ...body, metadata: meta }, def, fieldManager, nowMs);
   if (entries.length > 0) meta.managedFields = entries;
   const detail = rule.except ? "must be empty except for namespace" : "must be empty";
   return { ...fieldInvalid("metadata", 0, detail), message: `Invalid value: ${goObjectMeta(meta)}: ${detail}` };
+}
+
+/** The managedFields entries kube's field manager records for a review written by `fieldManager` (an Update). */
+export function reviewManagedFields(
+  review: KubeObject,
+  def: ResourceDef,
+  fieldManager: string,
+  nowMs: number,
+): ReturnType<typeof managedFieldsAfterUpdate> {
+  const written = { ...review, apiVersion: `${def.group}/${def.version}`, kind: def.kind };
+  return managedFieldsAfterUpdate(undefined, written, fieldManager, rfc3339(nowMs), "Update", { def });
 }

@@ -8,7 +8,7 @@
 import type { Clock } from "../../runtime/clock.ts";
 import type { StatusCause } from "../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
-import { validateSubdomainName } from "./object_rules.ts";
+import { specChanged, validateSubdomainName } from "./object_rules.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import type { UserInfo } from "./user_info.ts";
 
@@ -87,6 +87,11 @@ export interface ResourceStrategy {
    * created (after defaulting) for kinds whose name follows from it (a CRD's `<plural>.<group>`).
    */
   validateName?(name: string, obj?: KubeObject): StatusCause[];
+  /**
+   * The name a create with only `generateName` gets (kube: the strategy's NameGenerator); unset: the prefix and five
+   * random characters. IPAddresses keep the prefix as it is (their names are addresses).
+   */
+  generateName?(prefix: string): string;
   /** Set when the served version is stored in another form (see {@link StorageConversion}). */
   conversion?: StorageConversion;
   /**
@@ -99,6 +104,17 @@ export interface ResourceStrategy {
    * namespaces, serviceaccounts, ...) rather than a `Status` of kind Success when the object went at once.
    */
   returnDeletedObject?: boolean;
+  /**
+   * What a DELETE that names no propagation policy does to dependents (kube: DefaultGarbageCollectionPolicy):
+   * "Orphan" for batch/v1 Jobs and v1 ReplicationControllers, which then get the `orphan` finalizer; otherwise
+   * dependents are deleted in the background.
+   */
+  defaultPropagationPolicy?: "Orphan";
+  /**
+   * A warning a DELETE or deletecollection that names no propagation policy (nor orphanDependents) answers with
+   * (kube's Job REST: its pods are orphaned by default).
+   */
+  defaultPropagationWarning?: string;
   /**
    * Whether PUT of a missing object creates it (kube: the strategy's AllowCreateOnUpdate — events, endpoints, leases,
    * services, limitranges, RBAC roles and bindings, runtimeclasses).
@@ -113,6 +129,12 @@ export interface ResourceStrategy {
   statusKeepsMetadata?: ReadonlyArray<StatusWritableMeta>;
   /** Whether an update without metadata.resourceVersion is accepted (false for custom resources: 422). */
   allowUnconditionalUpdate?: boolean;
+  /**
+   * Whether an update from `old` to `next` (both defaulted and encoded) bumps a generation-tracking kind's
+   * metadata.generation; unset: when anything outside metadata and status changed. EndpointSlices count their labels
+   * too (kube's endpointSliceStrategy.PrepareForUpdate).
+   */
+  generationChanged?(next: KubeObject, old: KubeObject): boolean;
   /** Normalises a new object: clears what users may not set, fills the kind's create-time defaults. */
   prepareForCreate?(obj: KubeObject, ctx: StrategyContext): void;
   /** Carries over from `old` what an update may not change (server-owned fields). */
@@ -178,6 +200,37 @@ export const DEFAULT_STRATEGY: Readonly<ResourceStrategy> = Object.freeze({
   allowUnconditionalUpdate: true,
   gracePeriodSeconds: () => 0,
 });
+
+/**
+ * The metadata.generation an update of a generation-tracking kind stores: the stored one, plus 1 when the write (not
+ * of the status subresource) changes the object — compared as kube does, after defaulting (kube defaults while
+ * decoding) and encoding (a zero value Go serialises equals the field left out), by the strategy's
+ * {@link ResourceStrategy.generationChanged} or else anything outside metadata and status (a custom resource without
+ * a status subresource: status too).
+ */
+export function updatedGeneration(
+  strategy: ResourceStrategy,
+  def: Pick<ResourceDef, "custom" | "subresources">,
+  old: KubeObject,
+  next: KubeObject,
+  ctx: StrategyContext,
+): number {
+  const stored = old.metadata.generation ?? 1;
+  if (ctx.subresource === "status") return stored;
+  const statusIsSpec = def.custom && !def.subresources.includes("status");
+  // Compared as kube does, after defaulting (kube defaults while decoding; a custom resource is also pruned): a PUT
+  // leaving out defaulted fields changes nothing.
+  let compared: KubeObject;
+  if (strategy.decoded) compared = strategy.decoded(next, ctx);
+  else {
+    compared = strategy.default || strategy.encode ? structuredClone(next) : next;
+    strategy.default?.(compared, ctx);
+  }
+  if (strategy.encode && compared === next) compared = structuredClone(next);
+  strategy.encode?.(compared);
+  const changed = strategy.generationChanged?.(compared, old) ?? specChanged(old, compared, statusIsSpec);
+  return stored + (changed ? 1 : 0);
+}
 
 /** `group/plural` (the group-resource, any version): how the registry keys strategies. */
 export function groupResourceOf(def: Pick<ResourceDef, "group" | "plural">): string {

@@ -7,7 +7,7 @@
  */
 
 import { humanDuration } from "../../runtime/apimachinery/durations.ts";
-import { ageCell, formatLabelSelector, listWithMore, type RowCells, since } from "./table_cells.ts";
+import { ageCell, formatLabels, formatLabelSelector, listWithMore, type RowCells, since } from "./table_cells.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -118,6 +118,15 @@ function migrationStatus(m: Any): string {
   return "Unknown";
 }
 
+/** A PodCertificateRequest's state: its last true Issued, Denied or Failed condition, else Pending. */
+function podCertificateState(r: Any): string {
+  let state = "Pending";
+  for (const c of r.status?.conditions ?? []) {
+    if (c.status === "True" && ["Issued", "Denied", "Failed"].includes(c.type)) state = c.type;
+  }
+  return state;
+}
+
 /** Row functions by printer (`group/Kind`). */
 export const CLUSTER_ROWS: Record<string, RowCells> = {
   "apiregistration.k8s.io/APIService": (s, now) => [
@@ -135,6 +144,15 @@ export const CLUSTER_ROWS: Record<string, RowCells> = {
     csrCondition(csr),
   ],
   "certificates.k8s.io/ClusterTrustBundle": (b) => [b.metadata.name, b.spec?.signerName || "<none>"],
+  "certificates.k8s.io/PodCertificateRequest": (r) => [
+    r.metadata.name,
+    r.spec?.podName ?? "",
+    r.spec?.serviceAccountName ?? "",
+    r.spec?.nodeName ?? "",
+    r.spec?.signerName ?? "",
+    podCertificateState(r),
+    formatLabels(r.spec?.unverifiedUserAnnotations),
+  ],
   "networking.k8s.io/IngressClass": (c, now) => {
     const p = c.spec?.parameters;
     const params = p ? `${p.kind}${p.apiGroup ? `.${p.apiGroup}` : ""}/${p.name}` : "<none>";

@@ -33,6 +33,8 @@ import { deletionApiCases } from "./deletion_api.ts";
 import { discoveryCases } from "./discovery.ts";
 import { healthCases } from "./health.ts";
 import { kindFidelityCases } from "./kind_fidelity.ts";
+import { kindStrategyCases } from "./kind_strategies.ts";
+import { kindValidationCases } from "./kind_validation.ts";
 import { httpCases } from "./http.ts";
 import { limitsQuotaCases } from "./limits_quota.ts";
 import { listCases } from "./list.ts";
@@ -128,6 +130,8 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "pod-admission", cases: serviceAccountAdmissionCases },
   { topic: "pod-admission", cases: admissionManagedFieldCases },
   { topic: "kind-fidelity", cases: kindFidelityCases },
+  { topic: "kind-strategies", cases: kindStrategyCases },
+  { topic: "kind-strategies", cases: kindValidationCases },
 ];
 
 /**

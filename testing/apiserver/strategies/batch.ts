@@ -42,6 +42,10 @@ function defaultJobSpec(spec: Json): void {
 
 /** The strategy of batch/v1 jobs. */
 export const JOBS: ResourceStrategy = {
+  // batch/v1 keeps a Job's pods when a delete names no policy (kube: DefaultGarbageCollectionPolicy).
+  defaultPropagationPolicy: "Orphan",
+  defaultPropagationWarning: "child pods are preserved by default when jobs are deleted; set " +
+    "propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning",
   prepareForCreate(job: KubeObject): void {
     job.status = {};
     job.spec = job.spec && typeof job.spec === "object" ? job.spec : {};
@@ -149,14 +153,15 @@ function validateCronJob(cj: KubeObject, ctx: StrategyContext): StatusCause[] {
   const spec = cj.spec ?? {};
   const causes: StatusCause[] = [];
   const schedule = typeof spec.schedule === "string" ? spec.schedule : "";
-  if (!schedule) causes.push(fieldRequired("spec.schedule"));
-  else {
+  if (schedule) {
     const err = cronScheduleError(schedule);
     if (err) causes.push(fieldInvalid("spec.schedule", schedule, err));
   }
   const podSpec = spec.jobTemplate?.spec?.template?.spec;
   causes.push(...validatePodSpec(podSpec, "spec.jobTemplate.spec.template.spec"));
   causes.push(...restartCauses(podSpec, "spec.jobTemplate.spec.template.spec.restartPolicy"));
+  // v1.37 checks a missing schedule declaratively: its error comes after the handwritten ones.
+  if (!schedule) causes.push(fieldRequired("spec.schedule"));
   return causes;
 }
 

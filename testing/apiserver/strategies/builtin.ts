@@ -19,7 +19,12 @@ import { CORE_EVENTS, EVENTS_V1 } from "./events.ts";
 import { HPA_V1_CONVERSION } from "./hpa_v1_conversion.ts";
 import { LEASES } from "./leases.ts";
 import { NODES } from "./nodes.ts";
-import { DEVICE_TAINT_RULES, RESOURCE_CLAIM_TEMPLATES, RESOURCE_CLAIMS } from "./dynamic_resources.ts";
+import {
+  DEVICE_TAINT_RULES,
+  RESOURCE_CLAIM_TEMPLATES,
+  RESOURCE_CLAIMS,
+  RESOURCE_SLICES_AND_CLASSES,
+} from "./dynamic_resources.ts";
 import {
   CSI_DRIVERS,
   CSI_NODES,
@@ -113,6 +118,8 @@ export const BUILTIN_STRATEGIES: ReadonlyArray<[groupResource: string, strategy:
   ["resource.k8s.io/resourceclaimtemplates", RESOURCE_CLAIM_TEMPLATES],
   ["resource.k8s.io/devicetaintrules", DEVICE_TAINT_RULES],
   ["node.k8s.io/runtimeclasses", { allowCreateOnUpdate: true }],
+  ["resource.k8s.io/resourceslices", RESOURCE_SLICES_AND_CLASSES],
+  ["resource.k8s.io/deviceclasses", RESOURCE_SLICES_AND_CLASSES],
 ];
 
 /** The strategy of CRD-defined resources. */

@@ -4,21 +4,33 @@
  * (`encode`, owned by no manager: non-omitempty numbers, booleans and structs of the status, empty lists as `null`):
  *
  * - policy/v1 PodDisruptionBudget: status `currentHealthy`, `desiredHealthy`, `disruptionsAllowed`, `expectedPods` 0;
+ *   any path segment is a valid name (kube has no PDB name rule);
  * - autoscaling/v2 HorizontalPodAutoscaler: minReplicas 1, the 80 % CPU utilisation metric when none is given, status
  *   `currentMetrics: null` and `desiredReplicas` 0, spec and status in Go's field order;
- * - networking.k8s.io/v1 Ingress: status `loadBalancer: {}`; NetworkPolicy: policyTypes `Ingress` (and `Egress` when
- *   egress rules are given) and `podSelector: {}` when none is given;
+ * - networking.k8s.io/v1 Ingress: status `loadBalancer: {}`, its backends' Service names DNS-1123 labels;
+ *   NetworkPolicy: policyTypes `Ingress` (and `Egress` when egress rules are given) and `podSelector: {}` when none is
+ *   given;
  * - storage.k8s.io/v1 CSIDriver: attachRequired true, podInfoOnMount, requiresRepublish, storageCapacity, seLinuxMount
  *   and preventPodSchedulingIfMissing false, fsGroupPolicy ReadWriteOnceWithFSType, volumeLifecycleModes Persistent;
  *   CSINode: an empty `drivers` list is stored as `null`; VolumeAttachment: status `attached: false`;
  * - flowcontrol.apiserver.k8s.io/v1 PriorityLevelConfiguration: a Limited level's lendablePercent 0;
- * - networking.k8s.io/v1 IPAddress: an empty `parentRef.group` (omitempty) is not kept;
+ * - networking.k8s.io/v1 IPAddress: an empty `parentRef.group` (omitempty) is not kept; its name must be an IP
+ *   address, and generateName is used as the name as it is;
  * - storage.k8s.io/v1 StorageClass: reclaimPolicy Delete, volumeBindingMode Immediate;
- * - discovery.k8s.io/v1 EndpointSlice: each port's name "" and protocol TCP, each endpoint's `conditions: {}`.
+ * - discovery.k8s.io/v1 EndpointSlice: each port's name "" and protocol TCP, each endpoint's `conditions: {}`; a
+ *   change of its labels bumps the generation too.
+ *
+ * A DELETE of a CSIDriver, CSINode, VolumeAttachment or StorageClass answers with the object (kube's stores set
+ * ReturnDeletedObject), not a Status. A write of a CSINode's, VolumeAttachment's or ServiceCIDR's status keeps the
+ * stored labels and annotations (metav1.ResetObjectMetaForStatus).
  * @module
  */
+import type { StatusCause } from "../../../runtime/client/errors.ts";
+import { dns1123LabelErrors } from "../../../runtime/apimachinery/names.ts";
+import { jsonEqual, specChanged, validateIpAddressName, validatePathSegmentName } from "../object_rules.ts";
 import type { ResourceStrategy } from "../strategy.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
+import { fieldInvalid } from "../validation/field_errors.ts";
 
 /** `obj[key]` as an object, set to `{}` when absent or not an object. */
 function objectAt(obj: KubeObject, key: string): KubeObject {
@@ -28,6 +40,8 @@ function objectAt(obj: KubeObject, key: string): KubeObject {
 
 /** policy/v1 poddisruptionbudgets. */
 export const POD_DISRUPTION_BUDGETS: ResourceStrategy = {
+  // kube validates no PDB name rule of its own: only the generic path-segment check (rest.BeforeCreate).
+  validateName: validatePathSegmentName,
   encode(pdb: KubeObject): void {
     const status = objectAt(pdb, "status");
     for (const field of ["currentHealthy", "desiredHealthy", "disruptionsAllowed", "expectedPods"]) {
@@ -80,8 +94,27 @@ function inGoOrder(obj: KubeObject, order: readonly string[]): void {
   for (const [key, value] of entries) if (!order.includes(key)) obj[key] = value;
 }
 
+/** Causes for the Service names an Ingress's backends name (DNS-1123 labels), default backend first. */
+function validateIngressBackends(ingress: KubeObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const check = (backend: KubeObject | undefined, field: string) => {
+    const name = backend?.service?.name;
+    if (typeof name !== "string" || name === "") return;
+    for (const msg of dns1123LabelErrors(name)) causes.push(fieldInvalid(`${field}.service.name`, name, msg));
+  };
+  check(ingress.spec?.defaultBackend, "spec.defaultBackend");
+  const rules = Array.isArray(ingress.spec?.rules) ? ingress.spec.rules : [];
+  rules.forEach((rule: KubeObject, i: number) => {
+    const paths = Array.isArray(rule?.http?.paths) ? rule.http.paths : [];
+    paths.forEach((path: KubeObject, j: number) => check(path?.backend, `spec.rules[${i}].http.paths[${j}].backend`));
+  });
+  return causes;
+}
+
 /** networking.k8s.io/v1 ingresses. */
 export const INGRESSES: ResourceStrategy = {
+  validate: validateIngressBackends,
+  validateUpdate: validateIngressBackends,
   encode(ingress: KubeObject): void {
     objectAt(objectAt(ingress, "status"), "loadBalancer");
   },
@@ -102,6 +135,7 @@ export const NETWORK_POLICIES: ResourceStrategy = {
 
 /** storage.k8s.io/v1 csidrivers. */
 export const CSI_DRIVERS: ResourceStrategy = {
+  returnDeletedObject: true,
   default(driver: KubeObject): void {
     const spec = objectAt(driver, "spec");
     spec.attachRequired ??= true;
@@ -119,6 +153,7 @@ export const CSI_DRIVERS: ResourceStrategy = {
 
 /** storage.k8s.io/v1 csinodes. */
 export const CSI_NODES: ResourceStrategy = {
+  returnDeletedObject: true,
   encode(node: KubeObject): void {
     const spec = objectAt(node, "spec");
     if (!Array.isArray(spec.drivers) || spec.drivers.length === 0) spec.drivers = null;
@@ -127,6 +162,7 @@ export const CSI_NODES: ResourceStrategy = {
 
 /** storage.k8s.io/v1 volumeattachments. */
 export const VOLUME_ATTACHMENTS: ResourceStrategy = {
+  returnDeletedObject: true,
   encode(attachment: KubeObject): void {
     objectAt(attachment, "status").attached ??= false;
   },
@@ -142,6 +178,9 @@ export const PRIORITY_LEVEL_CONFIGURATIONS: ResourceStrategy = {
 
 /** networking.k8s.io/v1 ipaddresses. */
 export const IP_ADDRESSES: ResourceStrategy = {
+  validateName: validateIpAddressName,
+  // kube's IPAddress strategy generates no name: generateName is taken as it is (and must be an address).
+  generateName: (prefix) => prefix,
   default(address: KubeObject): void {
     const ref = address.spec?.parentRef;
     if (ref && typeof ref === "object" && ref.group === "") delete ref.group;
@@ -150,14 +189,17 @@ export const IP_ADDRESSES: ResourceStrategy = {
 
 /** storage.k8s.io/v1 storageclasses. */
 export const STORAGE_CLASSES: ResourceStrategy = {
+  returnDeletedObject: true,
   default(storageClass: KubeObject): void {
     storageClass.reclaimPolicy ??= "Delete";
     storageClass.volumeBindingMode ??= "Immediate";
   },
 };
 
-/** discovery.k8s.io/v1 endpointslices. */
+/** discovery.k8s.io/v1 endpointslices: a change of anything but metadata, or of the labels, bumps the generation. */
 export const ENDPOINT_SLICES: ResourceStrategy = {
+  generationChanged: (next, old) =>
+    specChanged(old, next) || !jsonEqual(next.metadata.labels ?? {}, old.metadata.labels ?? {}),
   default(slice: KubeObject): void {
     for (const port of Array.isArray(slice.ports) ? slice.ports : []) {
       if (!port || typeof port !== "object") continue;

@@ -9,7 +9,8 @@
 import type { StatusCause } from "../../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { labelSelectorMatcher, SelectorError } from "../../../runtime/apimachinery/label_selector.ts";
-import { jsonEqual } from "../object_rules.ts";
+import { dns1123LabelErrors } from "../../../runtime/apimachinery/names.ts";
+import { jsonEqual, validateLabelName } from "../object_rules.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
 import { fieldImmutable, fieldInvalid, fieldNotSupported, fieldRequired } from "../validation/field_errors.ts";
 import { validateLabels } from "../validation/object_meta.ts";
@@ -57,14 +58,19 @@ function matches(selector: Json, labels: Record<string, string>): boolean {
 }
 
 /** Selector and template rules shared by the four kinds (and Jobs with a manual selector). */
-export function validateSelectorAndTemplate(obj: KubeObject, opts: { restartAlways: boolean }): StatusCause[] {
+export function validateSelectorAndTemplate(
+  obj: KubeObject,
+  opts: { restartAlways: boolean; selectorRequired?: boolean },
+): StatusCause[] {
   const spec = obj.spec ?? {};
   const causes: StatusCause[] = [];
   if (typeof spec.replicas === "number" && spec.replicas < 0) {
     causes.push(fieldInvalid("spec.replicas", spec.replicas, "must be greater than or equal to 0"));
   }
-  if (!spec.selector) causes.push(fieldRequired("spec.selector"));
-  else if (Object.keys(selectorJson(spec.selector)).length === 0) {
+  // A DaemonSet's nil selector is not reported as such: it selects nothing, so the template's labels do not match.
+  if (!spec.selector) {
+    if (opts.selectorRequired !== false) causes.push(fieldRequired("spec.selector"));
+  } else if (Object.keys(selectorJson(spec.selector)).length === 0) {
     causes.push(
       fieldInvalid(
         "spec.selector",
@@ -111,8 +117,10 @@ function workload(
   defaults: (spec: Json) => void,
   initialStatus: () => Record<string, unknown>,
   immutable: readonly string[] = [],
+  selectorRequired = true,
 ): ResourceStrategy {
   const main = (ctx: StrategyContext) => ctx.subresource !== "status";
+  const rules = { restartAlways: true, selectorRequired };
   return {
     prepareForCreate(obj: KubeObject): void {
       obj.status = initialStatus();
@@ -122,11 +130,11 @@ function workload(
       defaults(obj.spec);
       defaultPodTemplate(obj.spec.template);
     },
-    validate: (obj, ctx) => main(ctx) ? validateSelectorAndTemplate(obj, { restartAlways: true }) : [],
+    validate: (obj, ctx) => main(ctx) ? validateSelectorAndTemplate(obj, rules) : [],
     validateUpdate: (next, old, ctx) =>
       main(ctx)
         ? [
-          ...validateSelectorAndTemplate(next, { restartAlways: true }),
+          ...validateSelectorAndTemplate(next, rules),
           ...selectorImmutable(next, old),
           ...immutableSpecFields(next, old, immutable),
         ]
@@ -134,7 +142,7 @@ function workload(
   };
 }
 
-/** apps/v1 deployments. */
+/** apps/v1 deployments (a status write keeps the stored labels: strategies/status_metadata.ts). */
 export const DEPLOYMENTS: ResourceStrategy = workload((spec) => {
   spec.replicas ??= 1;
   spec.strategy ??= {};
@@ -148,8 +156,7 @@ export const DEPLOYMENTS: ResourceStrategy = workload((spec) => {
   spec.progressDeadlineSeconds ??= 600;
 }, () => ({}));
 
-/** apps/v1 statefulsets. */
-export const STATEFULSETS: ResourceStrategy = workload(
+const STATEFULSET_BASE: ResourceStrategy = workload(
   (spec) => {
     spec.replicas ??= 1;
     spec.podManagementPolicy ??= "OrderedReady";
@@ -169,16 +176,38 @@ export const STATEFULSETS: ResourceStrategy = workload(
   ["serviceName", "podManagementPolicy"],
 );
 
-const DAEMONSET_BASE: ResourceStrategy = workload((spec) => {
-  spec.updateStrategy ??= {};
-  spec.updateStrategy.type ??= "RollingUpdate";
-  if (spec.updateStrategy.type === "RollingUpdate") {
-    spec.updateStrategy.rollingUpdate ??= {};
-    spec.updateStrategy.rollingUpdate.maxUnavailable ??= 1;
-    spec.updateStrategy.rollingUpdate.maxSurge ??= 0;
-  }
-  spec.revisionHistoryLimit ??= 10;
-}, () => ({ currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 }));
+/** A StatefulSet's spec.serviceName, when set, must be a DNS-1123 label (it names the pods' governing Service). */
+function validateServiceName(obj: KubeObject): StatusCause[] {
+  const name = obj.spec?.serviceName;
+  if (typeof name !== "string" || name === "") return [];
+  return dns1123LabelErrors(name).map((msg) => fieldInvalid("spec.serviceName", name, msg));
+}
+
+/** apps/v1 statefulsets: names are DNS-1123 labels (they prefix the pods' hostnames), as is spec.serviceName. */
+export const STATEFULSETS: ResourceStrategy = {
+  ...STATEFULSET_BASE,
+  validateName: validateLabelName,
+  validate: (obj, ctx) => [
+    ...(ctx.subresource !== "status" ? validateServiceName(obj) : []),
+    ...STATEFULSET_BASE.validate!(obj, ctx),
+  ],
+};
+
+const DAEMONSET_BASE: ResourceStrategy = workload(
+  (spec) => {
+    spec.updateStrategy ??= {};
+    spec.updateStrategy.type ??= "RollingUpdate";
+    if (spec.updateStrategy.type === "RollingUpdate") {
+      spec.updateStrategy.rollingUpdate ??= {};
+      spec.updateStrategy.rollingUpdate.maxUnavailable ??= 1;
+      spec.updateStrategy.rollingUpdate.maxSurge ??= 0;
+    }
+    spec.revisionHistoryLimit ??= 10;
+  },
+  () => ({ currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 }),
+  [],
+  false,
+);
 
 /** The annotation apps/v1 carries a DaemonSet's template generation in (kube's internal spec.templateGeneration). */
 const TEMPLATE_GENERATION = "deprecated.daemonset.template.generation";
@@ -220,8 +249,9 @@ export const REPLICASETS: ResourceStrategy = workload((spec) => {
   spec.replicas ??= 1;
 }, () => ({ replicas: 0 }));
 
-/** core/v1 podtemplates: the template's pod spec is defaulted as a pod's. */
+/** core/v1 podtemplates: the template's pod spec is defaulted as a pod's; a DELETE answers with the object. */
 export const PODTEMPLATES: ResourceStrategy = {
+  returnDeletedObject: true,
   default(obj: KubeObject): void {
     defaultPodTemplate(obj.template);
   },
@@ -229,9 +259,12 @@ export const PODTEMPLATES: ResourceStrategy = {
 
 /**
  * core/v1 replicationcontrollers: replicas 1, the selector (and the object's labels, when empty) from the template's
- * labels (SetDefaults_ReplicationController), the template defaulted as a pod's; status starts at `replicas: 0`.
+ * labels (SetDefaults_ReplicationController), the template defaulted as a pod's; status starts at `replicas: 0`; a
+ * delete without a propagation policy orphans its pods.
  */
 export const REPLICATION_CONTROLLERS: ResourceStrategy = {
+  // v1 keeps a controller's pods when a delete names no policy (kube: DefaultGarbageCollectionPolicy).
+  defaultPropagationPolicy: "Orphan",
   prepareForCreate(obj: KubeObject): void {
     obj.status = { replicas: 0 };
   },

@@ -1,0 +1,155 @@
+/**
+ * Conformance cases: per-kind validation kube-apiserver v1.37 answers that the generic rules do not cover (found by
+ * the differential battery, tests/differential/) — a kind's own name rule (none for a PodDisruptionBudget, an IP
+ * address for an IPAddress, whose generateName is not extended, a DNS-1123 label for a StatefulSet), the Service names
+ * a StatefulSet and an Ingress refer to, a DeviceTaintRule's taint, and the causes of a DaemonSet and a CronJob sent
+ * without spec (no nil-selector cause; a missing schedule, checked declaratively, last).
+ * @module
+ */
+import assert from "node:assert/strict";
+import type { KubeClient } from "../../runtime/client/client.ts";
+import type { ConformanceCase } from "./support.ts";
+import { cause, rawJson } from "./status_assert.ts";
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
+const LABEL_RULE = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must " +
+  "start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is " +
+  "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+const IP_RULE = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)";
+const template = { metadata: { labels: { app: "kv" } }, spec: { containers: [{ name: "c", image: "busybox:1.36" }] } };
+
+/** POSTs `body`, answering the code and the JSON (object or Status). */
+async function post(client: KubeClient, path: string, body: Any): Promise<{ code: number; body: Any }> {
+  return await rawJson(client, "POST", path, { body });
+}
+
+/** The causes of a 422 answer, as `[reason, field, message]`-keyed causes. */
+function causesOf(answer: { code: number; body: Any }): Any[] {
+  assert.equal(answer.code, 422, JSON.stringify(answer.body));
+  return answer.body.details.causes;
+}
+
+export const kindValidationCases: ConformanceCase[] = [
+  {
+    name: "a PodDisruptionBudget may have any path-segment name: Bad_Name is stored",
+    async run({ noRetry, ns }) {
+      const path = `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`;
+      const created = await post(noRetry, path, {
+        metadata: { name: "Bad_Name" },
+        spec: { minAvailable: 1, selector: { matchLabels: { app: "kv" } } },
+      });
+      assert.equal(created.code, 201, JSON.stringify(created.body));
+      await rawJson(noRetry, "DELETE", `${path}/Bad_Name`);
+    },
+  },
+  {
+    name: "an IPAddress's name must be an IP address, and its generateName is taken as the name as it is",
+    async run({ noRetry, ns }) {
+      const path = "/apis/networking.k8s.io/v1/ipaddresses";
+      const spec = { parentRef: { resource: "services", namespace: ns, name: "svc" } };
+      const bad = await post(noRetry, path, { metadata: { name: "Bad_Name" }, spec });
+      assert.deepEqual(causesOf(bad), [
+        cause("FieldValueInvalid", "metadata.name", `Invalid value: "Bad_Name": ${IP_RULE}`),
+      ]);
+      assert.equal(
+        bad.body.message,
+        `IPAddress.networking.k8s.io "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": ${IP_RULE}`,
+      );
+      const generated = await post(noRetry, path, { metadata: { generateName: "x" }, spec });
+      assert.equal(generated.body.details.name, "x");
+      assert.deepEqual(causesOf(generated), [
+        cause("FieldValueInvalid", "metadata.generateName", `Invalid value: "x": ${IP_RULE}`),
+        cause("FieldValueInvalid", "metadata.name", `Invalid value: "x": ${IP_RULE}`),
+      ]);
+    },
+  },
+  {
+    name: "a StatefulSet's name and spec.serviceName must be DNS-1123 labels",
+    async run({ noRetry, ns }) {
+      const answer = await post(noRetry, `/apis/apps/v1/namespaces/${ns}/statefulsets`, {
+        metadata: { name: "Bad_Name" },
+        spec: { serviceName: "Bad_Name", selector: { matchLabels: { app: "kv" } }, template },
+      });
+      assert.deepEqual(causesOf(answer), [
+        cause("FieldValueInvalid", "metadata.name", `Invalid value: "Bad_Name": ${LABEL_RULE}`),
+        cause("FieldValueInvalid", "spec.serviceName", `Invalid value: "Bad_Name": ${LABEL_RULE}`),
+      ]);
+    },
+  },
+  {
+    name: "an Ingress's backends must name their Services with DNS-1123 labels",
+    async run({ noRetry, ns }) {
+      const backend = (name: string) => ({ service: { name, port: { number: 80 } } });
+      const answer = await post(noRetry, `/apis/networking.k8s.io/v1/namespaces/${ns}/ingresses`, {
+        metadata: { name: "kv-ingress" },
+        spec: {
+          defaultBackend: backend("Bad_Name"),
+          rules: [{ http: { paths: [{ path: "/", pathType: "Prefix", backend: backend("Also_Bad") }] } }],
+        },
+      });
+      assert.deepEqual(causesOf(answer), [
+        cause("FieldValueInvalid", "spec.defaultBackend.service.name", `Invalid value: "Bad_Name": ${LABEL_RULE}`),
+        cause(
+          "FieldValueInvalid",
+          "spec.rules[0].http.paths[0].backend.service.name",
+          `Invalid value: "Also_Bad": ${LABEL_RULE}`,
+        ),
+      ]);
+    },
+  },
+  {
+    name: "a DeviceTaintRule's taint needs a qualified-name key and a known effect",
+    async run({ noRetry }) {
+      const path = "/apis/resource.k8s.io/v1/devicetaintrules";
+      const empty = await post(noRetry, path, { metadata: { name: "kv-taint" } });
+      assert.deepEqual(causesOf(empty), [
+        cause("FieldValueInvalid", "spec.taint.key", 'Invalid value: "": name part must be non-empty'),
+        cause(
+          "FieldValueInvalid",
+          "spec.taint.key",
+          "Invalid value: \"\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start " +
+            "and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for " +
+            "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+        ),
+        cause("FieldValueRequired", "spec.taint.effect", "Required value"),
+      ]);
+      const unknown = await post(noRetry, path, {
+        metadata: { name: "kv-taint" },
+        spec: { taint: { key: "example.com/kv", effect: "Sometimes" } },
+      });
+      assert.deepEqual(causesOf(unknown), [
+        cause(
+          "FieldValueNotSupported",
+          "spec.taint.effect",
+          'Unsupported value: "Sometimes": supported values: "NoExecute", "NoSchedule", "None"',
+        ),
+      ]);
+    },
+  },
+  {
+    name: "a DaemonSet without spec: no 'selector required', the template's labels mismatch; a CronJob's schedule last",
+    async run({ noRetry, ns }) {
+      const ds = await post(noRetry, `/apis/apps/v1/namespaces/${ns}/daemonsets`, { metadata: { name: "kv-ds" } });
+      assert.deepEqual(causesOf(ds), [
+        cause(
+          "FieldValueInvalid",
+          "spec.template.metadata.labels",
+          "Invalid value: null: `selector` does not match template `labels`",
+        ),
+        cause("FieldValueRequired", "spec.template.spec.containers", "Required value"),
+      ]);
+      const cj = await post(noRetry, `/apis/batch/v1/namespaces/${ns}/cronjobs`, { metadata: { name: "kv-cj" } });
+      assert.deepEqual(causesOf(cj), [
+        cause("FieldValueRequired", "spec.jobTemplate.spec.template.spec.containers", "Required value"),
+        cause(
+          "FieldValueRequired",
+          "spec.jobTemplate.spec.template.spec.restartPolicy",
+          'Required value: valid values: "OnFailure", "Never"',
+        ),
+        cause("FieldValueRequired", "spec.schedule", "Required value"),
+      ]);
+    },
+  },
+];
