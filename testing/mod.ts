@@ -30,7 +30,14 @@ export type {
   DeleteAdmissionContext,
   DeleteAdmissionHook,
 } from "./apiserver/admission.ts";
-export type { ResourceStrategy, StorageConversion, StrategyContext, StrategyRegistry } from "./apiserver/strategy.ts";
+export type {
+  ResourceStrategy,
+  StatusWritableMeta,
+  StorageConversion,
+  StrategyContext,
+  StrategyRegistry,
+} from "./apiserver/strategy.ts";
+export type { UserInfo } from "./apiserver/user_info.ts";
 export type { AccessDecider, FaultHooks, InjectedFault, ObservedRequest, WatchFilter } from "./apiserver/faults.ts";
 export type { AggregatedTarget } from "./apiserver/http_router.ts";
 export type { OpenApiSchema, PrintColumn, ResourceDef } from "./apiserver/resource_def.ts";

@@ -6,8 +6,11 @@ import { runDifferential } from "../differential/differential.ts";
 import { formatSummary } from "../differential/run.ts";
 import { realClusterBinDir } from "../support/real_cluster.ts";
 
-/** The identical share last measured (74.7 %, 3 755–3 756 of 5 028 requests on repeated runs), less 0.2 points. */
-const MIN_IDENTICAL_PERCENT = 87.4;
+/**
+ * The identical share last measured (99.5 %, 5 005 of 5 028 requests, 2026-11-29), less one point: about ten requests
+ * depend on timing (a controller's finalizer removal, a status write's second) and flip between runs on a loaded box.
+ */
+const MIN_IDENTICAL_PERCENT = 98.5;
 
 const binDir = await realClusterBinDir();
 
