@@ -115,6 +115,31 @@ export const decodingNamedTypeCases: ConformanceCase[] = [
     },
   },
   {
+    name: "a map of a named list type (SubjectAccessReview spec.extra): the map's, the value's, then the item's type",
+    async run({ noRetry }) {
+      const review = (extra: Any) => ({
+        apiVersion: "authorization.k8s.io/v1",
+        kind: "SubjectAccessReview",
+        spec: { user: "u", resourceAttributes: { verb: "get", resource: "pods" }, extra },
+      });
+      const reviews = "/apis/authorization.k8s.io/v1/subjectaccessreviews";
+      const field = "Go struct field SubjectAccessReviewSpec.spec.extra";
+      const cases: [Any, string][] = [
+        ["x", `string into ${field} of type map[string]v1.ExtraValue`],
+        [{ a: "x" }, `string into ${field} of type v1.ExtraValue`],
+        [{ a: [1] }, `number into ${field} of type string`],
+      ];
+      for (const [extra, why] of cases) {
+        assertTypeError(
+          await send(noRetry, "POST", reviews, review(extra)),
+          "SubjectAccessReview",
+          "v1",
+          `cannot unmarshal ${why}`,
+        );
+      }
+    },
+  },
+  {
     name: "a Namespace's spec.finalizers: []v1.FinalizerName, an item v1.FinalizerName",
     async run({ noRetry }) {
       const namespace = (finalizers: Any) => ({
