@@ -27,7 +27,7 @@ const pod = (name: string, spec: Any, container: Any = {}) => ({
 
 export const decodingNamedTypeCases: ConformanceCase[] = [
   {
-    name: "a number for Secret.type and EndpointSlice.addressType: 'of type v1.SecretType' / 'v1.AddressType'",
+    name: "a number for Secret.type (created or patched) and EndpointSlice.addressType: 'of type v1.SecretType' ...",
     async run({ noRetry, ns }) {
       const secret = { apiVersion: "v1", kind: "Secret", metadata: { name: "dec-named" }, type: 1 };
       assertTypeError(
@@ -35,6 +35,22 @@ export const decodingNamedTypeCases: ConformanceCase[] = [
         "Secret",
         "v1",
         "cannot unmarshal number into Go struct field Secret.type of type v1.SecretType",
+      );
+      const made = await send(noRetry, "POST", `/api/v1/namespaces/${ns}/secrets`, { ...secret, type: undefined });
+      assert.equal(made.code, 201, JSON.stringify(made.json));
+      const patched = await send(
+        noRetry,
+        "PATCH",
+        `/api/v1/namespaces/${ns}/secrets/dec-named`,
+        '{"type":1}',
+        "application/merge-patch+json",
+      );
+      assert.equal(patched.code, 422, JSON.stringify(patched.json));
+      assert.ok(
+        patched.json.message.endsWith(
+          "json: cannot unmarshal number into Go struct field Secret.type of type v1.SecretType",
+        ),
+        patched.json.message,
       );
       const slice = {
         apiVersion: "discovery.k8s.io/v1",
