@@ -3,18 +3,24 @@
  * a value of the wrong JSON type fails with encoding/json's `json: cannot unmarshal <what> into Go struct field
  * <Struct>.<path> of type <type>` (the first one in document order; a quantity that is not one fails with
  * resource.Quantity's own message). The Go types come from kube-apiserver v1.37's OpenAPI, recorded by
- * testdata/capture_go_types.ts. Named string and map types (`v1.PullPolicy`, `v1.ResourceList`) are worded as their
- * underlying types (`string`, `map[string]resource.Quantity`): OpenAPI does not name them.
+ * testdata/capture_go_types.ts, with the Go names OpenAPI loses (`v1.SecretType`, `v1.ResourceList`, a list item's
+ * `v1.Capability`) recorded beside them from the Go structs themselves.
  * @module
  */
 import recorded from "./testdata/openapi/go_types.json" with { type: "json" };
 
-const TABLE = recorded as { kinds: Record<string, string>; structs: Record<string, string> };
+const TABLE = recorded as {
+  kinds: Record<string, string>;
+  structs: Record<string, string>;
+  names: Record<string, string>;
+};
 const QUANTITY = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/;
 const QUANTITY_ERROR = `quantities must match the regular expression '${QUANTITY.source}'`;
 
 /** Parsed struct tables, by OpenAPI definition name. */
 const structs = new Map<string, Map<string, string>>();
+/** Parsed Go names of the structs' fields (field → the Go type at each level), by OpenAPI definition name. */
+const goNames = new Map<string, Map<string, string[]>>();
 
 /** The OpenAPI definition name of a built-in `group/version/kind`'s Go type, or undefined when it is not recorded. */
 export function goTypeOf(group: string, version: string, kind: string): string | undefined {
@@ -39,7 +45,26 @@ export function goFieldsOf(name: string): Map<string, string> {
   return fields;
 }
 
-/** How Go names `type` in the message (`v1.Container`, `[]string`, `map[string]string`). */
+/**
+ * The Go type names of struct `name`'s fields that OpenAPI loses: field → Go's name of its type at each level (the
+ * field's type, then its items' or values' type: `["[]v1.Capability", "v1.Capability"]`); absent for a field whose
+ * types are all unnamed or named as their definitions (`[]string`, `v1.Container`).
+ */
+function goNamesOf(name: string): Map<string, string[]> {
+  let fields = goNames.get(name);
+  if (!fields) {
+    fields = new Map(
+      (TABLE.names[name] ?? "").split(" ").filter((p) => p).map((p) => {
+        const at = p.indexOf(":");
+        return [p.slice(0, at), p.slice(at + 1).split(",")] as [string, string[]];
+      }),
+    );
+    goNames.set(name, fields);
+  }
+  return fields;
+}
+
+/** How Go names the unnamed `type` in the message (`v1.Container`, `[]string`, `map[string]string`). */
 function goName(type: string): string {
   if (type.startsWith("[]")) return type === "[]byte" ? "[]uint8" : `[]${goName(type.slice(2))}`;
   if (type.startsWith("map[string]")) return `map[string]${goName(type.slice(11))}`;
@@ -98,12 +123,15 @@ export function goStructTypeError(name: string, body: unknown): string | undefin
   const root = name;
   if (!body || typeof body !== "object" || Array.isArray(body)) return undefined;
   let first: string | undefined;
-  /** Checks `value` against `type` at the struct field `field` (`Struct.path`). */
-  const check = (value: unknown, type: string, field: string) => {
+  /**
+   * Checks `value` against `type` at the struct field `field` (`Struct.path`); `names` are Go's names of `type` and
+   * of its items' types, when they are named (`v1.SecretType`).
+   */
+  const check = (value: unknown, type: string, field: string, names: string[] = []) => {
     // null decodes to the zero value; undefined (an absent field in JSON) is not there at all.
     if (value === null || value === undefined || type === "any") return;
     const mismatch = (what = jsonKind(value)) => {
-      first ??= `json: cannot unmarshal ${what} into Go struct field ${field} of type ${goName(type)}`;
+      first ??= `json: cannot unmarshal ${what} into Go struct field ${field} of type ${names[0] ?? goName(type)}`;
     };
     switch (type) {
       case "string":
@@ -135,12 +163,12 @@ export function goStructTypeError(name: string, body: unknown): string | undefin
     }
     if (type.startsWith("[]")) {
       if (!Array.isArray(value)) return mismatch();
-      for (const item of value) check(item, type.slice(2), field);
+      for (const item of value) check(item, type.slice(2), field, names.slice(1));
       return;
     }
     if (type.startsWith("map[string]")) {
       if (typeof value !== "object" || Array.isArray(value)) return mismatch();
-      for (const v of Object.values(value as Record<string, unknown>)) check(v, type.slice(11), field);
+      for (const v of Object.values(value as Record<string, unknown>)) check(v, type.slice(11), field, names.slice(1));
       return;
     }
     if (typeof value !== "object" || Array.isArray(value)) return mismatch();
@@ -149,10 +177,11 @@ export function goStructTypeError(name: string, body: unknown): string | undefin
   /** The fields of a struct `name` at JSON path `path` ("" at the root). */
   const walkStruct = (obj: Record<string, unknown>, name: string, path: string) => {
     const fields = goFieldsOf(name);
+    const names = goNamesOf(name);
     const short = name.split(".").pop()!;
     for (const [key, value] of Object.entries(obj)) {
       const type = fields.get(key);
-      if (type) check(value, type, `${short}.${path ? `${path}.` : ""}${key}`);
+      if (type) check(value, type, `${short}.${path ? `${path}.` : ""}${key}`, names.get(key));
     }
   };
   try {

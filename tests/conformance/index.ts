@@ -27,6 +27,7 @@ import { deletionCases } from "./deletion.ts";
 import { deprecationCases } from "./deprecation.ts";
 import { decodingCases } from "./decoding.ts";
 import { decodingBodyCases } from "./decoding_bodies.ts";
+import { decodingNamedTypeCases } from "./decoding_named_types.ts";
 import { decodingUnknownCases } from "./decoding_unknown.ts";
 import { decodingUnknownFieldCases } from "./decoding_unknown_fields.ts";
 import { deletionApiCases } from "./deletion_api.ts";
@@ -117,6 +118,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "decoding", cases: decodingBodyCases },
   { topic: "decoding", cases: decodingUnknownCases },
   { topic: "decoding", cases: decodingUnknownFieldCases },
+  { topic: "decoding", cases: decodingNamedTypeCases },
   { topic: "authz", cases: authzAnonymousCases },
   { topic: "admission-webhooks", cases: admissionWebhookCases },
   { topic: "admission-webhooks", cases: admissionWebhookCrdCases },

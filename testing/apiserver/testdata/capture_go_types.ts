@@ -6,6 +6,12 @@
  * `int64`, `bool`, `float64`, `[]byte`, `quantity`, `intstr`, `any` (raw JSON), `[]<type>`, `map[string]<type>` or
  * `#<struct>` (an empty struct is an empty line: every field in it is unknown).
  *
+ * OpenAPI loses Go's type names (`v1.SecretType` is a `string` there), so the capture also runs the Go program in
+ * go_type_names/ (reflect over k8s.io/api v0.37.2's structs, from the Go module cache, offline) and records under
+ * `names` one line per struct, `field:level,level...` pairs, for the fields whose Go type is or holds a named type:
+ * level 0 is the field's Go type as encoding/json prints it in an UnmarshalTypeError, level i+1 the element (slice)
+ * or value (map) type of level i (`add:[]v1.Capability,v1.Capability`, `limits:v1.ResourceList,resource.Quantity`).
+ *
  *   deno run --allow-all testing/apiserver/testdata/capture_go_types.ts                   # starts a real control plane
  *   deno run --allow-all testing/apiserver/testdata/capture_go_types.ts <kubeconfig>      # a running kube-apiserver
  * @module
@@ -64,11 +70,35 @@ try {
     }
   }
   const sorted = Object.fromEntries(Object.keys(structs).sort().map((n) => [n, structs[n]]));
-  await Deno.writeTextFile(out, JSON.stringify({ kinds, structs: sorted }, null, 1) + "\n");
+  const names = await goTypeNames(sorted);
+  await Deno.writeTextFile(out, JSON.stringify({ kinds, structs: sorted, names }, null, 1) + "\n");
   console.log(`wrote ${Object.keys(kinds).length} kinds, ${Object.keys(structs).length} structs to ${out}`);
 } finally {
   client.close();
   await plane?.stop();
+}
+
+/**
+ * The Go type names of the recorded structs' fields, from `go run` of go_type_names/ (offline, from the module cache):
+ * struct → `field:level,level...` pairs, only for fields the OpenAPI table records.
+ */
+async function goTypeNames(recorded: Record<string, string>): Promise<Record<string, string>> {
+  const run = await new Deno.Command("go", {
+    args: ["run", "."],
+    cwd: new URL("./go_type_names/", import.meta.url).pathname,
+    env: { GOFLAGS: "-mod=mod", GOPROXY: "off", GOSUMDB: "off" },
+    stderr: "inherit",
+  }).output();
+  if (!run.success) throw new Error(`go run go_type_names failed (exit ${run.code})`);
+  const captured: Record<string, Record<string, string[]>> = JSON.parse(new TextDecoder().decode(run.stdout));
+  const names: Record<string, string> = {};
+  for (const struct of Object.keys(recorded)) {
+    const fields = new Set(recorded[struct].split(" ").map((p) => p.slice(0, p.indexOf(":"))));
+    const line = Object.entries(captured[struct] ?? {}).filter(([field]) => fields.has(field))
+      .sort(([a], [b]) => a < b ? -1 : 1).map(([field, levels]) => `${field}:${levels.join(",")}`).join(" ");
+    if (line) names[struct] = line;
+  }
+  return names;
 }
 
 /** The compact Go type of schema `s`; struct references are queued on `pending`. */
