@@ -9,13 +9,12 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { boundedWatch, sendBody } from "./support.ts";
+import { boundedWatch, sendBody, TABLE_ACCEPT } from "./support.ts";
 import type { ConformanceCase } from "./support.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
 
-const TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io";
 const METRICS = "autoscaling.alpha.kubernetes.io/metrics";
 const CURRENT = "autoscaling.alpha.kubernetes.io/current-metrics";
 const CONDITIONS = "autoscaling.alpha.kubernetes.io/conditions";
@@ -188,7 +187,7 @@ export const hpaVersionCases: ConformanceCase[] = [
     async run({ noRetry, ns }) {
       const rows: unknown[][] = [];
       for (const version of ["v1", "v2"] as const) {
-        const res = await noRetry.request("GET", `${collection(version, ns)}/hpa-v2`, { accept: TABLE });
+        const res = await noRetry.request("GET", `${collection(version, ns)}/hpa-v2`, { accept: TABLE_ACCEPT });
         const table = JSON.parse(new TextDecoder().decode(res.body));
         assert.equal(res.status, 200, JSON.stringify(table));
         assert.deepEqual(table.columnDefinitions.map((c: Any) => c.name), [

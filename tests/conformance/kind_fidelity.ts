@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import type { KubeClient } from "../../runtime/client/client.ts";
-import { type ConformanceCase, sendBody } from "./support.ts";
+import { type ConformanceCase, sendBody, TABLE_ACCEPT } from "./support.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -274,7 +274,7 @@ export const kindFidelityCases: ConformanceCase[] = [
       const path = "/api/v1/nodes";
       await created(noRetry, path, { metadata: { name: `${ns}-kf-node` } });
       const res = await noRetry.request("GET", `${path}/${ns}-kf-node`, {
-        accept: "application/json;as=Table;v=v1;g=meta.k8s.io",
+        accept: TABLE_ACCEPT,
       });
       const table = JSON.parse(new TextDecoder().decode(res.body));
       await noRetry.request("DELETE", `${path}/${ns}-kf-node`);

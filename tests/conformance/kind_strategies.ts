@@ -9,7 +9,7 @@
  */
 import assert from "node:assert/strict";
 import type { KubeClient } from "../../runtime/client/client.ts";
-import { type ConformanceCase, sendBody } from "./support.ts";
+import { type ConformanceCase, sendBody, TABLE_ACCEPT } from "./support.ts";
 import { rawJson } from "./status_assert.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -210,7 +210,7 @@ export const kindStrategyCases: ConformanceCase[] = [
           JSON.parse(new TextDecoder().decode((await noRetry.request("GET", `${path}/ks-ds`, { accept })).body));
         const partial = await as("application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io");
         assert.deepEqual(partial.metadata.annotations, { keep: "yes" }, JSON.stringify(partial));
-        const table = await as("application/json;as=Table;v=v1;g=meta.k8s.io");
+        const table = await as(TABLE_ACCEPT);
         assert.deepEqual(table.rows[0].object.metadata.annotations, { keep: "yes" });
       } finally {
         await remove(noRetry, `${path}/ks-ds`);
@@ -237,7 +237,7 @@ export const kindStrategyCases: ConformanceCase[] = [
       const path = `/apis/certificates.k8s.io/v1/namespaces/${ns}/podcertificaterequests`;
       const get = async (accept: string) =>
         JSON.parse(new TextDecoder().decode((await noRetry.request("GET", path, { accept })).body));
-      const table = await get("application/json;as=Table;v=v1;g=meta.k8s.io");
+      const table = await get(TABLE_ACCEPT);
       assert.deepEqual(table.columnDefinitions.map((c: Any) => c.name), [
         "Name",
         "PodName",

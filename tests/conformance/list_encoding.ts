@@ -8,7 +8,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { type ConformanceCase, sendBody as call } from "./support.ts";
+import { type ConformanceCase, sendBody as call, TABLE_ACCEPT } from "./support.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -69,7 +69,7 @@ export const listEncodingCases: ConformanceCase[] = [
   {
     name: "a Table with includeObject=None: each row's object is null (built-in and custom resource)",
     async run({ noRetry, ns }) {
-      const table = "application/json;as=Table;v=v1;g=meta.k8s.io";
+      const table = TABLE_ACCEPT;
       assert.equal(
         (await call(noRetry, "POST", `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: "enc-t" } })).code,
         201,

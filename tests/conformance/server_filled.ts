@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import type { KubeClient } from "../../runtime/client/client.ts";
 import { eventually } from "../../testing/eventually.ts";
 import { CSR_BASE64 } from "../differential/samples.ts";
-import { type ConformanceCase, POLL, sendBody } from "./support.ts";
+import { type ConformanceCase, POLL, sendBody, TABLE_ACCEPT } from "./support.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -19,7 +19,6 @@ type Any = any;
 const CSRS = "/apis/certificates.k8s.io/v1/certificatesigningrequests";
 const APISERVICES = "/apis/apiregistration.k8s.io/v1/apiservices";
 const FLOWCONTROL = "/apis/flowcontrol.apiserver.k8s.io/v1";
-const TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io";
 const APF_CONSUMER = "api-priority-and-fairness-config-consumer-v1";
 
 async function getJson(client: KubeClient, path: string, accept = "application/json"): Promise<Any> {
@@ -90,7 +89,7 @@ export const serverFilledCases: ConformanceCase[] = [
         const [condition] = failed.json.status.conditions;
         assert.equal(typeof condition.lastUpdateTime, "string");
         assert.equal(condition.lastTransitionTime, condition.lastUpdateTime);
-        const table = await getJson(client, `${CSRS}/${name}`, TABLE);
+        const table = await getJson(client, `${CSRS}/${name}`, TABLE_ACCEPT);
         const column = table.columnDefinitions.findIndex((c: Any) => c.name === "Requestor");
         assert.equal(table.rows[0].cells[column], me.username);
       } finally {
@@ -190,7 +189,7 @@ export const serverFilledCases: ConformanceCase[] = [
           "NotFound",
           `This FlowSchema references the PriorityLevelConfiguration object named "${level}" but there is no such object`,
         ]);
-        const table = await getJson(client, `${FLOWCONTROL}/flowschemas/${names[1]}`, TABLE);
+        const table = await getJson(client, `${FLOWCONTROL}/flowschemas/${names[1]}`, TABLE_ACCEPT);
         const column = table.columnDefinitions.findIndex((c: Any) => c.name === "MissingPL");
         assert.equal(table.rows[0].cells[column], "True");
         const pl = await sendBody(noRetry, "POST", `${FLOWCONTROL}/prioritylevelconfigurations`, {

@@ -89,6 +89,9 @@ export const WIDGET_CRD = {
 };
 
 /** The namespaces/finalize subresource (the client types only `status` for PUT subresources). */
+/** The Accept of a Table answer (kube-apiserver's meta.k8s.io/v1 Table). */
+export const TABLE_ACCEPT = "application/json;as=Table;v=v1;g=meta.k8s.io";
+
 export const FINALIZE = "finalize" as "status";
 
 /** How the cases poll: the real tier needs long deadlines; an error (not served yet, 404) means "not yet". */

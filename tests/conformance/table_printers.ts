@@ -6,12 +6,10 @@
  * @module
  */
 import assert from "node:assert/strict";
-import type { ConformanceCase } from "./support.ts";
+import { type ConformanceCase, TABLE_ACCEPT } from "./support.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
-
-const TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io";
 
 export const tablePrinterCases: ConformanceCase[] = [
   {
@@ -113,7 +111,7 @@ export const tablePrinterCases: ConformanceCase[] = [
       for (const [collection, body, columns, cells] of objects) {
         const created = await noRetry.request("POST", collection, { body: JSON.stringify(body) });
         assert.equal(created.status, 201, new TextDecoder().decode(created.body));
-        const res = await noRetry.request("GET", `${collection}/${body.metadata.name}`, { accept: TABLE });
+        const res = await noRetry.request("GET", `${collection}/${body.metadata.name}`, { accept: TABLE_ACCEPT });
         const table = JSON.parse(new TextDecoder().decode(res.body));
         assert.equal(res.status, 200, JSON.stringify(table));
         assert.deepEqual(table.columnDefinitions.map((c: Any) => [c.name, c.type, c.priority]), columns, collection);
