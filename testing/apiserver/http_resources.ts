@@ -10,9 +10,8 @@ import { decodeBody, decodeObjectBody, decodePatchBody, mediaType, readBody, req
 import { negotiateShape, shapeList, shapeObject, typedListItems, watchPresenter } from "./http_negotiation.ts";
 import { patchObject, servedPatchType } from "./patch_object.ts";
 import { storageKeyOf } from "./registry.ts";
-import { writtenSubresource } from "./strategy.ts";
 import type { ResourceDef } from "./resource_def.ts";
-import { jsonResponse, type ResourceRoute } from "./http_route.ts";
+import { jsonResponse, objectSubresource, type ResourceRoute } from "./http_route.ts";
 import { type DeleteOptions, type FakeStore, parseRv, type WriteOptions } from "./commit_path.ts";
 import { defaultPolicyWarnings } from "./commit_delete.ts";
 import { duplicateJsonFields, strictJsonFieldErrors } from "./json_duplicates.ts";
@@ -88,16 +87,13 @@ export async function handleResource(
   const { def, namespace, name, subresource } = route;
   const q = url.searchParams;
   const verb = verbOf(req.method, route, url);
-  // The object's own subresources (status; a Pod's ephemeralcontainers and resize) go through the object's path.
-  const written = writtenSubresource(subresource);
+  const written = objectSubresource(route, verb); // status; a Pod's ephemeralcontainers, resize
   if (subresource && !written) {
     const handler = ctx.subresources.get(`${def.group}/${def.plural}/${subresource}`) ??
       (def.custom ? ctx.subresources.get(`*/*/${subresource}`) : undefined);
     if (!handler || !def.subresources.includes(subresource)) throw noSuchResource(verb);
     return await handler(req, route, url);
   }
-  if (written && !def.subresources.includes(written)) throw noSuchResource(verb);
-  if (written && written !== "status" && !["get", "update", "patch"].includes(verb)) throw methodNotAllowed(def, verb);
   // A collection serves no PUT or PATCH (kube registers neither route).
   if (!name && (verb === "update" || verb === "patch")) throw methodNotAllowed(def, verb);
   if (!def.verbs.includes(verb) && !(verb === "watch" && def.verbs.includes("list"))) throw methodNotAllowed(def, verb);
@@ -259,7 +255,7 @@ function admittedUpdate(
     store.update(target, sent, {
       namespace,
       name,
-      subresource: writtenSubresource(subresource),
+      subresource: objectSubresource(route, "get"),
       dryRun: call.admission.dryRun,
       ...strict,
       ...options,
@@ -379,7 +375,7 @@ async function handlePatch(
       patchObject(ctx.store, def, name!, patch, {
         type,
         namespace,
-        subresource: writtenSubresource(subresource),
+        subresource: objectSubresource(route, "get"),
         dryRun,
         // Apply records its own managedFields (operation Apply) and needs an explicit manager.
         fieldManager: apply ? q.get("fieldManager") ?? undefined : fieldManagerOf(req, q),
