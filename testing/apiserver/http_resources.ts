@@ -250,7 +250,7 @@ function admittedUpdate(
   route: ResourceRoute,
   strict: Pick<WriteOptions, "duplicateFields" | "strictErrors"> = {},
 ): (target: ResourceDef, sent: KubeObject) => Promise<KubeObject> {
-  const { namespace, name, subresource } = route;
+  const { namespace, name } = route;
   return admittedWrite(call, (target, sent, options) =>
     store.update(target, sent, {
       namespace,
@@ -360,7 +360,7 @@ async function handlePatch(
   admission: AdmissionRequestInfo,
   shape: ReturnType<typeof negotiateShape>,
 ): Promise<Response> {
-  const { def, namespace, name, subresource } = route;
+  const { def, namespace, name } = route;
   const dryRun = admission.dryRun;
   const q = url.searchParams;
   const contentType = mediaType(req.headers.get("content-type"));
