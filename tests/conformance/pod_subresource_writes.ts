@@ -8,7 +8,9 @@
  */
 import assert from "node:assert/strict";
 import type { KubeClient } from "../../runtime/client/client.ts";
-import type { ConformanceCase } from "./support.ts";
+import { type ConformanceCase, POLL } from "./support.ts";
+import { bindingTo, Role, RoleBinding, serviceAccountClient } from "./authz_support.ts";
+import { eventually } from "../../testing/eventually.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -137,6 +139,44 @@ export const podSubresourceWriteCases: ConformanceCase[] = [
       const [storageCode, other] = await send(noRetry, "PATCH", at, storage);
       assert.equal(storageCode, 422, JSON.stringify(other));
       assert.equal(cause(other), "spec: Forbidden: only cpu and memory resources are mutable");
+    },
+  },
+  {
+    name: "pods/ephemeralcontainers is its own resource for RBAC: patching pods does not allow it",
+    async run({ client, ns }) {
+      const sa = await serviceAccountClient(client, ns, "eph-debugger");
+      const rules = (resources: string[]) => [{ apiGroups: [""], resources, verbs: ["get", "patch"] }];
+      await client.create(Role, { metadata: { name: "eph-debugger", namespace: ns }, rules: rules(["pods"]) }, {
+        namespace: ns,
+      });
+      const subject = { kind: "ServiceAccount", name: "eph-debugger", namespace: ns };
+      await client.create(RoleBinding, bindingTo("eph-debugger", ns, "Role", "eph-debugger", subject), {
+        namespace: ns,
+      });
+      const at = `/api/v1/namespaces/${ns}/pods/eph/ephemeralcontainers`;
+      const add = { spec: { ephemeralContainers: [{ name: "dbg2", image: "busybox:1.36" }] } };
+      // RBAC changes reach the authorizer's cache after a moment on kube-apiserver.
+      const [code, refused] = await eventually("the pods rule in force", async () => {
+        const answer = await send(sa.client, "PATCH", at, add);
+        return answer[0] === 403 && (await send(sa.client, "GET", `/api/v1/namespaces/${ns}/pods/eph`))[0] === 200
+          ? answer
+          : undefined;
+      }, POLL);
+      assert.equal(code, 403, JSON.stringify(refused));
+      assert.equal(
+        refused.message,
+        `pods "eph" is forbidden: User "${sa.user}" cannot patch resource "pods/ephemeralcontainers" in API group "" ` +
+          `in the namespace "${ns}"`,
+      );
+      await client.update(Role, {
+        metadata: { name: "eph-debugger", namespace: ns },
+        rules: rules(["pods", "pods/ephemeralcontainers"]),
+      }, { namespace: ns });
+      const allowed = await eventually("the pods/ephemeralcontainers rule in force", async () => {
+        const answer = await send(sa.client, "PATCH", at, add);
+        return answer[0] === 200 ? answer[1] : undefined;
+      }, POLL);
+      assert.deepEqual(allowed.spec.ephemeralContainers.map((c: Any) => c.name).sort(), ["dbg", "dbg2"]);
     },
   },
 ];
