@@ -9,7 +9,7 @@ import type { ManagedFieldsEntry } from "../../runtime/apimachinery/managed_fiel
 import { managedFieldsAfterUpdate } from "./patch/apply.ts";
 import type { ResourceRegistry } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
-import type { StrategyRegistry } from "./strategy.ts";
+import type { StrategyRegistry, WrittenSubresource } from "./strategy.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 
 /** What the field manager needs of the store: the served definitions and how a stored object is presented. */
@@ -30,7 +30,7 @@ export function managedFieldsOfWrite(
   def: ResourceDef,
   old: KubeObject | undefined,
   next: KubeObject,
-  write: { manager: string; nowIso: string; subresource?: "status" },
+  write: { manager: string; nowIso: string; subresource?: WrittenSubresource },
 ): ManagedFieldsEntry[] {
   const inVersion = (apiVersion: string) => {
     const after = storedIn(views, def, next, apiVersion);

@@ -283,8 +283,16 @@ export class FakeStore {
       }], verb);
     }
     let next: KubeObject;
-    if (opts.subresource === "status") {
-      next = statusWrite(old, obj, strategy);
+    // A Pod's ephemeralcontainers or resize write: kube's field manager records the body as sent, before the
+    // subresource strategy drops what the subresource does not own.
+    let sent: KubeObject | undefined;
+    if (opts.subresource && opts.subresource !== "status" && strategy.subresourceWrite) {
+      sent = { ...structuredClone(obj), status: structuredClone(old.status) };
+    }
+    if (opts.subresource) {
+      next = opts.subresource === "status"
+        ? statusWrite(old, obj, strategy)
+        : strategy.subresourceWrite?.(opts.subresource, obj, old) ?? obj;
       // An apply through /status brings the applier's entry (subresource "status"); other writes of a subresource
       // keep the stored entries whatever the body sends (kube's field manager reads a subresource's from the live one).
       if (obj.metadata.managedFields !== undefined && !opts.fieldManager) {
@@ -347,7 +355,8 @@ export class FakeStore {
     // Read before managedFields are recorded into a copy: a finished deletion's removed object keeps what was sent.
     const nm = next.metadata;
     if (opts.fieldManager && updateTracksManagedFields(old, next)) {
-      next = this.#setManagedFields(def, old, next, opts, structuredClone(next));
+      if (sent) strategy.default?.(sent, ctx);
+      next = this.#setManagedFields(def, old, sent ?? next, opts, structuredClone(next));
     }
     encodeEmptyStructs(def, next);
     strategy.encode?.(next);

@@ -8,6 +8,9 @@ import type { ResourceRegistry } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { recordedLegacyEntries } from "./discovery_recorded.ts";
 
+/** Subresources that read and write the object itself or its Scale: get, patch and update. */
+const OBJECT_SUBRESOURCES = new Set(["status", "scale", "ephemeralcontainers", "resize"]);
+
 /** The Kubernetes version the fake server claims (kubectl's version dispatcher picks its binary from it). */
 export const FAKE_KUBERNETES_VERSION = { major: "1", minor: "37", gitVersion: "v1.37.2" } as const;
 
@@ -53,7 +56,7 @@ function resourceEntries(def: ResourceDef): unknown[] {
     namespaced: def.namespaced,
     ...(sub === "scale" ? { group: "autoscaling", version: "v1" } : {}),
     kind: sub === "status" ? def.kind : sub === "scale" ? "Scale" : sub === "binding" ? "Binding" : def.kind,
-    verbs: sub === "status" || sub === "scale" ? ["get", "patch", "update"] : sub === "log" ? ["get"] : ["create"],
+    verbs: OBJECT_SUBRESOURCES.has(sub) ? ["get", "patch", "update"] : sub === "log" ? ["get"] : ["create"],
   }));
   return [main, ...subs];
 }

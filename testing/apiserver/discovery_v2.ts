@@ -32,6 +32,8 @@ const SUBRESOURCE_VERBS: Record<string, string[]> = {
   binding: ["create"],
   eviction: ["create"],
   finalize: ["update"],
+  ephemeralcontainers: ["get", "patch", "update"],
+  resize: ["get", "patch", "update"],
 };
 
 /** Kinds of built-in subresources that are not the parent's kind. */

@@ -11,7 +11,7 @@ import { negotiateShape, shapeList, shapeObject, typedListItems, watchPresenter 
 import { patchObject, servedPatchType } from "./patch_object.ts";
 import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
-import { jsonResponse, type ResourceRoute } from "./http_route.ts";
+import { jsonResponse, objectSubresource, type ResourceRoute } from "./http_route.ts";
 import { type DeleteOptions, type FakeStore, parseRv, type WriteOptions } from "./commit_path.ts";
 import { defaultPolicyWarnings } from "./commit_delete.ts";
 import { duplicateJsonFields, strictJsonFieldErrors } from "./json_duplicates.ts";
@@ -87,13 +87,13 @@ export async function handleResource(
   const { def, namespace, name, subresource } = route;
   const q = url.searchParams;
   const verb = verbOf(req.method, route, url);
-  if (subresource && subresource !== "status") {
+  const written = objectSubresource(route, verb); // status; a Pod's ephemeralcontainers, resize
+  if (subresource && !written) {
     const handler = ctx.subresources.get(`${def.group}/${def.plural}/${subresource}`) ??
       (def.custom ? ctx.subresources.get(`*/*/${subresource}`) : undefined);
     if (!handler || !def.subresources.includes(subresource)) throw noSuchResource(verb);
     return await handler(req, route, url);
   }
-  if (subresource === "status" && !def.subresources.includes("status")) throw noSuchResource(verb);
   // A collection serves no PUT or PATCH (kube registers neither route).
   if (!name && (verb === "update" || verb === "patch")) throw methodNotAllowed(def, verb);
   if (!def.verbs.includes(verb) && !(verb === "watch" && def.verbs.includes("list"))) throw methodNotAllowed(def, verb);
@@ -250,12 +250,12 @@ function admittedUpdate(
   route: ResourceRoute,
   strict: Pick<WriteOptions, "duplicateFields" | "strictErrors"> = {},
 ): (target: ResourceDef, sent: KubeObject) => Promise<KubeObject> {
-  const { namespace, name, subresource } = route;
+  const { namespace, name } = route;
   return admittedWrite(call, (target, sent, options) =>
     store.update(target, sent, {
       namespace,
       name,
-      subresource: subresource === "status" ? "status" : undefined,
+      subresource: objectSubresource(route, "get"),
       dryRun: call.admission.dryRun,
       ...strict,
       ...options,
@@ -360,7 +360,7 @@ async function handlePatch(
   admission: AdmissionRequestInfo,
   shape: ReturnType<typeof negotiateShape>,
 ): Promise<Response> {
-  const { def, namespace, name, subresource } = route;
+  const { def, namespace, name } = route;
   const dryRun = admission.dryRun;
   const q = url.searchParams;
   const contentType = mediaType(req.headers.get("content-type"));
@@ -375,7 +375,7 @@ async function handlePatch(
       patchObject(ctx.store, def, name!, patch, {
         type,
         namespace,
-        subresource: subresource === "status" ? "status" : undefined,
+        subresource: objectSubresource(route, "get"),
         dryRun,
         // Apply records its own managedFields (operation Apply) and needs an explicit manager.
         fieldManager: apply ? q.get("fieldManager") ?? undefined : fieldManagerOf(req, q),

@@ -50,6 +50,7 @@ const ALLOW_ALL: Pick<RbacAuthorizer, "authorize" | "rulesFor"> = {
 };
 
 import type { AggregatedTarget } from "./http_route.ts";
+import { writtenSubresource } from "./strategy.ts";
 
 export type { AggregatedTarget };
 
@@ -153,7 +154,7 @@ async function dispatch(req: Request, url: URL, ctx: RouterContext, answer: Rout
       method: req.method,
       userAgent: req.headers.get("user-agent") ?? "",
     });
-    if (!route.subresource || route.subresource === "status") {
+    if (!route.subresource || writtenSubresource(route.subresource)) {
       const offered = route.name || req.method !== "GET"
         ? OBJECT_MEDIA_TYPES
         : [...OBJECT_MEDIA_TYPES, ...STREAM_MEDIA_TYPES];

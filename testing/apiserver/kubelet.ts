@@ -227,6 +227,7 @@ export class FakeKubelet {
     }
     if (pod.spec.nodeName !== this.nodeName) return;
     const key = `${namespace}/${name}`;
+    if (this.#runs.has(key) && pod.status?.phase === "Running") return this.#startEphemeral(pod);
     if (this.#runs.has(key) || pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return;
     const run: PodRun = {};
     this.#runs.set(key, run);
@@ -253,9 +254,25 @@ export class FakeKubelet {
         lastTransitionTime: now,
       })),
       containerStatuses: containers.map((c) => this.#running(c, 0, now)),
+      ...ephemeralStatuses(pod.spec.ephemeralContainers, [], (c) => this.#running(c, 0, now)),
     };
     store.update(POD, next, { namespace, name, subresource: "status", fieldManager: KUBELET });
     for (const c of containers) this.#runContainer(namespace, name, c, run);
+  }
+
+  /**
+   * Starts the ephemeral containers added to a running pod (`kubectl debug`: the pods/ephemeralcontainers
+   * subresource): each gets a running status in status.ephemeralContainerStatuses and runs until the pod ends.
+   */
+  #startEphemeral(pod: KubeObject): void {
+    const have: Json[] = pod.status?.ephemeralContainerStatuses ?? [];
+    const now = rfc3339(this.#clock.now());
+    const added = ephemeralStatuses(pod.spec?.ephemeralContainers, have, (c) => this.#running(c, 0, now));
+    if (!added.ephemeralContainerStatuses) return;
+    const next = structuredClone(pod);
+    next.status = { ...next.status, ...added };
+    const { namespace, name } = pod.metadata;
+    this.#store().update(POD, next, { namespace, name, subresource: "status", fieldManager: KUBELET });
   }
 
   #running(c: Json, restartCount: number, startedAt: string, lastState?: unknown): Json {
@@ -354,6 +371,17 @@ export class FakeKubelet {
     }
     store.update(POD, next, { namespace, name, subresource: "status", fieldManager: KUBELET });
   }
+}
+
+/**
+ * `ephemeralContainerStatuses` with a running status (kube's kubelet reports them not ready) for each ephemeral
+ * container `have` lacks; empty when none is new.
+ */
+function ephemeralStatuses(containers: Json[] | undefined, have: Json[], running: (c: Json) => Json): Json {
+  const known = new Set(have.map((s) => s.name));
+  const fresh = (containers ?? []).filter((c) => !known.has(c.name));
+  if (fresh.length === 0) return {};
+  return { ephemeralContainerStatuses: [...have, ...fresh.map((c) => ({ ...running(c), ready: false }))] };
 }
 
 function readiness(conditions: Json[] | undefined, status: string, now: string, reason?: string): Json[] {

@@ -22,6 +22,7 @@ import { patchedJson } from "./patch/patched_json.ts";
 import { applyStrategicMergePatch, goValue } from "./patch/strategic.ts";
 import { applyMergePatch } from "../../runtime/apimachinery/merge_patch.ts";
 import type { ResourceDef } from "./resource_def.ts";
+import type { WrittenSubresource } from "./strategy.ts";
 import { badRequest, notFound, unsupportedMediaType } from "./status_errors.ts";
 
 /** The Content-Type of each patch flavour. */
@@ -56,7 +57,7 @@ export interface PatchObjectOptions {
   /** Which flavour the patch is. */
   type: PatchType;
   namespace?: string;
-  subresource?: "status";
+  subresource?: WrittenSubresource;
   /** Records the write in managedFields under this manager; required for apply (422 without). */
   fieldManager?: string;
   /** Server-side apply: take over conflicting fields. */
@@ -108,7 +109,7 @@ export function patchObject(
   const { namespace, dryRun, type } = opts;
   servedPatchType(def, PATCH_CONTENT_TYPES[type]);
   const warnings = opts.warnings ?? [];
-  const status = opts.subresource === "status" ? "status" as const : undefined;
+  const status = opts.subresource;
   const stored = store.peek(def, namespace, name);
   const current = stored ? store.get(def, name, { namespace }) : undefined;
   if (type === "apply") {

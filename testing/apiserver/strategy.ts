@@ -12,14 +12,25 @@ import { specChanged, validateSubdomainName } from "./object_rules.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import type { UserInfo } from "./user_info.ts";
 
+/**
+ * The subresources whose writes go through the commit path as the object itself: `status`, and a Pod's
+ * `ephemeralcontainers` and `resize` (kube: the pod strategy wrapped to change only what the subresource owns).
+ */
+export type WrittenSubresource = "status" | "ephemeralcontainers" | "resize";
+
+/** The {@link WrittenSubresource} `sub` names, if it is one. */
+export function writtenSubresource(sub: string | undefined): WrittenSubresource | undefined {
+  return sub === "status" || sub === "ephemeralcontainers" || sub === "resize" ? sub : undefined;
+}
+
 /** What a strategy hook sees besides the object: the resource, the request and the store's services. */
 export interface StrategyContext {
   /** The resource written. */
   def: ResourceDef;
   /** The write. */
   verb: "create" | "update";
-  /** "status" on writes of the status subresource. */
-  subresource?: "status";
+  /** The subresource written: "status", or a Pod's "ephemeralcontainers" or "resize". */
+  subresource?: WrittenSubresource;
   /** `fieldValidation` query parameter: Strict, Warn or Ignore. */
   fieldValidation?: string;
   /** Keys the JSON body held twice (`spec.a`); strict field validation reports them before unknown fields. */
@@ -137,6 +148,11 @@ export interface ResourceStrategy {
   generationChanged?(next: KubeObject, old: KubeObject): boolean;
   /** Normalises a new object: clears what users may not set, fills the kind's create-time defaults. */
   prepareForCreate?(obj: KubeObject, ctx: StrategyContext): void;
+  /**
+   * A write of one of the kind's own subresources (a Pod's `ephemeralcontainers`, `resize`): `old` with what the
+   * subresource owns taken from `body` (kube: the subresource strategy's PrepareForUpdate drops every other change).
+   */
+  subresourceWrite?(sub: WrittenSubresource, body: KubeObject, old: KubeObject): KubeObject;
   /** Carries over from `old` what an update may not change (server-owned fields). */
   prepareForUpdate?(next: KubeObject, old: KubeObject, ctx: StrategyContext): void;
   /**

@@ -6,6 +6,7 @@
  */
 import type { AdmissionChain } from "./admission.ts";
 import type { UserInfo } from "./user_info.ts";
+import type { WrittenSubresource } from "./strategy.ts";
 
 /** Write options of FakeStore create/update. */
 export interface WriteOptions {
@@ -13,8 +14,8 @@ export interface WriteOptions {
   namespace?: string;
   /** The name in the URL (update/status); must match the body. */
   name?: string;
-  /** Write the status subresource. */
-  subresource?: "status";
+  /** Write the status subresource (or a Pod's ephemeralcontainers or resize). */
+  subresource?: WrittenSubresource;
   /** Validate and admit, but do not persist. */
   dryRun?: boolean;
   /** Records the write in managedFields under this manager (operation Update). */

@@ -47,6 +47,7 @@ import { openApiV2Cases } from "./openapi_v2.ts";
 import { patchCases } from "./patch.ts";
 import { patchOptionCases } from "./patch_options.ts";
 import { podAdmissionCases } from "./pod_admission.ts";
+import { podSubresourceWriteCases } from "./pod_subresource_writes.ts";
 import { protobufAnswerCases } from "./protobuf_answers.ts";
 import { serviceAccountAdmissionCases } from "./service_account_admission.ts";
 import { serverFilledCases } from "./server_filled.ts";
@@ -86,6 +87,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "openapi", cases: openApiV2Cases },
   { topic: "subresources", cases: subresourceCases },
   { topic: "subresources", cases: replicationControllerScaleCases },
+  { topic: "pod-subresources", cases: podSubresourceWriteCases },
   { topic: "protobuf", cases: protobufAnswerCases },
   { topic: "list", cases: listCases },
   { topic: "list", cases: listEncodingCases },

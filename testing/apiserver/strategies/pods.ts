@@ -19,6 +19,12 @@ import {
   validatePodSpec,
   validatePodSpecUpdate,
 } from "../validation/pod_spec.ts";
+import {
+  ephemeralContainersWrite,
+  resizeWrite,
+  validateEphemeralContainersUpdate,
+  validatePodResize,
+} from "../validation/pod_subresource_updates.ts";
 
 const MIRROR = "kubernetes.io/config.mirror";
 
@@ -78,7 +84,24 @@ export const PODS: ResourceStrategy = {
     }
   },
   validate: (obj) => [...mirrorPodAnnotation(obj), ...validatePodSpec(obj.spec, "spec")],
-  validateUpdate: (next, old, ctx) => ctx.subresource === "status" ? [] : validatePodSpecUpdate(next.spec, old.spec),
+  subresourceWrite: (sub, body, old) =>
+    sub === "ephemeralcontainers"
+      ? ephemeralContainersWrite(body, old)
+      : sub === "resize"
+      ? resizeWrite(body, old)
+      : body,
+  validateUpdate(next, old, ctx) {
+    switch (ctx.subresource) {
+      case "status":
+        return [];
+      case "ephemeralcontainers":
+        return validateEphemeralContainersUpdate(next, old);
+      case "resize":
+        return validatePodResize(next, old, qosClass);
+      default:
+        return validatePodSpecUpdate(next.spec, old.spec);
+    }
+  },
   gracePeriodSeconds(pod: KubeObject, requestedSeconds: number | undefined): number {
     if (!pod.spec?.nodeName || pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return 0;
     const grace = requestedSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;

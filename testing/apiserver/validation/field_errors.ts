@@ -39,6 +39,11 @@ export function fieldDuplicate(field: string, value: unknown): StatusCause {
   return { reason: "FieldValueDuplicate", message: `Duplicate value: ${fieldValue(value)}`, field };
 }
 
+/** field.NotFound: `Not found: <value>`. */
+export function fieldNotFound(field: string, value: unknown): StatusCause {
+  return { reason: "FieldValueNotFound", message: `Not found: ${fieldValue(value)}`, field };
+}
+
 /** field.Forbidden: `Forbidden: <detail>`. */
 export function fieldForbidden(field: string, detail: string): StatusCause {
   return { reason: "FieldValueForbidden", message: `Forbidden: ${detail}`, field };

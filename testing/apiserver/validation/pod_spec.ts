@@ -36,7 +36,7 @@ function defaultContainer(c: Json): void {
 /**
  * Fills a pod spec's defaults in place (SetDefaults_PodSpec and SetDefaults_Container): restartPolicy Always,
  * dnsPolicy ClusterFirst, 30 s termination grace, an empty securityContext, the default scheduler; per container
- * terminationMessagePath/Policy, imagePullPolicy by tag, empty resources, TCP ports.
+ * terminationMessagePath/Policy, imagePullPolicy by tag, empty resources, TCP ports (ephemeral containers too).
  */
 export function defaultPodSpec(spec: Json): void {
   if (!spec || typeof spec !== "object") return;
@@ -47,6 +47,7 @@ export function defaultPodSpec(spec: Json): void {
   spec.schedulerName ??= "default-scheduler";
   for (const c of Array.isArray(spec.initContainers) ? spec.initContainers : []) defaultContainer(c);
   for (const c of Array.isArray(spec.containers) ? spec.containers : []) defaultContainer(c);
+  for (const c of Array.isArray(spec.ephemeralContainers) ? spec.ephemeralContainers : []) defaultContainer(c);
 }
 
 /** Fills a pod template's defaults (`spec.template` of workloads): its pod spec's, and metadata kept as sent. */
