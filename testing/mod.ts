@@ -36,6 +36,7 @@ export type {
   StorageConversion,
   StrategyContext,
   StrategyRegistry,
+  WrittenSubresource,
 } from "./apiserver/strategy.ts";
 export type { UserInfo } from "./apiserver/user_info.ts";
 export type { AccessDecider, FaultHooks, InjectedFault, ObservedRequest, WatchFilter } from "./apiserver/faults.ts";
