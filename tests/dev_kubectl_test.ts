@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { startDev } from "../cli/dev.ts";
 import { POLL } from "./conformance/index.ts";
 import { eventually } from "../testing/eventually.ts";
+import { kubectlRunner } from "./support/kubectl_runner.ts";
 
 const KUBECTL = "/usr/lib/google-cloud-sdk/bin/kubectl.1.32";
 const haveKubectl = await Deno.stat(KUBECTL).then(() => true, () => false);
@@ -16,19 +17,7 @@ Deno.test({
   async fn() {
     const dir = await Deno.makeTempDir({ prefix: "kubeop-dev-" });
     const dev = await startDev({ kubeconfigOut: `${dir}/dev.kubeconfig` });
-    const run = async (...args: string[]) => {
-      const out = await new Deno.Command(KUBECTL, {
-        args,
-        env: { KUBECONFIG: dev.kubeconfigPath, KUBECACHEDIR: `${dir}/cache` },
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      return {
-        code: out.code,
-        stdout: new TextDecoder().decode(out.stdout),
-        stderr: new TextDecoder().decode(out.stderr),
-      };
-    };
+    const run = kubectlRunner(KUBECTL, dev.kubeconfigPath, `${dir}/cache`);
     const kubectl = async (...args: string[]) => {
       const out = await run(...args);
       assert.equal(out.code, 0, `kubectl ${args.join(" ")}: ${out.stderr}`);

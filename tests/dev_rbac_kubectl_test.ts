@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { startDev } from "../cli/dev.ts";
 import { kubectlBinaries } from "./kubectl/suite.ts";
+import { kubectlRunner } from "./support/kubectl_runner.ts";
 
 const binaries = await kubectlBinaries();
 const KUBECTL = binaries["1.35"] ?? binaries["1.33"] ?? binaries["1.32"];
@@ -16,14 +17,8 @@ Deno.test({
     const dir = await Deno.makeTempDir({ prefix: "kubeop-dev-rbac-" });
     const dev = await startDev({ kubeconfigOut: `${dir}/dev.kubeconfig` });
     const run = async (kubeconfig: string, ...args: string[]) => {
-      const out = await new Deno.Command(KUBECTL!, {
-        args,
-        env: { KUBECONFIG: kubeconfig, KUBECACHEDIR: `${dir}/cache` },
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      const text = (b: Uint8Array) => new TextDecoder().decode(b);
-      return { code: out.code, stdout: text(out.stdout).trim(), stderr: text(out.stderr).trim() };
+      const out = await kubectlRunner(KUBECTL!, kubeconfig, `${dir}/cache`)(...args);
+      return { code: out.code, stdout: out.stdout.trim(), stderr: out.stderr.trim() };
     };
     const admin = (...args: string[]) => run(dev.kubeconfigPath, ...args);
     const ok = async (p: Promise<{ code: number; stdout: string; stderr: string }>, what: string) => {
