@@ -286,7 +286,7 @@ class FetchTransport implements ApiTransport {
     try {
       const res = await fetch(req.url, {
         method: req.method,
-        headers: req.headers,
+        headers: { ...req.headers, "accept-encoding": "identity" }, // as stream() below: no compression
         body: req.body,
         signal,
         client: this.#client,
@@ -312,7 +312,10 @@ class FetchTransport implements ApiTransport {
   async stream(req: ApiStreamRequest): Promise<HttpStream> {
     const ended = new AbortController();
     const signal = req.signal ? AbortSignal.any([req.signal, ended.signal]) : ended.signal;
-    const res = await fetch(req.url, { headers: req.headers, signal, client: this.#client } as RequestInit);
+    // No compression, as the pool asks for none: kube-apiserver gzips a watch one member per flush, and Deno's fetch
+    // ends the body after the first member unless the next is already buffered (the watch stopped after one event).
+    const headers = { ...req.headers, "accept-encoding": "identity" };
+    const res = await fetch(req.url, { headers, signal, client: this.#client } as RequestInit);
     return fetchStream(res, () => ended.abort(new Error("stream closed")), req.signal);
   }
 
