@@ -486,9 +486,16 @@ function openWatch(
   } else if (replay) {
     for (const ev of replay) stream.deliver(ev);
   } else {
-    // No RV (or "0"), or sendInitialEvents: synthetic ADDED for the current state.
-    for (const obj of objects.list(storageKey, namespace)) {
-      if (matches(obj)) stream.sendObject("ADDED", obj);
+    // No RV (or "0"), or sendInitialEvents: synthetic ADDED for the current state, selected as a list selects it
+    // (on the records' index: one node's pods come from the node index, not a parse of every pod).
+    const initial = selectRecords(objects, def, {
+      namespace,
+      labelSelector: q.get("labelSelector") ?? undefined,
+      fieldSelector: q.get("fieldSelector") ?? undefined,
+      shardSelector: shard,
+    }, { fieldSelector: (s) => ctx.store.storageFieldSelector(def, s) });
+    for (const record of initial.records) {
+      if (!nameFilter || record.name === nameFilter) stream.sendObject("ADDED", record.parsed ?? record.parse());
     }
     // The end-of-initial-events BOOKMARK only to a watch that allows bookmarks (kube sends none otherwise).
     if (sendInitialEvents && opts.allowWatchBookmarks) stream.sendBookmark({ "k8s.io/initial-events-end": "true" });
