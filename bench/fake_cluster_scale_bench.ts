@@ -5,13 +5,19 @@
  * and after. Then this process lists over HTTP as a cluster's clients do:
  * - every pod in one unpaginated list (kube-controller-manager's and kube-scheduler's informers),
  * - every pod in pages of 500 (`limit` + `continue`, the reflector's paged list),
- * - one node's pods (`fieldSelector=spec.nodeName=…`, what each kubelet lists), 20 nodes.
+ * - one node's pods (`fieldSelector=spec.nodeName=…`, what each kubelet lists), 20 nodes;
+ * and watches as informers start them with WatchList (`sendInitialEvents=true`, timed to the
+ * `k8s.io/initial-events-end` bookmark): every pod, and one node's pods (20 nodes).
  *
  * Rows: `fake-cluster-memory-per-pod` (RSS bytes per pod, goal ≤ 5 KB), `fake-cluster-list-all`,
- * `fake-cluster-list-paged` and `fake-cluster-list-node` (ms). With `--real`, the same population is written to
+ * `fake-cluster-list-paged`, `fake-cluster-list-node`, `fake-cluster-watch-list-all` and
+ * `fake-cluster-watch-list-node` (ms). With `--real`, the same population is written to
  * etcd + kube-apiserver v1.37.2 (testing/envtest, over HTTP: slow) and the list rows get it as their peer.
  *
- * Run: deno run --allow-all bench/fake_cluster_scale_bench.ts [--full] [--nodes N] [--pods N] [--real]
+ * `--settle S`: both memory samples wait S seconds of idle first (V8's memory reducer returns the pages the fill's
+ * churn grew; the settled state a cluster's API server spends its time in).
+ *
+ * Run: deno run --allow-all bench/fake_cluster_scale_bench.ts [--full] [--nodes N] [--pods N] [--settle S] [--real]
  * @module
  */
 
@@ -104,15 +110,19 @@ interface ChildReport {
 }
 
 /** The child: a fake API server filled in-process, then serving until stdin closes. */
-async function child(nodes: number, pods: number): Promise<void> {
+async function child(nodes: number, pods: number, settleS: number): Promise<void> {
   const server = await startFakeApiServer({ anonymousAdmin: true });
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error("the child needs --v8-flags=--expose-gc");
-  const measure = () => (gc(), gc(), Deno.memoryUsage());
+  // Idle first when asked: the memory reducer's time (a measurement of the settled state, not a synchronisation).
+  const measure = async () => {
+    if (settleS > 0) await new Promise((resolve) => setTimeout(resolve, settleS * 1000));
+    return gc(), gc(), Deno.memoryUsage();
+  };
   const s = server.store;
   for (let n = 0; n < NAMESPACES; n++) s.create(NAMESPACE, { metadata: { name: `ns-${n}` } });
   for (let i = 0; i < nodes; i++) s.create(NODES, nodeObject(i) as never, { fieldManager: "kubelet" });
-  const before = measure();
+  const before = await measure();
   const t0 = performance.now();
   const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
   for (let i = 0; i < pods; i++) {
@@ -123,7 +133,7 @@ async function child(nodes: number, pods: number): Promise<void> {
     if (i % 5000 === 4999) await new Promise((r) => setTimeout(r, 0)); // let the server's timers run
   }
   const fillMs = performance.now() - t0;
-  const after = measure();
+  const after = await measure();
   const report: ChildReport = {
     url: server.url,
     pods,
@@ -152,7 +162,57 @@ async function get(target: Target, path: string): Promise<{ bytes: number; body?
   return { bytes: text.length, body: text.length < 64 << 20 ? JSON.parse(text) : undefined };
 }
 
-/** Times the three lists; checks the counts. */
+/**
+ * Opens a WatchList watch (`sendInitialEvents=true`) on `query` and reads until the initial-events-end bookmark;
+ * returns the ADDED events counted (a line each; not parsing ~400 MB).
+ */
+async function watchList(target: Target, query: string): Promise<number> {
+  const params = "watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true";
+  const res = await fetch(`${target.url}/api/v1/pods?${params}${query}`, target.init);
+  if (res.status !== 200) throw new Error(`watch ${query} → ${res.status}: ${(await res.text()).slice(0, 300)}`);
+  const end = `"k8s.io/initial-events-end":"true"`;
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let events = 0;
+  let carry = "";
+  for (let ended = false; !ended;) {
+    const { value, done } = await reader.read();
+    if (done) {
+      throw new Error(
+        `watch ${target.url} ${query} ended before the initial-events-end bookmark (${events} events): ${
+          carry.slice(-400)
+        }`,
+      );
+    }
+    const lines = (carry + value).split("\n");
+    carry = lines.pop()!; // one event per line; the last may be cut
+    for (const line of lines) {
+      if (line.startsWith(`{"type":"ADDED"`)) events++;
+      else if (line.includes(end)) ended = true;
+    }
+  }
+  await reader.cancel();
+  return events;
+}
+
+/** Times the two WatchList watches; checks the counts. */
+async function watches(target: Target, nodes: number, pods: number): Promise<Record<string, number>> {
+  const t0 = performance.now();
+  const all = await watchList(target, "");
+  const allMs = performance.now() - t0;
+  if (all !== pods) throw new Error(`the WatchList of every pod had ${all} pods, expected ${pods}`);
+  const nodeMs: number[] = [];
+  for (let k = 0; k < NODE_LISTS; k++) {
+    const n = (k * 7919 + 13) % nodes;
+    const t = performance.now();
+    const got = await watchList(target, `&fieldSelector=${encodeURIComponent(`spec.nodeName=${nodeName(n)}`)}`);
+    nodeMs.push(performance.now() - t);
+    const expect = Math.floor(pods / nodes) + (n < pods % nodes ? 1 : 0);
+    if (got !== expect) throw new Error(`WatchList of ${nodeName(n)}: ${got} pods, expected ${expect}`);
+  }
+  return { watchAllMs: allMs, watchNodeMs: median(nodeMs) };
+}
+
+/** Times the three lists and the two watches; checks the counts. */
 async function lists(target: Target, nodes: number, pods: number): Promise<Record<string, number>> {
   const t0 = performance.now();
   const res = await fetch(`${target.url}/api/v1/pods`, target.init);
@@ -189,7 +249,7 @@ async function lists(target: Target, nodes: number, pods: number): Promise<Recor
     const expect = Math.floor(pods / nodes) + (((k * 7919) % nodes) < pods % nodes ? 1 : 0);
     if ((list.items as unknown[]).length !== expect) throw new Error(`${node}: ${(list.items as unknown[]).length}`);
   }
-  return { allMs, allMiB: bytes / 2 ** 20, pagedMs, nodeMs: median(nodeMs) };
+  return { allMs, allMiB: bytes / 2 ** 20, pagedMs, nodeMs: median(nodeMs), ...await watches(target, nodes, pods) };
 }
 
 /** Writes the same population to a real control plane (over HTTP, 16 in flight); returns its target. */
@@ -200,7 +260,13 @@ async function realTarget(nodes: number, pods: number): Promise<{ target: Target
   const token = yaml.match(/token: (\S+)/)![1].replace(/^["']|["']$/g, "");
   const ca = atob(yaml.match(/certificate-authority-data: (\S+)/)![1]);
   const client = Deno.createHttpClient({ caCerts: [ca] });
-  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  // Uncompressed, as the fake answers (and as kubeop asks): Deno's fetch also ends a watch that kube-apiserver gzips
+  // one member per flush after its first member (runtime/http/api_http_client.ts).
+  const headers = {
+    authorization: `Bearer ${token}`,
+    "content-type": "application/json",
+    "accept-encoding": "identity",
+  };
   const target: Target = { url: plane.url, init: { client, headers } };
   const send = async (method: string, path: string, body: unknown) => {
     const res = await fetch(`${plane.url}${path}`, { method, client, headers, body: JSON.stringify(body) });
@@ -234,7 +300,7 @@ async function realTarget(nodes: number, pods: number): Promise<{ target: Target
 }
 
 if (import.meta.main && Deno.args[0] === "--child") {
-  await child(Number(Deno.args[1]), Number(Deno.args[2]));
+  await child(Number(Deno.args[1]), Number(Deno.args[2]), Number(Deno.args[3] ?? 0));
 } else if (import.meta.main) {
   const full = fullMode();
   const arg = (flag: string, fallback: number) => {
@@ -243,6 +309,7 @@ if (import.meta.main && Deno.args[0] === "--child") {
   };
   const nodes = arg("--nodes", full ? 1000 : 200);
   const pods = arg("--pods", full ? 100_000 : 20_000);
+  const settleS = arg("--settle", 0);
   const proc = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -252,6 +319,7 @@ if (import.meta.main && Deno.args[0] === "--child") {
       "--child",
       String(nodes),
       String(pods),
+      String(settleS),
     ],
     stdin: "piped",
     stdout: "piped",
@@ -276,7 +344,13 @@ if (import.meta.main && Deno.args[0] === "--child") {
         await plane.stop();
       }
     }
-    const params = { nodes, pods, namespaces: NAMESPACES, mode: full ? "full" : "quick" };
+    const params = {
+      nodes,
+      pods,
+      namespaces: NAMESPACES,
+      mode: full ? "full" : "quick",
+      ...(settleS > 0 ? { idleSecondsBeforeMeasure: settleS } : {}),
+    };
     const perPod = round((report.rssAfter - report.rssBefore) / pods);
     await recordResult({
       name: "fake-cluster-memory-per-pod",
@@ -298,6 +372,12 @@ if (import.meta.main && Deno.args[0] === "--child") {
         ["fake-cluster-list-all", "allMs", "every pod, one unpaginated list"],
         ["fake-cluster-list-paged", "pagedMs", `every pod, pages of ${PAGE}`],
         ["fake-cluster-list-node", "nodeMs", `one node's pods (fieldSelector spec.nodeName), median of ${NODE_LISTS}`],
+        ["fake-cluster-watch-list-all", "watchAllMs", "every pod, WatchList to the initial-events-end bookmark"],
+        [
+          "fake-cluster-watch-list-node",
+          "watchNodeMs",
+          `one node's pods, WatchList to the initial-events-end bookmark, median of ${NODE_LISTS}`,
+        ],
       ] as const
     ) {
       const ms = round(fake[key]);
