@@ -182,6 +182,33 @@ export const watchFidelityCases: ConformanceCase[] = [
     },
   },
   {
+    name: "a kubelet's WatchList (fieldSelector spec.nodeName) sends that node's pods in name order, then the bookmark",
+    async run({ client, ns }) {
+      const pods = `/api/v1/namespaces/${ns}/pods`;
+      for (const [name, node] of [["wf-n2", "wf-node-a"], ["wf-n1", "wf-node-a"], ["wf-n3", "wf-node-b"]]) {
+        const body = { metadata: { name }, spec: { nodeName: node, containers: [{ name: "c", image: "x" }] } };
+        const res = await client.request("POST", pods, { body: JSON.stringify(body) });
+        assert.equal(res.status, 201, new TextDecoder().decode(res.body));
+      }
+      const { status, events } = await boundedWatch(client, pods, {
+        watch: true,
+        sendInitialEvents: true,
+        resourceVersionMatch: "NotOlderThan",
+        allowWatchBookmarks: true,
+        fieldSelector: "spec.nodeName=wf-node-a",
+        timeoutSeconds: 2,
+      });
+      assert.equal(status, 200);
+      const initial = events.slice(0, events.findIndex((e) => e.type === "BOOKMARK"));
+      assert.deepEqual(initial.map((e) => [e.type, e.object.metadata?.name]), [["ADDED", "wf-n1"], ["ADDED", "wf-n2"]]);
+      const end = events[initial.length];
+      assert.equal(end?.object.metadata.annotations?.["k8s.io/initial-events-end"], "true");
+      for (const name of ["wf-n1", "wf-n2", "wf-n3"]) {
+        await client.request("DELETE", `${pods}/${name}`, { body: JSON.stringify({ gracePeriodSeconds: 0 }) });
+      }
+    },
+  },
+  {
     name: "a resourceVersion that is not a uint64: a list is 400 'invalid resource version', a get or watch a bare 500",
     async run({ client, ns }) {
       const big = "99999999999999999999";
