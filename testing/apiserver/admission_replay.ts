@@ -20,6 +20,7 @@ import type { UserInfo } from "./rbac_authorizer.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { internalError } from "./status_errors.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 /** The request around a write: who, how, and its options. */
 export interface AdmissionRequestInfo {
@@ -68,8 +69,8 @@ function attributesOf(info: AdmissionRequestInfo, ctx: AdmissionContext): Admiss
     subresource: info.subresource ?? "",
     namespace: def.namespaced ? String(ctx.object.metadata.namespace ?? "") : "",
     name: String(ctx.object.metadata.name ?? ""),
-    object: structuredClone(store.present(def, ctx.object)),
-    oldObject: ctx.old ? structuredClone(store.present(def, ctx.old)) : null,
+    object: copyJson(store.present(def, ctx.object)),
+    oldObject: ctx.old ? copyJson(store.present(def, ctx.old)) : null,
     dryRun: info.dryRun,
     options: optionsFor(info, operation),
     userInfo: userInfoOf(info.user),
@@ -125,22 +126,22 @@ export async function writeWithAdmission<T>(
           if (mutation && mutation.oldRv === oldRv && sameInput(mutation.input, ctx.object)) {
             hit = mutation;
             const managedFields = ctx.object.metadata.managedFields;
-            ctx.object = structuredClone(mutation.output);
+            ctx.object = copyJson(mutation.output);
             // An apply stamps managedFields with the time of each run: this run's are the ones to keep.
             if (managedFields === undefined) delete ctx.object.metadata.managedFields;
             else ctx.object.metadata.managedFields = managedFields;
             ctx.warnings.push(...mutation.warnings);
             return;
           }
-          throw new Suspended("mutating", { ...ctx, object: structuredClone(ctx.object) });
+          throw new Suspended("mutating", { ...ctx, object: copyJson(ctx.object) });
         },
         validating: (ctx) => {
           if (hit && validation?.of === hit) {
-            ctx.object = structuredClone(validation.object);
+            ctx.object = copyJson(validation.object);
             ctx.warnings.push(...validation.warnings);
             return;
           }
-          throw new Suspended("validating", { ...ctx, object: structuredClone(ctx.object) });
+          throw new Suspended("validating", { ...ctx, object: copyJson(ctx.object) });
         },
       }, run);
       warnings.push(...run);
@@ -190,7 +191,7 @@ export async function admitDelete(
     namespace: def.namespaced ? namespace ?? "" : "",
     name,
     object: null,
-    oldObject: structuredClone(store.present(def, stored)),
+    oldObject: copyJson(store.present(def, stored)),
     dryRun: info.dryRun,
     options: { kind: "DeleteOptions", apiVersion: "meta.k8s.io/v1", ...options },
     userInfo: userInfoOf(info.user),

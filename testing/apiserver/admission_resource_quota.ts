@@ -22,6 +22,7 @@ import {
 } from "./resource_quantity.ts";
 import { forbidden } from "./status_errors.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 const QUOTAS = "/resourcequotas";
 const ONE: Quantity = { num: 1n, den: 1n, format: "DecimalSI" };
@@ -77,7 +78,7 @@ export function resourceQuotaAdmission(objects: ObjectStore): AdmissionHook {
           }`,
         );
       }
-      const updated = structuredClone(q);
+      const updated = copyJson(q);
       updated.status.used = Object.fromEntries(
         [...next].sort(([a], [b]) => a < b ? -1 : 1).map(([k, v]) => [k, formatQuantity(v)]),
       );

@@ -28,6 +28,7 @@ import { apiVersionOf } from "../../runtime/types.ts";
 import { conversionWebhookOf, convertObjects } from "./crd_conversion_webhook.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { byName } from "../../runtime/apimachinery/string_order.ts";
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 /** One webhook of a configuration (admissionregistration/v1 MutatingWebhook / ValidatingWebhook). */
 export interface WebhookSpec {
@@ -87,7 +88,7 @@ async function inVersion(
   def: ResourceDef,
 ): Promise<KubeObject | null> {
   if (!obj) return null;
-  const copy = structuredClone(obj);
+  const copy = copyJson(obj);
   if (def.version === from.version) return copy;
   const hook = conversionWebhookOf(store, from);
   if (hook) return (await convertObjects(store, from, hook, [copy], apiVersionOf(def)))[0];

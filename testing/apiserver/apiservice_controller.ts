@@ -13,6 +13,7 @@ import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { FakeStore } from "./commit_path.ts";
 import type { AggregatedTarget } from "./http_route.ts";
 import type { StoredEvent } from "./object_storage.ts";
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 /** Sends `GET <path>` to an aggregated target (the router's proxy). */
 export type AggregatedProbe = (target: AggregatedTarget, path: string, signal: AbortSignal) => Promise<Response>;
@@ -116,7 +117,7 @@ export class ApiServiceController {
       return;
     }
     const now = rfc3339(this.#store.clock.now());
-    const next = structuredClone(current);
+    const next = copyJson(current);
     const others = (next.status?.conditions ?? []).filter((c: KubeObject) => c.type !== "Available");
     const lastTransitionTime = old && old.status === condition.status ? old.lastTransitionTime : now;
     next.status = { ...next.status, conditions: [...others, { type: "Available", ...condition, lastTransitionTime }] };

@@ -10,6 +10,7 @@ import { badRequest } from "./status_errors.ts";
 import type { ResourceStrategy } from "./strategy.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { checkTypeMeta } from "./validation/type_meta.ts";
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 /**
  * A copy of a request body in the stored form, with an object `metadata`; 400 when the body is not an object, names
@@ -30,7 +31,7 @@ export function decodeBody(
   if (codecError) {
     throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${codecError}`, verb);
   }
-  let obj = structuredClone(body) as KubeObject;
+  let obj = copyJson(body) as KubeObject;
   // Decoded into the Go type the body names (kube converts to the URL's kind afterwards), else the URL's: the
   // fields that type lacks are dropped.
   const [group, version] = typeof obj.apiVersion === "string" && obj.apiVersion.includes("/")

@@ -14,6 +14,7 @@ import { internalKindDef } from "./served_form.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { conflict, notFound, preconditionFailed } from "./status_errors.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 /** Delete options (DeleteOptions body fields). */
 export interface DeleteOptions {
@@ -66,10 +67,10 @@ export function deleteObject(
   const old = store.objects.get(storageKey, namespace, name);
   if (!old) throw notFound(def, name, "delete");
   checkPreconditions(def, strategy, name, old, opts.preconditions);
-  const next = structuredClone(old);
+  const next = copyJson(old);
   if (strategy.terminate) {
     // Deleted by its own controller once terminated: the delete only marks it.
-    if (old.metadata.deletionTimestamp) return { object: structuredClone(store.present(def, old)), deleted: false };
+    if (old.metadata.deletionTimestamp) return { object: copyJson(store.present(def, old)), deleted: false };
     next.metadata.deletionTimestamp = rfc3339(store.clock.now());
     strategy.terminate(next, store.clock.now());
     return { object: persist(next, opts.dryRun), deleted: false };
@@ -78,7 +79,7 @@ export function deleteObject(
   if (old.metadata.deletionTimestamp && pending > 0 && (opts.gracePeriodSeconds ?? pending) >= pending) {
     // kube's BeforeDelete: a graceful deletion is pending and not shortened — nothing changes, finalizers included
     // (the policy's finalizer is not added once deletion has started).
-    return { object: structuredClone(store.present(def, old)), deleted: false };
+    return { object: copyJson(store.present(def, old)), deleted: false };
   }
   const finalizers = new Set(next.metadata.finalizers ?? []);
   const policy = opts.propagationPolicy ?? defaultPolicy(strategy.defaultPropagationPolicy, finalizers, opts);
@@ -94,7 +95,7 @@ export function deleteObject(
   if (finalizers.size > 0) {
     const changedFinalizers = finalizers.size !== (old.metadata.finalizers ?? []).length;
     if (old.metadata.deletionTimestamp && !changedFinalizers) {
-      return { object: structuredClone(store.present(def, old)), deleted: false };
+      return { object: copyJson(store.present(def, old)), deleted: false };
     }
     next.metadata.finalizers = [...finalizers];
     if (!old.metadata.deletionTimestamp) {
@@ -109,7 +110,7 @@ export function deleteObject(
     const prior = old.metadata.deletionGracePeriodSeconds;
     // A later delete may only shorten a pending grace period.
     if (old.metadata.deletionTimestamp && prior !== undefined && prior <= grace) {
-      return { object: structuredClone(store.present(def, old)), deleted: false };
+      return { object: copyJson(store.present(def, old)), deleted: false };
     }
     if (!old.metadata.deletionTimestamp) bumpGeneration(next);
     next.metadata.deletionTimestamp = rfc3339(store.clock.now() + grace * 1000);
@@ -127,10 +128,10 @@ export function deleteObject(
     next.metadata.deletionTimestamp = rfc3339(store.clock.now());
     next.metadata.deletionGracePeriodSeconds = 0;
   }
-  if (opts.dryRun) return { object: structuredClone(store.present(def, marked ? next : old)), deleted: true };
+  if (opts.dryRun) return { object: copyJson(store.present(def, marked ? next : old)), deleted: true };
   if (marked) persist(next, false);
   const ev = store.objects.remove(storageKey, namespace, name)!;
-  return { object: structuredClone(store.present(def, ev.object)), deleted: true };
+  return { object: copyJson(store.present(def, ev.object)), deleted: true };
 }
 
 /** kube's rest.BeforeDelete: marking an object for deletion bumps a generation it tracks. */

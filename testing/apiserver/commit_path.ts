@@ -35,6 +35,7 @@ import { type StrategyContext, StrategyRegistry, updatedGeneration } from "./str
 import { fieldImmutable, fieldRequired } from "./validation/field_errors.ts";
 import { internalKindDef, servedForm } from "./served_form.ts";
 import { validateGenerateName, validateObjectMeta } from "./validation/object_meta.ts";
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 export type { AdmissionContext, AdmissionHook } from "./admission.ts";
 export { isNamespaceDef } from "./strategies/namespaces.ts";
@@ -123,7 +124,7 @@ export class FakeStore {
     const def = this.def(ref);
     const obj = this.objects.get(storageKeyOf(def), this.#ns(def, opts.namespace), name);
     if (!obj) throw notFound(def, name);
-    return structuredClone(this.present(def, obj));
+    return copyJson(this.present(def, obj));
   }
 
   /** The stored object without copying (internal callers that only read). */
@@ -143,7 +144,7 @@ export class FakeStore {
 
   /** LIST (deep copies). */
   list(ref: ResourceRef, opts: ListOptions = {}): KubeList {
-    return structuredClone(this.listShared(ref, opts));
+    return copyJson(this.listShared(ref, opts));
   }
 
   /** CREATE. Returns the stored object (a copy). */
@@ -180,9 +181,9 @@ export class FakeStore {
     // allocations (a Service's clusterIPs): what they add belongs to no manager. Copies only when a step added fields.
     const unowned: Array<[KubeObject, KubeObject]> = [];
     const unownedStep = (step: () => void) => {
-      const before = opts.fieldManager ? structuredClone(obj) : undefined;
+      const before = opts.fieldManager ? copyJson(obj) : undefined;
       step();
-      if (before && addsKeys(before, obj)) unowned.push([before, structuredClone(obj)]);
+      if (before && addsKeys(before, obj)) unowned.push([before, copyJson(obj)]);
     };
     unownedStep(() => obj = this.#admit("mutating", { ...admission, object: obj }, opts));
     meta = obj.metadata;
@@ -222,7 +223,7 @@ export class FakeStore {
       throw internalError("resourceVersion should not be set on objects to be created", "create");
     }
     if (opts.fieldManager) {
-      const view = unowned.length > 0 ? structuredClone(obj) : obj;
+      const view = unowned.length > 0 ? copyJson(obj) : obj;
       for (const [before, after] of unowned) dropAdded(view, before, after);
       this.#setManagedFields(def, undefined, view, opts, obj);
     }
@@ -287,7 +288,7 @@ export class FakeStore {
     // subresource strategy drops what the subresource does not own.
     let sent: KubeObject | undefined;
     if (opts.subresource && opts.subresource !== "status" && strategy.subresourceWrite) {
-      sent = { ...structuredClone(obj), status: structuredClone(old.status) };
+      sent = { ...copyJson(obj), status: copyJson(old.status) };
     }
     if (opts.subresource) {
       next = opts.subresource === "status"
@@ -304,7 +305,7 @@ export class FakeStore {
       next.kind = old.kind;
       if (def.subresources.includes("status")) {
         if (old.status === undefined) delete next.status;
-        else next.status = structuredClone(old.status);
+        else next.status = copyJson(old.status);
       }
     }
     const warnings = opts.warnings ?? [];
@@ -356,13 +357,13 @@ export class FakeStore {
     const nm = next.metadata;
     if (opts.fieldManager && updateTracksManagedFields(old, next)) {
       if (sent) strategy.default?.(sent, ctx);
-      next = this.#setManagedFields(def, old, sent ?? next, opts, structuredClone(next));
+      next = this.#setManagedFields(def, old, sent ?? next, opts, copyJson(next));
     }
     encodeEmptyStructs(def, next);
     strategy.encode?.(next);
     const comparable = { ...next, metadata: { ...next.metadata, resourceVersion: o.resourceVersion } };
-    if (jsonEqual(comparable, old)) return structuredClone(this.present(def, old));
-    if (opts.dryRun) return structuredClone(this.present(def, next));
+    if (jsonEqual(comparable, old)) return copyJson(this.present(def, old));
+    if (opts.dryRun) return copyJson(this.present(def, next));
     const graceful = (nm.deletionGracePeriodSeconds ?? 0) > 0;
     const removable = !strategy.terminate || strategy.removeWhenFinalized;
     if (nm.deletionTimestamp && (nm.finalizers ?? []).length === 0 && removable && !graceful) {
@@ -372,7 +373,7 @@ export class FakeStore {
       this.objects.remove(storageKey, namespace ?? "", name);
       delete next.metadata.finalizers;
       next.metadata.resourceVersion = o.resourceVersion;
-      return structuredClone(this.present(def, next));
+      return copyJson(this.present(def, next));
     }
     return this.#persist(def, next, false, opts.shared);
   }
@@ -405,7 +406,7 @@ export class FakeStore {
   /** Stores `obj` (unless a dry run) and answers it as served (a copy unless `shared`). */
   #persist(def: ResourceDef, obj: KubeObject, dryRun: boolean | undefined, shared?: boolean): KubeObject {
     if (!dryRun) this.objects.put(storageKeyOf(def), obj);
-    return shared ? this.present(def, obj) : structuredClone(this.present(def, obj));
+    return shared ? this.present(def, obj) : copyJson(this.present(def, obj));
   }
 
   /** Runs one admission phase (the chain's hooks, then the request's own); hooks may replace `ctx.object`. */

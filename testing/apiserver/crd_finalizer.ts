@@ -19,6 +19,7 @@ import { rfc3339 } from "./object_rules.ts";
 import { recordStatusWrite } from "./patch/managed_fields_writes.ts";
 import type { StoredEvent } from "./object_storage.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 const CRD_KEY = "apiextensions.k8s.io/customresourcedefinitions";
 const CRD_REF = { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions" };
@@ -79,7 +80,7 @@ export class CrdFinalizer {
     if (!stored?.metadata.deletionTimestamp || !(stored.metadata.finalizers ?? []).includes(CRD_CLEANUP_FINALIZER)) {
       return;
     }
-    const crd = structuredClone(stored);
+    const crd = copyJson(stored);
     const now = rfc3339(this.#store.clock.now());
     const storageKey = `${crd.spec.group}/${crd.spec.names.plural}`;
     if (isTrue(crd, "Established")) {
@@ -90,7 +91,7 @@ export class CrdFinalizer {
           reason: "InstanceDeletionInProgress",
           message: "CustomResource deletion is in progress",
         }, now);
-        this.#putStatus(stored, structuredClone(crd));
+        this.#putStatus(stored, copyJson(crd));
       }
       this.#waiting.set(storageKey, name);
       const def = this.#store.registry.lookupAnyVersion(crd.spec.group, crd.spec.names.plural);
@@ -155,7 +156,7 @@ export class CrdFinalizer {
     if (!stored?.metadata.deletionTimestamp || !(stored.metadata.finalizers ?? []).includes(CRD_CLEANUP_FINALIZER)) {
       return;
     }
-    const crd = structuredClone(stored);
+    const crd = copyJson(stored);
     setCrdCondition(crd, {
       type: "Terminating",
       status: "True",

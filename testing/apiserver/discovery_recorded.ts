@@ -8,6 +8,7 @@
  * @module
  */
 import recorded from "./testdata/real/discovery.json" with { type: "json" };
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 type Json = Record<string, unknown>;
 
@@ -77,7 +78,7 @@ export const DISCOVERY_RECORDING = recorded as unknown as DiscoveryRecording;
 export function recordedLegacyEntries(group: string, version: string, plural: string): Json[] | undefined {
   const list = DISCOVERY_RECORDING.legacy[group ? `${group}/${version}` : version];
   const entries = list?.resources.filter((r) => r.name === plural || String(r.name).startsWith(`${plural}/`));
-  return entries?.length ? structuredClone(entries) : undefined;
+  return entries?.length ? copyJson(entries) : undefined;
 }
 
 /**
@@ -98,5 +99,5 @@ export function recordedV2Resource(group: string, version: string, plural: strin
   const items = (doc.items ?? []) as { metadata?: { name?: string }; versions?: Json[] }[];
   const entry = items.find((g) => (g.metadata?.name ?? "") === group)?.versions?.find((v) => v.version === version);
   const found = (entry?.resources as Json[] | undefined)?.find((r) => r.resource === plural);
-  return found ? structuredClone(found) : undefined;
+  return found ? copyJson(found) : undefined;
 }

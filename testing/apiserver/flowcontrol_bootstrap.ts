@@ -9,6 +9,7 @@
 import recorded from "./testdata/real/flowcontrol_bootstrap.json" with { type: "json" };
 import type { FakeStore } from "./commit_path.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 /** The field manager of kube's APF configuration producer. */
 export const APF_PRODUCER = "api-priority-and-fairness-config-producer-v1";
@@ -26,7 +27,7 @@ export function installFlowControlBootstrap(store: FakeStore): void {
     const def = store.def(ref);
     for (const obj of objects as KubeObject[]) {
       if (store.peek(def, undefined, obj.metadata.name!)) continue;
-      store.create(ref, structuredClone(obj), { fieldManager: APF_PRODUCER, shared: true });
+      store.create(ref, copyJson(obj), { fieldManager: APF_PRODUCER, shared: true });
     }
   }
 }

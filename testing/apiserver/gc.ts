@@ -11,6 +11,7 @@ import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import type { ObjectRef, StoredEvent } from "./object_storage.ts";
 import { syncTerminatingNamespace } from "./namespace_deletion.ts";
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 const FOREGROUND = "foregroundDeletion";
 const ORPHAN = "orphan";
@@ -146,7 +147,7 @@ export class GarbageCollector {
         const obj = this.#get(dep);
         const def = this.#defFor(dep.storageKey);
         if (!obj || !def) continue;
-        const next = structuredClone(obj);
+        const next = copyJson(obj);
         next.metadata.ownerReferences = (next.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid);
         if (next.metadata.ownerReferences.length === 0) delete next.metadata.ownerReferences;
         this.#store.update(def, next, { namespace: dep.namespace, name: dep.name, fieldManager: KCM });
@@ -182,7 +183,7 @@ export class GarbageCollector {
       // kube's attemptToDeleteItem: with a solid owner left, references to dangling owners and to owners waiting
       // for their dependents' deletion are removed from the dependent.
       if (alive.length === refs.length) return;
-      const next = structuredClone(obj);
+      const next = copyJson(obj);
       next.metadata.ownerReferences = alive;
       this.#store.update(def, next, { namespace: ref.namespace, name: ref.name, fieldManager: KCM });
       return;
@@ -207,7 +208,7 @@ export class GarbageCollector {
   }
 
   #removeFinalizer(def: ResourceDef, obj: KubeObject, finalizer: string): void {
-    const next = structuredClone(obj);
+    const next = copyJson(obj);
     next.metadata.finalizers = (next.metadata.finalizers ?? []).filter((f) => f !== finalizer);
     if (isNamespaceDef(def)) return;
     this.#store.update(def, next, { namespace: obj.metadata.namespace, name: obj.metadata.name, fieldManager: KCM });

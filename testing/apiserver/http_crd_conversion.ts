@@ -18,6 +18,7 @@ import { applyJsonPatch } from "./patch/json_patch.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { internalError, notFound } from "./status_errors.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 /**
  * A stored object (`raw`) in `def`'s version. With `asStorageRead` (a GET), a failed conversion is worded as kube's
@@ -32,7 +33,7 @@ export async function readConverted(
   asStorageRead = false,
 ): Promise<KubeObject> {
   try {
-    const sent = [{ ...structuredClone(raw), kind: def.kind }];
+    const sent = [{ ...copyJson(raw), kind: def.kind }];
     const [out] = await convertObjects(store, def, hook, sent, servedApiVersion(def));
     return out;
   } catch (err) {
@@ -71,7 +72,7 @@ export async function listConverted(
     store,
     def,
     hook,
-    structuredClone(list.items) as KubeObject[],
+    copyJson(list.items) as KubeObject[],
     servedApiVersion(def),
   );
   return { ...list, items };
@@ -137,7 +138,7 @@ export async function writeConverted(
   write: (storageDef: ResourceDef, body: KubeObject) => Promise<KubeObject>,
 ): Promise<KubeObject> {
   const storageDef = storageDefOf(store, def, hook);
-  const sent = { ...structuredClone(body), apiVersion: servedApiVersion(def), kind: def.kind };
+  const sent = { ...copyJson(body), apiVersion: servedApiVersion(def), kind: def.kind };
   sent.metadata = sent.metadata && typeof sent.metadata === "object" ? sent.metadata : {};
   const [stored] = await convertObjects(store, def, hook, [sent], hook.storageApiVersion);
   return await readConverted(store, def, hook, await write(storageDef, stored));

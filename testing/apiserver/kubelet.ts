@@ -14,6 +14,7 @@ import type { Clock } from "../../runtime/clock.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { FakeStore } from "./commit_path.ts";
 import type { StoredEvent } from "./object_storage.ts";
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 /** The scheduler the fake kubelet stands in for; pods naming any other are never bound. */
 const DEFAULT_SCHEDULER = "default-scheduler";
@@ -220,7 +221,7 @@ export class FakeKubelet {
       if ((pod.spec?.schedulerName ?? DEFAULT_SCHEDULER) !== DEFAULT_SCHEDULER) return;
       const node = store.peek(store.def(NODE), undefined, this.nodeName);
       if (node && !podFitsNode(pod, node)) return; // another node's pod (a DaemonSet's): no scheduler places it here
-      const next = structuredClone(pod);
+      const next = copyJson(pod);
       next.spec.nodeName = this.nodeName;
       store.update(POD, next, { namespace, name });
       return;
@@ -238,7 +239,7 @@ export class FakeKubelet {
     }
     const now = rfc3339(this.#clock.now());
     const ip = this.#nextIp++;
-    const next = structuredClone(pod);
+    const next = copyJson(pod);
     const containers: Json[] = pod.spec.containers ?? [];
     next.status = {
       ...next.status,
@@ -269,7 +270,7 @@ export class FakeKubelet {
     const now = rfc3339(this.#clock.now());
     const added = ephemeralStatuses(pod.spec?.ephemeralContainers, have, (c) => this.#running(c, 0, now));
     if (!added.ephemeralContainerStatuses) return;
-    const next = structuredClone(pod);
+    const next = copyJson(pod);
     next.status = { ...next.status, ...added };
     const { namespace, name } = pod.metadata;
     this.#store().update(POD, next, { namespace, name, subresource: "status", fieldManager: KUBELET });
@@ -326,7 +327,7 @@ export class FakeKubelet {
     };
     const policy = pod.spec.restartPolicy ?? "Always";
     const restart = policy === "Always" || (policy === "OnFailure" && outcome.exitCode !== 0);
-    const next = structuredClone(pod);
+    const next = copyJson(pod);
     const statuses: Json[] = next.status.containerStatuses ?? [];
     const i = statuses.findIndex((s) => s.name === container.name);
     if (i < 0) return;
@@ -350,7 +351,7 @@ export class FakeKubelet {
         this.#sync2(() => {
           const current = this.#pod(namespace, name);
           if (!current) return;
-          const again = structuredClone(current);
+          const again = copyJson(current);
           const j = (again.status.containerStatuses ?? []).findIndex((s: Json) => s.name === container.name);
           if (j < 0) return;
           again.status.containerStatuses[j] = this.#running(container, restarts, rfc3339(this.#clock.now()), {

@@ -22,6 +22,7 @@ import { recordStatusWrite } from "./patch/managed_fields_writes.ts";
 import { storageKeyOf } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 const PODS = "/pods";
 const NAMESPACES = { group: "", version: "v1", plural: "namespaces" };
@@ -174,7 +175,7 @@ export function syncTerminatingNamespace(
   const conditions = mergeConditions(ns.status?.conditions ?? [], wanted, now);
   let current = ns;
   if (JSON.stringify(conditions) !== JSON.stringify(ns.status?.conditions ?? [])) {
-    current = structuredClone(ns);
+    current = copyJson(ns);
     current.status = { ...current.status, conditions };
     // kube-controller-manager's UpdateStatus: its entry (subresource status) owns the conditions.
     recordStatusWrite(ns, current, "kube-controller-manager", now, store.def(NAMESPACES));
@@ -182,7 +183,7 @@ export function syncTerminatingNamespace(
   }
   if (objects.countInNamespace(name) > 0) return pods.length > 0 && estimateMs > 0 ? { recheckInMs: estimateMs } : {};
   if (specFinalizers.includes(NAMESPACE_FINALIZER)) {
-    current = structuredClone(current);
+    current = copyJson(current);
     current.spec = { ...current.spec, finalizers: specFinalizers.filter((f) => f !== NAMESPACE_FINALIZER) };
     objects.put("/namespaces", current);
   }

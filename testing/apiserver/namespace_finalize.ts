@@ -10,6 +10,7 @@ import type { FakeStore } from "./commit_path.ts";
 import { decodeBody, mediaType, readBody, requireObject } from "./http_body.ts";
 import { jsonResponse, type ResourceRoute } from "./http_resources.ts";
 import { badRequest, conflict, methodNotAllowed, notFound } from "./status_errors.ts";
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 /** The handler for the `namespaces/finalize` subresource. */
 export function namespaceFinalizeHandler(
@@ -37,7 +38,7 @@ export function namespaceFinalizeHandler(
     if (meta.resourceVersion && meta.resourceVersion !== old.metadata.resourceVersion) {
       throw conflict(def, name!, "update");
     }
-    const next = structuredClone(old);
+    const next = copyJson(old);
     next.spec = { ...next.spec, finalizers: [...new Set(finalizers as string[])] };
     if (!deepEqual(next.spec, old.spec)) s.objects.put("/namespaces", next);
     return jsonResponse(200, s.get(def, name!));

@@ -16,6 +16,7 @@ import { createHash } from "node:crypto";
 import type { OpenApiSchema, ResourceDef } from "./resource_def.ts";
 import { recordedSchemas } from "./openapi_recorded.ts";
 import { compareStrings } from "../../runtime/apimachinery/string_order.ts";
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 const META = "io.k8s.apimachinery.pkg.apis.meta.v1";
 const OBJECT_META_REF = `#/components/schemas/${META}.ObjectMeta`;
@@ -193,7 +194,7 @@ function collectionOperations(def: ResourceDef, name: string, withWrites: boolea
 
 /** The kind's schema: a CRD's openAPIV3Schema with the standard fields, or a permissive built-in schema. */
 export function kindSchema(def: ResourceDef): OpenApiSchema {
-  const base: OpenApiSchema = def.custom && def.schema ? structuredClone(def.schema) : {
+  const base: OpenApiSchema = def.custom && def.schema ? copyJson(def.schema) : {
     type: "object",
     description:
       `${def.kind} is a ${def.group || "core"}/${def.version} resource served by the kubeop fake API server. ` +

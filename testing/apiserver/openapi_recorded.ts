@@ -6,6 +6,7 @@
  */
 import recorded from "./testdata/openapi/core_v1_schemas.json" with { type: "json" };
 import type { OpenApiSchema } from "./resource_def.ts";
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 /** The core/v1 kinds whose real schemas (and their lists) are recorded; the rest get the generic schema. */
 export const CORE_V1_RECORDED_KINDS: readonly string[] = [
@@ -33,5 +34,5 @@ export const CORE_V1_RECORDED_KINDS: readonly string[] = [
  */
 export function recordedSchemas(group: string, version: string): Record<string, OpenApiSchema> | undefined {
   if (group !== "" || version !== "v1") return undefined;
-  return structuredClone(recorded) as unknown as Record<string, OpenApiSchema>;
+  return copyJson(recorded) as unknown as Record<string, OpenApiSchema>;
 }

@@ -7,6 +7,7 @@
 
 import type { ListMeta, ObjectMeta } from "../../runtime/types.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 /** A metadata-only view of an object. */
 export interface PartialObjectMetadata {
@@ -35,7 +36,7 @@ export interface PartialObjectMetadataList {
  * ```
  */
 export function toPartialObjectMetadata(obj: KubeObject): PartialObjectMetadata {
-  const metadata: ObjectMeta = structuredClone(obj.metadata ?? {});
+  const metadata: ObjectMeta = copyJson(obj.metadata ?? {});
   const moved = FIELD_ANNOTATIONS.get(`${obj.apiVersion}/${obj.kind}`);
   if (moved && metadata.annotations) {
     for (const key of moved) delete metadata.annotations[key];

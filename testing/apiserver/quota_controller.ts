@@ -11,6 +11,7 @@ import { quotaCounts, quotaMatches, quotaUsage, type Usage } from "./quota_usage
 import { addQuantities, formatQuantity } from "./resource_quantity.ts";
 import { storageKeyOf } from "./registry.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 const QUOTAS = { group: "", version: "v1", plural: "resourcequotas" };
 const QUOTAS_KEY = "/resourcequotas";
@@ -77,7 +78,7 @@ function recount(store: FakeStore, quota: KubeObject): void {
     ),
   };
   if (JSON.stringify(status) === JSON.stringify(quota.status)) return;
-  store.update(QUOTAS, { ...structuredClone(quota), status }, {
+  store.update(QUOTAS, { ...copyJson(quota), status }, {
     namespace,
     name: quota.metadata.name,
     subresource: "status",

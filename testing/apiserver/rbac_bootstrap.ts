@@ -8,6 +8,7 @@
  */
 import type { Unstructured as KubeObject } from "./unstructured.ts";
 import type { FakeStore } from "./commit_path.ts";
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 /** One rbac/v1 PolicyRule. */
 export interface PolicyRule {
@@ -191,7 +192,7 @@ export function bootstrapClusterRoles(): KubeObject[] {
         aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [`${AGGREGATE}${r.aggregateFrom}`]: "true" } }] },
         rules: [],
       }
-      : { rules: structuredClone(r.rules) }),
+      : { rules: copyJson(r.rules) }),
   }));
 }
 

@@ -14,6 +14,7 @@ import { managedFieldsAfterScale } from "./patch/managed_fields_writes.ts";
 import { fieldManagerOf } from "./http_write_options.ts";
 import { applyMergePatch } from "../../runtime/apimachinery/merge_patch.ts";
 import { badRequest, conflict, invalid, methodNotAllowed, notFound, unsupportedMediaType } from "./status_errors.ts";
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 function segments(path: string): string[] {
   return path.replace(/^\./, "").split(".").filter(Boolean);
@@ -134,7 +135,7 @@ export function scaleHandler(store: () => FakeStore): (req: Request, route: Reso
         verb,
       );
     }
-    const updated = structuredClone(current);
+    const updated = copyJson(current);
     writePath(updated, paths.specReplicasPath, replicas);
     if (replicas !== readPath(current, paths.specReplicasPath)) {
       // kube's ScaleHandler: the writer's entry (subresource "scale") takes the replicas path over.

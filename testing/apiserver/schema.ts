@@ -10,6 +10,7 @@
 import { deepEqual } from "../../runtime/apimachinery/equality.ts";
 import { failureStatus, type Status, type StatusCause } from "../../runtime/client/errors.ts";
 import type { OpenApiSchema } from "./resource_def.ts";
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 /** Result of {@link validateAndDefault}. */
 export interface ValidationResult {
@@ -96,7 +97,7 @@ function pruneAndDefault(
   }
   for (const [key, sub] of Object.entries(properties ?? {})) {
     if (!(key in out) && sub.default !== undefined) {
-      out[key] = pruneAndDefault(structuredClone(sub.default), sub, child(path, key), [], false);
+      out[key] = pruneAndDefault(copyJson(sub.default), sub, child(path, key), [], false);
     }
   }
   return out;
@@ -310,7 +311,7 @@ export function validateAndDefault(
   _opts?: { kind?: string; name?: string },
 ): ValidationResult {
   const pruned: string[] = [];
-  const object = pruneAndDefault(structuredClone(obj), schema, "", pruned, true);
+  const object = pruneAndDefault(copyJson(obj), schema, "", pruned, true);
   const causes: StatusCause[] = [];
   validate(object, schema, "", causes);
   return { object, causes, listCauses: validateListSetsAndMaps(object, schema), pruned };

@@ -44,6 +44,7 @@ import { WatchHub } from "./watch_hub.ts";
 import { Registry } from "../../runtime/observe/prom_client.ts";
 import { authMetrics } from "../../runtime/observe/auth_metrics.ts";
 import { DEFAULT_NAMESPACES } from "./strategies/namespaces.ts";
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 /** Options of {@link startFakeApiServer}. */
 export interface FakeApiServerOptions {
@@ -362,7 +363,7 @@ class Server implements FakeApiServer {
     const data = extensionApiserverAuthentication(pki, clientCA);
     const name = "extension-apiserver-authentication";
     const existing = store.peek(store.def(rt), "kube-system", name);
-    if (existing) store.update(rt, { ...structuredClone(existing), data }, { namespace: "kube-system", name });
+    if (existing) store.update(rt, { ...copyJson(existing), data }, { namespace: "kube-system", name });
     else store.create(rt, { metadata: { name, namespace: "kube-system" }, data }, { fieldManager: "kube-apiserver" });
   }
 

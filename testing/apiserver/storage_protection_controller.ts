@@ -17,6 +17,7 @@ import { PV_PROTECTION, PVC_PROTECTION, VAC_PROTECTION } from "./admission_stora
 import type { FakeStore } from "./commit_path.ts";
 import type { StoredEvent } from "./object_storage.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -148,7 +149,7 @@ function reconcile(
     if (finalizers.includes(finalizer) && !inUse()) next = finalizers.filter((f) => f !== finalizer);
   } else if (!finalizers.includes(finalizer)) next = [...finalizers, finalizer];
   if (!next) return;
-  const body = structuredClone(obj);
+  const body = copyJson(obj);
   body.metadata.finalizers = next;
   try {
     store.update(ref, body, { namespace: obj.metadata.namespace, name: obj.metadata.name, fieldManager: KCM });

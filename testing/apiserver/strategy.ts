@@ -11,6 +11,7 @@ import type { Unstructured as KubeObject } from "./unstructured.ts";
 import { specChanged, validateSubdomainName } from "./object_rules.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import type { UserInfo } from "./user_info.ts";
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 /**
  * The subresources whose writes go through the commit path as the object itself: `status`, and a Pod's
@@ -239,10 +240,10 @@ export function updatedGeneration(
   let compared: KubeObject;
   if (strategy.decoded) compared = strategy.decoded(next, ctx);
   else {
-    compared = strategy.default || strategy.encode ? structuredClone(next) : next;
+    compared = strategy.default || strategy.encode ? copyJson(next) : next;
     strategy.default?.(compared, ctx);
   }
-  if (strategy.encode && compared === next) compared = structuredClone(next);
+  if (strategy.encode && compared === next) compared = copyJson(next);
   strategy.encode?.(compared);
   const changed = strategy.generationChanged?.(compared, old) ?? specChanged(old, compared, statusIsSpec);
   return stored + (changed ? 1 : 0);

@@ -6,6 +6,7 @@
  */
 import type { FakeStore } from "./commit_path.ts";
 import type { Unstructured as KubeObject } from "./unstructured.ts";
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 const PREEMPT_LOWER = "PreemptLowerPriority";
 /** scheduling.SystemCriticalPriority: the value of system-cluster-critical; system-node-critical is 1000 above. */
@@ -34,7 +35,7 @@ export function installSystemPriorityClasses(store: FakeStore): void {
   const def = store.def(ref);
   for (const pc of SYSTEM_PRIORITY_CLASSES) {
     if (!store.peek(def, undefined, pc.metadata.name!)) {
-      store.create(ref, structuredClone(pc), { fieldManager: "kube-apiserver" });
+      store.create(ref, copyJson(pc), { fieldManager: "kube-apiserver" });
     }
   }
 }

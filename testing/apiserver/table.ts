@@ -13,6 +13,7 @@ import { ageOf, humanDuration } from "../../runtime/apimachinery/durations.ts";
 import { toPartialObjectMetadata } from "./partial_metadata.ts";
 import type { PrintColumn, ResourceDef } from "./resource_def.ts";
 import { builtinPrinter, NAME_COLUMN, type TableColumn, type TableRow } from "./table_builtin.ts";
+import { copyJson } from "../../runtime/apimachinery/json_copy.ts";
 
 export type { TableColumn, TableRow } from "./table_builtin.ts";
 
@@ -247,7 +248,7 @@ export function toTable(objects: KubeObject[], def: ResourceDef, opts: ToTableOp
     kind: "Table",
     apiVersion: "meta.k8s.io/v1",
     metadata,
-    columnDefinitions: opts.includeColumns ? structuredClone(columns) : [],
+    columnDefinitions: opts.includeColumns ? copyJson(columns) : [],
     rows,
   };
 }

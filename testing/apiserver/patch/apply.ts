@@ -27,6 +27,7 @@ import { changedFields } from "./changed_fields.ts";
 import { deepEqual, isPlainObject } from "../../../runtime/apimachinery/equality.ts";
 import { childMeta, type PatchMeta, patchMetaFor } from "./patch_meta.ts";
 import { compareStrings } from "../../../runtime/apimachinery/string_order.ts";
+import { copyJson } from "../../../runtime/apimachinery/json_copy.ts";
 
 /** Options of {@link serverSideApply}. */
 export interface ServerSideApplyOptions {
@@ -54,7 +55,7 @@ export interface Entry {
 export function readEntries(obj: KubeObject | undefined): Entry[] {
   const list = (obj?.metadata?.managedFields ?? []) as ManagedFieldsEntry[];
   return list.filter((e) => e && typeof e.manager === "string")
-    .map((raw) => ({ raw: structuredClone(raw), set: fromFieldsV1(raw.fieldsV1 ?? {}) }));
+    .map((raw) => ({ raw: copyJson(raw), set: fromFieldsV1(raw.fieldsV1 ?? {}) }));
 }
 
 /** The entries with a non-empty set, in kube's order (managedfields.go sortEncodedManagedFields). */
@@ -103,7 +104,7 @@ function mergeApplied(live: unknown, applied: unknown, meta: PatchMeta): unknown
     if (keys?.length) {
       const itemMeta: PatchMeta = { fields: meta.fields };
       const defaults = meta.keyDefaults ?? {};
-      const out = live.map((x) => structuredClone(x));
+      const out = live.map((x) => copyJson(x));
       for (const item of applied) {
         if (!isPlainObject(item)) continue;
         const index = out.findIndex((o) =>
@@ -122,7 +123,7 @@ function mergeApplied(live: unknown, applied: unknown, meta: PatchMeta): unknown
     }
   }
   if (isPlainObject(applied) && !meta.atomic) return mergeApplied({}, applied, meta);
-  return structuredClone(applied);
+  return copyJson(applied);
 }
 
 /** Drops maps left empty by removals, unless someone owns them. */
@@ -190,7 +191,7 @@ export function serverSideApply(
 ): KubeObject {
   const meta = patchMetaFor(opts.def);
   const fields = resetFieldsOptions(opts.def, opts.subresource);
-  const appliedClean = structuredClone(applied);
+  const appliedClean = copyJson(applied);
   if (appliedClean.metadata) {
     delete appliedClean.metadata.managedFields;
     delete appliedClean.metadata.resourceVersion;
@@ -267,7 +268,7 @@ export function serverSideApply(
   const next = mine ? entries.map((e) => e === mine ? entry : e) : [...entries, entry];
   // lastappliedupdater.go: kubectl's server-side apply keeps an existing last-applied annotation in sync.
   if (opts.fieldManager === "kubectl" && result.metadata.annotations?.[LAST_APPLIED]) {
-    const config = structuredClone(appliedClean);
+    const config = copyJson(appliedClean);
     if (config.metadata?.annotations) {
       delete config.metadata.annotations[LAST_APPLIED];
       if (Object.keys(config.metadata.annotations).length === 0) delete config.metadata.annotations;
@@ -362,7 +363,7 @@ export function recordUpdateManagedFields(
   operation: "Update" | "Apply" = "Update",
   opts: RecordUpdateOptions = {},
 ): KubeObject {
-  const result = structuredClone(after);
+  const result = copyJson(after);
   result.metadata = {
     ...result.metadata,
     managedFields: managedFieldsAfterUpdate(before, after, manager, nowIso, operation, opts),

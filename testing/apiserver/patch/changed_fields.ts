@@ -38,17 +38,18 @@ export function changedFields(
   const beforeSet = before ? fieldsOf(before, meta, fields) : new FieldSet();
   const changed = new FieldSet();
   for (const p of afterSet.paths()) {
+    const now = valueAt(after, p); // each path's two values found once (a keyed element's lookup is a list scan)
     // An empty struct (`metadata: {}`, a built-in kind's `spec: {}`) is its Go zero value, which the new object the
     // write is compared with has too.
-    if (isZeroStruct(p, valueAt(after, p), kind, custom)) continue;
+    if (isZeroStruct(p, now, kind, custom)) continue;
     // So is a value scalar holding its zero (`group: ""`, `count: 0`), which a create's zero object has (or drops).
     const was = valueAt(before, p);
-    if (!custom && was === undefined && isGoZeroScalar(p, valueAt(after, p), after.apiVersion ?? "", kind)) continue;
-    if (!beforeSet.has(p) || !deepEqual(valueAt(before, p), valueAt(after, p))) {
+    if (!custom && was === undefined && isGoZeroScalar(p, now, after.apiVersion ?? "", kind)) continue;
+    if (!beforeSet.has(p) || !deepEqual(was, now)) {
       const last = p[p.length - 1];
       // A keyed element (or a map's element holding fields) whose children changed is not itself a change, unless
       // it is new.
-      const element = last.startsWith("k:") || last.startsWith("v:") || isNonEmptyObject(valueAt(after, p));
+      const element = last.startsWith("k:") || last.startsWith("v:") || isNonEmptyObject(now);
       if (element && beforeSet.has(p)) continue;
       changed.add(p);
     }

@@ -100,6 +100,20 @@ function walk(value: unknown, meta: PatchMeta, path: FieldPath, set: FieldSet, a
 /** Key fields the server defaults before comparing keys (ports' protocol); used when a path is resolved. */
 const KEY_FIELD_DEFAULTS: Record<string, unknown> = { protocol: "TCP" };
 
+/** Parsed `k:` elements (a write resolves the same few keys for every path under them); cleared past 4 096. */
+const keyFieldsCache = new Map<string, ReadonlyArray<readonly [string, unknown]>>();
+
+/** A `k:{...}` element's key fields, parsed once. */
+function keyFields(element: string): ReadonlyArray<readonly [string, unknown]> {
+  let fields = keyFieldsCache.get(element);
+  if (!fields) {
+    if (keyFieldsCache.size >= 4096) keyFieldsCache.clear();
+    fields = Object.entries(JSON.parse(element.slice(2)) as Record<string, unknown>);
+    keyFieldsCache.set(element, fields);
+  }
+  return fields;
+}
+
 /** The value at a path in an object, or undefined. */
 export function valueAt(obj: unknown, path: FieldPath): unknown {
   let node = obj;
@@ -108,13 +122,14 @@ export function valueAt(obj: unknown, path: FieldPath): unknown {
     if (e.startsWith("f:")) {
       node = isPlainObject(node) ? node[e.slice(2)] : undefined;
     } else if (e.startsWith("k:")) {
-      const fields = JSON.parse(e.slice(2)) as Record<string, unknown>;
+      const fields = keyFields(e);
       node = Array.isArray(node)
         ? node.find((item) =>
           isPlainObject(item) &&
-          Object.entries(fields).every(([k, v]) =>
-            JSON.stringify(item[k] ?? KEY_FIELD_DEFAULTS[k]) === JSON.stringify(v)
-          )
+          fields.every(([k, v]) => {
+            const have = item[k] ?? KEY_FIELD_DEFAULTS[k];
+            return have === v || (typeof v === "object" && JSON.stringify(have) === JSON.stringify(v));
+          })
         )
         : undefined;
     } else if (e.startsWith("v:")) {

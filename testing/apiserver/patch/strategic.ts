@@ -12,6 +12,7 @@ import { internalError } from "../status_errors.ts";
 import type { ResourceDef } from "../resource_def.ts";
 import { deepEqual, isPlainObject } from "../../../runtime/apimachinery/equality.ts";
 import { childMeta, type PatchMeta, patchMetaFor } from "./patch_meta.ts";
+import { copyJson } from "../../../runtime/apimachinery/json_copy.ts";
 
 type JsonMap = Record<string, unknown>;
 
@@ -81,10 +82,10 @@ function mergeList(original: unknown[], patch: unknown[], meta: PatchMeta, order
     result = [...original];
     for (const item of patch) {
       if (isPlainObject(item) && typeof item.$patch === "string") continue;
-      if (!result.some((r) => deepEqual(r, item))) result.push(structuredClone(item));
+      if (!result.some((r) => deepEqual(r, item))) result.push(copyJson(item));
     }
   } else {
-    result = original.map((o) => structuredClone(o));
+    result = original.map((o) => copyJson(o));
     for (const item of patch) {
       if (!isPlainObject(item)) {
         throw badPatch(`unable to find api field in struct for the list ${key}: ${JSON.stringify(item)}`);
@@ -225,6 +226,6 @@ function mergeMap(original: JsonMap, patch: JsonMap, meta: PatchMeta): JsonMap {
  */
 export function applyStrategicMergePatch(target: unknown, patch: unknown, def: ResourceDef): unknown {
   if (!isPlainObject(patch)) throw badPatch("strategic merge patch must be a JSON object");
-  const base = isPlainObject(target) ? structuredClone(target) : {};
+  const base = isPlainObject(target) ? copyJson(target) : {};
   return mergeMap(base, patch, patchMetaFor(def));
 }

@@ -10,6 +10,7 @@
 import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { rfc3339 } from "../object_rules.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
+import { copyJson } from "../../../runtime/apimachinery/json_copy.ts";
 
 function prepareForCreate(csr: KubeObject, ctx: StrategyContext): void {
   const spec = csr.spec && typeof csr.spec === "object" ? csr.spec : (csr.spec = {});
@@ -22,14 +23,14 @@ function prepareForCreate(csr: KubeObject, ctx: StrategyContext): void {
     if (user.username) spec.username = user.username;
     if (user.uid) spec.uid = user.uid;
     if (user.groups.length > 0) spec.groups = [...user.groups];
-    if (user.extra && Object.keys(user.extra).length > 0) spec.extra = structuredClone(user.extra);
+    if (user.extra && Object.keys(user.extra).length > 0) spec.extra = copyJson(user.extra);
   }
   csr.status = {};
 }
 
 function prepareForUpdate(next: KubeObject, old: KubeObject, ctx: StrategyContext): void {
   if (old.spec === undefined) delete next.spec;
-  else next.spec = structuredClone(old.spec);
+  else next.spec = copyJson(old.spec);
   if (ctx.subresource === "status") {
     // Approval is the approval subresource's: the stored Approved and Denied conditions stay as they were.
     for (const type of ["Approved", "Denied"]) keepConditions(next, old, type);
@@ -37,7 +38,7 @@ function prepareForUpdate(next: KubeObject, old: KubeObject, ctx: StrategyContex
     return;
   }
   if (old.status === undefined) delete next.status;
-  else next.status = structuredClone(old.status);
+  else next.status = copyJson(old.status);
 }
 
 const conditionsOf = (csr: KubeObject): KubeObject[] =>
@@ -48,7 +49,7 @@ function keepConditions(next: KubeObject, old: KubeObject, type: string): void {
   const was = conditionsOf(old).filter((c) => c?.type === type);
   const now = conditionsOf(next).flatMap((c, i) => c?.type === type ? [i] : []);
   if (was.length !== now.length) return;
-  now.forEach((at, n) => conditionsOf(next)[at] = structuredClone(was[n]));
+  now.forEach((at, n) => conditionsOf(next)[at] = copyJson(was[n]));
 }
 
 /** kube's populateConditionTimestamps: lastUpdateTime now; lastTransitionTime kept while type and status are. */

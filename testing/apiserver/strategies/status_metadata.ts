@@ -9,6 +9,7 @@
  */
 import { RESET_OBJECT_META_FOR_STATUS, type ResourceStrategy, type StatusWritableMeta } from "../strategy.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
+import { copyJson } from "../../../runtime/apimachinery/json_copy.ts";
 
 const ADMISSION_GROUP = "admissionregistration.k8s.io";
 
@@ -67,7 +68,7 @@ export function withStatusMetadataResets(
  * ```
  */
 export function statusWrite(old: KubeObject, body: KubeObject, strategy: ResourceStrategy): KubeObject {
-  const next = structuredClone(old);
+  const next = copyJson(old);
   if (body.status === undefined) delete next.status;
   else next.status = body.status;
   for (const key of ["labels", "annotations"] as const) {

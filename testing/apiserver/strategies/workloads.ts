@@ -15,6 +15,7 @@ import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
 import { fieldImmutable, fieldInvalid, fieldNotSupported, fieldRequired } from "../validation/field_errors.ts";
 import { validateLabels } from "../validation/object_meta.ts";
 import { defaultPodTemplate, templateLabels, validatePodSpec } from "../validation/pod_spec.ts";
+import { copyJson } from "../../../runtime/apimachinery/json_copy.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -236,7 +237,7 @@ export const DAEMONSETS: ResourceStrategy = {
   prepareForUpdate(next: KubeObject, old: KubeObject, ctx: StrategyContext): void {
     let generation = templateGeneration(old);
     if (ctx.subresource !== "status") {
-      const template = structuredClone(next.spec?.template);
+      const template = copyJson(next.spec?.template);
       defaultPodTemplate(template);
       if (!jsonEqual(template, old.spec?.template)) generation++;
     }

@@ -11,6 +11,7 @@ import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { dns1123LabelErrors } from "../../../runtime/apimachinery/names.ts";
 import { jsonEqual } from "../object_rules.ts";
 import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired } from "./field_errors.ts";
+import { copyJson } from "../../../runtime/apimachinery/json_copy.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -120,7 +121,7 @@ export const POD_UPDATE_FORBIDDEN =
 
 /** The spec with what an update may change masked (images, activeDeadlineSeconds, tolerations, grace). */
 function maskMutable(spec: Json, oldNodeName: string | undefined): Json {
-  const out = structuredClone(spec ?? {});
+  const out = copyJson(spec ?? {});
   for (const key of ["containers", "initContainers"]) {
     for (const c of Array.isArray(out[key]) ? out[key] : []) if (c && typeof c === "object") delete c.image;
   }

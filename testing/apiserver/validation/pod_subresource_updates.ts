@@ -13,6 +13,7 @@ import { dns1123LabelErrors } from "../../../runtime/apimachinery/names.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { jsonEqual } from "../object_rules.ts";
 import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotFound, fieldRequired } from "./field_errors.ts";
+import { copyJson } from "../../../runtime/apimachinery/json_copy.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -39,7 +40,7 @@ export function resizeWrite(body: KubeObject, old: KubeObject): KubeObject {
     list(spec[key]).every((c, i) => c?.name === list(old.spec?.[key])[i]?.name);
   if (!sameShape("containers") || !sameShape("initContainers")) {
     const next = keptPod(body, old);
-    next.spec = structuredClone(spec);
+    next.spec = copyJson(spec);
     return next;
   }
   const next = keptPod(body, old);
@@ -57,11 +58,11 @@ export function resizeWrite(body: KubeObject, old: KubeObject): KubeObject {
 
 /** The body's metadata but for labels and annotations, the stored spec and status (ResetObjectMetaForStatus). */
 function keptPod(body: KubeObject, old: KubeObject): KubeObject {
-  const next = structuredClone(old);
+  const next = copyJson(old);
   next.metadata = { ...body.metadata };
   for (const key of ["labels", "annotations"] as const) {
     if (old.metadata[key] === undefined) delete next.metadata[key];
-    else next.metadata[key] = structuredClone(old.metadata[key]);
+    else next.metadata[key] = copyJson(old.metadata[key]);
   }
   next.spec ??= {};
   return next;
@@ -174,7 +175,7 @@ export function validatePodResize(next: KubeObject, old: KubeObject, qos: (spec:
   }
   if (ordering.length > 0) return [...causes, ...ordering];
   const cpuMemory = (spec: Json) => {
-    const copy = structuredClone(spec ?? {});
+    const copy = copyJson(spec ?? {});
     for (const key of ["containers", "initContainers"]) {
       for (const c of list(copy[key])) {
         for (const kind of ["requests", "limits"]) {
