@@ -69,3 +69,12 @@ Deno.test("applyConflictStatus: one conflict inline, several grouped per manager
   );
   assert.deepEqual(many.causes.map((c) => c.field), [".spec.y", ".spec.x", ".spec.z"]);
 });
+
+Deno.test("FieldSet: paths whose elements hold NUL or are empty never collide with other paths", () => {
+  const paths = [["f:a", "f:b"], ["f:a\0f:b"], ["", "f:a"], ["f:a", ""], [""], [], ["\0"], ["f:a"]];
+  const set = new FieldSet(paths);
+  assert.equal(set.size, paths.length);
+  for (const p of paths) assert.ok(set.has(p), JSON.stringify(p));
+  set.delete(["f:a\0f:b"]);
+  assert.ok(!set.has(["f:a\0f:b"]) && set.has(["f:a", "f:b"]));
+});
