@@ -9,6 +9,7 @@ import { ApiError, failureStatus } from "../runtime/client/errors.ts";
 import type { KubeObject } from "../runtime/types.ts";
 import type { PodCache, PodObject } from "./cluster.ts";
 import { toFarmPod } from "./farmpods.ts";
+import { copyJson } from "../runtime/apimachinery/json_copy.ts";
 
 /** One FarmPod change. */
 export interface FarmPodChange {
@@ -66,7 +67,7 @@ export class FarmPodHistory {
       const change: FarmPodChange = { type, object: toFarmPod(pod), resourceVersion: rv };
       this.#history.push(change);
       while (this.#history.length > this.#size) this.#floor = this.#history.shift()!.resourceVersion;
-      for (const listener of [...this.#listeners]) listener(structuredClone(change));
+      for (const listener of [...this.#listeners]) listener(copyJson(change));
     };
     pods.addHandler({
       added: (p) => record("ADDED", p),
@@ -94,7 +95,7 @@ export class FarmPodHistory {
         { verb: "watch", resource: "farmpods.farm.example.com" },
       );
     }
-    const replay = this.#history.filter((c) => c.resourceVersion > sinceRV).map((c) => structuredClone(c));
+    const replay = this.#history.filter((c) => c.resourceVersion > sinceRV).map((c) => copyJson(c));
     this.#listeners.add(listener);
     return { replay, unsubscribe: () => this.#listeners.delete(listener) };
   }

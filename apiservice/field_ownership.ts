@@ -35,6 +35,7 @@ import {
 } from "../runtime/apimachinery/managed_fields.ts";
 import { ApiError, failureStatus } from "../runtime/client/errors.ts";
 import { FARM_API_VERSION, type Llama } from "./llama.ts";
+import { copyJson } from "../runtime/apimachinery/json_copy.ts";
 
 type Leaves = Map<string, unknown>;
 const OWNED_ROOTS = [["spec"], ["metadata", "labels"], ["metadata", "annotations"]];
@@ -157,13 +158,13 @@ export function applyConfiguration(
   }
   for (const c of conflicts) c.entry.set.delete(c.key);
 
-  const result = structuredClone(current);
+  const result = copyJson(current);
   const setAt = (key: string, value: unknown) => {
     const path = JSON.parse(key) as string[];
     let node = result as unknown as Record<string, unknown>;
     for (const k of path.slice(0, -1)) node = (node[k] ??= {}) as Record<string, unknown>;
     if (value === undefined) delete node[path[path.length - 1]];
-    else node[path[path.length - 1]] = structuredClone(value);
+    else node[path[path.length - 1]] = copyJson(value);
   };
   for (const key of mine.set) {
     if (!wanted.has(key) && !entries.some((e) => e !== mine && e.set.has(key))) setAt(key, undefined);

@@ -11,6 +11,7 @@ import { ApiError, failureStatus } from "../runtime/client/errors.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { WatchEventType } from "../runtime/types.ts";
 import { FARM_API_VERSION, type Llama, LLAMAS, seedLlamas } from "./llama.ts";
+import { copyJson } from "../runtime/apimachinery/json_copy.ts";
 
 /** Everything persisted: the llamas and the counter, so resourceVersions survive a restart. */
 export interface LlamaState {
@@ -145,7 +146,7 @@ export class LlamaStore {
       store.#rv = Math.max(1, Math.floor(opts.clock.now()));
       if (opts.seed ?? true) {
         for (const seed of seedLlamas()) {
-          const llama = store.#stamp({ apiVersion: FARM_API_VERSION, kind: "Llama", ...structuredClone(seed) });
+          const llama = store.#stamp({ apiVersion: FARM_API_VERSION, kind: "Llama", ...copyJson(seed) });
           store.#items.set(key(llama.metadata.namespace!, llama.metadata.name!), llama);
         }
       }
@@ -188,7 +189,7 @@ export class LlamaStore {
   get(namespace: string, name: string): Llama {
     const found = this.#items.get(key(namespace, name));
     if (!found) throw llamaNotFound(namespace, name);
-    return structuredClone(found);
+    return copyJson(found);
   }
 
   /** Llamas of one namespace (or all), sorted by namespace/name, with the collection's resourceVersion. */
@@ -198,7 +199,7 @@ export class LlamaStore {
       .sort((a, b) =>
         key(a.metadata.namespace!, a.metadata.name!) < key(b.metadata.namespace!, b.metadata.name!) ? -1 : 1
       )
-      .map((l) => structuredClone(l));
+      .map((l) => copyJson(l));
     return { items, rv: this.resourceVersion };
   }
 
@@ -235,7 +236,7 @@ export class LlamaStore {
       .sort((a, b) =>
         key(a.metadata.namespace!, a.metadata.name!) < key(b.metadata.namespace!, b.metadata.name!) ? -1 : 1
       )
-      .map((l) => structuredClone(l));
+      .map((l) => copyJson(l));
   }
 
   /** Creates a llama (409 AlreadyExists when the name is taken). `obj` must be validated already. */
@@ -252,7 +253,7 @@ export class LlamaStore {
           call("create", namespace, name),
         );
       }
-      const next = structuredClone(obj);
+      const next = copyJson(obj);
       next.metadata.uid = crypto.randomUUID();
       next.metadata.creationTimestamp = new Date(this.#clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z");
       next.metadata.generation = 1;
@@ -274,10 +275,10 @@ export class LlamaStore {
   ): Promise<Llama> {
     return this.#mutate(namespace, name, (current) => {
       if (!current) throw llamaNotFound(namespace, name, verb);
-      const desired = change(structuredClone(current));
+      const desired = change(copyJson(current));
       const wanted = desired.metadata.resourceVersion;
       if (wanted && wanted !== current.metadata.resourceVersion) throw conflict(namespace, name, verb);
-      const next = structuredClone(desired);
+      const next = copyJson(desired);
       next.metadata = {
         ...next.metadata,
         name,
@@ -342,7 +343,7 @@ export class LlamaStore {
         call("watch"),
       );
     }
-    const replay = this.#history.filter((c) => c.resourceVersion > sinceRV).map((c) => structuredClone(c));
+    const replay = this.#history.filter((c) => c.resourceVersion > sinceRV).map((c) => copyJson(c));
     this.#listeners.add(listener);
     return { replay, unsubscribe: () => this.#listeners.delete(listener) };
   }
@@ -383,7 +384,7 @@ export class LlamaStore {
   #emit(change: LlamaChange): void {
     this.#history.push(change);
     while (this.#history.length > this.#historySize) this.#compactedRV = this.#history.shift()!.resourceVersion;
-    for (const listener of [...this.#listeners]) listener(structuredClone(change));
+    for (const listener of [...this.#listeners]) listener(copyJson(change));
   }
 
   #mutate(namespace: string, name: string, mutation: Mutation, opts: WriteOptions): Promise<Llama> {
@@ -391,17 +392,17 @@ export class LlamaStore {
       for (let attempt = 0;; attempt++) {
         const k = key(namespace, name);
         const current = this.#items.get(k);
-        const { next, type } = mutation(current ? structuredClone(current) : undefined);
+        const { next, type } = mutation(current ? copyJson(current) : undefined);
         const rvBefore = this.#rv;
         const nextRV = rvBefore + 1;
-        const object = next ?? structuredClone(current!);
+        const object = next ?? copyJson(current!);
         object.apiVersion = FARM_API_VERSION;
         object.kind = "Llama";
         if (opts.dryRun) {
           // As kube's dry-run storage: nothing is versioned; a new object has no resourceVersion, others keep theirs.
           if (type === "ADDED") delete object.metadata.resourceVersion;
           else object.metadata.resourceVersion = current!.metadata.resourceVersion;
-          return structuredClone(object);
+          return copyJson(object);
         }
         object.metadata.resourceVersion = String(nextRV);
         const items = new Map(this.#items);
@@ -420,7 +421,7 @@ export class LlamaStore {
         this.#rv = nextRV;
         this.#items = items;
         this.#emit({ type, object, previous: type === "MODIFIED" ? current : undefined, resourceVersion: nextRV });
-        return structuredClone(object);
+        return copyJson(object);
       }
     };
     const result = this.#chain.then(run, run);

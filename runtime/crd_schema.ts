@@ -10,6 +10,7 @@
  */
 import { Type } from "@sinclair/typebox";
 import type { KubeObject, ResourceType } from "./types.ts";
+import { copyJson } from "./apimachinery/json_copy.ts";
 
 /** A structural OpenAPI v3 schema node as a CRD carries it. */
 export type StructuralSchema = { [keyword: string]: unknown };
@@ -71,7 +72,7 @@ export function structuralSchema(schema: object): StructuralSchema {
   }
   const out: StructuralSchema = s.type ? { type: s.type } : {};
   for (const [key, value] of Object.entries(s)) {
-    if (KEPT_KEYWORDS.has(key) || key.startsWith("x-kubernetes-")) out[key] = structuredClone(value);
+    if (KEPT_KEYWORDS.has(key) || key.startsWith("x-kubernetes-")) out[key] = copyJson(value);
   }
   if (s.type === "object") {
     if (s.properties) {
@@ -267,7 +268,7 @@ export function crdFromSchema(cr: CustomResourceSchema): KubeObject {
     required: ["spec"],
   };
   if (cr.description) openAPIV3Schema.description = cr.description;
-  if (cr.rules?.length) openAPIV3Schema["x-kubernetes-validations"] = structuredClone(cr.rules);
+  if (cr.rules?.length) openAPIV3Schema["x-kubernetes-validations"] = copyJson(cr.rules);
   const columns = cr.printerColumns ?? [];
   return {
     apiVersion: "apiextensions.k8s.io/v1",

@@ -6,6 +6,7 @@
  * @module
  */
 import { deepEqual, isPlainObject } from "./equality.ts";
+import { copyJson } from "./json_copy.ts";
 
 /** Why a JSON patch could not be applied. */
 export type PatchErrorReason =
@@ -178,17 +179,17 @@ function parseOps(ops: unknown): Op[] {
  */
 export function applyJsonPatch(target: unknown, ops: unknown): unknown {
   const parsed = parseOps(ops);
-  let doc = structuredClone(target);
+  let doc = copyJson(target);
   for (const op of parsed) {
     switch (op.op) {
       case "add":
-        doc = putAt(doc, op.path, structuredClone(op.value), "add");
+        doc = putAt(doc, op.path, copyJson(op.value), "add");
         break;
       case "remove":
         removeAt(doc, op.path);
         break;
       case "replace":
-        doc = putAt(doc, op.path, structuredClone(op.value), "replace");
+        doc = putAt(doc, op.path, copyJson(op.value), "replace");
         break;
       case "move": {
         if (op.path.startsWith(`${op.from}/`)) {
@@ -200,7 +201,7 @@ export function applyJsonPatch(target: unknown, ops: unknown): unknown {
         break;
       }
       case "copy":
-        doc = putAt(doc, op.path, structuredClone(getAt(doc, op.from!)), "add");
+        doc = putAt(doc, op.path, copyJson(getAt(doc, op.from!)), "add");
         break;
       case "test": {
         let actual: unknown;

@@ -8,6 +8,7 @@
  * @module
  */
 import { deepEqual, isPlainObject } from "./equality.ts";
+import { copyJson } from "./json_copy.ts";
 
 /** One operation of a computed patch (only `add`, `remove` and `replace` are produced). */
 export type JsonPatchOperation =
@@ -51,7 +52,7 @@ function diffAt(path: string, from: unknown, to: unknown, ops: JsonPatchOperatio
     }
     for (const [key, value] of Object.entries(to)) {
       if (value === undefined || from[key] !== undefined) continue;
-      ops.push({ op: "add", path: `${path}/${escapePointerToken(key)}`, value: structuredClone(value) });
+      ops.push({ op: "add", path: `${path}/${escapePointerToken(key)}`, value: copyJson(value) });
     }
     return;
   }
@@ -61,10 +62,10 @@ function diffAt(path: string, from: unknown, to: unknown, ops: JsonPatchOperatio
     // Remove from the end so earlier indices stay valid while the patch is applied.
     for (let i = from.length - 1; i >= common; i--) ops.push({ op: "remove", path: `${path}/${i}` });
     for (let i = common; i < to.length; i++) {
-      ops.push({ op: "add", path: `${path}/${i}`, value: structuredClone(to[i]) });
+      ops.push({ op: "add", path: `${path}/${i}`, value: copyJson(to[i]) });
     }
     return;
   }
   // Scalars, or a change of type: replace the whole value (the root included: path "").
-  ops.push({ op: "replace", path, value: structuredClone(to) });
+  ops.push({ op: "replace", path, value: copyJson(to) });
 }

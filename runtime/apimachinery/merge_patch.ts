@@ -4,6 +4,7 @@
  * @module
  */
 import { isPlainObject } from "./equality.ts";
+import { copyJson } from "./json_copy.ts";
 
 /**
  * Applies an RFC 7386 merge patch and returns the result; neither argument is modified.
@@ -16,8 +17,8 @@ import { isPlainObject } from "./equality.ts";
  * ```
  */
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
-  if (!isPlainObject(patch)) return structuredClone(patch);
-  return mergeInto(isPlainObject(target) ? structuredClone(target) : {}, patch);
+  if (!isPlainObject(patch)) return copyJson(patch);
+  return mergeInto(isPlainObject(target) ? copyJson(target) : {}, patch);
 }
 
 /** Merges `patch` into `result` (a copy this module owns) in place. */
@@ -29,7 +30,7 @@ function mergeInto(result: Record<string, unknown>, patch: Record<string, unknow
       const current = result[key];
       result[key] = mergeInto(isPlainObject(current) ? current : {}, value);
     } else {
-      result[key] = structuredClone(value);
+      result[key] = copyJson(value);
     }
   }
   return result;

@@ -2,7 +2,7 @@
  * Nesting limits for request bodies, worded as kube-apiserver's decoders word them: Go's encoding/json (and its fork
  * sigs.k8s.io/json) refuses JSON nested deeper than 10 000 levels with `invalid character '[' exceeded max depth`,
  * and YAML decoding refuses `yaml: exceeded max depth of 10000`. V8's JSON.parse is not recursive and accepts any
- * depth, but what comes after it is: structuredClone (V8's serializer) and the recursive patch and schema code
+ * depth, but what comes after it is: the recursive copy (copyJson), patch and schema code
  * overflow the stack somewhere near 3 000 levels, which was a 500. So servers check the depth first and answer 400 —
  * at {@link MAX_BODY_DEPTH} (1 000) rather than kube's 10 000, the deepest that leaves the rest a wide stack margin;
  * real objects nest a few dozen levels. {@link parseJsonBody} and {@link parseYamlBody} are the one JSON and
@@ -11,7 +11,7 @@
  */
 import YAML from "yaml";
 
-/** The deepest nesting our servers accept (kube's 10 000 would overflow V8's stack in structuredClone). */
+/** The deepest nesting our servers accept (kube's 10 000 would overflow V8's stack in the recursive code after it). */
 export const MAX_BODY_DEPTH = 1_000;
 
 /**

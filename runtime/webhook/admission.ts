@@ -10,6 +10,7 @@
 import { diffJsonPatch } from "../apimachinery/json_patch_diff.ts";
 import { isPlainObject } from "../apimachinery/equality.ts";
 import type { AdmissionRequest, AdmissionResponse, AdmissionReview } from "./review_types.ts";
+import { copyJson } from "../apimachinery/json_copy.ts";
 
 /** What the server sends back: an HTTP status and a JSON body (a review, or a plain message for a 4xx). */
 export interface ReviewAnswer {
@@ -151,8 +152,8 @@ function inputOf<T>(req: AdmissionRequest, signal: AbortSignal, warnings: string
   return {
     request: req,
     operation: req.operation,
-    object: (req.object ? structuredClone(req.object) : undefined) as T | undefined,
-    oldObject: (req.oldObject ? structuredClone(req.oldObject) : undefined) as T | undefined,
+    object: (req.object ? copyJson(req.object) : undefined) as T | undefined,
+    oldObject: (req.oldObject ? copyJson(req.oldObject) : undefined) as T | undefined,
     dryRun: req.dryRun === true,
     signal,
     warn: (message) => void warnings.push(message),

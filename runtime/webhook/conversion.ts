@@ -9,6 +9,7 @@
 import { deepEqual, isPlainObject } from "../apimachinery/equality.ts";
 import type { ReviewAnswer } from "./admission.ts";
 import type { ConversionResponse, ConversionReview } from "./review_types.ts";
+import { copyJson } from "../apimachinery/json_copy.ts";
 
 /** A Kubernetes object as conversion sees it (any apiVersion and kind; metadata unchecked). */
 export type ConvertibleObject = Record<string, unknown> & { apiVersion?: string; kind?: string; metadata?: unknown };
@@ -86,9 +87,9 @@ export function convertObject(
   const known = (v: string | undefined) => v === versions.hub || spokeOf(v) !== undefined;
   if (!known(from)) throw new ConversionError(`${objectName(obj)}: no converter from ${from}`);
   if (!known(desiredAPIVersion)) throw new ConversionError(`${objectName(obj)}: no converter to ${desiredAPIVersion}`);
-  const input = structuredClone(obj);
+  const input = copyJson(obj);
   const hub = from === versions.hub ? input : { ...spokeOf(from)!.toHub(input), apiVersion: versions.hub };
-  const out = desiredAPIVersion === versions.hub ? hub : spokeOf(desiredAPIVersion)!.fromHub(structuredClone(hub));
+  const out = desiredAPIVersion === versions.hub ? hub : spokeOf(desiredAPIVersion)!.fromHub(copyJson(hub));
   const converted = { ...out, apiVersion: desiredAPIVersion, kind: obj.kind };
   if (!deepEqual(metadataOutsideLabels(obj), metadataOutsideLabels(converted))) {
     throw new ConversionError(
