@@ -28,6 +28,10 @@ import {
 
 const binDir = await realClusterBinDir();
 
+/** A ConfigMap informer on `ns` through `client`, its metrics recorded, its logs quiet. */
+const configMapInformer = (client: KubeClient, ns: string, metrics: RecordingMetrics) =>
+  new Informer({ client, resource: CoreTypes.ConfigMap, namespace: ns, metrics, logger: quietLogger });
+
 Deno.test({
   name: "real cluster: runtime informers against kube-apiserver",
   ignore: !binDir,
@@ -123,13 +127,7 @@ Deno.test({
           ),
         });
         const metrics = new RecordingMetrics();
-        const informer = new Informer({
-          client: viaProxy,
-          resource: CoreTypes.ConfigMap,
-          namespace: ns,
-          metrics,
-          logger: quietLogger,
-        });
+        const informer = configMapInformer(viaProxy, ns, metrics);
         const stop = run(informer);
         try {
           await poll("sync through the proxy", () => informer.hasSynced() && informer.health().state === "Watching");
@@ -170,13 +168,7 @@ Deno.test({
             proxyEnv: { get: (k) => ({ HTTPS_PROXY: proxy.url })[k] },
           });
           const metrics = new RecordingMetrics();
-          const informer = new Informer({
-            client: viaProxy,
-            resource: CoreTypes.ConfigMap,
-            namespace: ns,
-            metrics,
-            logger: quietLogger,
-          });
+          const informer = configMapInformer(viaProxy, ns, metrics);
           for (let i = 0; i < 3; i++) await client.create(CoreTypes.ConfigMap, configMap(ns, `pre-${i}`, large(i)));
           const stop = run(informer);
           try {
