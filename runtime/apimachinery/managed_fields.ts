@@ -37,18 +37,7 @@ export interface ManagedFieldsEntry {
 /** One path: FieldsV1 element strings from the root. */
 export type FieldPath = string[];
 
-/**
- * A path's key in a {@link FieldSet}: its elements joined by NUL (a third of JSON.stringify's cost, which the write
- * path paid per path several times). A path with an empty element or one holding a NUL (possible in a client's
- * managedFields or a free-form map's keys) is keyed by NUL + its JSON instead: joined keys never start with NUL, so the
- * two forms cannot collide.
- */
-function pathKey(path: FieldPath): string {
-  for (const e of path) if (e === "" || e.includes("\0")) return "\0" + JSON.stringify(path);
-  return path.join("\0");
-}
-
-/** A set of paths, keyed by their elements. */
+/** A set of paths, keyed by their JSON encoding. */
 export class FieldSet {
   readonly #paths = new Map<string, FieldPath>();
 
@@ -58,17 +47,17 @@ export class FieldSet {
 
   /** Adds a path. */
   add(path: FieldPath): void {
-    this.#paths.set(pathKey(path), path);
+    this.#paths.set(JSON.stringify(path), path);
   }
 
   /** Whether the exact path is a member. */
   has(path: FieldPath): boolean {
-    return this.#paths.has(pathKey(path));
+    return this.#paths.has(JSON.stringify(path));
   }
 
   /** Removes a path; with `withChildren` also every path under it. */
   delete(path: FieldPath, withChildren = false): void {
-    this.#paths.delete(pathKey(path));
+    this.#paths.delete(JSON.stringify(path));
     if (!withChildren) return;
     for (const [key, p] of this.#paths) if (isPrefix(path, p)) this.#paths.delete(key);
   }
@@ -92,7 +81,7 @@ export function isPrefix(prefix: FieldPath, path: FieldPath): boolean {
 /** Converts a set to the `fieldsV1` tree. */
 export function toFieldsV1(set: FieldSet): Record<string, unknown> {
   const root: Record<string, unknown> = {};
-  const members = new Set(set.paths().map(pathKey));
+  const members = new Set(set.paths().map((p) => JSON.stringify(p)));
   for (const path of set.paths()) {
     let node = root;
     for (const element of path) {
@@ -107,7 +96,7 @@ export function toFieldsV1(set: FieldSet): Record<string, unknown> {
       const p = [...path, element];
       const children = sub as Record<string, unknown>;
       if (Object.keys(children).length > 0) {
-        if (members.has(pathKey(p))) children["."] = {};
+        if (members.has(JSON.stringify(p))) children["."] = {};
         mark(children, p);
       }
     }

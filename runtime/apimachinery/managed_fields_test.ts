@@ -70,7 +70,7 @@ Deno.test("applyConflictStatus: one conflict inline, several grouped per manager
   assert.deepEqual(many.causes.map((c) => c.field), [".spec.y", ".spec.x", ".spec.z"]);
 });
 
-Deno.test("FieldSet: paths whose elements hold NUL or are empty never collide with other paths", () => {
+Deno.test("FieldSet: paths whose elements hold NUL or are empty are distinct members", () => {
   const paths = [["f:a", "f:b"], ["f:a\0f:b"], ["", "f:a"], ["f:a", ""], [""], [], ["\0"], ["f:a"]];
   const set = new FieldSet(paths);
   assert.equal(set.size, paths.length);
