@@ -7,12 +7,15 @@
  * - every pod in pages of 500 (`limit` + `continue`, the reflector's paged list),
  * - one node's pods (`fieldSelector=spec.nodeName=…`, what each kubelet lists), 20 nodes;
  * and watches as informers start them with WatchList (`sendInitialEvents=true`, timed to the
- * `k8s.io/initial-events-end` bookmark): every pod, and one node's pods (20 nodes).
+ * `k8s.io/initial-events-end` bookmark): every pod, and one node's pods (20 nodes); then writes into the full store:
+ * pods/10 (≤ 10 000) more pods created and set Running over HTTP, and pods/10 (≤ 2 000) merge patches timed until a
+ * watch opened before them has seen every one.
  *
  * Rows: `fake-cluster-memory-per-pod` (RSS bytes per pod, goal ≤ 5 KB), `fake-cluster-list-all`,
- * `fake-cluster-list-paged`, `fake-cluster-list-node`, `fake-cluster-watch-list-all` and
- * `fake-cluster-watch-list-node` (ms). With `--real`, the same population is written to
- * etcd + kube-apiserver v1.37.2 (testing/envtest, over HTTP: slow) and the list rows get it as their peer.
+ * `fake-cluster-list-paged`, `fake-cluster-list-node`, `fake-cluster-watch-list-all`,
+ * `fake-cluster-watch-list-node`, `fake-cluster-writes` and `fake-cluster-patch-watch` (ms). With `--real`, the same
+ * population is written to etcd + kube-apiserver v1.37.2 (testing/envtest, over HTTP: slow) and every timed row gets it
+ * as its peer.
  *
  * `--settle S`: both memory samples wait S seconds of idle first (V8's memory reducer returns the pages the fill's
  * churn grew; the settled state a cluster's API server spends its time in).
@@ -28,6 +31,8 @@ const GOAL_BYTES_PER_POD = 5 * 1024;
 const NAMESPACES = 10;
 const PAGE = 500;
 const NODE_LISTS = 20;
+/** Requests in flight when writing over HTTP (both targets). */
+const IN_FLIGHT = 16;
 const PODS = { group: "", version: "v1", plural: "pods" } as const;
 const NODES = { group: "", version: "v1", plural: "nodes" } as const;
 const NAMESPACE = { group: "", version: "v1", plural: "namespaces" } as const;
@@ -148,10 +153,77 @@ async function child(nodes: number, pods: number, settleS: number): Promise<void
   await server.stop();
 }
 
-/** Where lists go: a base URL and how to reach it. */
+/** Where requests go: a base URL and how to reach it (headers include content-type and no compression). */
 interface Target {
   url: string;
-  init: RequestInit & { client?: Deno.HttpClient };
+  init: RequestInit & { client?: Deno.HttpClient; headers: Record<string, string> };
+}
+
+/** Sends one JSON request; returns the answer parsed. */
+async function send(target: Target, method: string, path: string, body: unknown, type = "application/json") {
+  const headers = { ...target.init.headers, "content-type": type };
+  const res = await fetch(`${target.url}${path}`, { ...target.init, method, headers, body: JSON.stringify(body) });
+  if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status}: ${await res.text()}`);
+  return await res.json();
+}
+
+/** Runs `make(i)` for i in [from, to) with {@link IN_FLIGHT} calls at a time. */
+async function inFlight(from: number, to: number, make: (i: number) => Promise<void>): Promise<void> {
+  let next = from;
+  await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
+    for (let i = next++; i < to; i = next++) await make(i);
+  }));
+}
+
+/** Creates pods `from` … `to − 1` over HTTP, each then set Running by a status PUT (what a kubelet writes). */
+async function writePods(target: Target, nodes: number, from: number, to: number): Promise<void> {
+  const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+  await inFlight(from, to, async (i) => {
+    const { namespace, body } = boundPod(i, nodes);
+    const created = await send(target, "POST", `/api/v1/namespaces/${namespace}/pods`, body);
+    created.status = runningStatus(i, created, now);
+    await send(target, "PUT", `/api/v1/namespaces/${namespace}/pods/${created.metadata.name}/status`, created);
+  });
+}
+
+/**
+ * A watch on every pod from now, then `count` merge patches (a label on pods 0 … count − 1); the milliseconds from the
+ * first patch sent to the last MODIFIED event read.
+ */
+async function patchWatch(target: Target, nodes: number, count: number): Promise<number> {
+  const rv = (await get(target, "/api/v1/pods?limit=1")).body!.metadata as { resourceVersion: string };
+  const res = await fetch(`${target.url}/api/v1/pods?watch=1&resourceVersion=${rv.resourceVersion}`, target.init);
+  if (res.status !== 200) throw new Error(`watch → ${res.status}: ${(await res.text()).slice(0, 300)}`);
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const t0 = performance.now();
+  const patching = inFlight(0, count, async (i) => {
+    const { namespace, body } = boundPod(i, nodes);
+    const path = `/api/v1/namespaces/${namespace}/pods/${(body.metadata as { name: string }).name}`;
+    await send(target, "PATCH", path, { metadata: { labels: { touched: "yes" } } }, "application/merge-patch+json");
+  });
+  let seen = 0;
+  let carry = "";
+  while (seen < count) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the watch ended after ${seen} of ${count} MODIFIED events`);
+    const lines = (carry + value).split("\n");
+    carry = lines.pop()!;
+    for (const line of lines) if (line.startsWith(`{"type":"MODIFIED"`)) seen++;
+  }
+  const ms = performance.now() - t0;
+  await patching;
+  await reader.cancel();
+  return ms;
+}
+
+/** The write rows: `writes` more pods created and run, then `patches` patches seen through a watch. */
+async function writeRows(target: Target, nodes: number, pods: number): Promise<Record<string, number>> {
+  const writes = Math.min(10_000, Math.ceil(pods / 10));
+  const t0 = performance.now();
+  await writePods(target, nodes, pods, pods + writes);
+  const writesMs = performance.now() - t0;
+  const patchWatchMs = await patchWatch(target, nodes, Math.min(2_000, Math.ceil(pods / 10)));
+  return { writesMs, patchWatchMs };
 }
 
 /** GET `path`; returns the bytes read and, when `items`, the items of the list (a page). */
@@ -249,7 +321,15 @@ async function lists(target: Target, nodes: number, pods: number): Promise<Recor
     const expect = Math.floor(pods / nodes) + (((k * 7919) % nodes) < pods % nodes ? 1 : 0);
     if ((list.items as unknown[]).length !== expect) throw new Error(`${node}: ${(list.items as unknown[]).length}`);
   }
-  return { allMs, allMiB: bytes / 2 ** 20, pagedMs, nodeMs: median(nodeMs), ...await watches(target, nodes, pods) };
+  const watched = await watches(target, nodes, pods);
+  return {
+    allMs,
+    allMiB: bytes / 2 ** 20,
+    pagedMs,
+    nodeMs: median(nodeMs),
+    ...watched,
+    ...await writeRows(target, nodes, pods),
+  };
 }
 
 /** Writes the same population to a real control plane (over HTTP, 16 in flight); returns its target. */
@@ -262,34 +342,13 @@ async function realTarget(nodes: number, pods: number): Promise<{ target: Target
   const client = Deno.createHttpClient({ caCerts: [ca] });
   // Uncompressed, as the fake answers (and as kubeop asks): Deno's fetch also ends a watch that kube-apiserver gzips
   // one member per flush after its first member (runtime/http/api_http_client.ts).
-  const headers = {
-    authorization: `Bearer ${token}`,
-    "content-type": "application/json",
-    "accept-encoding": "identity",
-  };
+  const headers = { authorization: `Bearer ${token}`, "accept-encoding": "identity" };
   const target: Target = { url: plane.url, init: { client, headers } };
-  const send = async (method: string, path: string, body: unknown) => {
-    const res = await fetch(`${plane.url}${path}`, { method, client, headers, body: JSON.stringify(body) });
-    if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status}: ${await res.text()}`);
-    return await res.json();
-  };
-  for (let n = 0; n < NAMESPACES; n++) await send("POST", "/api/v1/namespaces", { metadata: { name: `ns-${n}` } });
-  const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
-  let next = 0;
-  const worker = async (make: (i: number) => Promise<void>, count: number) => {
-    for (let i = next++; i < count; i = next++) await make(i);
-  };
-  await Promise.all(
-    Array.from({ length: 16 }, () => worker((i) => send("POST", "/api/v1/nodes", nodeObject(i)), nodes)),
-  );
-  next = 0;
-  await Promise.all(Array.from({ length: 16 }, () =>
-    worker(async (i) => {
-      const { namespace, body } = boundPod(i, nodes);
-      const created = await send("POST", `/api/v1/namespaces/${namespace}/pods`, body);
-      created.status = runningStatus(i, created, now);
-      await send("PUT", `/api/v1/namespaces/${namespace}/pods/${created.metadata.name}/status`, created);
-    }, pods)));
+  for (let n = 0; n < NAMESPACES; n++) {
+    await send(target, "POST", "/api/v1/namespaces", { metadata: { name: `ns-${n}` } });
+  }
+  await inFlight(0, nodes, (i) => send(target, "POST", "/api/v1/nodes", nodeObject(i)));
+  await writePods(target, nodes, 0, pods);
   return {
     target,
     stop: async () => {
@@ -334,7 +393,7 @@ if (import.meta.main && Deno.args[0] === "--child") {
       line += value;
     }
     const report = JSON.parse(line.slice(0, line.indexOf("\n"))) as ChildReport;
-    const fake = await lists({ url: report.url, init: {} }, nodes, pods);
+    const fake = await lists({ url: report.url, init: { headers: { "accept-encoding": "identity" } } }, nodes, pods);
     let real: Record<string, number> | undefined;
     if (Deno.args.includes("--real")) {
       const plane = await realTarget(nodes, pods);
@@ -378,6 +437,12 @@ if (import.meta.main && Deno.args[0] === "--child") {
           "watchNodeMs",
           `one node's pods, WatchList to the initial-events-end bookmark, median of ${NODE_LISTS}`,
         ],
+        [
+          "fake-cluster-writes",
+          "writesMs",
+          `pods/10 (≤ 10 000) more pods created and set Running, ${IN_FLIGHT} in flight`,
+        ],
+        ["fake-cluster-patch-watch", "patchWatchMs", "pods/10 (≤ 2 000) merge patches, until a watch has seen each"],
       ] as const
     ) {
       const ms = round(fake[key]);
