@@ -201,14 +201,18 @@ async function patchWatch(target: Target, nodes: number, count: number): Promise
     const path = `/api/v1/namespaces/${namespace}/pods/${(body.metadata as { name: string }).name}`;
     await send(target, "PATCH", path, { metadata: { labels: { touched: "yes" } } }, "application/merge-patch+json");
   });
-  let seen = 0;
+  const seen = new Set<string>(); // by pod: another writer's MODIFIED event (a controller's) is not one of ours
   let carry = "";
-  while (seen < count) {
+  while (seen.size < count) {
     const { value, done } = await reader.read();
-    if (done) throw new Error(`the watch ended after ${seen} of ${count} MODIFIED events`);
+    if (done) throw new Error(`the watch ended after ${seen.size} of ${count} patched pods`);
     const lines = (carry + value).split("\n");
     carry = lines.pop()!;
-    for (const line of lines) if (line.startsWith(`{"type":"MODIFIED"`)) seen++;
+    for (const line of lines) {
+      if (!line.startsWith(`{"type":"MODIFIED"`) || !line.includes(`"touched":"yes"`)) continue;
+      const pod = JSON.parse(line).object.metadata;
+      seen.add(`${pod.namespace}/${pod.name}`);
+    }
   }
   const ms = performance.now() - t0;
   await patching;
