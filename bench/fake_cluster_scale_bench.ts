@@ -24,6 +24,7 @@
  * @module
  */
 
+import { LineSplitter } from "../runtime/http/json_lines.ts";
 import { startFakeApiServer } from "../testing/apiserver/server.ts";
 import { fullMode, lowerIsBetter, median, recordResult, round } from "./result.ts";
 
@@ -167,6 +168,30 @@ async function send(target: Target, method: string, path: string, body: unknown,
   return await res.json();
 }
 
+/**
+ * Reads a watch's body a line (an event) at a time, split by the runtime's {@link LineSplitter}, until `onLine` returns
+ * true; throws, naming `what`, when the stream ends first. Cancels the body on return.
+ */
+async function readWatchLines(res: Response, what: string, onLine: (line: string) => boolean): Promise<void> {
+  const reader = res.body!.getReader();
+  let finished = false;
+  const split = new LineSplitter((line) => void (finished ||= onLine(line)));
+  try {
+    while (!finished) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`${what}: the watch ended first`);
+      split.push(value);
+    }
+  } finally {
+    await reader.cancel();
+  }
+}
+
+/** How many of `pods` pods spread round-robin over `nodes` nodes are on node `n` (boundPod's placement). */
+function podsOnNode(n: number, nodes: number, pods: number): number {
+  return Math.floor(pods / nodes) + (n < pods % nodes ? 1 : 0);
+}
+
 /** Runs `make(i)` for i in [from, to) with {@link IN_FLIGHT} calls at a time. */
 async function inFlight(from: number, to: number, make: (i: number) => Promise<void>): Promise<void> {
   let next = from;
@@ -194,7 +219,6 @@ async function patchWatch(target: Target, nodes: number, count: number): Promise
   const rv = (await get(target, "/api/v1/pods?limit=1")).body!.metadata as { resourceVersion: string };
   const res = await fetch(`${target.url}/api/v1/pods?watch=1&resourceVersion=${rv.resourceVersion}`, target.init);
   if (res.status !== 200) throw new Error(`watch → ${res.status}: ${(await res.text()).slice(0, 300)}`);
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   const t0 = performance.now();
   const patching = inFlight(0, count, async (i) => {
     const { namespace, body } = boundPod(i, nodes);
@@ -202,21 +226,15 @@ async function patchWatch(target: Target, nodes: number, count: number): Promise
     await send(target, "PATCH", path, { metadata: { labels: { touched: "yes" } } }, "application/merge-patch+json");
   });
   const seen = new Set<string>(); // by pod: another writer's MODIFIED event (a controller's) is not one of ours
-  let carry = "";
-  while (seen.size < count) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`the watch ended after ${seen.size} of ${count} patched pods`);
-    const lines = (carry + value).split("\n");
-    carry = lines.pop()!;
-    for (const line of lines) {
-      if (!line.startsWith(`{"type":"MODIFIED"`) || !line.includes(`"touched":"yes"`)) continue;
+  await readWatchLines(res, `patch+watch (${count} patches)`, (line) => {
+    if (line.startsWith(`{"type":"MODIFIED"`) && line.includes(`"touched":"yes"`)) {
       const pod = JSON.parse(line).object.metadata;
       seen.add(`${pod.namespace}/${pod.name}`);
     }
-  }
+    return seen.size === count;
+  });
   const ms = performance.now() - t0;
   await patching;
-  await reader.cancel();
   return ms;
 }
 
@@ -247,26 +265,12 @@ async function watchList(target: Target, query: string): Promise<number> {
   const res = await fetch(`${target.url}/api/v1/pods?${params}${query}`, target.init);
   if (res.status !== 200) throw new Error(`watch ${query} → ${res.status}: ${(await res.text()).slice(0, 300)}`);
   const end = `"k8s.io/initial-events-end":"true"`;
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   let events = 0;
-  let carry = "";
-  for (let ended = false; !ended;) {
-    const { value, done } = await reader.read();
-    if (done) {
-      throw new Error(
-        `watch ${target.url} ${query} ended before the initial-events-end bookmark (${events} events): ${
-          carry.slice(-400)
-        }`,
-      );
-    }
-    const lines = (carry + value).split("\n");
-    carry = lines.pop()!; // one event per line; the last may be cut
-    for (const line of lines) {
-      if (line.startsWith(`{"type":"ADDED"`)) events++;
-      else if (line.includes(end)) ended = true;
-    }
-  }
-  await reader.cancel();
+  await readWatchLines(res, `WatchList ${target.url} ${query} before the initial-events-end bookmark`, (line) => {
+    if (!line.startsWith(`{"type":"ADDED"`)) return line.includes(end);
+    events++;
+    return false;
+  });
   return events;
 }
 
@@ -282,7 +286,7 @@ async function watches(target: Target, nodes: number, pods: number): Promise<Rec
     const t = performance.now();
     const got = await watchList(target, `&fieldSelector=${encodeURIComponent(`spec.nodeName=${nodeName(n)}`)}`);
     nodeMs.push(performance.now() - t);
-    const expect = Math.floor(pods / nodes) + (n < pods % nodes ? 1 : 0);
+    const expect = podsOnNode(n, nodes, pods);
     if (got !== expect) throw new Error(`WatchList of ${nodeName(n)}: ${got} pods, expected ${expect}`);
   }
   return { watchAllMs: allMs, watchNodeMs: median(nodeMs) };
@@ -322,7 +326,7 @@ async function lists(target: Target, nodes: number, pods: number): Promise<Recor
     const list = (await get(target, `/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${node}`)}`))
       .body!;
     nodeMs.push(performance.now() - t);
-    const expect = Math.floor(pods / nodes) + (((k * 7919) % nodes) < pods % nodes ? 1 : 0);
+    const expect = podsOnNode((k * 7919) % nodes, nodes, pods);
     if ((list.items as unknown[]).length !== expect) throw new Error(`${node}: ${(list.items as unknown[]).length}`);
   }
   const watched = await watches(target, nodes, pods);
