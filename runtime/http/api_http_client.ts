@@ -286,7 +286,7 @@ class FetchTransport implements ApiTransport {
     try {
       const res = await fetch(req.url, {
         method: req.method,
-        headers: { ...req.headers, "accept-encoding": "identity" }, // as stream() below: no compression
+        headers: uncompressed(req.headers),
         body: req.body,
         signal,
         client: this.#client,
@@ -312,10 +312,10 @@ class FetchTransport implements ApiTransport {
   async stream(req: ApiStreamRequest): Promise<HttpStream> {
     const ended = new AbortController();
     const signal = req.signal ? AbortSignal.any([req.signal, ended.signal]) : ended.signal;
-    // No compression, as the pool asks for none: kube-apiserver gzips a watch one member per flush, and Deno's fetch
-    // ends the body after the first member unless the next is already buffered (the watch stopped after one event).
-    const headers = { ...req.headers, "accept-encoding": "identity" };
-    const res = await fetch(req.url, { headers, signal, client: this.#client } as RequestInit);
+    const res = await fetch(
+      req.url,
+      { headers: uncompressed(req.headers), signal, client: this.#client } as RequestInit,
+    );
     return fetchStream(res, () => ended.abort(new Error("stream closed")), req.signal);
   }
 
@@ -331,6 +331,15 @@ class FetchTransport implements ApiTransport {
     // Deno lets the requests in flight on a closed client finish.
     this.#client.close();
   }
+}
+
+/**
+ * `headers` asking for no compression, as the pool asks for none: kube-apiserver gzips a watch one member per flush,
+ * and Deno's fetch ends a body after its first gzip member unless the next is already buffered (a proxied watch
+ * stopped after one batch of events).
+ */
+function uncompressed(headers: Record<string, string> | undefined): Record<string, string> {
+  return { ...headers, "accept-encoding": "identity" };
 }
 
 /** A fetch Response as an {@link HttpStream}. */
