@@ -4,8 +4,10 @@
  * stage by stage — bare JSON.parse, JSON.parse keeping the objects (the floor of any cache), decode + split +
  * parse (the transport), and the whole path into the Informer (pure step → store → handler), with and without
  * deep freezing. Prints one line per stage; records nothing (watch_ingest_bench.ts is the reported benchmark).
+ * `--bytes=N` sets the ConfigMaps' size (1 500 by default; the event count scales so the frames total ~60 MB).
  *
- * Run: deno run --allow-all --v8-flags=--expose-gc bench/watch_ingest_cpu_bench.ts [--full] [--stages=informer,…]
+ * Run: deno run --allow-all --v8-flags=--expose-gc bench/watch_ingest_cpu_bench.ts [--full] [--bytes=10000]
+ * [--stages=informer,…]
  * @module
  */
 
@@ -89,9 +91,11 @@ async function informerPath(
 
 if (import.meta.main) {
   const full = fullMode();
-  const events = full ? 200_000 : 40_000;
+  const bytes = Number(Deno.args.find((a) => a.startsWith("--bytes="))?.slice("--bytes=".length) ?? 1_500);
+  // The same ~60 MB of frames (300 MB in full mode) at any object size.
+  const events = Math.round((full ? 200_000 : 40_000) * 1_500 / bytes);
   const reps = full ? 5 : 9;
-  const { body, lines } = encodeWatchBody(events, 1_500);
+  const { body, lines } = encodeWatchBody(events, bytes);
   const stages: Record<string, () => number | Promise<number>> = {
     "json-parse": () => {
       const start = cpuMs();
