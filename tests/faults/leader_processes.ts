@@ -35,6 +35,7 @@ import {
   exitLogsOf,
   explainViolation,
   LEADER_SCOPE,
+  leaderFaultPlan,
   leaderObjectNames,
   type LeaderProcessesResult,
   leaderReplicaArgs,
@@ -65,6 +66,8 @@ export async function runLeaderProcesses(
   opts: { rounds: number; seed: number; log?: (line: string) => void },
 ): Promise<LeaderProcessesResult> {
   const started = performance.now();
+  // The faults are fixed up front (leaderFaultPlan); this stream only paces the rounds and picks the churned names.
+  const plan = leaderFaultPlan(opts.rounds, opts.seed);
   const rand = seeded(opts.seed);
   const env = await startFakeEnv();
   const { server } = env;
@@ -130,14 +133,15 @@ export async function runLeaderProcesses(
       round: async (round, leader) => {
         await sleep(100 + rand() * 500); // it leads (and writes) a little
         if (leader.exited) return;
-        if (round % 8 === 7) {
+        const fault = plan[round];
+        if (fault === "outage" || fault === "outage-state-loss") {
           // Every eighth round: an API server outage past the renew deadline (every request 503, every watch cut),
           // then back; every other one of them comes back with an empty store (the state lost: no Lease, no CRD, no
           // object) and the harness re-applies namespaces, CRDs and MultiSecrets, as the matrix's
           // restart-state-loss does. Every replica loses or fails to take the Lease; none may exit (graceful leader
           // transition), none may write while another holds the Lease afterwards; the cluster must reach the
           // desired state again.
-          const stateLoss = round % 16 === 15;
+          const stateLoss = fault === "outage-state-loss";
           server.faults.inject({ code: 503, message: "the API server is down (outage round)" });
           server.faults.dropWatches();
           await sleep(LEASE.renewDeadlineMs + 100 + rand() * 2 * LEASE.durationMs);
@@ -159,8 +163,7 @@ export async function runLeaderProcesses(
           opts.log?.(`round ${round + 1}: outage${stateLoss ? " with state loss" : ""}, recovered in ${r.seconds} s`);
           return;
         }
-        const r = rand();
-        if (r < 0.45) {
+        if (fault === "sigstop-leader") {
           // SIGSTOP past the renew deadline (up to 2.5 leases), then SIGCONT: it must not write once resumed. The stop
           // comes once the churn is paused, the desired state reached and the leader quiet for STOP_QUIET_MS (see the
           // module doc); a leader that does not settle within 10 s is SIGKILLed instead.
@@ -173,7 +176,7 @@ export async function runLeaderProcesses(
             result.sigkills++;
             await pool.killAndWait(leader);
           }
-        } else if (r < 0.85) {
+        } else if (fault === "sigkill-leader") {
           result.sigkills++;
           await pool.killAndWait(leader);
         } else {

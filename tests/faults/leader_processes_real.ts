@@ -33,6 +33,7 @@ import {
   exitLogsOf,
   explainViolation,
   LEADER_SCOPE,
+  type LeaderFault,
   leaderObjectNames,
   type LeaderProcessesResult,
   leaderReplicaArgs,
@@ -50,10 +51,8 @@ export const REAL_LEADER_OBJECTS = 20;
 /** Longest wait for the desired state after an outage round (a state loss re-creates every CRD and object). */
 const RECOVERY_MS = 120_000;
 
-/** One round's fault. */
-type Fault = "sigkill-leader" | "sigstop-leader" | "sigkill-standby" | "outage" | "outage-state-loss";
 /** The rounds, in order. */
-const FAULTS: Fault[] = [
+const FAULTS: LeaderFault[] = [
   "sigkill-leader",
   "sigstop-leader",
   "outage",

@@ -1,8 +1,8 @@
 /**
  * What the leader process rounds share between their targets (tests/faults/leader_processes.ts on the fake API server,
  * tests/faults/leader_processes_real.ts on kube-apiserver + etcd): the result and its fault row, the replicas'
- * arguments, the recovery measured after an outage (with or without state loss), the duplicate-concurrent count from
- * the replicas' trace logs and the explanation of a checker violation.
+ * arguments, the faults of their rounds, the recovery measured after an outage (with or without state loss), the
+ * duplicate-concurrent count from the replicas' trace logs and the explanation of a checker violation.
  * @module
  */
 import type { LeaderObservation, LeaderSafetyReport } from "./leader_checker.ts";
@@ -18,6 +18,44 @@ import {
 import { type HeldStretch, type ReconcileOverlapReport, reconcileOverlaps } from "./reconcile_overlap.ts";
 import type { ProcessRoundCounts } from "./process_rounds.ts";
 import type { Scope } from "./desired.ts";
+import { seededRandom } from "../../runtime/random.ts";
+
+/** One round's fault. */
+export type LeaderFault = "sigkill-leader" | "sigstop-leader" | "sigkill-standby" | "outage" | "outage-state-loss";
+
+/**
+ * The fault of each of `rounds` rounds, fixed before the run from `seed` alone (a random stream the run also drew
+ * from for its churn made the mix depend on timing: a 40-round run once had 7 SIGSTOPs where it asserts 8): every
+ * eighth round an API server outage, every other one of them with state loss; the other rounds a deck of 45 %
+ * leader SIGSTOPs, 40 % leader SIGKILLs and 15 % standby SIGKILLs, shuffled.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { leaderFaultPlan } from "./leader_rounds.ts";
+ * const plan = leaderFaultPlan(40, 7);
+ * assert.equal(plan.filter((f) => f === "sigstop-leader").length, 16);
+ * assert.deepEqual(plan, leaderFaultPlan(40, 7));
+ * ```
+ */
+export function leaderFaultPlan(rounds: number, seed: number): LeaderFault[] {
+  const outage = (round: number): LeaderFault | undefined =>
+    round % 16 === 15 ? "outage-state-loss" : round % 8 === 7 ? "outage" : undefined;
+  const others = Array.from({ length: rounds }, (_, i) => i).filter((i) => !outage(i)).length;
+  const stops = Math.round(others * 0.45);
+  const kills = Math.round(others * 0.40);
+  const deck: LeaderFault[] = [
+    ...Array<LeaderFault>(stops).fill("sigstop-leader"),
+    ...Array<LeaderFault>(kills).fill("sigkill-leader"),
+    ...Array<LeaderFault>(others - stops - kills).fill("sigkill-standby"),
+  ];
+  const rand = seededRandom(seed);
+  for (let i = deck.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [deck[i], deck[j]] = [deck[j], deck[i]];
+  }
+  return Array.from({ length: rounds }, (_, round) => outage(round) ?? deck.pop()!);
+}
 
 /** What a leader process run measured. */
 export interface LeaderProcessesResult extends LeaderSafetyReport, ProcessRoundCounts {
