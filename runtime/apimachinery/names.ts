@@ -98,6 +98,23 @@ const DNS1035_LABEL = new RegExp(`^${DNS1035_LABEL_FMT}$`);
 const DNS1035_LABEL_MSG = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an " +
   "alphabetic character, and end with an alphanumeric character";
 
+/**
+ * content.IsPathSegmentName (references by name: an HPA's scaleTargetRef, metric names): the problems with `value`
+ * (none when valid; empty is not checked here).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { pathSegmentNameErrors } from "./names.ts";
+ * assert.deepEqual(pathSegmentNameErrors("a/b%c"), ["may not contain '/'", "may not contain '%'"]);
+ * assert.deepEqual(pathSegmentNameErrors(".."), ["may not be '..'"]);
+ * ```
+ */
+export function pathSegmentNameErrors(value: string): string[] {
+  if (value === "." || value === "..") return [`may not be '${value}'`];
+  return ["/", "%"].filter((c) => value.includes(c)).map((c) => `may not contain '${c}'`);
+}
+
 /** validation.IsDNS1123Label (namespace names): the problems with `value` (none when valid). */
 export function dns1123LabelErrors(value: string): string[] {
   const errs: string[] = [];

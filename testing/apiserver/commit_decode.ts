@@ -1,9 +1,11 @@
 /**
  * The commit path's decoding of a write's body (create, update): the checks kube's decoder makes before anything
- * else, and the fields a built-in's Go type lacks, dropped and reported for `fieldValidation`.
+ * else, and the fields a built-in's Go type lacks, dropped and reported for `fieldValidation`; quantities are
+ * rewritten as their canonical text (go_json_quantities.ts).
  * @module
  */
 import { dropUnknownGoFields, strictFieldPath } from "./go_json_unknown.ts";
+import { canonicalQuantity } from "./go_json_quantities.ts";
 import type { ResourceRegistry } from "./registry.ts";
 import type { ResourceDef } from "./resource_def.ts";
 import { badRequest } from "./status_errors.ts";
@@ -38,7 +40,9 @@ export function decodeBody(
     ? obj.apiVersion.split("/", 2)
     : [def.group, typeof obj.apiVersion === "string" && obj.apiVersion ? obj.apiVersion : def.version];
   const kind = typeof obj.kind === "string" && obj.kind ? obj.kind : def.kind;
-  const unknown = def.custom ? [] : dropUnknownGoFields(group, version, kind, obj).map(strictFieldPath);
+  const unknown = def.custom
+    ? []
+    : dropUnknownGoFields(group, version, kind, obj, { onScalar: canonicalQuantity }).map(strictFieldPath);
   if (strategy.conversion) obj = strategy.conversion.toStorage(obj);
   obj.metadata = obj.metadata && typeof obj.metadata === "object" ? obj.metadata : {};
   return { obj, unknown };

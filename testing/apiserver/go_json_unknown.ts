@@ -12,12 +12,25 @@ import { goFieldsOf, goTypeOf } from "./go_json_types.ts";
 /** One step of an unknown field's path: a struct or map key, or a list index with the list's element. */
 export type UnknownFieldStep = { key: string } | { index: number; item: unknown };
 
+/** Where a scalar sits: its compact Go type, the struct declaring its field, and whether it is a map's value. */
+export interface ScalarSlot {
+  type: string;
+  /** The OpenAPI definition name of the struct whose field holds it (the map, for a map's value). */
+  struct: string;
+  inMap: boolean;
+}
+
 /** Options of {@link dropUnknownGoFields}. */
 export interface UnknownGoFieldsOptions {
   /** Visit each object's keys sorted (the order kube reports a patched object in), not in insertion order. */
   sorted?: boolean;
   /** Only find them: leave the object as it is. */
   keep?: boolean;
+  /**
+   * Called for each scalar value of a known struct field or map entry: where a decoder rewrites a value as Go reads
+   * it (go_json_quantities.ts).
+   */
+  onScalar?: (parent: Record<string, unknown>, key: string, at: ScalarSlot) => void;
 }
 
 /**
@@ -66,33 +79,45 @@ export function dropUnknownStructFields(
 ): UnknownFieldStep[][] {
   const root = name;
   const found: UnknownFieldStep[][] = [];
-  const walk = (value: unknown, type: string, path: UnknownFieldStep[]): void => {
+  const { onScalar } = opts;
+  // `struct`: the definition whose field holds `value` (for onScalar).
+  const walk = (value: unknown, type: string, path: UnknownFieldStep[], struct: string): void => {
     if (value === null || typeof value !== "object") return;
     if (type.startsWith("[]")) {
       if (!Array.isArray(value)) return;
-      value.forEach((item, index) => walk(item, type.slice(2), [...path, { index, item }]));
+      value.forEach((item, index) => walk(item, type.slice(2), [...path, { index, item }], struct));
       return;
     }
     if (Array.isArray(value)) return;
     const record = value as Record<string, unknown>;
     const keys = opts.sorted ? Object.keys(record).sort() : Object.keys(record);
+    const scalar = (key: string, at: ScalarSlot) => {
+      const v = record[key];
+      if (onScalar && (v === null || typeof v !== "object")) onScalar(record, key, at);
+    };
     if (type.startsWith("map[string]")) {
-      for (const key of keys) walk(record[key], type.slice(11), [...path, { key }]);
+      const valueType = type.slice(11);
+      for (const key of keys) {
+        scalar(key, { type: valueType, struct, inMap: true });
+        walk(record[key], valueType, [...path, { key }], struct);
+      }
       return;
     }
     if (!type.startsWith("#")) return; // any (raw JSON), quantity, intstr, or a scalar of the wrong JSON type
-    const fields = goFieldsOf(type.slice(1));
+    const name = type.slice(1);
+    const fields = goFieldsOf(name);
     for (const key of keys) {
       const field = fields.get(key);
       if (field !== undefined) {
-        walk(record[key], field, [...path, { key }]);
+        scalar(key, { type: field, struct: name, inMap: false });
+        walk(record[key], field, [...path, { key }], name);
         continue;
       }
       found.push([...path, { key }]);
       if (!opts.keep) delete record[key];
     }
   };
-  walk(obj, `#${root}`, []);
+  walk(obj, `#${root}`, [], root);
   return found;
 }
 

@@ -28,6 +28,76 @@ export function quantity(text: unknown): Quantity | undefined {
   return { ...value, format };
 }
 
+/**
+ * The text kube stores for quantity text it parsed: resource.ParseQuantity keeps the text itself where its fast path
+ * finds it already canonical (an integer scale that is a multiple of 3 without three trailing zeros, or a whole
+ * 1024-power binary amount not divisible by 8 — leading zeros and a `+` stay: `"010"`, `"+2"`), else the quantity's
+ * canonical `String()` (`0.5` → `500m`, `2048Mi` → `2Gi`). A core v1 ResourceList's values (`resourceList`) are
+ * first rounded away from zero to milli units, as SetDefaults_ResourceList does (`100u` → `1m`). Undefined when the
+ * text is not a quantity.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { storedQuantityText } from "./resource_quantity.ts";
+ * assert.equal(storedQuantityText("0.5"), "500m");
+ * assert.equal(storedQuantityText("2048Mi"), "2Gi");
+ * assert.equal(storedQuantityText("010"), "010");
+ * assert.equal(storedQuantityText("1000m"), "1");
+ * assert.equal(storedQuantityText("100u"), "100u");
+ * assert.equal(storedQuantityText("100u", { resourceList: true }), "1m");
+ * assert.equal(storedQuantityText("x"), undefined);
+ * ```
+ */
+export function storedQuantityText(text: string, opts: { resourceList?: boolean } = {}): string | undefined {
+  const parsed = quantity(text);
+  if (!parsed) return undefined;
+  if (opts.resourceList && finerThanMilli(text)) return formatQuantity(awayFromZeroToMilli(parsed));
+  return text === "0" || parseKeepsText(text) ? text : formatQuantity(parsed);
+}
+
+/** Whether Quantity.RoundUp(-3) changes the parsed text: a decimal scale below milli, or a fractional binary amount. */
+function finerThanMilli(text: string): boolean {
+  const m = text.match(/^[+-]?\d*(?:\.(\d*))?(.*)$/);
+  if (!m) return false;
+  const denom = m[1] ?? "";
+  const suffix = m[2];
+  if (suffix in BINARY_EXPONENTS) return denom.length > 0;
+  const exponent = suffix in DECIMAL_EXPONENTS ? DECIMAL_EXPONENTS[suffix] : Number(suffix.slice(1));
+  return exponent - denom.length < -3;
+}
+
+/** `q` rounded to whole thousandths, away from zero (resource.Quantity.RoundUp(-3)). */
+function awayFromZeroToMilli(q: Quantity): Quantity {
+  const milli = q.num * 1000n;
+  const whole = milli / q.den;
+  const rounded = milli % q.den === 0n ? whole : whole + (milli > 0n ? 1n : -1n);
+  return { ...fraction(rounded, 1000n), format: q.format };
+}
+
+const DECIMAL_EXPONENTS: Record<string, number> = { n: -9, u: -6, m: -3, "": 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+const BINARY_EXPONENTS: Record<string, number> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
+
+/** ParseQuantity's "already canonical: reuse the string" test (apimachinery pkg/api/resource/quantity.go). */
+function parseKeepsText(text: string): boolean {
+  const m = text.match(/^[+-]?0*(\d*)(?:\.(\d*))?(.*)$/);
+  if (!m) return false;
+  const num = m[1] || "0";
+  const denom = m[2] ?? "";
+  const suffix = m[3];
+  const shifted = num + denom;
+  if (suffix in BINARY_EXPONENTS) {
+    const exponent = BINARY_EXPONENTS[suffix];
+    if (denom || 15 - num.length - Math.trunc(exponent * 3 / 10) - 1 < 0) return false;
+    const value = BigInt(shifted);
+    return value << BigInt(exponent) < 2n ** 63n && exponent % 10 === 0 && (value & 7n) !== 0n;
+  }
+  const exponent = suffix in DECIMAL_EXPONENTS ? DECIMAL_EXPONENTS[suffix] : Number(suffix.slice(1));
+  if (!Number.isInteger(exponent) || 18 - shifted.length < 0) return false;
+  const scale = exponent - denom.length;
+  return scale >= -9 && scale % 3 === 0 && !shifted.endsWith("000") && shifted[0] !== "0";
+}
+
 /** a + b, in a's format (kube's Quantity.Add). */
 export function addQuantities(a: Quantity, b: Quantity): Quantity {
   return { ...fraction(a.num * b.den + b.num * a.den, a.den * b.den), format: a.format };

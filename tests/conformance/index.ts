@@ -57,6 +57,8 @@ import { subresourceCases } from "./subresources.ts";
 import { storedShapeCases } from "./stored_shape.ts";
 import { storageProtectionCases } from "./storage_protection.ts";
 import { hpaVersionCases } from "./hpa_versions.ts";
+import { hpaValidationCases } from "./hpa_validation.ts";
+import { storedQuantityCases } from "./stored_quantities.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
 import { conditionalUpdateCases } from "./conditional_updates.ts";
 import { requiredFieldCases } from "./required_fields.ts";
@@ -104,8 +106,10 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "validation", cases: reviewMetadataCases },
   { topic: "defaulting", cases: defaultingCases },
   { topic: "defaulting", cases: storedShapeCases },
+  { topic: "defaulting", cases: storedQuantityCases },
   { topic: "server-filled", cases: serverFilledCases },
   { topic: "hpa-versions", cases: hpaVersionCases },
+  { topic: "hpa-versions", cases: hpaValidationCases },
   { topic: "deletion", cases: deletionApiCases },
   { topic: "deletion", cases: namespaceTerminationCases },
   { topic: "patch", cases: patchCases },

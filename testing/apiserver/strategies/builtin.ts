@@ -16,7 +16,7 @@ import { CONFIGMAPS, SECRETS } from "./configmaps_secrets.ts";
 import { CRDS } from "./crds.ts";
 import { CUSTOM_RESOURCES } from "./custom_resources.ts";
 import { CORE_EVENTS, EVENTS_V1 } from "./events.ts";
-import { HPA_V1_CONVERSION } from "./hpa_v1_conversion.ts";
+import { HORIZONTAL_POD_AUTOSCALERS, HORIZONTAL_POD_AUTOSCALERS_V1 } from "./hpa.ts";
 import { LEASES } from "./leases.ts";
 import { NODES } from "./nodes.ts";
 import {
@@ -29,7 +29,6 @@ import {
   CSI_DRIVERS,
   CSI_NODES,
   ENDPOINT_SLICES,
-  HORIZONTAL_POD_AUTOSCALERS,
   INGRESSES,
   IP_ADDRESSES,
   NETWORK_POLICIES,
@@ -104,7 +103,7 @@ export const BUILTIN_STRATEGIES: ReadonlyArray<[groupResource: string, strategy:
   ["policy/poddisruptionbudgets", POD_DISRUPTION_BUDGETS],
   ["autoscaling/horizontalpodautoscalers", HORIZONTAL_POD_AUTOSCALERS],
   // Served as autoscaling/v1 too: merged over the group-resource's strategy (see StrategyRegistry).
-  ["autoscaling/v1/horizontalpodautoscalers", { conversion: HPA_V1_CONVERSION }],
+  ["autoscaling/v1/horizontalpodautoscalers", HORIZONTAL_POD_AUTOSCALERS_V1],
   ["networking.k8s.io/ingresses", INGRESSES],
   ["networking.k8s.io/networkpolicies", NETWORK_POLICIES],
   ["networking.k8s.io/ipaddresses", IP_ADDRESSES],

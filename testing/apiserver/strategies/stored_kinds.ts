@@ -1,12 +1,11 @@
 /**
- * Built-in kinds kube-apiserver v1.37 only stores (their controllers do not run here), with the defaults its
- * SetDefaults_* functions fill in on every write (`default`) and the fields Go serialises although nobody set them
- * (`encode`, owned by no manager: non-omitempty numbers, booleans and structs of the status, empty lists as `null`):
+ * Built-in kinds kube-apiserver v1.37 only stores (their controllers do not run here; HorizontalPodAutoscalers are in
+ * hpa.ts), with the defaults its SetDefaults_* functions fill in on every write (`default`) and the fields Go
+ * serialises although nobody set them (`encode`, owned by no manager: non-omitempty numbers, booleans and structs of
+ * the status, empty lists as `null`):
  *
  * - policy/v1 PodDisruptionBudget: status `currentHealthy`, `desiredHealthy`, `disruptionsAllowed`, `expectedPods` 0;
  *   any path segment is a valid name (kube has no PDB name rule);
- * - autoscaling/v2 HorizontalPodAutoscaler: minReplicas 1, the 80 % CPU utilisation metric when none is given, status
- *   `currentMetrics: null` and `desiredReplicas` 0, spec and status in Go's field order;
  * - networking.k8s.io/v1 Ingress: status `loadBalancer: {}`, its backends' Service names DNS-1123 labels;
  *   NetworkPolicy: policyTypes `Ingress` (and `Egress` when egress rules are given) and `podSelector: {}` when none is
  *   given;
@@ -49,50 +48,6 @@ export const POD_DISRUPTION_BUDGETS: ResourceStrategy = {
     }
   },
 };
-
-/** autoscaling horizontalpodautoscalers (stored as autoscaling/v2). */
-export const HORIZONTAL_POD_AUTOSCALERS: ResourceStrategy = {
-  default(hpa: KubeObject): void {
-    const spec = objectAt(hpa, "spec");
-    spec.minReplicas ??= 1;
-    if (!Array.isArray(spec.metrics) || spec.metrics.length === 0) {
-      spec.metrics = [{
-        type: "Resource",
-        resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 80 } },
-      }];
-    }
-  },
-  encode(hpa: KubeObject): void {
-    const status = objectAt(hpa, "status");
-    status.currentMetrics ??= null;
-    status.desiredReplicas ??= 0;
-    // Stored in Go's struct order (what a strict patch's refused object quotes).
-    const spec = objectAt(hpa, "spec");
-    if (spec.scaleTargetRef && typeof spec.scaleTargetRef === "object") {
-      inGoOrder(spec.scaleTargetRef, ["kind", "name", "apiVersion"]);
-    }
-    inGoOrder(spec, ["scaleTargetRef", "minReplicas", "maxReplicas", "metrics", "behavior"]);
-    inGoOrder(status, [
-      "observedGeneration",
-      "lastScaleTime",
-      "currentReplicas",
-      "desiredReplicas",
-      "currentMetrics",
-      "conditions",
-    ]);
-  },
-};
-
-/** Puts `obj`'s keys listed in `order` first, in that order (Go's struct field order), the others after them. */
-function inGoOrder(obj: KubeObject, order: readonly string[]): void {
-  const entries = Object.entries(obj);
-  for (const [key] of entries) delete obj[key];
-  for (const key of order) {
-    const found = entries.find(([k]) => k === key);
-    if (found) obj[key] = found[1];
-  }
-  for (const [key, value] of entries) if (!order.includes(key)) obj[key] = value;
-}
 
 /** Causes for the Service names an Ingress's backends name (DNS-1123 labels), default backend first. */
 function validateIngressBackends(ingress: KubeObject): StatusCause[] {

@@ -79,21 +79,6 @@ export const REQUIRED_FIELDS: Record<string, (obj: Any) => StatusCause[]> = {
     empty(o.spec?.trustBundle)
       ? [fieldInvalid("spec.trustBundle", "<value omitted>", "at least one trust anchor must be provided")]
       : [],
-  // Either served version: the stored (v2) form is validated, v1's defaults and conversion applied.
-  "autoscaling/horizontalpodautoscalers": (o) => {
-    const spec = o.spec ?? {};
-    const ref = spec.scaleTargetRef ?? {};
-    return [
-      ...(typeof spec.minReplicas === "number" && (spec.maxReplicas ?? 0) < spec.minReplicas
-        ? [fieldInvalid("spec.maxReplicas", spec.maxReplicas ?? 0, "must be greater than or equal to `minReplicas`")]
-        : []),
-      ...required([["spec.scaleTargetRef.kind", ref.kind], ["spec.scaleTargetRef.name", ref.name]]),
-      ...(empty(ref.apiVersion)
-        ? [fieldInvalid("spec.scaleTargetRef.apiVersion", "", "apiVersion must specify API group")]
-        : []),
-      ...(spec.maxReplicas ? [] : [fieldRequired("spec.maxReplicas")]),
-    ];
-  },
   "networking.k8s.io/ingressclasses": (o) => required([["spec.controller", o.spec?.controller]]),
   "networking.k8s.io/ingresses": (o) =>
     o.spec?.defaultBackend == null && empty(o.spec?.rules)
