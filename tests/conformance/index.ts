@@ -59,6 +59,7 @@ import { storageProtectionCases } from "./storage_protection.ts";
 import { hpaVersionCases } from "./hpa_versions.ts";
 import { hpaValidationCases } from "./hpa_validation.ts";
 import { storedQuantityCases } from "./stored_quantities.ts";
+import { resourceQuotaValidationCases } from "./resource_quota_validation.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
 import { conditionalUpdateCases } from "./conditional_updates.ts";
 import { requiredFieldCases } from "./required_fields.ts";
@@ -134,6 +135,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "webhook-tls", cases: webhookSelfSignedCases },
   { topic: "pod-admission", cases: podAdmissionCases },
   { topic: "limits-quota", cases: limitsQuotaCases },
+  { topic: "limits-quota", cases: resourceQuotaValidationCases },
   { topic: "storage-protection", cases: storageProtectionCases },
   { topic: "pod-admission", cases: serviceAccountAdmissionCases },
   { topic: "pod-admission", cases: admissionManagedFieldCases },

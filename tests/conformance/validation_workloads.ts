@@ -248,4 +248,88 @@ export const validationWorkloadCases: ConformanceCase[] = [
       );
     },
   },
+  {
+    name: "Deployments: the rollout strategy and the counts after the template; Jobs: no negative counts",
+    async run({ noRetry, ns }) {
+      const template = { metadata: { labels: { app: "a" } }, spec: POD_SPEC };
+      const deploy = (name: string, spec: Record<string, unknown>) =>
+        noRetry.create(Deployment, {
+          metadata: { name, namespace: ns },
+          spec: { selector: { matchLabels: { app: "a" } }, template, ...spec },
+        }, { namespace: ns, dryRun: true });
+      const percent = "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or " +
+        "'93%', regex used for validation is '[0-9]+%')";
+      await expectStatus(
+        deploy("val-roll1", {
+          strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: "x%", maxUnavailable: "150%" } },
+          minReadySeconds: -1,
+          revisionHistoryLimit: -2,
+          progressDeadlineSeconds: -5,
+        }),
+        several("Deployment.apps", "val-roll1", [
+          [INVALID, "spec.strategy.rollingUpdate.maxSurge", `Invalid value: "x%": ${percent}`],
+          [
+            INVALID,
+            "spec.strategy.rollingUpdate.maxUnavailable",
+            'Invalid value: "150%": must not be greater than 100%',
+          ],
+          [INVALID, "spec.minReadySeconds", "Invalid value: -1: must be greater than or equal to 0"],
+          [INVALID, "spec.revisionHistoryLimit", "Invalid value: -2: must be greater than or equal to 0"],
+          [INVALID, "spec.progressDeadlineSeconds", "Invalid value: -5: must be greater than or equal to 0"],
+          [INVALID, "spec.progressDeadlineSeconds", "Invalid value: -5: must be greater than minReadySeconds"],
+        ]),
+        "bad rollout numbers",
+      );
+      await expectStatus(
+        deploy("val-roll2", { strategy: { rollingUpdate: { maxSurge: "0%", maxUnavailable: "0%" } } }),
+        single(
+          "Deployment.apps",
+          "val-roll2",
+          INVALID,
+          "spec.strategy.rollingUpdate.maxUnavailable",
+          'Invalid value: "0%": may not be 0 when `maxSurge` is 0',
+        ),
+        "nothing may roll",
+      );
+      await expectStatus(
+        deploy("val-roll3", { strategy: { type: "Recreate", rollingUpdate: { maxSurge: 1 } } }),
+        single(
+          "Deployment.apps",
+          "val-roll3",
+          "FieldValueForbidden",
+          "spec.strategy.rollingUpdate",
+          "Forbidden: may not be specified when strategy `type` is 'Recreate'",
+        ),
+        "Recreate with rolling parameters",
+      );
+      await expectStatus(
+        deploy("val-roll4", { strategy: { type: "BlueGreen" } }),
+        single(
+          "Deployment.apps",
+          "val-roll4",
+          "FieldValueNotSupported",
+          "spec.strategy",
+          'Unsupported value: {"Type":"BlueGreen","RollingUpdate":null}: supported values: "Recreate", "RollingUpdate"',
+        ),
+        "an unknown strategy",
+      );
+      await expectStatus(
+        noRetry.create(Job, {
+          metadata: { name: "val-job-counts", namespace: ns },
+          spec: {
+            parallelism: -1,
+            completions: -1,
+            backoffLimit: -2,
+            template: { spec: { ...POD_SPEC, restartPolicy: "Never" } },
+          },
+        }, { namespace: ns, dryRun: true }),
+        several("Job.batch", "val-job-counts", [
+          [INVALID, "spec.parallelism", "Invalid value: -1: must be greater than or equal to 0"],
+          [INVALID, "spec.completions", "Invalid value: -1: must be greater than or equal to 0"],
+          [INVALID, "spec.backoffLimit", "Invalid value: -2: must be greater than or equal to 0"],
+        ]),
+        "negative Job counts",
+      );
+    },
+  },
 ];

@@ -15,6 +15,7 @@ import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
 import { fieldInvalid, fieldRequired } from "../validation/field_errors.ts";
 import { defaultPodTemplate, validatePodSpec } from "../validation/pod_spec.ts";
 import { immutableSpecFields, selectorJson, validateSelectorAndTemplate } from "./workloads.ts";
+import { jobCountCauses } from "../validation/workload_counts.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -74,6 +75,7 @@ export const JOBS: ResourceStrategy = {
   validate(job: KubeObject, ctx: StrategyContext): StatusCause[] {
     if (ctx.subresource === "status") return [];
     return [
+      ...jobCountCauses(job.spec ?? {}),
       ...validateSelectorAndTemplate(job, { restartAlways: false }),
       ...restartCauses(job.spec?.template?.spec, "spec.template.spec.restartPolicy"),
     ];

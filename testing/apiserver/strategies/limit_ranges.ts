@@ -1,12 +1,18 @@
 /**
  * Core v1 LimitRanges and ResourceQuotas. ResourceQuotas start with an empty status (the quota controller and the
- * ResourceQuota admission plugin write it through /status). LimitRanges: one sent without a name gets a UUID for one;
+ * ResourceQuota admission plugin write it through /status) and are validated as kube validates them
+ * (validation/resource_quota.ts). LimitRanges: one sent without a name gets a UUID for one;
  * kube's SetDefaults_LimitRangeItem fills a Container item's `default` from `max` and its
  * `defaultRequest` from `default`, then from `min` (the LimitRanger admission plugin applies them to pods).
  * @module
  */
 import type { Unstructured as KubeObject } from "../unstructured.ts";
 import type { ResourceStrategy } from "../strategy.ts";
+import {
+  validateResourceQuotaSpec,
+  validateResourceQuotaStatus,
+  validateResourceQuotaUpdate,
+} from "../validation/resource_quota.ts";
 
 type List = Record<string, unknown>;
 
@@ -50,4 +56,7 @@ export const RESOURCE_QUOTAS: ResourceStrategy = {
   prepareForCreate(q: KubeObject): void {
     q.status = {};
   },
+  validate: (q) => validateResourceQuotaSpec(q),
+  validateUpdate: (next, old, ctx) =>
+    ctx.subresource === "status" ? validateResourceQuotaStatus(next) : validateResourceQuotaUpdate(next, old),
 };

@@ -15,6 +15,7 @@ import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
 import { fieldImmutable, fieldInvalid, fieldNotSupported, fieldRequired } from "../validation/field_errors.ts";
 import { validateLabels } from "../validation/object_meta.ts";
 import { defaultPodTemplate, templateLabels, validatePodSpec } from "../validation/pod_spec.ts";
+import { deploymentSpecCauses } from "../validation/workload_counts.ts";
 import { copyJson } from "../../../runtime/apimachinery/json_copy.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -119,9 +120,11 @@ function workload(
   initialStatus: () => Record<string, unknown>,
   immutable: readonly string[] = [],
   selectorRequired = true,
+  specCauses: (spec: Json) => StatusCause[] = () => [],
 ): ResourceStrategy {
   const main = (ctx: StrategyContext) => ctx.subresource !== "status";
   const rules = { restartAlways: true, selectorRequired };
+  const validate = (obj: KubeObject) => [...validateSelectorAndTemplate(obj, rules), ...specCauses(obj.spec ?? {})];
   return {
     prepareForCreate(obj: KubeObject): void {
       obj.status = initialStatus();
@@ -131,11 +134,11 @@ function workload(
       defaults(obj.spec);
       defaultPodTemplate(obj.spec.template);
     },
-    validate: (obj, ctx) => main(ctx) ? validateSelectorAndTemplate(obj, rules) : [],
+    validate: (obj, ctx) => main(ctx) ? validate(obj) : [],
     validateUpdate: (next, old, ctx) =>
       main(ctx)
         ? [
-          ...validateSelectorAndTemplate(next, rules),
+          ...validate(next),
           ...selectorImmutable(next, old),
           ...immutableSpecFields(next, old, immutable),
         ]
@@ -144,18 +147,24 @@ function workload(
 }
 
 /** apps/v1 deployments (a status write keeps the stored labels: strategies/status_metadata.ts). */
-export const DEPLOYMENTS: ResourceStrategy = workload((spec) => {
-  spec.replicas ??= 1;
-  spec.strategy ??= {};
-  spec.strategy.type ??= "RollingUpdate";
-  if (spec.strategy.type === "RollingUpdate") {
-    spec.strategy.rollingUpdate ??= {};
-    spec.strategy.rollingUpdate.maxUnavailable ??= "25%";
-    spec.strategy.rollingUpdate.maxSurge ??= "25%";
-  }
-  spec.revisionHistoryLimit ??= 10;
-  spec.progressDeadlineSeconds ??= 600;
-}, () => ({}));
+export const DEPLOYMENTS: ResourceStrategy = workload(
+  (spec) => {
+    spec.replicas ??= 1;
+    spec.strategy ??= {};
+    spec.strategy.type ??= "RollingUpdate";
+    if (spec.strategy.type === "RollingUpdate") {
+      spec.strategy.rollingUpdate ??= {};
+      spec.strategy.rollingUpdate.maxUnavailable ??= "25%";
+      spec.strategy.rollingUpdate.maxSurge ??= "25%";
+    }
+    spec.revisionHistoryLimit ??= 10;
+    spec.progressDeadlineSeconds ??= 600;
+  },
+  () => ({}),
+  [],
+  true,
+  deploymentSpecCauses,
+);
 
 const STATEFULSET_BASE: ResourceStrategy = workload(
   (spec) => {

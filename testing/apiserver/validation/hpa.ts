@@ -8,10 +8,11 @@
  * @module
  */
 import type { StatusCause } from "../../../runtime/client/errors.ts";
-import { dns1123LabelErrors, pathSegmentNameErrors, qualifiedNameErrors } from "../../../runtime/apimachinery/names.ts";
+import { dns1123LabelErrors, pathSegmentNameErrors } from "../../../runtime/apimachinery/names.ts";
 import type { KubeObject } from "../../../runtime/types.ts";
 import { formatQuantity, type Quantity, quantity } from "../resource_quantity.ts";
 import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired } from "./field_errors.ts";
+import { containerResourceNameErrors } from "./resource_names.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -211,7 +212,7 @@ function metricSource(field: string, src: Record<string, Any>, path: string, opt
     default: { // resource, containerResource
       const name = typeof src.name === "string" ? src.name : "";
       if (!name) causes.push(fieldRequired(`${path}.name`, "must specify a resource name"));
-      else if (field === "containerResource") causes.push(...containerResourceName(name, `${path}.name`));
+      else if (field === "containerResource") causes.push(...containerResourceNameErrors(name, `${path}.name`));
       if (field === "containerResource") {
         const container = typeof src.container === "string" ? src.container : "";
         if (!container) causes.push(fieldRequired(`${path}.container`, "must specify a container"));
@@ -260,52 +261,6 @@ function metricIdentifier(metric: unknown, path: string): StatusCause[] {
   const name = isObject(metric) && typeof metric.name === "string" ? metric.name : "";
   if (!name) return [fieldRequired(`${path}.name`, "must specify a metric name")];
   return pathSegmentNameErrors(name).map((msg) => fieldInvalid(`${path}.name`, name, msg));
-}
-
-const STANDARD_RESOURCES = new Set([
-  "cpu",
-  "memory",
-  "ephemeral-storage",
-  "requests.cpu",
-  "requests.memory",
-  "requests.ephemeral-storage",
-  "limits.cpu",
-  "limits.memory",
-  "limits.ephemeral-storage",
-  "pods",
-  "resourcequotas",
-  "services",
-  "replicationcontrollers",
-  "secrets",
-  "configmaps",
-  "persistentvolumeclaims",
-  "storage",
-  "requests.storage",
-  "services.nodeports",
-  "services.loadbalancers",
-]);
-
-/** apivalidation.ValidateContainerResourceName: a qualified name, and a resource a container can request. */
-function containerResourceName(name: string, path: string): StatusCause[] {
-  const qualified = qualifiedNameErrors(name).map((msg) => fieldInvalid(path, name, msg));
-  const causes = [...qualified];
-  const native = !name.includes("/");
-  if (qualified.length === 0 && native && !STANDARD_RESOURCES.has(name) && !/^(requests\.)?hugepages-/.test(name)) {
-    causes.push(fieldInvalid(path, name, "must be a standard resource type or fully qualified"));
-  }
-  if (native) {
-    if (!["cpu", "memory", "ephemeral-storage"].includes(name) && !name.startsWith("hugepages-")) {
-      causes.push(fieldInvalid(path, name, "must be a standard resource for containers"));
-    }
-  } else if (!name.includes("kubernetes.io/") && !extendedResourceName(name)) {
-    causes.push(fieldInvalid(path, name, "doesn't follow extended resource name standard"));
-  }
-  return causes;
-}
-
-/** helper.IsExtendedResourceName for a name outside kubernetes.io. */
-function extendedResourceName(name: string): boolean {
-  return !name.startsWith("requests.") && qualifiedNameErrors(`requests.${name}`).length === 0;
 }
 
 function scalingRules(rules: unknown, path: string): StatusCause[] {

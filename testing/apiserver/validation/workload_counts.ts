@@ -1,0 +1,107 @@
+/**
+ * The count and rollout rules of workload specs, as kube-apiserver v1.37's apps and batch validation words them:
+ * a Deployment's strategy (ValidateDeploymentStrategy: maxUnavailable and maxSurge as a non-negative count or a
+ * percentage, not both 0, maxUnavailable at most 100 %; no rollingUpdate for Recreate) and the counts after it
+ * (minReadySeconds, revisionHistoryLimit, progressDeadlineSeconds above minReadySeconds); a Job's counts
+ * (validateJobSpec: parallelism, completions, activeDeadlineSeconds, backoffLimit, ttlSecondsAfterFinished,
+ * backoffLimitPerIndex, maxFailedIndexes not negative).
+ * @module
+ */
+import type { StatusCause } from "../../../runtime/client/errors.ts";
+import { regexError } from "../../../runtime/apimachinery/names.ts";
+import { fieldForbidden, fieldInvalid, fieldNotSupported } from "./field_errors.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = Record<string, any>;
+
+const PERCENT = /^[0-9]+%$/;
+const PERCENT_MESSAGE = regexError(
+  "a valid percent string must be a numeric string followed by an ending '%'",
+  "[0-9]+%",
+  "1%",
+  "93%",
+);
+const NON_NEGATIVE = "must be greater than or equal to 0";
+
+/** Causes for each of `fields` of `spec` that is a negative number (ValidateNonnegativeField). */
+function nonNegative(spec: Json, fields: readonly string[], prefix: string): StatusCause[] {
+  return fields.filter((f) => typeof spec[f] === "number" && spec[f] < 0)
+    .map((f) => fieldInvalid(`${prefix}.${f}`, spec[f], NON_NEGATIVE));
+}
+
+/** ValidatePositiveIntOrPercent: a non-negative integer or a `N%` string. */
+function intOrPercentCauses(value: unknown, path: string): StatusCause[] {
+  if (typeof value === "string") return PERCENT.test(value) ? [] : [fieldInvalid(path, value, PERCENT_MESSAGE)];
+  if (typeof value === "number" && value < 0) return [fieldInvalid(path, value, NON_NEGATIVE)];
+  return [];
+}
+
+/** getIntOrPercentValue: a percentage's number, an integer's value, a string's Atoi (0 when it is none). */
+function intOrPercentValue(value: unknown): number {
+  if (typeof value === "number") return value;
+  if (typeof value !== "string") return 0;
+  const text = PERCENT.test(value) ? value.slice(0, -1) : value;
+  return /^[+-]?\d+$/.test(text) ? Number(text) : 0;
+}
+
+/**
+ * Causes for a Deployment's strategy and the counts kube checks after its template, in kube's order.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { deploymentSpecCauses } from "./workload_counts.ts";
+ * const spec = { strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: 0, maxUnavailable: 0 } } };
+ * assert.deepEqual(deploymentSpecCauses(spec).map((c) => c.message), [
+ *   "Invalid value: 0: may not be 0 when `maxSurge` is 0",
+ * ]);
+ * ```
+ */
+export function deploymentSpecCauses(spec: Json): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const strategy: Json = spec.strategy && typeof spec.strategy === "object" ? spec.strategy : {};
+  const path = "spec.strategy.rollingUpdate";
+  if (strategy.type === "Recreate") {
+    if (strategy.rollingUpdate != null) {
+      causes.push(fieldForbidden(path, "may not be specified when strategy `type` is 'Recreate'"));
+    }
+  } else if (strategy.type === "RollingUpdate") {
+    const rolling: Json = strategy.rollingUpdate ?? {};
+    causes.push(...intOrPercentCauses(rolling.maxUnavailable, `${path}.maxUnavailable`));
+    causes.push(...intOrPercentCauses(rolling.maxSurge, `${path}.maxSurge`));
+    if (intOrPercentValue(rolling.maxUnavailable) === 0 && intOrPercentValue(rolling.maxSurge) === 0) {
+      causes.push(
+        fieldInvalid(`${path}.maxUnavailable`, rolling.maxUnavailable ?? 0, "may not be 0 when `maxSurge` is 0"),
+      );
+    }
+    const unavailable = rolling.maxUnavailable;
+    if (typeof unavailable === "string" && PERCENT.test(unavailable) && intOrPercentValue(unavailable) > 100) {
+      causes.push(fieldInvalid(`${path}.maxUnavailable`, unavailable, "must not be greater than 100%"));
+    }
+  } else {
+    // kube prints the internal struct: Go field names, no JSON tags.
+    const shown = { Type: strategy.type ?? "", RollingUpdate: strategy.rollingUpdate ?? null };
+    causes.push(fieldNotSupported("spec.strategy", shown, ["Recreate", "RollingUpdate"]));
+  }
+  causes.push(...nonNegative(spec, ["minReadySeconds", "revisionHistoryLimit", "progressDeadlineSeconds"], "spec"));
+  const deadline = spec.progressDeadlineSeconds;
+  if (
+    typeof deadline === "number" && deadline <= (typeof spec.minReadySeconds === "number" ? spec.minReadySeconds : 0)
+  ) {
+    causes.push(fieldInvalid("spec.progressDeadlineSeconds", deadline, "must be greater than minReadySeconds"));
+  }
+  return causes;
+}
+
+/** Causes for a Job's negative counts, in validateJobSpec's order. */
+export function jobCountCauses(spec: Json): StatusCause[] {
+  return nonNegative(spec, [
+    "parallelism",
+    "completions",
+    "activeDeadlineSeconds",
+    "backoffLimit",
+    "ttlSecondsAfterFinished",
+    "backoffLimitPerIndex",
+    "maxFailedIndexes",
+  ], "spec");
+}
