@@ -3,7 +3,8 @@
  * the differential battery, tests/differential/) — a kind's own name rule (none for a PodDisruptionBudget, an IP
  * address for an IPAddress, whose generateName is not extended, a DNS-1123 label for a StatefulSet), the Service names
  * a StatefulSet and an Ingress refer to, a DeviceTaintRule's taint, and the causes of a DaemonSet and a CronJob sent
- * without spec (no nil-selector cause; a missing schedule, checked declaratively, last).
+ * without spec (no nil-selector cause; a missing schedule, checked declaratively, last); a PriorityClass's value ceiling,
+ * reserved `system-` names and preemption policy, a StorageClass's provisioner, reclaim policy and binding mode.
  * @module
  */
 import assert from "node:assert/strict";
@@ -149,6 +150,71 @@ export const kindValidationCases: ConformanceCase[] = [
           'Required value: valid values: "OnFailure", "Never"',
         ),
         cause("FieldValueRequired", "spec.schedule", "Required value"),
+      ]);
+    },
+  },
+  {
+    name: "PriorityClasses and StorageClasses: value ceiling, system names, policies; provisioner, reclaim and binding",
+    async run({ noRetry }) {
+      const pcs = "/apis/scheduling.k8s.io/v1/priorityclasses";
+      const dry = { dryRun: "All" };
+      const pc = (name: string, value: number, more: Any = {}) =>
+        rawJson(noRetry, "POST", pcs, { body: { metadata: { name }, value, ...more }, query: dry });
+      assert.deepEqual(causesOf(await pc("kv-pc-high", 2_000_000_000, { preemptionPolicy: "Sometimes" })), [
+        cause(
+          "FieldValueForbidden",
+          "value",
+          "Forbidden: maximum allowed value of a user defined priority is 1000000000",
+        ),
+        cause(
+          "FieldValueNotSupported",
+          "preemptionPolicy",
+          'Unsupported value: "Sometimes": supported values: "PreemptLowerPriority", "Never"',
+        ),
+      ]);
+      const reserved =
+        "Forbidden: priority class names with 'system-' prefix are reserved for system use only. error: ";
+      assert.deepEqual(causesOf(await pc("system-kv", 5)), [
+        cause("FieldValueForbidden", "metadata.name", `${reserved}system-kv is not a known system priority class`),
+      ]);
+      assert.deepEqual(causesOf(await pc("system-node-critical", 5)), [
+        cause(
+          "FieldValueForbidden",
+          "metadata.name",
+          `${reserved}value of system-node-critical PriorityClass must be 2000001000`,
+        ),
+      ]);
+      const scs = "/apis/storage.k8s.io/v1/storageclasses";
+      const sc = (name: string, more: Any) =>
+        rawJson(noRetry, "POST", scs, { body: { metadata: { name }, ...more }, query: dry });
+      const qualified = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end " +
+        "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is " +
+        "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+      assert.deepEqual(
+        causesOf(
+          await sc("kv-sc", { provisioner: "Bad Provisioner!", reclaimPolicy: "Keep", volumeBindingMode: "Later" }),
+        ),
+        [
+          cause("FieldValueInvalid", "provisioner", `Invalid value: "bad provisioner!": ${qualified}`),
+          cause(
+            "FieldValueNotSupported",
+            "reclaimPolicy",
+            'Unsupported value: "Keep": supported values: "Delete", "Retain"',
+          ),
+          cause(
+            "FieldValueNotSupported",
+            "volumeBindingMode",
+            'Unsupported value: "Later": supported values: "Immediate", "WaitForFirstConsumer"',
+          ),
+        ],
+      );
+      assert.deepEqual(causesOf(await sc("kv-sc-empty", { provisioner: "", volumeBindingMode: "Later" })), [
+        cause(
+          "FieldValueNotSupported",
+          "volumeBindingMode",
+          'Unsupported value: "Later": supported values: "Immediate", "WaitForFirstConsumer"',
+        ),
+        cause("FieldValueRequired", "provisioner", "Required value"),
       ]);
     },
   },

@@ -15,7 +15,8 @@
  * - flowcontrol.apiserver.k8s.io/v1 PriorityLevelConfiguration: a Limited level's lendablePercent 0;
  * - networking.k8s.io/v1 IPAddress: an empty `parentRef.group` (omitempty) is not kept; its name must be an IP
  *   address, and generateName is used as the name as it is;
- * - storage.k8s.io/v1 StorageClass: reclaimPolicy Delete, volumeBindingMode Immediate;
+ * - storage.k8s.io/v1 StorageClass: reclaimPolicy Delete, volumeBindingMode Immediate; the provisioner a qualified
+ *   name, the policy and mode known ones;
  * - discovery.k8s.io/v1 EndpointSlice: each port's name "" and protocol TCP, each endpoint's `conditions: {}`; a
  *   change of its labels bumps the generation too.
  *
@@ -25,11 +26,11 @@
  * @module
  */
 import type { StatusCause } from "../../../runtime/client/errors.ts";
-import { dns1123LabelErrors } from "../../../runtime/apimachinery/names.ts";
+import { dns1123LabelErrors, qualifiedNameErrors } from "../../../runtime/apimachinery/names.ts";
 import { jsonEqual, specChanged, validateIpAddressName, validatePathSegmentName } from "../object_rules.ts";
 import type { ResourceStrategy } from "../strategy.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
-import { fieldInvalid } from "../validation/field_errors.ts";
+import { fieldInvalid, fieldNotSupported } from "../validation/field_errors.ts";
 
 /** `obj[key]` as an object, set to `{}` when absent or not an object. */
 function objectAt(obj: KubeObject, key: string): KubeObject {
@@ -149,7 +150,27 @@ export const STORAGE_CLASSES: ResourceStrategy = {
     storageClass.reclaimPolicy ??= "Delete";
     storageClass.volumeBindingMode ??= "Immediate";
   },
+  validate: validateStorageClass,
+  validateUpdate: (next) => validateStorageClass(next),
 };
+
+/** ValidateStorageClass: the provisioner a qualified name (lower-cased), the reclaim policy and binding mode known. */
+function validateStorageClass(storageClass: KubeObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const provisioner = typeof storageClass.provisioner === "string" ? storageClass.provisioner.toLowerCase() : "";
+  for (const msg of provisioner ? qualifiedNameErrors(provisioner) : []) {
+    causes.push(fieldInvalid("provisioner", provisioner, msg));
+  }
+  const policy = storageClass.reclaimPolicy;
+  if (typeof policy === "string" && policy && !["Delete", "Retain"].includes(policy)) {
+    causes.push(fieldNotSupported("reclaimPolicy", policy, ["Delete", "Retain"]));
+  }
+  const mode = storageClass.volumeBindingMode;
+  if (mode != null && !["Immediate", "WaitForFirstConsumer"].includes(mode)) {
+    causes.push(fieldNotSupported("volumeBindingMode", mode, ["Immediate", "WaitForFirstConsumer"]));
+  }
+  return causes;
+}
 
 /** discovery.k8s.io/v1 endpointslices: a change of anything but metadata, or of the labels, bumps the generation. */
 export const ENDPOINT_SLICES: ResourceStrategy = {
