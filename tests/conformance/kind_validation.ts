@@ -4,7 +4,8 @@
  * address for an IPAddress, whose generateName is not extended, a DNS-1123 label for a StatefulSet), the Service names
  * a StatefulSet and an Ingress refer to, a DeviceTaintRule's taint, and the causes of a DaemonSet and a CronJob sent
  * without spec (no nil-selector cause; a missing schedule, checked declaratively, last); a PriorityClass's value ceiling,
- * reserved `system-` names and preemption policy, a StorageClass's provisioner, reclaim policy and binding mode.
+ * reserved `system-` names and preemption policy, a StorageClass's provisioner, reclaim policy and binding mode, a
+ * PodDisruptionBudget's budget and selector.
  * @module
  */
 import assert from "node:assert/strict";
@@ -216,6 +217,57 @@ export const kindValidationCases: ConformanceCase[] = [
         ),
         cause("FieldValueRequired", "provisioner", "Required value"),
       ]);
+    },
+  },
+  {
+    name: "PodDisruptionBudgets: one of minAvailable and maxUnavailable, counts or percentages to 100 %, the selector",
+    async run({ noRetry, ns }) {
+      const pdbs = `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`;
+      const pdb = (name: string, spec: Any) =>
+        rawJson(noRetry, "POST", pdbs, { body: { metadata: { name }, spec }, query: { dryRun: "All" } });
+      const text = (answer: { code: number; body: Any }) =>
+        causesOf(answer).map((c: Any) => `${c.field}: ${c.message}`);
+      assert.deepEqual(text(await pdb("kv-pdb-both", { minAvailable: "50%", maxUnavailable: -1 })), [
+        'spec: Invalid value: {"MinAvailable":"50%","Selector":null,"MaxUnavailable":-1,"UnhealthyPodEvictionPolicy":null}: ' +
+        "minAvailable and maxUnavailable cannot be both set",
+        "spec.maxUnavailable: Invalid value: -1: must be greater than or equal to 0",
+      ]);
+      const percent = "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or " +
+        "'93%', regex used for validation is '[0-9]+%')";
+      const name =
+        "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an " +
+        "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is " +
+        "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+      const value =
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and " +
+        "must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used " +
+        "for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+      const selector = {
+        matchExpressions: [
+          { key: "Bad Key", operator: "In" },
+          { key: "a", operator: "Exists", values: ["b"] },
+          { key: "b", operator: "Near", values: ["-x-"] },
+        ],
+      };
+      assert.deepEqual(
+        text(await pdb("kv-pdb-bad", { maxUnavailable: "x", selector, unhealthyPodEvictionPolicy: "Sometimes" })),
+        [
+          `spec.maxUnavailable: Invalid value: "x": ${percent}`,
+          "spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+          `spec.selector.matchExpressions[0].key: Invalid value: "Bad Key": ${name}`,
+          "spec.selector.matchExpressions[1].values: Forbidden: may not be specified when `operator` is 'Exists' or " +
+          "'DoesNotExist'",
+          'spec.selector.matchExpressions[2].operator: Invalid value: "Near": not a valid selector operator',
+          `spec.selector.matchExpressions[2].values[0]: Invalid value: "-x-": ${value}`,
+          'spec.unhealthyPodEvictionPolicy: Unsupported value: "Sometimes": supported values: "AlwaysAllow", ' +
+          '"IfHealthyBudget"',
+        ],
+      );
+      assert.deepEqual(text(await pdb("kv-pdb-150", { minAvailable: "150%" })), [
+        'spec.minAvailable: Invalid value: "150%": must not be greater than 100%',
+      ]);
+      const ok = await pdb("kv-pdb-ok", { minAvailable: "100%", selector: { matchLabels: { app: "x" } } });
+      assert.equal(ok.code, 201, JSON.stringify(ok.body));
     },
   },
 ];

@@ -5,7 +5,7 @@
  * the status, empty lists as `null`):
  *
  * - policy/v1 PodDisruptionBudget: status `currentHealthy`, `desiredHealthy`, `disruptionsAllowed`, `expectedPods` 0;
- *   any path segment is a valid name (kube has no PDB name rule);
+ *   any path segment is a valid name (kube has no PDB name rule); validated as validation/pod_disruption_budget.ts says;
  * - networking.k8s.io/v1 Ingress: status `loadBalancer: {}`, its backends' Service names DNS-1123 labels;
  *   NetworkPolicy: policyTypes `Ingress` (and `Egress` when egress rules are given) and `podSelector: {}` when none is
  *   given;
@@ -31,6 +31,7 @@ import { jsonEqual, specChanged, validateIpAddressName, validatePathSegmentName 
 import type { ResourceStrategy } from "../strategy.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { fieldInvalid, fieldNotSupported } from "../validation/field_errors.ts";
+import { validatePdbSpec, validatePdbStatus } from "../validation/pod_disruption_budget.ts";
 
 /** `obj[key]` as an object, set to `{}` when absent or not an object. */
 function objectAt(obj: KubeObject, key: string): KubeObject {
@@ -42,6 +43,8 @@ function objectAt(obj: KubeObject, key: string): KubeObject {
 export const POD_DISRUPTION_BUDGETS: ResourceStrategy = {
   // kube validates no PDB name rule of its own: only the generic path-segment check (rest.BeforeCreate).
   validateName: validatePathSegmentName,
+  validate: (pdb) => validatePdbSpec(pdb),
+  validateUpdate: (next, _old, ctx) => ctx.subresource === "status" ? validatePdbStatus(next) : validatePdbSpec(next),
   encode(pdb: KubeObject): void {
     const status = objectAt(pdb, "status");
     for (const field of ["currentHealthy", "desiredHealthy", "disruptionsAllowed", "expectedPods"]) {

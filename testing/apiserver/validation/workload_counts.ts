@@ -30,7 +30,7 @@ function nonNegative(spec: Json, fields: readonly string[], prefix: string): Sta
 }
 
 /** ValidatePositiveIntOrPercent: a non-negative integer or a `N%` string. */
-function intOrPercentCauses(value: unknown, path: string): StatusCause[] {
+export function intOrPercentCauses(value: unknown, path: string): StatusCause[] {
   if (typeof value === "string") return PERCENT.test(value) ? [] : [fieldInvalid(path, value, PERCENT_MESSAGE)];
   if (typeof value === "number" && value < 0) return [fieldInvalid(path, value, NON_NEGATIVE)];
   return [];
@@ -42,6 +42,11 @@ function intOrPercentValue(value: unknown): number {
   if (typeof value !== "string") return 0;
   const text = PERCENT.test(value) ? value.slice(0, -1) : value;
   return /^[+-]?\d+$/.test(text) ? Number(text) : 0;
+}
+
+/** IsNotMoreThan100Percent's test: a valid percentage above 100. */
+export function percentOver100(value: unknown): boolean {
+  return typeof value === "string" && PERCENT.test(value) && intOrPercentValue(value) > 100;
 }
 
 /**
@@ -74,9 +79,8 @@ export function deploymentSpecCauses(spec: Json): StatusCause[] {
         fieldInvalid(`${path}.maxUnavailable`, rolling.maxUnavailable ?? 0, "may not be 0 when `maxSurge` is 0"),
       );
     }
-    const unavailable = rolling.maxUnavailable;
-    if (typeof unavailable === "string" && PERCENT.test(unavailable) && intOrPercentValue(unavailable) > 100) {
-      causes.push(fieldInvalid(`${path}.maxUnavailable`, unavailable, "must not be greater than 100%"));
+    if (percentOver100(rolling.maxUnavailable)) {
+      causes.push(fieldInvalid(`${path}.maxUnavailable`, rolling.maxUnavailable, "must not be greater than 100%"));
     }
   } else {
     // kube prints the internal struct: Go field names, no JSON tags.
