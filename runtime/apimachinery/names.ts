@@ -115,6 +115,31 @@ export function pathSegmentNameErrors(value: string): string[] {
   return ["/", "%"].filter((c) => value.includes(c)).map((c) => `may not contain '${c}'`);
 }
 
+/**
+ * validation.IsValidPortName (IANA_SVC_NAME: container port names, a Service's named targetPort): the problems with
+ * `value` (none when valid).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { portNameErrors } from "./names.ts";
+ * assert.deepEqual(portNameErrors("http"), []);
+ * assert.deepEqual(portNameErrors("Not_Valid"), ["must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)"]);
+ * ```
+ */
+export function portNameErrors(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > 15) errs.push("must be no more than 15 characters");
+  if (!/^[-a-z0-9]+$/.test(value)) errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
+  if (!/[a-z]/.test(value)) errs.push("must contain at least one letter (a-z)");
+  if (value.includes("--")) errs.push("must not contain consecutive hyphens");
+  if (value.startsWith("-") || value.endsWith("-")) errs.push("must not begin or end with a hyphen");
+  return errs;
+}
+
+/** validation.IsValidPortNum's message: a port outside 1–65535. */
+export const PORT_NUMBER_RANGE = "must be between 1 and 65535, inclusive";
+
 /** validation.IsDNS1123Label (namespace names): the problems with `value` (none when valid). */
 export function dns1123LabelErrors(value: string): string[] {
   const errs: string[] = [];

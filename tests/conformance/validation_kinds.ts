@@ -284,4 +284,92 @@ export const validationKindCases: ConformanceCase[] = [
       );
     },
   },
+  {
+    name: "Services: a named targetPort is an IANA service name, sessionAffinity ClientIP or None",
+    async run({ noRetry, ns }) {
+      const svc = (name: string, spec: Record<string, unknown>) =>
+        noRetry.create(CoreTypes.Service, { metadata: { name, namespace: ns }, spec }, { namespace: ns, dryRun: true });
+      await expectStatus(
+        svc("val-svc-target", {
+          ports: [
+            { name: "a", port: 80, targetPort: "Not_Valid" },
+            { name: "b", port: 81, targetPort: "12" },
+            { name: "c", port: 82, targetPort: "-a--" },
+          ],
+          sessionAffinity: "Sticky",
+        }),
+        several("Service", "val-svc-target", [
+          [
+            INVALID,
+            "spec.ports[0].targetPort",
+            'Invalid value: "Not_Valid": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)',
+          ],
+          [INVALID, "spec.ports[1].targetPort", 'Invalid value: "12": must contain at least one letter (a-z)'],
+          [INVALID, "spec.ports[2].targetPort", 'Invalid value: "-a--": must not contain consecutive hyphens'],
+          [INVALID, "spec.ports[2].targetPort", 'Invalid value: "-a--": must not begin or end with a hyphen'],
+          [
+            "FieldValueNotSupported",
+            "spec.sessionAffinity",
+            'Unsupported value: "Sticky": supported values: "ClientIP", "None"',
+          ],
+        ]),
+        "named target ports and affinity",
+      );
+    },
+  },
+  {
+    name: "Pods: container ports (names, numbers, protocols) and dnsPolicy; an empty dnsPolicy is defaulted",
+    async run({ noRetry, ns }) {
+      const pod = (name: string, spec: Record<string, unknown>) =>
+        noRetry.create(CoreTypes.Pod, { metadata: { name, namespace: ns }, spec }, { namespace: ns, dryRun: true });
+      await expectStatus(
+        pod("val-pod-ports", {
+          containers: [
+            {
+              name: "c",
+              image: "busybox",
+              ports: [
+                { name: "Web", containerPort: 80 },
+                { name: "web", containerPort: 81, hostPort: 70000, protocol: "ICMP" },
+                { name: "web", containerPort: 82 },
+                { containerPort: 70000 },
+              ],
+            },
+          ],
+          dnsPolicy: "Bogus",
+        }),
+        several("Pod", "val-pod-ports", [
+          [
+            INVALID,
+            "spec.containers[0].ports[0].name",
+            'Invalid value: "Web": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)',
+          ],
+          [
+            INVALID,
+            "spec.containers[0].ports[1].hostPort",
+            "Invalid value: 70000: must be between 1 and 65535, inclusive",
+          ],
+          [
+            "FieldValueNotSupported",
+            "spec.containers[0].ports[1].protocol",
+            'Unsupported value: "ICMP": supported values: "SCTP", "TCP", "UDP"',
+          ],
+          ["FieldValueDuplicate", "spec.containers[0].ports[2].name", 'Duplicate value: "web"'],
+          [
+            INVALID,
+            "spec.containers[0].ports[3].containerPort",
+            "Invalid value: 70000: must be between 1 and 65535, inclusive",
+          ],
+          [
+            "FieldValueNotSupported",
+            "spec.dnsPolicy",
+            'Unsupported value: "Bogus": supported values: "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"',
+          ],
+        ]),
+        "container ports and DNS policy",
+      );
+      const empty = await pod("val-pod-dns", { ...POD_SPEC, dnsPolicy: "" });
+      assert.equal(empty.spec?.dnsPolicy, "ClusterFirst");
+    },
+  },
 ];

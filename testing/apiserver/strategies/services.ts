@@ -12,7 +12,7 @@
  */
 import type { StatusCause } from "../../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
-import { dns1123LabelErrors } from "../../../runtime/apimachinery/names.ts";
+import { dns1123LabelErrors, PORT_NUMBER_RANGE, portNameErrors } from "../../../runtime/apimachinery/names.ts";
 import { validateLabelName } from "../object_rules.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
 import { fieldDuplicate, fieldInvalid, fieldNotSupported, fieldRequired } from "../validation/field_errors.ts";
@@ -21,7 +21,6 @@ import { fieldDuplicate, fieldInvalid, fieldNotSupported, fieldRequired } from "
 type Json = any;
 
 const PROTOCOLS = ["SCTP", "TCP", "UDP"];
-const PORT_RANGE = "must be between 1 and 65535, inclusive";
 
 function isHeadless(spec: Json): boolean {
   return spec.clusterIP === "None";
@@ -86,7 +85,7 @@ function validatePorts(spec: Json): StatusCause[] {
     }
     const port = p?.port;
     if (!(Number.isInteger(port) && port >= 1 && port <= 65535)) {
-      causes.push(fieldInvalid(`${at}.port`, port ?? 0, PORT_RANGE));
+      causes.push(fieldInvalid(`${at}.port`, port ?? 0, PORT_NUMBER_RANGE));
     }
     const protocol = p?.protocol ?? "";
     if (!PROTOCOLS.includes(protocol)) {
@@ -96,7 +95,10 @@ function validatePorts(spec: Json): StatusCause[] {
     }
     const target = p?.targetPort;
     if (typeof target === "number" && !(Number.isInteger(target) && target >= 1 && target <= 65535)) {
-      causes.push(fieldInvalid(`${at}.targetPort`, target, PORT_RANGE));
+      causes.push(fieldInvalid(`${at}.targetPort`, target, PORT_NUMBER_RANGE));
+    }
+    if (typeof target === "string") {
+      for (const msg of portNameErrors(target)) causes.push(fieldInvalid(`${at}.targetPort`, target, msg));
     }
   });
   const seen = new Set<string>();
@@ -116,7 +118,13 @@ function validatePorts(spec: Json): StatusCause[] {
 
 function validateService(obj: KubeObject, ctx: StrategyContext): StatusCause[] {
   if (ctx.subresource === "status") return [];
-  return validatePorts(obj.spec ?? {});
+  const spec = obj.spec ?? {};
+  const causes = validatePorts(spec);
+  const affinity = spec.sessionAffinity;
+  if (affinity != null && !["ClientIP", "None"].includes(affinity)) {
+    causes.push(fieldNotSupported("spec.sessionAffinity", affinity, ["ClientIP", "None"]));
+  }
+  return causes;
 }
 
 /** The strategy of core v1 services. */

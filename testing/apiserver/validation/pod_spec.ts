@@ -8,7 +8,7 @@
 import { compareQuantities, formatQuantity, quantity } from "../resource_quantity.ts";
 import type { StatusCause } from "../../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
-import { dns1123LabelErrors } from "../../../runtime/apimachinery/names.ts";
+import { dns1123LabelErrors, PORT_NUMBER_RANGE, portNameErrors } from "../../../runtime/apimachinery/names.ts";
 import { jsonEqual } from "../object_rules.ts";
 import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired } from "./field_errors.ts";
 import { copyJson } from "../../../runtime/apimachinery/json_copy.ts";
@@ -43,7 +43,7 @@ export function defaultPodSpec(spec: Json): void {
   if (!spec || typeof spec !== "object") return;
   spec.restartPolicy ??= "Always";
   spec.terminationGracePeriodSeconds ??= 30;
-  spec.dnsPolicy ??= "ClusterFirst";
+  if (!spec.dnsPolicy) spec.dnsPolicy = "ClusterFirst"; // Go's "" is unset too
   spec.securityContext ??= {};
   spec.schedulerName ??= "default-scheduler";
   for (const c of Array.isArray(spec.initContainers) ? spec.initContainers : []) defaultContainer(c);
@@ -75,6 +75,7 @@ export function validatePodSpec(spec: Json, field: string): StatusCause[] {
         seen.add(name);
       }
       if (!c?.image || typeof c.image !== "string" || !c.image.trim()) causes.push(fieldRequired(`${at}.image`));
+      causes.push(...containerPortCauses(c?.ports, `${at}.ports`));
       causes.push(...requestsWithinLimits(c?.resources, `${at}.resources.requests`));
     });
   check(containers, `${field}.containers`);
@@ -83,6 +84,42 @@ export function validatePodSpec(spec: Json, field: string): StatusCause[] {
   if (restart !== undefined && !["Always", "OnFailure", "Never"].includes(restart)) {
     causes.push(fieldNotSupported(`${field}.restartPolicy`, restart, ["Always", "OnFailure", "Never"]));
   }
+  const dns = spec?.dnsPolicy;
+  if (dns === "") causes.push(fieldRequired(`${field}.dnsPolicy`));
+  else if (dns != null && !DNS_POLICIES.includes(dns)) {
+    causes.push(fieldNotSupported(`${field}.dnsPolicy`, dns, DNS_POLICIES));
+  }
+  return causes;
+}
+
+const DNS_POLICIES = ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"];
+const PORT_PROTOCOLS = ["SCTP", "TCP", "UDP"];
+
+/** validateContainerPorts: names (IANA service names, unique), container and host port numbers, protocols. */
+function containerPortCauses(ports: unknown, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const names = new Set<string>();
+  const inRange = (n: unknown) => typeof n === "number" && Number.isInteger(n) && n >= 1 && n <= 65535;
+  (Array.isArray(ports) ? ports : []).forEach((p: Json, i: number) => {
+    const at = `${path}[${i}]`;
+    const name = typeof p?.name === "string" ? p.name : "";
+    if (name) {
+      const problems = portNameErrors(name);
+      for (const msg of problems) causes.push(fieldInvalid(`${at}.name`, name, msg));
+      if (problems.length === 0 && names.has(name)) causes.push(fieldDuplicate(`${at}.name`, name));
+      names.add(name);
+    }
+    if (!p?.containerPort) causes.push(fieldRequired(`${at}.containerPort`));
+    else if (!inRange(p.containerPort)) {
+      causes.push(fieldInvalid(`${at}.containerPort`, p.containerPort, PORT_NUMBER_RANGE));
+    }
+    if (p?.hostPort && !inRange(p.hostPort)) causes.push(fieldInvalid(`${at}.hostPort`, p.hostPort, PORT_NUMBER_RANGE));
+    const protocol = p?.protocol ?? "";
+    if (!protocol) causes.push(fieldRequired(`${at}.protocol`));
+    else if (!PORT_PROTOCOLS.includes(protocol)) {
+      causes.push(fieldNotSupported(`${at}.protocol`, protocol, PORT_PROTOCOLS));
+    }
+  });
   return causes;
 }
 
