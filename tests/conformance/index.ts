@@ -60,6 +60,7 @@ import { hpaVersionCases } from "./hpa_versions.ts";
 import { hpaValidationCases } from "./hpa_validation.ts";
 import { storedQuantityCases } from "./stored_quantities.ts";
 import { resourceQuotaValidationCases } from "./resource_quota_validation.ts";
+import { limitRangeValidationCases } from "./limit_range_validation.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
 import { conditionalUpdateCases } from "./conditional_updates.ts";
 import { requiredFieldCases } from "./required_fields.ts";
@@ -136,6 +137,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "pod-admission", cases: podAdmissionCases },
   { topic: "limits-quota", cases: limitsQuotaCases },
   { topic: "limits-quota", cases: resourceQuotaValidationCases },
+  { topic: "limits-quota", cases: limitRangeValidationCases },
   { topic: "storage-protection", cases: storageProtectionCases },
   { topic: "pod-admission", cases: serviceAccountAdmissionCases },
   { topic: "pod-admission", cases: admissionManagedFieldCases },

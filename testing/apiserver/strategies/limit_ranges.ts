@@ -3,11 +3,14 @@
  * ResourceQuota admission plugin write it through /status) and are validated as kube validates them
  * (validation/resource_quota.ts). LimitRanges: one sent without a name gets a UUID for one;
  * kube's SetDefaults_LimitRangeItem fills a Container item's `default` from `max` and its
- * `defaultRequest` from `default`, then from `min` (the LimitRanger admission plugin applies them to pods).
+ * `defaultRequest` from `default`, then from `min` (the LimitRanger admission plugin applies them to pods), and the
+ * defaulted items are validated as kube validates them (validation/limit_range.ts).
  * @module
  */
 import type { Unstructured as KubeObject } from "../unstructured.ts";
 import type { ResourceStrategy } from "../strategy.ts";
+import { validateLimitRange } from "../validation/limit_range.ts";
+import { goJson, type GoSlot } from "../go_struct_json.ts";
 import {
   validateResourceQuotaSpec,
   validateResourceQuotaStatus,
@@ -15,6 +18,8 @@ import {
 } from "../validation/resource_quota.ts";
 
 type List = Record<string, unknown>;
+
+const LIMIT_ITEMS: GoSlot = { type: "api.core.v1.LimitRangeItem", map: false, repeated: true };
 
 /** The strategy of core v1 limitranges. */
 export const LIMIT_RANGES: ResourceStrategy = {
@@ -28,7 +33,11 @@ export const LIMIT_RANGES: ResourceStrategy = {
     if (lr.spec && typeof lr.spec === "object" && !(Array.isArray(lr.spec.limits) && lr.spec.limits.length)) {
       lr.spec.limits = null;
     }
+    // Items in Go's field order (type, max, min, default, defaultRequest, …): the defaults were added last.
+    if (Array.isArray(lr.spec?.limits)) lr.spec.limits = JSON.parse(goJson(lr.spec.limits, LIMIT_ITEMS));
   },
+  validate: (lr) => validateLimitRange(lr),
+  validateUpdate: (next) => validateLimitRange(next),
   default(lr: KubeObject): void {
     for (const item of Array.isArray(lr.spec?.limits) ? lr.spec.limits : []) {
       if (!item || typeof item !== "object" || item.type !== "Container") continue;

@@ -52,6 +52,11 @@ const INTEGER_RESOURCES = new Set([
 
 const hugePages = (name: string) => /^(requests\.)?hugepages-/.test(name);
 
+/** helper.IsOvercommitAllowed: a native resource other than huge pages (a request may stay below its limit). */
+export function isOvercommitAllowed(name: string): boolean {
+  return isNative(name) && !name.startsWith("hugepages-");
+}
+
 /** helper.IsNativeResource: no domain, or kubernetes.io's. */
 function isNative(name: string): boolean {
   return !name.includes("/") || name.includes("kubernetes.io/");
@@ -77,7 +82,7 @@ export function isIntegerResourceName(name: string): boolean {
 }
 
 /** validateResourceName: causes for a name that is not qualified, or has no domain and is not a standard one. */
-function resourceNameErrors(name: string, path: string): StatusCause[] {
+export function resourceNameErrors(name: string, path: string): StatusCause[] {
   const qualified = qualifiedNameErrors(name).map((msg) => fieldInvalid(path, name, msg));
   if (qualified.length > 0) return qualified;
   if (!name.includes("/") && !STANDARD_RESOURCES.has(name) && !hugePages(name)) {
