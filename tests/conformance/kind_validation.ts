@@ -5,7 +5,7 @@
  * a StatefulSet and an Ingress refer to, a DeviceTaintRule's taint, and the causes of a DaemonSet and a CronJob sent
  * without spec (no nil-selector cause; a missing schedule, checked declaratively, last); a PriorityClass's value ceiling,
  * reserved `system-` names and preemption policy, a StorageClass's provisioner, reclaim policy and binding mode, a
- * PodDisruptionBudget's budget and selector.
+ * PodDisruptionBudget's budget and selector, a PersistentVolumeClaim's modes, request, class and volume mode.
  * @module
  */
 import assert from "node:assert/strict";
@@ -268,6 +268,54 @@ export const kindValidationCases: ConformanceCase[] = [
       ]);
       const ok = await pdb("kv-pdb-ok", { minAvailable: "100%", selector: { matchLabels: { app: "x" } } });
       assert.equal(ok.code, 201, JSON.stringify(ok.body));
+    },
+  },
+  {
+    name: "PersistentVolumeClaims: access modes, a positive storage request, class name, volume mode, selector",
+    async run({ noRetry, ns }) {
+      const claims = `/api/v1/namespaces/${ns}/persistentvolumeclaims`;
+      const claim = (name: string, spec: Any) =>
+        rawJson(noRetry, "POST", claims, { body: { metadata: { name }, spec }, query: { dryRun: "All" } });
+      const text = (answer: { code: number; body: Any }) =>
+        causesOf(answer).map((c: Any) => `${c.field}: ${c.message}`);
+      assert.deepEqual(
+        text(
+          await claim("kv-pvc-modes", {
+            accessModes: ["ReadWriteSometimes"],
+            resources: { requests: { storage: "-1Gi" } },
+          }),
+        ),
+        [
+          'spec.accessModes: Unsupported value: "ReadWriteSometimes": supported values: "ReadOnlyMany", "ReadWriteMany", ' +
+          '"ReadWriteOnce", "ReadWriteOncePod"',
+          'spec.resources[storage]: Invalid value: "-1Gi": must be greater than zero',
+        ],
+      );
+      const subdomain = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or " +
+        "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation " +
+        "is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+      assert.deepEqual(
+        text(
+          await claim("kv-pvc-rwop", {
+            accessModes: ["ReadWriteOncePod", "ReadOnlyMany"],
+            resources: { requests: { storage: "0" } },
+            storageClassName: "Bad_Class",
+            volumeMode: "Raw",
+          }),
+        ),
+        [
+          "spec.accessModes: Forbidden: may not use ReadWriteOncePod with other access modes",
+          'spec.resources[storage]: Invalid value: "0": must be greater than zero',
+          `spec.storageClassName: Invalid value: "Bad_Class": ${subdomain}`,
+          'spec.volumeMode: Unsupported value: "Raw": supported values: "Block", "Filesystem"',
+        ],
+      );
+      const ok = await claim("kv-pvc-ok", {
+        accessModes: ["ReadWriteOnce"],
+        resources: { requests: { storage: "1.5Gi" } },
+      });
+      assert.equal(ok.code, 201, JSON.stringify(ok.body));
+      assert.equal(ok.body.spec.resources.requests.storage, "1536Mi");
     },
   },
 ];

@@ -9,6 +9,7 @@
 import { rfc3339 } from "../object_rules.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
+import { validatePvcSpec } from "../validation/persistent_volume_claim.ts";
 
 /** core/v1 persistentvolumes. */
 export const PERSISTENT_VOLUMES: ResourceStrategy = {
@@ -34,4 +35,6 @@ export const PERSISTENT_VOLUME_CLAIMS: ResourceStrategy = {
     if (!obj.spec || typeof obj.spec !== "object") return;
     obj.spec.volumeMode ??= "Filesystem";
   },
+  validate: (obj) => validatePvcSpec(obj),
+  validateUpdate: (next, _old, ctx) => ctx.subresource === "status" ? [] : validatePvcSpec(next),
 };

@@ -57,10 +57,6 @@ const ONE_OF_VALIDATIONS = "validations or auditAnnotations must contain at leas
 
 /** Required-field checks by group-resource (`group/plural`). */
 export const REQUIRED_FIELDS: Record<string, (obj: Any) => StatusCause[]> = {
-  "/persistentvolumeclaims": (o) => [
-    ...required([["spec.accessModes", o.spec?.accessModes, "at least 1 access mode is required"]]),
-    ...(o.spec?.resources?.requests?.storage === undefined ? [fieldRequired("spec.resources[storage]")] : []),
-  ],
   "/persistentvolumes": (o) => [
     ...required([["spec.accessModes", o.spec?.accessModes], ["spec.capacity", o.spec?.capacity]]),
     ...(empty(o.spec?.capacity) ? [fieldNotSupported("spec.capacity", null, ["storage"])] : []),
