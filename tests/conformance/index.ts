@@ -61,6 +61,7 @@ import { hpaValidationCases } from "./hpa_validation.ts";
 import { storedQuantityCases } from "./stored_quantities.ts";
 import { resourceQuotaValidationCases } from "./resource_quota_validation.ts";
 import { limitRangeValidationCases } from "./limit_range_validation.ts";
+import { networkValidationCases } from "./network_validation.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
 import { conditionalUpdateCases } from "./conditional_updates.ts";
 import { requiredFieldCases } from "./required_fields.ts";
@@ -144,6 +145,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "kind-fidelity", cases: kindFidelityCases },
   { topic: "kind-strategies", cases: kindStrategyCases },
   { topic: "kind-strategies", cases: kindValidationCases },
+  { topic: "kind-strategies", cases: networkValidationCases },
 ];
 
 /**

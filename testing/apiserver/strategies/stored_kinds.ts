@@ -8,7 +8,7 @@
  *   any path segment is a valid name (kube has no PDB name rule); validated as validation/pod_disruption_budget.ts says;
  * - networking.k8s.io/v1 Ingress: status `loadBalancer: {}`, its backends' Service names DNS-1123 labels;
  *   NetworkPolicy: policyTypes `Ingress` (and `Egress` when egress rules are given) and `podSelector: {}` when none is
- *   given;
+ *   given, validated as validation/network_policy.ts says;
  * - storage.k8s.io/v1 CSIDriver: attachRequired true, podInfoOnMount, requiresRepublish, storageCapacity, seLinuxMount
  *   and preventPodSchedulingIfMissing false, fsGroupPolicy ReadWriteOnceWithFSType, volumeLifecycleModes Persistent;
  *   CSINode: an empty `drivers` list is stored as `null`; VolumeAttachment: status `attached: false`;
@@ -32,6 +32,7 @@ import type { ResourceStrategy } from "../strategy.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { fieldInvalid, fieldNotSupported } from "../validation/field_errors.ts";
 import { validatePdbSpec, validatePdbStatus } from "../validation/pod_disruption_budget.ts";
+import { validateNetworkPolicy } from "../validation/network_policy.ts";
 
 /** `obj[key]` as an object, set to `{}` when absent or not an object. */
 function objectAt(obj: KubeObject, key: string): KubeObject {
@@ -90,6 +91,8 @@ export const NETWORK_POLICIES: ResourceStrategy = {
     if (Array.isArray(spec.policyTypes) && spec.policyTypes.length) return;
     spec.policyTypes = Array.isArray(spec.egress) && spec.egress.length ? ["Ingress", "Egress"] : ["Ingress"];
   },
+  validate: (policy) => validateNetworkPolicy(policy),
+  validateUpdate: (next) => validateNetworkPolicy(next),
 };
 
 /** storage.k8s.io/v1 csidrivers. */
