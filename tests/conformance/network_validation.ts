@@ -1,7 +1,8 @@
 /**
- * Conformance cases: NetworkPolicy validation (pkg/apis/networking/validation ValidateNetworkPolicySpec; found by
+ * Conformance cases: NetworkPolicy and Ingress validation (pkg/apis/networking/validation ValidateNetworkPolicySpec; found by
  * comparing policies against v1.37.2: the fake stored every one kube refuses) — ports, peers, CIDRs under v1.37's
- * strict rules, policy types; a missing ipBlock CIDR, checked declaratively, last.
+ * strict rules, policy types; a missing ipBlock CIDR, checked declaratively, last — and Ingress validation
+ * (ValidateIngressSpec: hosts, paths, backends, TLS, class name).
  * @module
  */
 import assert from "node:assert/strict";
@@ -85,6 +86,75 @@ export const networkValidationCases: ConformanceCase[] = [
         }],
       });
       assert.equal(ok.code, 201, JSON.stringify(ok.json));
+    },
+  },
+  {
+    name:
+      "an invalid Ingress is 422 with kube's causes: hosts, paths, backends, TLS; a valid one is stored in Go's order",
+    async run({ noRetry, ns }) {
+      const path = `/apis/networking.k8s.io/v1/namespaces/${ns}/ingresses`;
+      const post = (name: string, spec: Any) =>
+        sendBody(noRetry, "POST", path, { metadata: { name }, spec }, "application/json", { dryRun: "All" });
+      const label = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must " +
+        "start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is " +
+        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+      const wildcard = "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which " +
+        "must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. " +
+        "'*.example.com', regex used for validation is '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+      const bad = await post("ing-invalid", {
+        defaultBackend: { service: { name: "Bad_Svc", port: { name: "http", number: 80 } } },
+        rules: [
+          { host: "10.0.0.1", http: { paths: [] } },
+          {
+            host: "*.*.example.com",
+            http: {
+              paths: [
+                { path: "/a//b/.", pathType: "Exact", backend: {} },
+                { path: "x", pathType: "ImplementationSpecific", backend: { service: { name: "s" } } },
+                {
+                  path: "/",
+                  pathType: "Regex",
+                  backend: { resource: { kind: "X", name: "y" }, service: { name: "s" } },
+                },
+                { path: "/p", backend: { service: { name: "s", port: { number: 70000 } } } },
+              ],
+            },
+          },
+        ],
+      });
+      assert.equal(bad.code, 422, JSON.stringify(bad.json));
+      assert.deepEqual(causesOf(bad.json), [
+        `spec.defaultBackend.service.name: Invalid value: "Bad_Svc": ${label}`,
+        'spec.defaultBackend: Invalid value: "": cannot set both port name & port number',
+        'spec.rules[0].host: Invalid value: "10.0.0.1": must be a DNS name, not an IP address',
+        "spec.rules[0].http.paths: Required value",
+        `spec.rules[1].host: Invalid value: "*.*.example.com": ${wildcard}`,
+        "spec.rules[1].http.paths[0].path: Invalid value: \"/a//b/.\": must not contain '//'",
+        "spec.rules[1].http.paths[0].path: Invalid value: \"/a//b/.\": cannot end with '/.'",
+        'spec.rules[1].http.paths[0].backend: Invalid value: "": resource or service backend is required',
+        'spec.rules[1].http.paths[1].path: Invalid value: "x": must be an absolute path',
+        "spec.rules[1].http.paths[1].backend: Required value: port name or number is required",
+        'spec.rules[1].http.paths[2].pathType: Unsupported value: "Regex": supported values: "Exact", ' +
+        '"ImplementationSpecific", "Prefix"',
+        'spec.rules[1].http.paths[2].backend: Invalid value: "": cannot set both resource and service backends',
+        "spec.rules[1].http.paths[3].pathType: Required value: pathType must be specified",
+      ]);
+      const empty = await post("ing-empty", {});
+      assert.deepEqual(causesOf(empty.json), [
+        "spec: Invalid value: null: either `defaultBackend` or `rules` must be specified",
+      ]);
+      const ok = await post("ing-valid", {
+        rules: [{
+          host: "*.example.com",
+          http: {
+            paths: [{ path: "/x", pathType: "Prefix", backend: { service: { name: "s", port: { name: "web" } } } }],
+          },
+        }],
+        tls: [{ hosts: ["*.example.com"], secretName: "tls" }],
+        ingressClassName: "nginx",
+      });
+      assert.equal(ok.code, 201, JSON.stringify(ok.json));
+      assert.deepEqual(Object.keys(ok.json.spec), ["ingressClassName", "tls", "rules"]);
     },
   },
 ];

@@ -6,7 +6,7 @@
  *
  * - policy/v1 PodDisruptionBudget: status `currentHealthy`, `desiredHealthy`, `disruptionsAllowed`, `expectedPods` 0;
  *   any path segment is a valid name (kube has no PDB name rule); validated as validation/pod_disruption_budget.ts says;
- * - networking.k8s.io/v1 Ingress: status `loadBalancer: {}`, its backends' Service names DNS-1123 labels;
+ * - networking.k8s.io/v1 Ingress: status `loadBalancer: {}`, validated as validation/ingress.ts says;
  *   NetworkPolicy: policyTypes `Ingress` (and `Egress` when egress rules are given) and `podSelector: {}` when none is
  *   given, validated as validation/network_policy.ts says;
  * - storage.k8s.io/v1 CSIDriver: attachRequired true, podInfoOnMount, requiresRepublish, storageCapacity, seLinuxMount
@@ -26,13 +26,15 @@
  * @module
  */
 import type { StatusCause } from "../../../runtime/client/errors.ts";
-import { dns1123LabelErrors, qualifiedNameErrors } from "../../../runtime/apimachinery/names.ts";
+import { qualifiedNameErrors } from "../../../runtime/apimachinery/names.ts";
 import { jsonEqual, specChanged, validateIpAddressName, validatePathSegmentName } from "../object_rules.ts";
 import type { ResourceStrategy } from "../strategy.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { fieldInvalid, fieldNotSupported } from "../validation/field_errors.ts";
 import { validatePdbSpec, validatePdbStatus } from "../validation/pod_disruption_budget.ts";
 import { validateNetworkPolicy } from "../validation/network_policy.ts";
+import { validateIngress } from "../validation/ingress.ts";
+import { goJson, type GoSlot } from "../go_struct_json.ts";
 
 /** `obj[key]` as an object, set to `{}` when absent or not an object. */
 function objectAt(obj: KubeObject, key: string): KubeObject {
@@ -54,29 +56,16 @@ export const POD_DISRUPTION_BUDGETS: ResourceStrategy = {
   },
 };
 
-/** Causes for the Service names an Ingress's backends name (DNS-1123 labels), default backend first. */
-function validateIngressBackends(ingress: KubeObject): StatusCause[] {
-  const causes: StatusCause[] = [];
-  const check = (backend: KubeObject | undefined, field: string) => {
-    const name = backend?.service?.name;
-    if (typeof name !== "string" || name === "") return;
-    for (const msg of dns1123LabelErrors(name)) causes.push(fieldInvalid(`${field}.service.name`, name, msg));
-  };
-  check(ingress.spec?.defaultBackend, "spec.defaultBackend");
-  const rules = Array.isArray(ingress.spec?.rules) ? ingress.spec.rules : [];
-  rules.forEach((rule: KubeObject, i: number) => {
-    const paths = Array.isArray(rule?.http?.paths) ? rule.http.paths : [];
-    paths.forEach((path: KubeObject, j: number) => check(path?.backend, `spec.rules[${i}].http.paths[${j}].backend`));
-  });
-  return causes;
-}
+const INGRESS_SPEC: GoSlot = { type: "api.networking.v1.IngressSpec", map: false, repeated: false };
 
 /** networking.k8s.io/v1 ingresses. */
 export const INGRESSES: ResourceStrategy = {
-  validate: validateIngressBackends,
-  validateUpdate: validateIngressBackends,
+  validate: (ingress) => validateIngress(ingress),
+  validateUpdate: (next, _old, ctx) => ctx.subresource === "status" ? [] : validateIngress(next),
   encode(ingress: KubeObject): void {
     objectAt(objectAt(ingress, "status"), "loadBalancer");
+    // Spec in Go's field order (ingressClassName, defaultBackend, tls, rules), as kube stores and serves it.
+    ingress.spec = JSON.parse(goJson(objectAt(ingress, "spec"), INGRESS_SPEC));
   },
 };
 

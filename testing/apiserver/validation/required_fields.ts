@@ -76,10 +76,6 @@ export const REQUIRED_FIELDS: Record<string, (obj: Any) => StatusCause[]> = {
       ? [fieldInvalid("spec.trustBundle", "<value omitted>", "at least one trust anchor must be provided")]
       : [],
   "networking.k8s.io/ingressclasses": (o) => required([["spec.controller", o.spec?.controller]]),
-  "networking.k8s.io/ingresses": (o) =>
-    o.spec?.defaultBackend == null && empty(o.spec?.rules)
-      ? [fieldInvalid("spec", null, "either `defaultBackend` or `rules` must be specified")]
-      : [],
   "networking.k8s.io/ipaddresses": (o) => required([["spec.parentRef", o.spec?.parentRef]]),
   "networking.k8s.io/servicecidrs": (o) => required([["spec.cidrs", o.spec?.cidrs, "at least one CIDR required"]]),
   "storage.k8s.io/csistoragecapacities": (o) => subdomain("storageClassName", o.storageClassName),
