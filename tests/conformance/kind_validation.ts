@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import type { KubeClient } from "../../runtime/client/client.ts";
 import type { ConformanceCase } from "./support.ts";
-import { cause, rawJson } from "./status_assert.ts";
+import { cause, causeTexts, rawJson } from "./status_assert.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -225,8 +225,7 @@ export const kindValidationCases: ConformanceCase[] = [
       const pdbs = `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`;
       const pdb = (name: string, spec: Any) =>
         rawJson(noRetry, "POST", pdbs, { body: { metadata: { name }, spec }, query: { dryRun: "All" } });
-      const text = (answer: { code: number; body: Any }) =>
-        causesOf(answer).map((c: Any) => `${c.field}: ${c.message}`);
+      const text = (answer: { code: number; body: Any }) => causeTexts({ details: { causes: causesOf(answer) } });
       assert.deepEqual(text(await pdb("kv-pdb-both", { minAvailable: "50%", maxUnavailable: -1 })), [
         'spec: Invalid value: {"MinAvailable":"50%","Selector":null,"MaxUnavailable":-1,"UnhealthyPodEvictionPolicy":null}: ' +
         "minAvailable and maxUnavailable cannot be both set",
@@ -276,8 +275,7 @@ export const kindValidationCases: ConformanceCase[] = [
       const claims = `/api/v1/namespaces/${ns}/persistentvolumeclaims`;
       const claim = (name: string, spec: Any) =>
         rawJson(noRetry, "POST", claims, { body: { metadata: { name }, spec }, query: { dryRun: "All" } });
-      const text = (answer: { code: number; body: Any }) =>
-        causesOf(answer).map((c: Any) => `${c.field}: ${c.message}`);
+      const text = (answer: { code: number; body: Any }) => causeTexts({ details: { causes: causesOf(answer) } });
       assert.deepEqual(
         text(
           await claim("kv-pvc-modes", {

@@ -8,11 +8,10 @@
 import assert from "node:assert/strict";
 import { sendBody } from "./support.ts";
 import type { ConformanceCase } from "./support.ts";
+import { causeTexts } from "./status_assert.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
-
-const causesOf = (json: Any) => (json.details?.causes ?? []).map((c: Any) => `${c.field}: ${c.message}`);
 
 /** Invalid LimitRange items and kube's causes for them (v1.37.2's answers; one resource per item: Go map order). */
 const INVALID: Array<[what: string, limits: Any[], causes: string[]]> = [
@@ -70,7 +69,7 @@ export const limitRangeValidationCases: ConformanceCase[] = [
       for (const [i, [what, limits, causes]] of INVALID.entries()) {
         const res = await post(`lr-invalid-${i}`, limits);
         assert.equal(res.code, 422, `${what}: ${JSON.stringify(res.json)}`);
-        assert.deepEqual(causesOf(res.json), causes, what);
+        assert.deepEqual(causeTexts(res.json), causes, what);
       }
       const ok = await post("lr-valid", [
         { type: "Container", min: { cpu: "100m" }, max: { cpu: "3" }, maxLimitRequestRatio: { cpu: "7" } },

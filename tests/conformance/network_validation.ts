@@ -8,11 +8,11 @@
 import assert from "node:assert/strict";
 import { sendBody } from "./support.ts";
 import type { ConformanceCase } from "./support.ts";
+import { causeTexts } from "./status_assert.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
 
-const causesOf = (json: Any) => (json.details?.causes ?? []).map((c: Any) => `${c.field}: ${c.message}`);
 const CIDR = "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)";
 
 /** Invalid policy specs and kube's causes for them (v1.37.2's answers). */
@@ -76,7 +76,7 @@ export const networkValidationCases: ConformanceCase[] = [
       for (const [i, [what, spec, causes]] of INVALID.entries()) {
         const res = await post(`np-invalid-${i}`, spec);
         assert.equal(res.code, 422, `${what}: ${JSON.stringify(res.json)}`);
-        assert.deepEqual(causesOf(res.json), causes, what);
+        assert.deepEqual(causeTexts(res.json), causes, what);
       }
       const ok = await post("np-valid", {
         podSelector: {},
@@ -123,7 +123,7 @@ export const networkValidationCases: ConformanceCase[] = [
         ],
       });
       assert.equal(bad.code, 422, JSON.stringify(bad.json));
-      assert.deepEqual(causesOf(bad.json), [
+      assert.deepEqual(causeTexts(bad.json), [
         `spec.defaultBackend.service.name: Invalid value: "Bad_Svc": ${label}`,
         'spec.defaultBackend: Invalid value: "": cannot set both port name & port number',
         'spec.rules[0].host: Invalid value: "10.0.0.1": must be a DNS name, not an IP address',
@@ -140,7 +140,7 @@ export const networkValidationCases: ConformanceCase[] = [
         "spec.rules[1].http.paths[3].pathType: Required value: pathType must be specified",
       ]);
       const empty = await post("ing-empty", {});
-      assert.deepEqual(causesOf(empty.json), [
+      assert.deepEqual(causeTexts(empty.json), [
         "spec: Invalid value: null: either `defaultBackend` or `rules` must be specified",
       ]);
       const ok = await post("ing-valid", {

@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { sendBody } from "./support.ts";
 import type { ConformanceCase } from "./support.ts";
+import { causeTexts } from "./status_assert.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -19,7 +20,6 @@ const quota = (name: string, spec: Record<string, unknown>) => ({
   metadata: { name },
   spec,
 });
-const causesOf = (json: Any) => (json.details?.causes ?? []).map((c: Any) => `${c.field}: ${c.message}`);
 const EXISTS_ONLY = "must be 'Exists' when scope is any of ResourceQuotaScopeTerminating, " +
   "ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or " +
   "ResourceQuotaScopeCrossNamespacePodAffinity";
@@ -98,7 +98,7 @@ export const resourceQuotaValidationCases: ConformanceCase[] = [
           dryRun: "All",
         });
         assert.equal(res.code, 422, `${what}: ${JSON.stringify(res.json)}`);
-        assert.deepEqual(causesOf(res.json), causes, what);
+        assert.deepEqual(causeTexts(res.json), causes, what);
       }
       const ok = await sendBody(
         noRetry,
@@ -131,10 +131,12 @@ export const resourceQuotaValidationCases: ConformanceCase[] = [
           sendBody(noRetry, "PATCH", `${path}/rq-scoped${sub}`, body, "application/merge-patch+json");
         const scopes = await patch({ spec: { scopes: ["NotTerminating"] } });
         assert.equal(scopes.code, 422, JSON.stringify(scopes.json));
-        assert.deepEqual(causesOf(scopes.json), ['spec.scopes: Invalid value: ["NotTerminating"]: field is immutable']);
+        assert.deepEqual(causeTexts(scopes.json), [
+          'spec.scopes: Invalid value: ["NotTerminating"]: field is immutable',
+        ]);
         const status = await patch({ status: { hard: { pods: "5" }, used: { pods: "0.5" } } }, "/status");
         assert.equal(status.code, 422, JSON.stringify(status.json));
-        assert.deepEqual(causesOf(status.json), ['status.used[pods]: Invalid value: "500m": must be an integer']);
+        assert.deepEqual(causeTexts(status.json), ['status.used[pods]: Invalid value: "500m": must be an integer']);
         const fine = await patch({ status: { hard: { pods: "5" }, used: { pods: "2" } } }, "/status");
         assert.equal(fine.code, 200, JSON.stringify(fine.json));
       } finally {

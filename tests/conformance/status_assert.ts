@@ -61,3 +61,8 @@ export async function rawJson(
 
 /** One 422 cause, for brevity. */
 export const cause = (reason: string, field: string, message: string): StatusCause => ({ reason, message, field });
+
+/** A 422 Status's causes as `field: message` lines, in order (an object without causes: none). */
+export function causeTexts(status: { details?: { causes?: StatusCause[] } } | undefined): string[] {
+  return (status?.details?.causes ?? []).map((c) => `${c.field}: ${c.message}`);
+}
