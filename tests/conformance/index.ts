@@ -62,6 +62,7 @@ import { storedQuantityCases } from "./stored_quantities.ts";
 import { resourceQuotaValidationCases } from "./resource_quota_validation.ts";
 import { limitRangeValidationCases } from "./limit_range_validation.ts";
 import { networkValidationCases } from "./network_validation.ts";
+import { workloadRuleCases } from "./workload_rules.ts";
 import type { ConformanceCase, ConformanceTarget, TargetName } from "./support.ts";
 import { conditionalUpdateCases } from "./conditional_updates.ts";
 import { requiredFieldCases } from "./required_fields.ts";
@@ -104,6 +105,7 @@ export const TOPICS: ReadonlyArray<{ topic: string; cases: ConformanceCase[] }> 
   { topic: "validation", cases: validationMetaCases },
   { topic: "validation", cases: validationKindCases },
   { topic: "validation", cases: validationWorkloadCases },
+  { topic: "validation", cases: workloadRuleCases },
   { topic: "validation", cases: conditionalUpdateCases },
   { topic: "validation", cases: requiredFieldCases },
   { topic: "validation", cases: reviewMetadataCases },

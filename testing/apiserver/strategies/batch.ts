@@ -12,7 +12,7 @@ import type { StatusCause } from "../../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { jsonEqual } from "../object_rules.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
-import { fieldInvalid, fieldRequired } from "../validation/field_errors.ts";
+import { fieldInvalid, fieldNotSupported, fieldRequired } from "../validation/field_errors.ts";
 import { defaultPodTemplate, validatePodSpec } from "../validation/pod_spec.ts";
 import { immutableSpecFields, selectorJson, validateSelectorAndTemplate } from "./workloads.ts";
 import { jobCountCauses } from "../validation/workload_counts.ts";
@@ -159,9 +159,25 @@ function validateCronJob(cj: KubeObject, ctx: StrategyContext): StatusCause[] {
     const err = cronScheduleError(schedule);
     if (err) causes.push(fieldInvalid("spec.schedule", schedule, err));
   }
+  if (typeof spec.startingDeadlineSeconds === "number" && spec.startingDeadlineSeconds < 0) {
+    causes.push(
+      fieldInvalid("spec.startingDeadlineSeconds", spec.startingDeadlineSeconds, "must be greater than or equal to 0"),
+    );
+  }
+  const policy = spec.concurrencyPolicy;
+  if (policy === "") causes.push(fieldRequired("spec.concurrencyPolicy"));
+  else if (policy != null && !["Allow", "Forbid", "Replace"].includes(policy)) {
+    causes.push(fieldNotSupported("spec.concurrencyPolicy", policy, ["Allow", "Forbid", "Replace"]));
+  }
+  causes.push(...jobCountCauses(spec.jobTemplate?.spec ?? {}, "spec.jobTemplate.spec"));
   const podSpec = spec.jobTemplate?.spec?.template?.spec;
   causes.push(...validatePodSpec(podSpec, "spec.jobTemplate.spec.template.spec"));
   causes.push(...restartCauses(podSpec, "spec.jobTemplate.spec.template.spec.restartPolicy"));
+  for (const limit of ["successfulJobsHistoryLimit", "failedJobsHistoryLimit"]) {
+    if (typeof spec[limit] === "number" && spec[limit] < 0) {
+      causes.push(fieldInvalid(`spec.${limit}`, spec[limit], "must be greater than or equal to 0"));
+    }
+  }
   // v1.37 checks a missing schedule declaratively: its error comes after the handwritten ones.
   if (!schedule) causes.push(fieldRequired("spec.schedule"));
   return causes;

@@ -15,7 +15,12 @@ import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
 import { fieldImmutable, fieldInvalid, fieldNotSupported, fieldRequired } from "../validation/field_errors.ts";
 import { validateLabels } from "../validation/object_meta.ts";
 import { defaultPodTemplate, templateLabels, validatePodSpec } from "../validation/pod_spec.ts";
-import { deploymentSpecCauses } from "../validation/workload_counts.ts";
+import {
+  daemonSetSpecCauses,
+  deploymentSpecCauses,
+  replicaSetCountCauses,
+  statefulSetCountCauses,
+} from "../validation/workload_counts.ts";
 import { copyJson } from "../../../runtime/apimachinery/json_copy.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -62,11 +67,16 @@ function matches(selector: Json, labels: Record<string, string>): boolean {
 /** Selector and template rules shared by the four kinds (and Jobs with a manual selector). */
 export function validateSelectorAndTemplate(
   obj: KubeObject,
-  opts: { restartAlways: boolean; selectorRequired?: boolean },
+  opts: {
+    restartAlways: boolean;
+    selectorRequired?: boolean;
+    /** The kind's rules before its selector; by default a negative replicas count. */
+    counts?: (spec: Json) => StatusCause[];
+  },
 ): StatusCause[] {
   const spec = obj.spec ?? {};
-  const causes: StatusCause[] = [];
-  if (typeof spec.replicas === "number" && spec.replicas < 0) {
+  const causes: StatusCause[] = opts.counts ? opts.counts(spec) : [];
+  if (!opts.counts && typeof spec.replicas === "number" && spec.replicas < 0) {
     causes.push(fieldInvalid("spec.replicas", spec.replicas, "must be greater than or equal to 0"));
   }
   // A DaemonSet's nil selector is not reported as such: it selects nothing, so the template's labels do not match.
@@ -118,12 +128,19 @@ export function immutableSpecFields(next: KubeObject, old: KubeObject, fields: r
 function workload(
   defaults: (spec: Json) => void,
   initialStatus: () => Record<string, unknown>,
-  immutable: readonly string[] = [],
-  selectorRequired = true,
-  specCauses: (spec: Json) => StatusCause[] = () => [],
+  opts: {
+    /** Spec fields fixed after create. */
+    immutable?: readonly string[];
+    selectorRequired?: boolean;
+    /** The kind's rules before its selector (validateSelectorAndTemplate's `counts`). */
+    counts?: (spec: Json) => StatusCause[];
+    /** The kind's rules after its template. */
+    specCauses?: (spec: Json) => StatusCause[];
+  } = {},
 ): ResourceStrategy {
+  const { immutable = [], selectorRequired = true, counts, specCauses = () => [] } = opts;
   const main = (ctx: StrategyContext) => ctx.subresource !== "status";
-  const rules = { restartAlways: true, selectorRequired };
+  const rules = { restartAlways: true, selectorRequired, counts };
   const validate = (obj: KubeObject) => [...validateSelectorAndTemplate(obj, rules), ...specCauses(obj.spec ?? {})];
   return {
     prepareForCreate(obj: KubeObject): void {
@@ -161,9 +178,7 @@ export const DEPLOYMENTS: ResourceStrategy = workload(
     spec.progressDeadlineSeconds ??= 600;
   },
   () => ({}),
-  [],
-  true,
-  deploymentSpecCauses,
+  { specCauses: deploymentSpecCauses },
 );
 
 const STATEFULSET_BASE: ResourceStrategy = workload(
@@ -183,25 +198,21 @@ const STATEFULSET_BASE: ResourceStrategy = workload(
     spec.persistentVolumeClaimRetentionPolicy.whenScaled ??= "Retain";
   },
   () => ({ replicas: 0, availableReplicas: 0 }),
-  ["serviceName", "podManagementPolicy"],
+  {
+    immutable: ["serviceName", "podManagementPolicy"],
+    counts: (spec) => [...statefulSetCountCauses(spec), ...validateServiceName(spec)],
+  },
 );
 
 /** A StatefulSet's spec.serviceName, when set, must be a DNS-1123 label (it names the pods' governing Service). */
-function validateServiceName(obj: KubeObject): StatusCause[] {
-  const name = obj.spec?.serviceName;
+function validateServiceName(spec: Json): StatusCause[] {
+  const name = spec.serviceName;
   if (typeof name !== "string" || name === "") return [];
   return dns1123LabelErrors(name).map((msg) => fieldInvalid("spec.serviceName", name, msg));
 }
 
 /** apps/v1 statefulsets: names are DNS-1123 labels (they prefix the pods' hostnames), as is spec.serviceName. */
-export const STATEFULSETS: ResourceStrategy = {
-  ...STATEFULSET_BASE,
-  validateName: validateLabelName,
-  validate: (obj, ctx) => [
-    ...(ctx.subresource !== "status" ? validateServiceName(obj) : []),
-    ...STATEFULSET_BASE.validate!(obj, ctx),
-  ],
-};
+export const STATEFULSETS: ResourceStrategy = { ...STATEFULSET_BASE, validateName: validateLabelName };
 
 const DAEMONSET_BASE: ResourceStrategy = workload(
   (spec) => {
@@ -215,8 +226,7 @@ const DAEMONSET_BASE: ResourceStrategy = workload(
     spec.revisionHistoryLimit ??= 10;
   },
   () => ({ currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 }),
-  [],
-  false,
+  { selectorRequired: false, specCauses: daemonSetSpecCauses },
 );
 
 /** The annotation apps/v1 carries a DaemonSet's template generation in (kube's internal spec.templateGeneration). */
@@ -255,9 +265,13 @@ export const DAEMONSETS: ResourceStrategy = {
 };
 
 /** apps/v1 replicasets. */
-export const REPLICASETS: ResourceStrategy = workload((spec) => {
-  spec.replicas ??= 1;
-}, () => ({ replicas: 0 }));
+export const REPLICASETS: ResourceStrategy = workload(
+  (spec) => {
+    spec.replicas ??= 1;
+  },
+  () => ({ replicas: 0 }),
+  { counts: replicaSetCountCauses },
+);
 
 /** core/v1 podtemplates: the template's pod spec is defaulted as a pod's; a DELETE answers with the object. */
 export const PODTEMPLATES: ResourceStrategy = {

@@ -4,12 +4,13 @@
  * percentage, not both 0, maxUnavailable at most 100 %; no rollingUpdate for Recreate) and the counts after it
  * (minReadySeconds, revisionHistoryLimit, progressDeadlineSeconds above minReadySeconds); a Job's counts
  * (validateJobSpec: parallelism, completions, activeDeadlineSeconds, backoffLimit, ttlSecondsAfterFinished,
- * backoffLimitPerIndex, maxFailedIndexes not negative).
+ * backoffLimitPerIndex, maxFailedIndexes not negative); a ReplicaSet's, a StatefulSet's (pod management, update
+ * strategy, claim retention) and a DaemonSet's (update strategy) counts and rules.
  * @module
  */
 import type { StatusCause } from "../../../runtime/client/errors.ts";
 import { regexError } from "../../../runtime/apimachinery/names.ts";
-import { fieldForbidden, fieldInvalid, fieldNotSupported } from "./field_errors.ts";
+import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired } from "./field_errors.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = Record<string, any>;
@@ -97,8 +98,8 @@ export function deploymentSpecCauses(spec: Json): StatusCause[] {
   return causes;
 }
 
-/** Causes for a Job's negative counts, in validateJobSpec's order. */
-export function jobCountCauses(spec: Json): StatusCause[] {
+/** Causes for a Job's negative counts, in validateJobSpec's order (`prefix`: where the Job spec sits). */
+export function jobCountCauses(spec: Json, prefix = "spec"): StatusCause[] {
   return nonNegative(spec, [
     "parallelism",
     "completions",
@@ -107,5 +108,104 @@ export function jobCountCauses(spec: Json): StatusCause[] {
     "ttlSecondsAfterFinished",
     "backoffLimitPerIndex",
     "maxFailedIndexes",
-  ], "spec");
+  ], prefix);
+}
+
+/** A ReplicaSet's counts before its selector (ValidateReplicaSetSpec). */
+export function replicaSetCountCauses(spec: Json): StatusCause[] {
+  return nonNegative(spec, ["replicas", "minReadySeconds"], "spec");
+}
+
+/**
+ * A StatefulSet's rules before its selector, in ValidateStatefulSetSpec's order: podManagementPolicy,
+ * updateStrategy (rollingUpdate's partition and maxUnavailable), the claim retention policy, replicas,
+ * minReadySeconds, ordinals.
+ */
+export function statefulSetCountCauses(spec: Json): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const policy = spec.podManagementPolicy;
+  if (!policy) causes.push(fieldRequired("spec.podManagementPolicy"));
+  else if (!["OrderedReady", "Parallel"].includes(policy)) {
+    causes.push(fieldInvalid("spec.podManagementPolicy", policy, "must be 'OrderedReady' or 'Parallel'"));
+  }
+  const strategy: Json = spec.updateStrategy && typeof spec.updateStrategy === "object" ? spec.updateStrategy : {};
+  const rolling = strategy.rollingUpdate;
+  if (!strategy.type) causes.push(fieldRequired("spec.updateStrategy"));
+  else if (strategy.type === "OnDelete") {
+    if (rolling != null) {
+      causes.push(
+        fieldInvalid("spec.updateStrategy.rollingUpdate", rolling, "only allowed for updateStrategy 'RollingUpdate'"),
+      );
+    }
+  } else if (strategy.type === "RollingUpdate") {
+    if (rolling != null) {
+      causes.push(...nonNegative(rolling, ["partition"], "spec.updateStrategy.rollingUpdate"));
+      const path = "spec.updateStrategy.rollingUpdate.maxUnavailable";
+      if (rolling.maxUnavailable != null) {
+        causes.push(...intOrPercentCauses(rolling.maxUnavailable, path));
+        if (intOrPercentValue(rolling.maxUnavailable) === 0) {
+          causes.push(fieldInvalid(path, rolling.maxUnavailable, "cannot be 0"));
+        }
+        if (percentOver100(rolling.maxUnavailable)) {
+          causes.push(fieldInvalid(path, rolling.maxUnavailable, "must not be greater than 100%"));
+        }
+      }
+    }
+  } else {
+    // kube prints the internal struct: Go field names, no JSON tags.
+    const shown = { Type: strategy.type, RollingUpdate: rolling ?? null };
+    causes.push(fieldInvalid("spec.updateStrategy", shown, "must be 'RollingUpdate' or 'OnDelete'"));
+  }
+  const retention = spec.persistentVolumeClaimRetentionPolicy;
+  if (retention && typeof retention === "object") {
+    for (const when of ["whenDeleted", "whenScaled"]) {
+      if (!["Retain", "Delete"].includes(retention[when])) {
+        causes.push(
+          fieldNotSupported(`spec.persistentVolumeClaimRetentionPolicy.${when}`, retention[when] ?? "", [
+            "Retain",
+            "Delete",
+          ]),
+        );
+      }
+    }
+  }
+  causes.push(...nonNegative(spec, ["replicas", "minReadySeconds"], "spec"));
+  if (typeof spec.ordinals?.start === "number" && spec.ordinals.start < 0) {
+    causes.push(fieldInvalid("spec.ordinals.start", spec.ordinals.start, NON_NEGATIVE));
+  }
+  return causes;
+}
+
+/** A DaemonSet's rules after its template (ValidateDaemonSetSpec): counts, the update strategy, the history limit. */
+export function daemonSetSpecCauses(spec: Json): StatusCause[] {
+  const causes = nonNegative(spec, ["minReadySeconds", "templateGeneration"], "spec");
+  const strategy: Json = spec.updateStrategy && typeof spec.updateStrategy === "object" ? spec.updateStrategy : {};
+  if (strategy.type === "RollingUpdate") {
+    const rolling = strategy.rollingUpdate;
+    const path = "spec.updateStrategy.rollingUpdate";
+    if (rolling == null) causes.push(fieldRequired(path));
+    else {
+      causes.push(...intOrPercentCauses(rolling.maxUnavailable, `${path}.maxUnavailable`));
+      causes.push(...intOrPercentCauses(rolling.maxSurge, `${path}.maxSurge`));
+      for (const f of ["maxUnavailable", "maxSurge"]) {
+        if (percentOver100(rolling[f])) {
+          causes.push(fieldInvalid(`${path}.${f}`, rolling[f], "must not be greater than 100%"));
+        }
+      }
+      const unavailable = intOrPercentValue(rolling.maxUnavailable) !== 0;
+      const surge = intOrPercentValue(rolling.maxSurge) !== 0;
+      if (unavailable && surge) {
+        causes.push(
+          fieldInvalid(`${path}.maxSurge`, rolling.maxSurge, "may not be set when maxUnavailable is non-zero"),
+        );
+      } else if (!unavailable && !surge) {
+        causes.push(fieldRequired(`${path}.maxUnavailable`, "cannot be 0 when maxSurge is 0"));
+      }
+    }
+  } else if (strategy.type !== "OnDelete") {
+    const shown = { Type: strategy.type ?? "", RollingUpdate: strategy.rollingUpdate ?? null };
+    causes.push(fieldNotSupported("spec.updateStrategy", shown, ["RollingUpdate", "OnDelete"]));
+  }
+  causes.push(...nonNegative(spec, ["revisionHistoryLimit"], "spec"));
+  return causes;
 }
