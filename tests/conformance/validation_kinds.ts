@@ -372,4 +372,76 @@ export const validationKindCases: ConformanceCase[] = [
       assert.equal(empty.spec?.dnsPolicy, "ClusterFirst");
     },
   },
+  {
+    name: "Pods: volumes (one source, names), mounts naming a volume that passed, env names and valueFrom",
+    async run({ noRetry, ns }) {
+      const pod = (name: string, spec: Record<string, unknown>) =>
+        noRetry.create(CoreTypes.Pod, { metadata: { name, namespace: ns }, spec }, { namespace: ns, dryRun: true });
+      const label = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must " +
+        "start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is " +
+        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+      await expectStatus(
+        pod("val-pod-vols", {
+          containers: [{
+            name: "c",
+            image: "busybox",
+            env: [
+              { name: "A=B" },
+              { name: "X", valueFrom: {} },
+              { name: "Y", value: "y", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+            ],
+            volumeMounts: [
+              { name: "a", mountPath: "/a" },
+              { name: "b", mountPath: "/a" },
+              { name: "Bad_Vol", mountPath: "/c" },
+              { name: "none", mountPath: "/d" },
+            ],
+          }],
+          volumes: [
+            { name: "a", configMap: { name: "x" }, downwardAPI: {}, cephfs: { monitors: ["m"] } },
+            { name: "b", emptyDir: {} },
+            { name: "b", secret: { secretName: "s" } },
+            { name: "Bad_Vol", emptyDir: {} },
+            { name: "none" },
+          ],
+        }),
+        several("Pod", "val-pod-vols", [
+          ["FieldValueForbidden", "spec.volumes[0].downwarAPI", "Forbidden: may not specify more than 1 volume type"],
+          ["FieldValueForbidden", "spec.volumes[0].configMap", "Forbidden: may not specify more than 1 volume type"],
+          ["FieldValueDuplicate", "spec.volumes[2].name", 'Duplicate value: "b"'],
+          [INVALID, "spec.volumes[3].name", `Invalid value: "Bad_Vol": ${label}`],
+          [
+            INVALID,
+            "spec.containers[0].env[0].name",
+            'Invalid value: "A=B": a valid environment variable name must consist only of printable ASCII characters ' +
+            "other than '='",
+          ],
+          [
+            INVALID,
+            "spec.containers[0].env[1].valueFrom",
+            'Invalid value: "": must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` ' +
+            "or `fileKeyRef`",
+          ],
+          [
+            INVALID,
+            "spec.containers[0].env[2].valueFrom",
+            'Invalid value: "": may not be specified when `value` is not empty',
+          ],
+          ["FieldValueNotFound", "spec.containers[0].volumeMounts[0].name", 'Not found: "a"'],
+          [INVALID, "spec.containers[0].volumeMounts[1].mountPath", 'Invalid value: "/a": must be unique'],
+          ["FieldValueNotFound", "spec.containers[0].volumeMounts[2].name", 'Not found: "Bad_Vol"'],
+        ]),
+        "volumes, mounts and env",
+      );
+      const defaulted = await pod("val-pod-emptydir", {
+        containers: [{ name: "c", image: "busybox", volumeMounts: [{ name: "scratch", mountPath: "/s" }] }],
+        volumes: [{ name: "scratch" }],
+      });
+      assert.deepEqual(
+        (defaulted.spec?.volumes as Array<{ name: string; emptyDir?: unknown }>).find((v) => v.name === "scratch")
+          ?.emptyDir,
+        {},
+      );
+    },
+  },
 ];

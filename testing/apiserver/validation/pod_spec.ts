@@ -12,6 +12,7 @@ import { dns1123LabelErrors, PORT_NUMBER_RANGE, portNameErrors } from "../../../
 import { jsonEqual } from "../object_rules.ts";
 import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired } from "./field_errors.ts";
 import { copyJson } from "../../../runtime/apimachinery/json_copy.ts";
+import { defaultVolumeSources, envCauses, volumeCauses, volumeMountCauses } from "./pod_volumes.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -49,6 +50,7 @@ export function defaultPodSpec(spec: Json): void {
   for (const c of Array.isArray(spec.initContainers) ? spec.initContainers : []) defaultContainer(c);
   for (const c of Array.isArray(spec.containers) ? spec.containers : []) defaultContainer(c);
   for (const c of Array.isArray(spec.ephemeralContainers) ? spec.ephemeralContainers : []) defaultContainer(c);
+  defaultVolumeSources(spec.volumes);
 }
 
 /** Fills a pod template's defaults (`spec.template` of workloads): its pod spec's, and metadata kept as sent. */
@@ -60,7 +62,8 @@ export function defaultPodTemplate(template: Json): void {
 
 /** Causes for a pod spec at `field` (`spec`, `spec.template.spec`). */
 export function validatePodSpec(spec: Json, field: string): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const volumes = volumeCauses(spec?.volumes, `${field}.volumes`);
+  const causes: StatusCause[] = [...volumes.causes];
   const containers = Array.isArray(spec?.containers) ? spec.containers : [];
   if (containers.length === 0) causes.push(fieldRequired(`${field}.containers`));
   const seen = new Set<string>();
@@ -76,6 +79,8 @@ export function validatePodSpec(spec: Json, field: string): StatusCause[] {
       }
       if (!c?.image || typeof c.image !== "string" || !c.image.trim()) causes.push(fieldRequired(`${at}.image`));
       causes.push(...containerPortCauses(c?.ports, `${at}.ports`));
+      causes.push(...envCauses(c?.env, `${at}.env`));
+      causes.push(...volumeMountCauses(c?.volumeMounts, volumes.names, `${at}.volumeMounts`));
       causes.push(...requestsWithinLimits(c?.resources, `${at}.resources.requests`));
     });
   check(containers, `${field}.containers`);
@@ -84,11 +89,8 @@ export function validatePodSpec(spec: Json, field: string): StatusCause[] {
   if (restart !== undefined && !["Always", "OnFailure", "Never"].includes(restart)) {
     causes.push(fieldNotSupported(`${field}.restartPolicy`, restart, ["Always", "OnFailure", "Never"]));
   }
-  const dns = spec?.dnsPolicy;
-  if (dns === "") causes.push(fieldRequired(`${field}.dnsPolicy`));
-  else if (dns != null && !DNS_POLICIES.includes(dns)) {
-    causes.push(fieldNotSupported(`${field}.dnsPolicy`, dns, DNS_POLICIES));
-  }
+  const dns = spec?.dnsPolicy; // "" was defaulted to ClusterFirst
+  if (dns && !DNS_POLICIES.includes(dns)) causes.push(fieldNotSupported(`${field}.dnsPolicy`, dns, DNS_POLICIES));
   return causes;
 }
 
