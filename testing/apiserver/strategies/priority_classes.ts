@@ -9,8 +9,29 @@
 import type { StatusCause } from "../../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
 import type { ResourceStrategy } from "../strategy.ts";
-import { SYSTEM_PRIORITY_CLASSES } from "../system_priority_classes.ts";
 import { fieldForbidden, fieldImmutable, fieldNotSupported, fieldRequired } from "../validation/field_errors.ts";
+
+const PREEMPT_LOWER = "PreemptLowerPriority";
+/** scheduling.SystemCriticalPriority: the value of system-cluster-critical; system-node-critical is 1000 above. */
+const SYSTEM_CRITICAL = 2_000_000_000;
+
+/** The PriorityClasses kube-apiserver's `scheduling/bootstrap-system-priority-classes` hook creates (installed by
+ * system_priority_classes.ts). */
+export const SYSTEM_PRIORITY_CLASSES: readonly KubeObject[] = [
+  {
+    metadata: { name: "system-node-critical" },
+    value: SYSTEM_CRITICAL + 1000,
+    description: "Used for system critical pods that must not be moved from their current node.",
+    preemptionPolicy: PREEMPT_LOWER,
+  },
+  {
+    metadata: { name: "system-cluster-critical" },
+    value: SYSTEM_CRITICAL,
+    description:
+      "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.",
+    preemptionPolicy: PREEMPT_LOWER,
+  },
+];
 
 /** scheduling.HighestUserDefinablePriority. */
 const HIGHEST_USER_DEFINABLE = 1_000_000_000;
