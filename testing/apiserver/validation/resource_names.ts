@@ -10,33 +10,6 @@ import type { StatusCause } from "../../../runtime/client/errors.ts";
 import { qualifiedNameErrors } from "../../../runtime/apimachinery/names.ts";
 import { fieldInvalid } from "./field_errors.ts";
 
-/** The computable and countable resources a name without a domain may be (helper's standardResources). */
-const STANDARD_RESOURCES = new Set([
-  "cpu",
-  "memory",
-  "ephemeral-storage",
-  "requests.cpu",
-  "requests.memory",
-  "requests.ephemeral-storage",
-  "limits.cpu",
-  "limits.memory",
-  "limits.ephemeral-storage",
-  "pods",
-  "resourcequotas",
-  "services",
-  "replicationcontrollers",
-  "secrets",
-  "configmaps",
-  "persistentvolumeclaims",
-  "storage",
-  "requests.storage",
-  "services.nodeports",
-  "services.loadbalancers",
-]);
-
-/** What a ResourceQuota may limit by a name without a domain (helper's standardQuotaResources). */
-const QUOTA_RESOURCES = new Set([...STANDARD_RESOURCES].filter((name) => name !== "storage"));
-
 /** Resources counted in whole units (helper's integerResources). */
 const INTEGER_RESOURCES = new Set([
   "pods",
@@ -49,6 +22,25 @@ const INTEGER_RESOURCES = new Set([
   "services.nodeports",
   "services.loadbalancers",
 ]);
+
+/** The computable and countable resources a name without a domain may be (helper's standardResources). */
+const STANDARD_RESOURCES = new Set([
+  "cpu",
+  "memory",
+  "ephemeral-storage",
+  "requests.cpu",
+  "requests.memory",
+  "requests.ephemeral-storage",
+  "limits.cpu",
+  "limits.memory",
+  "limits.ephemeral-storage",
+  "storage",
+  "requests.storage",
+  ...INTEGER_RESOURCES,
+]);
+
+/** What a ResourceQuota may limit by a name without a domain (helper's standardQuotaResources). */
+const QUOTA_RESOURCES = new Set([...STANDARD_RESOURCES].filter((name) => name !== "storage"));
 
 const hugePages = (name: string) => /^(requests\.)?hugepages-/.test(name);
 
