@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { call, type Json } from "./crd_helpers.ts";
 import { VWC } from "./admission_webhooks_support.ts";
 import type { ConformanceCase } from "./support.ts";
+import { causeTexts } from "./status_assert.ts";
 
 const valid = (ns: string): Json => ({
   name: `valid.${ns}.conformance.kubeop.dev`,
@@ -71,6 +72,68 @@ export const admissionConfigurationCases: ConformanceCase[] = [
       }
       const ok = await call(client, "POST", VWC, { metadata: { name }, webhooks: [valid(ns)] }, "?dryRun=All");
       assert.equal(ok.code, 201, JSON.stringify(ok.body));
+    },
+  },
+  {
+    name: "webhook rules, selectors and names in kube's order: operations, groups, versions, resources, scope",
+    async run({ noRetry }) {
+      const body = {
+        apiVersion: "admissionregistration.k8s.io/v1",
+        kind: "MutatingWebhookConfiguration",
+        metadata: { name: "conf-rules" },
+        webhooks: [
+          {
+            name: "a.b.c",
+            clientConfig: { url: "https://x" },
+            sideEffects: "None",
+            admissionReviewVersions: ["v1"],
+            reinvocationPolicy: "Always",
+            namespaceSelector: { matchExpressions: [{ key: "k", operator: "In" }] },
+            rules: [
+              {
+                operations: ["*", "CREATE"],
+                apiGroups: ["*", "apps"],
+                apiVersions: ["*", ""],
+                resources: ["*/*", "pods"],
+                scope: "World",
+              },
+              { operations: [], apiGroups: [], apiVersions: [], resources: [] },
+              {
+                operations: ["CREATE"],
+                apiGroups: [""],
+                apiVersions: ["v1"],
+                resources: ["pods/*", "pods/log", "*", "deployments"],
+              },
+            ],
+          },
+          { name: "a.b.c", clientConfig: { url: "https://x" }, sideEffects: "None", admissionReviewVersions: ["v1"] },
+        ],
+      };
+      const res = await noRetry.request("POST", "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations", {
+        body: JSON.stringify(body),
+        query: { dryRun: "All" },
+      });
+      const status = JSON.parse(new TextDecoder().decode(res.body));
+      assert.equal(res.status, 422, JSON.stringify(status));
+      assert.deepEqual(causeTexts(status), [
+        'webhooks[0].rules[0].operations: Invalid value: ["*","CREATE"]: if \'*\' is present, must not specify other operations',
+        'webhooks[0].rules[0].apiGroups: Invalid value: ["*","apps"]: if \'*\' is present, must not specify other API groups',
+        'webhooks[0].rules[0].apiVersions: Invalid value: ["*",""]: if \'*\' is present, must not specify other API versions',
+        "webhooks[0].rules[0].apiVersions[1]: Required value",
+        'webhooks[0].rules[0].resources: Invalid value: ["*/*","pods"]: if \'*/*\' is present, must not specify other resources',
+        'webhooks[0].rules[0].scope: Unsupported value: "World": supported values: "*", "Cluster", "Namespaced"',
+        "webhooks[0].rules[1].operations: Required value",
+        "webhooks[0].rules[1].apiGroups: Required value",
+        "webhooks[0].rules[1].apiVersions: Required value",
+        "webhooks[0].rules[1].resources: Required value",
+        "webhooks[0].rules[2].resources[1]: Invalid value: \"pods/log\": if 'pods/*' is present, must not specify pods/log",
+        'webhooks[0].rules[2].resources: Invalid value: ["pods/*","pods/log","*","deployments"]: if \'*\' is present, ' +
+        "must not specify other resources without subresources",
+        "webhooks[0].namespaceSelector.matchExpressions[0].values: Required value: must be specified when `operator` is " +
+        "'In' or 'NotIn'",
+        'webhooks[0].reinvocationPolicy: Unsupported value: "Always": supported values: "IfNeeded", "Never"',
+        'webhooks[1].name: Duplicate value: "a.b.c"',
+      ]);
     },
   },
 ];

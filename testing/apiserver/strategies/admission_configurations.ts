@@ -12,6 +12,8 @@ import { dns1123SubdomainErrors } from "../../../runtime/apimachinery/names.ts";
 import type { ResourceStrategy } from "../strategy.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { fieldDuplicate, fieldInvalid, fieldNotSupported, fieldRequired } from "../validation/field_errors.ts";
+import { validateLabelSelector } from "../validation/label_selector.ts";
+import { webhookRuleCauses } from "../validation/webhook_rules.ts";
 
 function defaultRules(rules: KubeObject[] | undefined): void {
   for (const rule of rules ?? []) rule.scope ??= "*";
@@ -61,21 +63,20 @@ function webhookUrl(field: string, raw: string): StatusCause[] {
   return out;
 }
 
-/** validateValidatingWebhook / validateMutatingWebhook of admissionregistration/v1 (the common checks). */
+/**
+ * validateValidatingWebhookConfiguration / validateMutatingWebhookConfiguration of admissionregistration/v1, in kube's
+ * order: per webhook its name, rules, policies, side effects, timeout, selectors, reinvocation (mutating), client
+ * config, then its admissionReviewVersions and a repeated name.
+ */
 function validateWebhooks(obj: KubeObject, mutating: boolean): StatusCause[] {
   const out: StatusCause[] = [];
   const seen = new Set<string>();
   ((obj.webhooks ?? []) as KubeObject[]).forEach((hook, i) => {
     const at = `webhooks[${i}]`;
     out.push(...fullyQualifiedName(`${at}.name`, hook.name));
-    if (typeof hook.name === "string" && seen.has(hook.name)) out.push(fieldDuplicate(`${at}.name`, hook.name));
-    seen.add(hook.name);
-    const versions: unknown[] = Array.isArray(hook.admissionReviewVersions) ? hook.admissionReviewVersions : [];
-    if (versions.length === 0) {
-      out.push(fieldRequired(`${at}.admissionReviewVersions`, "must specify one of v1, v1beta1"));
-    } else if (!versions.some((v) => v === "v1" || v === "v1beta1")) {
-      out.push(fieldInvalid(`${at}.admissionReviewVersions`, versions, "must include at least one of v1, v1beta1"));
-    }
+    ((Array.isArray(hook.rules) ? hook.rules : []) as KubeObject[]).forEach((rule, j) =>
+      out.push(...webhookRuleCauses(rule, `${at}.rules[${j}]`))
+    );
     if (!["Fail", "Ignore"].includes(hook.failurePolicy)) {
       out.push(fieldNotSupported(`${at}.failurePolicy`, hook.failurePolicy, ["Fail", "Ignore"]));
     }
@@ -91,6 +92,8 @@ function validateWebhooks(obj: KubeObject, mutating: boolean): StatusCause[] {
     if (typeof timeout === "number" && (timeout > 30 || timeout < 1)) {
       out.push(fieldInvalid(`${at}.timeoutSeconds`, timeout, "the timeout value must be between 1 and 30 seconds"));
     }
+    out.push(...validateLabelSelector(hook.namespaceSelector, `${at}.namespaceSelector`));
+    out.push(...validateLabelSelector(hook.objectSelector, `${at}.objectSelector`));
     if (mutating && !["Never", "IfNeeded"].includes(hook.reinvocationPolicy)) {
       out.push(fieldNotSupported(`${at}.reinvocationPolicy`, hook.reinvocationPolicy, ["IfNeeded", "Never"]));
     }
@@ -100,6 +103,16 @@ function validateWebhooks(obj: KubeObject, mutating: boolean): StatusCause[] {
     } else if (cc.url !== undefined) {
       out.push(...webhookUrl(`${at}.clientConfig.url`, String(cc.url)));
     }
+    const versions: unknown[] = Array.isArray(hook.admissionReviewVersions) ? hook.admissionReviewVersions : [];
+    if (versions.length === 0) {
+      out.push(fieldRequired(`${at}.admissionReviewVersions`, "must specify one of v1, v1beta1"));
+    } else if (!versions.some((v) => v === "v1" || v === "v1beta1")) {
+      out.push(fieldInvalid(`${at}.admissionReviewVersions`, versions, "must include at least one of v1, v1beta1"));
+    }
+    if (typeof hook.name === "string" && hook.name && seen.has(hook.name)) {
+      out.push(fieldDuplicate(`${at}.name`, hook.name));
+    }
+    seen.add(hook.name);
   });
   return out;
 }
