@@ -1,5 +1,6 @@
 /**
- * Conformance case: the rules of StatefulSets, DaemonSets, ReplicaSets and CronJobs beyond selector and template
+ * Conformance case: the rules of StatefulSets, DaemonSets, ReplicaSets, CronJobs (time zones too), Jobs' completion
+ * modes and Services' types and external names, beyond selector and template
  * (pkg/apis/apps and batch validation; found by comparing bodies against v1.37.2: the fake stored each one kube
  * refuses) — pod management and update strategies, claim retention, counts, concurrency policy, history limits, each in
  * kube's order around the shared selector and template rules.
@@ -78,15 +79,43 @@ const INVALID: Array<[plural: string, kind: string, spec: Any, causes: string[]]
     `spec.successfulJobsHistoryLimit: Invalid value: -1: ${NON_NEGATIVE}`,
     `spec.failedJobsHistoryLimit: Invalid value: -2: ${NON_NEGATIVE}`,
   ]],
+  ["batch/v1/cronjobs", "CronJob", {
+    schedule: "* * * * *",
+    timeZone: "Mars/Base",
+    jobTemplate: { spec: { template: { spec: { ...template.spec, restartPolicy: "Never" } } } },
+  }, ['spec.timeZone: Invalid value: "Mars/Base": unknown time zone Mars/Base']],
+  ["batch/v1/jobs", "Job", {
+    completionMode: "Sometimes",
+    template: { spec: { ...template.spec, restartPolicy: "Never" } },
+  }, ['spec.completionMode: Unsupported value: "Sometimes": supported values: "NonIndexed", "Indexed"']],
+  ["batch/v1/jobs", "Job", {
+    completionMode: "Indexed",
+    parallelism: 200000,
+    template: { spec: { ...template.spec, restartPolicy: "Never" } },
+  }, [
+    "spec.completions: Required value: when completion mode is Indexed",
+    "spec.parallelism: Invalid value: 200000: must be less than or equal to 100000 when completion mode is Indexed",
+  ]],
+  ["v1/services", "Service", { type: "Bogus", ports: [{ port: 80 }] }, [
+    'spec.type: Unsupported value: "Bogus": supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"',
+  ]],
+  ["v1/services", "Service", { type: "ExternalName", externalName: "Bad_Name!" }, [
+    'spec.externalName: Invalid value: "Bad_Name!": a lowercase RFC 1123 subdomain must consist of lower case ' +
+    "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', " +
+    "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+  ]],
 ];
 
 export const workloadRuleCases: ConformanceCase[] = [
   {
-    name: "StatefulSets, DaemonSets, ReplicaSets and CronJobs: strategies, policies and counts, in kube's order",
+    name: "StatefulSets, DaemonSets, ReplicaSets, CronJobs, Jobs and Services: strategies, policies, modes, counts",
     async run({ noRetry, ns }) {
       for (const [i, [plural, kind, spec, causes]] of INVALID.entries()) {
-        const [group, version, resource] = plural.split("/");
-        const path = `/apis/${group}/${version}/namespaces/${ns}/${resource}`;
+        const parts = plural.split("/");
+        const [version, resource] = parts.slice(-2);
+        const path = parts.length === 3
+          ? `/apis/${parts[0]}/${version}/namespaces/${ns}/${resource}`
+          : `/api/${version}/namespaces/${ns}/${resource}`;
         const res = await sendBody(
           noRetry,
           "POST",

@@ -15,7 +15,36 @@ import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
 import { fieldInvalid, fieldNotSupported, fieldRequired } from "../validation/field_errors.ts";
 import { defaultPodTemplate, validatePodSpec } from "../validation/pod_spec.ts";
 import { immutableSpecFields, selectorJson, validateSelectorAndTemplate } from "./workloads.ts";
-import { jobCountCauses } from "../validation/workload_counts.ts";
+import { jobCountCauses, jobModeCauses } from "../validation/workload_counts.ts";
+
+const TIME_ZONE_PART = /^[A-Za-z.\-_0-9+]{1,14}$/;
+
+/** validateTimeZone: an IANA zone the time zone database knows (kube: Go's time.LoadLocation; here Intl's list). */
+function timeZoneCauses(zone: unknown): StatusCause[] {
+  if (zone == null) return [];
+  const text = String(zone);
+  if (!text) return [fieldInvalid("spec.timeZone", text, "timeZone must be nil or non-empty string")];
+  const unknown = fieldInvalid("spec.timeZone", text, `unknown time zone ${text}`);
+  if (text.split("/").some((p) => p === "." || p === ".." || p.startsWith("-") || !TIME_ZONE_PART.test(p))) {
+    return [unknown];
+  }
+  const causes: StatusCause[] = [];
+  if (text.toLowerCase() === "local") {
+    causes.push(
+      fieldInvalid(
+        "spec.timeZone",
+        text,
+        "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones",
+      ),
+    );
+  }
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: text });
+  } catch {
+    causes.push(unknown);
+  }
+  return causes;
+}
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -76,6 +105,7 @@ export const JOBS: ResourceStrategy = {
     if (ctx.subresource === "status") return [];
     return [
       ...jobCountCauses(job.spec ?? {}),
+      ...jobModeCauses(job.spec ?? {}),
       ...validateSelectorAndTemplate(job, { restartAlways: false }),
       ...restartCauses(job.spec?.template?.spec, "spec.template.spec.restartPolicy"),
     ];
@@ -164,12 +194,14 @@ function validateCronJob(cj: KubeObject, ctx: StrategyContext): StatusCause[] {
       fieldInvalid("spec.startingDeadlineSeconds", spec.startingDeadlineSeconds, "must be greater than or equal to 0"),
     );
   }
+  causes.push(...timeZoneCauses(spec.timeZone));
   const policy = spec.concurrencyPolicy;
   if (policy === "") causes.push(fieldRequired("spec.concurrencyPolicy"));
   else if (policy != null && !["Allow", "Forbid", "Replace"].includes(policy)) {
     causes.push(fieldNotSupported("spec.concurrencyPolicy", policy, ["Allow", "Forbid", "Replace"]));
   }
   causes.push(...jobCountCauses(spec.jobTemplate?.spec ?? {}, "spec.jobTemplate.spec"));
+  causes.push(...jobModeCauses(spec.jobTemplate?.spec ?? {}, "spec.jobTemplate.spec"));
   const podSpec = spec.jobTemplate?.spec?.template?.spec;
   causes.push(...validatePodSpec(podSpec, "spec.jobTemplate.spec.template.spec"));
   causes.push(...restartCauses(podSpec, "spec.jobTemplate.spec.template.spec.restartPolicy"));

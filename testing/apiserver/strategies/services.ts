@@ -12,7 +12,12 @@
  */
 import type { StatusCause } from "../../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
-import { dns1123LabelErrors, PORT_NUMBER_RANGE, portNameErrors } from "../../../runtime/apimachinery/names.ts";
+import {
+  dns1123LabelErrors,
+  dns1123SubdomainErrors,
+  PORT_NUMBER_RANGE,
+  portNameErrors,
+} from "../../../runtime/apimachinery/names.ts";
 import { validateLabelName } from "../object_rules.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
 import { fieldDuplicate, fieldInvalid, fieldNotSupported, fieldRequired } from "../validation/field_errors.ts";
@@ -21,6 +26,7 @@ import { fieldDuplicate, fieldInvalid, fieldNotSupported, fieldRequired } from "
 type Json = any;
 
 const PROTOCOLS = ["SCTP", "TCP", "UDP"];
+const SERVICE_TYPES = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"];
 
 function isHeadless(spec: Json): boolean {
   return spec.clusterIP === "None";
@@ -119,10 +125,21 @@ function validatePorts(spec: Json): StatusCause[] {
 function validateService(obj: KubeObject, ctx: StrategyContext): StatusCause[] {
   if (ctx.subresource === "status") return [];
   const spec = obj.spec ?? {};
-  const causes = validatePorts(spec);
+  const causes: StatusCause[] = [];
+  if (spec.type === "ExternalName") {
+    const cname = typeof spec.externalName === "string" ? spec.externalName.replace(/\.$/, "") : "";
+    if (!cname) causes.push(fieldRequired("spec.externalName"));
+    for (const msg of cname ? dns1123SubdomainErrors(cname) : []) {
+      causes.push(fieldInvalid("spec.externalName", cname, msg));
+    }
+  }
+  causes.push(...validatePorts(spec));
   const affinity = spec.sessionAffinity;
   if (affinity != null && !["ClientIP", "None"].includes(affinity)) {
     causes.push(fieldNotSupported("spec.sessionAffinity", affinity, ["ClientIP", "None"]));
+  }
+  if (spec.type != null && !SERVICE_TYPES.includes(spec.type)) {
+    causes.push(fieldNotSupported("spec.type", spec.type, SERVICE_TYPES));
   }
   return causes;
 }

@@ -111,6 +111,34 @@ export function jobCountCauses(spec: Json, prefix = "spec"): StatusCause[] {
   ], prefix);
 }
 
+/**
+ * A Job's completion mode (validateJobSpec, after its counts): NonIndexed or Indexed; an Indexed Job needs completions
+ * and at most 100 000 in parallel.
+ */
+export function jobModeCauses(spec: Json, prefix = "spec"): StatusCause[] {
+  const mode = spec.completionMode;
+  if (mode == null) return [];
+  if (mode !== "NonIndexed" && mode !== "Indexed") {
+    return [fieldNotSupported(`${prefix}.completionMode`, mode, ["NonIndexed", "Indexed"])];
+  }
+  const causes: StatusCause[] = [];
+  if (mode === "Indexed") {
+    if (spec.completions == null) {
+      causes.push(fieldRequired(`${prefix}.completions`, "when completion mode is Indexed"));
+    }
+    if (typeof spec.parallelism === "number" && spec.parallelism > 100_000) {
+      causes.push(
+        fieldInvalid(
+          `${prefix}.parallelism`,
+          spec.parallelism,
+          "must be less than or equal to 100000 when completion mode is Indexed",
+        ),
+      );
+    }
+  }
+  return causes;
+}
+
 /** A ReplicaSet's counts before its selector (ValidateReplicaSetSpec). */
 export function replicaSetCountCauses(spec: Json): StatusCause[] {
   return nonNegative(spec, ["replicas", "minReadySeconds"], "spec");
