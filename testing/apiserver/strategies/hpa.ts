@@ -11,6 +11,7 @@
  * - status `currentMetrics: null` and `desiredReplicas` 0 stored, spec and status in Go's field order.
  * @module
  */
+import { isPlainObject } from "../../../runtime/apimachinery/equality.ts";
 import type { ResourceStrategy } from "../strategy.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { copyJson } from "../../../runtime/apimachinery/json_copy.ts";
@@ -21,11 +22,9 @@ import { HPA_V1_CONVERSION } from "./hpa_v1_conversion.ts";
 // deno-lint-ignore no-explicit-any
 type Json = Record<string, any>;
 
-const isObject = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
-
 /** `obj[key]` as an object, set to `{}` when absent or not an object. */
 function objectAt(obj: Json, key: string): Json {
-  if (!isObject(obj[key])) obj[key] = {};
+  if (!isPlainObject(obj[key])) obj[key] = {};
   return obj[key];
 }
 
@@ -40,7 +39,7 @@ const SCALE_DOWN: Json = { selectPolicy: "Max", policies: [{ type: "Percent", va
 /** copyHPAScalingRules over a copy of `defaults`: each field `given` sets (null is unset) replaces the default. */
 function withDefaultRules(given: unknown, defaults: Json): Json {
   const out = copyJson(defaults);
-  if (!isObject(given)) return out;
+  if (!isPlainObject(given)) return out;
   for (const key of ["selectPolicy", "stabilizationWindowSeconds", "policies", "tolerance"]) {
     if (given[key] !== undefined && given[key] !== null) out[key] = given[key];
   }
@@ -63,7 +62,7 @@ function defaultSpec(hpa: KubeObject): Json {
 /** SetDefaults_HorizontalPodAutoscalerBehavior: each rule set completed from kube's; a null behavior left out. */
 function completeBehavior(spec: Json): void {
   if (spec.behavior === null) delete spec.behavior; // a nil pointer: omitted
-  if (!isObject(spec.behavior)) return;
+  if (!isPlainObject(spec.behavior)) return;
   spec.behavior.scaleUp = withDefaultRules(spec.behavior.scaleUp, SCALE_UP);
   spec.behavior.scaleDown = withDefaultRules(spec.behavior.scaleDown, SCALE_DOWN);
 }

@@ -7,6 +7,7 @@
  * ≥ 1). A status write checks only the status counts.
  * @module
  */
+import { isPlainObject } from "../../../runtime/apimachinery/equality.ts";
 import type { StatusCause } from "../../../runtime/client/errors.ts";
 import { dns1123LabelErrors, pathSegmentNameErrors } from "../../../runtime/apimachinery/names.ts";
 import type { KubeObject } from "../../../runtime/types.ts";
@@ -39,15 +40,14 @@ const POLICY_TYPES = ["Percent", "Pods"];
 const MAX_PERIOD_SECONDS = 1800;
 const MAX_STABILIZATION_WINDOW_SECONDS = 3600;
 
-const isObject = (v: unknown): v is Record<string, Any> => v !== null && typeof v === "object" && !Array.isArray(v);
 const present = (v: unknown) => v !== undefined && v !== null;
 
 /** Causes for a create or update of an HPA's spec (`old`: the stored object of an update). */
 export function validateHpaSpec(hpa: KubeObject, old?: KubeObject): StatusCause[] {
-  const spec: Record<string, Any> = isObject(hpa.spec) ? hpa.spec : {};
-  const ref: Record<string, Any> = isObject(spec.scaleTargetRef) ? spec.scaleTargetRef : {};
-  const oldSpec: Record<string, Any> = isObject(old?.spec) ? old.spec : {};
-  const oldRef: Record<string, Any> | undefined = old && isObject(oldSpec.scaleTargetRef)
+  const spec: Record<string, Any> = isPlainObject(hpa.spec) ? hpa.spec : {};
+  const ref: Record<string, Any> = isPlainObject(spec.scaleTargetRef) ? spec.scaleTargetRef : {};
+  const oldSpec: Record<string, Any> = isPlainObject(old?.spec) ? old.spec : {};
+  const oldRef: Record<string, Any> | undefined = old && isPlainObject(oldSpec.scaleTargetRef)
     ? oldSpec.scaleTargetRef
     : undefined;
   const sameRef = oldRef !== undefined && oldRef.apiVersion === ref.apiVersion && oldRef.kind === ref.kind;
@@ -67,7 +67,7 @@ export function validateHpaSpec(hpa: KubeObject, old?: KubeObject): StatusCause[
   }
   causes.push(...crossVersionObjectReference(ref, "spec.scaleTargetRef", targetOptions));
   causes.push(...metrics(spec.metrics, minReplicas, metricOptions));
-  if (isObject(spec.behavior)) {
+  if (isPlainObject(spec.behavior)) {
     causes.push(...scalingRules(spec.behavior.scaleUp, "spec.behavior.scaleUp"));
     causes.push(...scalingRules(spec.behavior.scaleDown, "spec.behavior.scaleDown"));
   }
@@ -84,7 +84,7 @@ export function validateHpaSpec(hpa: KubeObject, old?: KubeObject): StatusCause[
 
 /** Causes for a status write: the replica counts and conditions' observedGeneration are not negative. */
 export function validateHpaStatus(hpa: KubeObject): StatusCause[] {
-  const status: Record<string, Any> = isObject(hpa.status) ? hpa.status : {};
+  const status: Record<string, Any> = isPlainObject(hpa.status) ? hpa.status : {};
   const causes: StatusCause[] = [];
   const conditions = Array.isArray(status.conditions) ? status.conditions : [];
   conditions.forEach((c: Any, i: number) => {
@@ -129,14 +129,14 @@ function apiVersionProblem(apiVersion: string, allowEmptyGroup: boolean): string
 function hasInvalidObjectMetric(metrics: unknown): boolean {
   if (!Array.isArray(metrics)) return false;
   return metrics.some((m: Any) =>
-    m?.type === "Object" && isObject(m.object) &&
+    m?.type === "Object" && isPlainObject(m.object) &&
     apiVersionProblem(String(m.object.describedObject?.apiVersion ?? ""), true) !== undefined
   );
 }
 
 function metrics(list: unknown, minReplicas: number | undefined, opts: RefOptions): StatusCause[] {
   const all = Array.isArray(list) ? list : [];
-  const causes = all.flatMap((m, i) => metricSpec(isObject(m) ? m : {}, `spec.metrics[${i}]`, opts));
+  const causes = all.flatMap((m, i) => metricSpec(isPlainObject(m) ? m : {}, `spec.metrics[${i}]`, opts));
   if (minReplicas === 0 && !all.some((m: Any) => m?.type === "Object" || m?.type === "External")) {
     causes.push(
       fieldForbidden(
@@ -156,7 +156,7 @@ function metricSpec(spec: Record<string, Any>, path: string, opts: RefOptions): 
   const presentSources = SOURCES.filter(([field]) => present(spec[field]));
   if (presentSources.length > 0) {
     const [field] = presentSources[0];
-    causes.push(...metricSource(field, isObject(spec[field]) ? spec[field] : {}, `${path}.${field}`, opts));
+    causes.push(...metricSource(field, isPlainObject(spec[field]) ? spec[field] : {}, `${path}.${field}`, opts));
   }
   const expected = SOURCES.find(([, t]) => t === type)?.[0];
   if (expected && !present(spec[expected])) {
@@ -173,14 +173,14 @@ function metricSpec(spec: Record<string, Any>, path: string, opts: RefOptions): 
 }
 
 function metricSource(field: string, src: Record<string, Any>, path: string, opts: RefOptions): StatusCause[] {
-  const target: Record<string, Any> = isObject(src.target) ? src.target : {};
+  const target: Record<string, Any> = isPlainObject(src.target) ? src.target : {};
   const has = (key: string) => present(target[key]);
   const causes: StatusCause[] = [];
   switch (field) {
     case "object":
       causes.push(
         ...crossVersionObjectReference(
-          isObject(src.describedObject) ? src.describedObject : {},
+          isPlainObject(src.describedObject) ? src.describedObject : {},
           `${path}.describedObject`,
           opts,
         ),
@@ -258,13 +258,13 @@ function metricTarget(target: Record<string, Any>, path: string): StatusCause[] 
 }
 
 function metricIdentifier(metric: unknown, path: string): StatusCause[] {
-  const name = isObject(metric) && typeof metric.name === "string" ? metric.name : "";
+  const name = isPlainObject(metric) && typeof metric.name === "string" ? metric.name : "";
   if (!name) return [fieldRequired(`${path}.name`, "must specify a metric name")];
   return pathSegmentNameErrors(name).map((msg) => fieldInvalid(`${path}.name`, name, msg));
 }
 
 function scalingRules(rules: unknown, path: string): StatusCause[] {
-  if (!isObject(rules)) return [];
+  if (!isPlainObject(rules)) return [];
   const causes: StatusCause[] = [];
   const window = rules.stabilizationWindowSeconds;
   if (typeof window === "number" && window < 0) {
@@ -285,7 +285,7 @@ function scalingRules(rules: unknown, path: string): StatusCause[] {
   const policies = Array.isArray(rules.policies) ? rules.policies : [];
   if (policies.length === 0) causes.push(fieldRequired(`${path}.policies`, "must specify at least one Policy"));
   policies.forEach((p: Any, i: number) =>
-    causes.push(...scalingPolicy(isObject(p) ? p : {}, `${path}.policies[${i}]`))
+    causes.push(...scalingPolicy(isPlainObject(p) ? p : {}, `${path}.policies[${i}]`))
   );
   const tolerance = present(rules.tolerance) ? quantity(rules.tolerance) : undefined;
   if (tolerance && sign(tolerance) < 0) {

@@ -7,6 +7,7 @@
  * walks `hard` as a Go map, in no fixed order; here in the object's order.
  * @module
  */
+import { isPlainObject } from "../../../runtime/apimachinery/equality.ts";
 import type { StatusCause } from "../../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { milliValue, quantity } from "../resource_quantity.ts";
@@ -33,8 +34,6 @@ const EXISTS_MESSAGE = "must be 'Exists' when scope is any of ResourceQuotaScope
   "ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or " +
   "ResourceQuotaScopeCrossNamespacePodAffinity";
 
-const isObject = (v: unknown): v is Record<string, Any> => v !== null && typeof v === "object" && !Array.isArray(v);
-
 /** helper.IsResourceQuotaScopeValidForResource, for a standard quota resource. */
 function scopeAppliesTo(scope: string, resource: string): boolean {
   switch (scope) {
@@ -60,7 +59,7 @@ const standardQuotaName = (resource: string) =>
 
 /** Causes for a resource list of a quota (`spec.hard`, `status.hard`, `status.used`). */
 function quotaListErrors(list: unknown, path: string): StatusCause[] {
-  if (!isObject(list)) return [];
+  if (!isPlainObject(list)) return [];
   return Object.entries(list).flatMap(([resource, text]) => {
     const at = `${path}[${resource}]`;
     const causes = quotaResourceNameErrors(resource, at);
@@ -104,7 +103,7 @@ function internalSelector(expressions: Any[]): unknown {
 }
 
 function scopeSelectorErrors(spec: Record<string, Any>, hard: string[]): StatusCause[] {
-  if (!isObject(spec.scopeSelector)) return [];
+  if (!isPlainObject(spec.scopeSelector)) return [];
   const path = "spec.scopeSelector.matchExpressions";
   const expressions: Any[] = Array.isArray(spec.scopeSelector.matchExpressions)
     ? spec.scopeSelector.matchExpressions
@@ -167,8 +166,8 @@ function distinct(causes: StatusCause[]): StatusCause[] {
 
 /** Causes for a ResourceQuota's spec (create and update). */
 export function validateResourceQuotaSpec(quota: KubeObject): StatusCause[] {
-  const spec: Record<string, Any> = isObject(quota.spec) ? quota.spec : {};
-  const hard = isObject(spec.hard) ? Object.keys(spec.hard).sort() : [];
+  const spec: Record<string, Any> = isPlainObject(quota.spec) ? quota.spec : {};
+  const hard = isPlainObject(spec.hard) ? Object.keys(spec.hard).sort() : [];
   return distinct([
     ...quotaListErrors(spec.hard, "spec.hard"),
     ...scopeErrors(spec, hard),
@@ -189,6 +188,6 @@ export function validateResourceQuotaUpdate(next: KubeObject, old: KubeObject): 
 
 /** Causes for a status write: `status.hard` and `status.used` as the spec's `hard`. */
 export function validateResourceQuotaStatus(quota: KubeObject): StatusCause[] {
-  const status: Record<string, Any> = isObject(quota.status) ? quota.status : {};
+  const status: Record<string, Any> = isPlainObject(quota.status) ? quota.status : {};
   return [...quotaListErrors(status.hard, "status.hard"), ...quotaListErrors(status.used, "status.used")];
 }
