@@ -12,7 +12,7 @@ import type { StatusCause } from "../../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
 import { jsonEqual } from "../object_rules.ts";
 import type { ResourceStrategy, StrategyContext } from "../strategy.ts";
-import { fieldInvalid, fieldNotSupported, fieldRequired } from "../validation/field_errors.ts";
+import { fieldInvalid, fieldNotSupported, fieldRequired, negativeFieldCauses } from "../validation/field_errors.ts";
 import { defaultPodTemplate, validatePodSpec } from "../validation/pod_spec.ts";
 import { immutableSpecFields, selectorJson, validateSelectorAndTemplate } from "./workloads.ts";
 import { jobCountCauses, jobModeCauses } from "../validation/workload_counts.ts";
@@ -189,11 +189,7 @@ function validateCronJob(cj: KubeObject, ctx: StrategyContext): StatusCause[] {
     const err = cronScheduleError(schedule);
     if (err) causes.push(fieldInvalid("spec.schedule", schedule, err));
   }
-  if (typeof spec.startingDeadlineSeconds === "number" && spec.startingDeadlineSeconds < 0) {
-    causes.push(
-      fieldInvalid("spec.startingDeadlineSeconds", spec.startingDeadlineSeconds, "must be greater than or equal to 0"),
-    );
-  }
+  causes.push(...negativeFieldCauses(spec, ["startingDeadlineSeconds"], "spec"));
   causes.push(...timeZoneCauses(spec.timeZone));
   const policy = spec.concurrencyPolicy;
   if (policy === "") causes.push(fieldRequired("spec.concurrencyPolicy"));
@@ -205,11 +201,7 @@ function validateCronJob(cj: KubeObject, ctx: StrategyContext): StatusCause[] {
   const podSpec = spec.jobTemplate?.spec?.template?.spec;
   causes.push(...validatePodSpec(podSpec, "spec.jobTemplate.spec.template.spec"));
   causes.push(...restartCauses(podSpec, "spec.jobTemplate.spec.template.spec.restartPolicy"));
-  for (const limit of ["successfulJobsHistoryLimit", "failedJobsHistoryLimit"]) {
-    if (typeof spec[limit] === "number" && spec[limit] < 0) {
-      causes.push(fieldInvalid(`spec.${limit}`, spec[limit], "must be greater than or equal to 0"));
-    }
-  }
+  causes.push(...negativeFieldCauses(spec, ["successfulJobsHistoryLimit", "failedJobsHistoryLimit"], "spec"));
   // v1.37 checks a missing schedule declaratively: its error comes after the handwritten ones.
   if (!schedule) causes.push(fieldRequired("spec.schedule"));
   return causes;

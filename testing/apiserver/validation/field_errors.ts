@@ -58,3 +58,24 @@ export function fieldTooLong(field: string, maxBytes: number): StatusCause {
 export function fieldImmutable(field: string, value: unknown): StatusCause {
   return fieldInvalid(field, value, "field is immutable");
 }
+
+/**
+ * ValidateNonnegativeField over several fields: `Invalid value: <n>: must be greater than or equal to 0` for each of
+ * `fields` of `obj` that is a negative number, at `<prefix>.<field>`, in the order given.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { negativeFieldCauses } from "./field_errors.ts";
+ * const causes = negativeFieldCauses({ replicas: -1, minReadySeconds: 0 }, ["replicas", "minReadySeconds"], "spec");
+ * assert.deepEqual(causes.map((c) => c.field), ["spec.replicas"]);
+ * ```
+ */
+export function negativeFieldCauses(
+  obj: Record<string, unknown>,
+  fields: readonly string[],
+  prefix: string,
+): StatusCause[] {
+  return fields.filter((f) => typeof obj[f] === "number" && (obj[f] as number) < 0)
+    .map((f) => fieldInvalid(`${prefix}.${f}`, obj[f], "must be greater than or equal to 0"));
+}

@@ -12,7 +12,7 @@ import type { StatusCause } from "../../../runtime/client/errors.ts";
 import { dns1123LabelErrors, pathSegmentNameErrors } from "../../../runtime/apimachinery/names.ts";
 import type { KubeObject } from "../../../runtime/types.ts";
 import { formatQuantity, type Quantity, quantity } from "../resource_quantity.ts";
-import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired } from "./field_errors.ts";
+import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, negativeFieldCauses } from "./field_errors.ts";
 import { containerResourceNameErrors } from "./resource_names.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -88,19 +88,11 @@ export function validateHpaStatus(hpa: KubeObject): StatusCause[] {
   const causes: StatusCause[] = [];
   const conditions = Array.isArray(status.conditions) ? status.conditions : [];
   conditions.forEach((c: Any, i: number) => {
-    if (typeof c?.observedGeneration === "number" && c.observedGeneration < 0) {
-      causes.push(nonNegative(`status.conditions[${i}].observedGeneration`, c.observedGeneration));
-    }
+    if (isPlainObject(c)) causes.push(...negativeFieldCauses(c, ["observedGeneration"], `status.conditions[${i}]`));
   });
-  for (const field of ["currentReplicas", "desiredReplicas"]) {
-    if (typeof status[field] === "number" && status[field] < 0) {
-      causes.push(nonNegative(`status.${field}`, status[field]));
-    }
-  }
+  causes.push(...negativeFieldCauses(status, ["currentReplicas", "desiredReplicas"], "status"));
   return causes;
 }
-
-const nonNegative = (field: string, value: number) => fieldInvalid(field, value, "must be greater than or equal to 0");
 
 function crossVersionObjectReference(ref: Record<string, Any>, path: string, opts: RefOptions): StatusCause[] {
   const causes: StatusCause[] = [];

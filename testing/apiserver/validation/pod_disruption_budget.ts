@@ -6,7 +6,7 @@
  */
 import type { StatusCause } from "../../../runtime/client/errors.ts";
 import type { Unstructured as KubeObject } from "../unstructured.ts";
-import { fieldInvalid, fieldNotSupported } from "./field_errors.ts";
+import { fieldInvalid, fieldNotSupported, negativeFieldCauses } from "./field_errors.ts";
 import { validateLabelSelector } from "./label_selector.ts";
 import { intOrPercentCauses, percentOver100 } from "./workload_counts.ts";
 
@@ -42,7 +42,9 @@ export function validatePdbSpec(pdb: KubeObject): StatusCause[] {
 /** Causes for a status write: the counts not negative. */
 export function validatePdbStatus(pdb: KubeObject): StatusCause[] {
   const status = pdb.status && typeof pdb.status === "object" ? pdb.status : {};
-  return ["disruptionsAllowed", "currentHealthy", "desiredHealthy", "expectedPods"]
-    .filter((f) => typeof status[f] === "number" && status[f] < 0)
-    .map((f) => fieldInvalid(`status.${f}`, status[f], "must be greater than or equal to 0"));
+  return negativeFieldCauses(
+    status,
+    ["disruptionsAllowed", "currentHealthy", "desiredHealthy", "expectedPods"],
+    "status",
+  );
 }

@@ -10,7 +10,7 @@
  */
 import type { StatusCause } from "../../../runtime/client/errors.ts";
 import { regexError } from "../../../runtime/apimachinery/names.ts";
-import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired } from "./field_errors.ts";
+import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, negativeFieldCauses } from "./field_errors.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = Record<string, any>;
@@ -23,12 +23,6 @@ const PERCENT_MESSAGE = regexError(
   "93%",
 );
 const NON_NEGATIVE = "must be greater than or equal to 0";
-
-/** Causes for each of `fields` of `spec` that is a negative number (ValidateNonnegativeField). */
-function nonNegative(spec: Json, fields: readonly string[], prefix: string): StatusCause[] {
-  return fields.filter((f) => typeof spec[f] === "number" && spec[f] < 0)
-    .map((f) => fieldInvalid(`${prefix}.${f}`, spec[f], NON_NEGATIVE));
-}
 
 /** ValidatePositiveIntOrPercent: a non-negative integer or a `N%` string. */
 export function intOrPercentCauses(value: unknown, path: string): StatusCause[] {
@@ -88,7 +82,9 @@ export function deploymentSpecCauses(spec: Json): StatusCause[] {
     const shown = { Type: strategy.type ?? "", RollingUpdate: strategy.rollingUpdate ?? null };
     causes.push(fieldNotSupported("spec.strategy", shown, ["Recreate", "RollingUpdate"]));
   }
-  causes.push(...nonNegative(spec, ["minReadySeconds", "revisionHistoryLimit", "progressDeadlineSeconds"], "spec"));
+  causes.push(
+    ...negativeFieldCauses(spec, ["minReadySeconds", "revisionHistoryLimit", "progressDeadlineSeconds"], "spec"),
+  );
   const deadline = spec.progressDeadlineSeconds;
   if (
     typeof deadline === "number" && deadline <= (typeof spec.minReadySeconds === "number" ? spec.minReadySeconds : 0)
@@ -100,7 +96,7 @@ export function deploymentSpecCauses(spec: Json): StatusCause[] {
 
 /** Causes for a Job's negative counts, in validateJobSpec's order (`prefix`: where the Job spec sits). */
 export function jobCountCauses(spec: Json, prefix = "spec"): StatusCause[] {
-  return nonNegative(spec, [
+  return negativeFieldCauses(spec, [
     "parallelism",
     "completions",
     "activeDeadlineSeconds",
@@ -141,7 +137,7 @@ export function jobModeCauses(spec: Json, prefix = "spec"): StatusCause[] {
 
 /** A ReplicaSet's counts before its selector (ValidateReplicaSetSpec). */
 export function replicaSetCountCauses(spec: Json): StatusCause[] {
-  return nonNegative(spec, ["replicas", "minReadySeconds"], "spec");
+  return negativeFieldCauses(spec, ["replicas", "minReadySeconds"], "spec");
 }
 
 /**
@@ -167,7 +163,7 @@ export function statefulSetCountCauses(spec: Json): StatusCause[] {
     }
   } else if (strategy.type === "RollingUpdate") {
     if (rolling != null) {
-      causes.push(...nonNegative(rolling, ["partition"], "spec.updateStrategy.rollingUpdate"));
+      causes.push(...negativeFieldCauses(rolling, ["partition"], "spec.updateStrategy.rollingUpdate"));
       const path = "spec.updateStrategy.rollingUpdate.maxUnavailable";
       if (rolling.maxUnavailable != null) {
         causes.push(...intOrPercentCauses(rolling.maxUnavailable, path));
@@ -197,16 +193,16 @@ export function statefulSetCountCauses(spec: Json): StatusCause[] {
       }
     }
   }
-  causes.push(...nonNegative(spec, ["replicas", "minReadySeconds"], "spec"));
-  if (typeof spec.ordinals?.start === "number" && spec.ordinals.start < 0) {
-    causes.push(fieldInvalid("spec.ordinals.start", spec.ordinals.start, NON_NEGATIVE));
+  causes.push(...negativeFieldCauses(spec, ["replicas", "minReadySeconds"], "spec"));
+  if (spec.ordinals && typeof spec.ordinals === "object") {
+    causes.push(...negativeFieldCauses(spec.ordinals, ["start"], "spec.ordinals"));
   }
   return causes;
 }
 
 /** A DaemonSet's rules after its template (ValidateDaemonSetSpec): counts, the update strategy, the history limit. */
 export function daemonSetSpecCauses(spec: Json): StatusCause[] {
-  const causes = nonNegative(spec, ["minReadySeconds", "templateGeneration"], "spec");
+  const causes = negativeFieldCauses(spec, ["minReadySeconds", "templateGeneration"], "spec");
   const strategy: Json = spec.updateStrategy && typeof spec.updateStrategy === "object" ? spec.updateStrategy : {};
   if (strategy.type === "RollingUpdate") {
     const rolling = strategy.rollingUpdate;
@@ -234,6 +230,6 @@ export function daemonSetSpecCauses(spec: Json): StatusCause[] {
     const shown = { Type: strategy.type ?? "", RollingUpdate: strategy.rollingUpdate ?? null };
     causes.push(fieldNotSupported("spec.updateStrategy", shown, ["RollingUpdate", "OnDelete"]));
   }
-  causes.push(...nonNegative(spec, ["revisionHistoryLimit"], "spec"));
+  causes.push(...negativeFieldCauses(spec, ["revisionHistoryLimit"], "spec"));
   return causes;
 }
