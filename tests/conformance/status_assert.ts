@@ -66,3 +66,12 @@ export const cause = (reason: string, field: string, message: string): StatusCau
 export function causeTexts(status: { details?: { causes?: StatusCause[] } } | undefined): string[] {
   return (status?.details?.causes ?? []).map((c) => `${c.field}: ${c.message}`);
 }
+
+/**
+ * Asserts a raw answer (tests/conformance/support.ts sendBody) is 422 with exactly `causes` as `field: message` lines,
+ * in order; `what` names the case in the failure.
+ */
+export function assertCauses(answer: { code: number; json: unknown }, causes: string[], what = ""): void {
+  assert.equal(answer.code, 422, `${what}: ${JSON.stringify(answer.json)}`);
+  assert.deepEqual(causeTexts(answer.json as Parameters<typeof causeTexts>[0]), causes, what);
+}
