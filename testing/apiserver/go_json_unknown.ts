@@ -80,6 +80,11 @@ export function dropUnknownStructFields(
   const root = name;
   const found: UnknownFieldStep[][] = [];
   const { onScalar } = opts;
+  // Only scalars reach onScalar, and a slot is built only when there is an onScalar to give it to.
+  const visitScalar = (record: Record<string, unknown>, key: string, type: string, struct: string, inMap: boolean) => {
+    const v = record[key];
+    if (v === null || typeof v !== "object") onScalar!(record, key, { type, struct, inMap });
+  };
   // `struct`: the definition whose field holds `value` (for onScalar).
   const walk = (value: unknown, type: string, path: UnknownFieldStep[], struct: string): void => {
     if (value === null || typeof value !== "object") return;
@@ -91,14 +96,10 @@ export function dropUnknownStructFields(
     if (Array.isArray(value)) return;
     const record = value as Record<string, unknown>;
     const keys = opts.sorted ? Object.keys(record).sort() : Object.keys(record);
-    const scalar = (key: string, at: ScalarSlot) => {
-      const v = record[key];
-      if (onScalar && (v === null || typeof v !== "object")) onScalar(record, key, at);
-    };
     if (type.startsWith("map[string]")) {
       const valueType = type.slice(11);
       for (const key of keys) {
-        scalar(key, { type: valueType, struct, inMap: true });
+        if (onScalar) visitScalar(record, key, valueType, struct, true);
         walk(record[key], valueType, [...path, { key }], struct);
       }
       return;
@@ -109,7 +110,7 @@ export function dropUnknownStructFields(
     for (const key of keys) {
       const field = fields.get(key);
       if (field !== undefined) {
-        scalar(key, { type: field, struct: name, inMap: false });
+        if (onScalar) visitScalar(record, key, field, name, false);
         walk(record[key], field, [...path, { key }], name);
         continue;
       }
